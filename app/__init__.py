@@ -1,0 +1,1 @@
+"""Tafelrunde: a web virtual tabletop whose server runs the rules and rolls every die."""
