@@ -1,0 +1,271 @@
+"""Attack rolls: Malus für mehrfache Angriffe, Malus für Entfernung, Strikes and damage.
+
+Both penalties are untyped (Kategorielos) and add up with everything else. A critical
+hit deals double damage. :func:`strike` checks the range and the damage expression before
+it rolls anything, so a refused attack consumes no dice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from math import isfinite
+
+from app.rules.dice import DieRoll, Roller
+from app.rules.expression import Expression, ExpressionRoll, parse
+from app.rules.expression import roll as roll_expression
+from app.rules.pf2e.checks import CheckResult, roll_check
+from app.rules.pf2e.degrees import Degree, DegreeAdjustment
+from app.rules.pf2e.errors import OutOfRange
+from app.rules.pf2e.modifiers import UNTYPED, Modifier
+from app.rules.pf2e.statistics import Statistic
+
+MAX_RANGE_INCREMENTS = 6
+RANGE_PENALTY_PER_INCREMENT = -2
+MAP_SOURCE = "Malus für mehrfache Angriffe"
+RANGE_SOURCE = "Malus für Entfernung"
+_MILLIMETRES = 1000
+
+
+def multiple_attack_penalty(attack_number: int, agile: bool) -> int:
+    """MAP of the ``attack_number``-th attack of the turn (1-based): 0, -5, -10 or with an
+    Agil weapon 0, -4, -8. The weapon of *this* attack decides."""
+    if isinstance(attack_number, bool) or not isinstance(attack_number, int):
+        raise ValueError(f"the attack number is an integer, not {attack_number!r}")
+    if attack_number < 1:
+        raise ValueError(f"attacks are counted from 1, not {attack_number}")
+    if attack_number == 1:
+        return 0
+    if attack_number == 2:
+        return -4 if agile else -5
+    return -8 if agile else -10
+
+
+def map_modifier(attack_number: int, agile: bool, *, own_turn: bool = True) -> Modifier | None:
+    """The MAP as an untyped modifier, or ``None`` when there is none (first attack, or an
+    attack outside the attacker's own turn such as a Gelegenheitsangriff)."""
+    if not own_turn:
+        return None
+    penalty = multiple_attack_penalty(attack_number, agile)
+    return Modifier(MAP_SOURCE, UNTYPED, penalty) if penalty else None
+
+
+def _millimetres(metres: float, what: str) -> int:
+    if isinstance(metres, bool) or not isinstance(metres, int | float) or not isfinite(metres):
+        raise ValueError(f"{what} is a number of metres, not {metres!r}")
+    return round(metres * _MILLIMETRES)
+
+
+def range_increment(distance_m: float, increment_m: float) -> int:
+    """Which Entfernungseinheit the target is in: ``max(ceil(distance / increment), 1)``.
+
+    Distances are compared in whole millimetres, so 72 m at 36 m is exactly increment 2
+    despite floating point. Raises :class:`OutOfRange` beyond the sixth increment.
+    """
+    distance = _millimetres(distance_m, "a distance")
+    increment = _millimetres(increment_m, "a range increment")
+    if distance < 0:
+        raise ValueError(f"a distance cannot be negative: {distance_m}")
+    if increment <= 0:
+        raise ValueError(f"a range increment must be positive: {increment_m}")
+    k = max(-(-distance // increment), 1)
+    if k > MAX_RANGE_INCREMENTS:
+        raise OutOfRange(
+            "Ziel außer Reichweite: %(distance)s m sind mehr als sechs Entfernungseinheiten "
+            "zu je %(increment)s m (höchstens %(max)s m).",
+            distance=_metres_text(distance),
+            increment=_metres_text(increment),
+            max=_metres_text(increment * MAX_RANGE_INCREMENTS),
+        )
+    return k
+
+
+def _metres_text(millimetres: int) -> str:
+    """German number format: ``36``, ``1,5``."""
+    return f"{millimetres / _MILLIMETRES:g}".replace(".", ",")
+
+
+def range_penalty(distance_m: float, increment_m: float) -> int:
+    """Malus für Entfernung: -2 per increment beyond the first; :class:`OutOfRange` past
+    the sixth."""
+    return RANGE_PENALTY_PER_INCREMENT * (range_increment(distance_m, increment_m) - 1)
+
+
+def range_modifier(distance_m: float, increment_m: float) -> Modifier | None:
+    """The range penalty as an untyped modifier, ``None`` within the first increment."""
+    penalty = range_penalty(distance_m, increment_m)
+    return Modifier(RANGE_SOURCE, UNTYPED, penalty) if penalty else None
+
+
+@dataclass(frozen=True, slots=True)
+class DamageRoll:
+    """Rolled damage: the expression roll, whether it was doubled, and the damage dealt.
+
+    ``total`` is at least 1 (project decision: a hit always deals at least 1 damage).
+    """
+
+    roll: ExpressionRoll
+    critical: bool
+    total: int
+
+    @property
+    def dice(self) -> tuple[DieRoll, ...]:
+        return self.roll.dice
+
+    def describe(self) -> str:
+        text = f"Schaden {self.roll.expression.notation()}: {self.roll.total}"
+        if self.critical:
+            text += f" × 2 (Kritischer Treffer) = {self.roll.total * 2}"
+        if self.total != (self.roll.total * 2 if self.critical else self.roll.total):
+            text += f", mindestens 1 → {self.total}"
+        return text
+
+
+def _expression(damage: str | Expression) -> Expression:
+    return damage if isinstance(damage, Expression) else parse(damage)
+
+
+def roll_damage(roller: Roller, damage: str | Expression, *, critical: bool = False) -> DamageRoll:
+    """Roll a damage expression such as ``1W8+4``; a critical hit doubles the result."""
+    rolled = roll_expression(_expression(damage), roller)
+    total = rolled.total * 2 if critical else rolled.total
+    return DamageRoll(rolled, critical, max(total, 1))
+
+
+def attack_modifiers(
+    *,
+    attack_number: int = 1,
+    agile: bool = False,
+    own_turn: bool = True,
+    distance_m: float | None = None,
+    range_increment_m: float | None = None,
+) -> tuple[Modifier, ...]:
+    """The untyped attack penalties of this attack (MAP and range), validated."""
+    result: list[Modifier] = []
+    mapm = map_modifier(attack_number, agile, own_turn=own_turn)
+    if mapm is not None:
+        result.append(mapm)
+    if (distance_m is None) != (range_increment_m is None):
+        raise ValueError("give both distance_m and range_increment_m, or neither")
+    if distance_m is not None and range_increment_m is not None:
+        rangem = range_modifier(distance_m, range_increment_m)
+        if rangem is not None:
+            result.append(rangem)
+    return tuple(result)
+
+
+def attack_roll(
+    roller: Roller,
+    attack: Statistic,
+    target_ac: int,
+    *,
+    attack_number: int = 1,
+    agile: bool = False,
+    own_turn: bool = True,
+    distance_m: float | None = None,
+    range_increment_m: float | None = None,
+    extra: Iterable[Modifier] = (),
+    adjustments: Iterable[DegreeAdjustment] = (),
+    fortune: bool = False,
+    misfortune: bool = False,
+    secret: bool = False,
+) -> CheckResult:
+    """An attack roll (weapon or spell) against RK ``target_ac``, with MAP and range."""
+    penalties = attack_modifiers(
+        attack_number=attack_number,
+        agile=agile,
+        own_turn=own_turn,
+        distance_m=distance_m,
+        range_increment_m=range_increment_m,
+    )
+    return roll_check(
+        roller,
+        attack,
+        target_ac,
+        dc_label="RK",
+        extra=(*penalties, *extra),
+        adjustments=adjustments,
+        fortune=fortune,
+        misfortune=misfortune,
+        secret=secret,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StrikeResult:
+    """A Strike: the attack roll and, on a hit, the damage (doubled on a critical hit)."""
+
+    attack: CheckResult
+    damage: DamageRoll | None
+
+    @property
+    def degree(self) -> Degree:
+        assert self.attack.degree is not None  # a Strike always has an RK
+        return self.attack.degree
+
+    @property
+    def hit(self) -> bool:
+        return self.degree.is_success
+
+    @property
+    def critical(self) -> bool:
+        return self.degree is Degree.CRITICAL_SUCCESS
+
+    @property
+    def damage_total(self) -> int:
+        """Damage dealt; 0 on a miss."""
+        return 0 if self.damage is None else self.damage.total
+
+    @property
+    def dice(self) -> tuple[DieRoll, ...]:
+        return self.attack.dice + (() if self.damage is None else self.damage.dice)
+
+    def describe(self) -> str:
+        text = f"{self.attack.describe().rsplit(' – ', 1)[0]} – {self.degree.attack_label}"
+        if self.damage is not None:
+            text += f"; {self.damage.describe()}"
+        return text
+
+
+def strike(
+    roller: Roller,
+    attack: Statistic,
+    target_ac: int,
+    damage: str | Expression,
+    *,
+    attack_number: int = 1,
+    agile: bool = False,
+    own_turn: bool = True,
+    distance_m: float | None = None,
+    range_increment_m: float | None = None,
+    extra: Iterable[Modifier] = (),
+    adjustments: Iterable[DegreeAdjustment] = (),
+    fortune: bool = False,
+    misfortune: bool = False,
+    secret: bool = False,
+) -> StrikeResult:
+    """Roll the attack, then the damage on a hit (doubled on a Kritischer Treffer).
+
+    The range and the damage expression are checked first: a refused Strike rolls nothing.
+    """
+    expression = _expression(damage)
+    result = attack_roll(
+        roller,
+        attack,
+        target_ac,
+        attack_number=attack_number,
+        agile=agile,
+        own_turn=own_turn,
+        distance_m=distance_m,
+        range_increment_m=range_increment_m,
+        extra=extra,
+        adjustments=adjustments,
+        fortune=fortune,
+        misfortune=misfortune,
+        secret=secret,
+    )
+    assert result.degree is not None
+    if not result.degree.is_success:
+        return StrikeResult(result, None)
+    critical = result.degree is Degree.CRITICAL_SUCCESS
+    return StrikeResult(result, roll_damage(roller, expression, critical=critical))

@@ -1,0 +1,31 @@
+"""Refusals of the PF2e engine that a user gets to read.
+
+Programming errors (a W20 face of 0, an unknown modifier type) raise a plain
+:class:`ValueError`. A request the rules refuse (a target beyond the sixth range increment,
+a second fortune effect on one roll, a GM order that breaks the initiative rules) raises a
+:class:`Pf2eError`, whose ``message`` is German text in the German edition's terms and whose
+``params`` fill its ``%(name)s`` placeholders.
+"""
+
+from __future__ import annotations
+
+
+class Pf2eError(ValueError):
+    """A request the PF2e rules refuse; ``message`` is German text, ``params`` fill it."""
+
+    def __init__(self, message: str, **params: object) -> None:
+        super().__init__(message % params if params else message)
+        self.message = message
+        self.params = params
+
+
+class OutOfRange(Pf2eError):
+    """The target is beyond the sixth range increment (Entfernungseinheit)."""
+
+
+class RerollNotAllowed(Pf2eError):
+    """A reroll would put a second fortune or misfortune effect on one roll."""
+
+
+class InvalidInitiativeOrder(Pf2eError):
+    """A GM reordering of the initiative breaks the tie rules."""
