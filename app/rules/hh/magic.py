@@ -1,0 +1,455 @@
+"""Magie (hh.md §9): Güteklassen, Fokus, Kontrollprobe, Wirkprobe, Kontrollverlust.
+
+Flow of a spell:
+
+1. The spell must be learned (Talent) or stand in an equipped Zauberbuch; it is cast at its
+   mastered Güteklasse (C < B < A < S) or lower, +2 on the Wirkprobe per grade lower.
+2. Fokussieren (:func:`add_focus`) adds 1 focus to that spell; a spell with a focus value
+   needs at least that much. Focus is lost on casting, interruption or «benommen».
+3. Interrupted while focusing (damage or a condition) → :func:`interrupt`: Kontrollprobe on
+   Willenskraft − 2 × focus; failure → the spell fails and Kontrollverlust.
+4. :func:`cast_spell`: Wirkprobe on Magiekunde + range modifier (+ grade bonus), possibly
+   opposed by the target's defence; a focused spell gets +1 QS on success (or +1 per focus
+   point with ``RuleOptions.focus_qs == "per_focus"``); a Patzer → Kontrollverlust.
+5. :func:`roll_kontrollverlust`: 2W10 − focus (−4 more after a Kontrollprobe Patzer) on the
+   Kontrollverlust table. Such a roll can never be rerolled with Glück.
+
+Validation failures come back as a result with a stable ``error`` code and ``params``;
+nothing is rolled then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from app.rules.dice import DieRoll, Roller, roll_dice
+from app.rules.hh.conditions import modifier_for
+from app.rules.hh.damage import damage
+from app.rules.hh.opposed import OpposedResult, evaluate_opposed
+from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
+from app.rules.hh.probe import ProbeResult, roll_probe
+from app.rules.hh.state import Change, Figure
+from app.rules.hh.tables import TableEntry, table_entry
+
+Grade = Literal["C", "B", "A", "S"]
+#: Güteklassen, weakest first.
+GRADES: tuple[Grade, ...] = ("C", "B", "A", "S")
+#: Wirkprobe bonus per Güteklasse cast below the mastered one.
+WEAKER_GRADE_BONUS = 2
+#: Kontrollprobe penalty per current focus point.
+KONTROLLPROBE_PENALTY_PER_FOCUS = 2
+#: Extra penalty on the Kontrollverlust roll after a Kontrollprobe Patzer.
+KONTROLLPROBE_PATZER_PENALTY = 4
+#: Radius step of «Arkane Explosion» in Schritt per (focus + 1).
+EXPLOSION_RADIUS_PER_FOCUS = 5
+
+Distance = int | Literal["beruehrung"]
+#: (largest distance in Schritt, Wirkprobe modifier); beyond the last: not possible.
+RANGE_BANDS: tuple[tuple[int, int], ...] = ((10, 0), (25, -2), (100, -4), (250, -6))
+TOUCH_MODIFIER = 2
+MAX_RANGE = RANGE_BANDS[-1][0]
+
+
+def grade_rank(grade: Grade) -> int:
+    """0 for C … 3 for S."""
+    try:
+        return GRADES.index(grade)
+    except ValueError:
+        raise ValueError(f"unknown Güteklasse {grade!r}; expected one of {GRADES}") from None
+
+
+def weaker_grade_bonus(mastered: Grade, cast: Grade) -> int:
+    """+2 per Güteklasse ``cast`` lies below ``mastered``; ValueError if above."""
+    steps = grade_rank(mastered) - grade_rank(cast)
+    if steps < 0:
+        raise ValueError(f"cannot cast Güteklasse {cast} with {mastered} mastered")
+    return WEAKER_GRADE_BONUS * steps
+
+
+def range_modifier(distance: Distance) -> int | None:
+    """Wirkprobe modifier for the distance to the target; ``None`` beyond 250 Schritt.
+
+    ``"beruehrung"`` (touch; only a willing or defenceless target) gives +2.
+    """
+    if distance == "beruehrung":
+        return TOUCH_MODIFIER
+    if distance < 0:
+        raise ValueError(f"a distance cannot be negative, got {distance}")
+    for limit, modifier in RANGE_BANDS:
+        if distance <= limit:
+            return modifier
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Spell:
+    """A spell formula: ``focus`` is its focus value (0 = needs no focus)."""
+
+    key: str
+    focus: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class KnownSpell:
+    """A spell the caster can use, at its mastered Güteklasse."""
+
+    key: str
+    grade: Grade
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """Focus gathered for exactly one spell."""
+
+    spell: str
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Caster:
+    """A figure with what magic needs beyond its sheet.
+
+    ``spellbook`` lists the spells of the equipped Zauberbuch (empty when none is equipped).
+    ``free_hand``: a hand holds nothing and takes part in no other action; ``zauberfokus``:
+    the caster holds an item with «Zauberfokus» (Zauberbuch, Zauberstab) — either suffices.
+    """
+
+    figure: Figure
+    learned: tuple[KnownSpell, ...] = ()
+    spellbook: tuple[KnownSpell, ...] = ()
+    free_hand: bool = True
+    zauberfokus: bool = False
+    focus: Focus | None = None
+
+    def mastered_grade(self, spell_key: str) -> Grade | None:
+        """Best Güteklasse at which the caster knows the spell (Talent or Zauberbuch)."""
+        ranks = [
+            grade_rank(s.grade) for s in (*self.learned, *self.spellbook) if s.key == spell_key
+        ]
+        return GRADES[max(ranks)] if ranks else None
+
+    def focus_for(self, spell_key: str) -> int:
+        return self.focus.points if self.focus and self.focus.spell == spell_key else 0
+
+
+def add_focus(current: Focus | None, spell_key: str) -> Focus:
+    """One Fokussieren action: +1 focus for ``spell_key``.
+
+    Project decision: focus held for another spell is given up (no Kontrollprobe).
+    """
+    if current is not None and current.spell == spell_key:
+        return Focus(spell_key, current.points + 1)
+    return Focus(spell_key, 1)
+
+
+def kontrollprobe_modifier(focus: int) -> int:
+    """−2 per current focus point."""
+    return -KONTROLLPROBE_PENALTY_PER_FOCUS * max(0, focus)
+
+
+def focus_qs_bonus(focus: int, options: RuleOptions = DEFAULT_OPTIONS) -> int:
+    """Extra QS of a successful focused spell: 1, or 1 per focus point (``per_focus``)."""
+    if focus <= 0:
+        return 0
+    return focus if options.focus_qs == "per_focus" else 1
+
+
+def kontrollverlust_value(total: int, focus: int, kontrollprobe_patzer: bool = False) -> int:
+    """Row of the Kontrollverlust table: 2W10 total − focus, −4 more after a Patzer."""
+    return total - max(0, focus) - (KONTROLLPROBE_PATZER_PENALTY if kontrollprobe_patzer else 0)
+
+
+# --- Kontrollverlust --------------------------------------------------------------------
+
+
+TableLookup = Callable[[str, int], TableEntry]
+
+
+@dataclass(frozen=True, slots=True)
+class KontrollverlustResult:
+    """A roll on the Kontrollverlust table and what it did.
+
+    ``entry`` is the table entry (its ``key``: ``arkane_implosion``, ``arkane_explosion``,
+    ``manabrand``, ``fehlzauber``, ``rueckkopplung``, ``innere_verwerfung``,
+    ``harmlos_verpufft``); its structured effect is applied here. ``effect_rolls`` are the
+    dice of the effect (damage, WP loss). «Arkane Explosion» hits every figure within
+    ``area_radius`` Schritt with the same ``area_damage_roll`` (project decision: one roll,
+    each figure reduces it by its own RS); the caster's share is in ``changes``.
+    """
+
+    dice: DieRoll
+    focus: int
+    kontrollprobe_patzer: bool
+    value: int
+    entry: TableEntry
+    effect_rolls: tuple[DieRoll, ...] = ()
+    area_radius: int = 0
+    area_damage_roll: DieRoll | None = None
+    changes: tuple[Change, ...] = ()
+    #: A Kontrollverlust roll can never be rerolled with Glück (hh.md §4, §9.5).
+    glueck_reroll_allowed: bool = False
+
+    @property
+    def key(self) -> str:
+        return self.entry.key
+
+    @property
+    def rolls(self) -> tuple[DieRoll, ...]:
+        return (self.dice, *self.effect_rolls)
+
+
+def roll_kontrollverlust(
+    roller: Roller,
+    caster: Figure,
+    focus: int,
+    *,
+    kontrollprobe_patzer: bool = False,
+    lookup: TableLookup = table_entry,
+) -> KontrollverlustResult:
+    """Roll 2W10 − ``focus`` (−4 after a Kontrollprobe Patzer) and apply the entry's effect.
+
+    Damage to the caster goes through :func:`app.rules.hh.damage.damage` with its RS (WP
+    loss is direct) and a resistance listed under ``"magie"`` (project decision).
+    """
+    dice = roll_dice(roller, 2, 10)
+    value = kontrollverlust_value(dice.total, focus, kontrollprobe_patzer)
+    entry = lookup("kontrollverlust", value)
+    effect = entry.effect
+    me = caster.id
+    effect_rolls: list[DieRoll] = []
+    changes: list[Change] = []
+    radius = 0
+    area_roll: DieRoll | None = None
+    for hurt in effect.damage:
+        count = hurt.dice * (focus + 1) if hurt.per_focus else hurt.dice
+        roll = roll_dice(roller, count, 10)
+        effect_rolls.append(roll)
+        if hurt.target == "area":
+            radius = hurt.radius_per_focus * (focus + 1)
+            area_roll = roll
+        resistance = caster.resistances.get("magie", "none")
+        amount = damage(list(roll.faces), 0, caster.rs, hurt.kind, resistance)
+        if hurt.resource == "WP":
+            changes.append(Change(me, "wp", -amount, detail=hurt.kind))
+        else:
+            changes.append(Change(me, "lp", -amount, detail=hurt.kind))
+    for grant in effect.conditions:
+        detail = f"{grant.resource}, {grant.cause}" if grant.resource else ""
+        changes.append(Change(me, "condition_added", condition=grant.condition, detail=detail))
+    if effect.gm_decides:
+        changes.append(Change(me, "complication", detail=entry.key))
+    return KontrollverlustResult(
+        dice=dice,
+        focus=focus,
+        kontrollprobe_patzer=kontrollprobe_patzer,
+        value=value,
+        entry=entry,
+        effect_rolls=tuple(effect_rolls),
+        area_radius=radius,
+        area_damage_roll=area_roll,
+        changes=tuple(changes),
+    )
+
+
+# --- interruption -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptionResult:
+    """A focusing caster was interrupted (damage or a condition, incl. «benommen»).
+
+    Focus is lost in any case (hh.md §9.2); ``probe`` is ``None`` when there was no focus.
+    On a failed Kontrollprobe the spell fails and ``kontrollverlust`` holds the table roll.
+    """
+
+    focus_lost: int
+    probe: ProbeResult | None
+    kontrollverlust: KontrollverlustResult | None
+    focus_after: Focus | None = None
+
+    @property
+    def spell_failed(self) -> bool:
+        return self.kontrollverlust is not None
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        return self.kontrollverlust.changes if self.kontrollverlust else ()
+
+    @property
+    def rolls(self) -> tuple[DieRoll, ...]:
+        own = self.probe.rolls if self.probe else ()
+        return own + (self.kontrollverlust.rolls if self.kontrollverlust else ())
+
+
+def kontrollprobe_target(willenskraft: int, focus: int, modifier: int = 0) -> int:
+    """Target of a Kontrollprobe: Willenskraft − 2 × focus + modifier."""
+    return willenskraft + kontrollprobe_modifier(focus) + modifier
+
+
+def interrupt(
+    roller: Roller,
+    caster: Caster,
+    *,
+    modifier: int = 0,
+    lookup: TableLookup = table_entry,
+) -> InterruptionResult:
+    """The caster takes damage or suffers a condition while holding focus.
+
+    Kontrollprobe on Willenskraft − 2 × focus (+ ``modifier``); conditions do not modify it
+    (it is neither an action nor a reaction). Failure → Kontrollverlust with the focus held,
+    −4 more on a Patzer.
+    """
+    focus = caster.focus.points if caster.focus else 0
+    if focus <= 0:
+        return InterruptionResult(focus_lost=0, probe=None, kontrollverlust=None)
+    willenskraft = caster.figure.skill("Willenskraft")
+    probe = roll_probe(roller, willenskraft, kontrollprobe_modifier(focus) + modifier)
+    loss = None
+    if not probe.success:
+        loss = roll_kontrollverlust(
+            roller, caster.figure, focus, kontrollprobe_patzer=probe.patzer, lookup=lookup
+        )
+    return InterruptionResult(focus_lost=focus, probe=probe, kontrollverlust=loss)
+
+
+# --- casting ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CastResult:
+    """Everything a cast did.
+
+    ``error`` (with ``params``) when the spell could not be cast; nothing was rolled then
+    and the caster keeps its focus. Otherwise:
+
+    - ``wirkprobe`` (its ``extra_qs`` is the focus bonus), optional ``defence`` and
+      ``opposed`` comparison (hh.md §2; the focus bonus goes to the caster's QS if it wins);
+    - ``success`` and final ``qs`` (focus bonus included, only on success);
+    - ``focus_used`` (spent in any case, hh.md §9.2); ``focus_after`` is always ``None``:
+      focus held for another spell is given up as well (project decision);
+    - ``kontrollverlust`` after a Patzer on the Wirkprobe;
+    - ``changes`` for the caster and ``rolls`` in the order they were made.
+    """
+
+    spell: str
+    grade: Grade | None
+    error: str | None = None
+    params: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    wirkprobe: ProbeResult | None = None
+    defence: ProbeResult | None = None
+    opposed: OpposedResult | None = None
+    success: bool = False
+    qs: int = 0
+    focus_used: int = 0
+    focus_bonus: int = 0
+    focus_after: Focus | None = None
+    kontrollverlust: KontrollverlustResult | None = None
+    changes: tuple[Change, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def rolls(self) -> tuple[DieRoll, ...]:
+        rolls: tuple[DieRoll, ...] = ()
+        for probe in (self.wirkprobe, self.defence):
+            if probe is not None:
+                rolls += probe.rolls
+        if self.kontrollverlust is not None:
+            rolls += self.kontrollverlust.rolls
+        return rolls
+
+
+def check_cast(
+    caster: Caster, spell: Spell, *, grade: Grade | None = None, distance: Distance = 0
+) -> tuple[str, dict[str, object]] | None:
+    """Why the spell cannot be cast now, as ``(error code, params)``; ``None`` if it can.
+
+    Codes: ``cannot_act`` (benommen, unconscious, dead), ``spell_unknown``,
+    ``grade_too_high``, ``no_free_hand``, ``out_of_range``, ``focus_required``.
+    """
+    if not caster.figure.can_act:
+        return "cannot_act", {}
+    mastered = caster.mastered_grade(spell.key)
+    if mastered is None:
+        return "spell_unknown", {"spell": spell.key}
+    if grade is not None and grade_rank(grade) > grade_rank(mastered):
+        return "grade_too_high", {"grade": grade, "mastered": mastered}
+    if not (caster.free_hand or caster.zauberfokus):
+        return "no_free_hand", {}
+    if range_modifier(distance) is None:
+        return "out_of_range", {"distance": distance, "max": MAX_RANGE}
+    have = caster.focus_for(spell.key)
+    if have < spell.focus:
+        return "focus_required", {"needed": spell.focus, "have": have}
+    return None
+
+
+def cast_spell(
+    roller: Roller,
+    caster: Caster,
+    spell: Spell,
+    options: RuleOptions = DEFAULT_OPTIONS,
+    *,
+    grade: Grade | None = None,
+    distance: Distance = 0,
+    modifier: int = 0,
+    defence: int | None = None,
+    apply_conditions: bool = True,
+    lookup: TableLookup = table_entry,
+) -> CastResult:
+    """Cast ``spell`` (hh.md §9): validate, Wirkprobe, optional defence, focus bonus.
+
+    ``grade`` defaults to the mastered Güteklasse; ``distance`` in Schritt or
+    ``"beruehrung"``; ``modifier`` is any other modifier (cover, GM); with
+    ``apply_conditions`` the caster's conditions modify the Wirkprobe as a magical action.
+    ``defence`` is the target's defence value (Magiekunde − BE + modifiers) when it defends;
+    the comparison follows hh.md §2 and the focus bonus is added to the winner's QS.
+    """
+    problem = check_cast(caster, spell, grade=grade, distance=distance)
+    if problem is None and distance == "beruehrung" and defence is not None:
+        problem = ("touch_needs_willing_target", {})
+    if problem is not None:
+        code, params = problem
+        return CastResult(spell.key, grade, error=code, params=MappingProxyType(params))
+    mastered = caster.mastered_grade(spell.key)
+    assert mastered is not None
+    cast_grade: Grade = grade or mastered
+    range_mod = range_modifier(distance)
+    assert range_mod is not None
+    total_mod = range_mod + weaker_grade_bonus(mastered, cast_grade) + modifier
+    if apply_conditions:
+        total_mod += modifier_for(caster.figure.conditions, "magical", "action")
+    focus = caster.focus_for(spell.key)
+    bonus = focus_qs_bonus(focus, options)
+    wirk = roll_probe(roller, caster.figure.skill("Magiekunde"), total_mod, extra_qs=bonus)
+    defence_probe: ProbeResult | None = None
+    comparison: OpposedResult | None = None
+    success = wirk.success
+    qs = wirk.qs
+    if defence is not None:
+        defence_probe = roll_probe(roller, defence)
+        comparison = evaluate_opposed(wirk, defence_probe)
+        success = comparison.winner == "attacker"
+        qs = comparison.qs if success else 0
+    loss = None
+    if wirk.patzer:
+        loss = roll_kontrollverlust(roller, caster.figure, focus, lookup=lookup)
+    return CastResult(
+        spell=spell.key,
+        grade=cast_grade,
+        wirkprobe=wirk,
+        defence=defence_probe,
+        opposed=comparison,
+        success=success,
+        qs=qs,
+        focus_used=focus,
+        focus_bonus=bonus if success else 0,
+        focus_after=None,
+        kontrollverlust=loss,
+        changes=loss.changes if loss else (),
+    )

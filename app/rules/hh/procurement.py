@@ -1,0 +1,141 @@
+"""Beschaffung (hh.md §12): is an item to be had in a settlement?
+
+First a Glück Probe with a modifier by price; if the item is not there, an adventurer may
+spend one day and roll Gassenwissen (Beschaffung) with its own modifier. "Immer" needs no
+roll, "Niemals" is impossible. Prices are in Lira; "bis X" includes X.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Literal
+
+from app.rules.dice import DieRoll, Roller
+from app.rules.hh.probe import ProbeResult, roll_probe
+
+Category = Literal["ausruestung", "konstruktion"]
+Step = Literal["glueck", "gassenwissen"]
+Price = int | Fraction | Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class Availability:
+    """A table cell: ``"immer"`` (no roll), ``"probe"`` with ``modifier``, ``"niemals"``."""
+
+    kind: Literal["immer", "probe", "niemals"]
+    modifier: int = 0
+
+    def as_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "modifier": self.modifier}
+
+
+IMMER = Availability("immer")
+NIEMALS = Availability("niemals")
+
+
+def _p(modifier: int) -> Availability:
+    return Availability("probe", modifier)
+
+
+@dataclass(frozen=True, slots=True)
+class ProcurementRow:
+    """A table row: price limits (inclusive, ``None`` = no limit) and the two cells."""
+
+    max_ausruestung: int | None
+    max_konstruktion: int | None
+    glueck: Availability
+    gassenwissen: Availability
+
+    def max_price(self, category: Category) -> int | None:
+        return self.max_ausruestung if category == "ausruestung" else self.max_konstruktion
+
+
+#: The Beschaffung table of seed 003, cheapest row first.
+PROCUREMENT_TABLE: tuple[ProcurementRow, ...] = (
+    ProcurementRow(3, 25, IMMER, IMMER),
+    ProcurementRow(10, 100, _p(4), IMMER),
+    ProcurementRow(25, 250, _p(2), IMMER),
+    ProcurementRow(100, 1_000, _p(0), _p(4)),
+    ProcurementRow(250, 2_500, _p(-2), _p(2)),
+    ProcurementRow(1_000, 10_000, _p(-4), _p(0)),
+    ProcurementRow(2_500, 25_000, _p(-6), _p(-2)),
+    ProcurementRow(10_000, 100_000, NIEMALS, _p(-4)),
+    ProcurementRow(None, None, NIEMALS, _p(-6)),
+)
+
+
+def procurement_row(price: Price, category: Category = "ausruestung") -> ProcurementRow:
+    """The table row for an item of ``price`` Lira (``category`` picks the price column)."""
+    if price < 0:
+        raise ValueError(f"a price cannot be negative, got {price}")
+    if category not in ("ausruestung", "konstruktion"):
+        raise ValueError(f"unknown category {category!r}")
+    for row in PROCUREMENT_TABLE:
+        limit = row.max_price(category)
+        if limit is None or price <= limit:
+            return row
+    raise AssertionError("the last row has no limit")  # pragma: no cover
+
+
+@dataclass(frozen=True, slots=True)
+class ProcurementResult:
+    """One Beschaffung step.
+
+    ``possible`` is ``False`` for "Niemals" (no roll made). ``found`` is the outcome;
+    ``days`` is the time spent (1 for a Gassenwissen search, 0 for the Glück check).
+    """
+
+    step: Step
+    availability: Availability
+    possible: bool
+    found: bool
+    probe: ProbeResult | None
+    days: int
+
+    @property
+    def rolls(self) -> tuple[DieRoll, ...]:
+        return self.probe.rolls if self.probe else ()
+
+
+def _resolve(
+    roller: Roller, step: Step, cell: Availability, value: int, modifier: int, days: int
+) -> ProcurementResult:
+    if cell.kind == "niemals":
+        return ProcurementResult(step, cell, possible=False, found=False, probe=None, days=0)
+    if cell.kind == "immer":
+        return ProcurementResult(step, cell, possible=True, found=True, probe=None, days=days)
+    probe = roll_probe(roller, value, cell.modifier + modifier)
+    return ProcurementResult(step, cell, True, probe.success, probe, days)
+
+
+def check_availability(
+    roller: Roller,
+    price: Price,
+    glueck: int,
+    *,
+    category: Category = "ausruestung",
+    modifier: int = 0,
+) -> ProcurementResult:
+    """Glück Probe: is the item available in the settlement right now?
+
+    ``modifier`` is any further modifier (GM, Glückspunkt +4, …) added to the table's.
+    """
+    row = procurement_row(price, category)
+    return _resolve(roller, "glueck", row.glueck, glueck, modifier, days=0)
+
+
+def search_item(
+    roller: Roller,
+    price: Price,
+    gassenwissen_beschaffung: int,
+    *,
+    category: Category = "ausruestung",
+    modifier: int = 0,
+) -> ProcurementResult:
+    """One day of searching with Gassenwissen (Beschaffung); failure: not to be had here."""
+    row = procurement_row(price, category)
+    return _resolve(
+        roller, "gassenwissen", row.gassenwissen, gassenwissen_beschaffung, modifier, days=1
+    )
