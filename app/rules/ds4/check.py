@@ -133,7 +133,8 @@ def evaluate_check(
 
     first = faces_t[0]
     if first >= patzer_min:
-        return CheckResult(pw, faces_t, False, 0, False, True, ())
+        single = (SubCheck(pw, first, 0, 0, False),) if len(subs) == 1 else ()
+        return CheckResult(pw, faces_t, False, 0, False, True, single)
 
     if len(subs) == 1:
         imm = first <= immersieg_max
