@@ -191,12 +191,12 @@ def reroll_check(roller: Roller, previous: CheckResult, *, kind: str, source: st
             effect=effect,
             source=source,
         )
+    # A roll whose effects cancelled has used both kinds, so only these two modes remain.
     state = previous.roll.state
-    both = FortuneState.CANCELLED
     roll = roll_d20(
         roller,
-        fortune=state in (FortuneState.FORTUNE, both),
-        misfortune=state in (FortuneState.MISFORTUNE, both),
+        fortune=state is FortuneState.FORTUNE,
+        misfortune=state is FortuneState.MISFORTUNE,
     )
     return _resolve(
         previous.label,

@@ -197,3 +197,8 @@ def test_damage_minimum_one() -> None:
     crit = roll_damage(ScriptedRoller([1]), "1W4-3", critical=True)
     assert crit.total == 1
     assert crit.describe() == "Schaden 1W4-3: -2 × 2 (Kritischer Treffer) = -4, mindestens 1 → 1"
+
+
+def test_first_increment_and_first_attack_add_nothing() -> None:
+    assert attack_modifiers(distance_m=10, range_increment_m=36) == ()
+    assert attack_modifiers() == ()

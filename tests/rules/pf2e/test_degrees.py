@@ -63,7 +63,7 @@ def test_which_degrees_each_face_can_reach() -> None:
 
 def test_enum_values_and_labels() -> None:
     assert [int(d) for d in Degree] == [0, 1, 2, 3]
-    assert Degree.CRITICAL_FAILURE == 0 and Degree.CRITICAL_SUCCESS == 3
+    assert int(Degree.CRITICAL_FAILURE) == 0 and int(Degree.CRITICAL_SUCCESS) == 3
     assert [d.label for d in Degree] == ORDER
     assert Degree.CRITICAL_SUCCESS.attack_label == "Kritischer Treffer"
     assert Degree.SUCCESS.attack_label == "Treffer"
