@@ -1,0 +1,1 @@
+"""Accounts: users, passwords, server-side sessions and login throttling."""

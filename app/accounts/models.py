@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base, UTCDateTime, utcnow
+
+
+class User(Base):
+    __tablename__ = "user_account"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(32))
+    #: Lower-cased username: names are unique regardless of case.
+    username_key: Mapped[str] = mapped_column(String(32), unique=True)
+    email: Mapped[str | None] = mapped_column(String(254))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    locale: Mapped[str] = mapped_column(String(8), default="de")
+    is_active: Mapped[bool] = mapped_column(default=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class UserSession(Base):
+    """A login. The cookie/bearer token is never stored, only its SHA-256."""
+
+    __tablename__ = "user_session"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    user_agent: Mapped[str | None] = mapped_column(String(255))
+
+
+class LoginFailure(Base):
+    """One failed login; counted per account and per address to throttle guessing."""
+
+    __tablename__ = "login_failure"
+    __table_args__ = (
+        Index("ix_login_failure_username_key_created_at", "username_key", "created_at"),
+        Index("ix_login_failure_address_created_at", "address", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username_key: Mapped[str] = mapped_column(String(32))
+    address: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

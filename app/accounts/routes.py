@@ -1,0 +1,144 @@
+"""HTML pages of accounts: register, log in, log out, language."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts import service
+from app.errors import LoginFailed, TooManyRequests, ValidationFailed
+from app.i18n import LOCALES, set_locale
+from app.web.cookies import clear_session_cookie, set_session_cookie
+from app.web.deps import LANG_COOKIE, Ctx, CurrentUser, OptionalUser, Session, session_token
+from app.web.templating import page, redirect
+
+router = APIRouter(include_in_schema=False)
+
+
+def _safe_next(target: str | None) -> str:
+    """Only same-site paths, so a login link cannot send the user elsewhere."""
+    if target and target.startswith("/") and not target.startswith("//"):
+        return target
+    return "/campaigns"
+
+
+@router.get("/register", response_class=HTMLResponse)
+async def register_form(request: Request, user: OptionalUser) -> Response:
+    return page(request, "accounts/register.html", {"errors": {}, "values": {}})
+
+
+@router.post("/register")
+async def register(
+    request: Request,
+    session: Session,
+    ctx: Ctx,
+    user: OptionalUser,
+    username: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    email: Annotated[str, Form()] = "",
+) -> Response:
+    values = {"username": username, "email": email}
+    try:
+        await service.register(session, ctx.hasher, username, password, email)
+        result = await service.login(
+            session,
+            ctx.hasher,
+            ctx.settings,
+            username,
+            password,
+            request.client.host if request.client else "",
+            request.headers.get("user-agent"),
+        )
+    except ValidationFailed as exc:
+        return page(
+            request,
+            "accounts/register.html",
+            {"errors": exc.fields, "values": values},
+            block="form",
+            status_code=422,
+        )
+    response = redirect(request, "/campaigns")
+    set_session_cookie(request, response, result.token)
+    return response
+
+
+@router.get("/login", response_class=HTMLResponse)
+async def login_form(request: Request, user: OptionalUser, next: str | None = None) -> Response:
+    return page(
+        request, "accounts/login.html", {"error": None, "values": {}, "next": _safe_next(next)}
+    )
+
+
+@router.post("/login")
+async def login(
+    request: Request,
+    session: Session,
+    ctx: Ctx,
+    user: OptionalUser,
+    username: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = "",
+) -> Response:
+    context = {"values": {"username": username}, "next": _safe_next(next)}
+    try:
+        result = await service.login(
+            session,
+            ctx.hasher,
+            ctx.settings,
+            username,
+            password,
+            request.client.host if request.client else "",
+            request.headers.get("user-agent"),
+        )
+    except LoginFailed as exc:
+        # Re-raised so the failure is recorded; the handler renders the form (see errors).
+        request.state.login_context = {**context, "error": exc.message}
+        raise
+    except TooManyRequests as exc:
+        return page(
+            request,
+            "accounts/login.html",
+            {**context, "error": exc.message},
+            block="form",
+            status_code=429,
+        )
+    response = redirect(request, _safe_next(next))
+    set_session_cookie(request, response, result.token)
+    return response
+
+
+@router.post("/logout")
+async def logout(request: Request, session: Session, user: OptionalUser) -> Response:
+    token = session_token(request)
+    if token:
+        await service.logout(session, token)
+    response = RedirectResponse("/login", status_code=303)
+    clear_session_cookie(response)
+    return response
+
+
+@router.post("/logout-everywhere")
+async def logout_everywhere(request: Request, session: Session, user: CurrentUser) -> Response:
+    await service.logout_everywhere(session, user.id)
+    response = RedirectResponse("/login", status_code=303)
+    clear_session_cookie(response)
+    return response
+
+
+@router.post("/language")
+async def language(
+    request: Request,
+    session: Session,
+    user: OptionalUser,
+    locale: Annotated[str, Form()] = "de",
+    next: Annotated[str, Form()] = "",
+) -> Response:
+    locale = locale if locale in LOCALES else "de"
+    if user is not None:
+        await service.set_locale(session, user, locale)
+    set_locale(locale)
+    response = RedirectResponse(_safe_next(next), status_code=303)
+    response.set_cookie(LANG_COOKIE, locale, max_age=60 * 60 * 24 * 365, samesite="lax")
+    return response

@@ -1,0 +1,1 @@
+"""Campaigns: membership, roles, invites and the GM's settings."""

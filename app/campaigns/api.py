@@ -1,0 +1,93 @@
+"""JSON API of campaigns."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from app.campaigns import service
+from app.web.deps import CurrentUser, Session
+
+router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"])
+
+
+class CampaignIn(BaseModel):
+    name: str = Field(max_length=200)
+    system: Literal["hh", "ds4", "pf2e"]
+
+
+class CampaignCreated(BaseModel):
+    id: int
+    name: str
+    system: str
+    invite_code: str
+
+
+class JoinIn(BaseModel):
+    invite_code: str = Field(max_length=64)
+
+
+class Joined(BaseModel):
+    campaign_id: int
+    role: str
+
+
+class MemberOut(BaseModel):
+    user_id: int
+    username: str
+    role: str
+
+
+class CampaignOut(BaseModel):
+    id: int
+    name: str
+    system: str
+    role: str
+    members: list[MemberOut]
+
+
+class CampaignListItem(BaseModel):
+    id: int
+    name: str
+    system: str
+    role: str
+
+
+@router.post("", status_code=201, response_model=CampaignCreated)
+async def create(body: CampaignIn, session: Session, user: CurrentUser) -> CampaignCreated:
+    campaign = await service.create_campaign(session, user, body.name, body.system)
+    invites = await service.active_invites(session, campaign.id)
+    return CampaignCreated(
+        id=campaign.id, name=campaign.name, system=campaign.system, invite_code=invites[0].code
+    )
+
+
+@router.get("", response_model=list[CampaignListItem])
+async def list_mine(session: Session, user: CurrentUser) -> list[CampaignListItem]:
+    return [
+        CampaignListItem(
+            id=s.campaign.id, name=s.campaign.name, system=s.campaign.system, role=s.role
+        )
+        for s in await service.my_campaigns(session, user)
+    ]
+
+
+@router.post("/join", response_model=Joined)
+async def join(body: JoinIn, session: Session, user: CurrentUser) -> Joined:
+    campaign, role = await service.join(session, user, body.invite_code)
+    return Joined(campaign_id=campaign.id, role=role)
+
+
+@router.get("/{campaign_id}", response_model=CampaignOut)
+async def get(campaign_id: int, session: Session, user: CurrentUser) -> CampaignOut:
+    campaign, viewer = await service.open_campaign(session, user, campaign_id)
+    members = await service.members(session, campaign_id)
+    return CampaignOut(
+        id=campaign.id,
+        name=campaign.name,
+        system=campaign.system,
+        role=viewer.role,
+        members=[MemberOut(user_id=m.user_id, username=m.username, role=m.role) for m in members],
+    )

@@ -1,0 +1,75 @@
+"""The one place that says which role may do what in a campaign."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.campaigns.models import Campaign, Membership, Role
+from app.errors import Forbidden, NotFound
+from app.i18n import _
+
+
+class Action(StrEnum):
+    view = "view"
+    roll = "roll"
+    manage_invites = "manage_invites"
+    manage_members = "manage_members"
+    edit_settings = "edit_settings"
+    appoint_co_gm = "appoint_co_gm"
+    transfer_gm = "transfer_gm"
+
+
+_ALLOWED: dict[Action, frozenset[Role]] = {
+    Action.view: frozenset(Role),
+    Action.roll: frozenset({Role.gm, Role.co_gm, Role.player}),
+    Action.manage_invites: frozenset({Role.gm, Role.co_gm}),
+    Action.manage_members: frozenset({Role.gm, Role.co_gm}),
+    Action.edit_settings: frozenset({Role.gm, Role.co_gm}),
+    Action.appoint_co_gm: frozenset({Role.gm}),
+    Action.transfer_gm: frozenset({Role.gm}),
+}
+
+
+def allowed(role: Role, action: Action) -> bool:
+    return role in _ALLOWED[action]
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who is looking at a campaign, and as what."""
+
+    user_id: int
+    username: str
+    role: Role
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role.is_gm
+
+
+async def authorize(
+    session: AsyncSession, campaign_id: int, user_id: int, username: str, action: Action
+) -> tuple[Campaign, Viewer]:
+    """Load the campaign for a member allowed to do ``action``.
+
+    Non-members get :class:`NotFound` (the campaign's existence is not revealed); members
+    whose role does not allow the action get :class:`Forbidden`.
+    """
+    row = (
+        await session.execute(
+            select(Campaign, Membership.role)
+            .join(Membership, Membership.campaign_id == Campaign.id)
+            .where(Campaign.id == campaign_id, Membership.user_id == user_id)
+        )
+    ).first()
+    if row is None:
+        raise NotFound(_("Campaign not found."))
+    campaign, role_name = row
+    viewer = Viewer(user_id=user_id, username=username, role=Role(role_name))
+    if not allowed(viewer.role, action):
+        raise Forbidden(_("Your role in this campaign does not allow this."))
+    return campaign, viewer

@@ -1,0 +1,358 @@
+"""HTML pages of campaigns: my campaigns, the campaign page, members, invites, settings."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Header, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sse_starlette import EventSourceResponse
+
+from app.accounts.models import User
+from app.campaigns import service
+from app.campaigns import settings as rule_settings
+from app.campaigns.live import render_campaign_page
+from app.campaigns.models import Campaign, RuleSystem
+from app.campaigns.permissions import Action, Viewer, allowed
+from app.errors import Conflict, NotFound, ValidationFailed
+from app.events.routes import event_stream, resume_point
+from app.rolls import service as rolls
+from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
+from app.web.templating import is_htmx, page, redirect
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/")
+async def home(user: OptionalUser) -> Response:
+    return RedirectResponse("/campaigns" if user else "/login", status_code=303)
+
+
+@router.get("/campaigns", response_class=HTMLResponse)
+async def index(request: Request, session: Session, user: CurrentUser) -> Response:
+    summaries = await service.my_campaigns(session, user)
+    return page(
+        request,
+        "campaigns/index.html",
+        {"summaries": summaries, "errors": {}, "values": {}, "systems": service.SYSTEM_NAMES},
+    )
+
+
+@router.post("/campaigns")
+async def create(
+    request: Request,
+    session: Session,
+    user: CurrentUser,
+    name: Annotated[str, Form()] = "",
+    system: Annotated[str, Form()] = "",
+) -> Response:
+    try:
+        campaign = await service.create_campaign(session, user, name, system)
+    except ValidationFailed as exc:
+        summaries = await service.my_campaigns(session, user)
+        return page(
+            request,
+            "campaigns/index.html",
+            {
+                "summaries": summaries,
+                "errors": exc.fields,
+                "values": {"name": name, "system": system},
+                "systems": service.SYSTEM_NAMES,
+            },
+            block="create_form",
+            status_code=422,
+        )
+    return redirect(request, f"/campaigns/{campaign.id}")
+
+
+async def _page_context(
+    session: Any, user: User, campaign: Campaign, viewer: Viewer, before: int | None
+) -> dict[str, Any]:
+    entries, next_before = await rolls.log_page(session, viewer, campaign.id, before)
+    return {
+        "campaign": campaign,
+        "campaign_id": campaign.id,
+        "viewer": viewer,
+        "system_name": service.SYSTEM_NAMES[RuleSystem(campaign.system)],
+        "members": await service.members(session, campaign.id),
+        "invites": (
+            await service.active_invites(session, campaign.id)
+            if allowed(viewer.role, Action.manage_invites)
+            else []
+        ),
+        "entries": [e.data() for e in entries],
+        "next_before": next_before,
+        "can_roll": allowed(viewer.role, Action.roll),
+        "roll_errors": {},
+        "roll_values": {"visibility": "public"},
+        "invite_errors": {},
+    }
+
+
+@router.get("/campaigns/{campaign_id}", response_class=HTMLResponse)
+async def detail(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    before: int | None = Query(default=None, ge=1),
+) -> Response:
+    campaign, viewer = await service.open_campaign(session, user, campaign_id)
+    context = await _page_context(session, user, campaign, viewer, before)
+    return page(request, "campaigns/detail.html", context)
+
+
+@router.get("/campaigns/{campaign_id}/log", response_class=HTMLResponse)
+async def older_entries(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    before: int = Query(ge=1),
+) -> Response:
+    """The next page of the dice log, for the "older entries" control."""
+    campaign, viewer = await service.open_campaign(session, user, campaign_id)
+    if not is_htmx(request):
+        return redirect(request, f"/campaigns/{campaign_id}?before={before}")
+    context = await _page_context(session, user, campaign, viewer, before)
+    return page(request, "campaigns/detail.html", context, block="log_page")
+
+
+@router.get("/campaigns/{campaign_id}/live")
+async def live(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+) -> EventSourceResponse:
+    """The campaign page's live regions as HTML, for the HTMX SSE extension."""
+    _campaign, viewer = await service.open_campaign(session, user, campaign_id)
+    return event_stream(
+        request,
+        ctx,
+        campaign_id,
+        viewer,
+        resume_point(last_event_id, after),
+        render_campaign_page,
+    )
+
+
+@router.post("/campaigns/{campaign_id}/rolls")
+async def roll(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    expression: Annotated[str, Form()] = "",
+    label: Annotated[str, Form()] = "",
+    visibility: Annotated[str, Form()] = "public",
+) -> Response:
+    try:
+        await rolls.roll(session, ctx.roller, user, campaign_id, expression, label, visibility)
+    except ValidationFailed as exc:
+        campaign, viewer = await service.open_campaign(session, user, campaign_id)
+        context = await _page_context(session, user, campaign, viewer, None)
+        context["roll_errors"] = exc.fields
+        context["roll_values"] = {
+            "expression": expression,
+            "label": label,
+            "visibility": visibility,
+        }
+        return page(request, "campaigns/detail.html", context, block="roll_form", status_code=422)
+    if is_htmx(request):
+        campaign, viewer = await service.open_campaign(session, user, campaign_id)
+        context = await _page_context(session, user, campaign, viewer, None)
+        context["roll_values"] = {"label": label, "visibility": visibility}
+        return page(request, "campaigns/detail.html", context, block="roll_form")
+    return redirect(request, f"/campaigns/{campaign_id}")
+
+
+@router.post("/campaigns/{campaign_id}/invites")
+async def create_invite(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    role: Annotated[str, Form()] = "player",
+    expires_days: Annotated[str, Form()] = "",
+) -> Response:
+    days: int | None = None
+    try:
+        if expires_days.strip():
+            try:
+                days = int(expires_days)
+            except ValueError:
+                days = 0
+        await service.create_invite(session, user, campaign_id, role, days)
+    except ValidationFailed as exc:
+        campaign, viewer = await service.open_campaign(session, user, campaign_id)
+        context = await _page_context(session, user, campaign, viewer, None)
+        context["invite_errors"] = exc.fields
+        return page(request, "campaigns/detail.html", context, block="invites", status_code=422)
+    return await _region(request, session, user, campaign_id, "invites")
+
+
+@router.post("/campaigns/{campaign_id}/invites/{invite_id}/revoke")
+async def revoke_invite(
+    request: Request, campaign_id: int, invite_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.revoke_invite(session, user, campaign_id, invite_id)
+    return await _region(request, session, user, campaign_id, "invites")
+
+
+async def _region(
+    request: Request, session: Any, user: User, campaign_id: int, block: str
+) -> Response:
+    if not is_htmx(request):
+        return redirect(request, f"/campaigns/{campaign_id}")
+    campaign, viewer = await service.open_campaign(session, user, campaign_id)
+    context = await _page_context(session, user, campaign, viewer, None)
+    return page(request, "campaigns/detail.html", context, block=block)
+
+
+@router.post("/campaigns/{campaign_id}/members/{user_id}/remove")
+async def remove_member(
+    request: Request, campaign_id: int, user_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.remove_member(session, user, campaign_id, user_id)
+    return await _region(request, session, user, campaign_id, "members")
+
+
+@router.post("/campaigns/{campaign_id}/members/{user_id}/role")
+async def set_role(
+    request: Request,
+    campaign_id: int,
+    user_id: int,
+    session: Session,
+    user: CurrentUser,
+    role: Annotated[str, Form()] = "",
+) -> Response:
+    await service.set_role(session, user, campaign_id, user_id, role)
+    return await _region(request, session, user, campaign_id, "members")
+
+
+@router.post("/campaigns/{campaign_id}/members/{user_id}/transfer-gm")
+async def transfer_gm(
+    request: Request, campaign_id: int, user_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.transfer_gm(session, user, campaign_id, user_id)
+    return redirect(request, f"/campaigns/{campaign_id}")
+
+
+@router.post("/campaigns/{campaign_id}/leave")
+async def leave(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.leave(session, user, campaign_id)
+    return redirect(request, "/campaigns")
+
+
+def _settings_context(
+    campaign: Campaign, errors: dict[str, str], values: dict[str, Any]
+) -> dict[str, Any]:
+    system = RuleSystem(campaign.system)
+    return {
+        "campaign": campaign,
+        "options": rule_settings.OPTIONS[system],
+        "values": values,
+        "errors": errors,
+        "system_name": service.SYSTEM_NAMES[system],
+        "conflict": False,
+    }
+
+
+@router.get("/campaigns/{campaign_id}/settings", response_class=HTMLResponse)
+async def settings_form(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    campaign, _viewer = await service.open_campaign(
+        session, user, campaign_id, Action.edit_settings
+    )
+    values = {
+        "name": campaign.name,
+        **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
+    }
+    return page(request, "campaigns/settings.html", _settings_context(campaign, {}, values))
+
+
+@router.post("/campaigns/{campaign_id}/settings")
+async def save_settings(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    form = await request.form()
+    data = {k: str(v) for k, v in form.items()}
+    try:
+        version = int(data.pop("version", "0"))
+    except ValueError:
+        version = 0
+    try:
+        await service.update_settings(session, user, campaign_id, version, data)
+    except ValidationFailed as exc:
+        campaign, _viewer = await service.open_campaign(session, user, campaign_id)
+        context = _settings_context(campaign, exc.fields, data)
+        return page(
+            request, "campaigns/settings.html", context, block="settings_form", status_code=422
+        )
+    except Conflict:
+        campaign, _viewer = await service.open_campaign(session, user, campaign_id)
+        await session.refresh(campaign)
+        values = {
+            "name": campaign.name,
+            **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
+        }
+        context = {**_settings_context(campaign, {}, values), "conflict": True}
+        return page(
+            request, "campaigns/settings.html", context, block="settings_form", status_code=409
+        )
+    if is_htmx(request):
+        campaign, _viewer = await service.open_campaign(session, user, campaign_id)
+        values = {
+            "name": campaign.name,
+            **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
+        }
+        context = {**_settings_context(campaign, {}, values), "saved": True}
+        return page(request, "campaigns/settings.html", context, block="settings_form")
+    return redirect(request, f"/campaigns/{campaign_id}/settings")
+
+
+@router.get("/join", response_class=HTMLResponse)
+async def join_form(request: Request, user: CurrentUser, code: str = "") -> Response:
+    if code:
+        return redirect(request, f"/join/{code}")
+    return page(request, "campaigns/join.html", {"invite": None, "campaign": None, "error": None})
+
+
+@router.get("/join/{code}", response_class=HTMLResponse)
+async def join_page(request: Request, code: str, session: Session, user: OptionalUser) -> Response:
+    if user is None:
+        return RedirectResponse(f"/login?next=/join/{code}", status_code=303)
+    try:
+        invite, campaign = await service.invite_by_code(session, code)
+    except NotFound as exc:
+        return page(
+            request,
+            "campaigns/join.html",
+            {"invite": None, "campaign": None, "error": str(exc), "code": code},
+            status_code=404,
+        )
+    return page(
+        request,
+        "campaigns/join.html",
+        {
+            "invite": invite,
+            "campaign": campaign,
+            "error": None,
+            "code": code,
+            "system_name": service.SYSTEM_NAMES[RuleSystem(campaign.system)],
+        },
+    )
+
+
+@router.post("/join/{code}")
+async def join(request: Request, code: str, session: Session, user: CurrentUser) -> Response:
+    campaign, _role = await service.join(session, user, code)
+    return redirect(request, f"/campaigns/{campaign.id}")

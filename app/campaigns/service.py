@@ -1,0 +1,295 @@
+"""Use cases of campaigns. Every one checks its permission through ``authorize`` first."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.accounts.models import User
+from app.campaigns.models import Campaign, Invite, Membership, Role, RuleSystem
+from app.campaigns.permissions import Action, Viewer, authorize
+from app.campaigns.settings import validate_settings
+from app.db import utcnow
+from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from app.events.service import append_event
+from app.i18n import _
+
+SYSTEM_NAMES = {
+    RuleSystem.hh: "Helden & Halunken",
+    RuleSystem.ds4: "Dungeonslayers 4",
+    RuleSystem.pf2e: "Pathfinder 2e",
+}
+INVITE_ROLES = (Role.player, Role.observer)
+
+
+@dataclass(frozen=True, slots=True)
+class MemberView:
+    user_id: int
+    username: str
+    role: Role
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignSummary:
+    campaign: Campaign
+    role: Role
+
+
+def _new_code() -> str:
+    return secrets.token_urlsafe(9)
+
+
+async def create_campaign(session: AsyncSession, user: User, name: str, system: str) -> Campaign:
+    name = name.strip()
+    errors: dict[str, str] = {}
+    if not 1 <= len(name) <= 100:
+        errors["name"] = _("Give the campaign a name of at most 100 characters.")
+    if system not in RuleSystem.__members__:
+        errors["system"] = _("Choose Helden & Halunken, Dungeonslayers 4 or Pathfinder 2e.")
+    if errors:
+        raise ValidationFailed(errors)
+    campaign = Campaign(name=name, system=system, settings={})
+    session.add(campaign)
+    await session.flush()
+    session.add(Membership(campaign_id=campaign.id, user_id=user.id, role=Role.gm))
+    session.add(Invite(campaign_id=campaign.id, code=_new_code(), role=Role.player))
+    await append_event(
+        session,
+        campaign.id,
+        "campaign_created",
+        {"actor_name": user.username, "name": name, "system": system},
+        actor_id=user.id,
+    )
+    return campaign
+
+
+async def my_campaigns(session: AsyncSession, user: User) -> list[CampaignSummary]:
+    rows = (
+        await session.execute(
+            select(Campaign, Membership.role)
+            .join(Membership, Membership.campaign_id == Campaign.id)
+            .where(Membership.user_id == user.id)
+            .order_by(Campaign.name)
+        )
+    ).all()
+    return [CampaignSummary(c, Role(r)) for c, r in rows]
+
+
+async def open_campaign(
+    session: AsyncSession, user: User, campaign_id: int, action: Action = Action.view
+) -> tuple[Campaign, Viewer]:
+    return await authorize(session, campaign_id, user.id, user.username, action)
+
+
+async def members(session: AsyncSession, campaign_id: int) -> list[MemberView]:
+    rows = (
+        await session.execute(
+            select(Membership.user_id, User.username, Membership.role)
+            .join(User, User.id == Membership.user_id)
+            .where(Membership.campaign_id == campaign_id)
+            .order_by(Membership.joined_at, Membership.id)
+        )
+    ).all()
+    order = {Role.gm: 0, Role.co_gm: 1, Role.player: 2, Role.observer: 3}
+    views = [MemberView(uid, name, Role(role)) for uid, name, role in rows]
+    return sorted(views, key=lambda m: order[m.role])
+
+
+async def active_invites(session: AsyncSession, campaign_id: int) -> Sequence[Invite]:
+    now = utcnow()
+    invites = (
+        await session.scalars(
+            select(Invite)
+            .where(Invite.campaign_id == campaign_id, Invite.revoked_at.is_(None))
+            .order_by(Invite.id)
+        )
+    ).all()
+    return [i for i in invites if i.expires_at is None or i.expires_at > now]
+
+
+async def create_invite(
+    session: AsyncSession, user: User, campaign_id: int, role: str, expires_days: int | None
+) -> Invite:
+    await open_campaign(session, user, campaign_id, Action.manage_invites)
+    errors: dict[str, str] = {}
+    if role not in (r.value for r in INVITE_ROLES):
+        errors["role"] = _("Invite as player or observer.")
+    if expires_days is not None and not 1 <= expires_days <= 365:
+        errors["expires_days"] = _("Between 1 and 365 days, or empty for no expiry.")
+    if errors:
+        raise ValidationFailed(errors)
+    invite = Invite(
+        campaign_id=campaign_id,
+        code=_new_code(),
+        role=role,
+        expires_at=utcnow() + timedelta(days=expires_days) if expires_days else None,
+    )
+    session.add(invite)
+    await session.flush()
+    return invite
+
+
+async def revoke_invite(
+    session: AsyncSession, user: User, campaign_id: int, invite_id: int
+) -> None:
+    await open_campaign(session, user, campaign_id, Action.manage_invites)
+    invite = await session.scalar(
+        select(Invite).where(Invite.id == invite_id, Invite.campaign_id == campaign_id)
+    )
+    if invite is None:
+        raise NotFound(_("Invite not found."))
+    invite.revoked_at = utcnow()
+
+
+async def invite_by_code(session: AsyncSession, code: str) -> tuple[Invite, Campaign]:
+    row = (
+        await session.execute(
+            select(Invite, Campaign)
+            .join(Campaign, Campaign.id == Invite.campaign_id)
+            .where(Invite.code == code.strip())
+        )
+    ).first()
+    if row is None:
+        raise NotFound(_("This invite code is not valid."))
+    invite, campaign = row
+    if invite.revoked_at is not None or (invite.expires_at and invite.expires_at <= utcnow()):
+        raise NotFound(_("This invite has expired or was revoked."))
+    return invite, campaign
+
+
+async def join(session: AsyncSession, user: User, code: str) -> tuple[Campaign, Role]:
+    """Join by invite code; an existing member keeps their role."""
+    invite, campaign = await invite_by_code(session, code)
+    existing = await session.scalar(
+        select(Membership).where(
+            Membership.campaign_id == campaign.id, Membership.user_id == user.id
+        )
+    )
+    if existing is not None:
+        return campaign, Role(existing.role)
+    session.add(Membership(campaign_id=campaign.id, user_id=user.id, role=invite.role))
+    await append_event(
+        session,
+        campaign.id,
+        "member_joined",
+        {"actor_name": user.username, "user_id": user.id, "role": invite.role},
+        actor_id=user.id,
+    )
+    return campaign, Role(invite.role)
+
+
+async def _membership(session: AsyncSession, campaign_id: int, user_id: int) -> Membership:
+    member = await session.scalar(
+        select(Membership).where(
+            Membership.campaign_id == campaign_id, Membership.user_id == user_id
+        )
+    )
+    if member is None:
+        raise NotFound(_("This person is not a member of the campaign."))
+    return member
+
+
+async def remove_member(session: AsyncSession, user: User, campaign_id: int, user_id: int) -> None:
+    _campaign, viewer = await open_campaign(session, user, campaign_id, Action.manage_members)
+    member = await _membership(session, campaign_id, user_id)
+    if member.role == Role.gm:
+        raise Forbidden(_("The GM cannot be removed; hand over the GM role first."))
+    if member.role == Role.co_gm and viewer.role != Role.gm:
+        raise Forbidden(_("Only the GM can remove a co-GM."))
+    await session.delete(member)
+    await append_event(
+        session,
+        campaign_id,
+        "member_removed",
+        {"actor_name": user.username, "user_id": user_id},
+        actor_id=user.id,
+    )
+
+
+async def leave(session: AsyncSession, user: User, campaign_id: int) -> None:
+    _campaign, viewer = await open_campaign(session, user, campaign_id)
+    if viewer.role == Role.gm:
+        raise Forbidden(_("The GM cannot leave; hand over the GM role first."))
+    member = await _membership(session, campaign_id, user.id)
+    await session.delete(member)
+    await append_event(
+        session,
+        campaign_id,
+        "member_removed",
+        {"actor_name": user.username, "user_id": user.id},
+        actor_id=user.id,
+    )
+
+
+async def set_role(
+    session: AsyncSession, user: User, campaign_id: int, user_id: int, role: str
+) -> None:
+    """Appoint or demote a co-GM, or switch player/observer; only the GM may touch co-GMs."""
+    if role not in (Role.co_gm, Role.player, Role.observer):
+        raise ValidationFailed({"role": _("Choose co-GM, player or observer.")})
+    member = await _membership(session, campaign_id, user_id)
+    needs_gm = role == Role.co_gm or member.role == Role.co_gm
+    action = Action.appoint_co_gm if needs_gm else Action.manage_members
+    await open_campaign(session, user, campaign_id, action)
+    if member.role == Role.gm:
+        raise Forbidden(_("Hand over the GM role instead."))
+    member.role = role
+    await append_event(
+        session,
+        campaign_id,
+        "member_role_changed",
+        {"actor_name": user.username, "user_id": user_id, "role": role},
+        actor_id=user.id,
+    )
+
+
+async def transfer_gm(session: AsyncSession, user: User, campaign_id: int, user_id: int) -> None:
+    """Make another member the GM; the former GM stays on as co-GM."""
+    await open_campaign(session, user, campaign_id, Action.transfer_gm)
+    if user_id == user.id:
+        raise ValidationFailed({"user_id": _("You are the GM already.")})
+    target = await _membership(session, campaign_id, user_id)
+    me = await _membership(session, campaign_id, user.id)
+    target.role = Role.gm
+    me.role = Role.co_gm
+    await append_event(
+        session,
+        campaign_id,
+        "gm_transferred",
+        {"actor_name": user.username, "user_id": user_id},
+        actor_id=user.id,
+    )
+
+
+async def update_settings(
+    session: AsyncSession, user: User, campaign_id: int, version: int, data: dict[str, Any]
+) -> Campaign:
+    campaign, _viewer = await open_campaign(session, user, campaign_id, Action.edit_settings)
+    if campaign.version != version:
+        raise Conflict(_("Someone changed these settings meanwhile. Here are the current values."))
+    name = str(data.get("name", campaign.name)).strip()
+    errors: dict[str, str] = {}
+    if not 1 <= len(name) <= 100:
+        errors["name"] = _("Give the campaign a name of at most 100 characters.")
+    options, option_errors = validate_settings(RuleSystem(campaign.system), data)
+    errors.update(option_errors)
+    if errors:
+        raise ValidationFailed(errors)
+    before = {"name": campaign.name, **campaign.settings}
+    campaign.name = name
+    campaign.settings = options
+    await session.flush()
+    await append_event(
+        session,
+        campaign_id,
+        "settings_changed",
+        {"actor_name": user.username, "before": before, "after": {"name": name, **options}},
+        actor_id=user.id,
+    )
+    return campaign

@@ -1,0 +1,128 @@
+"""The GM's rule options per system, with their allowed values and defaults.
+
+H&H options are the rules marked (V) in the binding interpretation: "full" follows the full
+rules text, "summary" the rules summary. Keys match ``app.rules.hh.options.RuleOptions``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.campaigns.models import RuleSystem
+from app.i18n import _
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    value: str
+    label: str  # msgid
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOption:
+    key: str
+    label: str  # msgid
+    help: str  # msgid
+    choices: tuple[Choice, ...]
+    default: str
+
+
+_FULL = "full"
+_SUMMARY = "summary"
+
+OPTIONS: dict[RuleSystem, tuple[RuleOption, ...]] = {
+    RuleSystem.hh: (
+        RuleOption(
+            "movement",
+            "Movement per initiative step",
+            "Bewegung alongside the Handlung.",
+            (
+                Choice(_FULL, "Full Bewegung, split freely (full rules)"),
+                Choice(_SUMMARY, "Half Bewegung, at least 2 Schritt (summary)"),
+            ),
+            _FULL,
+        ),
+        RuleOption(
+            "condition_escalation",
+            "A condition applied again",
+            "What happens when a Zustand is applied while it is already active.",
+            (
+                Choice(_FULL, "Escalates to the next Zustand (full rules)"),
+                Choice(_SUMMARY, "Damage or the summary's effect (summary)"),
+            ),
+            _FULL,
+        ),
+        RuleOption(
+            "long_rest_lp",
+            "LP from a Lange Rast",
+            "Regeneration of Lebenspunkte on a successful Unbeugsamkeit Probe.",
+            (
+                Choice(_FULL, "1W10 LP (full rules)"),
+                Choice(_SUMMARY, "QS × W10 LP (summary)"),
+            ),
+            _FULL,
+        ),
+        RuleOption(
+            "focus_qs",
+            "QS bonus for a focused spell",
+            "Extra QS a focused spell gets on success.",
+            (
+                Choice("per_spell", "+1 QS per focused spell"),
+                Choice("per_focus", "+1 QS per Fokus point"),
+            ),
+            "per_spell",
+        ),
+        RuleOption(
+            "npc_drop_at_zero",
+            "NSCs at 0 LP",
+            "Default for new encounters.",
+            (
+                Choice("dying", "Follow the Sterben rules"),
+                Choice("drop", "Drop out at once"),
+            ),
+            "dying",
+        ),
+    ),
+    RuleSystem.ds4: (),
+    RuleSystem.pf2e: (
+        RuleOption(
+            "secret_checks",
+            "Verdeckte Würfe",
+            "Checks the rules make secret (e.g. Recall Knowledge).",
+            (
+                Choice("secret", "The GM rolls them secretly"),
+                Choice("open", "Players roll them openly"),
+            ),
+            "secret",
+        ),
+    ),
+}
+
+
+def defaults(system: RuleSystem) -> dict[str, str]:
+    return {o.key: o.default for o in OPTIONS[system]}
+
+
+def current(system: RuleSystem, stored: dict[str, Any]) -> dict[str, str]:
+    """Stored options completed with defaults (options added later get their default)."""
+    values = defaults(system)
+    for option in OPTIONS[system]:
+        value = stored.get(option.key)
+        if isinstance(value, str) and value in {c.value for c in option.choices}:
+            values[option.key] = value
+    return values
+
+
+def validate_settings(
+    system: RuleSystem, data: dict[str, Any]
+) -> tuple[dict[str, str], dict[str, str]]:
+    values: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    for option in OPTIONS[system]:
+        value = data.get(option.key, option.default)
+        if value not in {c.value for c in option.choices}:
+            errors[option.key] = _("Choose one of the listed options.")
+        else:
+            values[option.key] = str(value)
+    return values, errors

@@ -1,0 +1,85 @@
+"""The ``tafelrunde`` command: serve, migrate, create-user."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import sys
+
+from app.config import Settings
+
+
+def _serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    from app.migrate import upgrade
+
+    settings = Settings()
+    upgrade(settings.resolved_database_url)
+    settings.resolved_secret_key  # noqa: B018 - fail early in production without a key
+    uvicorn.run(
+        "app.main:app",
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        proxy_headers=True,
+        timeout_graceful_shutdown=5,
+    )
+
+
+def _migrate(_args: argparse.Namespace) -> None:
+    from app.migrate import upgrade
+
+    upgrade(Settings().resolved_database_url)
+    print("Database is up to date.")
+
+
+def _create_user(args: argparse.Namespace) -> None:
+    from app.accounts import service
+    from app.accounts.passwords import Hasher
+    from app.db import create_engine, create_sessionmaker
+    from app.errors import ValidationFailed
+    from app.migrate import upgrade
+
+    settings = Settings()
+    upgrade(settings.resolved_database_url)
+    password = args.password or getpass.getpass("Password: ")
+
+    async def run() -> None:
+        engine = create_engine(settings.resolved_database_url)
+        hasher = Hasher(settings.argon2_time_cost, settings.argon2_memory_kib)
+        async with create_sessionmaker(engine)() as session:
+            await service.create_user(session, hasher, args.username, password)
+            await session.commit()
+        await engine.dispose()
+
+    try:
+        asyncio.run(run())
+    except ValidationFailed as exc:
+        for field, message in exc.fields.items():
+            print(f"{field}: {message}", file=sys.stderr)
+        raise SystemExit(2) from exc
+    print(f"User {args.username} created.")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="tafelrunde", description="Tafelrunde virtual tabletop")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="apply migrations and run the web server")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.set_defaults(func=_serve)
+    migrate = commands.add_parser("migrate", help="apply database migrations")
+    migrate.set_defaults(func=_migrate)
+    create_user = commands.add_parser("create-user", help="create an account")
+    create_user.add_argument("username")
+    create_user.add_argument("--password", help="read from the terminal when omitted")
+    create_user.set_defaults(func=_create_user)
+    args = parser.parse_args(argv)
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

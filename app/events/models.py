@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base, UTCDateTime, utcnow
+
+
+class CampaignEvent(Base):
+    """One entry of a campaign's log. ``seq`` is gap-free per campaign."""
+
+    __tablename__ = "campaign_event"
+    __table_args__ = (UniqueConstraint("campaign_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"))
+    seq: Mapped[int]
+    type: Mapped[str] = mapped_column(String(40))
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
+    #: "public" (every member), "gm" (GMs only) or "self" (GMs and ``audience_user_id``).
+    visibility: Mapped[str] = mapped_column(String(8), default="public")
+    audience_user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL")
+    )
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -1,0 +1,77 @@
+"""The campaign event stream as JSON (API) over server-sent events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+
+from fastapi import APIRouter, Header, Query, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from app.accounts.service import token_hash
+from app.campaigns import service as campaigns
+from app.campaigns.permissions import Viewer
+from app.events.service import VisibleEvent
+from app.events.stream import Outgoing, Render, follow
+from app.web.context import AppContext
+from app.web.deps import Ctx, CurrentUser, Session, session_token
+
+router = APIRouter(tags=["events"])
+
+
+async def render_json(
+    _session: AsyncSession, _viewer: Viewer, events: Sequence[VisibleEvent]
+) -> list[Outgoing]:
+    return [
+        Outgoing(e.seq, e.type, json.dumps(e.data(), separators=(",", ":"), ensure_ascii=False))
+        for e in events
+    ]
+
+
+def resume_point(last_event_id: str | None, after: int | None) -> int:
+    """Where a (re)connecting stream resumes: the later of ``Last-Event-ID`` and ``?after=``."""
+    header = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
+    return max(header, after or 0)
+
+
+def event_stream(
+    request: Request,
+    ctx: AppContext,
+    campaign_id: int,
+    viewer: Viewer,
+    after: int,
+    render: Render,
+) -> EventSourceResponse:
+    token = session_token(request)
+
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        async for item in follow(
+            ctx, campaign_id, viewer, after, render, token_hash(token) if token else None
+        ):
+            yield ServerSentEvent(data=item.data, event=item.event, id=str(item.seq))
+
+    return EventSourceResponse(
+        events(), ping=15, send_timeout=30, headers={"Cache-Control": "no-store"}
+    )
+
+
+@router.get(
+    "/api/v1/campaigns/{campaign_id}/events",
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def campaign_events(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+) -> EventSourceResponse:
+    """Every event the caller may see after ``Last-Event-ID`` / ``?after=``, then live."""
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    return event_stream(
+        request, ctx, campaign_id, viewer, resume_point(last_event_id, after), render_json
+    )

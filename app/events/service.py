@@ -1,0 +1,144 @@
+"""Append to and read from the campaign event log, and decide who sees which entry."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select, text, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.campaigns.models import Campaign
+from app.campaigns.permissions import Viewer
+from app.events.models import CampaignEvent
+
+NOTIFY_CHANNEL = "tafelrunde_events"
+#: Key in ``AsyncSession.info`` listing (campaign_id, seq) to announce after commit.
+PENDING_KEY = "pending_events"
+
+VISIBILITIES = ("public", "gm", "self")
+
+
+async def append_event(
+    session: AsyncSession,
+    campaign_id: int,
+    type_: str,
+    payload: dict[str, Any],
+    *,
+    actor_id: int | None,
+    visibility: str = "public",
+    audience_user_id: int | None = None,
+) -> CampaignEvent:
+    """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
+
+    The UPDATE takes the campaign row's lock until commit, so sequence numbers become
+    visible in order and never skip. On PostgreSQL a NOTIFY carrying only the ids rings
+    the other processes at commit.
+    """
+    if visibility not in VISIBILITIES:
+        raise ValueError(f"unknown visibility {visibility!r}")
+    seq = (
+        await session.execute(
+            update(Campaign)
+            .where(Campaign.id == campaign_id)
+            .values(last_seq=Campaign.last_seq + 1)
+            .returning(Campaign.last_seq),
+            execution_options={"synchronize_session": False},
+        )
+    ).scalar_one()
+    event = CampaignEvent(
+        campaign_id=campaign_id,
+        seq=seq,
+        type=type_,
+        actor_id=actor_id,
+        visibility=visibility,
+        audience_user_id=audience_user_id,
+        payload=payload,
+    )
+    session.add(event)
+    await session.flush()
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        await session.execute(
+            text("SELECT pg_notify(:channel, :payload)"),
+            {"channel": NOTIFY_CHANNEL, "payload": f"{campaign_id}:{seq}"},
+        )
+    session.info.setdefault(PENDING_KEY, []).append((campaign_id, seq))
+    return event
+
+
+def can_see(event: CampaignEvent, viewer: Viewer) -> bool:
+    """Whether ``viewer`` may see this event's content."""
+    if event.visibility == "public" or viewer.is_gm:
+        return True
+    return event.visibility == "self" and event.audience_user_id == viewer.user_id
+
+
+@dataclass(frozen=True, slots=True)
+class VisibleEvent:
+    """An event as one viewer receives it: whole, or reduced to the fact that it happened."""
+
+    event: CampaignEvent
+    redacted: bool
+
+    @property
+    def seq(self) -> int:
+        return self.event.seq
+
+    @property
+    def type(self) -> str:
+        return self.event.type
+
+    def data(self) -> dict[str, Any]:
+        """The JSON object sent over the stream and the API."""
+        e = self.event
+        base: dict[str, Any] = {
+            "seq": e.seq,
+            "type": e.type,
+            "created_at": e.created_at.isoformat(),
+            "actor": {"id": e.actor_id, "username": e.payload.get("actor_name")},
+            "visibility": e.visibility,
+        }
+        if self.redacted:
+            return {**base, "secret": True}
+        return {**e.payload, **base, "secret": False}
+
+
+def project(events: Sequence[CampaignEvent], viewer: Viewer) -> list[VisibleEvent]:
+    """Each event as ``viewer`` may see it. Hidden rolls become bare stubs, never content."""
+    out: list[VisibleEvent] = []
+    for event in events:
+        if can_see(event, viewer):
+            out.append(VisibleEvent(event, redacted=False))
+        elif event.type == "roll":
+            out.append(VisibleEvent(event, redacted=True))
+    return out
+
+
+async def events_after(
+    session: AsyncSession, campaign_id: int, after: int, limit: int = 500
+) -> Sequence[CampaignEvent]:
+    return (
+        await session.scalars(
+            select(CampaignEvent)
+            .where(CampaignEvent.campaign_id == campaign_id, CampaignEvent.seq > after)
+            .order_by(CampaignEvent.seq)
+            .limit(limit)
+        )
+    ).all()
+
+
+async def events_before(
+    session: AsyncSession,
+    campaign_id: int,
+    before: int | None,
+    limit: int,
+    types: Sequence[str] | None = None,
+) -> Sequence[CampaignEvent]:
+    """The newest ``limit`` events older than ``before`` (newest first), for paging back."""
+    query = select(CampaignEvent).where(CampaignEvent.campaign_id == campaign_id)
+    if before is not None:
+        query = query.where(CampaignEvent.seq < before)
+    if types:
+        query = query.where(CampaignEvent.type.in_(types))
+    return (await session.scalars(query.order_by(CampaignEvent.seq.desc()).limit(limit))).all()

@@ -1,0 +1,93 @@
+"""Follow a campaign's log for one viewer: replay what they missed, then continue live.
+
+The stream reads the log itself (never trusting a notification's content), so a lost
+notification only delays delivery until the next wake-up or poll, and a reconnect that
+names the last seen ``seq`` gets every later event exactly once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.accounts.models import UserSession
+from app.campaigns.models import Membership, Role
+from app.campaigns.permissions import Viewer
+from app.events.models import CampaignEvent
+from app.events.service import VisibleEvent, events_after, project
+from app.web.context import AppContext
+
+#: Events that may change who the viewer is in the campaign.
+MEMBERSHIP_EVENTS = frozenset({"member_removed", "member_role_changed", "gm_transferred"})
+BATCH = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    seq: int
+    event: str
+    data: str
+
+
+Render = Callable[[AsyncSession, Viewer, Sequence[VisibleEvent]], Awaitable[list[Outgoing]]]
+
+
+async def _still_allowed(
+    session: AsyncSession, campaign_id: int, viewer: Viewer, token_hash: str | None
+) -> Viewer | None:
+    role = await session.scalar(
+        select(Membership.role).where(
+            Membership.campaign_id == campaign_id, Membership.user_id == viewer.user_id
+        )
+    )
+    if role is None:
+        return None
+    if token_hash is not None and not await session.scalar(
+        select(UserSession.id).where(UserSession.token_hash == token_hash)
+    ):
+        return None
+    return Viewer(viewer.user_id, viewer.username, Role(role))
+
+
+async def follow(
+    ctx: AppContext,
+    campaign_id: int,
+    viewer: Viewer,
+    after: int,
+    render: Render,
+    token_hash: str | None,
+) -> AsyncIterator[Outgoing]:
+    """Yield everything after ``after`` that ``viewer`` may see, then new events as they come.
+
+    Ends when the viewer leaves the campaign or their session ends.
+    """
+    subscription = ctx.broker.subscribe(campaign_id)
+    try:
+        while True:
+            async with ctx.sessionmaker() as session:
+                events: Sequence[CampaignEvent] = await events_after(
+                    session, campaign_id, after, BATCH
+                )
+                if any(e.type in MEMBERSHIP_EVENTS for e in events):
+                    current = await _still_allowed(session, campaign_id, viewer, token_hash)
+                    if current is None:
+                        return
+                    viewer = current
+                outgoing = await render(session, viewer, project(events, viewer))
+            for item in outgoing:
+                yield item
+            if events:
+                after = events[-1].seq
+                if len(events) == BATCH:
+                    continue
+            if not await subscription.wait(ctx.settings.stream_poll_seconds):
+                async with ctx.sessionmaker() as session:
+                    current = await _still_allowed(session, campaign_id, viewer, token_hash)
+                if current is None:
+                    return
+                viewer = current
+    finally:
+        subscription.close()

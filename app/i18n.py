@@ -1,0 +1,65 @@
+"""Translations: English msgids, German by default, chosen per request through a ContextVar.
+
+Catalogs are the ``.po`` files under ``app/locale``; they are compiled in memory at start-up,
+so no build step is needed.
+"""
+
+from __future__ import annotations
+
+import io
+from contextvars import ContextVar
+from functools import cache
+from pathlib import Path
+
+from babel import Locale
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+
+LOCALES = ("de", "en")
+DEFAULT_LOCALE = "de"
+LOCALE_DIR = Path(__file__).parent / "locale"
+
+_current: ContextVar[str] = ContextVar("locale", default=DEFAULT_LOCALE)
+
+
+@cache
+def translations(locale: str) -> NullTranslations:
+    po = LOCALE_DIR / locale / "LC_MESSAGES" / "messages.po"
+    if not po.exists():
+        return NullTranslations()
+    with po.open("rb") as fh:
+        catalog = read_po(fh, locale=locale)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog)
+    buffer.seek(0)
+    return Translations(fp=buffer)
+
+
+def set_locale(locale: str) -> None:
+    _current.set(locale if locale in LOCALES else DEFAULT_LOCALE)
+
+
+def get_locale() -> str:
+    return _current.get()
+
+
+def gettext(message: str, **params: object) -> str:
+    text = translations(get_locale()).gettext(message)
+    return text % params if params else text
+
+
+def ngettext(singular: str, plural: str, n: int, **params: object) -> str:
+    text = translations(get_locale()).ngettext(singular, plural, n)
+    return text % {"num": n, **params}
+
+
+_ = gettext
+
+
+def negotiate(accept_language: str | None) -> str:
+    if not accept_language:
+        return DEFAULT_LOCALE
+    wanted = [part.split(";")[0].strip().replace("-", "_") for part in accept_language.split(",")]
+    found = Locale.negotiate([w for w in wanted if w], list(LOCALES), sep="_")
+    return str(found) if found else DEFAULT_LOCALE

@@ -1,0 +1,87 @@
+"""The ASGI application: ``app.main:app`` (settings from the environment)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app.accounts import api as accounts_api
+from app.accounts import routes as accounts_routes
+from app.accounts.passwords import Hasher
+from app.campaigns import api as campaigns_api
+from app.campaigns import routes as campaigns_routes
+from app.config import Settings
+from app.db import create_engine, create_sessionmaker
+from app.events import routes as events_routes
+from app.events.broker import Broker, PostgresListener, libpq_conninfo
+from app.rolls import api as rolls_api
+from app.rules.dice import SecureRoller
+from app.web import errors
+from app.web.context import AppContext
+from app.web.security import CrossOriginProtection, SecurityHeaders
+
+STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    engine = create_engine(settings.resolved_database_url)
+    ctx = AppContext(
+        settings=settings,
+        engine=engine,
+        sessionmaker=create_sessionmaker(engine),
+        broker=Broker(),
+        hasher=Hasher(settings.argon2_time_cost, settings.argon2_memory_kib),
+        roller=SecureRoller(),
+    )
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if settings.is_postgres:
+            ctx.listener = PostgresListener(
+                libpq_conninfo(settings.resolved_database_url), ctx.broker
+            )
+            ctx.listener.start()
+        try:
+            yield
+        finally:
+            if ctx.listener is not None:
+                await ctx.listener.stop()
+            await engine.dispose()
+
+    app = FastAPI(
+        title="Tafelrunde",
+        version="0.1.0",
+        lifespan=lifespan,
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+    )
+    app.state.ctx = ctx
+    app.add_middleware(CrossOriginProtection)
+    app.add_middleware(SecurityHeaders)
+    errors.install(app)
+    for router in (
+        accounts_api.router,
+        campaigns_api.router,
+        rolls_api.router,
+        events_routes.router,
+        accounts_routes.router,
+        campaigns_routes.router,
+    ):
+        app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app
+
+
+def __getattr__(name: str) -> FastAPI:
+    """``app.main:app`` builds the app lazily, so importing this module has no side effects."""
+    if name == "app":
+        application = create_app()
+        globals()["app"] = application
+        return application
+    raise AttributeError(name)

@@ -1,0 +1,1 @@
+"""Free dice rolls for the campaign's dice log (Würfelprotokoll)."""

@@ -1,0 +1,72 @@
+"""JSON API of the dice log."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, Field
+
+from app.campaigns import service as campaigns
+from app.rolls import service
+from app.web.deps import Ctx, CurrentUser, Session
+
+router = APIRouter(prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"])
+
+
+class RollIn(BaseModel):
+    expression: str = Field(max_length=200)
+    label: str | None = Field(default=None, max_length=200)
+    visibility: Literal["public", "gm", "self"] = "public"
+
+
+class DieOut(BaseModel):
+    sides: int
+    faces: list[int]
+    kept: list[bool]
+
+
+class RollOut(BaseModel):
+    event_id: int
+    expression: str
+    label: str | None
+    visibility: str
+    dice: list[DieOut]
+    modifier: int
+    total: int
+
+
+class RollPage(BaseModel):
+    rolls: list[dict[str, Any]]
+    next_before: int | None
+
+
+@router.post("", status_code=201, response_model=RollOut)
+async def roll(
+    campaign_id: int, body: RollIn, session: Session, user: CurrentUser, ctx: Ctx
+) -> RollOut:
+    event = await service.roll(
+        session, ctx.roller, user, campaign_id, body.expression, body.label, body.visibility
+    )
+    p = event.payload
+    return RollOut(
+        event_id=event.seq,
+        expression=p["expression"],
+        label=p["label"] or None,
+        visibility=event.visibility,
+        dice=[DieOut(**d) for d in p["dice"]],
+        modifier=p["modifier"],
+        total=p["total"],
+    )
+
+
+@router.get("", response_model=RollPage)
+async def log(
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    before: int | None = Query(default=None, ge=1),
+) -> RollPage:
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    page, next_before = await service.log_page(session, viewer, campaign_id, before)
+    return RollPage(rolls=[e.data() for e in page], next_before=next_before)

@@ -1,0 +1,77 @@
+"""Roll a dice expression on the server and record it in the campaign log."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.accounts.models import User
+from app.campaigns.permissions import Action, Viewer, authorize
+from app.errors import ValidationFailed
+from app.events.models import CampaignEvent
+from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_before, project
+from app.i18n import _
+from app.rules import expression as dice_expression
+from app.rules.dice import Roller
+
+LABEL_MAX = 100
+PAGE_SIZE = 50
+
+
+async def roll(
+    session: AsyncSession,
+    roller: Roller,
+    user: User,
+    campaign_id: int,
+    expression: str,
+    label: str | None,
+    visibility: str,
+) -> CampaignEvent:
+    """Roll ``expression`` for a member who may roll; the result is a ``roll`` event."""
+    await authorize(session, campaign_id, user.id, user.username, Action.roll)
+    errors: dict[str, str] = {}
+    label = (label or "").strip()
+    parsed = None
+    try:
+        parsed = dice_expression.parse(expression)
+    except dice_expression.ExpressionError as exc:
+        errors["expression"] = _(exc.message, **exc.params)
+    if len(label) > LABEL_MAX:
+        errors["label"] = _("At most %(max)d characters.", max=LABEL_MAX)
+    if visibility not in VISIBILITIES:
+        errors["visibility"] = _("Choose public, GM only or GM and me.")
+    if errors or parsed is None:
+        raise ValidationFailed(errors)
+    result = dice_expression.roll(parsed, roller)
+    payload: dict[str, Any] = {
+        "actor_name": user.username,
+        "expression": parsed.notation(),
+        "label": label,
+        "dice": [d.as_dict() for d in result.dice],
+        "signs": list(result.signs),
+        "modifier": result.modifier,
+        "total": result.total,
+    }
+    return await append_event(
+        session,
+        campaign_id,
+        "roll",
+        payload,
+        actor_id=user.id,
+        visibility=visibility,
+        audience_user_id=user.id if visibility == "self" else None,
+    )
+
+
+async def log_page(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, before: int | None
+) -> tuple[list[VisibleEvent], int | None]:
+    """One page of the dice log, newest first, and the ``before`` cursor of the next page."""
+    events: Sequence[CampaignEvent] = await events_before(
+        session, campaign_id, before, PAGE_SIZE + 1, types=("roll",)
+    )
+    more = len(events) > PAGE_SIZE
+    page = project(events[:PAGE_SIZE], viewer)
+    return page, (events[PAGE_SIZE - 1].seq if more else None)

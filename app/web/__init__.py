@@ -1,0 +1,1 @@
+"""Web glue shared by the domain routes: dependencies, templates, security, errors."""

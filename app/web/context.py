@@ -1,0 +1,31 @@
+"""Everything a running app holds once: settings, database, broker, hasher, roller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from app.accounts.passwords import Hasher
+from app.config import Settings
+from app.events.broker import Broker, PostgresListener
+from app.events.service import PENDING_KEY
+from app.rules.dice import Roller
+
+
+@dataclass
+class AppContext:
+    settings: Settings
+    engine: AsyncEngine
+    sessionmaker: async_sessionmaker[AsyncSession]
+    broker: Broker
+    hasher: Hasher
+    roller: Roller
+    listener: PostgresListener | None = None
+
+    async def commit(self, session: AsyncSession) -> None:
+        """Commit, then wake this process's live streams for the events just written."""
+        pending: list[tuple[int, int]] = session.info.pop(PENDING_KEY, [])
+        await session.commit()
+        for campaign_id, seq in pending:
+            self.broker.publish(campaign_id, seq)

@@ -1,0 +1,90 @@
+"""Request dependencies: the database session (committed here, once), the current user."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.accounts import service as accounts
+from app.accounts.models import User
+from app.errors import AppError, Unauthenticated
+from app.i18n import _, negotiate, set_locale
+from app.web.context import AppContext
+
+COOKIE_NAME = "tafelrunde_session"
+SECURE_COOKIE_NAME = "__Host-tafelrunde_session"
+LANG_COOKIE = "tafelrunde_lang"
+
+
+def get_ctx(request: Request) -> AppContext:
+    ctx: AppContext = request.app.state.ctx
+    return ctx
+
+
+Ctx = Annotated[AppContext, Depends(get_ctx)]
+
+
+async def get_session(ctx: Ctx) -> AsyncIterator[AsyncSession]:
+    """One session per request, committed here after the route returns, before the response.
+
+    This is the only commit of a request. On an error nothing is saved, unless the error
+    asks for it (a failed login is recorded for throttling).
+    """
+    async with ctx.sessionmaker() as session:
+        try:
+            yield session
+        except AppError as exc:
+            if exc.commit_anyway:
+                await ctx.commit(session)
+            else:
+                await session.rollback()
+            raise
+        except BaseException:
+            await session.rollback()
+            raise
+        else:
+            await ctx.commit(session)
+
+
+Session = Annotated[AsyncSession, Depends(get_session, scope="function")]
+
+
+def session_token(request: Request) -> str | None:
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip() or None
+    return request.cookies.get(SECURE_COOKIE_NAME) or request.cookies.get(COOKIE_NAME)
+
+
+def apply_locale(request: Request, user: User | None) -> None:
+    if user is not None:
+        locale = user.locale
+    else:
+        locale = request.cookies.get(LANG_COOKIE) or negotiate(
+            request.headers.get("accept-language")
+        )
+    set_locale(locale)
+    request.state.locale = locale
+
+
+async def optional_user(request: Request, session: Session, ctx: Ctx) -> User | None:
+    token = session_token(request)
+    user = await accounts.user_for_token(session, ctx.settings, token) if token else None
+    request.state.user = user
+    apply_locale(request, user)
+    return user
+
+
+OptionalUser = Annotated[User | None, Depends(optional_user)]
+
+
+async def required_user(user: OptionalUser) -> User:
+    if user is None:
+        raise Unauthenticated(_("Please log in."))
+    return user
+
+
+CurrentUser = Annotated[User, Depends(required_user)]

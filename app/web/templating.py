@@ -1,0 +1,92 @@
+"""Jinja2 with gettext and named blocks: one block per updatable region.
+
+The full page, the HTMX response and the live push all render the same block.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from babel.dates import format_datetime, get_timezone
+from fastapi import Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2_fragments import render_block
+
+from app import i18n
+
+BERLIN = get_timezone("Europe/Berlin")
+TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates"
+
+
+def _datetime(value: Any, fmt: str = "short") -> str:
+    return format_datetime(value, format=fmt, tzinfo=BERLIN, locale=i18n.get_locale())
+
+
+def _isotime(value: str) -> str:
+    return _datetime(datetime.fromisoformat(value), "HH:mm")
+
+
+ROLE_LABELS = {"gm": "GM", "co_gm": "Co-GM", "player": "Player", "observer": "Observer"}
+
+
+def role_label(role: str) -> str:
+    return i18n.gettext(ROLE_LABELS.get(str(role), str(role)))
+
+
+def build_environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATE_DIR),
+        autoescape=select_autoescape(default=True),
+        extensions=["jinja2.ext.i18n"],
+        enable_async=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda s, **kw: i18n.gettext(s, **kw),
+        ngettext=lambda s, p, n, **kw: i18n.ngettext(s, p, n, **kw),
+        newstyle=True,
+    )
+    env.filters["datetime"] = _datetime
+    env.filters["isotime"] = _isotime
+    env.globals["role_label"] = role_label
+    env.globals["locales"] = i18n.LOCALES
+    return env
+
+
+environment = build_environment()
+
+
+def render(template: str, block: str | None = None, **context: Any) -> str:
+    context.setdefault("locale", i18n.get_locale())
+    if block is None:
+        return environment.get_template(template).render(**context)
+    return render_block(environment, template, block, **context)
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("hx-request") == "true"
+
+
+def page(
+    request: Request,
+    template: str,
+    context: dict[str, Any],
+    *,
+    block: str | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    """The whole page, or only ``block`` when HTMX asked for a fragment."""
+    context = {"request": request, "user": getattr(request.state, "user", None), **context}
+    html = render(template, block if block and is_htmx(request) else None, **context)
+    return HTMLResponse(html, status_code=status_code)
+
+
+def redirect(request: Request, url: str) -> Response:
+    """After a successful post: HTMX navigates via ``HX-Redirect``, plain forms via 303."""
+    if is_htmx(request):
+        return Response(status_code=204, headers={"HX-Redirect": url})
+    return RedirectResponse(url, status_code=303)
