@@ -1,17 +1,106 @@
-"""Helden & Halunken (H&H) rules engine — pure functions, dice only through a Roller.
+"""Helden & Halunken (H&H) rules engine — pure functions; dice only through a Roller.
 
-Binding interpretation: ``shared/rules/hh.md``; mapping to code: ``docs/rules/hh.md``.
+Binding interpretation: ``shared/rules/hh.md``; how each rule maps to code and every
+project decision: ``docs/rules/hh.md``. Nothing here does I/O or draws randomness itself;
+every result that used dice carries its :class:`app.rules.dice.DieRoll` values, and every
+higher-level function returns the new figure states plus :class:`Change` records.
 
-Public API (core):
+Public API (core engine):
 
-- Options: :class:`RuleOptions` (fields ``movement``, ``condition_escalation``,
-  ``long_rest_lp``, ``focus_qs``; ``from_mapping``, ``as_dict``).
-- Probe (§1): :func:`evaluate_probe`, :func:`roll_probe`, :func:`automatic_volltreffer`,
-  :class:`ProbeResult`, :func:`qs`, :func:`best_qs`, :data:`DIFFICULTIES`,
-  :func:`difficulty_modifier`, :func:`success_probability`, :func:`qs_distribution`,
-  :func:`probe_odds`, :func:`probability_table`.
+- Options (§ (V)): :class:`RuleOptions` (``movement``, ``condition_escalation``,
+  ``long_rest_lp``, ``focus_qs``; ``from_mapping``, ``as_dict``), ``DEFAULT_OPTIONS``.
+- Probe (§1): ``evaluate_probe(faces, value, modifier=0, *, extra_qs=0) -> ProbeResult``,
+  ``roll_probe(roller, value, modifier=0, *, extra_qs=0)``, ``automatic_volltreffer``,
+  ``qs(x)``, ``best_qs(target)``, ``DIFFICULTIES``, ``difficulty_modifier(name)``,
+  ``success_probability(value, modifier=0) -> Fraction``, ``qs_distribution``,
+  ``probe_odds`` (:class:`ProbeOdds`), ``probability_table(targets=range(2, 31))``.
+- Vergleichende Probe, Helfen (§2, §3): ``evaluate_opposed(attacker, defender) ->
+  OpposedResult`` (``winner`` in attacker/defender/none, ``qs``), ``roll_opposed``,
+  ``evaluate_help``, ``roll_with_help``.
+- Glück (§4): ``luck_problems``/``check_luck``, ``can_spend``, ``can_burn``,
+  ``roll_with_luck``, ``reroll``, ``negate_patzer``, ``extra_action``, ``extra_reaction``,
+  ``spend_to_halve_damage``, ``spend_to_remove_condition``, ``stay_on_feet``, ``end_scene``,
+  ``burn_for_volltreffer``, ``avoid_death``, ``refill_luck``.
+- Kampfrunde (§5): ``initiative(spuersinn, be)``, ``initiative_steps(initiative)``,
+  ``reactions(initiative)``, ``round_order(figures, gm_order)``, ``start_of_round``,
+  ``movement_per_action``, ``figure_movement``, ``sprint_distance``, ``HANDLUNGEN``,
+  ``REAKTIONEN``.
+- Angriff (§6): ``resolve_attack(roller, attacker, defender, options, spec, *, covering,
+  counter_spec) -> AttackResult``, :class:`AttackSpec`, :class:`Weapon`, ``aim``,
+  ``aim_interrupted``; ``damage(rolls, bonus, rs, kind="normal", resistance="none")``,
+  ``elemental_damage``, ``typed_damage``; ``table_entry(table, roll)``, ``TABLES``;
+  ``cover_modifier``, ``living_cover``; ``threat_zone``, ``blockade_triggers``;
+  ``resolve_maneuver``, ``maneuver_allowed``, ``MANEUVERS``; ``morale_check``, ``rally``.
+- Leben und Zustände (§7, §8): :class:`Figure`, :class:`Zustand`, :class:`Change`,
+  ``apply_damage``, ``heal``, ``apply_condition``, ``remove_condition``, ``shake_off``,
+  ``sterbend_probe``, ``stabilise``, ``CONDITIONS``, ``modifier_for(conditions, category,
+  kind)``.
+- Rundenende (§5): ``end_of_round(roller, figures, options) -> RoundEndResult``.
 """
 
+from app.rules.hh.attack import (
+    AttackResult,
+    AttackSpec,
+    TableRoll,
+    Weapon,
+    aim,
+    aim_interrupted,
+    resolve_attack,
+)
+from app.rules.hh.conditions import CONDITIONS, ConditionDef, modifier_for
+from app.rules.hh.cover import FullCover, cover_modifier, living_cover
+from app.rules.hh.damage import damage, elemental_damage, typed_damage
+from app.rules.hh.grid import BlockadeTrigger, blockade_triggers, threat_zone
+from app.rules.hh.initiative import (
+    HANDLUNGEN,
+    REAKTIONEN,
+    figure_movement,
+    initiative,
+    initiative_steps,
+    movement_per_action,
+    reactions,
+    round_order,
+    sprint_distance,
+    start_of_round,
+)
+from app.rules.hh.life import (
+    Outcome,
+    apply_condition,
+    apply_damage,
+    heal,
+    remove_condition,
+    shake_off,
+    stabilise,
+    sterbend_probe,
+)
+from app.rules.hh.luck import (
+    LuckError,
+    avoid_death,
+    burn_for_volltreffer,
+    can_burn,
+    can_spend,
+    check_luck,
+    end_scene,
+    extra_action,
+    extra_reaction,
+    luck_problems,
+    negate_patzer,
+    refill_luck,
+    reroll,
+    roll_with_luck,
+    spend_to_halve_damage,
+    spend_to_remove_condition,
+    stay_on_feet,
+)
+from app.rules.hh.maneuvers import MANEUVERS, maneuver_allowed, resolve_maneuver
+from app.rules.hh.morale import morale_check, rally
+from app.rules.hh.opposed import (
+    OpposedResult,
+    evaluate_help,
+    evaluate_opposed,
+    roll_opposed,
+    roll_with_help,
+)
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.probe import (
     DIFFICULTIES,
@@ -29,22 +118,97 @@ from app.rules.hh.probe import (
     roll_probe,
     success_probability,
 )
+from app.rules.hh.round_end import RoundEndResult, end_of_round
+from app.rules.hh.state import Change, Figure, Zustand
+from app.rules.hh.tables import TABLES, TableEntry, table_entry
 
 __all__ = [
+    "CONDITIONS",
     "DEFAULT_OPTIONS",
     "DIFFICULTIES",
+    "HANDLUNGEN",
+    "MANEUVERS",
+    "REAKTIONEN",
+    "TABLES",
+    "AttackResult",
+    "AttackSpec",
+    "BlockadeTrigger",
+    "Change",
+    "ConditionDef",
     "Difficulty",
+    "Figure",
+    "FullCover",
+    "LuckError",
+    "OpposedResult",
+    "Outcome",
     "ProbeOdds",
     "ProbeResult",
+    "RoundEndResult",
     "RuleOptions",
+    "TableEntry",
+    "TableRoll",
+    "Weapon",
+    "Zustand",
+    "aim",
+    "aim_interrupted",
+    "apply_condition",
+    "apply_damage",
     "automatic_volltreffer",
+    "avoid_death",
     "best_qs",
+    "blockade_triggers",
+    "burn_for_volltreffer",
+    "can_burn",
+    "can_spend",
+    "check_luck",
+    "cover_modifier",
+    "damage",
     "difficulty_modifier",
+    "elemental_damage",
+    "end_of_round",
+    "end_scene",
+    "evaluate_help",
+    "evaluate_opposed",
     "evaluate_probe",
+    "extra_action",
+    "extra_reaction",
+    "figure_movement",
+    "heal",
+    "initiative",
+    "initiative_steps",
+    "living_cover",
+    "luck_problems",
+    "maneuver_allowed",
+    "modifier_for",
+    "morale_check",
+    "movement_per_action",
+    "negate_patzer",
     "probability_table",
     "probe_odds",
     "qs",
     "qs_distribution",
+    "rally",
+    "reactions",
+    "refill_luck",
+    "remove_condition",
+    "reroll",
+    "resolve_attack",
+    "resolve_maneuver",
+    "roll_opposed",
     "roll_probe",
+    "roll_with_help",
+    "roll_with_luck",
+    "round_order",
+    "shake_off",
+    "spend_to_halve_damage",
+    "spend_to_remove_condition",
+    "sprint_distance",
+    "stabilise",
+    "start_of_round",
+    "stay_on_feet",
+    "sterbend_probe",
     "success_probability",
+    "table_entry",
+    "threat_zone",
+    "typed_damage",
 ]

@@ -1,0 +1,400 @@
+"""Angriff → Verteidigung → Vergleich → Schaden → Tabellen (hh.md §6).
+
+:func:`resolve_attack` takes a roller and returns an :class:`AttackResult` listing every
+die rolled and every state change (LP, conditions, reactions, table effects), plus the new
+states of attacker and defender (and of a covering figure hit by a stray attack).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from app.rules.dice import DieRoll, Roller, roll_dice
+from app.rules.hh.conditions import modifier_for
+from app.rules.hh.cover import CoverKind, aim_bonus, aim_qs, cover_modifier
+from app.rules.hh.damage import DamageKind, damage_per_roll, typed_damage
+from app.rules.hh.life import Log, _apply_condition, _damage
+from app.rules.hh.opposed import OpposedResult, evaluate_opposed
+from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
+from app.rules.hh.probe import ProbeResult, evaluate_probe, roll_probe
+from app.rules.hh.state import Change, Figure, Zustand, skill_category
+from app.rules.hh.tables import TableEffect, TableEntry, table_entry
+
+#: A stray hit on living cover happens on 1W10 ≤ this (50 %).
+STRAY_HIT_MAX = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    name: str = "Waffe"
+    die: int = 10
+    bonus: int = 0
+    kind: DamageKind = "normal"
+    damage_type: str = "physisch"
+    ranged: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AttackSpec:
+    """How an attack is made. ``aim`` = number of Zielen actions (None: the attacker's)."""
+
+    weapon: Weapon = field(default_factory=Weapon)
+    skill: str = "Kampfkunst"
+    defence_skill: str = "Kampfkunst"
+    modifier: int = 0
+    defence_modifier: int = 0
+    aim: int | None = None
+    cover: CoverKind = "none"
+    prone_target: bool = False
+    #: The cover is a living figure (pass it as ``covering`` to :func:`resolve_attack`).
+    living_cover: bool = False
+    defend: bool = True
+    non_lethal: bool = False
+    #: This attack is a counter-attack (its own counter-attacks are not resolved).
+    counter: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableRoll:
+    """A roll on a Volltreffer/Patzer table: 2W10 − ``qs`` → ``entry``."""
+
+    table: str
+    dice: DieRoll
+    qs: int
+    roll: int
+    entry: TableEntry
+
+    def describe(self) -> str:
+        return f"{self.table}: {self.dice.describe()} − {self.qs} = {self.roll} → {self.entry.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class AttackResult:
+    target: str
+    attack: ProbeResult
+    defence: ProbeResult | None
+    comparison: OpposedResult | None
+    hit: bool
+    qs: int
+    damage_dice: DieRoll | None
+    damage_per_die: tuple[int, ...]
+    damage: int
+    damage_kind: str
+    tables: tuple[TableRoll, ...]
+    changes: tuple[Change, ...]
+    rolls: tuple[DieRoll, ...]
+    attacker: Figure
+    defender: Figure
+    stray: AttackResult | None = None
+    counter: AttackResult | None = None
+
+    @property
+    def effects(self) -> tuple[TableEffect, ...]:
+        return tuple(t.entry.effect for t in self.tables)
+
+    def describe(self) -> str:
+        parts = [f"Angriff {self.attack.describe()}"]
+        if self.defence is not None:
+            parts.append(f"Verteidigung {self.defence.describe()}")
+        parts += [t.describe() for t in self.tables]
+        if self.hit:
+            parts.append(f"Treffer QS {self.qs}, {self.damage} Schaden")
+        elif self.stray is not None:
+            parts.append(f"Fehlschuss trifft {self.stray.target}")
+        else:
+            parts.append("kein Treffer")
+        return "; ".join(parts)
+
+
+def attack_target(attacker: Figure, spec: AttackSpec) -> tuple[int, int]:
+    """(value, modifier) of the attack Probe: skill − BE; conditions, Zielen, cover, spec."""
+    aim = attacker.aim if spec.aim is None else spec.aim
+    modifier = (
+        spec.modifier
+        + modifier_for(attacker.conditions, skill_category(spec.skill), "attack")
+        + aim_bonus(aim)
+        + cover_modifier(spec.cover, prone=spec.prone_target)
+    )
+    return attacker.skill(spec.skill) - attacker.be, modifier
+
+
+def defence_target(defender: Figure, attacker_id: str, spec: AttackSpec) -> tuple[int, int]:
+    """(value, modifier) of the defence Probe: skill − BE; conditions, bonuses, spec."""
+    modifier = (
+        spec.defence_modifier
+        + modifier_for(defender.conditions, skill_category(spec.defence_skill), "defence")
+        + defender.defence_bonus_against(attacker_id)
+    )
+    return defender.skill(spec.defence_skill) - defender.be, modifier
+
+
+def _table_roll(roller: Roller, table: str, qs: int, log: Log) -> TableRoll:
+    dice = roll_dice(roller, 2, 10)
+    log.rolls.append(dice)
+    roll = dice.total - qs
+    return TableRoll(table, dice, qs, roll, table_entry(table, roll))
+
+
+class _Ctx:
+    """Mutable state of one resolution."""
+
+    def __init__(self, attacker: Figure, defender: Figure) -> None:
+        self.attacker = attacker
+        self.defender = defender
+        self.log = Log()
+
+    def get(self, role: str) -> Figure:
+        return self.attacker if role == "attacker" else self.defender
+
+    def set(self, role: str, figure: Figure) -> None:
+        if role == "attacker":
+            self.attacker = figure
+        else:
+            self.defender = figure
+
+
+def _apply_side_effects(
+    roller: Roller, ctx: _Ctx, effect: TableEffect, options: RuleOptions
+) -> None:
+    """Self damage, slide, jammed weapon, free move, defence bonus of one table entry."""
+    for dmg in effect.damage:
+        role = "attacker" if dmg.target in ("attacker", "caster") else "defender"
+        dice = roll_dice(roller, dmg.dice, 10)
+        ctx.log.rolls.append(dice)
+        fig = ctx.get(role)
+        amount = typed_damage(list(dice.faces), 0, fig.rs, kind=dmg.kind)
+        ctx.set(
+            role, _damage(roller, fig, amount, options, ctx.log, dmg.resource, False, "Tabelle")
+        )
+    if effect.slide:
+        ctx.log.add(Change(ctx.attacker.id, "slide", effect.slide, detail="Fehltritt"))
+    if effect.jammed_weapon:
+        ctx.log.add(Change(ctx.attacker.id, "jammed_weapon", detail="Waffe blockiert"))
+        ctx.attacker = ctx.attacker.evolve(jammed_weapon=True)
+    if effect.free_move_divisor:
+        steps = ctx.defender.bewegung // effect.free_move_divisor
+        ctx.log.add(Change(ctx.defender.id, "free_move", steps, detail="Raum gewonnen"))
+    if effect.defence_bonus:
+        ctx.log.add(
+            Change(ctx.defender.id, "defence_bonus", effect.defence_bonus, detail=ctx.attacker.id)
+        )
+        ctx.defender = ctx.defender.evolve(
+            defence_bonuses=(*ctx.defender.defence_bonuses, (ctx.attacker.id, effect.defence_bonus))
+        )
+    if effect.attack_fizzles:
+        ctx.log.add(Change(ctx.attacker.id, "attack_negated", detail="Unsauberer Angriff"))
+    if effect.negate_attack:
+        ctx.log.add(Change(ctx.attacker.id, "attack_negated", detail="Saubere Abwehr"))
+
+
+def _apply_conditions(
+    roller: Roller, ctx: _Ctx, effect: TableEffect, options: RuleOptions, cause_kind: str
+) -> None:
+    for grant in effect.conditions:
+        role = "attacker" if grant.target in ("attacker", "caster") else "defender"
+        z = Zustand(grant.condition, grant.resource, grant.cause, grant.probe_skill)
+        ctx.set(
+            role,
+            _apply_condition(roller, ctx.get(role), z, options, ctx.log, cause_kind, set()),
+        )
+
+
+def resolve_attack(
+    roller: Roller,
+    attacker: Figure,
+    defender: Figure,
+    options: RuleOptions = DEFAULT_OPTIONS,
+    spec: AttackSpec | None = None,
+    *,
+    covering: Figure | None = None,
+    counter_spec: AttackSpec | None = None,
+    attack_probe: ProbeResult | None = None,
+) -> AttackResult:
+    """Resolve one attack completely (hh.md §6).
+
+    1. Attack Probe (skill − BE, conditions, Zielen +2 each, cover). Failure ends it; a
+       Patzer rolls «Patzer beim Angriff» (2W10 − 0). With living cover (``covering`` and
+       ``spec.living_cover``), a miss that would have hit without the cover penalty hits the
+       covering figure on 1W10 ≤ 5 with the uncovered roll; that figure may defend.
+    2. Defence if ``spec.defend`` and the defender can react (costs 1 reaction).
+    3. Comparison (ties → defender). Hit QS = comparison QS + 1 per Zielen.
+    4. Tables: attack Volltreffer (if the attacker wins), defence Patzer (always), defence
+       Volltreffer (if the defender wins); their effects are applied.
+    5. Damage: (QS + extra dice) × weapon die + bonus − RS each, kind/type/resistance.
+    A defence Volltreffer's counter-attack is resolved with ``counter_spec`` if given,
+    otherwise recorded as a ``counter_attack`` change for the caller.
+    """
+    spec = spec or AttackSpec()
+    if not attacker.can_act and not spec.counter:
+        raise ValueError(f"{attacker.id} cannot act")
+    ctx = _Ctx(attacker, defender)
+    aim = attacker.aim if spec.aim is None else spec.aim
+    value, modifier = attack_target(attacker, spec)
+    if attack_probe is None:
+        attack_probe = roll_probe(roller, value, modifier)
+    attack = attack_probe
+    ctx.log.rolls.extend(attack.rolls)
+    if attacker.aim:
+        ctx.log.add(Change(attacker.id, "aim", -attacker.aim, detail="Zielen verbraucht"))
+        ctx.attacker = ctx.attacker.evolve(aim=0)
+    tables: list[TableRoll] = []
+    kind = spec.weapon.kind
+
+    def result(**kw: object) -> AttackResult:
+        base: dict[str, object] = {
+            "target": defender.id,
+            "attack": attack,
+            "defence": None,
+            "comparison": None,
+            "hit": False,
+            "qs": 0,
+            "damage_dice": None,
+            "damage_per_die": (),
+            "damage": 0,
+            "damage_kind": kind,
+            "tables": tuple(tables),
+            "changes": tuple(ctx.log.changes),
+            "rolls": tuple(ctx.log.rolls),
+            "attacker": ctx.attacker,
+            "defender": ctx.defender,
+        }
+        base.update(kw)
+        return AttackResult(**base)  # type: ignore[arg-type]
+
+    if not attack.success:
+        stray = _stray_hit(roller, ctx, attack, value, modifier, spec, options, covering)
+        if stray is not None:
+            return result(stray=stray, rolls=tuple(ctx.log.rolls), attacker=stray.attacker)
+        if attack.patzer:
+            t = _table_roll(roller, "angriff_patzer", 0, ctx.log)
+            tables.append(t)
+            _apply_side_effects(roller, ctx, t.entry.effect, options)
+            _apply_conditions(roller, ctx, t.entry.effect, options, "direkt")
+        return result()
+
+    defence: ProbeResult | None = None
+    comparison: OpposedResult | None = None
+    if spec.defend and ctx.defender.can_react:
+        d_value, d_mod = defence_target(ctx.defender, attacker.id, spec)
+        ctx.log.add(Change(defender.id, "reactions", -1, detail="Verteidigung"))
+        ctx.defender = ctx.defender.evolve(reactions_left=ctx.defender.reactions_left - 1)
+        defence = roll_probe(roller, d_value, d_mod)
+        ctx.log.rolls.extend(defence.rolls)
+        comparison = evaluate_opposed(attack, defence)
+        attacker_wins = comparison.winner == "attacker"
+        base_qs = comparison.qs if attacker_wins else 0
+    else:
+        attacker_wins = True
+        base_qs = attack.qs
+
+    if attacker_wins and attack.volltreffer:
+        tables.append(_table_roll(roller, "angriff_volltreffer", base_qs, ctx.log))
+    if defence is not None and defence.patzer:
+        tables.append(_table_roll(roller, "verteidigung_patzer", base_qs, ctx.log))
+    if defence is not None and comparison is not None and not attacker_wins and defence.volltreffer:
+        tables.append(_table_roll(roller, "verteidigung_volltreffer", comparison.qs, ctx.log))
+
+    extra_dice = sum(t.entry.effect.extra_damage_dice for t in tables)
+    direct = any(t.entry.effect.direct_damage for t in tables)
+    hit_qs = base_qs + aim_qs(aim) if attacker_wins else 0
+    if direct:
+        kind = "direkt"
+    for t in tables:
+        _apply_side_effects(roller, ctx, t.entry.effect, options)
+
+    damage_dice: DieRoll | None = None
+    per_die: tuple[int, ...] = ()
+    amount = 0
+    if attacker_wins:
+        damage_dice = roll_dice(roller, hit_qs + extra_dice, spec.weapon.die)
+        ctx.log.rolls.append(damage_dice)
+        faces = list(damage_dice.faces)
+        per_die = tuple(damage_per_roll(faces, spec.weapon.bonus, ctx.defender.rs, kind))
+        amount = typed_damage(
+            faces,
+            spec.weapon.bonus,
+            ctx.defender.rs,
+            kind=kind,
+            damage_type=spec.weapon.damage_type,
+            resistances=ctx.defender.resistances,
+        )
+        ctx.defender = _damage(
+            roller, ctx.defender, amount, options, ctx.log, "LP", spec.non_lethal, "Angriff"
+        )
+    for t in tables:
+        _apply_conditions(roller, ctx, t.entry.effect, options, kind)
+
+    counter: AttackResult | None = None
+    if any(t.entry.effect.counter_attack for t in tables):
+        bonus = max(t.entry.effect.counter_attack_bonus for t in tables)
+        ctx.log.add(Change(ctx.defender.id, "counter_attack", bonus, detail=attacker.id))
+        if counter_spec is not None and not spec.counter and ctx.defender.can_act:
+            cspec = replace(counter_spec, modifier=counter_spec.modifier + bonus, counter=True)
+            counter = resolve_attack(roller, ctx.defender, ctx.attacker, options, cspec)
+            ctx.log.changes.extend(counter.changes)
+            ctx.log.rolls.extend(counter.rolls)
+            ctx.defender, ctx.attacker = counter.attacker, counter.defender
+
+    return result(
+        defence=defence,
+        comparison=comparison,
+        hit=attacker_wins,
+        qs=hit_qs,
+        damage_dice=damage_dice,
+        damage_per_die=per_die,
+        damage=amount,
+        damage_kind=kind,
+        tables=tuple(tables),
+        changes=tuple(ctx.log.changes),
+        rolls=tuple(ctx.log.rolls),
+        attacker=ctx.attacker,
+        defender=ctx.defender,
+        counter=counter,
+    )
+
+
+def _stray_hit(
+    roller: Roller,
+    ctx: _Ctx,
+    attack: ProbeResult,
+    value: int,
+    modifier: int,
+    spec: AttackSpec,
+    options: RuleOptions,
+    covering: Figure | None,
+) -> AttackResult | None:
+    """Fehlschuss durch lebende Deckung (§6.6): 50 % to hit the covering figure."""
+    if covering is None or not spec.living_cover or attack.automatic:
+        return None
+    penalty = cover_modifier(spec.cover, prone=spec.prone_target)
+    if penalty == 0:
+        return None
+    a, b = attack.faces
+    uncovered = evaluate_probe((a, b), value, modifier - penalty)
+    if not uncovered.success:
+        return None
+    die = roll_dice(roller, 1, 10)
+    ctx.log.rolls.append(die)
+    if die.total > STRAY_HIT_MAX:
+        return None
+    ctx.log.add(Change(covering.id, "complication", detail="Fehlschuss trifft lebende Deckung"))
+    stray_spec = replace(spec, cover="none", prone_target=False, living_cover=False, aim=0)
+    stray = resolve_attack(
+        roller, ctx.attacker, covering, options, stray_spec, attack_probe=uncovered
+    )
+    ctx.log.changes.extend(stray.changes)
+    ctx.log.rolls.extend(stray.rolls[len(uncovered.rolls) :])
+    return stray
+
+
+def aim(figure: Figure) -> tuple[Figure, Change]:
+    """Handlung «Zielen»: one more aim action (+2 on the attack, +1 QS on a hit)."""
+    return figure.evolve(aim=figure.aim + 1), Change(figure.id, "aim", 1)
+
+
+def aim_interrupted(
+    roller: Roller, figure: Figure, *, modifier: int = 0
+) -> tuple[Figure, ProbeResult]:
+    """Interrupted while aiming: Willenskraft Probe or the aim bonus is lost."""
+    probe = roll_probe(roller, figure.skill("Willenskraft"), modifier)
+    return (figure if probe.success else figure.evolve(aim=0)), probe
