@@ -8,10 +8,12 @@ kept exact as :class:`~fractions.Fraction`; the value used in play is rounded do
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Literal
+
+from app.rules.hh.state import size_rank
 
 #: XP to bind a summoned spirit permanently.
 BINDING_XP = 1
@@ -177,7 +179,7 @@ class TalentCheck:
     ok: bool
     xp_cost: int
     error: str | None = None
-    params: Mapping[str, object] = MappingProxyType({})
+    params: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def check_learn_companion_talent(
@@ -286,9 +288,9 @@ def fits_in_guerteltasche(size: str) -> bool:
     return size == "winzig"
 
 
-def can_serve_as_mount(companion_size_rank: int, summoner_size_rank: int) -> bool:
+def can_serve_as_mount(companion_size: str, summoner_size: str) -> bool:
     """A companion at least one size larger than its summoner can be ridden."""
-    return companion_size_rank >= summoner_size_rank + 1
+    return size_rank(companion_size) >= size_rank(summoner_size) + 1
 
 
 def is_defeated(lp: int) -> bool:
