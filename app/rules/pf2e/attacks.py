@@ -221,7 +221,7 @@ class StrikeResult:
         return self.attack.dice + (() if self.damage is None else self.damage.dice)
 
     def describe(self) -> str:
-        text = f"{self.attack.describe().rsplit(' – ', 1)[0]} – {self.degree.attack_label}"
+        text = self.attack.describe(attack=True)
         if self.damage is not None:
             text += f"; {self.damage.describe()}"
         return text

@@ -67,13 +67,14 @@ class CheckResult:
         """The dice of this roll (a reroll's earlier dice stay on :attr:`rerolled`)."""
         return (self.roll.die,)
 
-    def describe(self) -> str:
-        """German summary, e.g. ``Reflex: 1W20: 12 +7 = 19 gegen Reflex-SG 18 – Erfolg``."""
+    def describe(self, *, attack: bool = False) -> str:
+        """German summary, e.g. ``Reflex: 1W20: 12 +7 = 19 gegen Reflex-SG 18 – Erfolg``;
+        ``attack=True`` names the degrees of an attack roll (``Treffer``, ...)."""
         text = f"{self.label}: {self.roll.die.describe()} {signed(self.modifier)} = {self.total}"
         if self.dc is not None:
             text += f" gegen {self.dc_label} {self.dc}"
         if self.degree is not None:
-            text += f" – {self.degree.label}"
+            text += f" – {self.degree.attack_label if attack else self.degree.label}"
         return text
 
     def as_dict(self, *, reveal: bool = True) -> dict[str, object]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.rules.dice import DieRoll, Roller
+from app.rules.pf2e.checks import SECRET_LABEL
 from app.rules.pf2e.degrees import check_d20
 from app.rules.pf2e.fortune import D20Roll, roll_d20
 
@@ -68,7 +69,7 @@ class FlatCheckResult:
 
     def as_dict(self, *, reveal: bool = True) -> dict[str, object]:
         if self.secret and not reveal:
-            return {"label": self.label, "secret": True, "secret_label": "Verdeckter Wurf"}
+            return {"label": self.label, "secret": True, "secret_label": SECRET_LABEL}
         return {
             "label": self.label,
             "secret": self.secret,
