@@ -1,0 +1,210 @@
+"""Test fixtures: a real database built by the migrations, the app, clients, a live server.
+
+SQLite by default; PostgreSQL when ``TAFELRUNDE_TEST_DATABASE_URL`` is set, e.g.
+``postgresql+psycopg://postgres@127.0.0.1/test``. Every test starts from empty tables.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import text
+
+from app.config import Environment, Settings
+from app.main import create_app
+from app.migrate import upgrade
+from app.models import Base
+
+ROOT = Path(__file__).resolve().parents[1]
+PASSWORD = "correct horse battery staple"
+CHEAP_ARGON2 = {"TAFELRUNDE_ARGON2_TIME_COST": "1", "TAFELRUNDE_ARGON2_MEMORY_KIB": "8192"}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--browser-tests",
+        action="store_true",
+        default=False,
+        help="run the Playwright browser tests (they need /usr/bin/chromium)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--browser-tests"):
+        return
+    skip = pytest.mark.skip(reason="browser tests run with --browser-tests")
+    for item in items:
+        if "browser" in item.keywords:
+            item.add_marker(skip)
+
+
+def _reset_postgres(url: str) -> None:
+    conninfo = "postgresql://" + url.partition("://")[2]
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute("DROP SCHEMA public CASCADE")
+        conn.execute("CREATE SCHEMA public")
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    url = os.environ.get("TAFELRUNDE_TEST_DATABASE_URL", "")
+    if url:
+        if url.startswith("postgresql://"):
+            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+        _reset_postgres(url)
+    else:
+        url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('db') / 'test.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("data")
+
+
+@pytest.fixture
+def settings(database_url: str, data_dir: Path) -> Settings:
+    return Settings(
+        environment=Environment.test,
+        database_url=database_url,
+        data_dir=data_dir,
+        secret_key="test-secret",
+        argon2_time_cost=1,
+        argon2_memory_kib=8192,
+        stream_poll_seconds=5,
+    )
+
+
+async def _truncate(app_settings: Settings) -> None:
+    from app.db import create_engine
+
+    engine = create_engine(app_settings.resolved_database_url)
+    tables = [t.name for t in reversed(Base.metadata.sorted_tables)]
+    async with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            await conn.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
+        else:
+            for table in tables:
+                await conn.execute(text(f"DELETE FROM {table}"))
+    await engine.dispose()
+
+
+@pytest.fixture
+async def app(settings: Settings) -> AsyncIterator[FastAPI]:
+    await _truncate(settings)
+    application = create_app(settings)
+    async with application.router.lifespan_context(application):
+        yield application
+
+
+ClientFactory = Callable[[], httpx.AsyncClient]
+
+
+@pytest.fixture
+async def make_client(app: FastAPI) -> AsyncIterator[ClientFactory]:
+    """Factory of independent clients (own cookie jar each), closed after the test."""
+    clients: list[httpx.AsyncClient] = []
+
+    def factory() -> httpx.AsyncClient:
+        client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://testserver",
+            follow_redirects=False,
+        )
+        clients.append(client)
+        return client
+
+    yield factory
+    for client in clients:
+        await client.aclose()
+
+
+@pytest.fixture
+def client(make_client: ClientFactory) -> httpx.AsyncClient:
+    return make_client()
+
+
+async def register(client: httpx.AsyncClient, username: str) -> dict[str, object]:
+    """Register and log in ``username`` on ``client`` (cookie kept); returns the login body."""
+    r = await client.post(
+        "/api/v1/auth/register", json={"username": username, "password": PASSWORD}
+    )
+    assert r.status_code == 201, r.text
+    r = await client.post("/api/v1/auth/login", json={"username": username, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    """A real uvicorn process serving the app on the test database."""
+
+    def __init__(self, database_url: str, data_dir: Path) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {
+            **os.environ,
+            **CHEAP_ARGON2,
+            "TAFELRUNDE_DATABASE_URL": database_url,
+            "TAFELRUNDE_DATA_DIR": str(data_dir),
+            "TAFELRUNDE_SECRET_KEY": "test-secret",
+            "TAFELRUNDE_ENVIRONMENT": "test",
+            "TAFELRUNDE_STREAM_POLL_SECONDS": "5",
+        }
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "app.main:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--timeout-graceful-shutdown",
+                "2",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + "/login", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("live server did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+@pytest.fixture(scope="session")
+def live_server(database_url: str, data_dir: Path) -> Iterator[LiveServer]:
+    server = LiveServer(database_url, data_dir)
+    yield server
+    server.stop()
