@@ -21,12 +21,13 @@ from app.rules.ds4 import (
 )
 
 FACES = range(1, 21)
+Outcome = tuple[bool, int, bool, bool]
 
 
 # --- independent brute-force definition (ds4.md §1 read literally) ------------------------
 
 
-def brute_force(pw: int, faces: tuple[int, ...], imm: int = 1, pat: int = 20) -> tuple:
+def brute_force(pw: int, faces: tuple[int, ...], imm: int = 1, pat: int = 20) -> Outcome:
     """(success, result, immersieg, patzer) by trying every assignment of dice."""
     if faces[0] >= pat:
         return (False, 0, False, True)
@@ -45,7 +46,10 @@ def brute_force(pw: int, faces: tuple[int, ...], imm: int = 1, pat: int = 20) ->
             return s
         return f if f <= s else 0
 
-    best = max(sum(score(f, s) for f, s in zip(p, subs)) for p in itertools.permutations(faces))
+    best = max(
+        sum(score(f, s) for f, s in zip(p, subs, strict=True))
+        for p in itertools.permutations(faces)
+    )
     return (True, best, any(f <= imm for f in faces), False)
 
 
@@ -61,7 +65,7 @@ def assert_consistent(res: CheckResult) -> None:
         assert sum(s.score for s in res.assignment) == res.result
 
 
-def outcome(res: CheckResult) -> tuple:
+def outcome(res: CheckResult) -> Outcome:
     return (res.success, res.result, res.immersieg, res.patzer)
 
 
