@@ -58,7 +58,8 @@ def test_time_table() -> None:
 def test_plan_possible() -> None:
     plan = plan_crafting(50, "B", 12)
     assert plan.possible and plan.error is None
-    assert (plan.cost, plan.hours, plan.workdays, plan.reachable) == (10, 8, 1, "B")
+    assert plan.cost == Fraction(10)
+    assert (plan.hours, plan.workdays, plan.reachable) == (8, Fraction(1), "B")
     assert plan.as_dict()["cost"] == "10"
 
 

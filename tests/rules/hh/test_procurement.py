@@ -115,6 +115,6 @@ def test_dearer_never_easier(a: int, b: int) -> None:
         return {"immer": 100, "niemals": -100}.get(cell.kind, cell.modifier)
 
     for cat in ("ausruestung", "konstruktion"):
-        r_low, r_high = procurement_row(low, cat), procurement_row(high, cat)  # type: ignore[arg-type]
+        r_low, r_high = procurement_row(low, cat), procurement_row(high, cat)
         assert rank(r_high.glueck) <= rank(r_low.glueck)
         assert rank(r_high.gassenwissen) <= rank(r_low.gassenwissen)
