@@ -1,7 +1,8 @@
 """Translations: English msgids, German by default, chosen per request through a ContextVar.
 
-Catalogs are the ``.po`` files under ``app/locale``; they are compiled in memory at start-up,
-so no build step is needed.
+Catalogs are the ``.po`` files under ``app/locale/<locale>/LC_MESSAGES/``: one per domain
+package (``messages.po`` for the core, ``characters.po``, ...), merged and compiled in memory
+at start-up, so no build step is needed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from babel import Locale
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
@@ -23,15 +25,24 @@ LOCALE_DIR = Path(__file__).parent / "locale"
 _current: ContextVar[str] = ContextVar("locale", default=DEFAULT_LOCALE)
 
 
+def catalog(locale: str) -> Catalog:
+    """All of a locale's ``.po`` files merged into one catalog."""
+    merged = Catalog(locale=locale)
+    for po in sorted((LOCALE_DIR / locale / "LC_MESSAGES").glob("*.po")):
+        with po.open("rb") as fh:
+            for message in read_po(fh, locale=locale):
+                if message.id and message.string and not message.fuzzy:
+                    merged[message.id] = message
+    return merged
+
+
 @cache
 def translations(locale: str) -> NullTranslations:
-    po = LOCALE_DIR / locale / "LC_MESSAGES" / "messages.po"
-    if not po.exists():
+    merged = catalog(locale)
+    if not len(merged):
         return NullTranslations()
-    with po.open("rb") as fh:
-        catalog = read_po(fh, locale=locale)
     buffer = io.BytesIO()
-    write_mo(buffer, catalog)
+    write_mo(buffer, merged)
     buffer.seek(0)
     return Translations(fp=buffer)
 
