@@ -68,6 +68,11 @@ def ngettext(singular: str, plural: str, n: int, **params: object) -> str:
 _ = gettext
 
 
+def N_(message: str) -> str:
+    """Mark a msgid for extraction where it is translated later (e.g. option labels)."""
+    return message
+
+
 def negotiate(accept_language: str | None) -> str:
     if not accept_language:
         return DEFAULT_LOCALE

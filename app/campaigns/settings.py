@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.campaigns.models import RuleSystem
-from app.i18n import _
+from app.i18n import N_, _
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,51 +35,51 @@ OPTIONS: dict[RuleSystem, tuple[RuleOption, ...]] = {
     RuleSystem.hh: (
         RuleOption(
             "movement",
-            "Movement per initiative step",
-            "Bewegung alongside the Handlung.",
+            N_("Movement per initiative step"),
+            N_("Bewegung alongside the Handlung."),
             (
-                Choice(_FULL, "Full Bewegung, split freely (full rules)"),
-                Choice(_SUMMARY, "Half Bewegung, at least 2 Schritt (summary)"),
+                Choice(_FULL, N_("Full Bewegung, split freely (full rules)")),
+                Choice(_SUMMARY, N_("Half Bewegung, at least 2 Schritt (summary)")),
             ),
             _FULL,
         ),
         RuleOption(
             "condition_escalation",
-            "A condition applied again",
-            "What happens when a Zustand is applied while it is already active.",
+            N_("A condition applied again"),
+            N_("What happens when a Zustand is applied while it is already active."),
             (
-                Choice(_FULL, "Escalates to the next Zustand (full rules)"),
-                Choice(_SUMMARY, "Damage or the summary's effect (summary)"),
+                Choice(_FULL, N_("Escalates to the next Zustand (full rules)")),
+                Choice(_SUMMARY, N_("Damage or the summary's effect (summary)")),
             ),
             _FULL,
         ),
         RuleOption(
             "long_rest_lp",
-            "LP from a Lange Rast",
-            "Regeneration of Lebenspunkte on a successful Unbeugsamkeit Probe.",
+            N_("LP from a Lange Rast"),
+            N_("Regeneration of Lebenspunkte on a successful Unbeugsamkeit Probe."),
             (
-                Choice(_FULL, "1W10 LP (full rules)"),
-                Choice(_SUMMARY, "QS × W10 LP (summary)"),
+                Choice(_FULL, N_("1W10 LP (full rules)")),
+                Choice(_SUMMARY, N_("QS × W10 LP (summary)")),
             ),
             _FULL,
         ),
         RuleOption(
             "focus_qs",
-            "QS bonus for a focused spell",
-            "Extra QS a focused spell gets on success.",
+            N_("QS bonus for a focused spell"),
+            N_("Extra QS a focused spell gets on success."),
             (
-                Choice("per_spell", "+1 QS per focused spell"),
-                Choice("per_focus", "+1 QS per Fokus point"),
+                Choice("per_spell", N_("+1 QS per focused spell")),
+                Choice("per_focus", N_("+1 QS per Fokus point")),
             ),
             "per_spell",
         ),
         RuleOption(
             "npc_drop_at_zero",
-            "NSCs at 0 LP",
-            "Default for new encounters.",
+            N_("NSCs at 0 LP"),
+            N_("Default for new encounters."),
             (
-                Choice("dying", "Follow the Sterben rules"),
-                Choice("drop", "Drop out at once"),
+                Choice("dying", N_("Follow the Sterben rules")),
+                Choice("drop", N_("Drop out at once")),
             ),
             "dying",
         ),
@@ -88,11 +88,11 @@ OPTIONS: dict[RuleSystem, tuple[RuleOption, ...]] = {
     RuleSystem.pf2e: (
         RuleOption(
             "secret_checks",
-            "Verdeckte Würfe",
-            "Checks the rules make secret (e.g. Recall Knowledge).",
+            N_("Verdeckte Würfe"),
+            N_("Checks the rules make secret (e.g. Recall Knowledge)."),
             (
-                Choice("secret", "The GM rolls them secretly"),
-                Choice("open", "Players roll them openly"),
+                Choice("secret", N_("The GM rolls them secretly")),
+                Choice("open", N_("Players roll them openly")),
             ),
             "secret",
         ),

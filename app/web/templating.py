@@ -29,7 +29,12 @@ def _isotime(value: str) -> str:
     return _datetime(datetime.fromisoformat(value), "HH:mm")
 
 
-ROLE_LABELS = {"gm": "GM", "co_gm": "Co-GM", "player": "Player", "observer": "Observer"}
+ROLE_LABELS = {
+    "gm": i18n.N_("GM"),
+    "co_gm": i18n.N_("Co-GM"),
+    "player": i18n.N_("Player"),
+    "observer": i18n.N_("Observer"),
+}
 
 
 def role_label(role: str) -> str:
