@@ -2,6 +2,7 @@
 
 from app.accounts.models import LoginFailure, User, UserSession
 from app.campaigns.models import Campaign, Invite, Membership
+from app.characters.models import Character, Item
 from app.db import Base
 from app.events.models import CampaignEvent
 
@@ -9,7 +10,9 @@ __all__ = [
     "Base",
     "Campaign",
     "CampaignEvent",
+    "Character",
     "Invite",
+    "Item",
     "LoginFailure",
     "Membership",
     "User",

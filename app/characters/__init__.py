@@ -1,0 +1,6 @@
+"""Character sheets and inventories for all three rule systems (issue 6).
+
+Every derived value comes from ``app/rules/`` through :mod:`app.characters.sheets`; the
+service (:mod:`app.characters.service`) holds the use cases and checks permissions through
+:mod:`app.campaigns.permissions`.
+"""

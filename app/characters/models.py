@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base, UTCDateTime, utcnow
+
+
+class CharacterKind(StrEnum):
+    pc = "pc"
+    npc = "npc"
+
+
+class Character(Base):
+    """A character sheet. ``data`` holds the system's sheet values (see ``sheets.py``)."""
+
+    __tablename__ = "character"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
+    )
+    #: The player who owns the sheet; ``None`` for GM-made NSC templates.
+    owner_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL"), index=True
+    )
+    system: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(100))
+    kind: Mapped[str] = mapped_column(String(8), default=CharacterKind.pc.value)
+    hidden_from_players: Mapped[bool] = mapped_column(Boolean, default=False)
+    archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
+
+class Item(Base):
+    """An item stack: carried by a character, or in the GM's campaign item library.
+
+    ``fields`` holds the system fields (weapon WB/INI/GA, damage die, traits, armour values,
+    H&H size class, ...). ``slot`` is the equipment slot when ``equipped``; ``container``
+    names where an unequipped item is kept (``"rucksack"`` for H&H, ``None`` = carried).
+    ``price`` counts the system's base coin (H&H Lira, DS4 Silber, PF2e Silber).
+    """
+
+    __tablename__ = "item"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
+    )
+    character_id: Mapped[int | None] = mapped_column(
+        ForeignKey("character.id", ondelete="CASCADE"), index=True
+    )
+    in_library: Mapped[bool] = mapped_column(Boolean, default=False)
+    name: Mapped[str] = mapped_column(String(100))
+    description: Mapped[str] = mapped_column(Text, default="")
+    quantity: Mapped[int] = mapped_column(Integer, default=1)
+    price: Mapped[int | None] = mapped_column(Integer)
+    fields: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    slot: Mapped[str | None] = mapped_column(String(20))
+    equipped: Mapped[bool] = mapped_column(Boolean, default=False)
+    container: Mapped[str | None] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
