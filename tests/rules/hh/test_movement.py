@@ -140,3 +140,9 @@ def test_fall_damage_never_negative_nor_above_dice(
 def test_deeper_fall_never_fewer_dice(a: int, b: int, bewegung: int) -> None:
     low, high = sorted((a, b))
     assert fall_dice(low) <= fall_dice(high)
+
+
+def test_fall_of_exactly_half_bewegung_is_not_caught() -> None:
+    # "weniger als die halbe Bewegung": 4 Schritt with Bewegung 8 is not caught for free
+    result = fall(ScriptedRoller([9, 9, 5]), 4, 8, 12)
+    assert not result.caught and result.dice == 1 and result.damage == 5
