@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules.dice import ScriptedRoller
@@ -182,6 +182,7 @@ items = st.builds(
 )
 
 
+@settings(deadline=None)
 @given(st.lists(items, max_size=12))
 def test_places_never_exceed_units_added(contents: list[Item]) -> None:
     used = places_needed(contents)
@@ -190,12 +191,14 @@ def test_places_never_exceed_units_added(contents: list[Item]) -> None:
     assert places_needed(list(reversed(contents))) == used
 
 
+@settings(deadline=None)
 @given(st.lists(items, max_size=8), items)
 def test_adding_never_frees_places(contents: list[Item], extra: Item) -> None:
     assert places_needed([*contents, extra]) >= places_needed(contents)
     assert places_needed([*contents, extra]) <= places_needed(contents) + places_needed([extra])
 
 
+@settings(deadline=None)
 @given(st.lists(items, max_size=8), st.integers(0, 20))
 def test_encumbered_exactly_beyond_reisekunde(contents: list[Item], reisekunde: int) -> None:
     load = rucksack_load(contents, reisekunde)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules.dice import ScriptedRoller
@@ -139,6 +139,7 @@ def test_kontrollprobe_two_per_focus() -> None:
     assert kontrollprobe_target(12, 2, modifier=1) == 9
 
 
+@settings(deadline=None)
 @given(st.integers(0, 25), st.integers(0, 8))
 def test_more_focus_never_makes_kontrollprobe_easier(willenskraft: int, focus: int) -> None:
     assert kontrollprobe_target(willenskraft, focus + 1) < kontrollprobe_target(willenskraft, focus)
@@ -147,6 +148,7 @@ def test_more_focus_never_makes_kontrollprobe_easier(willenskraft: int, focus: i
     assert harder <= easier
 
 
+@settings(deadline=None)
 @given(st.integers(2, 20), st.integers(0, 8), st.booleans())
 def test_more_focus_never_raises_kontrollverlust_roll(total: int, focus: int, patzer: bool) -> None:
     assert kontrollverlust_value(total, focus + 1, patzer) < kontrollverlust_value(

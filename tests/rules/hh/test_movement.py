@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules.dice import ScriptedRoller
@@ -121,6 +121,7 @@ def test_fall_exhaustive_probe_faces() -> None:
         assert result.damage == 10 * left
 
 
+@settings(deadline=None)
 @given(
     st.integers(0, 60),
     st.integers(0, 16),
@@ -136,6 +137,7 @@ def test_fall_damage_never_negative_nor_above_dice(
     assert 0 <= result.dice_removed <= result.dice
 
 
+@settings(deadline=None)
 @given(st.integers(0, 60), st.integers(0, 60), st.integers(0, 16))
 def test_deeper_fall_never_fewer_dice(a: int, b: int, bewegung: int) -> None:
     low, high = sorted((a, b))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules.dice import ScriptedRoller
@@ -101,6 +101,7 @@ def test_future_records_are_ignored_and_kind_checked() -> None:
         check_rest("mittel", 0, [])  # type: ignore[arg-type]
 
 
+@settings(deadline=None)
 @given(st.lists(st.integers(0, 3 * DAY), max_size=6), st.integers(0, 3 * DAY))
 def test_accepting_rests_never_exceeds_daily_limits(starts: list[int], now: int) -> None:
     history: list[RestRecord] = []
@@ -335,6 +336,7 @@ def test_long_rest_refusals() -> None:
     assert bad.error == "unknown_target"
 
 
+@settings(deadline=None)
 @given(
     st.integers(-10, 30),
     st.integers(0, 20),
