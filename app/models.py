@@ -4,17 +4,21 @@ from app.accounts.models import LoginFailure, User, UserSession
 from app.campaigns.models import Campaign, Invite, Membership
 from app.characters.models import Character, Item
 from app.db import Base
+from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.events.models import CampaignEvent
 
 __all__ = [
     "Base",
+    "BestiaryEntry",
     "Campaign",
     "CampaignEvent",
     "Character",
+    "Encounter",
     "Invite",
     "Item",
     "LoginFailure",
     "Membership",
+    "Participant",
     "User",
     "UserSession",
 ]

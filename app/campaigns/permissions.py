@@ -21,6 +21,10 @@ class Action(StrEnum):
     edit_settings = "edit_settings"
     appoint_co_gm = "appoint_co_gm"
     transfer_gm = "transfer_gm"
+    #: Bestiary, encounters and running combat as the GM (issue 7).
+    run_encounters = "run_encounters"
+    #: Take part in a combat: act with one's own characters, answer one's defence prompts.
+    act_in_combat = "act_in_combat"
 
 
 _ALLOWED: dict[Action, frozenset[Role]] = {
@@ -31,6 +35,8 @@ _ALLOWED: dict[Action, frozenset[Role]] = {
     Action.edit_settings: frozenset({Role.gm, Role.co_gm}),
     Action.appoint_co_gm: frozenset({Role.gm}),
     Action.transfer_gm: frozenset({Role.gm}),
+    Action.run_encounters: frozenset({Role.gm, Role.co_gm}),
+    Action.act_in_combat: frozenset({Role.gm, Role.co_gm, Role.player}),
 }
 
 

@@ -1,0 +1,184 @@
+"""Combat orchestration shared by the three systems (pure: no I/O; dice from a Roller).
+
+The combat state is a JSON object stored on the encounter::
+
+    {"system": "hh", "round": 1, "turn": 0,
+     "order": [{"pid": "5", "step": 15, "init": 15, "side": "abenteurer", "tie": ...}, ...],
+     "figures": {"5": {...system runtime values...}},
+     "gm_order": [...], "initiative": {...}, "pending": null | {...},
+     "turn_actions": {"attacks": 0}, "undone": [seq, ...], ...}
+
+Every operation mutates a copy of the state and records what happened in a
+:class:`Report`: log entries (a translatable headline plus the engines' German rule text
+and dice), which figures changed, and whether the order, turn or pending step changed. The
+service turns a report into one event of the campaign log.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.i18n import N_
+
+State = dict[str, Any]
+SIDES = ("abenteurer", "gegner", "neutral")
+SIDE_LABELS = {
+    "abenteurer": "Abenteurer",
+    "gegner": "Gegner",
+    "neutral": "Neutral",
+}
+
+
+class CombatError(Exception):
+    """An action the rules or the situation refuse; ``message`` is a gettext msgid."""
+
+    def __init__(self, message: str, **params: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.params = params
+
+
+@dataclass
+class Entry:
+    """One line of the combat log: ``msg`` (English msgid) with ``params``, rule details."""
+
+    msg: str
+    params: dict[str, Any] = field(default_factory=dict)
+    details: list[str] = field(default_factory=list)
+    dice: list[dict[str, Any]] = field(default_factory=list)
+    #: Participants this line is about (GM-only while any of them is hidden).
+    who: set[str] = field(default_factory=set)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"msg": self.msg, "params": self.params, "details": self.details, "dice": self.dice}
+
+
+@dataclass
+class Report:
+    """What one operation did."""
+
+    entries: list[Entry] = field(default_factory=list)
+    changed: set[str] = field(default_factory=set)
+    order_changed: bool = False
+    turn_changed: bool = False
+    pending_changed: bool = False
+    #: Participants whose involvement makes the event GM-only if they are hidden.
+    involved: set[str] = field(default_factory=set)
+    secret: bool = False
+
+    def add(
+        self,
+        msg: str,
+        details: list[str] | None = None,
+        *,
+        who: set[str] | None = None,
+        **params: Any,
+    ) -> Entry:
+        """Add a log line about ``who`` (default: everyone involved so far)."""
+        entry = Entry(
+            msg, params, list(details or []), who=set(self.involved if who is None else who)
+        )
+        self.entries.append(entry)
+        return entry
+
+
+def fresh_state(system: str) -> State:
+    return {
+        "system": system,
+        "round": 0,
+        "turn": 0,
+        "order": [],
+        "figures": {},
+        "gm_order": [],
+        "initiative": {},
+        "pending": None,
+        "turn_actions": {"attacks": 0},
+        "undone": [],
+        "delayed": [],
+    }
+
+
+def clone(state: State) -> State:
+    return copy.deepcopy(state)
+
+
+def current_turn(state: State) -> dict[str, Any] | None:
+    order: list[dict[str, Any]] = state.get("order", [])
+    turn = int(state.get("turn", 0))
+    return order[turn] if 0 <= turn < len(order) else None
+
+
+def current_pid(state: State) -> str | None:
+    turn = current_turn(state)
+    return str(turn["pid"]) if turn else None
+
+
+def figure(state: State, pid: str) -> dict[str, Any]:
+    fig = state["figures"].get(str(pid))
+    if fig is None:
+        raise CombatError(N_("This participant is not in the combat."))
+    result: dict[str, Any] = fig
+    return result
+
+
+def reset_turn_actions(state: State) -> None:
+    state["turn_actions"] = {"attacks": 0}
+
+
+def align_turn(state: State, previous: dict[str, Any] | None) -> None:
+    """After the order was rebuilt, point the turn at the same (pid, step) as before."""
+    if previous is None:
+        return
+    for i, t in enumerate(state["order"]):
+        if t["pid"] == previous["pid"] and t.get("step") == previous.get("step"):
+            state["turn"] = i
+            return
+
+
+def remove_from_order(state: State, pid: str) -> bool:
+    """Drop ``pid``'s turns; returns whether the current turn was one of them."""
+    order: list[dict[str, Any]] = state["order"]
+    turn = int(state["turn"])
+    was_current = bool(order) and 0 <= turn < len(order) and order[turn]["pid"] == pid
+    before = sum(1 for t in order[:turn] if t["pid"] == pid)
+    state["order"] = [t for t in order if t["pid"] != pid]
+    state["turn"] = max(0, turn - before)
+    return was_current
+
+
+def tied(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a.get("tie") is not None and a.get("tie") == b.get("tie")
+
+
+def swap_tied(state: State, pid: str, direction: int) -> str:
+    """Move ``pid``'s next turn one place up (-1) or down (+1) within its tie group."""
+    order: list[dict[str, Any]] = state["order"]
+    turn = int(state["turn"])
+    idx = next((i for i, t in enumerate(order) if t["pid"] == pid and i >= turn), None)
+    if idx is None:
+        raise CombatError(N_("This participant has no turn left in this round."))
+    other = idx + direction
+    if not (turn <= other < len(order)) or not tied(order[idx], order[other]):
+        raise CombatError(N_("Only participants with the same initiative can be reordered."))
+    order[idx], order[other] = order[other], order[idx]
+    other_pid: str = order[idx]["pid"]
+    gm_order: list[str] = state.setdefault("gm_order", [])
+    for p in (pid, other_pid):
+        if p not in gm_order:
+            gm_order.append(p)
+    a, b = gm_order.index(pid), gm_order.index(other_pid)
+    if (direction < 0) != (a < b):
+        gm_order[a], gm_order[b] = gm_order[b], gm_order[a]
+    return other_pid
+
+
+def delay(state: State) -> str:
+    """The current figure waits: its turn moves behind the next one."""
+    order: list[dict[str, Any]] = state["order"]
+    turn = int(state["turn"])
+    if turn + 1 >= len(order):
+        raise CombatError(N_("Nobody acts after this turn in this round; end the turn instead."))
+    order[turn], order[turn + 1] = order[turn + 1], order[turn]
+    return str(order[turn]["pid"])

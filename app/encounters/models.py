@@ -1,0 +1,86 @@
+"""Bestiary entries, encounters, their participants and the running combat's state."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base, UTCDateTime, utcnow
+
+
+class BestiaryEntry(Base):
+    """An NSC/monster stat block of one system; ``data`` follows ``statblocks.SCHEMAS``."""
+
+    __tablename__ = "bestiary_entry"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
+    )
+    system: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(100))
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    #: Starter monster shipped with the app (sample data), not made by the GM.
+    sample: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
+
+class Encounter(Base):
+    """A prepared fight and, once started, its combat state (``state``, see ``combat``).
+
+    ``history`` holds the state before each undoable action (newest last) for the GM's
+    undo; ``version`` guards every change (a stale write gets 409).
+    """
+
+    __tablename__ = "encounter"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(100))
+    notes: Mapped[str] = mapped_column(Text, default="")
+    #: prepared, running, ended
+    status: Mapped[str] = mapped_column(String(10), default="prepared")
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    state: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    history: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
+
+class Participant(Base):
+    """A figure in an encounter: a player character or a numbered copy of a bestiary entry.
+
+    ``stats`` is the stat block the combat uses (copied from the bestiary entry or taken
+    from the character sheet when added); the running values live in the encounter state.
+    """
+
+    __tablename__ = "encounter_participant"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    encounter_id: Mapped[int] = mapped_column(
+        ForeignKey("encounter.id", ondelete="CASCADE"), index=True
+    )
+    character_id: Mapped[int | None] = mapped_column(
+        ForeignKey("character.id", ondelete="SET NULL"), index=True
+    )
+    bestiary_entry_id: Mapped[int | None] = mapped_column(
+        ForeignKey("bestiary_entry.id", ondelete="SET NULL"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(100))
+    #: abenteurer, gegner, neutral
+    side: Mapped[str] = mapped_column(String(12))
+    hidden: Mapped[bool] = mapped_column(Boolean, default=False)
+    stats: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

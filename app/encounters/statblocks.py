@@ -1,0 +1,365 @@
+"""Stat blocks per rule system: schema, validation, starter monsters, values of a character.
+
+A stat block is a JSON object. Every system has a flat set of numeric/text fields
+(:data:`SCHEMAS`) and, for PF2e, a list of Strikes. :func:`validate` checks a block and
+returns it completed with defaults, or raises :class:`ValidationFailed` with per-field
+messages. Player characters get a block of the same shape from their sheet
+(:func:`from_character`), so the combat code treats every participant alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.errors import ValidationFailed
+from app.i18n import _
+from app.rules import expression as dice_expression
+from app.rules.hh.state import SIZES
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    key: str
+    label: str  # rule term, German in both locales
+    kind: str  # "int", "float", "text", "choice"
+    default: Any
+    low: float = 0
+    high: float = 999
+    choices: tuple[str, ...] = ()
+
+
+HH_DAMAGE_KINDS = ("normal", "brechend", "direkt")
+RESISTANCES = ("resistant", "vulnerable", "immune")
+
+SCHEMAS: dict[str, tuple[Field, ...]] = {
+    "hh": (
+        Field("monsterstufe", "Monsterstufe", "int", 8, 0, 40),
+        Field("gefahr", "Gefahr", "text", ""),
+        Field("lp", "LP", "int", 20, 1, 999),
+        Field("rs", "RS", "int", 0, 0, 30),
+        Field("be", "BE", "int", 0, 0, 20),
+        Field("initiative", "Initiative", "int", 8, 1, 40),
+        Field("bewegung", "Bewegung", "int", 8, 0, 40),
+        Field("angriff", "Angriff", "int", 10, 0, 40),
+        Field("verteidigung", "Verteidigung", "int", 8, 0, 40),
+        Field("magiekunde", "Magiekunde", "int", 0, 0, 40),
+        Field("unbeugsamkeit", "Unbeugsamkeit", "int", 8, 0, 40),
+        Field("willenskraft", "Willenskraft", "int", 8, 0, 40),
+        Field("interaktion", "Interaktion", "int", 6, 0, 40),
+        Field("glueck", "Glück", "int", 0, 0, 40),
+        Field("gp", "GP", "int", 0, 0, 20),
+        Field("waffe", "Waffe", "text", "Waffe"),
+        Field("schaden_w", "Schadenswürfel (W)", "int", 10, 2, 20),
+        Field("schaden_bonus", "Schadensbonus", "int", 0, -10, 30),
+        Field("schadensart", "Schadensart", "choice", "normal", choices=HH_DAMAGE_KINDS),
+        Field("fernkampf", "Fernkampf", "int", 0, 0, 1),
+        Field("groesse", "Größe", "choice", "mittel", choices=SIZES),
+        Field("beute", "Beute", "text", ""),
+    ),
+    "ds4": (
+        Field("stufe", "Stufe", "int", 1, 0, 30),
+        Field("lk", "LK", "int", 10, 1, 999),
+        Field("koerper", "KÖR", "int", 6, 0, 30),
+        Field("abwehr", "Abwehr", "int", 6, 0, 60),
+        Field("initiative", "Initiative", "int", 6, 0, 60),
+        Field("laufen", "Laufen", "float", 4.0, 0, 40),
+        Field("schlagen", "Schlagen", "int", 6, 0, 60),
+        Field("schiessen", "Schießen", "int", 0, 0, 60),
+        Field("zielzauber", "Zielzauber", "int", 0, 0, 60),
+        Field("waffe", "Waffe", "text", "Waffe"),
+        Field("ga", "GA", "int", 0, -10, 10),
+        Field("fernwaffe", "Fernkampfwaffe", "text", ""),
+        Field("fern_ga", "GA (Fernkampf)", "int", 0, -10, 10),
+        Field("beute", "Beute", "text", ""),
+    ),
+    "pf2e": (
+        Field("stufe", "Stufe", "int", 1, -1, 25),
+        Field("wahrnehmung", "Wahrnehmung", "int", 5, -5, 50),
+        Field("rk", "RK", "int", 15, 0, 60),
+        Field("zaehigkeit", "Zähigkeit", "int", 5, -5, 50),
+        Field("reflex", "Reflex", "int", 5, -5, 50),
+        Field("wille", "Wille", "int", 5, -5, 50),
+        Field("tp", "TP", "int", 15, 1, 999),
+        Field("merkmale", "Merkmale", "text", ""),
+        Field("beute", "Beute", "text", ""),
+    ),
+}
+
+STRIKE_FIELDS = ("name", "bonus", "schaden", "agil", "fernkampf", "entfernung", "merkmale")
+MAX_STRIKES = 6
+
+
+def _number(field: Field, raw: Any, errors: dict[str, str]) -> Any:
+    try:
+        if isinstance(raw, bool):
+            raise ValueError
+        value: float = float(raw) if field.kind == "float" else int(str(raw).strip())
+    except (TypeError, ValueError):
+        errors[field.key] = _("Enter a number.")
+        return field.default
+    if not field.low <= value <= field.high:
+        errors[field.key] = _(
+            "Between %(low)s and %(high)s.", low=_fmt(field.low), high=_fmt(field.high)
+        )
+    return value
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _strikes(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
+    if raw in (None, ""):
+        return []
+    if not isinstance(raw, list) or len(raw) > MAX_STRIKES:
+        errors["angriffe"] = _("A list of at most %(n)d Strikes.", n=MAX_STRIKES)
+        return []
+    out: list[dict[str, Any]] = []
+    for i, item in enumerate(raw):
+        key = f"angriffe.{i}"
+        if not isinstance(item, Mapping):
+            errors[key] = _("Each Strike needs a name, a bonus and damage.")
+            continue
+        name = str(item.get("name", "")).strip()
+        damage = str(item.get("schaden", "")).strip()
+        try:
+            bonus = int(item.get("bonus", 0))
+            increment = float(item.get("entfernung", 0) or 0)
+        except (TypeError, ValueError):
+            errors[key] = _("Bonus and range increment must be numbers.")
+            continue
+        try:
+            dice_expression.parse(damage)
+        except dice_expression.ExpressionError:
+            errors[key] = _("Damage must be a dice expression such as 1W6+2.")
+            continue
+        if not 1 <= len(name) <= 60:
+            errors[key] = _("Each Strike needs a name.")
+            continue
+        ranged = bool(item.get("fernkampf", False))
+        out.append(
+            {
+                "name": name,
+                "bonus": bonus,
+                "schaden": damage,
+                "agil": bool(item.get("agil", False)),
+                "fernkampf": ranged,
+                "entfernung": increment if ranged else 0,
+                "merkmale": str(item.get("merkmale", "")).strip()[:200],
+            }
+        )
+    return out
+
+
+def _resistances(raw: Any, errors: dict[str, str]) -> dict[str, str]:
+    if raw in (None, ""):
+        return {}
+    if not isinstance(raw, Mapping) or any(v not in RESISTANCES for v in raw.values()):
+        errors["resistenzen"] = _("Map each damage type to resistant, vulnerable or immune.")
+        return {}
+    return {str(k).strip(): str(v) for k, v in raw.items() if str(k).strip()}
+
+
+def validate(system: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The stat block completed with defaults, or :class:`ValidationFailed`."""
+    if system not in SCHEMAS:
+        raise ValidationFailed({"system": _("Unknown rule system.")})
+    errors: dict[str, str] = {}
+    out: dict[str, Any] = {}
+    for field in SCHEMAS[system]:
+        raw = data.get(field.key, field.default)
+        if raw in (None, "") and field.kind in ("int", "float"):
+            raw = field.default
+        if field.kind in ("int", "float"):
+            out[field.key] = _number(field, raw, errors)
+        elif field.kind == "choice":
+            if raw not in field.choices:
+                errors[field.key] = _("Choose one of the listed options.")
+            out[field.key] = raw if raw in field.choices else field.default
+        else:
+            text = str(raw).strip()
+            if len(text) > 200:
+                errors[field.key] = _("At most %(max)d characters.", max=200)
+            out[field.key] = text[:200]
+    if system == "hh":
+        out["resistenzen"] = _resistances(data.get("resistenzen"), errors)
+    if system == "pf2e":
+        out["angriffe"] = _strikes(data.get("angriffe"), errors)
+    if errors:
+        raise ValidationFailed(errors)
+    return out
+
+
+def defaults(system: str) -> dict[str, Any]:
+    block = {f.key: f.default for f in SCHEMAS[system]}
+    if system == "hh":
+        block["resistenzen"] = {}
+    if system == "pf2e":
+        block["angriffe"] = []
+    return block
+
+
+def _hh(name: str, **values: Any) -> tuple[str, dict[str, Any]]:
+    return name, {**defaults("hh"), **values}
+
+
+def _ds4(name: str, **values: Any) -> tuple[str, dict[str, Any]]:
+    return name, {**defaults("ds4"), **values}
+
+
+def _pf2e(name: str, **values: Any) -> tuple[str, dict[str, Any]]:
+    return name, {**defaults("pf2e"), **values}
+
+
+#: Starter monsters per system (sample data; the GM may change or delete them).
+SAMPLES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
+    "hh": (
+        _hh(
+            "Goblin",
+            monsterstufe=6, gefahr="gering", lp=12, rs=1, initiative=9, bewegung=8,
+            angriff=10, verteidigung=8, unbeugsamkeit=6, willenskraft=5, waffe="Kurzschwert",
+            schaden_w=6, schaden_bonus=1, groesse="klein", beute="3 Lira, rostiger Dolch",
+        ),
+        _hh(
+            "Wolf",
+            monsterstufe=8, gefahr="mittel", lp=16, rs=1, initiative=12, bewegung=12,
+            angriff=12, verteidigung=9, unbeugsamkeit=8, willenskraft=6, waffe="Biss",
+            schaden_w=8, schaden_bonus=1, beute="Wolfsfell",
+        ),
+        _hh(
+            "Ork-Krieger",
+            monsterstufe=10, gefahr="hoch", lp=26, rs=2, initiative=7, bewegung=8,
+            angriff=13, verteidigung=10, unbeugsamkeit=11, willenskraft=7, waffe="Streitaxt",
+            schaden_w=10, schaden_bonus=2, groesse="mittel", beute="12 Lira, Streitaxt",
+        ),
+    ),
+    "ds4": (
+        _ds4(
+            "Goblin", stufe=1, lk=7, koerper=3, abwehr=4, initiative=7, laufen=3.5,
+            schlagen=6, schiessen=6, waffe="Keule", fernwaffe="Schleuder", beute="2 Silber",
+        ),
+        _ds4(
+            "Ork", stufe=3, lk=15, koerper=8, abwehr=9, initiative=4, laufen=4.0,
+            schlagen=12, waffe="Streitaxt", beute="Streitaxt, 10 Silber",
+        ),
+        _ds4(
+            "Riesenratte", stufe=1, lk=4, koerper=2, abwehr=2, initiative=6, laufen=4.0,
+            schlagen=5, waffe="Biss", ga=0,
+        ),
+    ),
+    "pf2e": (
+        _pf2e(
+            "Goblin-Krieger", stufe=-1, wahrnehmung=2, rk=16, zaehigkeit=5, reflex=7,
+            wille=3, tp=6, merkmale="Goblin, Humanoid",
+            angriffe=[
+                {"name": "Hundeschlitzer", "bonus": 8, "schaden": "1W6", "agil": True,
+                 "fernkampf": False, "entfernung": 0, "merkmale": "agil, finesse"},
+                {"name": "Kurzbogen", "bonus": 6, "schaden": "1W6", "agil": False,
+                 "fernkampf": True, "entfernung": 18, "merkmale": "tödlich W10"},
+            ],
+        ),
+        _pf2e(
+            "Kobold-Krieger", stufe=-1, wahrnehmung=3, rk=16, zaehigkeit=4, reflex=7,
+            wille=3, tp=8, merkmale="Kobold, Humanoid",
+            angriffe=[
+                {"name": "Speer", "bonus": 7, "schaden": "1W8", "agil": False,
+                 "fernkampf": False, "entfernung": 0, "merkmale": ""},
+            ],
+        ),
+        _pf2e(
+            "Wolf", stufe=1, wahrnehmung=7, rk=15, zaehigkeit=7, reflex=9, wille=4, tp=24,
+            merkmale="Tier",
+            angriffe=[
+                {"name": "Kiefer", "bonus": 9, "schaden": "1W6+2", "agil": False,
+                 "fernkampf": False, "entfernung": 0, "merkmale": "Niederwerfen"},
+            ],
+        ),
+    ),
+}  # fmt: skip
+
+
+def _int(data: Mapping[str, Any], *keys: str, default: int = 0) -> int:
+    """The first of ``keys`` found in ``data`` (nested dicts searched one level deep)."""
+    for key in keys:
+        for source in (data, *(v for v in data.values() if isinstance(v, Mapping))):
+            value = source.get(key)
+            if isinstance(value, Mapping):
+                value = value.get("max", value.get("value", value.get("current")))
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return int(value)
+    return default
+
+
+def from_character(system: str, name: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A stat block for a player character from its sheet data (best effort).
+
+    Adapter until the character sheets (issue 6) export combat values: it reads the usual
+    field names of each system and falls back to the defaults; the GM can correct the
+    participant's block in the encounter.
+    """
+    block = defaults(system)
+    if isinstance(data.get("statblock"), Mapping):
+        block.update(data["statblock"])
+        return block
+    if system == "hh":
+        skills: Mapping[str, Any] = {}
+        for key in ("fertigkeiten", "skills"):
+            if isinstance(data.get(key), Mapping):
+                skills = data[key]
+
+        def skill(*names: str, default: int) -> int:
+            for n in names:
+                v = skills.get(n)
+                if isinstance(v, Mapping):
+                    v = v.get("value")
+                if isinstance(v, int):
+                    return v
+            return _int(data, *(n.lower() for n in names), default=default)
+
+        be = _int(data, "be", "BE", default=0)
+        spuersinn = skill("Spürsinn", default=8)
+        block.update(
+            monsterstufe=0,
+            lp=_int(data, "lp_max", "lp", "LP", default=20),
+            rs=_int(data, "rs", "RS", default=0),
+            be=be,
+            initiative=max(1, spuersinn - be),
+            bewegung=_int(data, "bewegung", default=8),
+            angriff=skill("Kampfkunst", default=10),
+            verteidigung=skill("Kampfkunst", default=10),
+            magiekunde=skill("Magiekunde", default=0),
+            unbeugsamkeit=skill("Unbeugsamkeit", default=8),
+            willenskraft=skill("Willenskraft", default=8),
+            interaktion=skill("Interaktion", default=6),
+            glueck=skill("Glück", default=0),
+            gp=_int(data, "gp_max", "gp", "GP", default=0),
+        )
+        block["spuersinn"] = spuersinn
+        block["skills"] = {str(k): v for k, v in skills.items() if isinstance(v, int)}
+    elif system == "ds4":
+        block.update(
+            lk=_int(data, "lebenskraft", "lk", default=10),
+            koerper=_int(data, "koerper", "KÖR", default=6),
+            abwehr=_int(data, "abwehr", default=6),
+            initiative=_int(data, "initiative", default=6),
+            schlagen=_int(data, "schlagen", default=6),
+            schiessen=_int(data, "schiessen", default=0),
+            zielzauber=_int(data, "zielzauber", default=0),
+        )
+    else:
+        block.update(
+            stufe=_int(data, "level", "stufe", default=1),
+            wahrnehmung=_int(data, "perception", "wahrnehmung", default=5),
+            rk=_int(data, "ac", "rk", default=15),
+            zaehigkeit=_int(data, "fortitude", "zaehigkeit", default=5),
+            reflex=_int(data, "reflex", default=5),
+            wille=_int(data, "will", "wille", default=5),
+            tp=_int(data, "hp_max", "hp", "tp", default=15),
+        )
+        strikes = data.get("angriffe") or data.get("strikes")
+        if isinstance(strikes, list):
+            errors: dict[str, str] = {}
+            block["angriffe"] = _strikes(strikes, errors)
+    return block

@@ -1,0 +1,331 @@
+"""Dungeonslayers 4 in combat: a thin adapter from the JSON state to ``app.rules.ds4``.
+
+Initiative order with the W20 Stechen kept for the whole combat and the surprise +10 in
+round 1 (``roll_initiative``), Schlagen/Schießen/Zielzauber with the automatic Abwehr
+(``attack``), Patzer effects, LK thresholds (``condition``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.encounters.combat import (
+    CombatError,
+    Report,
+    State,
+    align_turn,
+    current_turn,
+    figure,
+    reset_turn_actions,
+)
+from app.i18n import N_
+from app.rules import ds4
+from app.rules.dice import Roller
+
+CONDITIONS = ("liegend",)
+KINDS = {"schlagen": ds4.AttackKind.SCHLAGEN, "schiessen": ds4.AttackKind.SCHIESSEN,
+         "zielzauber": ds4.AttackKind.ZIELZAUBER}  # fmt: skip
+
+
+def new_figure(
+    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "id": pid,
+        "name": name,
+        "side": side,
+        "lk": int(stats["lk"]),
+        "lk_max": int(stats["lk"]),
+        "koerper": int(stats["koerper"]),
+        "abwehr": int(stats["abwehr"]),
+        "initiative": int(stats["initiative"]),
+        "schlagen": int(stats["schlagen"]),
+        "schiessen": int(stats["schiessen"]),
+        "zielzauber": int(stats["zielzauber"]),
+        "waffe": str(stats.get("waffe") or "Waffe"),
+        "ga": int(stats.get("ga", 0)),
+        "fernwaffe": str(stats.get("fernwaffe") or ""),
+        "fern_ga": int(stats.get("fern_ga", 0)),
+        "prone": False,
+        "weapon_dropped": False,
+        "conditions": [],
+    }
+
+
+def _condition(data: dict[str, Any]) -> ds4.Condition:
+    return ds4.condition(int(data["lk"]), int(data["koerper"]))
+
+
+def status(data: dict[str, Any]) -> tuple[str, str]:
+    cond = _condition(data)
+    if cond is ds4.Condition.DEAD:
+        return "dead", "tot"
+    if cond is ds4.Condition.UNCONSCIOUS:
+        return "down", "bewusstlos"
+    if data["lk"] <= data["lk_max"] // 2:
+        return "hurt", "schwer verletzt"
+    if data["lk"] < data["lk_max"]:
+        return "scratched", "verletzt"
+    return "fine", "unverletzt"
+
+
+def view(data: dict[str, Any]) -> dict[str, Any]:
+    conditions = ["liegend"] if data.get("prone") else []
+    if data.get("weapon_dropped"):
+        conditions.append("Waffe fallen gelassen")
+    return {
+        "points": f"{data['lk']}/{data['lk_max']} LK",
+        "conditions": conditions,
+        "extra": [f"Abwehr {data['abwehr']}"],
+        "initiative": data["initiative"],
+        "out": _condition(data) is not ds4.Condition.OK,
+    }
+
+
+def defeated(data: dict[str, Any]) -> bool:
+    return _condition(data) is not ds4.Condition.OK
+
+
+def _order(state: State, roller: Roller, report: Report) -> None:
+    previous = current_turn(state)
+    combatants = [
+        ds4.InitiativeCombatant(pid, int(f["initiative"]), str(f["side"]))
+        for pid, f in state["figures"].items()
+        if _condition(f) is not ds4.Condition.DEAD
+    ]
+    stored = {k: tuple(v) for k, v in state.get("initiative", {}).items()}
+    result = ds4.roll_initiative(
+        roller, combatants, stored, state.get("surprise"), round=int(state["round"])
+    )
+    state["initiative"] = {k: list(v) for k, v in result.tiebreaks.items()}
+    state["order"] = [
+        {"pid": e.id, "step": None, "init": e.initiative, "side": e.side, "tie": None}
+        for e in result.order
+    ]
+    if result.rolls:
+        names = {pid: f["name"] for pid, f in state["figures"].items()}
+        for r in result.rolls:
+            entry = report.add(
+                N_("Stechen of %(name)s for equal initiative."),
+                [r.roll.describe()],
+                who={r.combatant_id},
+                name=names[r.combatant_id],
+            )
+            entry.dice = [r.roll.as_dict()]
+    align_turn(state, previous)
+    report.order_changed = True
+
+
+def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+    state["round"] = 1
+    state["turn"] = 0
+    surprise = settings.get("surprise") or None
+    state["surprise"] = surprise if surprise in ("abenteurer", "gegner", "neutral") else None
+    _order(state, roller, report)
+    state["turn"] = 0
+    details = [f"Überraschung: {state['surprise']} +10 in Runde 1"] if state["surprise"] else []
+    report.add(N_("Combat starts: round %(round)d."), details, who=set(), round=1)
+    for t in state["order"]:
+        report.add(
+            N_("%(name)s: initiative %(value)s."),
+            who={t["pid"]},
+            name=state["figures"][t["pid"]]["name"],
+            value=t["init"],
+        )
+    report.turn_changed = True
+
+
+def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
+    _order(state, roller, report)
+
+
+def advance(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+    state["turn"] += 1
+    reset_turn_actions(state)
+    report.turn_changed = True
+    while state["turn"] < len(state["order"]):
+        if not defeated(state["figures"][state["order"][state["turn"]]["pid"]]):
+            return
+        state["turn"] += 1
+    report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
+    state["round"] += 1
+    state["order"] = []
+    _order(state, roller, report)
+    state["turn"] = 0
+    while state["turn"] < len(state["order"]) and defeated(
+        state["figures"][state["order"][state["turn"]]["pid"]]
+    ):
+        state["turn"] += 1
+    report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
+
+
+def _fighter(data: dict[str, Any]) -> ds4.Fighter:
+    return ds4.Fighter(
+        id=str(data["id"]),
+        lebenskraft=int(data["lk"]),
+        koerper=int(data["koerper"]),
+        abwehr=int(data["abwehr"]),
+        schlagen=int(data["schlagen"]),
+        schiessen=int(data["schiessen"]),
+        zielzauber=int(data["zielzauber"]),
+        prone=bool(data.get("prone")),
+        can_defend=_condition(data) is ds4.Condition.OK,
+    )
+
+
+def attack(
+    state: State,
+    attacker_id: str,
+    target_id: str,
+    params: dict[str, Any],
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+    *,
+    target_owner: int | None,
+) -> None:
+    """Schlagen, Schießen or Zielzauber; the target's Abwehr is rolled automatically."""
+    if attacker_id == target_id:
+        raise CombatError(N_("A figure cannot attack itself."))
+    a, t = figure(state, attacker_id), figure(state, target_id)
+    kind = KINDS.get(str(params.get("kind", "schlagen")))
+    if kind is None:
+        raise CombatError(N_("Choose Schlagen, Schießen or Zielzauber."))
+    if defeated(a):
+        raise CombatError(N_("%(name)s cannot act now."), name=a["name"])
+    if _condition(t) is ds4.Condition.DEAD:
+        raise CombatError(N_("%(name)s is already dead."), name=t["name"])
+    attacker = _fighter(a)
+    if attacker.attack_value(kind) <= 0:
+        raise CombatError(N_("%(name)s has no value for this attack."), name=a["name"])
+    ranged = kind is ds4.AttackKind.SCHIESSEN
+    ga = int(a["fern_ga"] if ranged else a["ga"])
+    name = str(a["fernwaffe"] if ranged else a["waffe"]) or "Waffe"
+    weapon = None if kind is ds4.AttackKind.ZIELZAUBER else ds4.Weapon(
+        id=name.lower(), wb=0, ga=ga, ranged=ranged)  # fmt: skip
+    try:
+        position = ds4.Position(str(params.get("position", "front")))
+        distance = float(params.get("distance", 0) or 0)
+    except ValueError:
+        raise CombatError(N_("Not possible: %(reason)s"), reason="Position/Entfernung") from None
+    extra: tuple[tuple[str, int], ...] = ()
+    if int(params.get("modifier", 0)):
+        extra = (("SL", int(params.get("modifier", 0))),)
+    mods = ds4.AttackModifiers(
+        distance_m=distance,
+        adjacent=bool(params.get("adjacent", False)),
+        position=position,
+        extra=extra,
+    )
+    out = ds4.attack(roller, attacker, _fighter(t), weapon, kind, mods)
+    report.involved |= {attacker_id, target_id}
+    label = {"schlagen": "Schlagen", "schiessen": "Schießen", "zielzauber": "Zielzauber"}[
+        kind.value
+    ]
+    details = [_check_text(label, out.attack)]
+    if out.abwehr is not None:
+        details.append(_check_text("Abwehr", out.abwehr))
+    a["prone"] = out.attacker.prone
+    if out.weapon_dropped or out.weapon_broken:
+        a["weapon_dropped"] = True
+        details.append("Patzer: Waffe fallen gelassen" if out.weapon_dropped
+                       else "Patzer: Waffe zerbrochen")  # fmt: skip
+    if out.spell_dropped:
+        details.append("Patzer: Zauber fällt aus dem Slot")
+    t["lk"] = out.target.lebenskraft
+    t["prone"] = out.target.prone
+    if out.target_fell_prone:
+        details.append(f"Patzer bei der Abwehr: {t['name']} liegt am Boden")
+    if out.target_dead:
+        details.append(f"{t['name']}: tot")
+    elif out.target_unconscious:
+        details.append(f"{t['name']}: bewusstlos")
+    report.changed |= {attacker_id, target_id}
+    headline = (
+        N_("%(attacker)s hits %(target)s: %(damage)d damage.")
+        if out.hit
+        else N_("%(attacker)s does not hit %(target)s.")
+    )
+    entry = report.add(headline, details, attacker=a["name"], target=t["name"], damage=out.damage)
+    entry.dice = [r.roll.as_dict() for r in out.rolls]
+    state["turn_actions"]["attacks"] = int(state["turn_actions"].get("attacks", 0)) + 1
+
+
+def _check_text(label: str, roll: ds4.CheckRoll) -> str:
+    faces = ", ".join(map(str, roll.roll.faces))
+    if roll.patzer:
+        outcome = "Patzer"
+    elif roll.immersieg:
+        outcome = f"Immersieg, Ergebnis {roll.result}"
+    elif roll.success:
+        outcome = f"Erfolg, Ergebnis {roll.result}"
+    else:
+        outcome = "Misserfolg"
+    return f"{label} PW {roll.pw}: W20 {faces} → {outcome}"
+
+
+def respond(
+    state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
+) -> None:
+    raise CombatError(N_("Nothing is waiting for an answer."))
+
+
+def add_condition(
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
+    *, cause: str = "",
+) -> None:  # fmt: skip
+    if key not in CONDITIONS:
+        raise CombatError(N_("Unknown condition."))
+    f = figure(state, pid)
+    f["prone"] = True
+    report.changed.add(pid)
+    report.involved.add(pid)
+    report.add(N_("GM: %(name)s gets «%(condition)s»."), name=f["name"], condition=key)
+
+
+def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
+    f = figure(state, pid)
+    if key == "liegend":
+        f["prone"] = False
+    if key == "Waffe fallen gelassen":
+        f["weapon_dropped"] = False
+    report.changed.add(pid)
+    report.involved.add(pid)
+    report.add(N_("GM: «%(condition)s» of %(name)s removed."), name=f["name"], condition=key)
+
+
+def adjust(
+    state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
+    settings: dict[str, Any],
+) -> None:  # fmt: skip
+    f = figure(state, pid)
+    f["lk"] = min(int(f["lk_max"]), int(f["lk"]) + delta) if delta > 0 else int(f["lk"]) + delta
+    report.changed.add(pid)
+    report.involved.add(pid)
+    report.add(
+        N_("GM: %(name)s %(delta)s LK (%(reason)s)."),
+        name=f["name"],
+        delta=f"{delta:+d}",
+        reason=reason,
+    )
+
+
+def check(
+    state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report
+) -> None:
+    f = figure(state, pid)
+    base = {"abwehr": f["abwehr"], "schlagen": f["schlagen"], "schiessen": f["schiessen"],
+            "zielzauber": f["zielzauber"], "initiative": f["initiative"]}  # fmt: skip
+    if skill.lower() not in base:
+        raise CombatError(N_("Unknown check."))
+    extra = [("SL", modifier)] if modifier else []
+    roll = ds4.roll_check(roller, int(base[skill.lower()]), modifiers=extra)
+    report.involved.add(pid)
+    entry = report.add(
+        N_("%(name)s: %(check)s – %(outcome)s."),
+        [_check_text(skill.capitalize(), roll)],
+        name=f["name"],
+        check=skill.capitalize(),
+        outcome="Erfolg" if roll.success else "Misserfolg",
+    )
+    entry.dice = [roll.roll.as_dict()]

@@ -1,0 +1,623 @@
+"""Helden & Halunken in combat: a thin adapter from the JSON state to ``app.rules.hh``.
+
+Every rule decision is the engine's: initiative steps and order (``round_order``),
+Reaktionen (``start_of_round``), attacks (``resolve_attack`` with the attack Probe rolled
+first and the defender's answer taken before the engine continues), conditions, damage,
+Zehrend and Sterben (``end_of_round``), Zielen, Kampfmanöver, Moral, shaking off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from datetime import UTC, datetime, timedelta
+from types import MappingProxyType
+from typing import Any
+
+from app.encounters.combat import (
+    CombatError,
+    Report,
+    State,
+    align_turn,
+    current_turn,
+    figure,
+    reset_turn_actions,
+)
+from app.i18n import N_
+from app.rules import hh
+from app.rules.dice import Roller
+from app.rules.hh.attack import attack_target
+from app.rules.hh.luck import check_luck
+from app.rules.hh.probe import ProbeResult
+from app.rules.hh.state import Change, Figure, Zustand
+
+CONDITIONS = (
+    "angeschlagen",
+    "benommen",
+    "eingeschränkt",
+    "entmutigt",
+    "niedergeworfen",
+    "sterbend",
+    "verwirrt",
+    "zehrend",
+)
+ATTACK_SKILL = "Kampfkunst (Angriff)"
+DEFENCE_SKILL = "Kampfkunst (Verteidigung)"
+DEFAULT_TIMEOUT = 120
+
+
+# --- JSON <-> Figure -----------------------------------------------------------------------
+
+
+def to_figure(data: dict[str, Any]) -> Figure:
+    values = {k: v for k, v in data.items() if k in Figure.__dataclass_fields__}
+    values["skills"] = MappingProxyType(dict(values.get("skills", {})))
+    values["resistances"] = MappingProxyType(dict(values.get("resistances", {})))
+    values["conditions"] = tuple(Zustand(**z) for z in values.get("conditions", ()))
+    values["defence_bonuses"] = tuple(
+        (str(a), int(b)) for a, b in values.get("defence_bonuses", ())
+    )
+    return Figure(**values)
+
+
+def from_figure(fig: Figure, base: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for name in Figure.__dataclass_fields__:
+        value = getattr(fig, name)
+        if name in ("skills", "resistances"):
+            value = dict(value)
+        elif name == "conditions":
+            value = [asdict(z) for z in value]
+        elif name == "defence_bonuses":
+            value = [list(p) for p in value]
+        out[name] = value
+    return out
+
+
+def _get(state: State, pid: str) -> Figure:
+    return to_figure(figure(state, pid))
+
+
+def _put(state: State, fig: Figure, report: Report | None = None) -> None:
+    state["figures"][fig.id] = from_figure(fig, state["figures"][fig.id])
+    if report is not None:
+        report.changed.add(fig.id)
+
+
+def options(settings: dict[str, Any]) -> hh.RuleOptions:
+    return hh.RuleOptions.from_mapping(
+        {k: settings.get(k) for k in ("movement", "condition_escalation", "focus_qs")}
+    )
+
+
+def new_figure(
+    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: dict[str, Any]
+) -> dict[str, Any]:
+    skills: dict[str, int] = {
+        str(k): int(v) for k, v in dict(stats.get("skills", {})).items() if isinstance(v, int)
+    }
+    skills.update(
+        {
+            ATTACK_SKILL: int(stats["angriff"]),
+            DEFENCE_SKILL: int(stats["verteidigung"]),
+            "Kampfkunst": int(skills.get("Kampfkunst", stats["angriff"])),
+            "Magiekunde": int(skills.get("Magiekunde", stats.get("magiekunde", 0))),
+            "Unbeugsamkeit": int(stats["unbeugsamkeit"]),
+            "Willenskraft": int(stats["willenskraft"]),
+            "Interaktion": int(skills.get("Interaktion", stats.get("interaktion", 6))),
+            "Glück": int(stats.get("glueck", 0)),
+        }
+    )
+    fig = Figure(
+        id=pid,
+        name=name,
+        side=side,  # type: ignore[arg-type]
+        skills=MappingProxyType(skills),
+        monsterstufe=int(stats["monsterstufe"]) if npc else None,
+        lp=int(stats["lp"]),
+        lp_max=int(stats["lp"]),
+        gp=int(stats.get("gp", 0)),
+        gp_max=int(stats.get("gp", 0)),
+        rs=int(stats["rs"]),
+        be=int(stats.get("be", 0)),
+        bewegung=int(stats["bewegung"]),
+        size=str(stats.get("groesse", "mittel")),
+        initiative_value=int(stats["initiative"]),
+        resistances=MappingProxyType(dict(stats.get("resistenzen", {}))),
+        drops_at_zero=npc and settings.get("npc_drop_at_zero") == "drop",
+    )
+    weapon = {
+        "name": str(stats.get("waffe") or "Waffe"),
+        "die": int(stats["schaden_w"]),
+        "bonus": int(stats["schaden_bonus"]),
+        "kind": str(stats.get("schadensart", "normal")),
+        "ranged": bool(stats.get("fernkampf", 0)),
+    }
+    return from_figure(fig, {"weapon": weapon})
+
+
+def _weapon(data: dict[str, Any]) -> hh.Weapon:
+    w = data.get("weapon") or {}
+    return hh.Weapon(
+        name=str(w.get("name", "Waffe")),
+        die=int(w.get("die", 10)),
+        bonus=int(w.get("bonus", 0)),
+        kind=w.get("kind", "normal"),
+        ranged=bool(w.get("ranged", False)),
+    )
+
+
+# --- views ---------------------------------------------------------------------------------
+
+
+def status(data: dict[str, Any]) -> tuple[str, str]:
+    """(key, German label) of a figure's state as players may see it."""
+    fig = to_figure(data)
+    if fig.dead:
+        return "dead", "tot"
+    if fig.has("sterbend"):
+        return "dying", "sterbend"
+    if fig.unconscious:
+        return "down", "bewusstlos"
+    if fig.has("angeschlagen") or fig.lp <= fig.lp_max // 2:
+        return "hurt", "angeschlagen"
+    if fig.lp < fig.lp_max:
+        return "scratched", "verletzt"
+    return "fine", "unverletzt"
+
+
+def view(data: dict[str, Any]) -> dict[str, Any]:
+    fig = to_figure(data)
+    extra = [f"Reaktionen {fig.reactions_left}/{hh.reactions(fig.initiative)}"]
+    if fig.aim:
+        extra.append(f"Zielen ×{fig.aim}")
+    if fig.gp_max:
+        extra.append(f"GP {fig.gp}/{fig.gp_max}")
+    return {
+        "points": f"{fig.lp}/{fig.lp_max} LP",
+        "conditions": [z.label for z in fig.conditions],
+        "extra": extra,
+        "initiative": fig.initiative,
+        "out": fig.dead or fig.unconscious,
+    }
+
+
+def defeated(data: dict[str, Any]) -> bool:
+    fig = to_figure(data)
+    return fig.dead or fig.unconscious or fig.has("sterbend")
+
+
+# --- changes -> log --------------------------------------------------------------------------
+
+
+def _names(state: State) -> dict[str, str]:
+    return {pid: str(f.get("name", pid)) for pid, f in state["figures"].items()}
+
+
+def describe_changes(state: State, changes: tuple[Change, ...] | list[Change]) -> list[str]:
+    names = _names(state)
+    out: list[str] = []
+    for c in changes:
+        who = names.get(c.figure, c.figure)
+        if c.kind in ("lp", "wp", "gp", "reactions", "aim", "glueck"):
+            label = {"lp": "LP", "wp": "WP", "gp": "GP", "reactions": "Reaktionen",
+                     "aim": "Zielen", "glueck": "Glück"}[c.kind]  # fmt: skip
+            sign = "+" if c.amount > 0 else "−"
+            text = f"{who}: {label} {sign}{abs(c.amount)}"
+        elif c.kind == "condition_added":
+            text = f"{who}: «{c.condition}»"
+        elif c.kind == "condition_removed":
+            text = f"{who}: «{c.condition}» endet"
+        else:
+            text = f"{who}: {c.kind.replace('_', ' ')}"
+        if c.detail and c.kind not in ("defence_bonus", "counter_attack"):
+            text += f" ({c.detail})"
+        out.append(text)
+    return out
+
+
+# --- order -----------------------------------------------------------------------------------
+
+
+def _figures(state: State) -> list[Figure]:
+    return [to_figure(state["figures"][pid]) for pid in state["figures"]]
+
+
+def build_order(state: State) -> None:
+    figs = _figures(state)
+    turns = hh.round_order(figs, state.get("gm_order", []))
+    state["order"] = [
+        {
+            "pid": t.figure,
+            "step": t.step,
+            "init": t.initiative,
+            "side": t.side,
+            "tie": f"{t.step}:{t.initiative}:{t.side}",
+        }
+        for t in turns
+    ]
+
+
+def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+    state["round"] = 1
+    state["turn"] = 0
+    state["gm_order"] = list(state["figures"])
+    _start_round(state, report)
+    report.add(N_("Combat starts: round %(round)d."), who=set(), round=1)
+    for f in _figures(state):
+        report.add(
+            N_("%(name)s: initiative %(value)s."),
+            [f"Initiativeschritte {', '.join(map(str, hh.initiative_steps(f.initiative)))}"],
+            who={f.id},
+            name=f.name,
+            value=f.initiative,
+        )
+
+
+def _start_round(state: State, report: Report) -> None:
+    figs, _changes = hh.start_of_round(_figures(state))
+    for f in figs:
+        _put(state, f, report)
+    build_order(state)
+    state["turn"] = 0
+    reset_turn_actions(state)
+    _skip_unable(state)
+    report.order_changed = report.turn_changed = True
+
+
+def _skip_unable(state: State) -> None:
+    """Skip turns of figures that are dead or gone."""
+    order = state["order"]
+    while state["turn"] < len(order):
+        pid = order[state["turn"]]["pid"]
+        data = state["figures"].get(pid)
+        if data is not None and not data.get("dead"):
+            return
+        state["turn"] += 1
+
+
+def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
+    previous = current_turn(state)
+    data = state["figures"][pid]
+    fig = to_figure(data)
+    _put(state, fig.evolve(reactions_left=0 if fig.has("benommen") else hh.reactions(
+        fig.initiative)), report)  # fmt: skip
+    state.setdefault("gm_order", []).append(pid)
+    build_order(state)
+    align_turn(state, previous)
+    report.order_changed = True
+
+
+def advance(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+    state["turn"] += 1
+    reset_turn_actions(state)
+    _skip_unable(state)
+    report.turn_changed = True
+    if state["turn"] < len(state["order"]):
+        return
+    result = hh.end_of_round(roller, _figures(state), options(settings))
+    for f in result.figures:
+        _put(state, f, report)
+    report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
+    names = _names(state)
+    for fid in dict.fromkeys(
+        [p.figure for p in result.probes] + [c.figure for c in result.changes]
+    ):
+        probes = [p for p in result.probes if p.figure == fid]
+        details = [f"{p.reason}: {p.probe.describe()}" for p in probes]
+        details += describe_changes(state, [c for c in result.changes if c.figure == fid])
+        entry = report.add(N_("End of round for %(name)s."), details, who={fid}, name=names[fid])
+        entry.dice = [d.as_dict() for p in probes for d in p.probe.rolls]
+    state["round"] += 1
+    _start_round(state, report)
+    report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
+
+
+# --- attacks -----------------------------------------------------------------------------------
+
+
+def _spec(data: dict[str, Any], params: dict[str, Any]) -> hh.AttackSpec:
+    return hh.AttackSpec(
+        weapon=_weapon(data),
+        skill=ATTACK_SKILL,
+        defence_skill=DEFENCE_SKILL,
+        modifier=int(params.get("modifier", 0)),
+        cover=params.get("cover", "none"),
+        non_lethal=bool(params.get("non_lethal", False)),
+    )
+
+
+def _spec_json(spec: hh.AttackSpec) -> dict[str, Any]:
+    return {
+        "modifier": spec.modifier,
+        "cover": spec.cover,
+        "non_lethal": spec.non_lethal,
+    }
+
+
+def attack(
+    state: State,
+    attacker_id: str,
+    target_id: str,
+    params: dict[str, Any],
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+    *,
+    target_owner: int | None,
+) -> None:
+    """Declare and roll the attack; a hit the target can defend waits for its answer."""
+    if attacker_id == target_id:
+        raise CombatError(N_("A figure cannot attack itself."))
+    attacker = _get(state, attacker_id)
+    target = _get(state, target_id)
+    if not attacker.can_act:
+        raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
+    if target.dead:
+        raise CombatError(N_("%(name)s is already dead."), name=target.name)
+    spec = _spec(state["figures"][attacker_id], params)
+    try:
+        value, modifier = attack_target(attacker, spec)
+    except ValueError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    probe = hh.roll_probe(roller, value, modifier)
+    report.involved |= {attacker_id, target_id}
+    entry = report.add(
+        N_("%(attacker)s attacks %(target)s."),
+        [f"Angriff ({spec.weapon.name}): {probe.describe()}"],
+        attacker=attacker.name,
+        target=target.name,
+    )
+    entry.dice = [d.as_dict() for d in probe.rolls]
+    state["turn_actions"]["attacks"] = int(state["turn_actions"].get("attacks", 0)) + 1
+    if probe.success and target.can_react:
+        timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
+        state["pending"] = {
+            "kind": "defence",
+            "attacker": attacker_id,
+            "target": target_id,
+            "owner": target_owner,
+            "probe": probe.as_dict(),
+            "spec": _spec_json(spec),
+            "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
+            "reactions": target.reactions_left,
+            "luck": hh.can_spend(target),
+        }
+        report.pending_changed = True
+        report.add(
+            N_("%(target)s may defend (Reaktion); waiting for the answer."), target=target.name
+        )
+        return
+    _resolve(state, attacker_id, target_id, spec, probe, False, roller, report, settings)
+
+
+def _probe(data: dict[str, Any]) -> ProbeResult:
+    values = dict(data)
+    values["faces"] = tuple(values.get("faces", ()))
+    return ProbeResult(**values)
+
+
+def respond(
+    state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
+) -> None:
+    """The defender's answer: ``defend``, ``defend_luck`` (1 GP: +4) or ``none``."""
+    pending = state.get("pending")
+    if not pending or pending.get("kind") != "defence":
+        raise CombatError(N_("Nothing is waiting for an answer."))
+    if choice not in ("defend", "defend_luck", "none"):
+        raise CombatError(N_("Choose to defend or not."))
+    attacker_id, target_id = pending["attacker"], pending["target"]
+    spec_data = pending["spec"]
+    spec = replace(_spec(state["figures"][attacker_id], spec_data), defend=choice != "none")
+    target = _get(state, target_id)
+    if choice == "defend_luck":
+        try:
+            check_luck(target, "bonus", before_roll=True)
+        except hh.LuckError as exc:
+            raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+        target = target.evolve(gp=target.gp - 1)
+        _put(state, target, report)
+        spec = replace(spec, defence_modifier=spec.defence_modifier + 4)
+        report.add(N_("%(name)s spends 1 GP: +4 on the defence."), name=target.name)
+    state["pending"] = None
+    report.pending_changed = True
+    _resolve(
+        state, attacker_id, target_id, spec, _probe(pending["probe"]), True, roller, report,
+        settings,
+    )  # fmt: skip
+
+
+def _resolve(
+    state: State,
+    attacker_id: str,
+    target_id: str,
+    spec: hh.AttackSpec,
+    probe: ProbeResult,
+    asked: bool,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    attacker = _get(state, attacker_id)
+    target = _get(state, target_id)
+    if not asked:
+        spec = replace(spec, defend=False)
+    counter = _spec(state["figures"][target_id], {})
+    result = hh.resolve_attack(
+        roller, attacker, target, options(settings), spec, attack_probe=probe,
+        counter_spec=counter,
+    )  # fmt: skip
+    _put(state, result.attacker, report)
+    _put(state, result.defender, report)
+    if result.stray is not None:
+        _put(state, result.stray.defender, report)
+    details: list[str] = []
+    if result.defence is not None:
+        details.append(f"Verteidigung: {result.defence.describe()}")
+    elif asked and not spec.defend:
+        details.append("keine Verteidigung")
+    details += [t.describe() for t in result.tables]
+    if result.hit:
+        per_die = ", ".join(map(str, result.damage_per_die))
+        dice = result.damage_dice.describe() if result.damage_dice else ""
+        details.append(f"Schaden QS {result.qs}: {dice} → {per_die} = {result.damage}")
+    details += describe_changes(state, [c for c in result.changes if c.kind != "lp"])
+    headline = (
+        N_("%(attacker)s hits %(target)s: %(damage)d damage.")
+        if result.hit
+        else N_("%(attacker)s does not hit %(target)s.")
+    )
+    entry = report.add(
+        headline, details, attacker=attacker.name, target=target.name, damage=result.damage
+    )
+    skip = len(probe.rolls)
+    entry.dice = [d.as_dict() for d in result.rolls[skip:]]
+
+
+def aim(state: State, pid: str, report: Report) -> None:
+    fig, _change = hh.aim(_get(state, pid))
+    _put(state, fig, report)
+    report.add(N_("%(name)s takes aim (Zielen ×%(n)d)."), name=fig.name, n=fig.aim)
+
+
+def maneuver(
+    state: State,
+    attacker_id: str,
+    target_id: str,
+    key: str,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    if key not in hh.MANEUVERS:
+        raise CombatError(N_("Unknown Kampfmanöver."))
+    attacker, target = _get(state, attacker_id), _get(state, target_id)
+    try:
+        result = hh.resolve_maneuver(roller, attacker, target, key, options(settings))
+    except ValueError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    _put(state, result.attacker, report)
+    _put(state, result.defender, report)
+    report.involved |= {attacker_id, target_id}
+    details = [f"Angriff: {result.attack.describe()}"]
+    if result.defence is not None:
+        details.append(f"Verteidigung: {result.defence.describe()}")
+    details += describe_changes(state, result.outcome.changes)
+    entry = report.add(
+        N_("%(attacker)s: %(maneuver)s against %(target)s – %(outcome)s."),
+        details,
+        attacker=attacker.name,
+        target=target.name,
+        maneuver=result.maneuver.name,
+        outcome="Erfolg" if result.success else "Misserfolg",
+    )
+    entry.dice = [d.as_dict() for d in result.attack.rolls] + (
+        [d.as_dict() for d in result.defence.rolls] if result.defence else []
+    )
+
+
+def morale(
+    state: State, pid: str, skill: str, roller: Roller, report: Report, settings: dict[str, Any]
+) -> None:
+    fig = _get(state, pid)
+    try:
+        out = hh.morale_check(roller, fig, options(settings), skill=skill)
+    except ValueError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    _put(state, out.figure, report)
+    report.involved.add(pid)
+    assert out.probe is not None
+    entry = report.add(
+        N_("Moral of %(name)s: %(outcome)s."),
+        [f"{skill}: {out.probe.describe()}", *describe_changes(state, out.changes)],
+        name=fig.name,
+        outcome=out.probe.outcome,
+    )
+    entry.dice = [d.as_dict() for d in out.all_rolls]
+
+
+def shake_off(
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
+) -> None:
+    fig = _get(state, pid)
+    skill = "Spürsinn" if key == "eingeschränkt" else ""
+    try:
+        out = hh.shake_off(roller, fig, key, options(settings), skill=skill or "Glück"
+                           if key == "benommen" else skill)  # fmt: skip
+    except ValueError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    _put(state, out.figure, report)
+    report.involved.add(pid)
+    details = [out.probe.describe()] if out.probe else []
+    entry = report.add(
+        N_("%(name)s tries to shake off «%(condition)s»."),
+        details + describe_changes(state, out.changes),
+        name=fig.name,
+        condition=key,
+    )
+    entry.dice = [d.as_dict() for d in out.all_rolls]
+
+
+def add_condition(
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
+    *, cause: str = "",
+) -> None:  # fmt: skip
+    if key not in CONDITIONS:
+        raise CombatError(N_("Unknown condition."))
+    fig = _get(state, pid)
+    z = Zustand(key, "LP" if key == "zehrend" else None, cause if key == "zehrend" else "")
+    out = hh.apply_condition(roller, fig, z, options(settings))
+    _put(state, out.figure, report)
+    report.involved.add(pid)
+    entry = report.add(
+        N_("GM: %(name)s gets «%(condition)s»."),
+        describe_changes(state, out.changes),
+        name=fig.name,
+        condition=z.label,
+    )
+    entry.dice = [d.as_dict() for d in out.all_rolls]
+
+
+def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
+    fig = _get(state, pid)
+    out = hh.remove_condition(fig, key, detail="SL")
+    _put(state, out.figure, report)
+    report.involved.add(pid)
+    report.add(N_("GM: «%(condition)s» of %(name)s removed."), name=fig.name, condition=key)
+
+
+def adjust(
+    state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
+    settings: dict[str, Any],
+) -> None:  # fmt: skip
+    fig = _get(state, pid)
+    if delta < 0:
+        out = hh.apply_damage(roller, fig, -delta, options(settings), source=reason)
+    else:
+        out = hh.heal(fig, delta, source=reason)
+    _put(state, out.figure, report)
+    report.involved.add(pid)
+    entry = report.add(
+        N_("GM: %(name)s %(delta)s LP (%(reason)s)."),
+        describe_changes(state, [c for c in out.changes if c.kind != "lp"]),
+        name=fig.name,
+        delta=f"{delta:+d}",
+        reason=reason,
+    )
+    entry.dice = [d.as_dict() for d in out.all_rolls]
+
+
+def check(
+    state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report
+) -> None:
+    fig = _get(state, pid)
+    value = fig.skill(skill)
+    probe = hh.roll_probe(roller, value, modifier)
+    report.involved.add(pid)
+    entry = report.add(
+        N_("%(name)s: %(check)s – %(outcome)s."),
+        [probe.describe()],
+        name=fig.name,
+        check=f"{skill}-Probe",
+        outcome=probe.outcome,
+    )
+    entry.dice = [d.as_dict() for d in probe.rolls]
