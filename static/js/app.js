@@ -26,13 +26,14 @@
     status.setAttribute("data-state", state);
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
-    if (!window.htmx) return;
+  // At once, not on DOMContentLoaded: htmx opens the streams in its own DOMContentLoaded
+  // handler, registered before this (deferred) script ran.
+  if (window.htmx) {
     window.htmx.createEventSource = function (url) {
       setStatus("connecting");
       return new EventSource(withAfter(url), { withCredentials: true });
     };
-  });
+  }
 
   document.addEventListener("htmx:sseMessage", function (evt) {
     var source = evt.target.closest("[sse-connect]");
