@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -17,6 +18,12 @@ from app.web.context import AppContext
 COOKIE_NAME = "tafelrunde_session"
 SECURE_COOKIE_NAME = "__Host-tafelrunde_session"
 LANG_COOKIE = "tafelrunde_lang"
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    id: int
+    username: str
 
 
 def get_ctx(request: Request) -> AppContext:
@@ -73,7 +80,8 @@ def apply_locale(request: Request, user: User | None) -> None:
 async def optional_user(request: Request, session: Session, ctx: Ctx) -> User | None:
     token = session_token(request)
     user = await accounts.user_for_token(session, ctx.settings, token) if token else None
-    request.state.user = user
+    # A plain snapshot for templates: error pages render after the session rolled back.
+    request.state.user = SignedIn(user.id, user.username) if user else None
     apply_locale(request, user)
     return user
 

@@ -58,6 +58,10 @@ def build_environment() -> Environment:
     env.filters["datetime"] = _datetime
     env.filters["isotime"] = _isotime
     env.globals["role_label"] = role_label
+    macros = env.get_template("_macros.html").module
+    # Globals rather than imports: a block rendered alone does not run its template's imports.
+    env.globals["field_error"] = macros.field_error  # type: ignore[attr-defined]
+    env.globals["described"] = macros.described  # type: ignore[attr-defined]
     env.globals["locales"] = i18n.LOCALES
     return env
 

@@ -1,0 +1,61 @@
+"""A campaign with one member of each role, for the API and permission tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+from fastapi import FastAPI
+from sqlalchemy import select
+
+from app.campaigns.models import Invite
+from tests.conftest import ClientFactory, register
+
+
+@dataclass
+class Table:
+    campaign_id: int
+    invite_code: str
+    gm: httpx.AsyncClient
+    player: httpx.AsyncClient
+    observer: httpx.AsyncClient
+    outsider: httpx.AsyncClient
+    anonymous: httpx.AsyncClient
+    ids: dict[str, int]
+
+
+async def observer_code(app: FastAPI, campaign_id: int, gm: httpx.AsyncClient) -> str:
+    r = await gm.post(
+        f"/campaigns/{campaign_id}/invites", data={"role": "observer", "expires_days": ""}
+    )
+    assert r.status_code == 303, r.text
+    async with app.state.ctx.sessionmaker() as session:
+        code = await session.scalar(
+            select(Invite.code).where(Invite.campaign_id == campaign_id, Invite.role == "observer")
+        )
+    assert code
+    return code
+
+
+async def make_table(make_client: ClientFactory, app: FastAPI, system: str = "hh") -> Table:
+    gm, player, observer, outsider = make_client(), make_client(), make_client(), make_client()
+    ids = {}
+    for name, client in (
+        ("gm", gm),
+        ("player", player),
+        ("observer", observer),
+        ("outsider", outsider),
+    ):
+        body = await register(client, f"{name}_user")
+        ids[name] = body["user"]["id"]  # type: ignore[index]
+    r = await gm.post("/api/v1/campaigns", json={"name": "Die Nordmark", "system": system})
+    assert r.status_code == 201, r.text
+    campaign_id, code = r.json()["id"], r.json()["invite_code"]
+    assert (await player.post("/api/v1/campaigns/join", json={"invite_code": code})).json()[
+        "role"
+    ] == "player"
+    obs = await observer_code(app, campaign_id, gm)
+    assert (await observer.post("/api/v1/campaigns/join", json={"invite_code": obs})).json()[
+        "role"
+    ] == "observer"
+    return Table(campaign_id, code, gm, player, observer, outsider, make_client(), ids)
