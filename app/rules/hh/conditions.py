@@ -225,6 +225,8 @@ def modifier_for(conditions: Iterable[Zustand | str], category: str, kind: str) 
     covered = _KIND_COVERS.get(kind)
     if covered is None:
         raise ValueError(f"unknown Probe kind {kind!r}")
+    if not conditions:
+        return 0
     total = 0
     for key in _keys(conditions):
         for mod in condition_def(key).modifiers:

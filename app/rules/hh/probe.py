@@ -7,7 +7,7 @@ is ``qs(roll)``; a Volltreffer reaches the highest QS the target allows, ``qs(mi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
@@ -77,6 +77,8 @@ class ProbeResult:
     patzer: bool
     extra_qs: int = 0
     automatic: bool = False
+    #: The recorded dice (set by :func:`roll_probe`; rebuilt from ``faces`` otherwise).
+    dice: DieRoll | None = field(default=None, compare=False, repr=False)
 
     @property
     def failure(self) -> bool:
@@ -89,6 +91,8 @@ class ProbeResult:
     @property
     def rolls(self) -> tuple[DieRoll, ...]:
         """The dice this Probe used (none for an automatic Volltreffer)."""
+        if self.dice is not None:
+            return (self.dice,)
         return (DieRoll(SIDES, self.faces),) if self.faces else ()
 
     @property
@@ -129,12 +133,19 @@ class ProbeResult:
 
 
 def evaluate_probe(
-    faces: tuple[int, int], value: int, modifier: int = 0, *, extra_qs: int = 0
+    faces: tuple[int, int],
+    value: int,
+    modifier: int = 0,
+    *,
+    extra_qs: int = 0,
+    dice: DieRoll | None = None,
 ) -> ProbeResult:
     """Evaluate a Probe from two W10 faces (hh.md §1); ``extra_qs`` is added on success."""
-    if len(faces) != 2 or not all(1 <= f <= SIDES for f in faces):
+    if len(faces) != 2:
         raise ValueError(f"a Probe needs two W10 faces, got {faces!r}")
     a, b = faces
+    if not (1 <= a <= SIDES and 1 <= b <= SIDES):
+        raise ValueError(f"a Probe needs two W10 faces, got {faces!r}")
     roll = a + b
     target = value + modifier
     success = roll <= target and roll not in AUTOMATIC_FAILURES
@@ -157,6 +168,7 @@ def evaluate_probe(
         volltreffer=volltreffer,
         patzer=pasch and not success,
         extra_qs=extra_qs if success else 0,
+        dice=dice,
     )
 
 
@@ -185,7 +197,8 @@ def automatic_volltreffer(value: int, modifier: int = 0, *, extra_qs: int = 0) -
 def roll_probe(roller: Roller, value: int, modifier: int = 0, *, extra_qs: int = 0) -> ProbeResult:
     """Roll 2W10 with ``roller`` and evaluate; the result keeps the faces (see ``rolls``)."""
     dice = roll_dice(roller, 2, SIDES)
-    return evaluate_probe((dice.faces[0], dice.faces[1]), value, modifier, extra_qs=extra_qs)
+    faces = dice.faces
+    return evaluate_probe((faces[0], faces[1]), value, modifier, extra_qs=extra_qs, dice=dice)
 
 
 # --- exact odds ---------------------------------------------------------------------------

@@ -8,9 +8,9 @@ so the service layer can persist, show and replay them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 Side = Literal["abenteurer", "gegner", "neutral"]
 Resource = Literal["LP", "WP"]
@@ -92,7 +92,7 @@ def _empty_res() -> Mapping[str, Resistance]:
     return MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Figure:
     """What the rules need to know about a figure in play (hero, NSC or monster).
 
@@ -169,8 +169,19 @@ class Figure:
     def defence_bonus_against(self, attacker_id: str) -> int:
         return sum(b for a, b in self.defence_bonuses if a == attacker_id)
 
-    def evolve(self, **changes: object) -> Figure:
-        return replace(self, **changes)  # type: ignore[arg-type]
+    def evolve(self, **changes: Any) -> Figure:
+        """A copy with ``changes`` applied (fast path: no re-validation, no __init__)."""
+        unknown = changes.keys() - _FIGURE_FIELDS
+        if unknown:
+            raise TypeError(f"Figure has no field(s) {sorted(unknown)}")
+        new = object.__new__(Figure)
+        state = new.__dict__
+        state.update(self.__dict__)
+        state.update(changes)
+        return new
+
+
+_FIGURE_FIELDS = frozenset(f.name for f in fields(Figure))
 
 
 ChangeKind = Literal[
