@@ -16,6 +16,8 @@ from app.campaigns import api as campaigns_api
 from app.campaigns import routes as campaigns_routes
 from app.config import Settings
 from app.db import create_engine, create_sessionmaker
+from app.encounters import api as encounters_api
+from app.encounters import routes as encounters_routes
 from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
 from app.rolls import api as rolls_api
@@ -69,9 +71,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         accounts_api.router,
         campaigns_api.router,
         rolls_api.router,
+        encounters_api.router,
         events_routes.router,
         accounts_routes.router,
         campaigns_routes.router,
+        encounters_routes.router,
     ):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

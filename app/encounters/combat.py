@@ -64,6 +64,8 @@ class Report:
     order_changed: bool = False
     turn_changed: bool = False
     pending_changed: bool = False
+    #: Participants were added, removed, revealed or hidden: the whole roster changes.
+    roster: bool = False
     #: Participants whose involvement makes the event GM-only if they are hidden.
     involved: set[str] = field(default_factory=set)
     secret: bool = False

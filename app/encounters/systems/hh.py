@@ -539,10 +539,9 @@ def shake_off(
     state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
 ) -> None:
     fig = _get(state, pid)
-    skill = "Spürsinn" if key == "eingeschränkt" else ""
+    skill = {"eingeschränkt": "Geschick", "benommen": "Glück"}.get(key, "")
     try:
-        out = hh.shake_off(roller, fig, key, options(settings), skill=skill or "Glück"
-                           if key == "benommen" else skill)  # fmt: skip
+        out = hh.shake_off(roller, fig, key, options(settings), skill=skill)
     except ValueError as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
     _put(state, out.figure, report)

@@ -1,0 +1,239 @@
+"""JSON API of the bestiary, encounters and running combat.
+
+Every response is the caller's view (hidden participants and NSC LP left out for players).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from app.encounters import actions, service, views
+from app.encounters.models import BestiaryEntry, Encounter
+from app.web.deps import Ctx, CurrentUser, Session
+
+router = APIRouter(prefix="/api/v1/campaigns/{campaign_id}", tags=["encounters"])
+
+
+class EntryIn(BaseModel):
+    name: str = Field(max_length=200)
+    data: dict[str, Any] = Field(default_factory=dict)
+    version: int | None = None
+
+
+class EncounterIn(BaseModel):
+    name: str = Field(max_length=200)
+    notes: str = Field(default="", max_length=5000)
+    settings: dict[str, Any] | None = None
+    version: int | None = None
+
+
+class ParticipantIn(BaseModel):
+    character_id: int | None = None
+    entry_id: int | None = None
+    count: int = 1
+    side: str | None = None
+    hidden: bool = False
+
+
+class ParticipantPatch(BaseModel):
+    side: str | None = None
+    hidden: bool | None = None
+    name: str | None = None
+    stats: dict[str, Any] | None = None
+
+
+def _entry(e: BestiaryEntry) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "name": e.name,
+        "system": e.system,
+        "data": e.data,
+        "sample": e.sample,
+        "version": e.version,
+    }
+
+
+def _summary(e: Encounter) -> dict[str, Any]:
+    return {"id": e.id, "name": e.name, "status": e.status, "version": e.version}
+
+
+@router.get("/bestiary")
+async def list_bestiary(
+    campaign_id: int, session: Session, user: CurrentUser
+) -> list[dict[str, Any]]:
+    return [_entry(e) for e in await service.bestiary(session, user, campaign_id)]
+
+
+@router.post("/bestiary", status_code=201)
+async def create_entry(
+    campaign_id: int, body: EntryIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    return _entry(await service.create_entry(session, user, campaign_id, body.name, body.data))
+
+
+@router.post("/bestiary/samples", status_code=201)
+async def add_samples(
+    campaign_id: int, session: Session, user: CurrentUser
+) -> list[dict[str, Any]]:
+    return [_entry(e) for e in await service.add_samples(session, user, campaign_id)]
+
+
+@router.get("/bestiary/{entry_id}")
+async def get_entry(
+    campaign_id: int, entry_id: int, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    return _entry(await service.bestiary_entry(session, user, campaign_id, entry_id))
+
+
+@router.put("/bestiary/{entry_id}")
+async def update_entry(
+    campaign_id: int, entry_id: int, body: EntryIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    entry = await service.update_entry(
+        session, user, campaign_id, entry_id, body.version, body.name, body.data
+    )
+    return _entry(entry)
+
+
+@router.delete("/bestiary/{entry_id}", status_code=204)
+async def delete_entry(
+    campaign_id: int, entry_id: int, session: Session, user: CurrentUser
+) -> None:
+    await service.delete_entry(session, user, campaign_id, entry_id)
+
+
+@router.get("/encounters")
+async def list_encounters(
+    campaign_id: int, session: Session, user: CurrentUser
+) -> list[dict[str, Any]]:
+    return [_summary(e) for e in await service.encounters(session, user, campaign_id)]
+
+
+@router.post("/encounters", status_code=201)
+async def create_encounter(
+    campaign_id: int, body: EncounterIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    enc = await service.create_encounter(session, user, campaign_id, body.name, body.notes)
+    if body.settings:
+        enc = await service.update_encounter(
+            session, user, campaign_id, enc.id, None, body.name, body.notes, body.settings
+        )
+    return await _view(session, user, campaign_id, enc.id)
+
+
+async def _view(session: Any, user: Any, campaign_id: int, encounter_id: int) -> dict[str, Any]:
+    loaded = await service.load(session, user, campaign_id, encounter_id)
+    return views.api_view(loaded)
+
+
+@router.get("/encounters/{encounter_id}")
+async def get_encounter(
+    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """The encounter as the caller sees it (roster, turn, pending step)."""
+    return await _view(session, user, campaign_id, encounter_id)
+
+
+@router.get("/encounters/{encounter_id}/log")
+async def get_log(
+    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+) -> list[dict[str, Any]]:
+    """The combat log entries the caller may see, newest first."""
+    loaded = await service.load(session, user, campaign_id, encounter_id)
+    state = loaded.encounter.state or {}
+    undone = {int(s) for s in state.get("undone", [])}
+    return [views.entry_view(e, undone) for e in await service.log_entries(session, loaded)]
+
+
+@router.patch("/encounters/{encounter_id}")
+async def update_encounter(
+    campaign_id: int, encounter_id: int, body: EncounterIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    await service.update_encounter(
+        session, user, campaign_id, encounter_id, body.version, body.name, body.notes,
+        body.settings,
+    )  # fmt: skip
+    return await _view(session, user, campaign_id, encounter_id)
+
+
+@router.delete("/encounters/{encounter_id}", status_code=204)
+async def delete_encounter(
+    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+) -> None:
+    await service.delete_encounter(session, user, campaign_id, encounter_id)
+
+
+@router.post("/encounters/{encounter_id}/duplicate", status_code=201)
+async def duplicate(
+    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    enc = await service.duplicate(session, user, campaign_id, encounter_id)
+    return await _view(session, user, campaign_id, enc.id)
+
+
+@router.post("/encounters/{encounter_id}/participants", status_code=201)
+async def add_participants(
+    campaign_id: int,
+    encounter_id: int,
+    body: ParticipantIn,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+) -> list[dict[str, Any]]:
+    """A character (``character_id``) or ``count`` copies of a bestiary entry (``entry_id``)."""
+    if body.character_id is not None:
+        added = [
+            await service.add_character(
+                session, user, ctx.roller, campaign_id, encounter_id, body.character_id,
+                body.side or "abenteurer", body.hidden,
+            )
+        ]  # fmt: skip
+    else:
+        added = await service.add_monsters(
+            session, user, ctx.roller, campaign_id, encounter_id, body.entry_id or 0,
+            body.count, body.side or "gegner", body.hidden,
+        )  # fmt: skip
+    return [{"id": p.id, "name": p.name, "side": p.side, "hidden": p.hidden} for p in added]
+
+
+@router.patch("/encounters/{encounter_id}/participants/{participant_id}")
+async def update_participant(
+    campaign_id: int,
+    encounter_id: int,
+    participant_id: int,
+    body: ParticipantPatch,
+    session: Session,
+    user: CurrentUser,
+) -> dict[str, Any]:
+    p = await service.update_participant(
+        session, user, campaign_id, encounter_id, participant_id,
+        side=body.side, hidden=body.hidden, name=body.name, stats=body.stats,
+    )  # fmt: skip
+    return {"id": p.id, "name": p.name, "side": p.side, "hidden": p.hidden, "stats": p.stats}
+
+
+@router.delete("/encounters/{encounter_id}/participants/{participant_id}", status_code=204)
+async def remove_participant(
+    campaign_id: int, encounter_id: int, participant_id: int, session: Session, user: CurrentUser
+) -> None:
+    await service.remove_participant(session, user, campaign_id, encounter_id, participant_id)
+
+
+@router.post("/encounters/{encounter_id}/actions/{action}")
+async def act(
+    campaign_id: int,
+    encounter_id: int,
+    action: str,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    body: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run a combat action (``start``, ``next``, ``attack``, ``respond``, ``undo``, ...)."""
+    await actions.perform(
+        session, user, ctx.roller, campaign_id, encounter_id, action, dict(body or {})
+    )
+    return await _view(session, user, campaign_id, encounter_id)

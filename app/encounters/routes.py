@@ -1,0 +1,343 @@
+"""HTML pages of the bestiary, encounters and the live combat view."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from sqlalchemy import select
+from sse_starlette import EventSourceResponse
+
+from app.accounts.models import User
+from app.campaigns.permissions import Action, authorize
+from app.characters.models import Character
+from app.encounters import actions, service, statblocks, views
+from app.encounters.live import renderer
+from app.errors import Conflict, ValidationFailed
+from app.events.routes import event_stream, resume_point
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.templating import is_htmx, page, redirect
+
+router = APIRouter(include_in_schema=False)
+TEMPLATE = "encounters/combat.html"
+
+
+async def _form(request: Request) -> dict[str, Any]:
+    form = await request.form()
+    data: dict[str, Any] = {}
+    for key in form:
+        values = form.getlist(key)
+        data[key] = [str(v) for v in values] if key == "targets" else str(values[-1])
+    return data
+
+
+def _url(campaign_id: int, encounter_id: int | None = None) -> str:
+    base = f"/campaigns/{campaign_id}/encounters"
+    return f"{base}/{encounter_id}" if encounter_id else base
+
+
+@router.get("/campaigns/{campaign_id}/encounters", response_class=HTMLResponse)
+async def index(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    items = await service.encounters(session, user, campaign_id)
+    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    return page(
+        request,
+        "encounters/index.html",
+        {
+            "campaign": campaign,
+            "viewer": viewer,
+            "encounters": items,
+            "errors": {},
+            "status_labels": views.STATUS_LABELS,
+        },
+    )
+
+
+@router.post("/campaigns/{campaign_id}/encounters")
+async def create(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    data = await _form(request)
+    encounter = await service.create_encounter(
+        session, user, campaign_id, data.get("name", ""), data.get("notes", "")
+    )
+    return redirect(request, _url(campaign_id, encounter.id))
+
+
+async def _context(session: Any, user: User, campaign_id: int, encounter_id: int) -> dict[str, Any]:
+    loaded = await service.load(session, user, campaign_id, encounter_id)
+    log = await service.log_entries(session, loaded)
+    context = views.page_context(loaded, log)
+    if loaded.viewer.is_gm and loaded.encounter.status == "prepared":
+        context["characters"] = (
+            await session.scalars(
+                select(Character)
+                .where(Character.campaign_id == campaign_id, Character.archived_at.is_(None))
+                .order_by(Character.name)
+            )
+        ).all()
+        context["bestiary"] = await service.bestiary(session, user, campaign_id)
+    return context
+
+
+@router.get("/campaigns/{campaign_id}/encounters/{encounter_id}", response_class=HTMLResponse)
+async def detail(
+    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+) -> Response:
+    context = await _context(session, user, campaign_id, encounter_id)
+    return page(request, TEMPLATE, context)
+
+
+@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}")
+async def update(
+    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+) -> Response:
+    data = await _form(request)
+    await service.update_encounter(
+        session,
+        user,
+        campaign_id,
+        encounter_id,
+        actions._version(data),
+        data.get("name", ""),
+        data.get("notes", ""),
+        {k: data[k] for k in ("surprise", "defence_timeout") if k in data},
+    )
+    return redirect(request, _url(campaign_id, encounter_id))
+
+
+@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/duplicate")
+async def duplicate(
+    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+) -> Response:
+    copy_ = await service.duplicate(session, user, campaign_id, encounter_id)
+    return redirect(request, _url(campaign_id, copy_.id))
+
+
+@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/delete")
+async def delete(
+    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.delete_encounter(session, user, campaign_id, encounter_id)
+    return redirect(request, _url(campaign_id))
+
+
+@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/participants")
+async def add_participant(
+    request: Request,
+    campaign_id: int,
+    encounter_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+) -> Response:
+    data = await _form(request)
+    hidden = data.get("hidden") == "1"
+    if data.get("character_id"):
+        await service.add_character(
+            session, user, ctx.roller, campaign_id, encounter_id,
+            actions._int(data, "character_id"), data.get("side", "abenteurer"), hidden,
+        )  # fmt: skip
+    else:
+        await service.add_monsters(
+            session, user, ctx.roller, campaign_id, encounter_id,
+            actions._int(data, "entry_id"), actions._int(data, "count", 1),
+            data.get("side", "gegner"), hidden,
+        )  # fmt: skip
+    return redirect(request, _url(campaign_id, encounter_id))
+
+
+@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/participants/{participant_id}")
+async def update_participant(
+    request: Request,
+    campaign_id: int,
+    encounter_id: int,
+    participant_id: int,
+    session: Session,
+    user: CurrentUser,
+) -> Response:
+    data = await _form(request)
+    await service.update_participant(
+        session,
+        user,
+        campaign_id,
+        encounter_id,
+        participant_id,
+        side=data.get("side"),
+        hidden=data.get("hidden") == "1",
+    )
+    return redirect(request, _url(campaign_id, encounter_id))
+
+
+@router.post(
+    "/campaigns/{campaign_id}/encounters/{encounter_id}/participants/{participant_id}/remove"
+)
+async def remove_participant(
+    request: Request,
+    campaign_id: int,
+    encounter_id: int,
+    participant_id: int,
+    session: Session,
+    user: CurrentUser,
+) -> Response:
+    await service.remove_participant(session, user, campaign_id, encounter_id, participant_id)
+    return redirect(request, _url(campaign_id, encounter_id))
+
+
+@router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/live")
+async def live(
+    request: Request,
+    campaign_id: int,
+    encounter_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+) -> EventSourceResponse:
+    """The combat page's live regions as HTML fragments, for the HTMX SSE extension."""
+    loaded = await service.load(session, user, campaign_id, encounter_id)
+    return event_stream(
+        request,
+        ctx,
+        campaign_id,
+        loaded.viewer,
+        resume_point(last_event_id, after),
+        renderer(encounter_id),
+    )
+
+
+@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/{action}")
+async def act(
+    request: Request,
+    campaign_id: int,
+    encounter_id: int,
+    action: str,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+) -> Response:
+    """Every combat action; HTMX gets the controls back (the rest arrives live)."""
+    data = await _form(request)
+    status = 200
+    errors: dict[str, str] = {}
+    try:
+        await actions.perform(session, user, ctx.roller, campaign_id, encounter_id, action, data)
+    except ValidationFailed as exc:
+        if not is_htmx(request):
+            raise
+        errors, status = exc.fields, 422
+    except Conflict as exc:
+        if not is_htmx(request):
+            raise
+        errors, status = {"combat": exc.message}, 409
+    if action in ("start", "end") or not is_htmx(request):
+        return redirect(request, _url(campaign_id, encounter_id))
+    if status != 200:
+        await session.rollback()
+    context = await _context(session, user, campaign_id, encounter_id)
+    context["errors"] = errors
+    return page(request, TEMPLATE, context, block="controls", status_code=status)
+
+
+# --- bestiary --------------------------------------------------------------------------------
+
+
+def _block_from_form(system: str, data: dict[str, Any]) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        f.key: data[f.key] for f in statblocks.SCHEMAS[system] if f.key in data
+    }
+    for key in ("angriffe", "resistenzen"):
+        if data.get(key):
+            try:
+                block[key] = json.loads(data[key])
+            except ValueError:
+                raise ValidationFailed({key: "JSON"}) from None
+    return block
+
+
+async def _bestiary_page(
+    request: Request, session: Any, user: User, campaign_id: int, errors: dict[str, str],
+    status_code: int = 200,
+) -> Response:  # fmt: skip
+    entries = await service.bestiary(session, user, campaign_id)
+    campaign, viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.run_encounters
+    )
+    return page(
+        request,
+        "encounters/bestiary.html",
+        {
+            "campaign": campaign,
+            "viewer": viewer,
+            "entries": entries,
+            "errors": errors,
+            "schema": statblocks.SCHEMAS[campaign.system],
+            "system": campaign.system,
+        },
+        status_code=status_code,
+    )
+
+
+@router.get("/campaigns/{campaign_id}/bestiary", response_class=HTMLResponse)
+async def bestiary(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    return await _bestiary_page(request, session, user, campaign_id, {})
+
+
+@router.post("/campaigns/{campaign_id}/bestiary")
+async def create_entry(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    data = await _form(request)
+    campaign, _viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.run_encounters
+    )
+    try:
+        await service.create_entry(
+            session,
+            user,
+            campaign_id,
+            data.get("name", ""),
+            _block_from_form(campaign.system, data),
+        )
+    except ValidationFailed as exc:
+        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/bestiary")
+
+
+@router.post("/campaigns/{campaign_id}/bestiary/samples")
+async def samples(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.add_samples(session, user, campaign_id)
+    return redirect(request, f"/campaigns/{campaign_id}/bestiary")
+
+
+@router.post("/campaigns/{campaign_id}/bestiary/{entry_id}")
+async def update_entry(
+    request: Request, campaign_id: int, entry_id: int, session: Session, user: CurrentUser
+) -> Response:
+    data = await _form(request)
+    entry = await service.bestiary_entry(session, user, campaign_id, entry_id)
+    try:
+        await service.update_entry(
+            session, user, campaign_id, entry_id, actions._version(data), data.get("name", ""),
+            _block_from_form(entry.system, data),
+        )  # fmt: skip
+    except ValidationFailed as exc:
+        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/bestiary")
+
+
+@router.post("/campaigns/{campaign_id}/bestiary/{entry_id}/delete")
+async def delete_entry(
+    request: Request, campaign_id: int, entry_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.delete_entry(session, user, campaign_id, entry_id)
+    return redirect(request, f"/campaigns/{campaign_id}/bestiary")

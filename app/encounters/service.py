@@ -1,0 +1,1008 @@
+"""Use cases of the bestiary, encounters and running combat.
+
+Permissions come from :mod:`app.campaigns.permissions` (``run_encounters`` for the GM side,
+``act_in_combat`` for players acting with their own characters). Every change appends an
+event to the campaign log in the same transaction: ``encounter`` (preparation, GM only) and
+``combat`` (a running fight). A combat report is split by visibility: lines about a hidden
+participant and Verdeckte Würfe go into a GM-only event, the rest into a public one, so a
+player's stream never carries them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.exc import StaleDataError
+
+from app.accounts.models import User
+from app.campaigns.models import Campaign, RuleSystem
+from app.campaigns.permissions import Action, Viewer, allowed, authorize
+from app.campaigns.settings import current as rule_options
+from app.characters.models import Character
+from app.db import utcnow
+from app.encounters import statblocks
+from app.encounters.combat import (
+    SIDES,
+    CombatError,
+    Entry,
+    Report,
+    State,
+    clone,
+    current_pid,
+    delay,
+    fresh_state,
+    remove_from_order,
+    swap_tied,
+)
+from app.encounters.models import BestiaryEntry, Encounter, Participant
+from app.encounters.systems import system
+from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from app.events.models import CampaignEvent
+from app.events.service import append_event
+from app.i18n import N_, _
+from app.rules.dice import Roller
+
+MAX_COPIES = 20
+HISTORY = 30
+NAME_MAX = 100
+
+Op = Callable[[State, Report], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    campaign: Campaign
+    viewer: Viewer
+    encounter: Encounter
+    participants: list[Participant]
+
+    @property
+    def by_id(self) -> dict[str, Participant]:
+        return {str(p.id): p for p in self.participants}
+
+    @property
+    def hidden(self) -> set[str]:
+        return {str(p.id) for p in self.participants if p.hidden}
+
+
+def combat_error(exc: CombatError) -> ValidationFailed:
+    return ValidationFailed({"combat": _(exc.message, **exc.params)})
+
+
+# --- bestiary --------------------------------------------------------------------------------
+
+
+async def _gm(session: AsyncSession, user: User, campaign_id: int) -> tuple[Campaign, Viewer]:
+    return await authorize(session, campaign_id, user.id, user.username, Action.run_encounters)
+
+
+async def bestiary(session: AsyncSession, user: User, campaign_id: int) -> list[BestiaryEntry]:
+    _campaign, _viewer = await _gm(session, user, campaign_id)
+    return list(
+        (
+            await session.scalars(
+                select(BestiaryEntry)
+                .where(BestiaryEntry.campaign_id == campaign_id)
+                .order_by(BestiaryEntry.name, BestiaryEntry.id)
+            )
+        ).all()
+    )
+
+
+async def bestiary_entry(
+    session: AsyncSession, user: User, campaign_id: int, entry_id: int
+) -> BestiaryEntry:
+    await _gm(session, user, campaign_id)
+    entry = await session.scalar(
+        select(BestiaryEntry).where(
+            BestiaryEntry.id == entry_id, BestiaryEntry.campaign_id == campaign_id
+        )
+    )
+    if entry is None:
+        raise NotFound(_("Bestiary entry not found."))
+    return entry
+
+
+def _name(name: str, field: str = "name") -> str:
+    name = name.strip()
+    if not 1 <= len(name) <= NAME_MAX:
+        raise ValidationFailed({field: _("Give a name of at most 100 characters.")})
+    return name
+
+
+async def _prep_event(
+    session: AsyncSession, campaign_id: int, user: User, kind: str, **payload: Any
+) -> None:
+    await append_event(
+        session,
+        campaign_id,
+        "encounter",
+        {"actor_name": user.username, "kind": kind, **payload},
+        actor_id=user.id,
+        visibility="gm",
+    )
+
+
+async def create_entry(
+    session: AsyncSession, user: User, campaign_id: int, name: str, data: dict[str, Any]
+) -> BestiaryEntry:
+    campaign, _viewer = await _gm(session, user, campaign_id)
+    errors: dict[str, str] = {}
+    try:
+        name = _name(name)
+    except ValidationFailed as exc:
+        errors.update(exc.fields)
+    try:
+        block = statblocks.validate(campaign.system, data)
+    except ValidationFailed as exc:
+        errors.update(exc.fields)
+    if errors:
+        raise ValidationFailed(errors)
+    entry = BestiaryEntry(campaign_id=campaign_id, system=campaign.system, name=name, data=block)
+    session.add(entry)
+    await session.flush()
+    await _prep_event(session, campaign_id, user, "bestiary_added", entry_id=entry.id, name=name)
+    return entry
+
+
+async def update_entry(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    entry_id: int,
+    version: int | None,
+    name: str,
+    data: dict[str, Any],
+) -> BestiaryEntry:
+    entry = await bestiary_entry(session, user, campaign_id, entry_id)
+    if version is not None and version != entry.version:
+        raise Conflict(_("Someone changed this entry meanwhile."))
+    name = _name(name)
+    entry.data = statblocks.validate(entry.system, data)
+    entry.name = name
+    entry.sample = False
+    await _flush(session)
+    await _prep_event(session, campaign_id, user, "bestiary_changed", entry_id=entry.id, name=name)
+    return entry
+
+
+async def delete_entry(session: AsyncSession, user: User, campaign_id: int, entry_id: int) -> None:
+    entry = await bestiary_entry(session, user, campaign_id, entry_id)
+    await session.delete(entry)
+    await _prep_event(
+        session, campaign_id, user, "bestiary_removed", entry_id=entry_id, name=entry.name
+    )
+
+
+async def add_samples(session: AsyncSession, user: User, campaign_id: int) -> list[BestiaryEntry]:
+    """Add the system's starter monsters (marked as sample data) that are not there yet."""
+    campaign, _viewer = await _gm(session, user, campaign_id)
+    existing = set(
+        (
+            await session.scalars(
+                select(BestiaryEntry.name).where(
+                    BestiaryEntry.campaign_id == campaign_id, BestiaryEntry.sample.is_(True)
+                )
+            )
+        ).all()
+    )
+    added: list[BestiaryEntry] = []
+    for name, block in statblocks.SAMPLES[campaign.system]:
+        if name in existing:
+            continue
+        entry = BestiaryEntry(
+            campaign_id=campaign_id,
+            system=campaign.system,
+            name=name,
+            data=statblocks.validate(campaign.system, block),
+            sample=True,
+        )
+        session.add(entry)
+        added.append(entry)
+    await session.flush()
+    if added:
+        await _prep_event(
+            session, campaign_id, user, "bestiary_samples", names=[e.name for e in added]
+        )
+    return added
+
+
+# --- encounters ------------------------------------------------------------------------------
+
+
+async def encounters(session: AsyncSession, user: User, campaign_id: int) -> list[Encounter]:
+    """The GM sees every encounter; players see the running and finished ones."""
+    _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    query = select(Encounter).where(Encounter.campaign_id == campaign_id)
+    if not allowed(viewer.role, Action.run_encounters):
+        query = query.where(Encounter.status != "prepared")
+    return list((await session.scalars(query.order_by(Encounter.id.desc()))).all())
+
+
+async def load(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    encounter_id: int,
+    action: Action = Action.view,
+) -> Loaded:
+    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, action)
+    encounter = await session.scalar(
+        select(Encounter).where(Encounter.id == encounter_id, Encounter.campaign_id == campaign_id)
+    )
+    if encounter is None or (
+        encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters)
+    ):
+        raise NotFound(_("Encounter not found."))
+    participants = list(
+        (
+            await session.scalars(
+                select(Participant)
+                .where(Participant.encounter_id == encounter_id)
+                .order_by(Participant.position, Participant.id)
+            )
+        ).all()
+    )
+    return Loaded(campaign, viewer, encounter, participants)
+
+
+async def load_as(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, encounter_id: int
+) -> Loaded | None:
+    """The encounter for a viewer whose membership the caller has checked (live stream)."""
+    campaign = await session.get(Campaign, campaign_id)
+    encounter = await session.scalar(
+        select(Encounter).where(Encounter.id == encounter_id, Encounter.campaign_id == campaign_id)
+    )
+    if campaign is None or encounter is None:
+        return None
+    if encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters):
+        return None
+    participants = list(
+        (
+            await session.scalars(
+                select(Participant)
+                .where(Participant.encounter_id == encounter_id)
+                .order_by(Participant.position, Participant.id)
+            )
+        ).all()
+    )
+    return Loaded(campaign, viewer, encounter, participants)
+
+
+async def _flush(session: AsyncSession) -> None:
+    try:
+        await session.flush()
+    except StaleDataError:
+        raise Conflict(_("Someone changed this encounter meanwhile. Reload to see it.")) from None
+
+
+def _check_version(encounter: Encounter, version: int | None) -> None:
+    if version is not None and version != encounter.version:
+        raise Conflict(_("Someone changed this encounter meanwhile. Reload to see it."))
+
+
+def _touch(encounter: Encounter) -> None:
+    encounter.updated_at = utcnow()
+
+
+async def create_encounter(
+    session: AsyncSession, user: User, campaign_id: int, name: str, notes: str
+) -> Encounter:
+    campaign, _viewer = await _gm(session, user, campaign_id)
+    name = _name(name)
+    options = rule_options(RuleSystem(campaign.system), campaign.settings)
+    encounter = Encounter(
+        campaign_id=campaign_id,
+        name=name,
+        notes=notes.strip()[:5000],
+        settings={k: v for k, v in options.items()},
+        state={},
+        history=[],
+    )
+    session.add(encounter)
+    await session.flush()
+    await _prep_event(
+        session, campaign_id, user, "encounter_created", encounter_id=encounter.id, name=name
+    )
+    return encounter
+
+
+async def update_encounter(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    encounter_id: int,
+    version: int | None,
+    name: str,
+    notes: str,
+    settings: dict[str, Any] | None = None,
+) -> Encounter:
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    enc = loaded.encounter
+    _check_version(enc, version)
+    enc.name = _name(name)
+    enc.notes = notes.strip()[:5000]
+    if settings:
+        new = dict(enc.settings)
+        if "surprise" in settings:
+            surprise = settings["surprise"] or ""
+            if surprise not in ("", *SIDES):
+                raise ValidationFailed({"surprise": _("Choose one of the listed options.")})
+            new["surprise"] = surprise
+        if "defence_timeout" in settings:
+            try:
+                timeout = int(settings["defence_timeout"])
+            except (TypeError, ValueError):
+                timeout = 0
+            if not 10 <= timeout <= 3600:
+                raise ValidationFailed({"defence_timeout": _("Between 10 and 3600 seconds.")})
+            new["defence_timeout"] = timeout
+        enc.settings = new
+    _touch(enc)
+    await _flush(session)
+    await _prep_event(
+        session, campaign_id, user, "encounter_changed", encounter_id=enc.id, name=enc.name
+    )
+    return enc
+
+
+async def duplicate(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int
+) -> Encounter:
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    src = loaded.encounter
+    copy_ = Encounter(
+        campaign_id=campaign_id,
+        name=_("%(name)s (copy)", name=src.name)[:NAME_MAX],
+        notes=src.notes,
+        settings=dict(src.settings),
+        state={},
+        history=[],
+    )
+    session.add(copy_)
+    await session.flush()
+    for p in loaded.participants:
+        session.add(
+            Participant(
+                encounter_id=copy_.id,
+                character_id=p.character_id,
+                bestiary_entry_id=p.bestiary_entry_id,
+                name=p.name,
+                side=p.side,
+                hidden=p.hidden,
+                stats=dict(p.stats),
+                position=p.position,
+            )
+        )
+    await session.flush()
+    await _prep_event(
+        session,
+        campaign_id,
+        user,
+        "encounter_duplicated",
+        encounter_id=copy_.id,
+        source_id=src.id,
+        name=copy_.name,
+    )
+    return copy_
+
+
+async def delete_encounter(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int
+) -> None:
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    await session.delete(loaded.encounter)
+    await _prep_event(
+        session,
+        campaign_id,
+        user,
+        "encounter_deleted",
+        encounter_id=encounter_id,
+        name=loaded.encounter.name,
+    )
+
+
+def _side(side: str) -> str:
+    if side not in SIDES:
+        raise ValidationFailed({"side": _("Choose Abenteurer, Gegner or Neutral.")})
+    return side
+
+
+async def _next_position(session: AsyncSession, encounter_id: int) -> int:
+    top = await session.scalar(
+        select(func.max(Participant.position)).where(Participant.encounter_id == encounter_id)
+    )
+    return int(top or 0) + 1
+
+
+async def add_character(
+    session: AsyncSession,
+    user: User,
+    roller: Roller,
+    campaign_id: int,
+    encounter_id: int,
+    character_id: int,
+    side: str = "abenteurer",
+    hidden: bool = False,
+) -> Participant:
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    character = await session.scalar(
+        select(Character).where(Character.id == character_id, Character.campaign_id == campaign_id)
+    )
+    if character is None:
+        raise ValidationFailed({"character_id": _("Choose a character of this campaign.")})
+    if any(p.character_id == character_id for p in loaded.participants):
+        raise ValidationFailed({"character_id": _("This character takes part already.")})
+    stats = statblocks.validate(
+        loaded.campaign.system,
+        statblocks.from_character(loaded.campaign.system, character.name, character.data),
+    )
+    participant = Participant(
+        encounter_id=encounter_id,
+        character_id=character.id,
+        name=character.name,
+        side=_side(side),
+        hidden=hidden,
+        stats=stats,
+        position=await _next_position(session, encounter_id),
+    )
+    session.add(participant)
+    await session.flush()
+    await _joined(session, user, roller, loaded, [participant], owner=character.owner_id)
+    return participant
+
+
+async def add_monsters(
+    session: AsyncSession,
+    user: User,
+    roller: Roller,
+    campaign_id: int,
+    encounter_id: int,
+    entry_id: int,
+    count: int = 1,
+    side: str = "gegner",
+    hidden: bool = False,
+) -> list[Participant]:
+    """Add ``count`` copies of a bestiary entry, numbered ("Goblin 1", "Goblin 2", ...)."""
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    entry = await session.scalar(
+        select(BestiaryEntry).where(
+            BestiaryEntry.id == entry_id, BestiaryEntry.campaign_id == campaign_id
+        )
+    )
+    if entry is None:
+        raise ValidationFailed({"entry_id": _("Choose an entry of the bestiary.")})
+    if not 1 <= count <= MAX_COPIES:
+        raise ValidationFailed({"count": _("Between 1 and %(max)d.", max=MAX_COPIES)})
+    _side(side)
+    used = {p.name for p in loaded.participants}
+    position = await _next_position(session, encounter_id)
+    number = 1
+    added: list[Participant] = []
+    for _i in range(count):
+        while f"{entry.name} {number}" in used:
+            number += 1
+        name = f"{entry.name} {number}"
+        used.add(name)
+        participant = Participant(
+            encounter_id=encounter_id,
+            bestiary_entry_id=entry.id,
+            name=name[:NAME_MAX],
+            side=side,
+            hidden=hidden,
+            stats=dict(entry.data),
+            position=position,
+        )
+        position += 1
+        session.add(participant)
+        added.append(participant)
+    await session.flush()
+    await _joined(session, user, roller, loaded, added, owner=None)
+    return added
+
+
+async def _joined(
+    session: AsyncSession,
+    user: User,
+    roller: Roller,
+    loaded: Loaded,
+    added: list[Participant],
+    *,
+    owner: int | None,
+) -> None:
+    enc = loaded.encounter
+    _touch(enc)
+    if enc.status != "running":
+        await _flush(session)
+        await _prep_event(
+            session,
+            enc.campaign_id,
+            user,
+            "participants_added",
+            encounter_id=enc.id,
+            names=[p.name for p in added],
+        )
+        return
+    state = clone(enc.state)
+    report = Report()
+    mod = system(loaded.campaign.system)
+    for p in added:
+        pid = str(p.id)
+        state["figures"][pid] = _figure(loaded.campaign.system, p, enc.settings, owner)
+        report.add(N_("%(name)s joins the fight."), who={pid}, name=p.name)
+        try:
+            mod.add_figure(state, pid, roller, report)
+        except CombatError as exc:
+            raise combat_error(exc) from None
+    report.order_changed = True
+    enc.state = state
+    enc.history = []  # the participant rows are not part of an undo
+    all_participants = [*loaded.participants, *added]
+    await _flush(session)
+    await _log(session, loaded, user, report, participants=all_participants, roster=True)
+
+
+def _figure(
+    system_name: str, p: Participant, settings: dict[str, Any], owner: int | None
+) -> dict[str, Any]:
+    stats = statblocks.validate(system_name, p.stats)
+    data: dict[str, Any] = system(system_name).new_figure(
+        str(p.id), p.name, p.side, stats, npc=p.character_id is None, settings=settings
+    )
+    data["owner"] = owner
+    return data
+
+
+async def update_participant(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    encounter_id: int,
+    participant_id: int,
+    *,
+    side: str | None = None,
+    hidden: bool | None = None,
+    name: str | None = None,
+    stats: dict[str, Any] | None = None,
+) -> Participant:
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    p = loaded.by_id.get(str(participant_id))
+    if p is None:
+        raise NotFound(_("Participant not found."))
+    enc = loaded.encounter
+    running = enc.status == "running"
+    if name is not None:
+        p.name = _name(name)
+    if side is not None:
+        p.side = _side(side)
+    if stats is not None:
+        p.stats = statblocks.validate(loaded.campaign.system, stats)
+    was_hidden = p.hidden
+    if hidden is not None:
+        p.hidden = hidden
+    _touch(enc)
+    if running:
+        pid = str(p.id)
+        state = clone(enc.state)
+        fig = state["figures"].get(pid)
+        if fig is not None:
+            fig["name"] = p.name
+            fig["side"] = p.side
+        enc.state = state
+        report = Report()
+        if was_hidden and not p.hidden:
+            report.add(N_("%(name)s appears."), who=set(), name=p.name)
+        elif p.hidden and not was_hidden:
+            report.add(N_("%(name)s is hidden from the players."), who={pid}, name=p.name)
+        report.changed.add(pid)
+        await _flush(session)
+        # Hidden state changes the roster for players: push it whole.
+        await _log(session, loaded, user, report, roster=True)
+    else:
+        await _flush(session)
+        await _prep_event(
+            session, campaign_id, user, "participant_changed", encounter_id=enc.id, name=p.name
+        )
+    return p
+
+
+async def remove_participant(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int, participant_id: int
+) -> None:
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    p = loaded.by_id.get(str(participant_id))
+    if p is None:
+        raise NotFound(_("Participant not found."))
+    enc = loaded.encounter
+    _touch(enc)
+    if enc.status == "running":
+        pid = str(p.id)
+        state = clone(enc.state)
+        if state.get("pending") and pid in (
+            state["pending"].get("attacker"),
+            state["pending"].get("target"),
+        ):
+            state["pending"] = None
+        remove_from_order(state, pid)
+        state["figures"].pop(pid, None)
+        enc.state = state
+        enc.history = []
+        report = Report()
+        report.add(N_("%(name)s leaves the fight."), who={pid}, name=p.name)
+        report.order_changed = report.turn_changed = report.pending_changed = True
+        await _log(session, loaded, user, report, roster=True)
+    else:
+        await _prep_event(
+            session, campaign_id, user, "participant_removed", encounter_id=enc.id, name=p.name
+        )
+    await session.delete(p)
+    await _flush(session)
+
+
+# --- running combat ----------------------------------------------------------------------------
+
+
+async def start(
+    session: AsyncSession,
+    user: User,
+    roller: Roller,
+    campaign_id: int,
+    encounter_id: int,
+    version: int | None = None,
+) -> Encounter:
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    enc = loaded.encounter
+    _check_version(enc, version)
+    if enc.status == "running":
+        raise Conflict(_("This encounter is running already."))
+    if len(loaded.participants) < 2:
+        raise ValidationFailed({"combat": _("A fight needs at least two participants.")})
+    owners = await _owners(session, loaded.participants)
+    state = fresh_state(loaded.campaign.system)
+    for p in loaded.participants:
+        state["figures"][str(p.id)] = _figure(
+            loaded.campaign.system, p, enc.settings, owners.get(p.id)
+        )
+    report = Report()
+    try:
+        system(loaded.campaign.system).start(state, roller, report, enc.settings)
+    except CombatError as exc:
+        raise combat_error(exc) from None
+    enc.state = state
+    enc.history = []
+    enc.status = "running"
+    _touch(enc)
+    await _flush(session)
+    await _log(session, loaded, user, report, roster=True, status=True)
+    return enc
+
+
+async def _owners(session: AsyncSession, participants: Sequence[Participant]) -> dict[int, int]:
+    ids = [p.character_id for p in participants if p.character_id is not None]
+    if not ids:
+        return {}
+    rows = (
+        await session.execute(select(Character.id, Character.owner_id).where(Character.id.in_(ids)))
+    ).all()
+    by_char = {cid: owner for cid, owner in rows if owner is not None}
+    return {
+        p.id: by_char[p.character_id]
+        for p in participants
+        if p.character_id is not None and p.character_id in by_char
+    }
+
+
+async def end(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int, version: int | None
+) -> Encounter:
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    enc = loaded.encounter
+    _check_version(enc, version)
+    if enc.status != "running":
+        raise Conflict(_("This encounter is not running."))
+    enc.status = "ended"
+    state = clone(enc.state)
+    state["pending"] = None
+    enc.state = state
+    enc.history = []
+    _touch(enc)
+    report = Report()
+    report.add(N_("The fight is over."), who=set())
+    report.turn_changed = report.pending_changed = True
+    await _flush(session)
+    await _log(session, loaded, user, report, status=True)
+    return enc
+
+
+def owns(loaded: Loaded, pid: str | None) -> bool:
+    """Whether the viewer plays participant ``pid`` (the owner of its character)."""
+    if pid is None:
+        return False
+    fig = loaded.encounter.state.get("figures", {}).get(pid)
+    return fig is not None and fig.get("owner") == loaded.viewer.user_id
+
+
+def may_act(loaded: Loaded, pid: str) -> None:
+    """GMs may act for anyone; a player only for their own figure on its turn."""
+    if loaded.viewer.is_gm:
+        return
+    if not allowed(loaded.viewer.role, Action.act_in_combat) or not owns(loaded, pid):
+        raise Forbidden(_("You can only act with your own character."))
+    if current_pid(loaded.encounter.state) != pid:
+        raise ValidationFailed({"combat": _("It is not your turn.")})
+
+
+async def operate(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    encounter_id: int,
+    version: int | None,
+    op: Callable[[Loaded, State, Report], None],
+    *,
+    gm_only: bool = False,
+    undoable: bool = True,
+    allow_pending: bool = False,
+) -> Encounter:
+    """Run one combat operation on a copy of the state, then save and log it."""
+    action = Action.run_encounters if gm_only else Action.act_in_combat
+    loaded = await load(session, user, campaign_id, encounter_id, action)
+    enc = loaded.encounter
+    _check_version(enc, version)
+    if enc.status != "running":
+        raise Conflict(_("This encounter is not running."))
+    if enc.state.get("pending") and not allow_pending:
+        raise ValidationFailed({"combat": _("First the open defence must be answered.")})
+    state = clone(enc.state)
+    report = Report()
+    try:
+        op(loaded, state, report)
+    except CombatError as exc:
+        raise combat_error(exc) from None
+    history = list(enc.history)
+    if undoable:
+        history.append({"state": enc.state, "seq": None})
+        history = history[-HISTORY:]
+    enc.state = state
+    _touch(enc)
+    await _flush(session)
+    seqs = await _log(session, loaded, user, report)
+    if undoable:
+        history[-1]["seq"] = seqs
+    enc.history = history
+    await _flush(session)
+    return enc
+
+
+def _reveal(loaded: Loaded, report: Report, *pids: str) -> bool:
+    """A hidden figure that attacks or is attacked by a visible one comes into view."""
+    parts = loaded.by_id
+    hidden = [parts[p] for p in pids if p in parts and parts[p].hidden]
+    if not hidden or len(hidden) == len(pids):
+        return False
+    for p in hidden:
+        p.hidden = False
+        report.add(N_("%(name)s appears."), who=set(), name=p.name)
+    return True
+
+
+def op_next(loaded: Loaded, state: State, report: Report, roller: Roller) -> None:
+    pid = current_pid(state)
+    if not loaded.viewer.is_gm and (pid is None or not owns(loaded, pid)):
+        raise CombatError(N_("It is not your turn."))
+    system(loaded.campaign.system).advance(state, roller, report, loaded.encounter.settings)
+
+
+def op_attack(
+    loaded: Loaded,
+    state: State,
+    report: Report,
+    roller: Roller,
+    attacker: str,
+    target: str,
+    params: dict[str, Any],
+) -> None:
+    may_act(loaded, attacker)
+    if target not in state["figures"] or (not loaded.viewer.is_gm and target in loaded.hidden):
+        raise CombatError(N_("This participant is not in the combat."))
+    if _reveal(loaded, report, attacker, target):
+        report.roster = True
+    owner = state["figures"][target].get("owner")
+    system(loaded.campaign.system).attack(
+        state,
+        attacker,
+        target,
+        params,
+        roller,
+        report,
+        loaded.encounter.settings,
+        target_owner=owner,
+    )
+
+
+def can_answer(loaded: Loaded, state: State) -> str | None:
+    """How the viewer may answer the open defence: "owner", "gm", "timeout" or None."""
+    pending = state.get("pending")
+    if not pending:
+        return None
+    if pending.get("owner") is not None and pending["owner"] == loaded.viewer.user_id:
+        return "owner"
+    if loaded.viewer.is_gm:
+        return "gm"
+    deadline = datetime.fromisoformat(pending["deadline"])
+    if datetime.now(UTC) >= deadline and owns(loaded, pending.get("attacker")):
+        return "timeout"
+    return None
+
+
+def op_respond(loaded: Loaded, state: State, report: Report, roller: Roller, choice: str) -> None:
+    how = can_answer(loaded, state)
+    if how is None:
+        raise CombatError(N_("Only the defender's player or the GM can answer now."))
+    pending = state["pending"]
+    if how == "timeout":
+        choice = "defend" if int(pending.get("reactions", 0)) > 0 else "none"
+        report.add(N_("No answer in time: the default is taken."), who=set())
+    elif how == "gm" and pending.get("owner") is not None:
+        report.add(N_("The GM answers for the defender."), who=set())
+    system(loaded.campaign.system).respond(state, choice, roller, report, loaded.encounter.settings)
+
+
+def op_delay(loaded: Loaded, state: State, report: Report) -> None:
+    pid = current_pid(state)
+    if pid is None:
+        raise CombatError(N_("It is not your turn."))
+    may_act(loaded, pid)
+    delay(state)
+    name = state["figures"][pid]["name"]
+    report.add(N_("%(name)s delays."), who={pid}, name=name)
+    report.order_changed = report.turn_changed = True
+
+
+def op_reorder(loaded: Loaded, state: State, report: Report, pid: str, direction: int) -> None:
+    other = swap_tied(state, pid, -1 if direction < 0 else 1)
+    names = {k: f["name"] for k, f in state["figures"].items()}
+    report.add(
+        N_("GM: %(a)s and %(b)s swap places (same initiative)."),
+        who={pid, other},
+        a=names[pid],
+        b=names[other],
+    )
+    report.order_changed = report.turn_changed = True
+
+
+async def undo(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int, version: int | None
+) -> Encounter:
+    """Restore the state before the last action; the log keeps its entries, marked undone."""
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    enc = loaded.encounter
+    _check_version(enc, version)
+    if enc.status != "running" or not enc.history:
+        raise ValidationFailed({"combat": _("There is nothing to undo.")})
+    history = list(enc.history)
+    last = history.pop()
+    undone_seqs: list[int] = [int(s) for s in (last.get("seq") or [])]
+    state = clone(last["state"])
+    state["undone"] = [*enc.state.get("undone", []), *undone_seqs]
+    enc.state = state
+    enc.history = history
+    _touch(enc)
+    report = Report()
+    report.add(N_("GM: the last action was undone."), who=set())
+    report.turn_changed = report.pending_changed = report.order_changed = True
+    report.changed |= set(state["figures"])
+    await _flush(session)
+    visible_before = await session.scalars(
+        select(CampaignEvent.visibility).where(
+            CampaignEvent.campaign_id == campaign_id, CampaignEvent.seq.in_(undone_seqs)
+        )
+    )
+    gm_only = all(v == "gm" for v in visible_before.all())
+    await _log(session, loaded, user, report, undo_of=undone_seqs, gm_only=gm_only, roster=True)
+    return enc
+
+
+# --- the log -------------------------------------------------------------------------------------
+
+
+async def _log(
+    session: AsyncSession,
+    loaded: Loaded,
+    user: User,
+    report: Report,
+    *,
+    participants: Sequence[Participant] | None = None,
+    roster: bool = False,
+    status: bool = False,
+    undo_of: list[int] | None = None,
+    gm_only: bool = False,
+) -> list[int]:
+    """Append the report as a public event and, for hidden lines, a GM-only one."""
+    parts = list(participants) if participants is not None else loaded.participants
+    hidden = {str(p.id) for p in parts if p.hidden}
+    roster = roster or report.roster
+    public: list[Entry] = []
+    secret: list[Entry] = []
+    for entry in report.entries:
+        (secret if report.secret or gm_only or entry.who & hidden else public).append(entry)
+    base: dict[str, Any] = {
+        "actor_name": user.username,
+        "encounter_id": loaded.encounter.id,
+        "order_changed": report.order_changed or roster,
+        "turn_changed": report.turn_changed,
+        "pending_changed": report.pending_changed,
+        "roster_changed": roster,
+        "status_changed": status,
+        "undo_of": undo_of or [],
+    }
+    seqs: list[int] = []
+    if secret:
+        event = await append_event(
+            session,
+            loaded.campaign.id,
+            "combat",
+            {
+                **base,
+                "entries": [e.as_dict() for e in secret],
+                "changed": sorted(report.changed),
+                "secret_roll": report.secret,
+            },
+            actor_id=user.id,
+            visibility="gm",
+        )
+        seqs.append(event.seq)
+    visible_changes = sorted(report.changed - hidden)
+    needs_public = (
+        bool(public)
+        or bool(visible_changes)
+        or any(
+            base[k] for k in ("order_changed", "turn_changed", "pending_changed", "status_changed")
+        )
+    )
+    if report.secret and secret:
+        public.insert(0, Entry(N_("The GM rolled a Verdeckter Wurf."), {}))
+        needs_public = True
+    if needs_public and not gm_only:
+        event = await append_event(
+            session,
+            loaded.campaign.id,
+            "combat",
+            {
+                **base,
+                "entries": [e.as_dict() for e in public],
+                "changed": visible_changes,
+                "secret_roll": False,
+            },
+            actor_id=user.id,
+        )
+        seqs.append(event.seq)
+    return seqs
+
+
+async def log_entries(
+    session: AsyncSession, loaded: Loaded, limit: int = 200
+) -> list[CampaignEvent]:
+    """The newest combat events of this encounter the viewer may see (newest first)."""
+    from app.events.service import can_see
+
+    events = (
+        await session.scalars(
+            select(CampaignEvent)
+            .where(CampaignEvent.campaign_id == loaded.campaign.id, CampaignEvent.type == "combat")
+            .order_by(CampaignEvent.seq.desc())
+            .limit(limit * 3)
+        )
+    ).all()
+    out = [
+        e
+        for e in events
+        if e.payload.get("encounter_id") == loaded.encounter.id and can_see(e, loaded.viewer)
+    ]
+    return out[:limit]

@@ -1,0 +1,211 @@
+"""What one viewer sees of an encounter: the roster, the turn, the pending step, the log.
+
+Built per viewer on the server: hidden participants are left out for players (never sent),
+exact LP/LK/TP of NSCs are replaced by a state word, GM-only log lines are never loaded.
+The page, the HTMX fragments, the SSE pushes and the JSON API all use these views.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from app.campaigns.models import RuleSystem
+from app.campaigns.service import SYSTEM_NAMES
+from app.encounters import statblocks
+from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
+from app.encounters.service import Loaded, can_answer, owns
+from app.encounters.systems import system
+from app.events.models import CampaignEvent
+from app.i18n import gettext
+
+STATUS_LABELS = {"prepared": "Prepared", "running": "Running", "ended": "Ended"}
+
+
+def _order_index(state: dict[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i, t in enumerate(state.get("order", [])):
+        out.setdefault(str(t["pid"]), i)
+    return out
+
+
+def rows(loaded: Loaded) -> list[dict[str, Any]]:
+    state = loaded.encounter.state or {}
+    gm = loaded.viewer.is_gm
+    figures = state.get("figures", {})
+    mod = system(loaded.campaign.system)
+    current = current_pid(state)
+    index = _order_index(state)
+    out: list[dict[str, Any]] = []
+    for p in loaded.participants:
+        pid = str(p.id)
+        if p.hidden and not gm:
+            continue
+        fig = figures.get(pid)
+        row: dict[str, Any] = {
+            "pid": pid,
+            "name": p.name,
+            "side": p.side,
+            "side_label": SIDE_LABELS[p.side],
+            "hidden": p.hidden,
+            "pc": p.character_id is not None,
+            "mine": owns(loaded, pid),
+            "current": pid == current,
+            "in_fight": fig is not None,
+            "order": index.get(pid, 10_000),
+        }
+        if fig is not None:
+            key, label = mod.status(fig)
+            v = mod.view(fig)
+            exact = gm or p.character_id is not None
+            row.update(
+                status=key,
+                status_label=label,
+                points=v["points"] if exact else None,
+                conditions=v["conditions"],
+                extra=v["extra"] if exact else [],
+                initiative=v["initiative"] if exact or p.side == "abenteurer" else None,
+                out=v["out"],
+            )
+        out.append(row)
+    out.sort(key=lambda r: (r["order"], r["name"]))
+    return out
+
+
+def turn(loaded: Loaded) -> dict[str, Any]:
+    state = loaded.encounter.state or {}
+    t = current_turn(state)
+    pid = str(t["pid"]) if t else None
+    hidden = pid in loaded.hidden
+    visible = pid is not None and (loaded.viewer.is_gm or not hidden)
+    name = state["figures"][pid]["name"] if visible and pid else None
+    return {
+        "status": loaded.encounter.status,
+        "round": state.get("round", 0),
+        "pid": pid if visible else None,
+        "name": name,
+        "step": t.get("step") if t and visible else None,
+        "mine": owns(loaded, pid),
+    }
+
+
+def pending(loaded: Loaded) -> dict[str, Any] | None:
+    state = loaded.encounter.state or {}
+    p = state.get("pending")
+    if not p:
+        return None
+    hidden = loaded.hidden
+    if not loaded.viewer.is_gm and (p["attacker"] in hidden or p["target"] in hidden):
+        return None
+    figures = state["figures"]
+    return {
+        "attacker": figures[p["attacker"]]["name"],
+        "target": figures[p["target"]]["name"],
+        "target_pid": p["target"],
+        "roll": p["probe"].get("roll"),
+        "faces": p["probe"].get("faces"),
+        "deadline": p["deadline"],
+        "deadline_dt": datetime.fromisoformat(p["deadline"]),
+        "answer": can_answer(loaded, state),
+        "luck": bool(p.get("luck")),
+        "reactions": p.get("reactions", 0),
+    }
+
+
+def controls(loaded: Loaded) -> dict[str, Any]:
+    """What the viewer can do now (forms), computed from the state and the viewer."""
+    state = loaded.encounter.state or {}
+    gm = loaded.viewer.is_gm
+    system_name = loaded.campaign.system
+    current = current_pid(state)
+    running = loaded.encounter.status == "running"
+    acting = running and current is not None and (gm or owns(loaded, current))
+    visible = [r for r in rows(loaded) if r["in_fight"]]
+    actor_fig = state.get("figures", {}).get(current or "", {})
+    strikes = actor_fig.get("angriffe", []) if system_name == "pf2e" else []
+    mod = system(system_name)
+    return {
+        "gm": gm,
+        "running": running,
+        "acting": acting and not state.get("pending"),
+        "current": current,
+        "current_name": actor_fig.get("name") if acting else None,
+        "targets": [r for r in visible if r["pid"] != current],
+        "participants": visible,
+        "strikes": strikes,
+        "conditions": mod.CONDITIONS,
+        "can_undo": gm and running and bool(loaded.encounter.history),
+        "attacks_this_turn": state.get("turn_actions", {}).get("attacks", 0),
+        "maneuvers": _maneuvers() if system_name == "hh" else [],
+    }
+
+
+def _maneuvers() -> list[tuple[str, str]]:
+    from app.rules.hh import MANEUVERS
+
+    return [(k, m.name) for k, m in MANEUVERS.items()]
+
+
+def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False) -> dict[str, Any]:
+    payload = event.payload
+    lines = []
+    for e in payload.get("entries", []):
+        params = dict(e.get("params", {}))
+        try:
+            text = gettext(e["msg"], **params) if params else gettext(e["msg"])
+        except (KeyError, TypeError, ValueError):
+            text = e["msg"]
+        lines.append({"text": text, "details": e.get("details", []), "dice": e.get("dice", [])})
+    return {
+        "seq": event.seq,
+        "actor": payload.get("actor_name"),
+        "created_at": event.created_at.isoformat(),
+        "visibility": event.visibility,
+        "lines": lines,
+        "undone": event.seq in undone,
+        "undo_of": payload.get("undo_of", []),
+    }
+
+
+def page_context(loaded: Loaded, log: list[CampaignEvent]) -> dict[str, Any]:
+    undone = set(loaded.encounter.state.get("undone", [])) if loaded.encounter.state else set()
+    entries = [entry_view(e, undone) for e in log]
+    return {
+        "campaign": loaded.campaign,
+        "campaign_id": loaded.campaign.id,
+        "encounter": loaded.encounter,
+        "viewer": loaded.viewer,
+        "system_name": SYSTEM_NAMES[RuleSystem(loaded.campaign.system)],
+        "system": loaded.campaign.system,
+        "rows": rows(loaded),
+        "turn": turn(loaded),
+        "pending": pending(loaded),
+        "controls": controls(loaded),
+        "entries": [e for e in entries if e["lines"]],
+        "last_seq": loaded.campaign.last_seq,
+        "status_label": STATUS_LABELS.get(loaded.encounter.status, loaded.encounter.status),
+        "participants": loaded.participants,
+        "errors": {},
+        "schema": statblocks.SCHEMAS[loaded.campaign.system],
+    }
+
+
+def api_view(loaded: Loaded) -> dict[str, Any]:
+    """The JSON form of what the viewer sees (same projection as the page)."""
+    enc = loaded.encounter
+    p = pending(loaded)
+    if p is not None:
+        p = {k: v for k, v in p.items() if k != "deadline_dt"}
+    return {
+        "id": enc.id,
+        "name": enc.name,
+        "notes": enc.notes if loaded.viewer.is_gm else "",
+        "status": enc.status,
+        "version": enc.version,
+        "settings": enc.settings if loaded.viewer.is_gm else {},
+        "round": (enc.state or {}).get("round", 0),
+        "turn": turn(loaded),
+        "participants": rows(loaded),
+        "pending": p,
+        "can_undo": loaded.viewer.is_gm and bool(enc.history),
+    }
