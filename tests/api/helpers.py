@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import httpx
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from sqlalchemy import select
+from starlette.routing import BaseRoute
 
 from app.campaigns.models import Invite
 from tests.conftest import ClientFactory, register
@@ -59,3 +62,16 @@ async def make_table(make_client: ClientFactory, app: FastAPI, system: str = "hh
         "role"
     ] == "observer"
     return Table(campaign_id, code, gm, player, observer, outsider, make_client(), ids)
+
+
+def api_routes(app: FastAPI) -> list[APIRoute]:
+    """Every route of the app, through the routers it includes (none adds a prefix)."""
+
+    def walk(routes: Sequence[BaseRoute]) -> Iterator[APIRoute]:
+        for route in routes:
+            if isinstance(route, APIRoute):
+                yield route
+            elif (router := getattr(route, "original_router", None)) is not None:
+                yield from walk(router.routes)
+
+    return list(walk(app.routes))
