@@ -1,7 +1,8 @@
 """The GM's rule options per system, with their allowed values and defaults.
 
 H&H options are the rules marked (V) in the binding interpretation: "full" follows the full
-rules text, "summary" the rules summary. Keys match ``app.rules.hh.options.RuleOptions``.
+rules text, "summary" (for movement: "half") the rules summary. Keys and values match
+``app.rules.hh.RuleOptions``; ``npc_drop_at_zero`` is the default for new encounters.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ OPTIONS: dict[RuleSystem, tuple[RuleOption, ...]] = {
             N_("Bewegung alongside the Handlung."),
             (
                 Choice(_FULL, N_("Full Bewegung, split freely (full rules)")),
-                Choice(_SUMMARY, N_("Half Bewegung, at least 2 Schritt (summary)")),
+                Choice("half", N_("Half Bewegung, at least 2 Schritt (summary)")),
             ),
             _FULL,
         ),

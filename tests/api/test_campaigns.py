@@ -10,6 +10,7 @@ from sqlalchemy import select, update
 
 from app.campaigns.models import Invite
 from app.db import utcnow
+from app.rules.hh import RuleOptions
 from tests.api.helpers import make_table
 from tests.conftest import ClientFactory, register
 
@@ -152,7 +153,7 @@ async def test_settings_store_rule_options_and_refuse_stale_writes(
     form = {
         "version": "1",
         "name": "Die Nordmark",
-        "movement": "summary",
+        "movement": "half",
         "condition_escalation": "full",
         "long_rest_lp": "summary",
         "focus_qs": "per_focus",
@@ -165,9 +166,10 @@ async def test_settings_store_rule_options_and_refuse_stale_writes(
 
         campaign = await session.get(Campaign, cid)
         assert campaign is not None
-        assert campaign.settings["movement"] == "summary"
+        assert campaign.settings["movement"] == "half"
         assert campaign.settings["focus_qs"] == "per_focus"
         assert campaign.version == 2
+        assert RuleOptions.from_mapping(campaign.settings).movement == "half"
     # The same form again carries the old version: 409 with the fresh values and a notice.
     r = await table.gm.post(f"/campaigns/{cid}/settings", data=form, headers={"HX-Request": "true"})
     assert r.status_code == 409
