@@ -36,8 +36,28 @@ Public API (core engine):
   ``sterbend_probe``, ``stabilise``, ``CONDITIONS``, ``modifier_for(conditions, category,
   kind)``.
 - Rundenende (§5): ``end_of_round(roller, figures, options) -> RoundEndResult``.
+
+Public API (magic, rests, inventory and detail rules), as submodules and their main names:
+
+- :mod:`magic` (§9): ``cast_spell(roller, caster, spell, options, ...) -> CastResult``,
+  ``interrupt`` (Kontrollprobe), ``roll_kontrollverlust``, ``add_focus``, ``range_modifier``,
+  ``check_cast``; :class:`Caster`, :class:`Spell`, :class:`KnownSpell`, :class:`Focus`.
+- :mod:`rest` (§10): ``short_rest``, ``long_rest``, ``check_rest``.
+- :mod:`inventory` (§11): ``rucksack_capacity``, ``rucksack_load``, ``check_rucksack_add``,
+  ``check_equip``, ``inventory_state``, ``retrieve_from_rucksack``, ``SLOTS``.
+- :mod:`procurement` (Beschaffung), :mod:`movement` (Sprünge, Stürze), :mod:`crafting`
+  (Herstellung), :mod:`companions` (Gefährten) (§12).
 """
 
+from app.rules.hh import (
+    companions,
+    crafting,
+    inventory,
+    magic,
+    movement,
+    procurement,
+    rest,
+)
 from app.rules.hh.attack import (
     AttackResult,
     AttackSpec,
@@ -62,6 +82,15 @@ from app.rules.hh.initiative import (
     round_order,
     sprint_distance,
     start_of_round,
+)
+from app.rules.hh.inventory import (
+    SLOTS,
+    check_equip,
+    check_rucksack_add,
+    inventory_state,
+    retrieve_from_rucksack,
+    rucksack_capacity,
+    rucksack_load,
 )
 from app.rules.hh.life import (
     Outcome,
@@ -92,6 +121,19 @@ from app.rules.hh.luck import (
     spend_to_remove_condition,
     stay_on_feet,
 )
+from app.rules.hh.magic import (
+    Caster,
+    CastResult,
+    Focus,
+    KnownSpell,
+    Spell,
+    add_focus,
+    cast_spell,
+    check_cast,
+    interrupt,
+    range_modifier,
+    roll_kontrollverlust,
+)
 from app.rules.hh.maneuvers import MANEUVERS, maneuver_allowed, resolve_maneuver
 from app.rules.hh.morale import morale_check, rally
 from app.rules.hh.opposed import (
@@ -118,6 +160,7 @@ from app.rules.hh.probe import (
     roll_probe,
     success_probability,
 )
+from app.rules.hh.rest import check_rest, long_rest, short_rest
 from app.rules.hh.round_end import RoundEndResult, end_of_round
 from app.rules.hh.state import Change, Figure, Zustand
 from app.rules.hh.tables import TABLES, TableEntry, table_entry
@@ -129,15 +172,20 @@ __all__ = [
     "HANDLUNGEN",
     "MANEUVERS",
     "REAKTIONEN",
+    "SLOTS",
     "TABLES",
     "AttackResult",
     "AttackSpec",
     "BlockadeTrigger",
+    "CastResult",
+    "Caster",
     "Change",
     "ConditionDef",
     "Difficulty",
     "Figure",
+    "Focus",
     "FullCover",
+    "KnownSpell",
     "LuckError",
     "OpposedResult",
     "Outcome",
@@ -145,10 +193,12 @@ __all__ = [
     "ProbeResult",
     "RoundEndResult",
     "RuleOptions",
+    "Spell",
     "TableEntry",
     "TableRoll",
     "Weapon",
     "Zustand",
+    "add_focus",
     "aim",
     "aim_interrupted",
     "apply_condition",
@@ -160,8 +210,15 @@ __all__ = [
     "burn_for_volltreffer",
     "can_burn",
     "can_spend",
+    "cast_spell",
+    "check_cast",
+    "check_equip",
     "check_luck",
+    "check_rest",
+    "check_rucksack_add",
+    "companions",
     "cover_modifier",
+    "crafting",
     "damage",
     "difficulty_modifier",
     "elemental_damage",
@@ -176,30 +233,44 @@ __all__ = [
     "heal",
     "initiative",
     "initiative_steps",
+    "interrupt",
+    "inventory",
+    "inventory_state",
     "living_cover",
+    "long_rest",
     "luck_problems",
+    "magic",
     "maneuver_allowed",
     "modifier_for",
     "morale_check",
+    "movement",
     "movement_per_action",
     "negate_patzer",
     "probability_table",
     "probe_odds",
+    "procurement",
     "qs",
     "qs_distribution",
     "rally",
+    "range_modifier",
     "reactions",
     "refill_luck",
     "remove_condition",
     "reroll",
     "resolve_attack",
     "resolve_maneuver",
+    "rest",
+    "retrieve_from_rucksack",
+    "roll_kontrollverlust",
     "roll_opposed",
     "roll_probe",
     "roll_with_help",
     "roll_with_luck",
     "round_order",
+    "rucksack_capacity",
+    "rucksack_load",
     "shake_off",
+    "short_rest",
     "spend_to_halve_damage",
     "spend_to_remove_condition",
     "sprint_distance",
