@@ -14,6 +14,8 @@ from app.accounts import routes as accounts_routes
 from app.accounts.passwords import Hasher
 from app.campaigns import api as campaigns_api
 from app.campaigns import routes as campaigns_routes
+from app.characters import api as characters_api
+from app.characters import routes as characters_routes
 from app.config import Settings
 from app.db import create_engine, create_sessionmaker
 from app.encounters import api as encounters_api
@@ -71,11 +73,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         accounts_api.router,
         campaigns_api.router,
         rolls_api.router,
+        characters_api.router,
         encounters_api.router,
         events_routes.router,
         accounts_routes.router,
         campaigns_routes.router,
         encounters_routes.router,
+        characters_routes.router,
     ):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

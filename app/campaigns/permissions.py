@@ -21,6 +21,10 @@ class Action(StrEnum):
     edit_settings = "edit_settings"
     appoint_co_gm = "appoint_co_gm"
     transfer_gm = "transfer_gm"
+    create_character = "create_character"
+    #: Edit any sheet, make NSCs and sheets for others, hide NSCs from players.
+    manage_characters = "manage_characters"
+    manage_item_library = "manage_item_library"
     #: Bestiary, encounters and running combat as the GM (issue 7).
     run_encounters = "run_encounters"
     #: Take part in a combat: act with one's own characters, answer one's defence prompts.
@@ -35,6 +39,9 @@ _ALLOWED: dict[Action, frozenset[Role]] = {
     Action.edit_settings: frozenset({Role.gm, Role.co_gm}),
     Action.appoint_co_gm: frozenset({Role.gm}),
     Action.transfer_gm: frozenset({Role.gm}),
+    Action.create_character: frozenset({Role.gm, Role.co_gm, Role.player}),
+    Action.manage_characters: frozenset({Role.gm, Role.co_gm}),
+    Action.manage_item_library: frozenset({Role.gm, Role.co_gm}),
     Action.run_encounters: frozenset({Role.gm, Role.co_gm}),
     Action.act_in_combat: frozenset({Role.gm, Role.co_gm, Role.player}),
 }
@@ -55,6 +62,18 @@ class Viewer:
     @property
     def is_gm(self) -> bool:
         return self.role.is_gm
+
+
+def can_see_character(viewer: Viewer, *, hidden_from_players: bool) -> bool:
+    """Hidden NSC sheets exist only for GMs; everything else is visible to every member."""
+    return viewer.is_gm or not hidden_from_players
+
+
+def can_edit_character(viewer: Viewer, *, owner_id: int | None) -> bool:
+    """The owner (while a player) and the GMs edit a sheet; other members only read it."""
+    if allowed(viewer.role, Action.manage_characters):
+        return True
+    return owner_id == viewer.user_id and allowed(viewer.role, Action.create_character)
 
 
 async def authorize(

@@ -1,0 +1,486 @@
+"""JSON API of character sheets: CRUD, inventory, library, rolls, export/import."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Query, Response
+from pydantic import BaseModel, Field
+
+from app.characters import catalog, rolling, service
+from app.characters.models import Character, Item
+from app.web.deps import Ctx, CurrentUser, Session
+
+router = APIRouter(prefix="/api/v1/campaigns/{campaign_id}", tags=["characters"])
+
+
+class CharacterIn(BaseModel):
+    name: str = Field(max_length=200)
+    kind: Literal["pc", "npc"] = "pc"
+    owner_id: int | None = None
+    hidden_from_players: bool = False
+    data: dict[str, Any] | None = Field(
+        default=None, description="Sheet values; missing ones take the system's defaults."
+    )
+
+
+class CharacterPatch(BaseModel):
+    version: int | None = Field(
+        default=None, description="The version read; a stale one gets 409 and nothing changes."
+    )
+    changes: dict[str, Any] = Field(
+        description="Dotted field keys (``be``, ``skills.Spürsinn``) or name, "
+        "hidden_from_players, owner_id → new value."
+    )
+
+
+class DerivedOut(BaseModel):
+    key: str
+    label: str
+    value: str
+    breakdown: list[tuple[str, str]]
+    roll: str | None
+    dc: str | None
+
+
+class WarningOut(BaseModel):
+    message: str
+    severity: str
+    field: str | None
+
+
+class ItemOut(BaseModel):
+    id: int
+    name: str
+    description: str
+    quantity: int
+    price: int | None
+    fields: dict[str, Any]
+    slot: str | None
+    equipped: bool
+    container: str | None
+    version: int
+
+
+class CharacterSummary(BaseModel):
+    id: int
+    name: str
+    system: str
+    kind: str
+    owner_id: int | None
+    hidden_from_players: bool
+    archived: bool
+    version: int
+
+
+class CharacterOut(CharacterSummary):
+    data: dict[str, Any]
+    can_edit: bool
+    derived: list[DerivedOut]
+    warnings: list[WarningOut]
+    conditions: list[str]
+    load: dict[str, Any] | None
+    items: list[ItemOut]
+
+
+class ItemIn(BaseModel):
+    name: str = Field(default="", max_length=200)
+    description: str = Field(default="", max_length=5000)
+    quantity: int = 1
+    price: int | None = None
+    fields: dict[str, Any] = Field(default_factory=dict)
+    starter: str = Field(default="", description="Key of a starter item instead of the values.")
+    library_item_id: int | None = Field(default=None, description="Copy from the library.")
+    container: Literal["default", "rucksack", ""] = "default"
+
+
+class ItemPatch(BaseModel):
+    version: int | None = None
+    name: str = Field(max_length=200)
+    description: str = Field(default="", max_length=5000)
+    quantity: int = 1
+    price: int | None = None
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class EquipIn(BaseModel):
+    slot: str
+
+
+class UnequipIn(BaseModel):
+    container: Literal["default", "rucksack", ""] = "default"
+
+
+class MoveIn(BaseModel):
+    to_character_id: int
+    quantity: int | None = None
+
+
+class RollIn(BaseModel):
+    target: str = Field(description="e.g. skill:Kampfkunst, kampfwert:schlagen, save:reflex")
+    modifier: int = Field(default=0, ge=-50, le=50)
+    difficulty: str = ""
+    luck: Literal["", "bonus", "cancel_penalty", "auto_volltreffer"] = ""
+    dc: int | None = None
+    fortune: bool = False
+    misfortune: bool = False
+    attack_number: int = 1
+    visibility: Literal["public", "gm", "self"] = "public"
+
+    def request(self) -> rolling.RollRequest:
+        return rolling.RollRequest(**self.model_dump())
+
+
+class OddsOut(BaseModel):
+    headline: str
+    details: list[tuple[str, str]]
+
+
+class RollOut(BaseModel):
+    event_id: int
+    visibility: str
+    expression: str
+    label: str
+    dice: list[dict[str, Any]]
+    modifier: int
+    total: int
+    system: str
+    summary: str
+    outcome: dict[str, Any]
+
+
+class StarterOut(BaseModel):
+    key: str
+    name: str
+    fields: dict[str, Any]
+    quantity: int
+    sample: bool
+
+
+def _summary(c: Character) -> CharacterSummary:
+    return CharacterSummary(
+        id=c.id,
+        name=c.name,
+        system=c.system,
+        kind=c.kind,
+        owner_id=c.owner_id,
+        hidden_from_players=c.hidden_from_players,
+        archived=c.archived_at is not None,
+        version=c.version,
+    )
+
+
+def _item(i: Item) -> ItemOut:
+    return ItemOut(
+        id=i.id,
+        name=i.name,
+        description=i.description,
+        quantity=i.quantity,
+        price=i.price,
+        fields=i.fields,
+        slot=i.slot,
+        equipped=i.equipped,
+        container=i.container,
+        version=i.version,
+    )
+
+
+def _full(opened: service.Opened) -> CharacterOut:
+    c = opened.character
+    v = service.view(opened)
+    return CharacterOut(
+        **_summary(c).model_dump(),
+        data=c.data,
+        can_edit=opened.can_edit,
+        derived=[
+            DerivedOut(
+                key=d.key,
+                label=d.label,
+                value=d.value,
+                breakdown=list(d.breakdown),
+                roll=d.roll,
+                dc=d.dc,
+            )
+            for d in v.derived
+        ],
+        warnings=[
+            WarningOut(message=w.message, severity=w.severity, field=w.field) for w in v.warnings
+        ],
+        conditions=list(v.conditions),
+        load=dict(v.load) if v.load is not None else None,
+        items=[_item(i) for i in opened.items],
+    )
+
+
+@router.get("/characters", response_model=list[CharacterSummary])
+async def list_characters(
+    campaign_id: int, session: Session, user: CurrentUser
+) -> list[CharacterSummary]:
+    """Characters the caller may see (hidden NSCs only for GMs)."""
+    _campaign, _viewer, rows = await service.list_characters(session, user, campaign_id)
+    return [_summary(c) for c in rows]
+
+
+@router.post("/characters", status_code=201, response_model=CharacterOut)
+async def create(
+    campaign_id: int, body: CharacterIn, session: Session, user: CurrentUser
+) -> CharacterOut:
+    character = await service.create_character(
+        session,
+        user,
+        campaign_id,
+        body.name,
+        kind=body.kind,
+        owner_id=body.owner_id,
+        hidden_from_players=body.hidden_from_players,
+        data=body.data,
+    )
+    return _full(await service.open_character(session, user, campaign_id, character.id))
+
+
+@router.post("/characters/import", status_code=201, response_model=CharacterOut)
+async def import_character(
+    campaign_id: int, body: dict[str, Any], session: Session, user: CurrentUser
+) -> CharacterOut:
+    """Import an export file of the same system; a bad file changes nothing (422, ``file``)."""
+    character = await service.import_character(session, user, campaign_id, body)
+    return _full(await service.open_character(session, user, campaign_id, character.id))
+
+
+@router.get("/characters/{character_id}", response_model=CharacterOut)
+async def get(
+    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> CharacterOut:
+    return _full(await service.open_character(session, user, campaign_id, character_id))
+
+
+@router.patch("/characters/{character_id}", response_model=CharacterOut)
+async def patch(
+    campaign_id: int, character_id: int, body: CharacterPatch, session: Session, user: CurrentUser
+) -> CharacterOut:
+    """Change fields, validated against the system's ranges (422 per field); 409 if stale."""
+    opened = await service.update_fields(
+        session, user, campaign_id, character_id, body.version, body.changes
+    )
+    return _full(opened)
+
+
+@router.post("/characters/{character_id}/archive", response_model=CharacterSummary)
+async def archive(
+    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> CharacterSummary:
+    return _summary(await service.set_archived(session, user, campaign_id, character_id, True))
+
+
+@router.post("/characters/{character_id}/restore", response_model=CharacterSummary)
+async def restore(
+    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> CharacterSummary:
+    return _summary(await service.set_archived(session, user, campaign_id, character_id, False))
+
+
+@router.delete("/characters/{character_id}", status_code=204)
+async def delete(
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    confirm: bool = Query(default=False, description="Must be true: deleting cannot be undone."),
+) -> Response:
+    await service.delete_character(session, user, campaign_id, character_id, confirm=confirm)
+    return Response(status_code=204)
+
+
+@router.get("/characters/{character_id}/export")
+async def export(
+    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """The character as a JSON document for import elsewhere."""
+    return service.export(await service.open_character(session, user, campaign_id, character_id))
+
+
+@router.get("/characters/{character_id}/history")
+async def history(
+    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> list[dict[str, Any]]:
+    _opened, events = await service.history(session, user, campaign_id, character_id)
+    return [e.data() for e in events]
+
+
+@router.post("/characters/{character_id}/items", status_code=201, response_model=ItemOut)
+async def add_item(
+    campaign_id: int, character_id: int, body: ItemIn, session: Session, user: CurrentUser
+) -> ItemOut:
+    item = await service.add_item(
+        session,
+        user,
+        campaign_id,
+        character_id,
+        name=body.name,
+        description=body.description,
+        quantity=body.quantity,
+        price=body.price,
+        fields=body.fields,
+        starter=body.starter,
+        library_item_id=body.library_item_id,
+        container=body.container,
+    )
+    return _item(item)
+
+
+@router.put("/characters/{character_id}/items/{item_id}", response_model=ItemOut)
+async def update_item(
+    campaign_id: int,
+    character_id: int,
+    item_id: int,
+    body: ItemPatch,
+    session: Session,
+    user: CurrentUser,
+) -> ItemOut:
+    item = await service.update_item(
+        session,
+        user,
+        campaign_id,
+        character_id,
+        item_id,
+        version=body.version,
+        name=body.name,
+        description=body.description,
+        quantity=body.quantity,
+        price=body.price,
+        fields=body.fields,
+    )
+    return _item(item)
+
+
+@router.delete("/characters/{character_id}/items/{item_id}", status_code=204)
+async def remove_item(
+    campaign_id: int, character_id: int, item_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.remove_item(session, user, campaign_id, character_id, item_id)
+    return Response(status_code=204)
+
+
+@router.post("/characters/{character_id}/items/{item_id}/equip", response_model=ItemOut)
+async def equip(
+    campaign_id: int,
+    character_id: int,
+    item_id: int,
+    body: EquipIn,
+    session: Session,
+    user: CurrentUser,
+) -> ItemOut:
+    return _item(
+        await service.equip_item(session, user, campaign_id, character_id, item_id, body.slot)
+    )
+
+
+@router.post("/characters/{character_id}/items/{item_id}/unequip", response_model=ItemOut)
+async def unequip(
+    campaign_id: int,
+    character_id: int,
+    item_id: int,
+    body: UnequipIn,
+    session: Session,
+    user: CurrentUser,
+) -> ItemOut:
+    return _item(
+        await service.unequip_item(
+            session, user, campaign_id, character_id, item_id, body.container
+        )
+    )
+
+
+@router.post("/characters/{character_id}/items/{item_id}/move", response_model=ItemOut)
+async def move(
+    campaign_id: int,
+    character_id: int,
+    item_id: int,
+    body: MoveIn,
+    session: Session,
+    user: CurrentUser,
+) -> ItemOut:
+    """Give (part of) the stack to another character, atomically."""
+    return _item(
+        await service.move_item(
+            session, user, campaign_id, character_id, item_id, body.to_character_id, body.quantity
+        )
+    )
+
+
+@router.post("/characters/{character_id}/odds", response_model=OddsOut)
+async def odds(
+    campaign_id: int, character_id: int, body: RollIn, session: Session, user: CurrentUser
+) -> OddsOut:
+    """The success chance of a roll from the sheet, before rolling."""
+    result = await service.roll_odds(session, user, campaign_id, character_id, body.request())
+    return OddsOut(headline=result.headline, details=list(result.details))
+
+
+@router.post("/characters/{character_id}/roll", status_code=201, response_model=RollOut)
+async def roll(
+    campaign_id: int,
+    character_id: int,
+    body: RollIn,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+) -> RollOut:
+    """Roll from the sheet; the result is a ``roll`` event in the campaign's dice log."""
+    event = await service.roll(session, ctx.roller, user, campaign_id, character_id, body.request())
+    p = event.payload
+    return RollOut(
+        event_id=event.seq,
+        visibility=event.visibility,
+        expression=p["expression"],
+        label=p["label"],
+        dice=p["dice"],
+        modifier=p["modifier"],
+        total=p["total"],
+        system=p["system"],
+        summary=p["summary"],
+        outcome=p["outcome"],
+    )
+
+
+@router.get("/items", response_model=list[ItemOut])
+async def library(campaign_id: int, session: Session, user: CurrentUser) -> list[ItemOut]:
+    """The campaign's item library (curated by the GMs, readable by every member)."""
+    _c, _v, items = await service.library(session, user, campaign_id)
+    return [_item(i) for i in items]
+
+
+@router.post("/items", status_code=201, response_model=ItemOut)
+async def add_library_item(
+    campaign_id: int, body: ItemIn, session: Session, user: CurrentUser
+) -> ItemOut:
+    item = await service.add_library_item(
+        session,
+        user,
+        campaign_id,
+        name=body.name,
+        description=body.description,
+        quantity=body.quantity,
+        price=body.price,
+        fields=body.fields,
+        starter=body.starter,
+    )
+    return _item(item)
+
+
+@router.delete("/items/{item_id}", status_code=204)
+async def remove_library_item(
+    campaign_id: int, item_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.remove_library_item(session, user, campaign_id, item_id)
+    return Response(status_code=204)
+
+
+@router.get("/starter-items", response_model=list[StarterOut])
+async def starter_items(campaign_id: int, session: Session, user: CurrentUser) -> list[StarterOut]:
+    """Starter items of the campaign's system (DS4 from the rules; others sample data)."""
+    campaign, _v, _items = await service.library(session, user, campaign_id)
+    return [
+        StarterOut(key=s.key, name=s.name, fields=s.fields, quantity=s.quantity, sample=s.sample)
+        for s in catalog.starter_items(campaign.system)
+    ]

@@ -1,0 +1,57 @@
+"""The sheet page's live region, rendered for one viewer when its character changes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.campaigns.models import Campaign
+from app.campaigns.permissions import Viewer, can_see_character
+from app.characters.models import Character, Item
+from app.events.service import VisibleEvent
+from app.events.stream import Outgoing, Render
+from app.web.templating import render
+
+
+def sheet_renderer(character_id: int, context: Any, tab: str = "") -> Render:
+    """A render function for :func:`app.events.routes.event_stream`: on any event about
+    ``character_id`` the viewer may see, push the re-rendered ``sheet`` block.
+
+    ``context`` builds the template context from (viewer, campaign, character, items).
+    """
+
+    async def render_sheet(
+        session: AsyncSession, viewer: Viewer, events: Sequence[VisibleEvent]
+    ) -> list[Outgoing]:
+        relevant = [
+            e
+            for e in events
+            if e.type.startswith("character")
+            and e.event.payload.get("character_id") == character_id
+            and not (tab and e.event.payload.get("origin_tab") == tab)
+        ]
+        if not relevant:
+            return []
+        last = events[-1].seq
+        character = await session.get(Character, character_id, populate_existing=True)
+        if character is None or not can_see_character(
+            viewer, hidden_from_players=character.hidden_from_players
+        ):
+            return [Outgoing(last, "gone", "")]
+        campaign = await session.get(Campaign, character.campaign_id)
+        items = list(
+            (
+                await session.scalars(
+                    select(Item).where(Item.character_id == character_id).order_by(Item.id)
+                )
+            ).all()
+        )
+        ctx = context(viewer, campaign, character, items)
+        ctx["live_notice"] = any(e.event.actor_id != viewer.user_id for e in relevant)
+        html = render("characters/sheet.html", "sheet", **ctx)
+        return [Outgoing(last, "sheet", html)]
+
+    return render_sheet

@@ -1,0 +1,707 @@
+"""HTML pages of characters: list, sheet (saves per field, works without JS), roll dialog,
+inventory, library, history, export/import, and the sheet's live stream."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from typing import Any
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from sse_starlette import EventSourceResponse
+from starlette.datastructures import UploadFile
+
+from app.accounts.models import User
+from app.campaigns.models import Campaign
+from app.campaigns.permissions import Action, Viewer, allowed, can_edit_character
+from app.characters import catalog, rolling, service, sheets
+from app.characters.live import sheet_renderer
+from app.characters.models import Character, Item
+from app.errors import Conflict, ValidationFailed
+from app.events.routes import event_stream, resume_point
+from app.i18n import _
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.templating import is_htmx, page, redirect
+
+router = APIRouter(include_in_schema=False)
+
+SHEET = "characters/sheet.html"
+TAB_RE = re.compile(r"^[0-9a-f]{8,32}$")
+IMPORT_MAX_BYTES = 1_000_000
+
+
+def _base(campaign_id: int, character_id: int) -> str:
+    return f"/campaigns/{campaign_id}/characters/{character_id}"
+
+
+def sheet_context(
+    viewer: Viewer,
+    campaign: Campaign,
+    character: Character,
+    items: list[Item],
+    *,
+    errors: dict[str, str] | None = None,
+    values: dict[str, str] | None = None,
+    conflict: bool = False,
+    item_errors: dict[str, str] | None = None,
+    roll: dict[str, Any] | None = None,
+    others: list[Character] | None = None,
+    library: list[Item] | None = None,
+) -> dict[str, Any]:
+    specs = sheets.SHEETS[character.system].fields()
+    groups: dict[str, list[sheets.FieldSpec]] = {}
+    for spec in specs:
+        groups.setdefault(spec.group, []).append(spec)
+    shown = {
+        spec.key: sheets.format_value(spec, sheets.get_value(character.data, spec.key))
+        for spec in specs
+    }
+    shown.update(values or {})
+    return {
+        "campaign": campaign,
+        "campaign_id": campaign.id,
+        "viewer": viewer,
+        "character": character,
+        "items": items,
+        "groups": groups,
+        "group_labels": sheets.GROUP_LABELS,
+        "shown": shown,
+        "errors": errors or {},
+        "conflict": conflict,
+        "item_errors": item_errors or {},
+        "can_edit": can_edit_character(viewer, owner_id=character.owner_id),
+        "view": sheets.sheet_view(character.system, character.data, items, campaign.settings),
+        "base": _base(campaign.id, character.id),
+        "equip_slots": sheets.SHEETS[character.system].equip_slots,
+        "item_fields": catalog.ITEM_FIELDS[character.system],
+        "starters": catalog.starter_items(character.system),
+        "roll": roll,
+        "others": others or [],
+        "library": library or [],
+        "rucksack": sheets.RUCKSACK,
+        "live_notice": False,
+        "tab": secrets.token_hex(8),
+    }
+
+
+def _tab(request: Request) -> str:
+    """The sheet tab a request comes from (``X-Sheet-Tab``), remembered for its events."""
+    tab = request.headers.get("x-sheet-tab", "")
+    return tab if TAB_RE.match(tab) else ""
+
+
+def _mark_origin(request: Request, session: Any) -> None:
+    tab = _tab(request)
+    if tab:
+        session.info[service.ORIGIN_KEY] = tab
+
+
+async def _context(session: Any, user: User, opened: service.Opened, **kw: Any) -> dict[str, Any]:
+    _c, _v, everyone = await service.list_characters(session, user, opened.campaign.id)
+    _c, _v, library = await service.library(session, user, opened.campaign.id)
+    others = [c for c in everyone if c.id != opened.character.id and c.archived_at is None]
+    return sheet_context(
+        opened.viewer,
+        opened.campaign,
+        opened.character,
+        opened.items,
+        others=others,
+        library=library,
+        **kw,
+    )
+
+
+async def _sheet_response(
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    *,
+    status_code: int = 200,
+    block: str = "sheet",
+    **kw: Any,
+) -> Response:
+    opened = await service.open_character(session, user, campaign_id, character_id)
+    if kw.pop("refresh", False):
+        await session.refresh(opened.character)
+    context = await _context(session, user, opened, **kw)
+    context["tab"] = _tab(request) or context["tab"]
+    response = page(request, SHEET, context, block=block, status_code=status_code)
+    if is_htmx(request) and block == "sheet":
+        response.headers["HX-Retarget"] = "#sheet"
+        response.headers["HX-Reswap"] = "outerHTML"
+    return response
+
+
+# --- list, create, import -------------------------------------------------------------------
+
+
+async def _list_page(
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    *,
+    errors: dict[str, str] | None = None,
+    values: dict[str, str] | None = None,
+    status_code: int = 200,
+    block: str | None = None,
+) -> Response:
+    campaign, viewer, rows = await service.list_characters(session, user, campaign_id)
+    owners = await service.owner_names(session, campaign_id)
+    return page(
+        request,
+        "characters/list.html",
+        {
+            "campaign": campaign,
+            "viewer": viewer,
+            "active": [c for c in rows if c.archived_at is None],
+            "archived": [c for c in rows if c.archived_at is not None],
+            "owners": owners,
+            "players": await service.player_members(session, campaign_id),
+            "can_create": allowed(viewer.role, Action.create_character),
+            "can_manage": allowed(viewer.role, Action.manage_characters),
+            "errors": errors or {},
+            "values": values or {},
+        },
+        block=block,
+        status_code=status_code,
+    )
+
+
+@router.get("/campaigns/{campaign_id}/characters", response_class=HTMLResponse)
+async def index(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    return await _list_page(request, session, user, campaign_id)
+
+
+@router.post("/campaigns/{campaign_id}/characters")
+async def create(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+    owner = form.get("owner_id", "")
+    try:
+        character = await service.create_character(
+            session,
+            user,
+            campaign_id,
+            form.get("name", ""),
+            kind=form.get("kind", "pc"),
+            owner_id=int(owner) if owner.isdigit() else None,
+            hidden_from_players=form.get("hidden_from_players") == "on",
+        )
+    except ValidationFailed as exc:
+        return await _list_page(
+            request,
+            session,
+            user,
+            campaign_id,
+            errors=exc.fields,
+            values=form,
+            status_code=422,
+            block="create_form",
+        )
+    return redirect(request, _base(campaign_id, character.id))
+
+
+@router.post("/campaigns/{campaign_id}/characters/import")
+async def import_file(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    form = await request.form()
+    upload = form.get("file")
+    document: Any = None
+    try:
+        if not isinstance(upload, UploadFile):
+            raise ValidationFailed({"file": _("Choose a file.")})
+        raw = await upload.read(IMPORT_MAX_BYTES + 1)
+        if len(raw) > IMPORT_MAX_BYTES:
+            raise ValidationFailed({"file": _("The file is too large.")})
+        try:
+            document = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValidationFailed(
+                {"file": _("The file is not valid JSON: %(e)s", e=str(exc))}
+            ) from None
+        character = await service.import_character(session, user, campaign_id, document)
+    except ValidationFailed as exc:
+        return await _list_page(
+            request,
+            session,
+            user,
+            campaign_id,
+            errors=exc.fields,
+            status_code=422,
+            block="import_form",
+        )
+    return redirect(request, _base(campaign_id, character.id))
+
+
+# --- sheet ----------------------------------------------------------------------------------
+
+
+def _roll_request(params: dict[str, str]) -> rolling.RollRequest:
+    def to_int(key: str, default: int | None) -> int | None:
+        raw = params.get(key, "").strip().replace("−", "-")
+        if not raw:
+            return default
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValidationFailed({key: _("Enter a whole number.")}) from None
+
+    return rolling.RollRequest(
+        target=params.get("target", ""),
+        modifier=to_int("modifier", 0) or 0,
+        difficulty=params.get("difficulty", ""),
+        luck=params.get("luck", ""),
+        dc=to_int("dc", None),
+        fortune=params.get("fortune") == "on",
+        misfortune=params.get("misfortune") == "on",
+        attack_number=to_int("attack_number", 1) or 1,
+        visibility=params.get("visibility", "public"),
+    )
+
+
+async def _roll_context(
+    session: Any, user: User, opened: service.Opened, params: dict[str, str]
+) -> dict[str, Any]:
+    c = opened.character
+    roll: dict[str, Any] = {
+        "params": params,
+        "targets": rolling.targets(c.system, c.data, opened.items),
+        "errors": {},
+        "odds": None,
+        "result": None,
+        "difficulties": (
+            rolling.HH_DIFFICULTIES
+            if c.system == "hh"
+            else rolling.DS4_DIFFICULTIES
+            if c.system == "ds4"
+            else ()
+        ),
+        "luck_options": rolling.HH_LUCK if c.system == "hh" else (),
+    }
+    try:
+        req = _roll_request(params)
+        roll["odds"] = rolling.odds(c.system, c.data, opened.items, req)
+    except ValidationFailed as exc:
+        roll["errors"] = exc.fields
+    return roll
+
+
+@router.get("/campaigns/{campaign_id}/characters/{character_id}", response_class=HTMLResponse)
+async def sheet_page(
+    request: Request,
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    roll: str = "",
+) -> Response:
+    opened = await service.open_character(session, user, campaign_id, character_id)
+    roll_ctx = (
+        await _roll_context(session, user, opened, {"target": roll})
+        if roll and opened.can_edit
+        else None
+    )
+    context = await _context(session, user, opened, roll=roll_ctx)
+    return page(request, SHEET, context)
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}")
+async def save(
+    request: Request,
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    hx_trigger_name: str | None = Header(default=None),
+) -> Response:
+    """Save the sheet: HTMX names the one changed field (``_field``, else ``HX-Trigger-Name``); the
+    plain form sends all of them (only changed ones are applied)."""
+    form = await request.form()
+    values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    version_raw = values.pop("version", "")
+    trigger = values.pop("_field", "") or hx_trigger_name
+    version = int(version_raw) if version_raw.isdigit() else None
+    opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
+    _mark_origin(request, session)
+    specs = sheets.field_specs(opened.character.system)
+    if trigger and (trigger in specs or trigger in service.META_FIELDS):
+        changes: dict[str, Any] = {trigger: values.get(trigger, "")}
+    else:
+        changes = {k: v for k, v in values.items() if k in specs or k in service.META_FIELDS}
+        for key, spec in specs.items():
+            if spec.kind == "bool":
+                changes[key] = values.get(key, "")
+        if opened.viewer.is_gm and opened.character.kind == "npc":
+            changes.setdefault("hidden_from_players", values.get("hidden_from_players", ""))
+    try:
+        await service.update_fields(session, user, campaign_id, character_id, version, changes)
+    except ValidationFailed as exc:
+        return await _sheet_response(
+            request,
+            session,
+            user,
+            campaign_id,
+            character_id,
+            status_code=422,
+            errors=exc.fields,
+            values=values,
+        )
+    except Conflict:
+        return await _sheet_response(
+            request,
+            session,
+            user,
+            campaign_id,
+            character_id,
+            status_code=409,
+            conflict=True,
+            refresh=True,
+        )
+    if not is_htmx(request):
+        return redirect(request, _base(campaign_id, character_id))
+    fresh = await service.open_character(session, user, campaign_id, character_id)
+    context = await _context(session, user, fresh)
+    context["oob_version"] = True
+    return page(request, SHEET, context, block="derived")
+
+
+@router.get("/campaigns/{campaign_id}/characters/{character_id}/live")
+async def live(
+    request: Request,
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+    tab: str = "",
+) -> EventSourceResponse:
+    """The sheet as it changes, for other open views of it (HTMX SSE extension)."""
+    opened = await service.open_character(session, user, campaign_id, character_id)
+
+    def context(
+        viewer: Viewer, campaign: Campaign, character: Character, items: list[Item]
+    ) -> dict[str, Any]:
+        return sheet_context(viewer, campaign, character, items)
+
+    return event_stream(
+        request,
+        ctx,
+        campaign_id,
+        opened.viewer,
+        resume_point(last_event_id, after),
+        sheet_renderer(character_id, context, tab if TAB_RE.match(tab) else ""),
+    )
+
+
+@router.get("/campaigns/{campaign_id}/characters/{character_id}/roll", response_class=HTMLResponse)
+async def roll_dialog(
+    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """The roll dialog with the success chance for the chosen options (before rolling)."""
+    opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
+    params = dict(request.query_params)
+    roll_ctx = await _roll_context(session, user, opened, params)
+    context = await _context(session, user, opened, roll=roll_ctx)
+    return page(request, SHEET, context, block="roll_dialog")
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/roll")
+async def roll(
+    request: Request,
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+) -> Response:
+    form = await request.form()
+    params = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
+    status = 200
+    event = None
+    try:
+        event = await service.roll(
+            session, ctx.roller, user, campaign_id, character_id, _roll_request(params)
+        )
+    except ValidationFailed as exc:
+        status = 422
+        errors = exc.fields
+    roll_ctx = await _roll_context(session, user, opened, params)
+    if event is not None:
+        roll_ctx["result"] = event.payload
+    else:
+        roll_ctx["errors"] = errors
+    await session.refresh(opened.character)
+    context = await _context(session, user, opened, roll=roll_ctx)
+    return page(request, SHEET, context, block="roll_dialog", status_code=status)
+
+
+async def _action(
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    work: Any,
+) -> Response:
+    """Run an inventory/lifecycle action; answer with the re-rendered sheet (or a redirect)."""
+    _mark_origin(request, session)
+    try:
+        await work()
+    except ValidationFailed as exc:
+        return await _sheet_response(
+            request,
+            session,
+            user,
+            campaign_id,
+            character_id,
+            status_code=422,
+            item_errors=exc.fields,
+        )
+    except Conflict:
+        return await _sheet_response(
+            request, session, user, campaign_id, character_id, status_code=409, conflict=True
+        )
+    if not is_htmx(request):
+        return redirect(request, _base(campaign_id, character_id))
+    return await _sheet_response(request, session, user, campaign_id, character_id)
+
+
+def _int(value: str, default: int | None = None) -> int | None:
+    value = value.strip()
+    try:
+        return int(value) if value else default
+    except ValueError:
+        raise ValidationFailed({"quantity": _("Enter a whole number.")}) from None
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/archive")
+async def archive(
+    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.set_archived(session, user, campaign_id, character_id, True)
+    return redirect(request, _base(campaign_id, character_id))
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/restore")
+async def restore(
+    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.set_archived(session, user, campaign_id, character_id, False)
+    return redirect(request, _base(campaign_id, character_id))
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/delete")
+async def delete(
+    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    form = await request.form()
+
+    async def work() -> None:
+        await service.delete_character(
+            session, user, campaign_id, character_id, confirm=form.get("confirm") == "on"
+        )
+
+    try:
+        await work()
+    except ValidationFailed as exc:
+        return await _sheet_response(
+            request,
+            session,
+            user,
+            campaign_id,
+            character_id,
+            status_code=422,
+            item_errors=exc.fields,
+        )
+    return redirect(request, f"/campaigns/{campaign_id}/characters")
+
+
+@router.get("/campaigns/{campaign_id}/characters/{character_id}/export")
+async def export(
+    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    opened = await service.open_character(session, user, campaign_id, character_id)
+    body = json.dumps(service.export(opened), ensure_ascii=False, indent=2)
+    filename = f"character-{character_id}.json"
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@router.get(
+    "/campaigns/{campaign_id}/characters/{character_id}/history", response_class=HTMLResponse
+)
+async def history(
+    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    opened, events = await service.history(session, user, campaign_id, character_id)
+    return page(
+        request,
+        "characters/history.html",
+        {
+            "campaign": opened.campaign,
+            "character": opened.character,
+            "entries": [e.data() for e in events],
+            "base": _base(campaign_id, character_id),
+        },
+    )
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/items")
+async def add_item(
+    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    form = await request.form()
+    values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+
+    async def work() -> None:
+        library_id = values.get("library_item_id", "")
+        fields = {k[7:]: v for k, v in values.items() if k.startswith("fields.")}
+        await service.add_item(
+            session,
+            user,
+            campaign_id,
+            character_id,
+            name=values.get("name", ""),
+            description=values.get("description", ""),
+            quantity=_int(values.get("quantity", ""), 1) or 1,
+            price=_int(values.get("price", "")),
+            fields=fields,
+            starter=values.get("starter", ""),
+            library_item_id=int(library_id) if library_id.isdigit() else None,
+        )
+
+    return await _action(request, session, user, campaign_id, character_id, work)
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/items/{item_id}/{verb}")
+async def item_action(
+    request: Request,
+    campaign_id: int,
+    character_id: int,
+    item_id: int,
+    verb: str,
+    session: Session,
+    user: CurrentUser,
+) -> Response:
+    form = await request.form()
+    values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+
+    async def work() -> None:
+        if verb == "equip":
+            await service.equip_item(
+                session, user, campaign_id, character_id, item_id, values.get("slot", "")
+            )
+        elif verb == "unequip":
+            await service.unequip_item(
+                session,
+                user,
+                campaign_id,
+                character_id,
+                item_id,
+                values.get("container", "default"),
+            )
+        elif verb == "stow":
+            await service.unequip_item(
+                session, user, campaign_id, character_id, item_id, values.get("container", "")
+            )
+        elif verb == "remove":
+            await service.remove_item(session, user, campaign_id, character_id, item_id)
+        elif verb == "move":
+            target = values.get("to_character_id", "")
+            await service.move_item(
+                session,
+                user,
+                campaign_id,
+                character_id,
+                item_id,
+                int(target) if target.isdigit() else 0,
+                _int(values.get("quantity", "")),
+            )
+        else:
+            raise ValidationFailed({"item": _("Unknown action.")})
+
+    return await _action(request, session, user, campaign_id, character_id, work)
+
+
+# --- library --------------------------------------------------------------------------------
+
+
+async def _library_page(
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    *,
+    errors: dict[str, str] | None = None,
+    status_code: int = 200,
+) -> Response:
+    campaign, viewer, items = await service.library(session, user, campaign_id)
+    return page(
+        request,
+        "characters/library.html",
+        {
+            "campaign": campaign,
+            "viewer": viewer,
+            "items": items,
+            "can_manage": allowed(viewer.role, Action.manage_item_library),
+            "starters": catalog.starter_items(campaign.system),
+            "item_fields": catalog.ITEM_FIELDS[campaign.system],
+            "errors": errors or {},
+        },
+        status_code=status_code,
+    )
+
+
+@router.get("/campaigns/{campaign_id}/items", response_class=HTMLResponse)
+async def library(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    return await _library_page(request, session, user, campaign_id)
+
+
+@router.post("/campaigns/{campaign_id}/items")
+async def add_library_item(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    form = await request.form()
+    values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    try:
+        await service.add_library_item(
+            session,
+            user,
+            campaign_id,
+            name=values.get("name", ""),
+            description=values.get("description", ""),
+            quantity=_int(values.get("quantity", ""), 1) or 1,
+            price=_int(values.get("price", "")),
+            fields={k[7:]: v for k, v in values.items() if k.startswith("fields.")},
+            starter=values.get("starter", ""),
+        )
+    except ValidationFailed as exc:
+        return await _library_page(
+            request, session, user, campaign_id, errors=exc.fields, status_code=422
+        )
+    return redirect(request, f"/campaigns/{campaign_id}/items")
+
+
+@router.post("/campaigns/{campaign_id}/items/{item_id}/remove")
+async def remove_library_item(
+    request: Request, campaign_id: int, item_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.remove_library_item(session, user, campaign_id, item_id)
+    return redirect(request, f"/campaigns/{campaign_id}/items")

@@ -1,0 +1,1083 @@
+"""Use cases of character sheets and inventories. Permissions through
+``app.campaigns.permissions``; every change is a ``character_*`` event in the same
+transaction; NSC sheets hidden from players are never returned to them (404) and their
+events are visible to GMs only.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.exc import StaleDataError
+
+from app.accounts.models import User
+from app.campaigns.models import Campaign, Membership, Role
+from app.campaigns.permissions import (
+    Action,
+    Viewer,
+    allowed,
+    authorize,
+    can_edit_character,
+    can_see_character,
+)
+from app.characters import catalog, rolling, sheets
+from app.characters.models import Character, CharacterKind, Item
+from app.db import utcnow
+from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from app.events.models import CampaignEvent
+from app.events.service import VISIBILITIES, VisibleEvent, append_event, project
+from app.i18n import _
+from app.rules import ds4
+from app.rules.dice import Roller
+from app.rules.hh import inventory as hh_inventory
+
+EXPORT_FORMAT = "tafelrunde-character"
+EXPORT_VERSION = 1
+NAME_MAX = 100
+#: ``AsyncSession.info`` key: the browser tab a change came from (its own live view skips it).
+ORIGIN_KEY = "origin_tab"
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    campaign: Campaign
+    viewer: Viewer
+    character: Character
+    items: list[Item]
+
+    @property
+    def can_edit(self) -> bool:
+        return can_edit_character(self.viewer, owner_id=self.character.owner_id)
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+async def _items(session: AsyncSession, character_id: int) -> list[Item]:
+    return list(
+        (
+            await session.scalars(
+                select(Item).where(Item.character_id == character_id).order_by(Item.id)
+            )
+        ).all()
+    )
+
+
+async def open_character(
+    session: AsyncSession, user: User, campaign_id: int, character_id: int, *, edit: bool = False
+) -> Opened:
+    """Load a sheet for a member who may see it (404 otherwise); ``edit`` demands the right
+    to change it (403 for members who only read)."""
+    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    character = await session.scalar(
+        select(Character).where(Character.id == character_id, Character.campaign_id == campaign_id)
+    )
+    if character is None or not can_see_character(
+        viewer, hidden_from_players=character.hidden_from_players
+    ):
+        raise NotFound(_("Character not found."))
+    if edit and not can_edit_character(viewer, owner_id=character.owner_id):
+        raise Forbidden(_("Only the owner and the GMs may change this character."))
+    return Opened(campaign, viewer, character, await _items(session, character.id))
+
+
+async def list_characters(
+    session: AsyncSession, user: User, campaign_id: int
+) -> tuple[Campaign, Viewer, list[Character]]:
+    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    query = select(Character).where(Character.campaign_id == campaign_id)
+    if not viewer.is_gm:
+        query = query.where(Character.hidden_from_players.is_(False))
+    rows = (await session.scalars(query.order_by(Character.kind, Character.name))).all()
+    return campaign, viewer, list(rows)
+
+
+async def owner_names(session: AsyncSession, campaign_id: int) -> dict[int, str]:
+    rows = (
+        await session.execute(
+            select(User.id, User.username)
+            .join(Membership, Membership.user_id == User.id)
+            .where(Membership.campaign_id == campaign_id)
+        )
+    ).all()
+    return {uid: name for uid, name in rows}
+
+
+async def player_members(session: AsyncSession, campaign_id: int) -> list[tuple[int, str]]:
+    rows = (
+        await session.execute(
+            select(User.id, User.username, Membership.role)
+            .join(Membership, Membership.user_id == User.id)
+            .where(Membership.campaign_id == campaign_id)
+            .order_by(User.username)
+        )
+    ).all()
+    return [(uid, name) for uid, name, role in rows if role != Role.observer]
+
+
+def view(opened: Opened) -> sheets.SheetView:
+    c = opened.character
+    return sheets.sheet_view(c.system, c.data, opened.items, opened.campaign.settings)
+
+
+# --- events ---------------------------------------------------------------------------------
+
+
+async def _record(
+    session: AsyncSession,
+    character: Character,
+    user: User,
+    type_: str,
+    extra: dict[str, Any] | None = None,
+) -> CampaignEvent:
+    payload = {
+        "actor_name": user.username,
+        "character_id": character.id,
+        "character_name": character.name,
+        **(extra or {}),
+    }
+    origin = session.info.get(ORIGIN_KEY)
+    if origin:
+        payload["origin_tab"] = origin
+    return await append_event(
+        session,
+        character.campaign_id,
+        type_,
+        payload,
+        actor_id=user.id,
+        visibility="gm" if character.hidden_from_players else "public",
+    )
+
+
+async def _flush(session: AsyncSession) -> None:
+    try:
+        await session.flush()
+    except StaleDataError:
+        raise Conflict(
+            _("Someone changed this character meanwhile. Here are the current values.")
+        ) from None
+
+
+def _check_version(character: Character, version: int | None) -> None:
+    if version is not None and version != character.version:
+        raise Conflict(_("Someone changed this character meanwhile. Here are the current values."))
+
+
+# --- create / edit --------------------------------------------------------------------------
+
+
+def _check_name(name: str, key: str = "name") -> str:
+    name = name.strip()
+    if not 1 <= len(name) <= NAME_MAX:
+        raise ValidationFailed({key: _("Give a name of at most %(max)d characters.", max=NAME_MAX)})
+    return name
+
+
+async def create_character(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    name: str,
+    *,
+    kind: str = CharacterKind.pc.value,
+    owner_id: int | None = None,
+    hidden_from_players: bool = False,
+    data: dict[str, Any] | None = None,
+) -> Character:
+    """A player creates their own PC; a GM creates for any member or an NSC template."""
+    campaign, viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.create_character
+    )
+    errors: dict[str, str] = {}
+    try:
+        name = _check_name(name)
+    except ValidationFailed as exc:
+        errors.update(exc.fields)
+    if kind not in (CharacterKind.pc.value, CharacterKind.npc.value):
+        errors["kind"] = _("Choose PC or NSC.")
+    manage = allowed(viewer.role, Action.manage_characters)
+    if not manage:
+        if kind == CharacterKind.npc.value or hidden_from_players:
+            raise Forbidden(_("Only the GMs create NSCs."))
+        if owner_id not in (None, user.id):
+            raise Forbidden(_("Players create their own characters only."))
+        owner_id = user.id
+    elif kind == CharacterKind.pc.value and owner_id is None:
+        owner_id = user.id
+    if owner_id is not None and manage:
+        members = dict(await player_members(session, campaign_id))
+        if owner_id not in members:
+            errors["owner_id"] = _("Choose a member of the campaign.")
+    if hidden_from_players and kind != CharacterKind.npc.value:
+        errors["hidden_from_players"] = _("Only NSC sheets can be hidden from players.")
+    sheet = sheets.default_data(campaign.system)
+    if data is not None:
+        sheet, field_errors = sheets.normalise_data(campaign.system, data)
+        errors.update(field_errors)
+        errors.update(sheets.cross_check(campaign.system, sheet, []))
+    if errors:
+        raise ValidationFailed(errors)
+    character = Character(
+        campaign_id=campaign_id,
+        owner_id=owner_id,
+        system=campaign.system,
+        name=name,
+        kind=kind,
+        hidden_from_players=hidden_from_players,
+        data=sheet,
+    )
+    session.add(character)
+    await session.flush()
+    await _record(session, character, user, "character_created", {"kind": kind})
+    return character
+
+
+META_FIELDS = ("name", "hidden_from_players", "owner_id")
+
+
+async def update_fields(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    version: int | None,
+    changes: dict[str, Any],
+) -> Opened:
+    """Change sheet fields (usually one). All are validated first: nothing is half-saved.
+    Each changed field becomes one ``character_updated`` event with before → after."""
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    character = opened.character
+    _check_version(character, version)
+    specs = sheets.field_specs(character.system)
+    errors: dict[str, str] = {}
+    data = copy.deepcopy(character.data)
+    meta: dict[str, Any] = {}
+    touched: list[str] = []
+    for key, raw in changes.items():
+        if key in META_FIELDS:
+            try:
+                meta[key] = await _parse_meta(session, opened, key, raw)
+            except ValidationFailed as exc:
+                errors.update(exc.fields)
+            continue
+        spec = specs.get(key)
+        if spec is None:
+            errors[key] = _("Unknown field.")
+            continue
+        try:
+            value = sheets.parse_field(spec, raw)
+        except sheets.FieldError as exc:
+            errors[key] = exc.message
+            continue
+        if sheets.get_value(data, key) != value:
+            sheets.set_value(data, key, value)
+            touched.append(key)
+    if character.system == "ds4" and "volk" in touched:
+        # A new Volk may not allow the old bonus: take the first one it allows.
+        allowed_bonus = ds4.VOLK_BONUS[ds4.Volk(data["volk"])]
+        if ds4.Eigenschaft(data.get("volk_bonus", "staerke")) not in allowed_bonus:
+            data["volk_bonus"] = sorted(allowed_bonus, key=list(ds4.Eigenschaft).index)[0].value
+            touched.append("volk_bonus")
+    if character.system == "ds4" and "klasse" in touched:
+        allowed_bonus = ds4.KLASSE_BONUS[ds4.Klasse(data["klasse"])]
+        if ds4.Eigenschaft(data.get("klasse_bonus", "staerke")) not in allowed_bonus:
+            data["klasse_bonus"] = sorted(allowed_bonus, key=list(ds4.Eigenschaft).index)[0].value
+            touched.append("klasse_bonus")
+    if not errors and touched:
+        cross = sheets.cross_check(character.system, data, opened.items)
+        before_cross = sheets.cross_check(character.system, character.data, opened.items)
+        for key, message in cross.items():
+            # Only complain about rules this change breaks (not old, untouched problems).
+            if (
+                key in touched
+                or key not in before_cross
+                or key.split(".")[0] in {t.split(".")[0] for t in touched}
+            ):
+                errors[key if key in specs else touched[0]] = message
+    if errors:
+        raise ValidationFailed(errors)
+    events: list[tuple[str, Any, Any]] = []
+    for key in touched:
+        events.append((key, sheets.get_value(character.data, key), sheets.get_value(data, key)))
+    if touched:
+        character.data = data
+    for key, value in meta.items():
+        before = getattr(character, key)
+        if before != value:
+            setattr(character, key, value)
+            events.append((key, before, value))
+    if not events:
+        return opened
+    character.updated_at = utcnow()
+    await _flush(session)
+    for key, before, after in events:
+        await _record(
+            session,
+            character,
+            user,
+            "character_updated",
+            {"field": key, "before": before, "after": after},
+        )
+    return opened
+
+
+async def _parse_meta(session: AsyncSession, opened: Opened, key: str, raw: Any) -> Any:
+    if key == "name":
+        return _check_name(str(raw))
+    if not opened.viewer.is_gm:
+        raise ValidationFailed({key: _("Only the GMs change this.")})
+    if key == "hidden_from_players":
+        value = raw if isinstance(raw, bool) else str(raw).lower() in ("1", "true", "on", "yes")
+        if value and opened.character.kind != CharacterKind.npc.value:
+            raise ValidationFailed({key: _("Only NSC sheets can be hidden from players.")})
+        return value
+    if raw in (None, ""):
+        return None
+    try:
+        owner = int(raw)
+    except (TypeError, ValueError):
+        raise ValidationFailed({key: _("Choose a member of the campaign.")}) from None
+    if owner not in dict(await player_members(session, opened.campaign.id)):
+        raise ValidationFailed({key: _("Choose a member of the campaign.")})
+    return owner
+
+
+async def set_archived(
+    session: AsyncSession, user: User, campaign_id: int, character_id: int, archived: bool
+) -> Character:
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    character = opened.character
+    if (character.archived_at is not None) == archived:
+        return character
+    character.archived_at = utcnow() if archived else None
+    await _flush(session)
+    await _record(
+        session, character, user, "character_archived" if archived else "character_restored"
+    )
+    return character
+
+
+async def delete_character(
+    session: AsyncSession, user: User, campaign_id: int, character_id: int, *, confirm: bool
+) -> None:
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    if not confirm:
+        raise ValidationFailed({"confirm": _("Confirm that the character is to be deleted.")})
+    character = opened.character
+    await _record(session, character, user, "character_deleted")
+    # The items go with it (ON DELETE CASCADE).
+    await session.delete(character)
+    await _flush(session)
+
+
+# --- inventory ------------------------------------------------------------------------------
+
+HH_MESSAGES = {
+    "rucksack_full": "The Rucksack is full: %(used)s of %(capacity)s places used, "
+    "%(item)s needs %(needed)s more.",
+    "no_rucksack": "This character carries no Rucksack.",
+    "slot_full": "%(slot)s is full: %(used)s of %(capacity)s taken, %(item)s needs %(needed)s.",
+    "slot_not_allowed": "%(item)s does not fit into %(slot)s.",
+    "not_small_item": "Only small items go into the Gürteltasche.",
+    "unknown_slot": "There is no slot %(slot)s.",
+}
+
+
+def _hh_message(check: hh_inventory.InventoryCheck, item: Item) -> str:
+    params: dict[str, object] = {**check.params, "item": item.name}
+    if "slot" in params:
+        params["slot"] = sheets.HH_SLOT_LABELS.get(str(params["slot"]), params["slot"])
+    return _(HH_MESSAGES.get(check.error or "", "%(item)s cannot go there."), **params)
+
+
+def _check_rucksack(character: Character, items: Sequence[Item], item: Item) -> None:
+    others = [i for i in items if i.id != item.id]
+    check = hh_inventory.check_rucksack_add(
+        sheets.hh_rucksack(others),
+        sheets.hh_item(item),
+        max(0, sheets.hh_skill_value(character.data, "Reisekunde")),
+        wears_rucksack=bool(character.data.get("wears_rucksack", True)),
+    )
+    if not check.ok:
+        raise ValidationFailed({"container": _hh_message(check, item)})
+
+
+def _check_equip(character: Character, items: Sequence[Item], item: Item, slot: str) -> None:
+    others = [i for i in items if i.id != item.id]
+    system = character.system
+    if system == "hh":
+        equipped: dict[Any, list[hh_inventory.Item]] = {}
+        for other in others:
+            if other.equipped and other.slot:
+                equipped.setdefault(other.slot, []).append(sheets.hh_item(other))
+        check = hh_inventory.check_equip(equipped, sheets.hh_item(item), slot)
+        if not check.ok:
+            raise ValidationFailed({"slot": _hh_message(check, item)})
+        return
+    if slot not in sheets.SHEETS[system].equip_slots:
+        raise ValidationFailed({"slot": _("Choose one of the listed values.")})
+    if system == "ds4":
+        kind = (item.fields or {}).get("kind")
+        if slot in ("melee", "ranged") and kind not in ("weapon", None):
+            raise ValidationFailed({"slot": _("Only weapons go into a weapon slot.")})
+        if slot == "armour" and kind != "armour":
+            raise ValidationFailed({"slot": _("Only armour can be worn.")})
+        trial = [
+            _Trial(i, slot if i.id == item.id else i.slot, True)
+            for i in [*others, item]
+            if i.id == item.id or i.equipped
+        ]
+        if slot in ("melee", "ranged"):
+            trial = [t for t in trial if t.slot != slot or t.id == item.id]
+        character_ = sheets.ds4_character(character.data, trial)
+        names = sheets.item_names([*others, item])
+        problems = [p for p in ds4.validate_equipment(character_) if p.severity == "error"]
+        if problems:
+            raise ValidationFailed({"slot": sheets.ds4_problem_text(problems[0], names)})
+        return
+    kind = (item.fields or {}).get("kind")
+    if slot == "armour":
+        if kind != "armour":
+            raise ValidationFailed({"slot": _("Only armour can be worn.")})
+        if any(o.equipped and o.slot == "armour" for o in others):
+            raise ValidationFailed({"slot": _("Take off the other armour first.")})
+    if slot == "weapon" and kind != "weapon":
+        raise ValidationFailed({"slot": _("Only weapons go into a weapon slot.")})
+
+
+@dataclass
+class _Trial:
+    """An item as it would be after equipping (for the DS4 equipment check)."""
+
+    item: Item
+    slot: str | None
+    equipped: bool
+
+    @property
+    def id(self) -> int:
+        return self.item.id
+
+    @property
+    def name(self) -> str:
+        return self.item.name
+
+    @property
+    def quantity(self) -> int:
+        return self.item.quantity
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        return self.item.fields
+
+    @property
+    def container(self) -> str | None:
+        return None
+
+
+def _item_payload(item: Item) -> dict[str, Any]:
+    return {
+        "item_id": item.id,
+        "item_name": item.name,
+        "quantity": item.quantity,
+        "slot": item.slot,
+        "equipped": item.equipped,
+        "container": item.container,
+    }
+
+
+def _validate_item_input(
+    system: str,
+    name: str,
+    description: str,
+    quantity: int,
+    price: int | None,
+    fields: dict[str, Any],
+) -> tuple[str, dict[str, Any]]:
+    errors: dict[str, str] = {}
+    try:
+        name = _check_name(name)
+    except ValidationFailed as exc:
+        errors.update(exc.fields)
+    if len(description) > 5000:
+        errors["description"] = _("At most %(max)d characters.", max=5000)
+    if not 1 <= quantity <= 9999:
+        errors["quantity"] = _("Between %(min)d and %(max)d.", min=1, max=9999)
+    if price is not None and not 0 <= price <= 100_000_000:
+        errors["price"] = _("Between %(min)d and %(max)d.", min=0, max=100_000_000)
+    parsed, field_errors = catalog.parse_item_fields(system, fields)
+    errors.update(field_errors)
+    if errors:
+        raise ValidationFailed(errors)
+    return name, parsed
+
+
+async def add_item(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    *,
+    name: str = "",
+    description: str = "",
+    quantity: int = 1,
+    price: int | None = None,
+    fields: dict[str, Any] | None = None,
+    starter: str = "",
+    library_item_id: int | None = None,
+    container: str | None = "default",
+) -> Item:
+    """Put an item on a sheet: new, from the starter list or copied from the library.
+
+    H&H items go into the Rucksack by default, whose capacity is enforced.
+    """
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    character = opened.character
+    if starter:
+        found = catalog.starter_item(character.system, starter)
+        if found is None:
+            raise ValidationFailed({"starter": _("Choose one of the listed values.")})
+        name, fields, quantity, price = found.name, dict(found.fields), found.quantity, found.price
+        description = _("Sample data, edit as needed.") if found.sample else ""
+    elif library_item_id is not None:
+        source = await session.scalar(
+            select(Item).where(
+                Item.id == library_item_id,
+                Item.campaign_id == campaign_id,
+                Item.in_library.is_(True),
+            )
+        )
+        if source is None:
+            raise ValidationFailed({"library_item_id": _("Item not found.")})
+        name, description, quantity = source.name, source.description, source.quantity
+        price, fields = source.price, dict(source.fields)
+    name, parsed = _validate_item_input(
+        character.system, name, description, quantity, price, fields or {}
+    )
+    if container == "default":
+        wears = bool(character.data.get("wears_rucksack", True))
+        container = sheets.RUCKSACK if character.system == "hh" and wears else None
+    if container not in (None, "", sheets.RUCKSACK):
+        raise ValidationFailed({"container": _("Choose one of the listed values.")})
+    item = Item(
+        campaign_id=campaign_id,
+        character_id=character.id,
+        in_library=False,
+        name=name,
+        description=description,
+        quantity=quantity,
+        price=price,
+        fields=parsed,
+        container=container or None,
+        equipped=False,
+    )
+    if character.system == "hh" and item.container == sheets.RUCKSACK:
+        _check_rucksack(character, opened.items, item)
+    session.add(item)
+    await _flush(session)
+    await _record(session, character, user, "character_item_added", _item_payload(item))
+    return item
+
+
+async def _open_item(
+    session: AsyncSession, user: User, campaign_id: int, character_id: int, item_id: int
+) -> tuple[Opened, Item]:
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    item = next((i for i in opened.items if i.id == item_id), None)
+    if item is None:
+        raise NotFound(_("Item not found."))
+    return opened, item
+
+
+async def update_item(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    item_id: int,
+    *,
+    version: int | None,
+    name: str,
+    description: str,
+    quantity: int,
+    price: int | None,
+    fields: dict[str, Any],
+) -> Item:
+    opened, item = await _open_item(session, user, campaign_id, character_id, item_id)
+    if version is not None and version != item.version:
+        raise Conflict(_("Someone changed this item meanwhile. Here are the current values."))
+    name, parsed = _validate_item_input(
+        opened.character.system, name, description, quantity, price, fields
+    )
+    before = {
+        "name": item.name,
+        "quantity": item.quantity,
+        "price": item.price,
+        "fields": item.fields,
+    }
+    item.name, item.description, item.quantity, item.price = name, description, quantity, price
+    item.fields = {**item.fields, **parsed}
+    if opened.character.system == "hh":
+        if item.container == sheets.RUCKSACK:
+            _check_rucksack(opened.character, opened.items, item)
+        elif item.equipped and item.slot:
+            _check_equip(opened.character, opened.items, item, item.slot)
+    await _flush(session)
+    after = {
+        "name": item.name,
+        "quantity": item.quantity,
+        "price": item.price,
+        "fields": item.fields,
+    }
+    await _record(
+        session,
+        opened.character,
+        user,
+        "character_item_updated",
+        {**_item_payload(item), "before": before, "after": after},
+    )
+    return item
+
+
+async def remove_item(
+    session: AsyncSession, user: User, campaign_id: int, character_id: int, item_id: int
+) -> None:
+    opened, item = await _open_item(session, user, campaign_id, character_id, item_id)
+    payload = _item_payload(item)
+    await session.delete(item)
+    await _flush(session)
+    await _record(session, opened.character, user, "character_item_removed", payload)
+
+
+async def equip_item(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    item_id: int,
+    slot: str,
+) -> Item:
+    opened, item = await _open_item(session, user, campaign_id, character_id, item_id)
+    _check_equip(opened.character, opened.items, item, slot)
+    before = {"slot": item.slot, "container": item.container}
+    item.equipped, item.slot, item.container = True, slot, None
+    await _flush(session)
+    await _record(
+        session,
+        opened.character,
+        user,
+        "character_item_equipped",
+        {**_item_payload(item), "before": before},
+    )
+    return item
+
+
+async def unequip_item(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    item_id: int,
+    container: str | None = "default",
+) -> Item:
+    opened, item = await _open_item(session, user, campaign_id, character_id, item_id)
+    character = opened.character
+    if container == "default":
+        wears = bool(character.data.get("wears_rucksack", True))
+        container = sheets.RUCKSACK if character.system == "hh" and wears else None
+    if container not in (None, "", sheets.RUCKSACK):
+        raise ValidationFailed({"container": _("Choose one of the listed values.")})
+    before = {"slot": item.slot, "container": item.container}
+    item.equipped, item.slot, item.container = False, None, container or None
+    if character.system == "hh" and item.container == sheets.RUCKSACK:
+        _check_rucksack(character, opened.items, item)
+    await _flush(session)
+    await _record(
+        session,
+        character,
+        user,
+        "character_item_unequipped",
+        {**_item_payload(item), "before": before},
+    )
+    return item
+
+
+async def move_item(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    item_id: int,
+    to_character_id: int,
+    quantity: int | None = None,
+) -> Item:
+    """Hand (part of) a stack to another character of the campaign in one transaction.
+
+    The giver needs the right to edit the source sheet; the receiver must be visible to
+    them. H&H: the item goes into the receiver's Rucksack, whose capacity is enforced.
+    """
+    opened, item = await _open_item(session, user, campaign_id, character_id, item_id)
+    if to_character_id == character_id:
+        raise ValidationFailed({"to_character_id": _("Choose another character.")})
+    target = await session.scalar(
+        select(Character).where(
+            Character.id == to_character_id, Character.campaign_id == campaign_id
+        )
+    )
+    if target is None or not can_see_character(
+        opened.viewer, hidden_from_players=target.hidden_from_players
+    ):
+        raise ValidationFailed({"to_character_id": _("Character not found.")})
+    count = item.quantity if quantity is None else quantity
+    if not 1 <= count <= item.quantity:
+        raise ValidationFailed(
+            {"quantity": _("Between %(min)d and %(max)d.", min=1, max=item.quantity)}
+        )
+    if count < item.quantity:
+        item.quantity -= count
+        moved = Item(
+            campaign_id=campaign_id,
+            in_library=False,
+            name=item.name,
+            description=item.description,
+            quantity=count,
+            price=item.price,
+            fields=dict(item.fields),
+            equipped=False,
+        )
+        session.add(moved)
+    else:
+        moved = item
+    moved.character_id = target.id
+    moved.equipped, moved.slot = False, None
+    wears = bool(target.data.get("wears_rucksack", True))
+    moved.container = sheets.RUCKSACK if target.system == "hh" and wears else None
+    if target.system == "hh" and moved.container == sheets.RUCKSACK:
+        _check_rucksack(target, await _items(session, target.id), moved)
+    await _flush(session)
+    payload = {**_item_payload(moved), "quantity": count, "to_character_id": target.id}
+    await _record(
+        session,
+        opened.character,
+        user,
+        "character_item_moved",
+        {**payload, "to_character_name": target.name},
+    )
+    await _record(
+        session,
+        target,
+        user,
+        "character_item_received",
+        {
+            **payload,
+            "from_character_id": opened.character.id,
+            "from_character_name": opened.character.name,
+        },
+    )
+    return moved
+
+
+# --- campaign item library ------------------------------------------------------------------
+
+
+async def library(
+    session: AsyncSession, user: User, campaign_id: int
+) -> tuple[Campaign, Viewer, list[Item]]:
+    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    items = (
+        await session.scalars(
+            select(Item)
+            .where(Item.campaign_id == campaign_id, Item.in_library.is_(True))
+            .order_by(Item.name, Item.id)
+        )
+    ).all()
+    return campaign, viewer, list(items)
+
+
+async def add_library_item(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    *,
+    name: str = "",
+    description: str = "",
+    quantity: int = 1,
+    price: int | None = None,
+    fields: dict[str, Any] | None = None,
+    starter: str = "",
+) -> Item:
+    campaign, _viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.manage_item_library
+    )
+    if starter:
+        found = catalog.starter_item(campaign.system, starter)
+        if found is None:
+            raise ValidationFailed({"starter": _("Choose one of the listed values.")})
+        name, fields, quantity, price = found.name, dict(found.fields), found.quantity, found.price
+        description = _("Sample data, edit as needed.") if found.sample else ""
+    name, parsed = _validate_item_input(
+        campaign.system, name, description, quantity, price, fields or {}
+    )
+    item = Item(
+        campaign_id=campaign_id,
+        character_id=None,
+        in_library=True,
+        name=name,
+        description=description,
+        quantity=quantity,
+        price=price,
+        fields=parsed,
+    )
+    session.add(item)
+    await session.flush()
+    await append_event(
+        session,
+        campaign_id,
+        "library_item_added",
+        {"actor_name": user.username, "item_id": item.id, "item_name": item.name},
+        actor_id=user.id,
+    )
+    return item
+
+
+async def remove_library_item(
+    session: AsyncSession, user: User, campaign_id: int, item_id: int
+) -> None:
+    await authorize(session, campaign_id, user.id, user.username, Action.manage_item_library)
+    item = await session.scalar(
+        select(Item).where(
+            Item.id == item_id, Item.campaign_id == campaign_id, Item.in_library.is_(True)
+        )
+    )
+    if item is None:
+        raise NotFound(_("Item not found."))
+    await session.delete(item)
+    await append_event(
+        session,
+        campaign_id,
+        "library_item_removed",
+        {"actor_name": user.username, "item_id": item_id, "item_name": item.name},
+        actor_id=user.id,
+    )
+
+
+# --- rolls ----------------------------------------------------------------------------------
+
+
+async def roll_odds(
+    session: AsyncSession, user: User, campaign_id: int, character_id: int, req: rolling.RollRequest
+) -> rolling.Odds:
+    opened = await open_character(session, user, campaign_id, character_id)
+    c = opened.character
+    return rolling.odds(c.system, c.data, opened.items, req)
+
+
+async def roll(
+    session: AsyncSession,
+    roller: Roller,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    req: rolling.RollRequest,
+) -> CampaignEvent:
+    """Roll from the sheet through the engine; the result is a ``roll`` event in the dice log.
+
+    Only those who may edit the sheet roll from it. Glück spent or burned changes the sheet
+    (recorded as ``character_updated``). Rolls of a hidden NSC are GM-only.
+    """
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    await authorize(session, campaign_id, user.id, user.username, Action.roll)
+    if req.visibility not in VISIBILITIES:
+        raise ValidationFailed({"visibility": _("Choose public, GM only or GM and me.")})
+    c = opened.character
+    visibility = "gm" if c.hidden_from_players else req.visibility
+    result = rolling.roll(c.system, roller, c.data, opened.items, req)
+    if result.sheet_changes:
+        data = copy.deepcopy(c.data)
+        for key, value in result.sheet_changes.items():
+            before = sheets.get_value(c.data, key)
+            sheets.set_value(data, key, value)
+            await _record(
+                session,
+                c,
+                user,
+                "character_updated",
+                {"field": key, "before": before, "after": value},
+            )
+        c.data = data
+        c.updated_at = utcnow()
+        await _flush(session)
+    payload: dict[str, Any] = {
+        "actor_name": user.username,
+        "expression": result.expression,
+        "label": f"{c.name}: {result.label}",
+        "dice": [d.as_dict() for d in result.dice],
+        "signs": [1 for _d in result.dice],
+        "modifier": result.modifier,
+        "total": result.total,
+        "system": c.system,
+        "summary": result.summary,
+        "outcome": result.outcome,
+        "character_id": c.id,
+        "character_name": c.name,
+        "target": req.target,
+    }
+    return await append_event(
+        session,
+        campaign_id,
+        "roll",
+        payload,
+        actor_id=user.id,
+        visibility=visibility,
+        audience_user_id=user.id if visibility == "self" else None,
+    )
+
+
+# --- export / import ------------------------------------------------------------------------
+
+
+def export(opened: Opened) -> dict[str, Any]:
+    c = opened.character
+    return {
+        "format": EXPORT_FORMAT,
+        "format_version": EXPORT_VERSION,
+        "system": c.system,
+        "name": c.name,
+        "kind": c.kind,
+        "data": c.data,
+        "items": [
+            {
+                "name": i.name,
+                "description": i.description,
+                "quantity": i.quantity,
+                "price": i.price,
+                "fields": i.fields,
+                "slot": i.slot,
+                "equipped": i.equipped,
+                "container": i.container,
+            }
+            for i in opened.items
+        ],
+    }
+
+
+async def import_character(
+    session: AsyncSession, user: User, campaign_id: int, document: Any
+) -> Character:
+    """Create a character from an export. Everything is checked before anything is written:
+    a malformed or mismatched file changes nothing and says what is wrong (field ``file``)."""
+    campaign, viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.create_character
+    )
+
+    def bad(message: str) -> ValidationFailed:
+        return ValidationFailed({"file": message})
+
+    if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+        raise bad(_("This is not a Tafelrunde character file."))
+    if document.get("format_version") != EXPORT_VERSION:
+        raise bad(_("This file has an unknown format version."))
+    system = document.get("system")
+    if system != campaign.system:
+        raise bad(
+            _(
+                "This character belongs to %(file)s, the campaign plays %(campaign)s.",
+                file=str(system),
+                campaign=campaign.system,
+            )
+        )
+    name, kind, data, items = (
+        document.get("name"),
+        document.get("kind", "pc"),
+        document.get("data"),
+        document.get("items", []),
+    )
+    if not isinstance(name, str) or not isinstance(data, dict) or not isinstance(items, list):
+        raise bad(_("The file lacks a name, sheet data or an item list."))
+    if kind == CharacterKind.npc.value and not allowed(viewer.role, Action.manage_characters):
+        kind = CharacterKind.pc.value
+    sheet, errors = sheets.normalise_data(system, data)
+    if errors:
+        first = next(iter(errors.items()))
+        raise bad(_("Sheet value %(field)s: %(problem)s", field=first[0], problem=first[1]))
+    parsed_items: list[Item] = []
+    for n, raw in enumerate(items, start=1):
+        if not isinstance(raw, dict):
+            raise bad(_("Item %(n)d is malformed.", n=n))
+        try:
+            quantity = int(raw.get("quantity", 1))
+            price = None if raw.get("price") is None else int(raw["price"])
+            item_name, parsed = _validate_item_input(
+                system,
+                str(raw.get("name", "")),
+                str(raw.get("description", "")),
+                quantity,
+                price,
+                raw.get("fields") or {},
+            )
+        except (ValueError, TypeError):
+            raise bad(_("Item %(n)d is malformed.", n=n)) from None
+        except ValidationFailed as exc:
+            raise bad(_("Item %(n)d: %(problem)s", n=n, problem=exc.message)) from None
+        slot = raw.get("slot")
+        container = raw.get("container")
+        equipped = bool(raw.get("equipped", False)) and isinstance(slot, str)
+        parsed_items.append(
+            Item(
+                campaign_id=campaign_id,
+                in_library=False,
+                name=item_name,
+                description=str(raw.get("description", "")),
+                quantity=quantity,
+                price=price,
+                fields=parsed,
+                slot=slot if equipped else None,
+                equipped=equipped,
+                container=container if container == sheets.RUCKSACK else None,
+            )
+        )
+    if system == "hh":
+        load = sheets.hh_state(sheet, parsed_items).load
+        if load.over_capacity:
+            raise bad(_("The items do not fit into the Rucksack."))
+    character = await create_character(
+        session,
+        user,
+        campaign_id,
+        name,
+        kind=kind if kind in ("pc", "npc") else "pc",
+        data=sheet,
+        hidden_from_players=False,
+    )
+    for item in parsed_items:
+        item.character_id = character.id
+        session.add(item)
+    await session.flush()
+    await _record(session, character, user, "character_imported", {"items": len(parsed_items)})
+    return character
+
+
+# --- history --------------------------------------------------------------------------------
+
+
+async def history(
+    session: AsyncSession, user: User, campaign_id: int, character_id: int, limit: int = 200
+) -> tuple[Opened, list[VisibleEvent]]:
+    opened = await open_character(session, user, campaign_id, character_id)
+    events = (
+        await session.scalars(
+            select(CampaignEvent)
+            .where(
+                CampaignEvent.campaign_id == campaign_id,
+                CampaignEvent.type.like("character%"),
+            )
+            .order_by(CampaignEvent.seq.desc())
+            .limit(2000)
+        )
+    ).all()
+    mine = [e for e in events if e.payload.get("character_id") == character_id][:limit]
+    return opened, project(mine, opened.viewer)

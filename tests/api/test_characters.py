@@ -1,0 +1,612 @@
+"""Character sheets over the JSON API and the HTML routes: derived values against the
+engines, stale writes, validation, hidden NSCs, inventory rules, rolls, import/export."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import select
+
+from app.campaigns.models import Invite, Role
+from app.campaigns.permissions import Viewer
+from app.events.models import CampaignEvent
+from app.events.service import project
+from app.rules import ds4, pf2e
+from app.rules.dice import ScriptedRoller
+from app.rules.hh import inventory as hh_inventory
+from app.rules.hh.initiative import initiative, reactions
+from tests.conftest import ClientFactory, register
+
+
+@dataclass
+class Table:
+    campaign_id: int
+    clients: dict[str, httpx.AsyncClient]
+    ids: dict[str, int]
+
+    def __getitem__(self, role: str) -> httpx.AsyncClient:
+        return self.clients[role]
+
+    @property
+    def api(self) -> str:
+        return f"/api/v1/campaigns/{self.campaign_id}"
+
+
+async def make_table(make_client: ClientFactory, app: FastAPI, system: str = "hh") -> Table:
+    names = ("gm", "player", "player2", "observer", "outsider")
+    clients = {n: make_client() for n in names}
+    ids: dict[str, int] = {}
+    for name in names:
+        body = await register(clients[name], f"{name}_{system}")
+        ids[name] = int(body["user"]["id"])  # type: ignore[index]
+    r = await clients["gm"].post("/api/v1/campaigns", json={"name": "Runde", "system": system})
+    assert r.status_code == 201, r.text
+    campaign_id, code = r.json()["id"], r.json()["invite_code"]
+    for name in ("player", "player2"):
+        r = await clients[name].post("/api/v1/campaigns/join", json={"invite_code": code})
+        assert r.status_code == 200, r.text
+    r = await clients["gm"].post(
+        f"/campaigns/{campaign_id}/invites", data={"role": "observer", "expires_days": ""}
+    )
+    assert r.status_code == 303, r.text
+    async with app.state.ctx.sessionmaker() as session:
+        observer_code = await session.scalar(
+            select(Invite.code).where(Invite.campaign_id == campaign_id, Invite.role == "observer")
+        )
+    r = await clients["observer"].post(
+        "/api/v1/campaigns/join", json={"invite_code": observer_code}
+    )
+    assert r.status_code == 200, r.text
+    clients["anonymous"] = make_client()
+    return Table(campaign_id, clients, ids)
+
+
+async def create(t: Table, who: str = "player", **body: Any) -> dict[str, Any]:
+    r = await t[who].post(f"{t.api}/characters", json={"name": "Alrik", **body})
+    assert r.status_code == 201, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def derived(sheet: dict[str, Any], key: str) -> str:
+    return next(d["value"] for d in sheet["derived"] if d["key"] == key)
+
+
+async def patch(
+    t: Table, who: str, cid: int, changes: dict[str, Any], version: int | None = None
+) -> httpx.Response:
+    return await t[who].patch(
+        f"{t.api}/characters/{cid}", json={"version": version, "changes": changes}
+    )
+
+
+# --- derived values per system ---------------------------------------------------------------
+
+
+async def test_hh_derived_values_come_from_the_engine(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app, "hh")
+    c = await create(t)
+    r = await patch(t, "player", c["id"], {"skills.Spürsinn": 14}, c["version"])
+    assert r.status_code == 200, r.text
+    r = await patch(t, "player", c["id"], {"be": 3}, r.json()["version"])
+    sheet = r.json()
+    assert derived(sheet, "initiative") == str(initiative(14, 3)) == "11"
+    assert derived(sheet, "reactions") == str(reactions(11)) == "2"
+    assert derived(sheet, "rucksack") == f"0 / {hh_inventory.rucksack_capacity(5)}"
+    r = await patch(t, "player", c["id"], {"be": 20}, sheet["version"])
+    assert derived(r.json(), "initiative") == "1"  # minimum 1
+
+
+async def test_ds4_kampfwerte_and_warnings(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app, "ds4")
+    c = await create(t)
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/items", json={"starter": "ds4:langschwert"}
+    )
+    assert r.status_code == 201, r.text
+    sword = r.json()["id"]
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/items/{sword}/equip", json={"slot": "melee"}
+    )
+    assert r.status_code == 200, r.text
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/items", json={"starter": "ds4:plattenpanzer"}
+    )
+    plate = r.json()["id"]
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/items/{plate}/equip", json={"slot": "armour"}
+    )
+    assert r.status_code == 200, r.text
+    sheet = (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()
+    engine = ds4.combat_values(
+        ds4.Character(
+            attributes=ds4.Attributes(8, 6, 6),
+            traits=ds4.Traits(2, 2, 1, 1, 1, 1),
+            volk=ds4.Volk.MENSCH,
+            volk_bonus=ds4.Eigenschaft.STAERKE,
+            klasse=ds4.Klasse.KRIEGER,
+            klasse_bonus=ds4.Eigenschaft.STAERKE,
+            equipment=ds4.Equipment(
+                melee_weapon=ds4.weapon("langschwert"), armour=(ds4.armour("plattenpanzer"),)
+            ),
+        )
+    )
+    assert derived(sheet, "schlagen") == str(engine.schlagen.value) == "14"
+    assert derived(sheet, "abwehr") == str(engine.abwehr.value)
+    assert derived(sheet, "laufen") == "3 m"
+    schlagen = next(d for d in sheet["derived"] if d["key"] == "schlagen")
+    assert ["Langschwert", "2"] in schlagen["breakdown"]
+    # A Zauberer in plate: Klassenfremde Rüstung is a warning, not a refusal.
+    r = await patch(t, "player", c["id"], {"klasse": "zauberer"}, sheet["version"])
+    assert r.status_code == 200, r.text
+    warnings = [w for w in r.json()["warnings"] if w["severity"] == "warning"]
+    assert any("Klassenfremde" in w["message"] for w in warnings)
+    assert r.json()["data"]["klasse_bonus"] in ("verstand", "aura")
+    # Creation limits: at 0 EP an Attribut is at most 8.
+    r = await patch(t, "player", c["id"], {"attributes.koerper": 9}, r.json()["version"])
+    assert r.status_code == 422
+    assert "attributes.koerper" in r.json()["errors"]
+
+
+async def test_pf2e_modifiers_and_dcs(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app, "pf2e")
+    c = await create(t)
+    r = await patch(
+        t,
+        "player",
+        c["id"],
+        {"level": 3, "attributes.dexterity": 4, "ranks.reflex": "expert", "ranks.light": "trained"},
+        c["version"],
+    )
+    assert r.status_code == 200, r.text
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/items", json={"starter": "pf2e:lederruestung"}
+    )
+    armour = r.json()["id"]
+    await t["player"].post(
+        f"{t.api}/characters/{c['id']}/items/{armour}/equip", json={"slot": "armour"}
+    )
+    sheet = (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()
+    reflex = pf2e.saving_throw("reflex", level=3, rank="expert", attribute_modifier=4)
+    assert derived(sheet, "save:reflex") == f"+{reflex.modifier}" == "+11"
+    entry = next(d for d in sheet["derived"] if d["key"] == "save:reflex")
+    assert entry["dc"] == f"Reflex-SG {reflex.dc}"
+    ac = pf2e.armor_class(level=3, rank="trained", dexterity_modifier=4, dex_cap=4, armor_bonus=1)
+    assert derived(sheet, "ac") == str(ac.dc) == "20"
+
+
+# --- stale writes and validation ---------------------------------------------------------------
+
+
+async def test_stale_write_gets_409_and_changes_nothing(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    c = await create(t)
+    r = await patch(t, "gm", c["id"], {"be": 2}, c["version"])
+    assert r.status_code == 200
+    r = await patch(t, "player", c["id"], {"be": 5}, c["version"])
+    assert r.status_code == 409
+    sheet = (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()
+    assert sheet["data"]["be"] == 2
+    # The HTML sheet answers a stale save with the fresh values and a notice.
+    r = await t["player"].post(
+        f"/campaigns/{t.campaign_id}/characters/{c['id']}",
+        data={"version": str(c["version"]), "be": "7"},
+        headers={"HX-Request": "true", "HX-Trigger-Name": "be"},
+    )
+    assert r.status_code == 409
+    assert 'id="conflict-notice"' in r.text
+    assert r.headers["HX-Retarget"] == "#sheet"
+
+
+async def test_out_of_range_values_are_answered_at_the_field(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    c = await create(t)
+    r = await patch(t, "player", c["id"], {"be": 99, "skills.Spürsinn": "viel"}, c["version"])
+    assert r.status_code == 422
+    assert set(r.json()["errors"]) == {"be", "skills.Spürsinn"}
+    r = await patch(t, "player", c["id"], {"lp": 30}, c["version"])
+    assert r.status_code == 422 and "lp" in r.json()["errors"]
+    r = await t["player"].post(
+        f"/campaigns/{t.campaign_id}/characters/{c['id']}",
+        data={"version": str(c["version"]), "be": "-3"},
+        headers={"HX-Request": "true", "HX-Trigger-Name": "be"},
+    )
+    assert r.status_code == 422
+    assert 'aria-invalid="true"' in r.text and 'role="alert"' in r.text
+    sheet = (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()
+    assert sheet["version"] == c["version"]
+
+
+async def test_html_field_save_rerenders_derived_block(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    c = await create(t)
+    r = await t["player"].post(
+        f"/campaigns/{t.campaign_id}/characters/{c['id']}",
+        data={
+            "version": str(c["version"]),
+            "skills.Spürsinn": "13",
+            "be": "0",
+            "_field": "skills.Spürsinn",
+        },
+        headers={"HX-Request": "true"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.text.lstrip().startswith('<section id="derived"')
+    assert 'hx-swap-oob="true"' in r.text
+    # Without JavaScript: the whole form, then a redirect.
+    r = await t["player"].post(
+        f"/campaigns/{t.campaign_id}/characters/{c['id']}",
+        data={"version": str(c["version"] + 1), "name": "Alrik", "be": "4", "wears_rucksack": "on"},
+    )
+    assert r.status_code == 303, r.text
+    sheet = (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()
+    assert sheet["data"]["be"] == 4 and sheet["data"]["skills"]["Spürsinn"] == 13
+
+
+# --- permissions --------------------------------------------------------------------------------
+
+ROLES = ("anonymous", "outsider", "observer", "player2", "player", "gm")
+
+
+def _routes(t: Table, cid: int, item: int) -> list[tuple[str, str, dict[str, Any] | None, str]]:
+    """(method, url, json, kind): kind 'read' = every member, 'edit' = owner and GM."""
+    base = f"{t.api}/characters/{cid}"
+    html = f"/campaigns/{t.campaign_id}/characters/{cid}"
+    return [
+        ("GET", base, None, "read"),
+        ("GET", f"{base}/export", None, "read"),
+        ("GET", f"{base}/history", None, "read"),
+        ("POST", f"{base}/odds", {"target": "skill:Kampfkunst"}, "read"),
+        ("GET", html, None, "read"),
+        ("GET", f"{html}/history", None, "read"),
+        ("GET", f"{html}/export", None, "read"),
+        ("PATCH", base, {"changes": {"xp": 1}}, "edit"),
+        ("POST", f"{base}/items", {"starter": "hh:seil"}, "edit"),
+        ("PUT", f"{base}/items/{item}", {"name": "Decke", "fields": {"size": "medium"}}, "edit"),
+        ("POST", f"{base}/items/{item}/equip", {"slot": "ruecken"}, "edit"),
+        ("POST", f"{base}/items/{item}/unequip", {}, "edit"),
+        ("POST", f"{base}/roll", {"target": "skill:Kampfkunst"}, "edit"),
+        ("POST", f"{base}/archive", None, "edit"),
+        ("POST", f"{base}/restore", None, "edit"),
+        ("GET", f"{html}/roll?target=skill:Kampfkunst", None, "edit"),
+    ]
+
+
+async def test_permission_matrix(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app)
+    c = await create(t)
+    item = (
+        await t["player"].post(f"{t.api}/characters/{c['id']}/items", json={"starter": "hh:decke"})
+    ).json()["id"]
+    expected_read = {"anonymous": 401, "outsider": 404}
+    for method, url, body, kind in _routes(t, c["id"], item):
+        for role in ROLES:
+            kw: dict[str, Any] = {}
+            if body is not None:
+                kw["json"] = body
+            r = await t[role].request(method, url, **kw)
+            status = r.status_code
+            is_html = not url.startswith("/api/")
+            if role == "anonymous":
+                assert status in ((303,) if is_html else (401,)), (method, url, role, status)
+            elif role == "outsider":
+                assert status == 404, (method, url, role, status, r.text)
+            elif kind == "read" or role in ("player", "gm"):
+                assert status < 400, (method, url, role, status, r.text)
+            else:
+                assert status == 403, (method, url, role, status, r.text)
+    del expected_read
+    # Delete needs confirmation; other members may not delete.
+    r = await t["player2"].delete(f"{t.api}/characters/{c['id']}?confirm=true")
+    assert r.status_code == 403
+    r = await t["player"].delete(f"{t.api}/characters/{c['id']}")
+    assert r.status_code == 422
+    r = await t["player"].delete(f"{t.api}/characters/{c['id']}?confirm=true")
+    assert r.status_code == 204
+    r = await t["gm"].get(f"{t.api}/characters/{c['id']}")
+    assert r.status_code == 404
+
+
+async def test_who_may_create_what(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app)
+    r = await t["observer"].post(f"{t.api}/characters", json={"name": "Zuschauer"})
+    assert r.status_code == 403
+    r = await t["player"].post(f"{t.api}/characters", json={"name": "Nsc", "kind": "npc"})
+    assert r.status_code == 403
+    r = await t["player"].post(
+        f"{t.api}/characters", json={"name": "Fremd", "owner_id": t.ids["player2"]}
+    )
+    assert r.status_code == 403
+    r = await t["gm"].post(
+        f"{t.api}/characters", json={"name": "Für Spieler2", "owner_id": t.ids["player2"]}
+    )
+    assert r.status_code == 201 and r.json()["owner_id"] == t.ids["player2"]
+    r = await t["gm"].post(f"{t.api}/characters", json={"name": "Vorlage", "kind": "npc"})
+    assert r.status_code == 201 and r.json()["owner_id"] is None
+    # The GM's sheet for player2 is player2's to edit, not player's.
+    listing = (await t["gm"].get(f"{t.api}/characters")).json()
+    cid = next(c["id"] for c in listing if c["name"] == "Für Spieler2")
+    assert (await patch(t, "player2", cid, {"xp": 3})).status_code == 200
+    assert (await patch(t, "player", cid, {"xp": 4})).status_code == 403
+
+
+async def test_hidden_nsc_is_never_sent_to_players(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    app.state.ctx.roller = ScriptedRoller([3, 4])
+    r = await t["gm"].post(
+        f"{t.api}/characters",
+        json={"name": "Der Verräter", "kind": "npc", "hidden_from_players": True},
+    )
+    assert r.status_code == 201, r.text
+    npc = r.json()
+    await patch(t, "gm", npc["id"], {"be": 1}, npc["version"])
+    r = await t["gm"].post(
+        f"{t.api}/characters/{npc['id']}/roll", json={"target": "skill:Kampfkunst"}
+    )
+    assert r.status_code == 201 and r.json()["visibility"] == "gm"
+    for role in ("player", "player2", "observer"):
+        c = t[role]
+        listing = await c.get(f"{t.api}/characters")
+        assert "Verräter" not in listing.text
+        assert (await c.get(f"{t.api}/characters/{npc['id']}")).status_code == 404
+        assert (
+            await c.get(f"/campaigns/{t.campaign_id}/characters/{npc['id']}")
+        ).status_code == 404
+        assert "Verräter" not in (await c.get(f"/campaigns/{t.campaign_id}/characters")).text
+        assert "Verräter" not in (await c.get(f"/campaigns/{t.campaign_id}")).text
+        assert "Verräter" not in (await c.get(f"{t.api}/rolls")).text
+    assert "Verräter" in (await t["gm"].get(f"{t.api}/characters")).text
+    # What the live stream would send a player: nothing about the NSC.
+    async with app.state.ctx.sessionmaker() as session:
+        events = (
+            await session.scalars(
+                select(CampaignEvent).where(CampaignEvent.campaign_id == t.campaign_id)
+            )
+        ).all()
+    player = Viewer(t.ids["player"], "player_hh", Role.player)
+    sent = json.dumps([e.data() for e in project(events, player)], ensure_ascii=False)
+    assert "Verräter" not in sent and "character_created" not in sent
+    gm = Viewer(t.ids["gm"], "gm_hh", Role.gm)
+    assert "Verräter" in json.dumps([e.data() for e in project(events, gm)], ensure_ascii=False)
+
+
+# --- inventory ----------------------------------------------------------------------------------
+
+
+async def test_rucksack_fills_to_eingeschraenkt_then_full(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    c = await create(t)  # Reisekunde 5 → 10 places, the last 5 encumber
+    url = f"{t.api}/characters/{c['id']}/items"
+    for n in range(5):
+        r = await t["player"].post(url, json={"name": f"Stein {n}", "fields": {"size": "medium"}})
+        assert r.status_code == 201
+    sheet = (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()
+    assert sheet["conditions"] == []
+    await t["player"].post(url, json={"name": "Stein 5", "fields": {"size": "medium"}})
+    sheet = (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()
+    assert sheet["conditions"] == ["eingeschränkt"]
+    assert sheet["load"]["encumbered"] is True
+    html = (await t["player"].get(f"/campaigns/{t.campaign_id}/characters/{c['id']}")).text
+    assert "«eingeschränkt»" in html
+    for n in range(6, 10):
+        assert (await t["player"].post(url, json={"name": f"Stein {n}"})).status_code == 201
+    r = await t["player"].post(url, json={"name": "Amboss", "fields": {"size": "medium"}})
+    assert r.status_code == 422
+    message = r.json()["errors"]["container"]
+    assert "Rucksack" in message and "10" in message
+    # Small items share places: five potions need one place, so they do not fit either.
+    r = await t["player"].post(url, json={"starter": "hh:heiltrank"})
+    assert r.status_code == 422
+
+
+async def test_slots_and_moving_items(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app)
+    a = await create(t)
+    b = await create(t, "player2", name="Bruni")
+    url = f"{t.api}/characters/{a['id']}/items"
+    sword = (await t["player"].post(url, json={"starter": "hh:schwert"})).json()["id"]
+    dagger = (await t["player"].post(url, json={"starter": "hh:dolch"})).json()["id"]
+    r = await t["player"].post(f"{url}/{sword}/equip", json={"slot": "waffenhand"})
+    assert r.status_code == 200 and r.json()["equipped"]
+    r = await t["player"].post(f"{url}/{dagger}/equip", json={"slot": "waffenhand"})
+    assert r.status_code == 422 and "Waffenhand" in r.json()["errors"]["slot"]
+    r = await t["player"].post(f"{url}/{dagger}/equip", json={"slot": "finger"})
+    assert r.status_code == 422
+    r = await t["player"].post(f"{url}/{dagger}/move", json={"to_character_id": b["id"]})
+    assert r.status_code == 200, r.text
+    items_a = (await t["player"].get(f"{t.api}/characters/{a['id']}")).json()["items"]
+    items_b = (await t["player2"].get(f"{t.api}/characters/{b['id']}")).json()["items"]
+    assert [i["name"] for i in items_a] == ["Schwert"]
+    assert [i["name"] for i in items_b] == ["Dolch"] and items_b[0]["container"] == "rucksack"
+    # Part of a stack.
+    arrows = (await t["player"].post(url, json={"starter": "hh:pfeile"})).json()["id"]
+    r = await t["player"].post(
+        f"{url}/{arrows}/move", json={"to_character_id": b["id"], "quantity": 5}
+    )
+    assert r.status_code == 200 and r.json()["quantity"] == 5
+    items_a = (await t["player"].get(f"{t.api}/characters/{a['id']}")).json()["items"]
+    assert next(i for i in items_a if i["name"] == "Pfeile")["quantity"] == 15
+
+
+async def test_item_library_is_curated_by_the_gm(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app, "ds4")
+    r = await t["player"].post(f"{t.api}/items", json={"name": "Schatz"})
+    assert r.status_code == 403
+    r = await t["gm"].post(f"{t.api}/items", json={"name": "Zauberstab", "price": 50})
+    assert r.status_code == 201
+    lib_id = r.json()["id"]
+    assert [i["name"] for i in (await t["player"].get(f"{t.api}/items")).json()] == ["Zauberstab"]
+    c = await create(t)
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/items", json={"library_item_id": lib_id}
+    )
+    assert r.status_code == 201 and r.json()["name"] == "Zauberstab"
+    starters = (await t["player"].get(f"{t.api}/starter-items")).json()
+    bihaender = next(s for s in starters if s["key"] == "ds4:bihaender")
+    assert bihaender["fields"]["wb"] == 3 and bihaender["fields"]["ga"] == -4
+    assert not bihaender["sample"]
+
+
+# --- rolls --------------------------------------------------------------------------------------
+
+
+async def test_roll_from_sheet_lands_in_the_dice_log(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    c = await create(t)
+    await patch(t, "player", c["id"], {"skills.Kampfkunst": 12})
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/odds", json={"target": "skill:Kampfkunst", "modifier": 2}
+    )
+    assert r.status_code == 200
+    assert "%" in r.json()["headline"]
+    app.state.ctx.roller = ScriptedRoller([5, 6])
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/roll",
+        json={"target": "skill:Kampfkunst", "modifier": 2},
+    )
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert body["summary"] == "2W10: 5 + 6 = 11 ≤ 14 → Erfolg, QS 3"
+    log = (await t["gm"].get(f"{t.api}/rolls")).json()["rolls"]
+    entry = log[0]
+    assert entry["dice"] == [{"sides": 10, "faces": [5, 6], "kept": [True, True]}]
+    assert entry["total"] == 11 and entry["system"] == "hh"
+    assert entry["outcome"]["qs"] == 3 and entry["label"] == "Alrik: Kampfkunst"
+    page = (await t["gm"].get(f"/campaigns/{t.campaign_id}")).text
+    assert "→ Erfolg, QS 3" in page
+    # Glück: +4 before the roll spends a GP, recorded on the sheet.
+    app.state.ctx.roller = ScriptedRoller([4, 4])
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/roll",
+        json={"target": "attack:Kampfkunst", "luck": "bonus"},
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["outcome"]["outcome"] == "Volltreffer"
+    sheet = (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()
+    assert sheet["data"]["gp"] == 2
+
+
+async def test_ds4_and_pf2e_rolls(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app, "ds4")
+    c = await create(t)
+    app.state.ctx.roller = ScriptedRoller([7])
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/roll", json={"target": "kampfwert:schlagen"}
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["total"] == 7 and "Erfolg, Ergebnis 7" in r.json()["summary"]
+    t2 = await make_table(make_client, app, "pf2e")
+    c2 = await create(t2)
+    r = await t2["player"].post(
+        f"{t2.api}/characters/{c2['id']}/odds", json={"target": "save:will", "dc": 13}
+    )
+    assert r.json()["headline"].endswith("55 %")  # Wille +3 vs SG 13: faces 10-20
+    app.state.ctx.roller = ScriptedRoller([15])
+    r = await t2["player"].post(
+        f"{t2.api}/characters/{c2['id']}/roll",
+        json={"target": "save:will", "dc": 13, "visibility": "gm"},
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["visibility"] == "gm" and r.json()["total"] == 18
+    log = (await t2["player"].get(f"{t2.api}/rolls")).json()["rolls"]
+    assert log[0]["secret"] is True and "total" not in log[0]
+
+
+# --- export / import ----------------------------------------------------------------------------
+
+
+async def test_export_import_round_trip_and_bad_files(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    c = await create(t)
+    await patch(t, "player", c["id"], {"skills.Spürsinn": 11, "talents": "Zäh\nFlink"})
+    await t["player"].post(f"{t.api}/characters/{c['id']}/items", json={"starter": "hh:seil"})
+    exported = (await t["player"].get(f"{t.api}/characters/{c['id']}/export")).json()
+    r = await t["player2"].post(f"{t.api}/characters/import", json=exported)
+    assert r.status_code == 201, r.text
+    copy = r.json()
+    assert copy["data"] == exported["data"] and copy["owner_id"] == t.ids["player2"]
+    assert [i["name"] for i in copy["items"]] == ["Seil"]
+    before = len((await t["gm"].get(f"{t.api}/characters")).json())
+    bad_files: list[Any] = [
+        {"hello": "world"},
+        {**exported, "system": "ds4"},
+        {**exported, "data": {**exported["data"], "be": 500}},
+        {**exported, "items": [{"name": ""}]},
+        {**exported, "format_version": 99},
+    ]
+    for bad in bad_files:
+        r = await t["player"].post(f"{t.api}/characters/import", json=bad)
+        assert r.status_code == 422, bad
+        assert r.json()["errors"]["file"]
+    assert len((await t["gm"].get(f"{t.api}/characters")).json()) == before
+    # The HTML upload says what is wrong at the field.
+    r = await t["player"].post(
+        f"/campaigns/{t.campaign_id}/characters/import",
+        files={"file": ("x.json", b"{not json", "application/json")},
+    )
+    assert r.status_code == 422 and "JSON" in r.text
+    r = await t["player"].post(
+        f"/campaigns/{t.campaign_id}/characters/import",
+        files={"file": ("x.json", json.dumps(exported).encode(), "application/json")},
+    )
+    assert r.status_code == 303
+
+
+async def test_every_change_is_an_event_with_before_and_after(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    c = await create(t)
+    await patch(t, "player", c["id"], {"be": 2})
+    await t["player"].post(f"{t.api}/characters/{c['id']}/archive")
+    await t["player"].post(f"{t.api}/characters/{c['id']}/restore")
+    history = (await t["observer"].get(f"{t.api}/characters/{c['id']}/history")).json()
+    types = [e["type"] for e in history]
+    assert types == [
+        "character_restored",
+        "character_archived",
+        "character_updated",
+        "character_created",
+    ]
+    update = history[2]
+    assert (update["field"], update["before"], update["after"]) == ("be", 0, 2)
+    assert update["actor"]["username"] == "player_hh"
+    page = (
+        await t["observer"].get(f"/campaigns/{t.campaign_id}/characters/{c['id']}/history")
+    ).text
+    assert "character_updated" in page
+
+
+@pytest.mark.parametrize("system", ["hh", "ds4", "pf2e"])
+async def test_sheet_pages_render(make_client: ClientFactory, app: FastAPI, system: str) -> None:
+    t = await make_table(make_client, app, system)
+    c = await create(t)
+    for role in ("player", "player2", "gm"):
+        r = await t[role].get(f"/campaigns/{t.campaign_id}/characters/{c['id']}")
+        assert r.status_code == 200, r.text
+        assert ('id="read-only"' in r.text) == (role == "player2")
+    r = await t["player"].get(f"/campaigns/{t.campaign_id}/characters/{c['id']}?roll=x")
+    assert r.status_code == 200
+    assert (await t["gm"].get(f"/campaigns/{t.campaign_id}/items")).status_code == 200
+    r = await t["player"].get(f"/campaigns/{t.campaign_id}")
+    assert f"/campaigns/{t.campaign_id}/characters" in r.text
