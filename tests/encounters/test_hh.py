@@ -127,7 +127,7 @@ async def test_defence_timeout_and_gm_override(make_client: ClientFactory, app: 
 
 
 async def test_stale_version_conflicts(make_client: ClientFactory, app: FastAPI) -> None:
-    fight, pids = await hh_fight(make_client, app)
+    fight, _pids = await hh_fight(make_client, app)
     view = await fight.view(fight.gm)
     script(app)
     await fight.act(fight.gm, "delay", version=view["version"])

@@ -15,13 +15,14 @@ from sqlalchemy import select
 from app.events.models import CampaignEvent
 from tests.conftest import PASSWORD, LiveServer
 from tests.encounters.helpers import Fight, add_character
-from tests.encounters.test_hh import ALRIK, BRIDA
+from tests.encounters.test_hh import ALRIK
 
 Message = tuple[int, str, str]
 
 
 async def messages(response: httpx.Response) -> AsyncIterator[Message]:
-    seq, event, data = 0, "", []
+    seq, event = 0, ""
+    data: list[str] = []
     async for line in response.aiter_lines():
         if line.startswith(":"):
             continue
@@ -107,7 +108,7 @@ async def last_seq(app: FastAPI, fight: Fight) -> int:
                 select(CampaignEvent.seq).where(CampaignEvent.campaign_id == fight.campaign_id)
             )
         ).all()
-    return max(seqs)
+    return int(max(seqs))
 
 
 async def gm_actions(fight: Fight, pids: dict[str, str], n: int) -> None:
