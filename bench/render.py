@@ -1,0 +1,123 @@
+"""In-process render measurement: the campaign page with N log entries.
+
+Builds the app with ``app.main.create_app(Settings(...))`` on a PostgreSQL database, drives it
+through ``httpx.ASGITransport`` (no network, no uvicorn), times ``GET /campaigns/{id}``, and
+counts SQL statements per render with a ``before_cursor_execute`` listener. The baseline is
+rendering the same template with the same context from memory (no database).
+
+``python -m bench.render --db postgresql+psycopg://postgres@127.0.0.1/bench_app``
+prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from typing import Any
+
+import httpx
+from sqlalchemy import event
+
+import app.web.templating as templating
+from app.config import Settings
+from app.main import create_app
+
+PASSWORD = "bench-password-4711"
+
+
+async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
+    settings = Settings(
+        database_url=db,
+        secret_key="x",
+        argon2_time_cost=1,
+        argon2_memory_kib=8192,
+    )
+    application = create_app(settings)
+    engine = application.state.ctx.engine
+    statements: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, stmt: str, *_args: Any) -> None:
+        statements.append(stmt)
+
+    event.listen(engine.sync_engine, "before_cursor_execute", count)
+    captured: dict[str, Any] = {}
+    real_render = templating.render
+
+    def spy(template: str, block: str | None = None, **context: Any) -> str:
+        captured.update(template=template, block=block, context=dict(context))
+        return real_render(template, block, **context)
+
+    templating.render = spy  # type: ignore[assignment]
+    transport = httpx.ASGITransport(app=application)
+    try:
+        async with httpx.AsyncClient(transport=transport, base_url="http://bench") as c:
+            name = f"render_{int(time.time() * 1000) % 10**9}"
+            body = {"username": name, "password": PASSWORD}
+            r = await c.post("/api/v1/auth/register", json=body)
+            assert r.status_code == 201, r.text
+            token = (await c.post("/api/v1/auth/login", json=body)).json()["token"]
+            h = {"Authorization": f"Bearer {token}"}
+            camp = (
+                await c.post(
+                    "/api/v1/campaigns", json={"name": "Render", "system": "hh"}, headers=h
+                )
+            ).json()
+            cid = camp["id"]
+            for i in range(entries):
+                r = await c.post(
+                    f"/api/v1/campaigns/{cid}/rolls",
+                    json={"expression": "2d20+3", "label": f"Probe {i}", "visibility": "public"},
+                    headers=h,
+                )
+                assert r.status_code == 201, r.text
+            for _ in range(5):  # warm caches (templates, statement cache, pool)
+                assert (await c.get(f"/campaigns/{cid}", headers=h)).status_code == 200
+            times: list[float] = []
+            counts: list[int] = []
+            for _ in range(renders):
+                statements.clear()
+                t = time.perf_counter()
+                r = await c.get(f"/campaigns/{cid}", headers=h)
+                times.append((time.perf_counter() - t) * 1000)
+                assert r.status_code == 200, r.status_code
+                counts.append(len(statements))
+            size = len(r.content)
+            shown = r.text.count('class="roll-entry') or r.text.count("roll-entry")
+            # Same template, same context, from memory.
+            tmpl, block, context = captured["template"], captured["block"], captured["context"]
+            mem: list[float] = []
+            for _ in range(renders):
+                t = time.perf_counter()
+                real_render(tmpl, block, **dict(context))
+                mem.append((time.perf_counter() - t) * 1000)
+            sample = sorted(set(statements))
+    finally:
+        templating.render = real_render  # type: ignore[assignment]
+        await engine.dispose()
+    return {
+        "entries": entries,
+        "renders": renders,
+        "p50_ms": statistics.median(times),
+        "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))],
+        "template_from_memory_p50_ms": statistics.median(mem),
+        "sql_per_render": sorted(set(counts)),
+        "bytes": size,
+        "roll_entries_marker_count": shown,
+        "statements": [s.split("\n")[0][:110] for s in sample],
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--db", required=True)
+    p.add_argument("--entries", type=int, default=200)
+    p.add_argument("--renders", type=int, default=100)
+    a = p.parse_args()
+    print(json.dumps(asyncio.run(measure(a.db, a.entries, a.renders))))
+
+
+if __name__ == "__main__":
+    main()
