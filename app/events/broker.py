@@ -13,9 +13,11 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
+from collections.abc import Sequence
 
 import psycopg
 
+from app.events.models import CampaignEvent
 from app.events.service import NOTIFY_CHANNEL
 
 log = logging.getLogger(__name__)
@@ -44,10 +46,58 @@ class Subscription:
         self._broker._remove(self)
 
 
+class RecentLog:
+    """The tail of one campaign's log as last read from the database, shared by its streams.
+
+    ``events`` hold consecutive sequence numbers ``first .. last``. ``generation`` counts the
+    notifications (and backstop polls) for the campaign; ``fresh`` is the generation as of
+    which the tail was read completely, so while ``fresh == generation`` nothing newer has
+    been announced and streams may serve themselves from memory. Reads are done by one
+    stream at a time (``lock``), so N streams of a campaign cost one query per wake-up.
+    """
+
+    #: Events kept per campaign; streams further behind read the database themselves.
+    KEEP = 512
+
+    def __init__(self) -> None:
+        self.events: list[CampaignEvent] = []
+        self.first = 0
+        self.last = -1
+        self.generation = 0
+        self.fresh = -1
+        self.lock = asyncio.Lock()
+
+    @property
+    def started(self) -> bool:
+        return self.last >= 0
+
+    def covers(self, after: int) -> bool:
+        """Whether the tail holds everything after ``after`` that it has read."""
+        return self.started and after >= self.first - 1
+
+    def start(self, after: int) -> None:
+        self.events, self.first, self.last = [], after + 1, after
+
+    def extend(self, events: Sequence[CampaignEvent]) -> None:
+        for event in events:
+            if event.seq == self.last + 1:  # keep it gap-free whatever the read returned
+                self.events.append(event)
+                self.last = event.seq
+        if len(self.events) > self.KEEP:
+            drop = len(self.events) - self.KEEP
+            del self.events[:drop]
+            self.first += drop
+
+    def after(self, after: int, limit: int) -> list[CampaignEvent]:
+        start = max(0, after + 1 - self.first)
+        return self.events[start : start + limit]
+
+
 class Broker:
     def __init__(self) -> None:
         self._subs: dict[int, set[Subscription]] = defaultdict(set)
         self._seen: dict[int, int] = {}
+        self._logs: dict[int, RecentLog] = {}
 
     def subscribe(self, campaign_id: int) -> Subscription:
         sub = Subscription(self, campaign_id)
@@ -60,16 +110,33 @@ class Broker:
             subs.discard(sub)
             if not subs:
                 del self._subs[sub.campaign_id]
+                self._logs.pop(sub.campaign_id, None)
+
+    def recent(self, campaign_id: int) -> RecentLog:
+        """The shared tail of a campaign with live streams."""
+        log_ = self._logs.get(campaign_id)
+        if log_ is None:
+            log_ = self._logs[campaign_id] = RecentLog()
+        return log_
+
+    def invalidate(self, campaign_id: int) -> None:
+        """Something may have been committed: the next read goes to the database."""
+        log_ = self._logs.get(campaign_id)
+        if log_ is not None:
+            log_.generation += 1
 
     def publish(self, campaign_id: int, seq: int) -> None:
         """Wake the campaign's streams, once per sequence number however often it arrives."""
         if self._seen.get(campaign_id, 0) >= seq:
             return
         self._seen[campaign_id] = seq
+        self.invalidate(campaign_id)
         for sub in list(self._subs.get(campaign_id, ())):
             sub.wake()
 
     def wake_all(self) -> None:
+        for campaign_id in list(self._logs):
+            self.invalidate(campaign_id)
         for subs in list(self._subs.values()):
             for sub in list(subs):
                 sub.wake()

@@ -52,6 +52,36 @@ async def _still_allowed(
     return Viewer(viewer.user_id, viewer.username, Role(role))
 
 
+async def read_after(
+    ctx: AppContext, campaign_id: int, after: int
+) -> tuple[Sequence[CampaignEvent], bool]:
+    """Up to ``BATCH`` events after ``after``, and whether more may be waiting already.
+
+    Streams of one campaign share its recent tail (:class:`app.events.broker.RecentLog`):
+    the first stream to wake after a notification reads the new events from the database
+    once, the others take them from memory. A stream further behind than the tail reads
+    the database on its own.
+    """
+    recent = ctx.broker.recent(campaign_id)
+    if recent.started and not recent.covers(after):
+        async with ctx.sessionmaker() as session:
+            events = await events_after(session, campaign_id, after, BATCH)
+        return events, len(events) == BATCH
+    async with recent.lock:
+        if not recent.started:
+            recent.start(after)
+        if recent.fresh != recent.generation or after > recent.last:
+            generation = recent.generation
+            async with ctx.sessionmaker() as session:
+                read = await events_after(session, campaign_id, recent.last, BATCH)
+            recent.extend(read)
+            if len(read) < BATCH:
+                recent.fresh = generation
+        events = recent.after(after, BATCH)
+        more = recent.fresh != recent.generation or (bool(events) and events[-1].seq < recent.last)
+    return events, more
+
+
 async def follow(
     ctx: AppContext,
     campaign_id: int,
@@ -67,10 +97,9 @@ async def follow(
     subscription = ctx.broker.subscribe(campaign_id)
     try:
         while True:
+            events, more = await read_after(ctx, campaign_id, after)
+            # The session connects only if used (membership check, HTML rendering).
             async with ctx.sessionmaker() as session:
-                events: Sequence[CampaignEvent] = await events_after(
-                    session, campaign_id, after, BATCH
-                )
                 if any(e.type in MEMBERSHIP_EVENTS for e in events):
                     current = await _still_allowed(session, campaign_id, viewer, token_hash)
                     if current is None:
@@ -81,13 +110,15 @@ async def follow(
                 yield item
             if events:
                 after = events[-1].seq
-                if len(events) == BATCH:
-                    continue
+            if more:
+                continue
             if not await subscription.wait(ctx.settings.stream_poll_seconds):
                 async with ctx.sessionmaker() as session:
                     current = await _still_allowed(session, campaign_id, viewer, token_hash)
                 if current is None:
                     return
                 viewer = current
+                # The backstop: re-read the log even if a notification was lost.
+                ctx.broker.invalidate(campaign_id)
     finally:
         subscription.close()
