@@ -315,12 +315,19 @@ async def delivery(
                 await asyncio.sleep(delay)
             inflight.append(asyncio.create_task(post(camps[i % len(camps)], t_sched)))
         await asyncio.wait(inflight, timeout=60)
-        # Drain: wait until every viewer has every roll of its campaign, or 10 s.
-        deadline = time.monotonic() + 10
+        # Drain: wait until every viewer has every roll of its campaign. A slow server is
+        # not a lossy one: keep waiting while deliveries still arrive (at most 120 s),
+        # give up after 10 s without progress.
         want: Counter[int] = Counter(cid for cid, _seq in posts)
-        while time.monotonic() < deadline:
+        hard = time.monotonic() + 120
+        stalled = time.monotonic() + 10
+        seen = -1
+        while time.monotonic() < min(hard, stalled):
             if all(len(v.rolls) >= want[v.camp] for v in viewers):
                 break
+            got = sum(len(v.rolls) for v in viewers)
+            if got != seen:
+                seen, stalled = got, time.monotonic() + 10
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.3)  # catch late duplicates
         cpu = cpu_seconds(target.pid) - cpu0
@@ -361,8 +368,11 @@ async def idle_streams(target: Target, n_streams: int, settle: float = 3.0) -> d
         async with poster.post(target.roll_url(camp.id), json=ROLL_BODY, headers=camp.poster) as r:
             if r.status == 201:
                 posts[(camp.id, (await r.json())["event_id"])] = t_sched
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and not all(v.rolls for v in viewers):
+        hard, stalled, seen = time.monotonic() + 120, time.monotonic() + 10, -1
+        while time.monotonic() < min(hard, stalled) and not all(v.rolls for v in viewers):
+            got = sum(1 for v in viewers if v.rolls)
+            if got != seen:
+                seen, stalled = got, time.monotonic() + 10
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.3)
         await close_viewers(tasks)
