@@ -239,6 +239,7 @@ async def act(
         return redirect(request, _url(campaign_id, encounter_id))
     if status != 200:
         await session.rollback()
+        await session.refresh(user)
     context = await _context(session, user, campaign_id, encounter_id)
     context["errors"] = errors
     return page(request, TEMPLATE, context, block="controls", status_code=status)
