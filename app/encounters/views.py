@@ -17,9 +17,9 @@ from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.service import Loaded, can_answer, owns
 from app.encounters.systems import system
 from app.events.models import CampaignEvent
-from app.i18n import gettext
+from app.i18n import N_, gettext
 
-STATUS_LABELS = {"prepared": "Prepared", "running": "Running", "ended": "Ended"}
+STATUS_LABELS = {"prepared": N_("Prepared"), "running": N_("Running"), "ended": N_("Ended")}
 
 
 def _order_index(state: dict[str, Any]) -> dict[str, int]:

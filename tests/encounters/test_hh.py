@@ -101,7 +101,7 @@ async def test_hh_round_with_defence_prompt(make_client: ClientFactory, app: Fas
     for player in (alrik, brida):
         await assert_never_seen(player, fight, "Goblin 2", "Spürsinn-Probe")
     r = await alrik.get(f"{fight.base}/log")
-    assert "Verdeckter Wurf" in r.text
+    assert "Verdeckt" in r.text  # the stub: a secret roll happened
 
     # Undo of the GM-only action stays GM-only; the turn goes on.
     await fight.act(gm, "undo")
