@@ -26,7 +26,8 @@ def _datetime(value: Any, fmt: str = "short") -> str:
 
 
 def _isotime(value: str) -> str:
-    return _datetime(datetime.fromisoformat(value), "HH:mm")
+    """``HH:MM`` in German time of an ISO timestamp: per log entry, so plain strftime."""
+    return datetime.fromisoformat(value).astimezone(BERLIN).strftime("%H:%M")
 
 
 ROLE_LABELS = {

@@ -189,30 +189,30 @@ async def _values(app: FastAPI, table: Table) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("role", ROLES)
-async def test_route_answers_role(
-    make_client: ClientFactory, app: FastAPI, name: str, role: str
-) -> None:
+async def test_route_answers_every_role(make_client: ClientFactory, app: FastAPI, name: str) -> None:
+    """One table per route; roles go from least to most privileged, so the only changes
+    made on the way are a member's own (leaving, logging out) or the GM's, who comes last."""
     case = CASES[name]
-    expected = case.expect[role]
-    if expected == STREAM:
-        pytest.skip("endless stream: delivery and filtering are tested in tests/stream")
     table = await make_table(make_client, app)
     values = await _values(app, table)
-    client = getattr(table, role)
     path = case.path.format(**values)
     json = (
         {k: (v.format(**values) if isinstance(v, str) else v) for k, v in case.json.items()}
         if case.json is not None
         else None
     )
-    r = await client.request(
-        case.method, path, json=json, data=case.form or None, headers=case.headers
-    )
-    if expected == LOGIN:
-        assert r.status_code == 303, (name, role, r.status_code, r.text[:300])
-        assert r.headers["location"].startswith("/login")
-    else:
-        assert r.status_code == expected, (name, role, r.status_code, r.text[:300])
-        if r.status_code == 303:
-            assert not r.headers["location"].startswith("/login")
+    for role in ROLES:
+        expected = case.expect[role]
+        if expected == STREAM:
+            continue  # an endless stream: delivery and filtering are tested in tests/stream
+        client = getattr(table, role)
+        r = await client.request(
+            case.method, path, json=json, data=case.form or None, headers=case.headers
+        )
+        if expected == LOGIN:
+            assert r.status_code == 303, (name, role, r.status_code, r.text[:300])
+            assert r.headers["location"].startswith("/login")
+        else:
+            assert r.status_code == expected, (name, role, r.status_code, r.text[:300])
+            if r.status_code == 303:
+                assert not r.headers["location"].startswith("/login")
