@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, text, update
+from sqlalchemy import insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Viewer
+from app.db import utcnow
 from app.events.models import CampaignEvent
 
 NOTIFY_CHANNEL = "tafelrunde_events"
@@ -47,17 +48,22 @@ async def append_event(
             execution_options={"synchronize_session": False},
         )
     ).scalar_one()
-    event = CampaignEvent(
-        campaign_id=campaign_id,
-        seq=seq,
-        type=type_,
-        actor_id=actor_id,
-        visibility=visibility,
-        audience_user_id=audience_user_id,
-        payload=payload,
-    )
-    session.add(event)
-    await session.flush()
+    values: dict[str, Any] = {
+        "campaign_id": campaign_id,
+        "seq": seq,
+        "type": type_,
+        "actor_id": actor_id,
+        "visibility": visibility,
+        "audience_user_id": audience_user_id,
+        "payload": payload,
+        "created_at": utcnow(),
+    }
+    # A plain INSERT rather than session.add + flush: the log is append-only, and this is
+    # the hot path of every roll. The returned object is not tracked by the session.
+    event_id = (
+        await session.execute(insert(CampaignEvent).values(values).returning(CampaignEvent.id))
+    ).scalar_one()
+    event = CampaignEvent(id=event_id, **values)
     if session.bind is not None and session.bind.dialect.name == "postgresql":
         await session.execute(
             text("SELECT pg_notify(:channel, :payload)"),
