@@ -23,7 +23,8 @@ from app.accounts.models import User
 from app.campaigns.models import Campaign, RuleSystem
 from app.campaigns.permissions import Action, Viewer, allowed, authorize
 from app.campaigns.settings import current as rule_options
-from app.characters.models import Character
+from app.characters.combat import combat_statblock
+from app.characters.models import Character, Item
 from app.db import utcnow
 from app.encounters import statblocks
 from app.encounters.combat import (
@@ -439,9 +440,13 @@ async def add_character(
         raise ValidationFailed({"character_id": _("Choose a character of this campaign.")})
     if any(p.character_id == character_id for p in loaded.participants):
         raise ValidationFailed({"character_id": _("This character takes part already.")})
+    items = (await session.scalars(select(Item).where(Item.character_id == character.id))).all()
+    system = loaded.campaign.system
     stats = statblocks.validate(
-        loaded.campaign.system,
-        statblocks.from_character(loaded.campaign.system, character.name, character.data),
+        system,
+        statblocks.for_character(
+            system, combat_statblock(system, character.data, items), character.data
+        ),
     )
     participant = Participant(
         encounter_id=encounter_id,

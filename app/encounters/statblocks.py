@@ -4,7 +4,7 @@ A stat block is a JSON object. Every system has a flat set of numeric/text field
 (:data:`SCHEMAS`) and, for PF2e, a list of Strikes. :func:`validate` checks a block and
 returns it completed with defaults, or raises :class:`ValidationFailed` with per-field
 messages. Player characters get a block of the same shape from their sheet
-(:func:`from_character`), so the combat code treats every participant alike.
+(:func:`for_character`), so the combat code treats every participant alike.
 """
 
 from __future__ import annotations
@@ -280,86 +280,13 @@ SAMPLES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
 }  # fmt: skip
 
 
-def _int(data: Mapping[str, Any], *keys: str, default: int = 0) -> int:
-    """The first of ``keys`` found in ``data`` (nested dicts searched one level deep)."""
-    for key in keys:
-        for source in (data, *(v for v in data.values() if isinstance(v, Mapping))):
-            value = source.get(key)
-            if isinstance(value, Mapping):
-                value = value.get("max", value.get("value", value.get("current")))
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                return int(value)
-    return default
-
-
-def from_character(system: str, name: str, data: Mapping[str, Any]) -> dict[str, Any]:
-    """A stat block for a player character from its sheet data (best effort).
-
-    Adapter until the character sheets (issue 6) export combat values: it reads the usual
-    field names of each system and falls back to the defaults; the GM can correct the
-    participant's block in the encounter.
-    """
-    block = defaults(system)
-    if isinstance(data.get("statblock"), Mapping):
-        block.update(data["statblock"])
-        return block
-    if system == "hh":
-        skills: Mapping[str, Any] = {}
-        for key in ("fertigkeiten", "skills"):
-            if isinstance(data.get(key), Mapping):
-                skills = data[key]
-
-        def skill(*names: str, default: int) -> int:
-            for n in names:
-                v = skills.get(n)
-                if isinstance(v, Mapping):
-                    v = v.get("value")
-                if isinstance(v, int):
-                    return v
-            return _int(data, *(n.lower() for n in names), default=default)
-
-        be = _int(data, "be", "BE", default=0)
-        spuersinn = skill("Spürsinn", default=8)
-        block.update(
-            monsterstufe=0,
-            lp=_int(data, "lp_max", "lp", "LP", default=20),
-            rs=_int(data, "rs", "RS", default=0),
-            be=be,
-            initiative=max(1, spuersinn - be),
-            bewegung=_int(data, "bewegung", default=8),
-            angriff=skill("Kampfkunst", default=10),
-            verteidigung=skill("Kampfkunst", default=10),
-            magiekunde=skill("Magiekunde", default=0),
-            unbeugsamkeit=skill("Unbeugsamkeit", default=8),
-            willenskraft=skill("Willenskraft", default=8),
-            interaktion=skill("Interaktion", default=6),
-            glueck=skill("Glück", default=0),
-            gp=_int(data, "gp_max", "gp", "GP", default=0),
-        )
-        block["spuersinn"] = spuersinn
-        block["skills"] = {str(k): v for k, v in skills.items() if isinstance(v, int)}
-    elif system == "ds4":
-        block.update(
-            lk=_int(data, "lebenskraft", "lk", default=10),
-            koerper=_int(data, "koerper", "KÖR", default=6),
-            abwehr=_int(data, "abwehr", default=6),
-            initiative=_int(data, "initiative", default=6),
-            schlagen=_int(data, "schlagen", default=6),
-            schiessen=_int(data, "schiessen", default=0),
-            zielzauber=_int(data, "zielzauber", default=0),
-        )
-    else:
-        block.update(
-            stufe=_int(data, "level", "stufe", default=1),
-            wahrnehmung=_int(data, "perception", "wahrnehmung", default=5),
-            rk=_int(data, "ac", "rk", default=15),
-            zaehigkeit=_int(data, "fortitude", "zaehigkeit", default=5),
-            reflex=_int(data, "reflex", default=5),
-            wille=_int(data, "will", "wille", default=5),
-            tp=_int(data, "hp_max", "hp", "tp", default=15),
-        )
-        strikes = data.get("angriffe") or data.get("strikes")
-        if isinstance(strikes, list):
-            errors: dict[str, str] = {}
-            block["angriffe"] = _strikes(strikes, errors)
+def for_character(
+    system: str, computed: Mapping[str, Any], data: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A player character's block: the defaults, then the values the engines computed from
+    the sheet (``app.characters.combat``), then any ``statblock`` the GM set on the sheet."""
+    block = {**defaults(system), **computed}
+    override = data.get("statblock")
+    if isinstance(override, Mapping):
+        block.update(override)
     return block
