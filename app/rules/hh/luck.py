@@ -105,13 +105,12 @@ def luck_problems(
     if option in BEFORE_ROLL and not before_roll:
         problems.append("muss vor dem Wurf angesagt werden")
     if option == "reroll":
+        # Other table rolls may be rerolled; a Probe only if it was not a Patzer.
         if table_roll == "kontrollverlust":
             problems.append("Kontrollverlust kann nie mit Glück wiederholt werden")
-        elif table_roll:
-            pass
-        elif probe is None:
+        elif not table_roll and probe is None:
             problems.append("kein Wurf zum Wiederholen")
-        elif probe.patzer:
+        elif not table_roll and probe is not None and probe.patzer:
             problems.append("ein Patzer kann nicht wiederholt werden")
     if option == "negate_patzer" and (probe is None or not probe.patzer):
         problems.append("kein Patzer")
