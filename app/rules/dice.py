@@ -102,7 +102,8 @@ class DieRoll:
 
 def roll_dice(roller: Roller, count: int, sides: int) -> DieRoll:
     """Roll ``count`` dice with ``sides`` sides and record every face."""
-    return DieRoll(sides=sides, faces=tuple(roller.roll(sides) for _ in range(count)))
+    roll = roller.roll
+    return DieRoll(sides, tuple([roll(sides) for _ in range(count)]), (True,) * count)
 
 
 def keep_highest(roll: DieRoll, n: int) -> DieRoll:
