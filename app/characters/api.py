@@ -301,9 +301,14 @@ async def export(
 
 @router.get("/characters/{character_id}/history")
 async def history(
-    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    before: int | None = Query(default=None, ge=1),
 ) -> list[dict[str, Any]]:
-    _opened, events = await service.history(session, user, campaign_id, character_id)
+    """The sheet's events, newest first; ``before`` (a seq) pages back."""
+    _opened, events = await service.history(session, user, campaign_id, character_id, before=before)
     return [e.data() for e in events]
 
 

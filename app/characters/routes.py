@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -17,6 +18,7 @@ from app.accounts.models import User
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, Viewer, allowed, can_edit_character
 from app.characters import catalog, rolling, service, sheets
+from app.characters.history import describe as describe_event
 from app.characters.live import sheet_renderer
 from app.characters.models import Character, Item
 from app.errors import Conflict, ValidationFailed
@@ -546,18 +548,38 @@ async def export(
     "/campaigns/{campaign_id}/characters/{character_id}/history", response_class=HTMLResponse
 )
 async def history(
-    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    request: Request,
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    before: int | None = Query(default=None, ge=1),
 ) -> Response:
-    opened, events = await service.history(session, user, campaign_id, character_id)
+    """The sheet's history, newest first, one page at a time ("older entries" pages back;
+    HTMX appends the next page in place)."""
+    opened, events, next_before = await service.history_page(
+        session, user, campaign_id, character_id, before=before
+    )
+    system = opened.character.system
+    owners = await service.owner_names(session, campaign_id)
+    entries = []
+    for event in events:
+        data = event.data()
+        data["when"] = datetime.fromisoformat(data["created_at"])
+        data["lines"] = describe_event(system, data, owners)
+        entries.append(data)
     return page(
         request,
         "characters/history.html",
         {
             "campaign": opened.campaign,
             "character": opened.character,
-            "entries": [e.data() for e in events],
+            "entries": entries,
+            "next_before": next_before,
+            "before": before,
             "base": _base(campaign_id, character_id),
         },
+        block="history_page" if is_htmx(request) and before is not None else None,
     )
 
 

@@ -1064,20 +1064,59 @@ async def import_character(
 # --- history --------------------------------------------------------------------------------
 
 
+HISTORY_PAGE = 50
+_HISTORY_BATCH = 500
+
+
 async def history(
-    session: AsyncSession, user: User, campaign_id: int, character_id: int, limit: int = 200
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    limit: int = 200,
+    *,
+    before: int | None = None,
 ) -> tuple[Opened, list[VisibleEvent]]:
+    """The sheet's events the viewer may see, newest first (``before``: seq cursor)."""
+    opened, events, _next = await history_page(
+        session, user, campaign_id, character_id, before=before, limit=limit
+    )
+    return opened, events
+
+
+async def history_page(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    *,
+    before: int | None = None,
+    limit: int | None = None,
+) -> tuple[Opened, list[VisibleEvent], int | None]:
+    """One page of the sheet's history, newest first, and the ``before`` cursor of the next
+    page (``None`` when there are no older entries)."""
+    limit = limit or HISTORY_PAGE
     opened = await open_character(session, user, campaign_id, character_id)
-    events = (
-        await session.scalars(
+    mine: list[VisibleEvent] = []
+    cursor = before
+    while True:
+        query = (
             select(CampaignEvent)
             .where(
                 CampaignEvent.campaign_id == campaign_id,
                 CampaignEvent.type.like("character%"),
             )
             .order_by(CampaignEvent.seq.desc())
-            .limit(2000)
+            .limit(_HISTORY_BATCH)
         )
-    ).all()
-    mine = [e for e in events if e.payload.get("character_id") == character_id][:limit]
-    return opened, project(mine, opened.viewer)
+        if cursor is not None:
+            query = query.where(CampaignEvent.seq < cursor)
+        batch = (await session.scalars(query)).all()
+        ours = [e for e in batch if e.payload.get("character_id") == character_id]
+        mine.extend(project(ours, opened.viewer))
+        if len(mine) > limit or len(batch) < _HISTORY_BATCH:
+            break
+        cursor = batch[-1].seq
+    more = len(mine) > limit
+    page = mine[:limit]
+    return opened, page, (page[-1].seq if more and page else None)

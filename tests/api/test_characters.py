@@ -594,7 +594,58 @@ async def test_every_change_is_an_event_with_before_and_after(
     page = (
         await t["observer"].get(f"/campaigns/{t.campaign_id}/characters/{c['id']}/history")
     ).text
-    assert "character_updated" in page
+    assert "character_updated" not in page.split('data-type="character_updated"')[1][:10]
+    assert "BE: 0 → 2" in page and "archiviert" in page and "wiederhergestellt" in page
+    assert ">player_hh<" in page
+
+
+async def test_history_page_reads_as_sentences_and_pages_back(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    from app.characters import service as character_service
+
+    t = await make_table(make_client, app)
+    c = await create(t)
+    url = f"/campaigns/{t.campaign_id}/characters/{c['id']}/history"
+    await patch(t, "player", c["id"], {"skills.Spürsinn": 12})
+    await patch(t, "player", c["id"], {"skills.Spürsinn": 15})
+    r = await t["player"].post(f"{t.api}/characters/{c['id']}/items", json={"name": "Seil"})
+    item = r.json()
+    r = await t["player"].put(
+        f"{t.api}/characters/{c['id']}/items/{item['id']}",
+        json={**item, "name": "Langes Seil", "quantity": 2, "version": item["version"]},
+    )
+    assert r.status_code == 200, r.text
+    await t["player"].post(f"{t.api}/characters/{c['id']}/archive")
+    page = (await t["gm"].get(url)).text
+    assert "Spürsinn: 12 → 15" in page and "Spürsinn: 5 → 12" in page
+    assert "Gegenstand «Seil» (1) in den Rucksack gelegt" in page
+    assert "Gegenstand «Langes Seil» bearbeitet" in page
+    assert "Name: Seil → Langes Seil" in page and "Anzahl: 1 → 2" in page
+    assert "archiviert" in page and "als NSC" not in page
+    # Newest first.
+    assert page.index("archiviert") < page.index("Spürsinn: 12 → 15") < page.index("angelegt")
+    await t["observer"].post("/language", data={"locale": "en", "next": url})
+    english = (await t["observer"].get(url)).text
+    assert "Item «Seil» (1) put into the Rucksack" in english
+    # Paging: a page size of 2 gives an "older entries" link that leads to the rest.
+    original = character_service.HISTORY_PAGE
+    character_service.HISTORY_PAGE = 2
+    try:
+        first = (await t["gm"].get(url)).text
+        assert first.count('class="history-entry"') == 2 and 'id="history-more"' in first
+        cursor = first.split(f"{url}?before=")[1].split('"')[0]
+        second = await t["gm"].get(f"{url}?before={cursor}", headers={"HX-Request": "true"})
+        assert second.status_code == 200
+        assert "<html" not in second.text and second.text.count('class="history-entry"') == 2
+        assert "Spürsinn: 12 → 15" in second.text
+        api = await t["gm"].get(f"{t.api}/characters/{c['id']}/history?before={cursor}")
+        assert [e["seq"] for e in api.json()] == sorted(
+            (e["seq"] for e in api.json()), reverse=True
+        )
+        assert all(e["seq"] < int(cursor) for e in api.json())
+    finally:
+        character_service.HISTORY_PAGE = original
 
 
 @pytest.mark.parametrize("system", ["hh", "ds4", "pf2e"])

@@ -1,0 +1,119 @@
+"""A sheet's history in words: one sentence per change of a ``character_*`` event, with the
+field labels of ``sheets.field_specs`` and the item field labels of ``catalog.ITEM_FIELDS``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.characters import catalog, sheets
+from app.i18n import _
+
+META_LABELS = {"name": "Name", "hidden_from_players": "Hide from players", "owner_id": "Owner"}
+
+
+def _plain(value: Any) -> str:
+    if value is None or value == "" or value == [] or value == {}:
+        return "—"
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {v}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def _field_label(system: str, key: str) -> str:
+    spec = sheets.field_specs(system).get(key)
+    if spec is not None:
+        return _(spec.label)
+    if key in META_LABELS:
+        return _(META_LABELS[key])
+    return key
+
+
+def _field_value(system: str, key: str, value: Any, owners: Mapping[int, str]) -> str:
+    spec = sheets.field_specs(system).get(key)
+    if key == "owner_id":
+        return owners.get(value, "—") if isinstance(value, int) else "—"
+    if spec is not None and spec.kind == "choice":
+        label = dict(spec.choices).get(str(value))
+        if label is not None:
+            return _(label)
+    if spec is not None and spec.kind == "text" and isinstance(value, str):
+        return value.replace("\n", ", ") or "—"
+    return _plain(value)
+
+
+def _where(system: str, entry: Mapping[str, Any]) -> str:
+    if entry.get("equipped") and entry.get("slot"):
+        label = sheets.SHEETS[system].equip_slots.get(entry["slot"], entry["slot"])
+        return _(label)
+    if entry.get("container") == sheets.RUCKSACK:
+        return _("Rucksack")
+    return _("stowed")
+
+
+def _item_changes(system: str, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    labels = {"name": _("Name"), "quantity": _("Quantity"), "price": _("Price")}
+    for key, label in labels.items():
+        if before.get(key) != after.get(key):
+            out.append(f"{label}: {_plain(before.get(key))} → {_plain(after.get(key))}")
+    specs = {f.key: f for f in catalog.ITEM_FIELDS[system]}
+    old, new = before.get("fields") or {}, after.get("fields") or {}
+    for key in sorted(
+        set(old) | set(new), key=lambda k: list(specs).index(k) if k in specs else 99
+    ):
+        if old.get(key) != new.get(key):
+            spec = specs.get(key)
+            label = _(spec.label) if spec else key
+            values = [old.get(key), new.get(key)]
+            if spec is not None and spec.kind == "choice":
+                names = dict(spec.choices)
+                values = [_(names[v]) if v in names else v for v in values]
+            out.append(f"{label}: {_plain(values[0])} → {_plain(values[1])}")
+    return out
+
+
+def describe(system: str, entry: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    """The sentences for one event as the viewer received it (``VisibleEvent.data()``)."""
+    kind = entry.get("type", "")
+    item = entry.get("item_name", "")
+    qty = entry.get("quantity")
+    if kind == "character_created":
+        return [_("created as NSC") if entry.get("kind") == "npc" else _("created")]
+    if kind == "character_updated":
+        key = str(entry.get("field", ""))
+        before = _field_value(system, key, entry.get("before"), owners)
+        after = _field_value(system, key, entry.get("after"), owners)
+        return [f"{_field_label(system, key)}: {before} → {after}"]
+    if kind == "character_archived":
+        return [_("archived")]
+    if kind == "character_restored":
+        return [_("restored")]
+    if kind == "character_deleted":
+        return [_("deleted")]
+    if kind == "character_imported":
+        return [_("imported with %(count)s items", count=entry.get("items", 0))]
+    if kind == "character_item_added":
+        if entry.get("container") == sheets.RUCKSACK:
+            return [_("Item «%(item)s» (%(qty)s) put into the Rucksack", item=item, qty=qty)]
+        return [_("Item «%(item)s» (%(qty)s) added", item=item, qty=qty)]
+    if kind == "character_item_updated":
+        changes = _item_changes(system, entry.get("before") or {}, entry.get("after") or {})
+        return [_("Item «%(item)s» edited", item=item), *changes]
+    if kind == "character_item_removed":
+        return [_("Item «%(item)s» removed", item=item)]
+    if kind == "character_item_equipped":
+        return [_("Item «%(item)s» equipped: %(slot)s", item=item, slot=_where(system, entry))]
+    if kind == "character_item_unequipped":
+        return [_("Item «%(item)s» put away: %(where)s", item=item, where=_where(system, entry))]
+    if kind == "character_item_moved":
+        to = entry.get("to_character_name", "")
+        return [_("%(qty)s × «%(item)s» given to %(name)s", qty=qty, item=item, name=to)]
+    if kind == "character_item_received":
+        source = entry.get("from_character_name", "")
+        return [_("%(qty)s × «%(item)s» received from %(name)s", qty=qty, item=item, name=source)]
+    return [kind]
