@@ -51,6 +51,8 @@ def sheet_context(
     roll: dict[str, Any] | None = None,
     others: list[Character] | None = None,
     library: list[Item] | None = None,
+    editing: int | None = None,
+    edit_values: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     specs = sheets.SHEETS[character.system].fields()
     groups: dict[str, list[sheets.FieldSpec]] = {}
@@ -85,6 +87,8 @@ def sheet_context(
         "rucksack": sheets.RUCKSACK,
         "live_notice": False,
         "tab": secrets.token_hex(8),
+        "editing": editing,
+        "edit_values": edit_values or {},
     }
 
 
@@ -456,12 +460,19 @@ async def _action(
     campaign_id: int,
     character_id: int,
     work: Any,
+    edit: dict[str, Any] | None = None,
 ) -> Response:
-    """Run an inventory/lifecycle action; answer with the re-rendered sheet (or a redirect)."""
+    """Run an inventory/lifecycle action; answer with the re-rendered sheet (or a redirect).
+
+    ``edit`` (``editing``: item id, ``edit_values``: the submitted form) keeps an item's edit
+    form open with the input and the messages at its fields when the action is refused."""
     _mark_origin(request, session)
     try:
         await work()
     except ValidationFailed as exc:
+        # Nothing of a refused action is saved (the request's session commits otherwise).
+        await session.rollback()
+        await session.refresh(user)
         return await _sheet_response(
             request,
             session,
@@ -470,8 +481,22 @@ async def _action(
             character_id,
             status_code=422,
             item_errors=exc.fields,
+            **(edit or {}),
         )
-    except Conflict:
+    except Conflict as exc:
+        await session.rollback()
+        await session.refresh(user)
+        if edit:
+            return await _sheet_response(
+                request,
+                session,
+                user,
+                campaign_id,
+                character_id,
+                status_code=409,
+                item_errors={"version": exc.message},
+                editing=edit["editing"],
+            )
         return await _sheet_response(
             request, session, user, campaign_id, character_id, status_code=409, conflict=True
         )
@@ -654,10 +679,45 @@ async def item_action(
                 int(target) if target.isdigit() else 0,
                 _int(values.get("quantity", "")),
             )
+        elif verb == "edit":
+            version = values.get("version", "")
+            system = (
+                await service.open_character(session, user, campaign_id, character_id)
+            ).character.system
+            fields = {k[7:]: v for k, v in values.items() if k.startswith("fields.")}
+            for spec in catalog.ITEM_FIELDS[system]:
+                if spec.kind == "bool":
+                    fields.setdefault(spec.key, "")
+            errors: dict[str, str] = {}
+            numbers: dict[str, int | None] = {}
+            for key, default in (("quantity", None), ("price", None)):
+                try:
+                    numbers[key] = _int(values.get(key, ""), default)
+                except ValidationFailed:
+                    errors[key] = _("Enter a whole number.")
+            if numbers.get("quantity") is None and "quantity" not in errors:
+                errors["quantity"] = _("Between %(min)d and %(max)d.", min=1, max=9999)
+            if errors:
+                raise ValidationFailed(errors)
+            await service.update_item(
+                session,
+                user,
+                campaign_id,
+                character_id,
+                item_id,
+                version=int(version) if version.isdigit() else None,
+                name=values.get("name", ""),
+                description=values.get("description", ""),
+                quantity=numbers["quantity"] or 0,
+                price=numbers["price"],
+                fields=fields,
+                replace_fields=True,
+            )
         else:
             raise ValidationFailed({"item": _("Unknown action.")})
 
-    return await _action(request, session, user, campaign_id, character_id, work)
+    edit = {"editing": item_id, "edit_values": values} if verb == "edit" else None
+    return await _action(request, session, user, campaign_id, character_id, work, edit)
 
 
 # --- library --------------------------------------------------------------------------------

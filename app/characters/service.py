@@ -606,7 +606,11 @@ async def update_item(
     quantity: int,
     price: int | None,
     fields: dict[str, Any],
+    replace_fields: bool = False,
 ) -> Item:
+    """Edit an item. ``fields`` are merged into the item's system fields, or with
+    ``replace_fields`` (the HTML form, which sends all of them) replace the editable ones,
+    so that a field left empty is cleared."""
     opened, item = await _open_item(session, user, campaign_id, character_id, item_id)
     if version is not None and version != item.version:
         raise Conflict(_("Someone changed this item meanwhile. Here are the current values."))
@@ -620,7 +624,12 @@ async def update_item(
         "fields": item.fields,
     }
     item.name, item.description, item.quantity, item.price = name, description, quantity, price
-    item.fields = {**item.fields, **parsed}
+    if replace_fields:
+        editable = {f.key for f in catalog.ITEM_FIELDS[opened.character.system]}
+        kept = {k: v for k, v in item.fields.items() if k not in editable}
+        item.fields = {**kept, **parsed}
+    else:
+        item.fields = {**item.fields, **parsed}
     if opened.character.system == "hh":
         if item.container == sheets.RUCKSACK:
             _check_rucksack(opened.character, opened.items, item)

@@ -444,6 +444,76 @@ async def test_slots_and_moving_items(make_client: ClientFactory, app: FastAPI) 
     assert next(i for i in items_a if i["name"] == "Pfeile")["quantity"] == 15
 
 
+async def test_edit_an_item_on_the_html_sheet(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app)
+    c = await create(t)
+    url = f"{t.api}/characters/{c['id']}/items"
+    sheet_url = f"/campaigns/{t.campaign_id}/characters/{c['id']}"
+    item = (await t["player"].post(url, json={"starter": "hh:schwert"})).json()
+    edit = f"{sheet_url}/items/{item['id']}/edit"
+    html = (await t["player"].get(sheet_url)).text
+    assert f'action="{edit}"' in html and f'id="ie-{item["id"]}-name"' in html
+    assert f'action="{edit}"' not in (await t["player2"].get(sheet_url)).text
+    form = {
+        "version": str(item["version"]),
+        "name": "Langschwert",
+        "description": "Vom Großvater",
+        "quantity": "1",
+        "price": "40",
+        "fields.size": "medium",
+        "fields.slots": "waffenhand",
+        "fields.damage": "1W10",
+        "fields.damage_bonus": "",
+        "fields.rs": "",
+        "fields.be": "",
+    }
+    # Without JavaScript: saved, then back to the sheet.
+    r = await t["player"].post(edit, data=form)
+    assert r.status_code == 303, r.text
+    saved = next(
+        i
+        for i in (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()["items"]
+        if i["id"] == item["id"]
+    )
+    assert (saved["name"], saved["description"], saved["price"]) == (
+        "Langschwert",
+        "Vom Großvater",
+        40,
+    )
+    assert saved["fields"]["damage"] == "1W10" and "damage_bonus" not in saved["fields"]
+    assert saved["version"] == item["version"] + 1
+    # Bad input is answered at the field, the form stays open with the input; nothing saved.
+    bad = {**form, "version": str(saved["version"]), "name": "X", "fields.rs": "99"}
+    r = await t["player"].post(edit, data=bad, headers={"HX-Request": "true"})
+    assert r.status_code == 422
+    assert f'id="ie-{item["id"]}-fields-rs-error"' not in r.text  # ids use the field key
+    assert f'id="ie-{item["id"]}-rs-error"' in r.text and "open" in r.text
+    assert 'value="X"' in r.text
+    r = await t["player"].post(edit, data={**bad, "fields.rs": "", "quantity": "viele"})
+    assert r.status_code == 422 and f'id="ie-{item["id"]}-quantity-error"' in r.text
+    # The Rucksack still limits: eleven swords do not fit; nothing is half-saved.
+    r = await t["player"].post(
+        edit, data={**form, "version": str(saved["version"]), "quantity": "11"}
+    )
+    assert r.status_code == 422 and "Rucksack" in r.text
+    again = next(
+        i
+        for i in (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()["items"]
+        if i["id"] == item["id"]
+    )
+    assert again == saved
+    # A stale version: 409, the fresh values and a notice in the item's form.
+    r = await t["player"].post(edit, data={**form, "name": "Alt"}, headers={"HX-Request": "true"})
+    assert r.status_code == 409
+    assert "Jemand hat diesen Gegenstand" in r.text or "meanwhile" in r.text
+    assert 'value="Langschwert"' in r.text
+    # Another player may not edit it; the history tells what changed.
+    r = await t["player2"].post(edit, data={**form, "version": str(saved["version"])})
+    assert r.status_code == 403
+    history = (await t["gm"].get(f"{sheet_url}/history")).text
+    assert "Name: Schwert → Langschwert" in history and "Preis:" in history
+
+
 async def test_item_library_is_curated_by_the_gm(make_client: ClientFactory, app: FastAPI) -> None:
     t = await make_table(make_client, app, "ds4")
     r = await t["player"].post(f"{t.api}/items", json={"name": "Schatz"})
