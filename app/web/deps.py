@@ -26,7 +26,8 @@ class SignedIn:
     username: str
 
 
-def get_ctx(request: Request) -> AppContext:
+async def get_ctx(request: Request) -> AppContext:
+    """Async on purpose: FastAPI runs a plain ``def`` dependency in a worker thread."""
     ctx: AppContext = request.app.state.ctx
     return ctx
 
