@@ -33,6 +33,8 @@ ACTIONS = (
     "check",
     "aim",
     "maneuver",
+    "focus",
+    "cast",
     "morale",
     "shake_off",
     "save",
@@ -198,6 +200,36 @@ async def perform(
             sysmod(loaded).maneuver(
                 state, pid, target, key, roller, report, loaded.encounter.settings
             )
+
+    elif action == "focus":
+        key = _str(data, "spell")
+        if not key:
+            raise ValidationFailed({"spell": _("Choose a spell.")})
+
+        def op(loaded: service.Loaded, state: State, report: Report) -> None:
+            _hh_only(loaded)
+            pid = current_pid(state) or ""
+            service.may_act(loaded, pid)
+            sysmod(loaded).focus(state, pid, key, report)
+
+    elif action == "cast":
+        key = _str(data, "spell")
+        if not key:
+            raise ValidationFailed({"spell": _("Choose a spell.")})
+        distance = _int(data, "distance", 0)
+        if not 0 <= distance <= 250:
+            raise ValidationFailed({"distance": _("A distance between 0 and 250 Schritt.")})
+        params = {
+            "spell": key,
+            "target": _str(data, "target"),
+            "distance": distance,
+            "grade": _str(data, "grade").upper(),
+            "modifier": _int(data, "modifier", 0),
+        }
+
+        def op(loaded: service.Loaded, state: State, report: Report) -> None:
+            _hh_only(loaded)
+            service.op_cast(loaded, state, report, roller, current_pid(state) or "", params)
 
     elif action == "morale":
         pid, skill = _str(data, "participant"), _str(data, "skill", "Willenskraft")

@@ -252,7 +252,7 @@ def _block_from_form(system: str, data: dict[str, Any]) -> dict[str, Any]:
     block: dict[str, Any] = {
         f.key: data[f.key] for f in statblocks.SCHEMAS[system] if f.key in data
     }
-    for key in ("angriffe", "resistenzen"):
+    for key in ("angriffe", "resistenzen", "zauber"):
         if data.get(key):
             try:
                 block[key] = json.loads(data[key])

@@ -831,6 +831,26 @@ def op_attack(
     )
 
 
+def op_cast(
+    loaded: Loaded,
+    state: State,
+    report: Report,
+    roller: Roller,
+    caster: str,
+    params: dict[str, Any],
+) -> None:
+    may_act(loaded, caster)
+    target = str(params.get("target") or "")
+    if target:
+        if target not in state["figures"] or (not loaded.viewer.is_gm and target in loaded.hidden):
+            raise CombatError(N_("This participant is not in the combat."))
+        if _reveal(loaded, report, caster, target):
+            report.roster = True
+    system(loaded.campaign.system).cast(
+        state, caster, params, roller, report, loaded.encounter.settings
+    )
+
+
 def can_answer(loaded: Loaded, state: State) -> str | None:
     """How the viewer may answer the open defence: "owner", "gm", "timeout" or None."""
     pending = state.get("pending")

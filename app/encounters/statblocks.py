@@ -31,6 +31,12 @@ class Field:
 
 
 HH_DAMAGE_KINDS = ("normal", "brechend", "direkt")
+HH_GRADES = ("C", "B", "A", "S")
+#: Conditions a spell may give its target on success (hh.md §8).
+HH_SPELL_CONDITIONS = (
+    "angeschlagen", "benommen", "eingeschränkt", "entmutigt", "niedergeworfen", "verwirrt",
+)  # fmt: skip
+MAX_SPELLS = 10
 RESISTANCES = ("resistant", "vulnerable", "immune")
 
 SCHEMAS: dict[str, tuple[Field, ...]] = {
@@ -153,6 +159,70 @@ def _strikes(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
     return out
 
 
+def _spells(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
+    """H&H spells: key, name, grade, focus (minimum focus), range (Schritt, 0 = Berührung),
+    optional damage (``schaden_w`` die, ``schaden_bonus``, ``schadensart``), ``zustand`` (a
+    condition on success) and ``verteidigung`` (the target may defend with Magiekunde)."""
+    if raw in (None, ""):
+        return []
+    if not isinstance(raw, list) or len(raw) > MAX_SPELLS:
+        errors["zauber"] = _("A list of at most %(n)d spells.", n=MAX_SPELLS)
+        return []
+    out: list[dict[str, Any]] = []
+    keys: set[str] = set()
+    for i, item in enumerate(raw):
+        key = f"zauber.{i}"
+        if not isinstance(item, Mapping):
+            errors[key] = _("Each spell needs a name, a Güteklasse and a range.")
+            continue
+        name = str(item.get("name", "")).strip()
+        spell_key = str(item.get("key", "") or name).strip().lower()
+        try:
+            focus = int(item.get("focus", 0) or 0)
+            reach = int(item.get("range", 0) or 0)
+            die = int(item.get("schaden_w", 0) or 0)
+            bonus = int(item.get("schaden_bonus", 0) or 0)
+        except (TypeError, ValueError):
+            errors[key] = _("Focus, range and damage must be numbers.")
+            continue
+        grade = str(item.get("grade", "C")).strip().upper()
+        kind = str(item.get("schadensart", "normal") or "normal")
+        condition = str(item.get("zustand", "") or "")
+        if not 1 <= len(name) <= 60 or not 1 <= len(spell_key) <= 60 or spell_key in keys:
+            errors[key] = _("Each spell needs a name of its own.")
+            continue
+        if (
+            grade not in HH_GRADES
+            or not 0 <= focus <= 10
+            or not 0 <= reach <= 250
+            or die not in (0, 4, 6, 8, 10, 12, 20)
+            or not -10 <= bonus <= 30
+            or kind not in HH_DAMAGE_KINDS
+            or (condition and condition not in HH_SPELL_CONDITIONS)
+        ):
+            errors[key] = _(
+                "Güteklasse C, B, A or S; focus 0–10; range 0–250 Schritt; a damage die "
+                "W4–W20 or none; a known condition."
+            )
+            continue
+        keys.add(spell_key)
+        out.append(
+            {
+                "key": spell_key,
+                "name": name,
+                "grade": grade,
+                "focus": focus,
+                "range": reach,
+                "schaden_w": die,
+                "schaden_bonus": bonus if die else 0,
+                "schadensart": kind,
+                "zustand": condition,
+                "verteidigung": bool(item.get("verteidigung", False)),
+            }
+        )
+    return out
+
+
 def _resistances(raw: Any, errors: dict[str, str]) -> dict[str, str]:
     if raw in (None, ""):
         return {}
@@ -185,6 +255,7 @@ def validate(system: str, data: Mapping[str, Any]) -> dict[str, Any]:
             out[field.key] = text[:200]
     if system == "hh":
         out["resistenzen"] = _resistances(data.get("resistenzen"), errors)
+        out["zauber"] = _spells(data.get("zauber"), errors)
     if system == "pf2e":
         out["angriffe"] = _strikes(data.get("angriffe"), errors)
     if errors:
@@ -196,6 +267,7 @@ def defaults(system: str) -> dict[str, Any]:
     block = {f.key: f.default for f in SCHEMAS[system]}
     if system == "hh":
         block["resistenzen"] = {}
+        block["zauber"] = []
     if system == "pf2e":
         block["angriffe"] = []
     return block
@@ -233,6 +305,21 @@ SAMPLES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
             monsterstufe=10, gefahr="hoch", lp=26, rs=2, initiative=7, bewegung=8,
             angriff=13, verteidigung=10, unbeugsamkeit=11, willenskraft=7, waffe="Streitaxt",
             schaden_w=10, schaden_bonus=2, groesse="mittel", beute="12 Lira, Streitaxt",
+        ),
+        _hh(
+            "Goblin-Schamane",
+            monsterstufe=7, gefahr="mittel", lp=14, rs=0, initiative=8, bewegung=8,
+            angriff=8, verteidigung=7, magiekunde=12, unbeugsamkeit=6, willenskraft=10,
+            waffe="Knochenstab", schaden_w=6, schaden_bonus=0, groesse="klein",
+            beute="Knochenstab, Kräuterbeutel",
+            zauber=[
+                {"key": "feuerball", "name": "Feuerball", "grade": "B", "focus": 1,
+                 "range": 25, "schaden_w": 6, "schaden_bonus": 1, "schadensart": "normal",
+                 "zustand": "", "verteidigung": True},
+                {"key": "schreckensblick", "name": "Schreckensblick", "grade": "C",
+                 "focus": 0, "range": 10, "schaden_w": 0, "schaden_bonus": 0,
+                 "schadensart": "normal", "zustand": "entmutigt", "verteidigung": True},
+            ],
         ),
     ),
     "ds4": (

@@ -137,7 +137,17 @@ def controls(loaded: Loaded) -> dict[str, Any]:
         "can_undo": gm and running and bool(loaded.encounter.history),
         "attacks_this_turn": state.get("turn_actions", {}).get("attacks", 0),
         "maneuvers": _maneuvers() if system_name == "hh" else [],
+        "spells": actor_fig.get("spells", []) if system_name == "hh" and acting else [],
+        "focus": _focus(actor_fig) if acting else None,
     }
+
+
+def _focus(data: dict[str, Any]) -> dict[str, Any] | None:
+    held = data.get("focus")
+    if not held:
+        return None
+    name = next((z["name"] for z in data.get("spells", []) if z["key"] == held["spell"]), "")
+    return {"points": held["points"], "spell": name or held["spell"]}
 
 
 def _maneuvers() -> list[tuple[str, str]]:

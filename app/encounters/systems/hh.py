@@ -24,7 +24,8 @@ from app.encounters.combat import (
 )
 from app.i18n import N_
 from app.rules import hh
-from app.rules.dice import Roller
+from app.rules.dice import Roller, roll_dice
+from app.rules.hh import magic
 from app.rules.hh.attack import attack_target
 from app.rules.hh.luck import check_luck
 from app.rules.hh.probe import ProbeResult
@@ -132,7 +133,8 @@ def new_figure(
         "kind": str(stats.get("schadensart", "normal")),
         "ranged": bool(stats.get("fernkampf", 0)),
     }
-    return from_figure(fig, {"weapon": weapon})
+    spells = [dict(z) for z in stats.get("zauber", []) if isinstance(z, dict)]
+    return from_figure(fig, {"weapon": weapon, "spells": spells, "focus": None})
 
 
 def _weapon(data: dict[str, Any]) -> hh.Weapon:
@@ -172,6 +174,9 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
         extra.append(f"Zielen ×{fig.aim}")
     if fig.gp_max:
         extra.append(f"GP {fig.gp}/{fig.gp_max}")
+    focus = data.get("focus")
+    if focus:
+        extra.append(f"Fokus {focus['points']} auf {_spell_name(data, focus['spell'])}")
     return {
         "points": f"{fig.lp}/{fig.lp_max} LP",
         "conditions": [z.label for z in fig.conditions],
@@ -471,6 +476,8 @@ def _resolve(
     )
     skip = len(probe.rolls)
     entry.dice = [d.as_dict() for d in result.rolls[skip:]]
+    _interrupt(state, target, result.defender, roller, report, settings)
+    _interrupt(state, attacker, result.attacker, roller, report, settings)
 
 
 def aim(state: State, pid: str, report: Report) -> None:
@@ -513,6 +520,8 @@ def maneuver(
     entry.dice = [d.as_dict() for d in result.attack.rolls] + (
         [d.as_dict() for d in result.defence.rolls] if result.defence else []
     )
+    _interrupt(state, target, result.defender, roller, report, settings)
+    _interrupt(state, attacker, result.attacker, roller, report, settings)
 
 
 def morale(
@@ -574,6 +583,7 @@ def add_condition(
         condition=z.label,
     )
     entry.dice = [d.as_dict() for d in out.all_rolls]
+    _interrupt(state, fig, out.figure, roller, report, settings)
 
 
 def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
@@ -603,6 +613,7 @@ def adjust(
         reason=reason,
     )
     entry.dice = [d.as_dict() for d in out.all_rolls]
+    _interrupt(state, fig, out.figure, roller, report, settings)
 
 
 def check(
@@ -620,3 +631,287 @@ def check(
         outcome=probe.outcome,
     )
     entry.dice = [d.as_dict() for d in probe.rolls]
+
+
+# --- magic (hh.md §9) ---------------------------------------------------------------------------
+
+#: Why ``magic.check_cast`` refused, in the rules' words (shown after "Not possible:").
+CAST_PROBLEMS = {
+    "cannot_act": "kann nicht handeln",
+    "spell_unknown": "Zauber nicht beherrscht",
+    "grade_too_high": "Güteklasse über der beherrschten",
+    "no_free_hand": "keine freie Hand und kein Zauberfokus",
+    "out_of_range": "außer Reichweite",
+    "focus_required": "zu wenig Fokus",
+    "touch_needs_willing_target": "Berührung nur bei einem willigen Ziel",
+}
+
+
+def _spell_name(data: dict[str, Any], key: str) -> str:
+    return next((str(z["name"]) for z in data.get("spells", []) if z.get("key") == key), key)
+
+
+def _spell(data: dict[str, Any], key: str) -> dict[str, Any]:
+    for z in data.get("spells", []):
+        if z.get("key") == key:
+            return dict(z)
+    raise CombatError(N_("%(name)s does not know this spell."), name=str(data.get("name", "")))
+
+
+def _caster(data: dict[str, Any], fig: Figure) -> magic.Caster:
+    focus = data.get("focus")
+    return magic.Caster(
+        figure=fig,
+        learned=tuple(magic.KnownSpell(str(z["key"]), z["grade"]) for z in data.get("spells", [])),
+        focus=magic.Focus(str(focus["spell"]), int(focus["points"])) if focus else None,
+    )
+
+
+def spells(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The figure's spells for the action form."""
+    return [dict(z) for z in data.get("spells", [])]
+
+
+def focus(state: State, pid: str, key: str, report: Report) -> None:
+    """Fokussieren: one action, +1 focus for the spell (focus on another spell is given up)."""
+    data = figure(state, pid)
+    fig = to_figure(data)
+    if not fig.can_act:
+        raise CombatError(N_("%(name)s cannot act now."), name=fig.name)
+    spell = _spell(data, key)
+    current = _caster(data, fig).focus
+    new = magic.add_focus(current, str(spell["key"]))
+    data["focus"] = {"spell": new.spell, "points": new.points}
+    report.changed.add(pid)
+    report.involved.add(pid)
+    details = []
+    if current is not None and current.spell != new.spell:
+        details.append(f"Fokus auf {_spell_name(data, current.spell)} aufgegeben")
+    report.add(
+        N_("%(name)s focuses on %(spell)s (Fokus %(n)d)."),
+        details,
+        name=fig.name,
+        spell=spell["name"],
+        n=new.points,
+    )
+
+
+def _kontrollverlust(
+    state: State,
+    fig: Figure,
+    loss: magic.KontrollverlustResult,
+    roller: Roller,
+    settings: dict[str, Any],
+) -> tuple[Figure, list[str], list[dict[str, Any]]]:
+    """Book a Kontrollverlust on the caster: its damage (already after RS) and conditions."""
+    opts = options(settings)
+    changes: list[Change] = []
+    rolls = [d.as_dict() for d in loss.rolls]
+    for c in loss.changes:
+        if c.kind in ("lp", "wp"):
+            out = hh.apply_damage(
+                roller, fig, -c.amount, opts, resource="LP" if c.kind == "lp" else "WP",
+                source=loss.entry.name,
+            )  # fmt: skip
+            fig = out.figure
+            changes += out.changes
+            rolls += [d.as_dict() for d in out.all_rolls]
+    for grant in loss.entry.effect.conditions:
+        if grant.target != "caster":
+            continue
+        z = Zustand(grant.condition, grant.resource, grant.cause, grant.probe_skill)
+        out = hh.apply_condition(roller, fig, z, opts)
+        fig = out.figure
+        changes += out.changes
+        rolls += [d.as_dict() for d in out.all_rolls]
+    patzer = f" − {magic.KONTROLLPROBE_PATZER_PENALTY}" if loss.kontrollprobe_patzer else ""
+    details = [
+        f"Kontrollverlust: {loss.dice.describe()} − Fokus {loss.focus}{patzer} = {loss.value}"
+        f" → {loss.entry.name}: {loss.entry.text}"
+    ]
+    if loss.area_damage_roll is not None:
+        details.append(
+            f"Umkreis {loss.area_radius} Schritt: {loss.area_damage_roll.describe()} "
+            "brechender Schaden für alle dort (SL)"
+        )
+    details += describe_changes(state, changes)
+    return fig, details, rolls
+
+
+def _interrupt(
+    state: State,
+    before: Figure,
+    after: Figure,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """A focusing figure took damage or a condition: Kontrollprobe, Kontrollverlust on failure.
+
+    ``after`` is already stored; the focus is lost in any case (hh.md §9.2, §9.3).
+    """
+    data = state["figures"][after.id]
+    held = data.get("focus")
+    if not held:
+        return
+    new_conditions = {z.key for z in after.conditions} - {z.key for z in before.conditions}
+    if after.lp >= before.lp and after.wp >= before.wp and not new_conditions:
+        return
+    data["focus"] = None
+    report.changed.add(after.id)
+    spell = _spell_name(data, str(held["spell"]))
+    if after.dead:
+        return
+    result = magic.interrupt(roller, _caster({**data, "focus": held}, after))
+    assert result.probe is not None
+    details = [
+        f"Kontrollprobe (Willenskraft − {magic.KONTROLLPROBE_PENALTY_PER_FOCUS * result.focus_lost}"
+        f"): {result.probe.describe()}"
+    ]
+    dice = [d.as_dict() for d in result.probe.rolls]
+    fig = after
+    if result.kontrollverlust is not None:
+        fig, more, rolls = _kontrollverlust(state, fig, result.kontrollverlust, roller, settings)
+        details += more
+        dice += rolls
+        _put(state, fig, report)
+    headline = (
+        N_("%(name)s is interrupted and loses control: %(spell)s fails.")
+        if result.spell_failed
+        else N_("%(name)s is interrupted but keeps control; the focus on %(spell)s is lost.")
+    )
+    entry = report.add(headline, details, who={after.id}, name=after.name, spell=spell)
+    entry.dice = dice
+
+
+def cast(
+    state: State,
+    pid: str,
+    params: dict[str, Any],
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """Zauber wirken: Wirkprobe (``cast_spell``), the target's Magiekunde defence for spells
+    marked ``verteidigung`` (a Reaktion, if it has one left; not at Berührung), damage and a
+    condition on success, Kontrollverlust on a Patzer. The focus is spent in any case."""
+    data = figure(state, pid)
+    caster_fig = to_figure(data)
+    spell = _spell(data, str(params.get("spell", "")))
+    target_id = str(params.get("target") or "")
+    if target_id == pid:
+        raise CombatError(N_("Choose another target."))
+    target = _get(state, target_id) if target_id else None
+    if target is not None and target.dead:
+        raise CombatError(N_("%(name)s is already dead."), name=target.name)
+    reach = int(spell.get("range", 0))
+    distance: magic.Distance
+    if reach == 0:
+        distance = "beruehrung"
+    else:
+        distance = int(params.get("distance", 0))
+        if distance > reach:
+            raise CombatError(N_("Out of the spell's range (%(range)d Schritt)."), range=reach)
+    grade = params.get("grade") or None
+    if grade is not None and grade not in magic.GRADES:
+        raise CombatError(N_("Choose a Güteklasse."))
+    defends = (
+        target is not None
+        and bool(spell.get("verteidigung"))
+        and distance != "beruehrung"
+        and target.can_react
+    )
+    defence = None
+    if defends and target is not None:
+        defence = (
+            target.skill("Magiekunde") - target.be
+            + hh.modifier_for(target.conditions, "magical", "defence")
+        )  # fmt: skip
+    result = magic.cast_spell(
+        roller, _caster(data, caster_fig),
+        magic.Spell(str(spell["key"]), int(spell.get("focus", 0))), options(settings),
+        grade=grade, distance=distance, modifier=int(params.get("modifier", 0)), defence=defence,
+    )  # fmt: skip
+    if not result.ok:
+        raise CombatError(
+            N_("Not possible: %(reason)s"), reason=CAST_PROBLEMS.get(result.error or "", "")
+        )
+    assert result.wirkprobe is not None
+    data["focus"] = None
+    report.changed.add(pid)
+    report.involved.add(pid)
+    if target is not None:
+        report.involved.add(target.id)
+    state["turn_actions"]["casts"] = int(state["turn_actions"].get("casts", 0)) + 1
+    where = "Berührung" if distance == "beruehrung" else f"{distance} Schritt"
+    details = [
+        f"Wirkprobe ({spell['name']}, Güteklasse {result.grade}, {where}): "
+        f"{result.wirkprobe.describe()}"
+    ]
+    if result.focus_used:
+        bonus = f", +{result.focus_bonus} QS" if result.focus_bonus else ""
+        details.append(f"Fokus {result.focus_used}{bonus}")
+    dice = [d.as_dict() for d in result.wirkprobe.rolls]
+    if result.defence is not None and target is not None:
+        details.append(f"Verteidigung (Magiekunde): {result.defence.describe()}")
+        dice += [d.as_dict() for d in result.defence.rolls]
+        target = target.evolve(reactions_left=target.reactions_left - 1)
+    damage = 0
+    hit: tuple[Figure, Figure] | None = None
+    if result.success and target is not None:
+        before = _get(state, target.id)
+        opts = options(settings)
+        changes: list[Change] = []
+        die = int(spell.get("schaden_w", 0))
+        if die:
+            roll = roll_dice(roller, max(1, result.qs), die)
+            dice.append(roll.as_dict())
+            damage = hh.typed_damage(
+                list(roll.faces), int(spell.get("schaden_bonus", 0)), target.rs,
+                kind=str(spell.get("schadensart", "normal")), damage_type="magie",
+                resistances=target.resistances,
+            )  # fmt: skip
+            details.append(f"Schaden QS {result.qs}: {roll.describe()} = {damage}")
+            out = hh.apply_damage(roller, target, damage, opts, source=str(spell["name"]))
+            target = out.figure
+            changes += [c for c in out.changes if c.kind != "lp"]
+            dice += [d.as_dict() for d in out.all_rolls]
+        if spell.get("zustand"):
+            out = hh.apply_condition(roller, target, Zustand(str(spell["zustand"])), opts)
+            target = out.figure
+            changes += out.changes
+            dice += [d.as_dict() for d in out.all_rolls]
+        details += describe_changes(state, changes)
+        _put(state, target, report)
+        hit = (before, target)
+    elif target is not None:
+        _put(state, target, report)
+    caster_after = caster_fig
+    if result.kontrollverlust is not None:
+        caster_after, more, rolls = _kontrollverlust(
+            state, caster_fig, result.kontrollverlust, roller, settings
+        )
+        details += more
+        dice += rolls
+        _put(state, caster_after, report)
+    if target is None:
+        headline = (
+            N_("%(name)s casts %(spell)s.")
+            if result.success
+            else N_("%(name)s fails to cast %(spell)s.")
+        )
+    elif result.success:
+        headline = N_("%(name)s casts %(spell)s on %(target)s.")
+    else:
+        headline = N_("%(name)s casts %(spell)s on %(target)s without effect.")
+    entry = report.add(
+        headline,
+        details,
+        name=caster_fig.name,
+        spell=spell["name"],
+        target=target.name if target else "",
+        damage=damage,
+    )
+    entry.dice = dice
+    if hit is not None:
+        _interrupt(state, *hit, roller, report, settings)
