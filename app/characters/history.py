@@ -25,7 +25,7 @@ def _plain(value: Any) -> str:
 
 
 def _field_label(system: str, key: str) -> str:
-    spec = sheets.field_specs(system).get(key)
+    spec = sheets.field_specs(system, "npc").get(key)
     if spec is not None:
         return _(spec.label)
     if key in META_LABELS:
@@ -34,15 +34,15 @@ def _field_label(system: str, key: str) -> str:
 
 
 def _field_value(system: str, key: str, value: Any, owners: Mapping[int, str]) -> str:
-    spec = sheets.field_specs(system).get(key)
+    spec = sheets.field_specs(system, "npc").get(key)
     if key == "owner_id":
         return owners.get(value, "—") if isinstance(value, int) else "—"
     if spec is not None and spec.kind == "choice":
         label = dict(spec.choices).get(str(value))
         if label is not None:
             return _(label)
-    if spec is not None and spec.kind == "text" and isinstance(value, str):
-        return value.replace("\n", ", ") or "—"
+    if spec is not None and spec.kind == "text" and value is not None:
+        return sheets.format_value(spec, value).replace("\n", ", ") or "—"
     return _plain(value)
 
 

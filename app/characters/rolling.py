@@ -22,6 +22,7 @@ from app.characters.sheets import (
     HH_SKILLS,
     ItemLike,
     ds4_character,
+    hh_listed_value,
     hh_skill_value,
     hh_state,
     percent,
@@ -93,6 +94,8 @@ DS4_DIFFICULTIES = tuple(
 def targets(system: str, data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Target]:
     if system == "hh":
         out = [Target(f"skill:{s}", s) for s in HH_SKILLS]
+        if data.get("monsterstufe") is not None:
+            out.append(Target("skill:Monsterstufe", "Monsterstufe"))
         out += [Target(f"skill:{s}", s) for s in (data.get("specializations") or {})]
         out += [
             Target(f"attack:{s}", f"{s} (Angriff/Verteidigung, − BE)")
@@ -130,6 +133,9 @@ def _hh_setup(
 ) -> tuple[str, int, int, Figure]:
     kind, _, name = req.target.partition(":")
     known = set(HH_SKILLS) | set(data.get("specializations") or {})
+    npc = data.get("monsterstufe") is not None
+    if npc:
+        known.add("Monsterstufe")
     if kind not in ("skill", "attack") or name not in known:
         raise _bad("target", gettext("Choose a Fertigkeit of this sheet."))
     value = hh_skill_value(data, name)
@@ -140,10 +146,17 @@ def _hh_setup(
         except ValueError:
             raise _bad("difficulty", gettext("Choose one of the listed values.")) from None
     label = name
+    if npc and name != "Monsterstufe" and hh_listed_value(data, name) is None:
+        # An NSC's Fertigkeit that is not listed: the Monsterstufe is its Probenwert.
+        label = f"{name} (Monsterstufe)"
     if kind == "attack":
         modifier -= int(data.get("be", 0))
         label = f"{name} − BE"
-    skills = {**(data.get("skills") or {}), **(data.get("specializations") or {})}
+    skills = {
+        k: v
+        for k, v in {**(data.get("skills") or {}), **(data.get("specializations") or {})}.items()
+        if v is not None
+    }
     state = hh_state(data, items)
     figure = Figure(
         id="sheet",

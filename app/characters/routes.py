@@ -54,7 +54,7 @@ def sheet_context(
     editing: int | None = None,
     edit_values: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    specs = sheets.SHEETS[character.system].fields()
+    specs = sheets.fields_for(character.system, character.kind)
     groups: dict[str, list[sheets.FieldSpec]] = {}
     for spec in specs:
         groups.setdefault(spec.group, []).append(spec)
@@ -338,7 +338,7 @@ async def save(
     version = int(version_raw) if version_raw.isdigit() else None
     opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
     _mark_origin(request, session)
-    specs = sheets.field_specs(opened.character.system)
+    specs = sheets.field_specs(opened.character.system, opened.character.kind)
     if trigger and (trigger in specs or trigger in service.META_FIELDS):
         changes: dict[str, Any] = {trigger: values.get(trigger, "")}
     else:

@@ -215,9 +215,9 @@ async def create_character(
             errors["owner_id"] = _("Choose a member of the campaign.")
     if hidden_from_players and kind != CharacterKind.npc.value:
         errors["hidden_from_players"] = _("Only NSC sheets can be hidden from players.")
-    sheet = sheets.default_data(campaign.system)
+    sheet = sheets.default_data(campaign.system, kind)
     if data is not None:
-        sheet, field_errors = sheets.normalise_data(campaign.system, data)
+        sheet, field_errors = sheets.normalise_data(campaign.system, data, kind)
         errors.update(field_errors)
         errors.update(sheets.cross_check(campaign.system, sheet, []))
     if errors:
@@ -253,7 +253,7 @@ async def update_fields(
     opened = await open_character(session, user, campaign_id, character_id, edit=True)
     character = opened.character
     _check_version(character, version)
-    specs = sheets.field_specs(character.system)
+    specs = sheets.field_specs(character.system, character.kind)
     errors: dict[str, str] = {}
     data = copy.deepcopy(character.data)
     meta: dict[str, Any] = {}
@@ -1009,7 +1009,9 @@ async def import_character(
         raise bad(_("The file lacks a name, sheet data or an item list."))
     if kind == CharacterKind.npc.value and not allowed(viewer.role, Action.manage_characters):
         kind = CharacterKind.pc.value
-    sheet, errors = sheets.normalise_data(system, data)
+    sheet, errors = sheets.normalise_data(
+        system, data, "npc" if kind == CharacterKind.npc.value else "pc"
+    )
     if errors:
         first = next(iter(errors.items()))
         raise bad(_("Sheet value %(field)s: %(problem)s", field=first[0], problem=first[1]))

@@ -23,7 +23,7 @@ from app.rules.hh.initiative import initiative as hh_initiative_value
 from app.rules.hh.initiative import initiative_steps, movement_per_action, reactions
 from app.rules.hh.options import RuleOptions
 
-FieldKind = Literal["int", "choice", "text", "bool"]
+FieldKind = Literal["int", "choice", "text", "bool", "line"]
 
 
 class ItemLike(Protocol):
@@ -57,6 +57,8 @@ class FieldSpec:
     hint: str = ""
     #: Rollable target this field stands for (a click opens the roll dialog).
     roll: str | None = None
+    #: An ``int`` field that may be left empty (stored as ``None``).
+    optional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,7 @@ GROUP_LABELS: dict[str, str] = {
     "traits": "Eigenschaften",
     "ranks": "Kompetenzgrade",
     "pf2e_skills": N_("Skills"),
+    "npc": "NSC",
 }
 
 
@@ -201,6 +204,93 @@ def _hh_fields() -> list[FieldSpec]:
     return out
 
 
+#: H&H resistance levels as the sheet writes them (rule terms, German in both languages) →
+#: the engine's levels (``app.rules.hh.damage.RESISTANCES``).
+HH_RESISTANCE_WORDS: dict[str, str] = {
+    "resistent": "resistant",
+    "resistant": "resistant",
+    "anfällig": "vulnerable",
+    "vulnerable": "vulnerable",
+    "immun": "immune",
+    "immune": "immune",
+}
+HH_RESISTANCE_LABELS: dict[str, str] = {
+    "resistant": "resistent",
+    "vulnerable": "anfällig",
+    "immune": "immun",
+}
+LINE_MAX = 100
+
+
+def _hh_npc_fields() -> list[FieldSpec]:
+    """An NSC's sheet (hh.md §13): Fertigkeiten may stay empty (the Monsterstufe applies),
+    plus Monsterstufe, Gefahr, Beute and resistances per damage type."""
+    skills = [
+        FieldSpec(
+            f"skills.{s}",
+            s,
+            minimum=0,
+            maximum=30,
+            group="skills",
+            roll=f"skill:{s}",
+            optional=True,
+        )
+        for s in HH_SKILLS
+    ]
+    npc = [
+        FieldSpec(
+            "monsterstufe",
+            "Monsterstufe",
+            minimum=0,
+            maximum=40,
+            group="npc",
+            hint=N_("The Probenwert of every Probe not listed"),
+            roll="skill:Monsterstufe",
+            optional=True,
+        ),
+        FieldSpec("gefahr", "Gefahr", "line", group="npc"),
+        FieldSpec("beute", "Beute", "text", group="npc", hint=N_("One per line")),
+        FieldSpec(
+            "resistances",
+            N_("Resistances"),
+            "text",
+            group="npc",
+            hint=N_("One per line: damage type: resistent, anfällig or immun"),
+        ),
+    ]
+    rest = [f for f in _hh_fields() if not f.key.startswith("skills.")]
+    return [*skills, *rest, *npc]
+
+
+def _hh_npc_default() -> dict[str, Any]:
+    return {
+        **_hh_default(),
+        "skills": {},
+        "monsterstufe": 8,
+        "gefahr": "",
+        "beute": [],
+        "resistances": {},
+    }
+
+
+def parse_resistances(text: str) -> dict[str, str]:
+    """``Feuer: resistent`` lines → ``{"Feuer": "resistant"}`` (the engine's levels)."""
+    out: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        name, sep, level = line.rpartition(":")
+        name = name.strip()
+        word = HH_RESISTANCE_WORDS.get(level.strip().lower())
+        if not sep or not name or len(name) > 40:
+            raise FieldError(gettext("Write each line as “damage type: resistent”."))
+        if word is None:
+            raise FieldError(gettext("%(name)s: write resistent, anfällig or immun.", name=name))
+        out[name] = word
+    return out
+
+
 def _hh_default() -> dict[str, Any]:
     return {
         "skills": dict.fromkeys(HH_SKILLS, 5),
@@ -221,15 +311,26 @@ def _hh_default() -> dict[str, Any]:
 
 
 def hh_skill_value(data: Mapping[str, Any], name: str) -> int:
-    """A Fertigkeit or Spezialisierung value (a Spezialisierung defaults to its parent)."""
-    specs: Mapping[str, int] = data.get("specializations") or {}
-    skills: Mapping[str, int] = data.get("skills") or {}
-    if name in specs:
-        return int(specs[name])
-    if name in skills:
-        return int(skills[name])
-    parent = name.split("(", 1)[0].strip()
-    return int(skills.get(parent, 0))
+    """A Fertigkeit or Spezialisierung value (a Spezialisierung defaults to its parent).
+
+    On an NSC sheet (one with a ``monsterstufe``) a Fertigkeit not listed is rolled with the
+    Monsterstufe (hh.md §13)."""
+    listed = hh_listed_value(data, name)
+    if listed is not None:
+        return listed
+    monsterstufe = data.get("monsterstufe")
+    return int(monsterstufe) if monsterstufe is not None else 0
+
+
+def hh_listed_value(data: Mapping[str, Any], name: str) -> int | None:
+    """The value the sheet lists for a Fertigkeit or Spezialisierung, else ``None``."""
+    specs: Mapping[str, int | None] = data.get("specializations") or {}
+    skills: Mapping[str, int | None] = data.get("skills") or {}
+    for value in (specs.get(name), skills.get(name)):
+        if value is not None:
+            return int(value)
+    parent = skills.get(name.split("(", 1)[0].strip())
+    return int(parent) if parent is not None else None
 
 
 def hh_item(item: ItemLike) -> hh_inventory.Item:
@@ -856,11 +957,20 @@ SHEETS: dict[str, SystemSheet] = {
 }
 
 
-def field_specs(system: str) -> dict[str, FieldSpec]:
-    return {f.key: f for f in SHEETS[system].fields()}
+def fields_for(system: str, kind: str = "pc") -> list[FieldSpec]:
+    """The fields of a sheet: the system's, for an H&H NSC its NSC sheet."""
+    if system == "hh" and kind == "npc":
+        return _hh_npc_fields()
+    return SHEETS[system].fields()
 
 
-def default_data(system: str) -> dict[str, Any]:
+def field_specs(system: str, kind: str = "pc") -> dict[str, FieldSpec]:
+    return {f.key: f for f in fields_for(system, kind)}
+
+
+def default_data(system: str, kind: str = "pc") -> dict[str, Any]:
+    if system == "hh" and kind == "npc":
+        return _hh_npc_default()
     return SHEETS[system].default()
 
 
@@ -911,6 +1021,8 @@ def format_value(spec: FieldSpec, value: Any) -> str:
     """The stored value as the form shows it."""
     if spec.key == "specializations" and isinstance(value, Mapping):
         return "\n".join(f"{k}: {v}" for k, v in value.items())
+    if spec.key == "resistances" and isinstance(value, Mapping):
+        return "\n".join(f"{k}: {HH_RESISTANCE_LABELS.get(v, v)}" for k, v in value.items())
     if spec.kind == "text" and isinstance(value, list):
         return "\n".join(str(v) for v in value)
     if value is None:
@@ -924,6 +1036,13 @@ def parse_field(spec: FieldSpec, raw: Any) -> Any:
         if isinstance(raw, bool):
             return raw
         return str(raw).strip().lower() in ("1", "true", "on", "yes")
+    if spec.kind == "int" and spec.optional and (raw is None or str(raw).strip() == ""):
+        return None
+    if spec.kind == "line":
+        line = str(raw if raw is not None else "").strip()
+        if len(line) > LINE_MAX:
+            raise FieldError(gettext("At most %(max)d characters.", max=LINE_MAX))
+        return line
     if spec.kind == "int":
         if isinstance(raw, bool):
             raise FieldError(gettext("Enter a whole number."))
@@ -952,6 +1071,10 @@ def parse_field(spec: FieldSpec, raw: Any) -> Any:
         if isinstance(raw, Mapping):
             return parse_specializations("\n".join(f"{k}: {v}" for k, v in raw.items()))
         return parse_specializations(text)
+    if spec.key == "resistances":
+        if isinstance(raw, Mapping):
+            return parse_resistances("\n".join(f"{k}: {v}" for k, v in raw.items()))
+        return parse_resistances(text)
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
@@ -974,11 +1097,13 @@ def cross_check(system: str, data: Mapping[str, Any], items: Sequence[ItemLike])
     return errors
 
 
-def normalise_data(system: str, data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+def normalise_data(
+    system: str, data: Mapping[str, Any], kind: str = "pc"
+) -> tuple[dict[str, Any], dict[str, str]]:
     """A whole sheet (import): every known field parsed, unknown keys dropped; errors by field."""
-    out = default_data(system)
+    out = default_data(system, kind)
     errors: dict[str, str] = {}
-    for key, spec in field_specs(system).items():
+    for key, spec in field_specs(system, kind).items():
         raw = get_value(data, key)
         if raw is None:
             continue

@@ -574,6 +574,90 @@ async def test_roll_from_sheet_lands_in_the_dice_log(
     assert sheet["data"]["gp"] == 2
 
 
+async def test_hh_nsc_sheet_monsterstufe_gefahr_beute_resistances(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    from app.rules.hh import probe as hh_probe
+
+    t = await make_table(make_client, app)
+    r = await t["gm"].post(f"{t.api}/characters", json={"name": "Ork", "kind": "npc"})
+    assert r.status_code == 201, r.text
+    npc = r.json()
+    assert npc["data"]["monsterstufe"] == 8 and npc["data"]["skills"] == {}
+    changes = {
+        "monsterstufe": 11,
+        "gefahr": "hoch",
+        "beute": "Goldzahn\nRostiger Dolch",
+        "resistances": "Feuer: immun\nGift: resistent\nKälte: anfällig",
+    }
+    r = await patch(t, "gm", npc["id"], changes)
+    assert r.status_code == 200, r.text
+    data = r.json()["data"]
+    assert data["monsterstufe"] == 11 and data["gefahr"] == "hoch"
+    assert data["beute"] == ["Goldzahn", "Rostiger Dolch"]
+    assert data["resistances"] == {"Feuer": "immune", "Gift": "resistant", "Kälte": "vulnerable"}
+    # Validation at the field; nothing half-saved.
+    for field, value in (
+        ("monsterstufe", 41),
+        ("resistances", "Feuer: sehr"),
+        ("resistances", "immun"),
+        ("gefahr", "x" * 101),
+        ("skills.Spürsinn", 31),
+    ):
+        r = await patch(t, "gm", npc["id"], {field: value, "xp": 12})
+        assert r.status_code == 422, (field, r.text)
+        assert field in r.json()["errors"]
+    assert (await t["gm"].get(f"{t.api}/characters/{npc['id']}")).json()["data"] == data
+    # A Fertigkeit the NSC does not list is rolled with the Monsterstufe.
+    r = await t["gm"].post(
+        f"{t.api}/characters/{npc['id']}/odds", json={"target": "skill:Spürsinn"}
+    )
+    assert r.status_code == 200, r.text
+    odds = hh_probe.probe_odds(11, 0)
+    assert r.json()["headline"].endswith(f"{float(odds.success) * 100:.0f} %")
+    app.state.ctx.roller = ScriptedRoller([5, 6])
+    r = await t["gm"].post(
+        f"{t.api}/characters/{npc['id']}/roll", json={"target": "skill:Spürsinn"}
+    )
+    assert r.status_code == 201, r.text
+    assert "≤ 11" in r.json()["summary"]
+    assert r.json()["label"] == "Ork: Spürsinn (Monsterstufe)"
+    app.state.ctx.roller = ScriptedRoller([5, 6])
+    r = await t["gm"].post(
+        f"{t.api}/characters/{npc['id']}/roll", json={"target": "skill:Monsterstufe"}
+    )
+    assert r.status_code == 201 and "≤ 11" in r.json()["summary"]
+    # A listed Fertigkeit has its own value; emptied, the Monsterstufe applies again.
+    await patch(t, "gm", npc["id"], {"skills.Spürsinn": 15})
+    app.state.ctx.roller = ScriptedRoller([5, 6])
+    r = await t["gm"].post(
+        f"{t.api}/characters/{npc['id']}/roll", json={"target": "skill:Spürsinn"}
+    )
+    assert "≤ 15" in r.json()["summary"] and r.json()["label"] == "Ork: Spürsinn"
+    sheet = (await patch(t, "gm", npc["id"], {"skills.Spürsinn": ""})).json()
+    assert sheet["data"]["skills"]["Spürsinn"] is None
+    assert derived(sheet, "initiative") == str(initiative(11, 0))
+    # The HTML sheet shows the NSC fields; a PC sheet has none of them.
+    html = (await t["gm"].get(f"/campaigns/{t.campaign_id}/characters/{npc['id']}")).text
+    assert 'name="monsterstufe"' in html and 'name="gefahr"' in html and "Feuer: immun" in html
+    pc = await create(t)
+    assert (
+        'name="monsterstufe"'
+        not in (await t["player"].get(f"/campaigns/{t.campaign_id}/characters/{pc['id']}")).text
+    )
+    r = await patch(t, "player", pc["id"], {"monsterstufe": 5})
+    assert r.status_code == 422
+    # Export and import keep the NSC values; the history says what changed.
+    exported = (await t["gm"].get(f"{t.api}/characters/{npc['id']}/export")).json()
+    r = await t["gm"].post(f"{t.api}/characters/import", json=exported)
+    assert r.status_code == 201, r.text
+    assert r.json()["data"]["resistances"] == data["resistances"]
+    assert r.json()["data"]["monsterstufe"] == 11
+    history = (await t["gm"].get(f"/campaigns/{t.campaign_id}/characters/{npc['id']}/history")).text
+    assert "Monsterstufe: 8 → 11" in history and "Gefahr: — → hoch" in history
+    assert "Resistenzen: — → Feuer: immun, Gift: resistent, Kälte: anfällig" in history
+
+
 async def test_ds4_and_pf2e_rolls(make_client: ClientFactory, app: FastAPI) -> None:
     t = await make_table(make_client, app, "ds4")
     c = await create(t)
