@@ -51,9 +51,14 @@ async def log_text(fight: Fight) -> str:
 async def test_focus_then_cast_gets_the_qs_bonus(make_client: ClientFactory, app: FastAPI) -> None:
     fight, pids = await magic_fight(make_client, app)
     alrik = fight.players[0]
+    page = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
+    r = await alrik.get(page)
+    assert 'id="focus-button"' in r.text and 'id="cast-button"' in r.text
     script(app)
     view = await fight.act(alrik, "focus", spell="feuerball")
     assert "Fokus 1 auf Feuerball" in row(view, "Alrik")["extra"]
+    r = await alrik.get(page)
+    assert "Fokus 1 auf Feuerball" in r.text
     # Wirkprobe Magiekunde 12, 5 Schritt (±0): 3+4 = 7 → QS 2, +1 QS for the focus = 3;
     # damage 3W6+1 − RS 1: 1+2+3 = 6 → Goblin 1 at 6/12 LP and «angeschlagen».
     roller = script(app, 3, 4, 1, 2, 3)

@@ -299,6 +299,7 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
     report.turn_changed = True
     if state["turn"] < len(state["order"]):
         return
+    before = {f.id: f for f in _figures(state)}
     result = hh.end_of_round(roller, _figures(state), options(settings))
     for f in result.figures:
         _put(state, f, report)
@@ -312,6 +313,8 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
         details += describe_changes(state, [c for c in result.changes if c.figure == fid])
         entry = report.add(N_("End of round for %(name)s."), details, who={fid}, name=names[fid])
         entry.dice = [d.as_dict() for p in probes for d in p.probe.rolls]
+    for f in result.figures:
+        _interrupt(state, before[f.id], f, roller, report, settings)
     state["round"] += 1
     _start_round(state, report)
     report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
