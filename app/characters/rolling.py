@@ -96,6 +96,7 @@ def targets(system: str, data: Mapping[str, Any], items: Sequence[ItemLike]) -> 
         out = [Target(f"skill:{s}", s) for s in HH_SKILLS]
         if data.get("monsterstufe") is not None:
             out.append(Target("skill:Monsterstufe", "Monsterstufe"))
+        out += [Target(f"skill:{s}", s) for s in (data.get("extra_skills") or {})]
         out += [Target(f"skill:{s}", s) for s in (data.get("specializations") or {})]
         out += [
             Target(f"attack:{s}", f"{s} (Angriff/Verteidigung, − BE)")
@@ -132,7 +133,11 @@ def _hh_setup(
     data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
 ) -> tuple[str, int, int, Figure]:
     kind, _, name = req.target.partition(":")
-    known = set(HH_SKILLS) | set(data.get("specializations") or {})
+    known = (
+        set(HH_SKILLS)
+        | set(data.get("specializations") or {})
+        | set(data.get("extra_skills") or {})
+    )
     npc = data.get("monsterstufe") is not None
     if npc:
         known.add("Monsterstufe")
@@ -154,7 +159,11 @@ def _hh_setup(
         label = f"{name} − BE"
     skills = {
         k: v
-        for k, v in {**(data.get("skills") or {}), **(data.get("specializations") or {})}.items()
+        for k, v in {
+            **(data.get("extra_skills") or {}),
+            **(data.get("skills") or {}),
+            **(data.get("specializations") or {}),
+        }.items()
         if v is not None
     }
     state = hh_state(data, items)

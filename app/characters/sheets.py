@@ -188,6 +188,13 @@ def _hh_fields() -> list[FieldSpec]:
             group="skills",
             hint=N_("One per line: Kampfkunst (waffenlos): 10"),
         ),
+        FieldSpec(
+            "extra_skills",
+            N_("More Fertigkeiten"),
+            "text",
+            group="skills",
+            hint=N_("Those the GM adds, one per line: Reiten: 8"),
+        ),
         FieldSpec("talents", "Talente", "text", group="skills", hint=N_("One per line")),
         FieldSpec("lp", "LP", minimum=-99, maximum=999, group="resources"),
         FieldSpec("lp_max", "LP max", minimum=1, maximum=999, group="resources"),
@@ -273,6 +280,29 @@ def _hh_npc_default() -> dict[str, Any]:
     }
 
 
+def parse_extra_skills(text: str) -> dict[str, int]:
+    """``Reiten: 8`` lines → ``{"Reiten": 8}``: Fertigkeiten the GM adds (hh.md §13)."""
+    out: dict[str, int] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        name, sep, value = line.rpartition(":")
+        name = name.strip()
+        if not sep or not name or len(name) > 40 or "(" in name:
+            raise FieldError(gettext("Write each Fertigkeit as “Name: Wert”."))
+        if name in HH_SKILLS or name == "Monsterstufe":
+            raise FieldError(gettext("%(name)s is already on the sheet.", name=name))
+        try:
+            number_ = int(value.strip())
+        except ValueError:
+            raise FieldError(gettext("%(name)s needs a whole number.", name=name)) from None
+        if not 0 <= number_ <= 30:
+            raise FieldError(gettext("Between %(min)d and %(max)d.", min=0, max=30))
+        out[name] = number_
+    return out
+
+
 def parse_resistances(text: str) -> dict[str, str]:
     """``Feuer: resistent`` lines → ``{"Feuer": "resistant"}`` (the engine's levels)."""
     out: dict[str, str] = {}
@@ -295,6 +325,7 @@ def _hh_default() -> dict[str, Any]:
     return {
         "skills": dict.fromkeys(HH_SKILLS, 5),
         "specializations": {},
+        "extra_skills": {},
         "talents": [],
         "lp": 20,
         "lp_max": 20,
@@ -326,7 +357,8 @@ def hh_listed_value(data: Mapping[str, Any], name: str) -> int | None:
     """The value the sheet lists for a Fertigkeit or Spezialisierung, else ``None``."""
     specs: Mapping[str, int | None] = data.get("specializations") or {}
     skills: Mapping[str, int | None] = data.get("skills") or {}
-    for value in (specs.get(name), skills.get(name)):
+    extra: Mapping[str, int] = data.get("extra_skills") or {}
+    for value in (specs.get(name), skills.get(name), extra.get(name)):
         if value is not None:
             return int(value)
     parent = skills.get(name.split("(", 1)[0].strip())
@@ -1021,6 +1053,8 @@ def format_value(spec: FieldSpec, value: Any) -> str:
     """The stored value as the form shows it."""
     if spec.key == "specializations" and isinstance(value, Mapping):
         return "\n".join(f"{k}: {v}" for k, v in value.items())
+    if spec.key == "extra_skills" and isinstance(value, Mapping):
+        return "\n".join(f"{k}: {v}" for k, v in value.items())
     if spec.key == "resistances" and isinstance(value, Mapping):
         return "\n".join(f"{k}: {HH_RESISTANCE_LABELS.get(v, v)}" for k, v in value.items())
     if spec.kind == "text" and isinstance(value, list):
@@ -1071,6 +1105,10 @@ def parse_field(spec: FieldSpec, raw: Any) -> Any:
         if isinstance(raw, Mapping):
             return parse_specializations("\n".join(f"{k}: {v}" for k, v in raw.items()))
         return parse_specializations(text)
+    if spec.key == "extra_skills":
+        if isinstance(raw, Mapping):
+            return parse_extra_skills("\n".join(f"{k}: {v}" for k, v in raw.items()))
+        return parse_extra_skills(text)
     if spec.key == "resistances":
         if isinstance(raw, Mapping):
             return parse_resistances("\n".join(f"{k}: {v}" for k, v in raw.items()))

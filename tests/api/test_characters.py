@@ -658,6 +658,33 @@ async def test_hh_nsc_sheet_monsterstufe_gefahr_beute_resistances(
     assert "Resistenzen: — → Feuer: immun, Gift: resistent, Kälte: anfällig" in history
 
 
+async def test_hh_extra_fertigkeiten_per_sheet(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app)
+    c = await create(t)
+    for bad in ("Spürsinn: 5", "Reiten: 31", "Reiten", "Reiten: viel"):
+        r = await patch(t, "player", c["id"], {"extra_skills": bad})
+        assert r.status_code == 422 and "extra_skills" in r.json()["errors"], bad
+    r = await patch(t, "player", c["id"], {"extra_skills": "Reiten: 8\nSchwimmen: 3"})
+    assert r.status_code == 200, r.text
+    assert r.json()["data"]["extra_skills"] == {"Reiten": 8, "Schwimmen": 3}
+    app.state.ctx.roller = ScriptedRoller([5, 6])
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/roll", json={"target": "skill:Reiten", "modifier": 1}
+    )
+    assert r.status_code == 201, r.text
+    assert "> 9 → Misserfolg" in r.json()["summary"] and r.json()["label"] == "Alrik: Reiten"
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/roll", json={"target": "skill:Fliegen"}
+    )
+    assert r.status_code == 422
+    sheet_url = f"/campaigns/{t.campaign_id}/characters/{c['id']}"
+    html = (await t["player"].get(f"{sheet_url}?roll=skill:Reiten")).text
+    assert 'name="extra_skills"' in html and "Reiten: 8" in html
+    assert '<option value="skill:Reiten" selected>' in html
+    history = (await t["player"].get(f"{sheet_url}/history")).text
+    assert "Weitere Fertigkeiten: — → Reiten: 8, Schwimmen: 3" in history
+
+
 async def test_ds4_and_pf2e_rolls(make_client: ClientFactory, app: FastAPI) -> None:
     t = await make_table(make_client, app, "ds4")
     c = await create(t)
