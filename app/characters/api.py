@@ -473,6 +473,26 @@ async def add_library_item(
     return _item(item)
 
 
+@router.put("/items/{item_id}", response_model=ItemOut)
+async def update_library_item(
+    campaign_id: int, item_id: int, body: ItemPatch, session: Session, user: CurrentUser
+) -> ItemOut:
+    """Edit a library entry (GMs); a stale ``version`` answers 409."""
+    item = await service.update_library_item(
+        session,
+        user,
+        campaign_id,
+        item_id,
+        version=body.version,
+        name=body.name,
+        description=body.description,
+        quantity=body.quantity,
+        price=body.price,
+        fields=body.fields,
+    )
+    return _item(item)
+
+
 @router.delete("/items/{item_id}", status_code=204)
 async def remove_library_item(
     campaign_id: int, item_id: int, session: Session, user: CurrentUser

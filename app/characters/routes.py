@@ -513,6 +513,27 @@ def _int(value: str, default: int | None = None) -> int | None:
         raise ValidationFailed({"quantity": _("Enter a whole number.")}) from None
 
 
+def _item_form(system: str, values: dict[str, str]) -> tuple[int, int | None, dict[str, Any]]:
+    """Quantity, price and system fields of a submitted item edit form (all fields are sent;
+    an unticked checkbox is ``False``)."""
+    fields: dict[str, Any] = {k[7:]: v for k, v in values.items() if k.startswith("fields.")}
+    for spec in catalog.ITEM_FIELDS[system]:
+        if spec.kind == "bool":
+            fields.setdefault(spec.key, "")
+    errors: dict[str, str] = {}
+    numbers: dict[str, int | None] = {}
+    for key in ("quantity", "price"):
+        try:
+            numbers[key] = _int(values.get(key, ""))
+        except ValidationFailed:
+            errors[key] = _("Enter a whole number.")
+    if numbers.get("quantity") is None and "quantity" not in errors:
+        errors["quantity"] = _("Between %(min)d and %(max)d.", min=1, max=9999)
+    if errors:
+        raise ValidationFailed(errors)
+    return numbers["quantity"] or 0, numbers["price"], fields
+
+
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/archive")
 async def archive(
     request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
@@ -684,21 +705,7 @@ async def item_action(
             system = (
                 await service.open_character(session, user, campaign_id, character_id)
             ).character.system
-            fields = {k[7:]: v for k, v in values.items() if k.startswith("fields.")}
-            for spec in catalog.ITEM_FIELDS[system]:
-                if spec.kind == "bool":
-                    fields.setdefault(spec.key, "")
-            errors: dict[str, str] = {}
-            numbers: dict[str, int | None] = {}
-            for key, default in (("quantity", None), ("price", None)):
-                try:
-                    numbers[key] = _int(values.get(key, ""), default)
-                except ValidationFailed:
-                    errors[key] = _("Enter a whole number.")
-            if numbers.get("quantity") is None and "quantity" not in errors:
-                errors["quantity"] = _("Between %(min)d and %(max)d.", min=1, max=9999)
-            if errors:
-                raise ValidationFailed(errors)
+            quantity, price, fields = _item_form(system, values)
             await service.update_item(
                 session,
                 user,
@@ -708,8 +715,8 @@ async def item_action(
                 version=int(version) if version.isdigit() else None,
                 name=values.get("name", ""),
                 description=values.get("description", ""),
-                quantity=numbers["quantity"] or 0,
-                price=numbers["price"],
+                quantity=quantity,
+                price=price,
                 fields=fields,
                 replace_fields=True,
             )
@@ -731,6 +738,8 @@ async def _library_page(
     *,
     errors: dict[str, str] | None = None,
     status_code: int = 200,
+    editing: int | None = None,
+    edit_values: dict[str, str] | None = None,
 ) -> Response:
     campaign, viewer, items = await service.library(session, user, campaign_id)
     return page(
@@ -743,7 +752,10 @@ async def _library_page(
             "can_manage": allowed(viewer.role, Action.manage_item_library),
             "starters": catalog.starter_items(campaign.system),
             "item_fields": catalog.ITEM_FIELDS[campaign.system],
-            "errors": errors or {},
+            "errors": {} if editing else errors or {},
+            "editing": editing,
+            "edit_values": edit_values or {},
+            "item_errors": (errors or {}) if editing else {},
         },
         status_code=status_code,
     )
@@ -777,6 +789,46 @@ async def add_library_item(
     except ValidationFailed as exc:
         return await _library_page(
             request, session, user, campaign_id, errors=exc.fields, status_code=422
+        )
+    return redirect(request, f"/campaigns/{campaign_id}/items")
+
+
+@router.post("/campaigns/{campaign_id}/items/{item_id}/edit")
+async def edit_library_item(
+    request: Request, campaign_id: int, item_id: int, session: Session, user: CurrentUser
+) -> Response:
+    form = await request.form()
+    values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    campaign, _viewer, _items = await service.library(session, user, campaign_id)
+    try:
+        quantity, price, fields = _item_form(campaign.system, values)
+        version = values.get("version", "")
+        await service.update_library_item(
+            session,
+            user,
+            campaign_id,
+            item_id,
+            version=int(version) if version.isdigit() else None,
+            name=values.get("name", ""),
+            description=values.get("description", ""),
+            quantity=quantity,
+            price=price,
+            fields=fields,
+            replace_fields=True,
+        )
+    except (ValidationFailed, Conflict) as exc:
+        await session.rollback()
+        await session.refresh(user)
+        conflict = isinstance(exc, Conflict)
+        return await _library_page(
+            request,
+            session,
+            user,
+            campaign_id,
+            errors=exc.fields if isinstance(exc, ValidationFailed) else {"version": exc.message},
+            status_code=409 if conflict else 422,
+            editing=item_id,
+            edit_values={} if conflict else values,
         )
     return redirect(request, f"/campaigns/{campaign_id}/items")
 

@@ -853,6 +853,64 @@ async def add_library_item(
     return item
 
 
+async def update_library_item(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    item_id: int,
+    *,
+    version: int | None,
+    name: str,
+    description: str,
+    quantity: int,
+    price: int | None,
+    fields: dict[str, Any],
+    replace_fields: bool = False,
+) -> Item:
+    """Edit a library entry (GMs); the copies already on sheets stay as they are."""
+    campaign, _viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.manage_item_library
+    )
+    item = await session.scalar(
+        select(Item).where(
+            Item.id == item_id, Item.campaign_id == campaign_id, Item.in_library.is_(True)
+        )
+    )
+    if item is None:
+        raise NotFound(_("Item not found."))
+    if version is not None and version != item.version:
+        raise Conflict(_("Someone changed this item meanwhile. Here are the current values."))
+    name, parsed = _validate_item_input(campaign.system, name, description, quantity, price, fields)
+    if replace_fields:
+        editable = {f.key for f in catalog.ITEM_FIELDS[campaign.system]}
+        parsed = {**{k: v for k, v in item.fields.items() if k not in editable}, **parsed}
+    else:
+        parsed = {**item.fields, **parsed}
+    before = {"name": item.name, "quantity": item.quantity, "price": item.price}
+    item.name, item.description, item.quantity, item.price = name, description, quantity, price
+    item.fields = parsed
+    try:
+        await session.flush()
+    except StaleDataError:
+        raise Conflict(
+            _("Someone changed this item meanwhile. Here are the current values.")
+        ) from None
+    await append_event(
+        session,
+        campaign_id,
+        "library_item_updated",
+        {
+            "actor_name": user.username,
+            "item_id": item.id,
+            "item_name": item.name,
+            "before": before,
+            "after": {"name": item.name, "quantity": item.quantity, "price": item.price},
+        },
+        actor_id=user.id,
+    )
+    return item
+
+
 async def remove_library_item(
     session: AsyncSession, user: User, campaign_id: int, item_id: int
 ) -> None:

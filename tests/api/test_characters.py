@@ -533,6 +533,49 @@ async def test_item_library_is_curated_by_the_gm(make_client: ClientFactory, app
     assert not bihaender["sample"]
 
 
+async def test_gm_edits_library_entries(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app, "ds4")
+    r = await t["gm"].post(f"{t.api}/items", json={"name": "Zauberstab", "price": 50})
+    entry = r.json()
+    body = {**entry, "name": "Eichenstab", "fields": {"kind": "weapon", "wb": 1}}
+    r = await t["player"].put(f"{t.api}/items/{entry['id']}", json=body)
+    assert r.status_code == 403
+    r = await t["gm"].put(f"{t.api}/items/{entry['id']}", json=body)
+    assert r.status_code == 200, r.text
+    assert r.json()["name"] == "Eichenstab" and r.json()["fields"]["wb"] == 1
+    r = await t["gm"].put(f"{t.api}/items/{entry['id']}", json=body)  # stale version
+    assert r.status_code == 409
+    r = await t["gm"].put(
+        f"{t.api}/items/{entry['id']}",
+        json={**body, "version": entry["version"] + 1, "fields": {"wb": 99}},
+    )
+    assert r.status_code == 422 and "fields.wb" in r.json()["errors"]
+    # The HTML library: a form per entry, errors at the field, a plain post redirects.
+    url = f"/campaigns/{t.campaign_id}/items"
+    page = (await t["gm"].get(url)).text
+    assert f'action="{url}/{entry["id"]}/edit"' in page
+    assert f'action="{url}/{entry["id"]}/edit"' not in (await t["player"].get(url)).text
+    form = {
+        "version": str(entry["version"] + 1),
+        "name": "Eichenstab",
+        "description": "",
+        "quantity": "1",
+        "price": "",
+        "fields.kind": "weapon",
+        "fields.wb": "2",
+        "fields.two_handed": "on",
+    }
+    r = await t["gm"].post(f"{url}/{entry['id']}/edit", data={**form, "fields.ga": "-99"})
+    assert r.status_code == 422 and f'id="ie-{entry["id"]}-ga-error"' in r.text
+    r = await t["gm"].post(f"{url}/{entry['id']}/edit", data=form)
+    assert r.status_code == 303, r.text
+    saved = (await t["gm"].get(f"{t.api}/items")).json()[0]
+    assert saved["price"] is None and saved["fields"]["wb"] == 2
+    assert saved["fields"]["two_handed"] is True
+    r = await t["gm"].post(f"{url}/{entry['id']}/edit", data=form)
+    assert r.status_code == 409 and "Jemand hat diesen Gegenstand" in r.text
+
+
 # --- rolls --------------------------------------------------------------------------------------
 
 
