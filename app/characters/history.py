@@ -3,10 +3,12 @@ field labels of ``sheets.field_specs`` and the item field labels of ``catalog.IT
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from app.characters import catalog, sheets
+from app.events.service import VisibleEvent
 from app.i18n import _
 
 META_LABELS = {"name": "Name", "hidden_from_players": "Hide from players", "owner_id": "Owner"}
@@ -117,3 +119,16 @@ def describe(system: str, entry: Mapping[str, Any], owners: Mapping[int, str]) -
         source = entry.get("from_character_name", "")
         return [_("%(qty)s × «%(item)s» received from %(name)s", qty=qty, item=item, name=source)]
     return [kind]
+
+
+def entries(
+    system: str, events: Sequence[VisibleEvent], owners: Mapping[int, str]
+) -> list[dict[str, Any]]:
+    """The template entries (newest first as given): the event data plus ``when`` and ``lines``."""
+    out = []
+    for event in events:
+        data = event.data()
+        data["when"] = datetime.fromisoformat(data["created_at"])
+        data["lines"] = describe(system, data, owners)
+        out.append(data)
+    return out

@@ -8,8 +8,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.campaigns.models import Campaign
+from app.accounts.models import User
+from app.campaigns.models import Campaign, Membership
 from app.campaigns.permissions import Viewer, can_see_character
+from app.characters.history import entries as history_entries
 from app.characters.models import Character, Item
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Render
@@ -55,3 +57,33 @@ def sheet_renderer(character_id: int, context: Any, tab: str = "") -> Render:
         return [Outgoing(last, "sheet", html)]
 
     return render_sheet
+
+
+def history_renderer(character_id: int, system: str, campaign_id: int) -> Render:
+    """A render function for the history page: each batch of new events about
+    ``character_id`` the viewer may see becomes a ``history`` push of entries, newest first."""
+
+    async def render_history(
+        session: AsyncSession, viewer: Viewer, events: Sequence[VisibleEvent]
+    ) -> list[Outgoing]:
+        relevant = [
+            e
+            for e in events
+            if e.type.startswith("character")
+            and e.event.payload.get("character_id") == character_id
+        ]
+        if not relevant:
+            return []
+        rows = (
+            await session.execute(
+                select(User.id, User.username)
+                .join(Membership, Membership.user_id == User.id)
+                .where(Membership.campaign_id == campaign_id)
+            )
+        ).all()
+        owners = {uid: name for uid, name in rows}
+        entries = history_entries(system, list(reversed(relevant)), owners)
+        html = render("characters/history.html", "history_entries", entries=entries)
+        return [Outgoing(events[-1].seq, "history", html)]
+
+    return render_history

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -18,8 +17,8 @@ from app.accounts.models import User
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, Viewer, allowed, can_edit_character
 from app.characters import catalog, rolling, service, sheets
-from app.characters.history import describe as describe_event
-from app.characters.live import sheet_renderer
+from app.characters.history import entries as history_entries
+from app.characters.live import history_renderer, sheet_renderer
 from app.characters.models import Character, Item
 from app.errors import Conflict, ValidationFailed
 from app.events.routes import event_stream, resume_point
@@ -606,26 +605,43 @@ async def history(
     opened, events, next_before = await service.history_page(
         session, user, campaign_id, character_id, before=before
     )
-    system = opened.character.system
     owners = await service.owner_names(session, campaign_id)
-    entries = []
-    for event in events:
-        data = event.data()
-        data["when"] = datetime.fromisoformat(data["created_at"])
-        data["lines"] = describe_event(system, data, owners)
-        entries.append(data)
     return page(
         request,
         "characters/history.html",
         {
             "campaign": opened.campaign,
             "character": opened.character,
-            "entries": entries,
+            "entries": history_entries(opened.character.system, events, owners),
             "next_before": next_before,
             "before": before,
+            "last_seq": opened.campaign.last_seq,
             "base": _base(campaign_id, character_id),
         },
         block="history_page" if is_htmx(request) and before is not None else None,
+    )
+
+
+@router.get("/campaigns/{campaign_id}/characters/{character_id}/history/live")
+async def history_live(
+    request: Request,
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+) -> EventSourceResponse:
+    """New history entries of the sheet as they happen (event ``history``, newest first)."""
+    opened = await service.open_character(session, user, campaign_id, character_id)
+    return event_stream(
+        request,
+        ctx,
+        campaign_id,
+        opened.viewer,
+        resume_point(last_event_id, after),
+        history_renderer(character_id, opened.character.system, campaign_id),
     )
 
 
