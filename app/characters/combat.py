@@ -36,8 +36,13 @@ def _hh(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
     kampfkunst = hh_skill_value(data, "Kampfkunst")
     weapon = _weapon(items, "waffenhand")
     fields = weapon.fields if weapon is not None else {}
+    npc = data.get("monsterstufe") is not None
+    beute = data.get("beute") or []
     return {
-        "monsterstufe": 0,
+        "monsterstufe": int(data.get("monsterstufe") or 0),
+        "gefahr": str(data.get("gefahr") or "") if npc else "",
+        "beute": ", ".join(beute) if isinstance(beute, list) else str(beute),
+        "resistenzen": dict(data.get("resistances") or {}),
         "lp": int(data.get("lp_max", 20)),
         "rs": int(data.get("rs", 0)),
         "be": be,

@@ -101,3 +101,23 @@ async def test_pf2e_character_brings_rk_saves_and_strikes(
     stats = await _join_fight(app, table.gm, table.campaign_id, cid)
     assert _derived(sheet, "ac") == str(stats["rk"])
     assert [s["name"] for s in stats["angriffe"]] == ["Langschwert"]
+
+
+async def test_hh_nsc_sheet_brings_monsterstufe_and_resistances(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    table = await make_table(make_client, app, "hh")
+    api = f"/api/v1/campaigns/{table.campaign_id}"
+    r = await table.gm.post(f"{api}/characters", json={"name": "Oger", "kind": "npc"})
+    assert r.status_code == 201, r.text
+    cid, version = r.json()["id"], r.json()["version"]
+    r = await table.gm.patch(
+        f"{api}/characters/{cid}",
+        json={"version": version, "changes": {"monsterstufe": 12, "resistances": "Feuer: immun"}},
+    )
+    assert r.status_code == 200, r.text
+    stats = await _join_fight(app, table.gm, table.campaign_id, cid)
+    assert stats["monsterstufe"] == 12
+    assert stats["resistenzen"] == {"Feuer": "immune"}
+    # An NSC without its own Kampfkunst fights with its Monsterstufe.
+    assert stats["angriff"] == 12
