@@ -99,8 +99,11 @@ async def test_attack_on_a_focusing_caster_forces_a_kontrollprobe(
     script(app)
     await fight.act(alrik, "focus", spell="feuerball")
     view = await fight.act(alrik, "next")
-    while view["turn"]["name"] != "Goblin 1":
+    for _step in range(3):
+        if view["turn"]["name"] == "Goblin 1":
+            break
         view = await fight.act(gm, "next")
+    assert view["turn"]["name"] == "Goblin 1"
     # Goblin 1 attacks: 2+3 = 5 ≤ 10 → QS 1; Alrik does not defend: 1W6+1 − RS 1 = 4.
     script(app, 2, 3)
     await fight.act(gm, "attack", target=pids["Alrik"])
@@ -144,3 +147,34 @@ async def test_spells_are_validated_in_the_stat_block(
     r = await fight.gm.post(f"{url}/samples")
     shaman = next(e for e in r.json() if e["name"] == "Goblin-Schamane")
     assert [z["key"] for z in shaman["data"]["zauber"]] == ["feuerball", "schreckensblick"]
+
+
+async def test_npc_spell_with_magiekunde_defence(make_client: ClientFactory, app: FastAPI) -> None:
+    fight = await make_fight(make_client, app, "hh", players=1, prefix="shaman")
+    gm, alrik = fight.gm, fight.players[0]
+    await add_character(app, fight, "p0", "Alrik", ALRIK, "hh")
+    r = await gm.post(f"/api/v1/campaigns/{fight.campaign_id}/bestiary/samples")
+    shaman = next(e for e in r.json() if e["name"] == "Goblin-Schamane")
+    r = await gm.post(f"/api/v1/campaigns/{fight.campaign_id}/encounters", json={"name": "Hexer"})
+    fight.encounter_id = r.json()["id"]
+    character = {"character_id": fight.characters["Alrik"]}
+    assert (await gm.post(f"{fight.base}/participants", json=character)).status_code == 201
+    await gm.post(f"{fight.base}/participants", json={"entry_id": shaman["id"]})
+    script(app)
+    view = await fight.act(gm, "start")
+    pids = {p["name"]: str(p["pid"]) for p in view["participants"]}
+    for _step in range(3):
+        if view["turn"]["name"] == "Goblin-Schamane 1":
+            break
+        view = await fight.act(gm, "next")
+    assert view["turn"]["name"] == "Goblin-Schamane 1"
+    # Only the acting figure's controller (here the GM) may cast.
+    await fight.act(alrik, "cast", 403, spell="funke")
+    # Schreckensblick: Wirkprobe Magiekunde 12: 2+3 = 5; Alrik defends with Magiekunde 12:
+    # 8+9 = 17 fails → «entmutigt», one Reaktion used.
+    roller = script(app, 2, 3, 8, 9)
+    view = await fight.act(gm, "cast", spell="schreckensblick", target=pids["Alrik"], distance=5)
+    assert roller.remaining == 0
+    me = row(view, "Alrik")
+    assert "entmutigt" in me["conditions"] and "Reaktionen 1/2" in me["extra"]
+    assert "Verteidigung (Magiekunde)" in await log_text(fight)
