@@ -189,7 +189,9 @@ async def _values(app: FastAPI, table: Table) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-async def test_route_answers_every_role(make_client: ClientFactory, app: FastAPI, name: str) -> None:
+async def test_route_answers_every_role(
+    make_client: ClientFactory, app: FastAPI, name: str
+) -> None:
     """One table per route; roles go from least to most privileged, so the only changes
     made on the way are a member's own (leaving, logging out) or the GM's, who comes last."""
     case = CASES[name]
