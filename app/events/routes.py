@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 
 from fastapi import APIRouter, Header, Query, Request
@@ -20,13 +21,27 @@ from app.web.deps import Ctx, CurrentUser, Session, session_token
 router = APIRouter(tags=["events"])
 
 
+#: Encoded events, shared by every stream: a log entry never changes, and a roll seen by N
+#: viewers is encoded once per form (whole or stub) instead of N times.
+_encoded: OrderedDict[tuple[int, int, bool], str] = OrderedDict()
+_ENCODED_MAX = 4096
+
+
+def encode(event: VisibleEvent) -> str:
+    key = (event.event.campaign_id, event.seq, event.redacted)
+    data = _encoded.get(key)
+    if data is None:
+        data = json.dumps(event.data(), separators=(",", ":"), ensure_ascii=False)
+        _encoded[key] = data
+        if len(_encoded) > _ENCODED_MAX:
+            _encoded.popitem(last=False)
+    return data
+
+
 async def render_json(
     _session: AsyncSession, _viewer: Viewer, events: Sequence[VisibleEvent]
 ) -> list[Outgoing]:
-    return [
-        Outgoing(e.seq, e.type, json.dumps(e.data(), separators=(",", ":"), ensure_ascii=False))
-        for e in events
-    ]
+    return [Outgoing(e.seq, e.type, encode(e)) for e in events]
 
 
 def resume_point(last_event_id: str | None, after: int | None) -> int:

@@ -82,6 +82,17 @@ async def read_after(
     return events, more
 
 
+async def _recheck(
+    ctx: AppContext, campaign_id: int, viewer: Viewer, token_hash: str | None
+) -> Viewer | None:
+    """After a quiet poll interval: is the viewer still a member with a live session? Also
+    the backstop: the next read goes to the database even if a notification was lost."""
+    async with ctx.sessionmaker() as session:
+        current = await _still_allowed(session, campaign_id, viewer, token_hash)
+    ctx.broker.invalidate(campaign_id)
+    return current
+
+
 async def follow(
     ctx: AppContext,
     campaign_id: int,
@@ -98,27 +109,23 @@ async def follow(
     try:
         while True:
             events, more = await read_after(ctx, campaign_id, after)
-            # The session connects only if used (membership check, HTML rendering).
-            async with ctx.sessionmaker() as session:
-                if any(e.type in MEMBERSHIP_EVENTS for e in events):
-                    current = await _still_allowed(session, campaign_id, viewer, token_hash)
-                    if current is None:
-                        return
-                    viewer = current
-                outgoing = await render(session, viewer, project(events, viewer))
-            for item in outgoing:
-                yield item
             if events:
+                async with ctx.sessionmaker() as session:  # connects only if used
+                    if any(e.type in MEMBERSHIP_EVENTS for e in events):
+                        current = await _still_allowed(session, campaign_id, viewer, token_hash)
+                        if current is None:
+                            return
+                        viewer = current
+                    outgoing = await render(session, viewer, project(events, viewer))
+                for item in outgoing:
+                    yield item
                 after = events[-1].seq
             if more:
                 continue
             if not await subscription.wait(ctx.settings.stream_poll_seconds):
-                async with ctx.sessionmaker() as session:
-                    current = await _still_allowed(session, campaign_id, viewer, token_hash)
+                current = await _recheck(ctx, campaign_id, viewer, token_hash)
                 if current is None:
                     return
                 viewer = current
-                # The backstop: re-read the log even if a notification was lost.
-                ctx.broker.invalidate(campaign_id)
     finally:
         subscription.close()

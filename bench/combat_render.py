@@ -1,0 +1,97 @@
+"""In-process render measurement: the combat view of a running H&H fight.
+
+Builds the app on a PostgreSQL database, prepares an encounter with N goblins from the
+starter bestiary, starts it, then times ``GET /campaigns/{id}/encounters/{eid}`` as the GM
+and counts SQL statements per render (``before_cursor_execute``). Run with 2 and 20
+participants to see whether the statement count stays constant.
+
+``python -m bench.combat_render --db postgresql+psycopg://postgres@127.0.0.1/bench_app``
+prints one JSON object per participant count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from typing import Any
+
+import httpx
+from sqlalchemy import event
+
+from app.config import Settings
+from app.main import create_app
+
+PASSWORD = "bench-password-4711"
+
+
+async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
+    settings = Settings(database_url=db, secret_key="x", argon2_time_cost=1, argon2_memory_kib=8192)
+    application = create_app(settings)
+    engine = application.state.ctx.engine
+    statements: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, stmt: str, *_args: Any) -> None:
+        statements.append(stmt)
+
+    event.listen(engine.sync_engine, "before_cursor_execute", count)
+    transport = httpx.ASGITransport(app=application)
+    try:
+        async with httpx.AsyncClient(transport=transport, base_url="http://bench") as c:
+            name = f"combat_{int(time.time() * 1000) % 10**9}"
+            body = {"username": name, "password": PASSWORD}
+            assert (await c.post("/api/v1/auth/register", json=body)).status_code == 201
+            token = (await c.post("/api/v1/auth/login", json=body)).json()["token"]
+            h = {"Authorization": f"Bearer {token}"}
+            cid = (
+                await c.post("/api/v1/campaigns", json={"name": "K", "system": "hh"}, headers=h)
+            ).json()["id"]
+            api = f"/api/v1/campaigns/{cid}"
+            entries = (await c.post(f"{api}/bestiary/samples", headers=h)).json()
+            goblin = next(e for e in entries if e["name"] == "Goblin")
+            eid = (await c.post(f"{api}/encounters", json={"name": "E"}, headers=h)).json()["id"]
+            r = await c.post(
+                f"{api}/encounters/{eid}/participants",
+                json={"entry_id": goblin["id"], "count": goblins},
+                headers=h,
+            )
+            assert r.status_code == 201, r.text
+            r = await c.post(f"{api}/encounters/{eid}/actions/start", json={}, headers=h)
+            assert r.status_code == 200, r.text
+            url = f"/campaigns/{cid}/encounters/{eid}"
+            for _ in range(5):
+                assert (await c.get(url, headers=h)).status_code == 200
+            times: list[float] = []
+            counts: list[int] = []
+            for _ in range(renders):
+                statements.clear()
+                t = time.perf_counter()
+                r = await c.get(url, headers=h)
+                times.append((time.perf_counter() - t) * 1000)
+                assert r.status_code == 200
+                counts.append(len(statements))
+    finally:
+        await engine.dispose()
+    return {
+        "participants": goblins,
+        "renders": renders,
+        "p50_ms": round(statistics.median(times), 1),
+        "p95_ms": round(sorted(times)[int(0.95 * (len(times) - 1))], 1),
+        "sql_per_render": sorted(set(counts)),
+        "bytes": len(r.content),
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--db", required=True)
+    p.add_argument("--renders", type=int, default=100)
+    a = p.parse_args()
+    for goblins in (2, 20):
+        print(json.dumps(asyncio.run(measure(a.db, goblins, a.renders))))
+
+
+if __name__ == "__main__":
+    main()
