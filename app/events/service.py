@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select, text, update
@@ -39,38 +41,103 @@ async def append_event(
     """
     if visibility not in VISIBILITIES:
         raise ValueError(f"unknown visibility {visibility!r}")
-    seq = (
-        await session.execute(
-            update(Campaign)
-            .where(Campaign.id == campaign_id)
-            .values(last_seq=Campaign.last_seq + 1)
-            .returning(Campaign.last_seq),
-            execution_options={"synchronize_session": False},
-        )
-    ).scalar_one()
-    values: dict[str, Any] = {
-        "campaign_id": campaign_id,
-        "seq": seq,
-        "type": type_,
-        "actor_id": actor_id,
-        "visibility": visibility,
-        "audience_user_id": audience_user_id,
-        "payload": payload,
-        "created_at": utcnow(),
-    }
-    # A plain INSERT rather than session.add + flush: the log is append-only, and this is
-    # the hot path of every roll. The returned object is not tracked by the session.
-    event_id = (
-        await session.execute(insert(CampaignEvent).values(values).returning(CampaignEvent.id))
-    ).scalar_one()
-    event = CampaignEvent(id=event_id, **values)
+    now = utcnow()
     if session.bind is not None and session.bind.dialect.name == "postgresql":
-        await session.execute(
-            text("SELECT pg_notify(:channel, :payload)"),
-            {"channel": NOTIFY_CHANNEL, "payload": f"{campaign_id}:{seq}"},
+        event_id, seq = await _append_postgres(
+            session, campaign_id, type_, payload, actor_id, visibility, audience_user_id, now
         )
+    else:
+        seq = (
+            await session.execute(
+                update(Campaign)
+                .where(Campaign.id == campaign_id)
+                .values(last_seq=Campaign.last_seq + 1)
+                .returning(Campaign.last_seq),
+                execution_options={"synchronize_session": False},
+            )
+        ).scalar_one()
+        event_id = (
+            await session.execute(
+                insert(CampaignEvent)
+                .values(
+                    campaign_id=campaign_id,
+                    seq=seq,
+                    type=type_,
+                    actor_id=actor_id,
+                    visibility=visibility,
+                    audience_user_id=audience_user_id,
+                    payload=payload,
+                    created_at=now,
+                )
+                .returning(CampaignEvent.id)
+            )
+        ).scalar_one()
+    # The returned object is not tracked by the session: the log is append-only.
+    event = CampaignEvent(
+        id=event_id,
+        campaign_id=campaign_id,
+        seq=seq,
+        type=type_,
+        actor_id=actor_id,
+        visibility=visibility,
+        audience_user_id=audience_user_id,
+        payload=payload,
+        created_at=now,
+    )
     session.info.setdefault(PENDING_KEY, []).append((campaign_id, seq))
     return event
+
+
+_APPEND_POSTGRES = text(
+    """
+    WITH next AS (
+        UPDATE campaign SET last_seq = last_seq + 1
+        WHERE id = CAST(:campaign_id AS INTEGER) RETURNING last_seq
+    ), added AS (
+        INSERT INTO campaign_event
+            (campaign_id, seq, type, actor_id, visibility, audience_user_id, payload, created_at)
+        SELECT CAST(:campaign_id AS INTEGER), next.last_seq, CAST(:type AS VARCHAR),
+               CAST(:actor_id AS INTEGER), CAST(:visibility AS VARCHAR),
+               CAST(:audience_user_id AS INTEGER), CAST(:payload AS JSON),
+               CAST(:created_at AS TIMESTAMPTZ)
+        FROM next
+        RETURNING id, seq
+    )
+    SELECT added.id, added.seq,
+           pg_notify(:channel, CAST(:campaign_id AS TEXT) || ':' || added.seq)
+    FROM added
+    """
+)
+
+
+async def _append_postgres(
+    session: AsyncSession,
+    campaign_id: int,
+    type_: str,
+    payload: dict[str, Any],
+    actor_id: int | None,
+    visibility: str,
+    audience_user_id: int | None,
+    now: datetime,
+) -> tuple[int, int]:
+    """Seq, insert and NOTIFY in one round trip. The UPDATE still takes the campaign row's
+    lock until commit, and the NOTIFY is still delivered at commit."""
+    row = (
+        await session.execute(
+            _APPEND_POSTGRES,
+            {
+                "campaign_id": campaign_id,
+                "type": type_,
+                "actor_id": actor_id,
+                "visibility": visibility,
+                "audience_user_id": audience_user_id,
+                "payload": json.dumps(payload),
+                "created_at": now,
+                "channel": NOTIFY_CHANNEL,
+            },
+        )
+    ).one()
+    return int(row[0]), int(row[1])
 
 
 def can_see(event: CampaignEvent, viewer: Viewer) -> bool:
