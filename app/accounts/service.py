@@ -8,7 +8,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import LoginFailure, User, UserSession
@@ -139,26 +139,30 @@ async def login(
     return LoginResult(user=user, token=token)
 
 
+#: Built once: the statement runs on every request.
+_USER_FOR_TOKEN = (
+    select(User, UserSession.id, UserSession.last_seen_at)
+    .join(UserSession, UserSession.user_id == User.id)
+    .where(UserSession.token_hash == bindparam("token_hash"))
+)
+
+
 async def user_for_token(session: AsyncSession, settings: Settings, token: str) -> User | None:
     """The active user behind a session token, or ``None`` if it is unknown or expired."""
-    row = (
-        await session.execute(
-            select(UserSession, User)
-            .join(User, User.id == UserSession.user_id)
-            .where(UserSession.token_hash == token_hash(token))
-        )
-    ).first()
+    row = (await session.execute(_USER_FOR_TOKEN, {"token_hash": token_hash(token)})).first()
     if row is None:
         return None
-    user_session, user = row
+    user, session_id, last_seen_at = row
     now = utcnow()
-    if now - user_session.last_seen_at > timedelta(days=settings.session_idle_days):
-        await session.delete(user_session)
+    if now - last_seen_at > timedelta(days=settings.session_idle_days):
+        await session.execute(delete(UserSession).where(UserSession.id == session_id))
         return None
     if not user.is_active:
         return None
-    if now - user_session.last_seen_at > TOUCH_INTERVAL:
-        user_session.last_seen_at = now
+    if now - last_seen_at > TOUCH_INTERVAL:
+        await session.execute(
+            update(UserSession).where(UserSession.id == session_id).values(last_seen_at=now)
+        )
     return user
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.campaigns import service
 from app.campaigns.permissions import Viewer
@@ -18,7 +18,7 @@ MEMBER_EVENTS = frozenset(
 
 
 async def render_campaign_page(
-    session: AsyncSession, viewer: Viewer, events: Sequence[VisibleEvent]
+    sessions: async_sessionmaker[AsyncSession], viewer: Viewer, events: Sequence[VisibleEvent]
 ) -> list[Outgoing]:
     out: list[Outgoing] = []
     for event in events:
@@ -27,7 +27,8 @@ async def render_campaign_page(
             out.append(Outgoing(event.seq, "roll", html))
     member_events = [e for e in events if e.type in MEMBER_EVENTS]
     if member_events:
-        members = await service.members(session, member_events[-1].event.campaign_id)
+        async with sessions() as session:
+            members = await service.members(session, member_events[-1].event.campaign_id)
         html = render(
             "campaigns/detail.html",
             "members",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.models import Campaign, Membership, Role
@@ -76,25 +76,44 @@ def can_edit_character(viewer: Viewer, *, owner_id: int | None) -> bool:
     return owner_id == viewer.user_id and allowed(viewer.role, Action.create_character)
 
 
-async def authorize(
-    session: AsyncSession, campaign_id: int, user_id: int, username: str, action: Action
-) -> tuple[Campaign, Viewer]:
-    """Load the campaign for a member allowed to do ``action``.
+_CAMPAIGN_AND_ROLE = (
+    select(Campaign, Membership.role)
+    .join(Membership, Membership.campaign_id == Campaign.id)
+    .where(Campaign.id == bindparam("campaign_id"), Membership.user_id == bindparam("user_id"))
+)
+_ROLE = select(Membership.role).where(
+    Membership.campaign_id == bindparam("campaign_id"), Membership.user_id == bindparam("user_id")
+)
 
-    Non-members get :class:`NotFound` (the campaign's existence is not revealed); members
-    whose role does not allow the action get :class:`Forbidden`.
-    """
-    row = (
-        await session.execute(
-            select(Campaign, Membership.role)
-            .join(Membership, Membership.campaign_id == Campaign.id)
-            .where(Campaign.id == campaign_id, Membership.user_id == user_id)
-        )
-    ).first()
-    if row is None:
+
+def _viewer(role_name: str | None, user_id: int, username: str, action: Action) -> Viewer:
+    """Non-members get :class:`NotFound` (the campaign's existence is not revealed); members
+    whose role does not allow the action get :class:`Forbidden`."""
+    if role_name is None:
         raise NotFound(_("Campaign not found."))
-    campaign, role_name = row
     viewer = Viewer(user_id=user_id, username=username, role=Role(role_name))
     if not allowed(viewer.role, action):
         raise Forbidden(_("Your role in this campaign does not allow this."))
+    return viewer
+
+
+async def authorize(
+    session: AsyncSession, campaign_id: int, user_id: int, username: str, action: Action
+) -> tuple[Campaign, Viewer]:
+    """Load the campaign for a member allowed to do ``action`` (else NotFound / Forbidden)."""
+    row = (
+        await session.execute(_CAMPAIGN_AND_ROLE, {"campaign_id": campaign_id, "user_id": user_id})
+    ).first()
+    campaign, role_name = row if row is not None else (None, None)
+    viewer = _viewer(role_name, user_id, username, action)
+    assert campaign is not None
     return campaign, viewer
+
+
+async def authorize_viewer(
+    session: AsyncSession, campaign_id: int, user_id: int, username: str, action: Action
+) -> Viewer:
+    """:func:`authorize` for use cases that need the member's role but not the campaign row
+    (the roll, the hottest path of all)."""
+    role_name = await session.scalar(_ROLE, {"campaign_id": campaign_id, "user_id": user_id})
+    return _viewer(role_name, user_id, username, action)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.accounts.models import User
 from app.campaigns.models import Campaign, Membership
@@ -26,7 +26,7 @@ def sheet_renderer(character_id: int, context: Any, tab: str = "") -> Render:
     """
 
     async def render_sheet(
-        session: AsyncSession, viewer: Viewer, events: Sequence[VisibleEvent]
+        sessions: async_sessionmaker[AsyncSession], viewer: Viewer, events: Sequence[VisibleEvent]
     ) -> list[Outgoing]:
         relevant = [
             e
@@ -38,19 +38,20 @@ def sheet_renderer(character_id: int, context: Any, tab: str = "") -> Render:
         if not relevant:
             return []
         last = events[-1].seq
-        character = await session.get(Character, character_id, populate_existing=True)
-        if character is None or not can_see_character(
-            viewer, hidden_from_players=character.hidden_from_players
-        ):
-            return [Outgoing(last, "gone", "")]
-        campaign = await session.get(Campaign, character.campaign_id)
-        items = list(
-            (
-                await session.scalars(
-                    select(Item).where(Item.character_id == character_id).order_by(Item.id)
-                )
-            ).all()
-        )
+        async with sessions() as session:
+            character = await session.get(Character, character_id)
+            if character is None or not can_see_character(
+                viewer, hidden_from_players=character.hidden_from_players
+            ):
+                return [Outgoing(last, "gone", "")]
+            campaign = await session.get(Campaign, character.campaign_id)
+            items = list(
+                (
+                    await session.scalars(
+                        select(Item).where(Item.character_id == character_id).order_by(Item.id)
+                    )
+                ).all()
+            )
         ctx = context(viewer, campaign, character, items)
         ctx["live_notice"] = any(e.event.actor_id != viewer.user_id for e in relevant)
         html = render("characters/sheet.html", "sheet", **ctx)
@@ -64,7 +65,7 @@ def history_renderer(character_id: int, system: str, campaign_id: int) -> Render
     ``character_id`` the viewer may see becomes a ``history`` push of entries, newest first."""
 
     async def render_history(
-        session: AsyncSession, viewer: Viewer, events: Sequence[VisibleEvent]
+        sessions: async_sessionmaker[AsyncSession], viewer: Viewer, events: Sequence[VisibleEvent]
     ) -> list[Outgoing]:
         relevant = [
             e
@@ -74,13 +75,14 @@ def history_renderer(character_id: int, system: str, campaign_id: int) -> Render
         ]
         if not relevant:
             return []
-        rows = (
-            await session.execute(
-                select(User.id, User.username)
-                .join(Membership, Membership.user_id == User.id)
-                .where(Membership.campaign_id == campaign_id)
-            )
-        ).all()
+        async with sessions() as session:
+            rows = (
+                await session.execute(
+                    select(User.id, User.username)
+                    .join(Membership, Membership.user_id == User.id)
+                    .where(Membership.campaign_id == campaign_id)
+                )
+            ).all()
         owners = {uid: name for uid, name in rows}
         entries = history_entries(system, list(reversed(relevant)), owners)
         html = render("characters/history.html", "history_entries", entries=entries)

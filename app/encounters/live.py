@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.campaigns.permissions import Viewer
 from app.encounters import service, views
@@ -30,7 +30,7 @@ def region(block: str, context: dict[str, object]) -> str:
 
 def renderer(encounter_id: int) -> Render:
     async def render_combat(
-        session: AsyncSession, viewer: Viewer, events: Sequence[VisibleEvent]
+        sessions: async_sessionmaker[AsyncSession], viewer: Viewer, events: Sequence[VisibleEvent]
     ) -> list[Outgoing]:
         mine = [
             e
@@ -42,16 +42,17 @@ def renderer(encounter_id: int) -> Render:
         if not mine:
             return []
         campaign_id = mine[0].event.campaign_id
-        loaded = await service.load_as(session, viewer, campaign_id, encounter_id)
-        if loaded is None:
-            return []
-        context = views.page_context(loaded, [])
-        state = loaded.encounter.state or {}
-        undone = {int(s) for s in state.get("undone", [])}
-        out: list[Outgoing] = []
-        for visible in mine:
-            out.append(Outgoing(visible.seq, "combat", await _push(session, loaded, visible.event,
-                                                                    context, undone)))  # fmt: skip
+        async with sessions() as session:
+            loaded = await service.load_as(session, viewer, campaign_id, encounter_id)
+            if loaded is None:
+                return []
+            context = views.page_context(loaded, [])
+            state = loaded.encounter.state or {}
+            undone = {int(s) for s in state.get("undone", [])}
+            out: list[Outgoing] = []
+            for visible in mine:
+                html = await _push(session, loaded, visible.event, context, undone)
+                out.append(Outgoing(visible.seq, "combat", html))
         return out
 
     return render_combat

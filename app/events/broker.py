@@ -1,8 +1,11 @@
 """Wakes live streams when their campaign's log grows.
 
-The log in the database is the truth; a notification only says "look again". In one
-process the :class:`Broker` is enough. With PostgreSQL a :class:`PostgresListener` feeds
-it the ``NOTIFY`` ids of every app process, reconnecting when the connection drops and then
+The log in the database is the truth. A notification names the new event's ``seq`` and
+usually carries the event as committed; it is appended to the campaign's shared tail only
+when it is the very next ``seq`` of a tail known to be complete, and anything else (a gap,
+a notification without the event, a reconnect) sends the streams back to the database. In
+one process the :class:`Broker` is enough. With PostgreSQL a :class:`PostgresListener` feeds
+it the ``NOTIFY`` of every app process, reconnecting when the connection drops and then
 waking every stream so nothing committed meanwhile is missed. Streams also re-read the log
 on a timer, a backstop for any notification that never arrives.
 """
@@ -18,7 +21,7 @@ from collections.abc import Sequence
 import psycopg
 
 from app.events.models import CampaignEvent
-from app.events.service import NOTIFY_CHANNEL
+from app.events.service import NOTIFY_CHANNEL, event_from_note
 
 log = logging.getLogger(__name__)
 
@@ -125,12 +128,26 @@ class Broker:
         if log_ is not None:
             log_.generation += 1
 
-    def publish(self, campaign_id: int, seq: int) -> None:
-        """Wake the campaign's streams, once per sequence number however often it arrives."""
+    def publish(self, campaign_id: int, seq: int, event: CampaignEvent | None = None) -> None:
+        """Wake the campaign's streams, once per sequence number however often it arrives.
+
+        ``event`` (the committed event ``seq``, when the notification carried it) extends a
+        complete tail in memory, so the streams need not read the database for it.
+        """
         if self._seen.get(campaign_id, 0) >= seq:
             return
         self._seen[campaign_id] = seq
-        self.invalidate(campaign_id)
+        log_ = self._logs.get(campaign_id)
+        if log_ is not None:
+            if (
+                event is not None
+                and log_.started
+                and log_.fresh == log_.generation
+                and seq == log_.last + 1
+            ):
+                log_.extend([event])
+            else:
+                log_.generation += 1
         for sub in list(self._subs.get(campaign_id, ())):
             sub.wake()
 
@@ -184,9 +201,12 @@ class PostgresListener:
             # Anything committed while we were away: let every stream re-read its log.
             self._broker.wake_all()
             async for note in conn.notifies():
-                campaign, _, seq = note.payload.partition(":")
-                with contextlib.suppress(ValueError):
-                    self._broker.publish(int(campaign), int(seq))
+                try:
+                    campaign_id, seq, event = event_from_note(note.payload)
+                except (ValueError, KeyError, TypeError):
+                    log.warning("unreadable notification %.80r", note.payload)
+                    continue
+                self._broker.publish(campaign_id, seq, event)
 
 
 def libpq_conninfo(sqlalchemy_url: str) -> str:

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 
 from fastapi import APIRouter, Header, Query, Request
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app.accounts.service import token_hash
@@ -39,7 +39,7 @@ def encode(event: VisibleEvent) -> str:
 
 
 async def render_json(
-    _session: AsyncSession, _viewer: Viewer, events: Sequence[VisibleEvent]
+    _sessions: async_sessionmaker[AsyncSession], _viewer: Viewer, events: Sequence[VisibleEvent]
 ) -> list[Outgoing]:
     return [Outgoing(e.seq, e.type, encode(e)) for e in events]
 

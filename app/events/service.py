@@ -17,8 +17,11 @@ from app.db import utcnow
 from app.events.models import CampaignEvent
 
 NOTIFY_CHANNEL = "tafelrunde_events"
-#: Key in ``AsyncSession.info`` listing (campaign_id, seq) to announce after commit.
+#: Key in ``AsyncSession.info`` listing the events to announce after commit.
 PENDING_KEY = "pending_events"
+#: A notification carries the whole event when it fits well below PostgreSQL's 8,000-byte
+#: limit; a larger one carries only the ids and the streams read the log.
+NOTE_MAX = 7000
 
 VISIBILITIES = ("public", "gm", "self")
 
@@ -36,15 +39,26 @@ async def append_event(
     """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
 
     The UPDATE takes the campaign row's lock until commit, so sequence numbers become
-    visible in order and never skip. On PostgreSQL a NOTIFY carrying only the ids rings
-    the other processes at commit.
+    visible in order and never skip. On PostgreSQL a NOTIFY rings the other processes at
+    commit; it carries the event itself when small enough (see :func:`note_of`).
     """
     if visibility not in VISIBILITIES:
         raise ValueError(f"unknown visibility {visibility!r}")
     now = utcnow()
+    payload_json = json.dumps(payload)
+    # What the log holds, not the caller's dict (which it may still change, and whose
+    # non-string keys JSON turns into strings).
+    payload = json.loads(payload_json)
     if session.bind is not None and session.bind.dialect.name == "postgresql":
         event_id, seq = await _append_postgres(
-            session, campaign_id, type_, payload, actor_id, visibility, audience_user_id, now
+            session,
+            campaign_id,
+            type_,
+            payload_json,
+            actor_id,
+            visibility,
+            audience_user_id,
+            now,
         )
     else:
         seq = (
@@ -84,7 +98,7 @@ async def append_event(
         payload=payload,
         created_at=now,
     )
-    session.info.setdefault(PENDING_KEY, []).append((campaign_id, seq))
+    session.info.setdefault(PENDING_KEY, []).append(event)
     return event
 
 
@@ -104,7 +118,8 @@ _APPEND_POSTGRES = text(
         RETURNING id, seq
     )
     SELECT added.id, added.seq,
-           pg_notify(:channel, CAST(:campaign_id AS TEXT) || ':' || added.seq)
+           pg_notify(:channel, CAST(:campaign_id AS TEXT) || ':' || added.seq || ':'
+                     || added.id || CAST(:note AS TEXT))
     FROM added
     """
 )
@@ -114,7 +129,7 @@ async def _append_postgres(
     session: AsyncSession,
     campaign_id: int,
     type_: str,
-    payload: dict[str, Any],
+    payload_json: str,
     actor_id: int | None,
     visibility: str,
     audience_user_id: int | None,
@@ -131,13 +146,67 @@ async def _append_postgres(
                 "actor_id": actor_id,
                 "visibility": visibility,
                 "audience_user_id": audience_user_id,
-                "payload": json.dumps(payload),
+                "payload": payload_json,
                 "created_at": now,
                 "channel": NOTIFY_CHANNEL,
+                "note": note_of(type_, actor_id, visibility, audience_user_id, payload_json, now),
             },
         )
     ).one()
     return int(row[0]), int(row[1])
+
+
+def note_of(
+    type_: str,
+    actor_id: int | None,
+    visibility: str,
+    audience_user_id: int | None,
+    payload_json: str,
+    created_at: datetime,
+) -> str:
+    """The tail of a NOTIFY after ``campaign_id:seq:id``: ``:`` and the rest of the event
+    as JSON, or nothing when that would not fit (the listener then reads the log)."""
+    head = json.dumps(
+        {
+            "type": type_,
+            "actor_id": actor_id,
+            "visibility": visibility,
+            "audience_user_id": audience_user_id,
+            "created_at": created_at.isoformat(),
+        }
+    )
+    # The payload is spliced in as already encoded instead of encoded a second time.
+    rest = f'{head[:-1]},"payload":{payload_json}}}'
+    return ":" + rest if len(rest.encode()) <= NOTE_MAX else ""
+
+
+def event_from_note(payload: str) -> tuple[int, int, CampaignEvent | None]:
+    """Parse a NOTIFY payload: the campaign id, the seq and, if it came along, the event.
+
+    Raises ``ValueError`` for anything malformed.
+    """
+    campaign, _, rest = payload.partition(":")
+    seq, _, rest = rest.partition(":")
+    event_id, _, note = rest.partition(":")
+    campaign_id, seq_no = int(campaign), int(seq)
+    if not note:
+        return campaign_id, seq_no, None
+    data = json.loads(note)
+    return (
+        campaign_id,
+        seq_no,
+        CampaignEvent(
+            id=int(event_id),
+            campaign_id=campaign_id,
+            seq=seq_no,
+            type=data["type"],
+            actor_id=data["actor_id"],
+            visibility=data["visibility"],
+            audience_user_id=data["audience_user_id"],
+            payload=data["payload"],
+            created_at=datetime.fromisoformat(data["created_at"]),
+        ),
+    )
 
 
 def can_see(event: CampaignEvent, viewer: Viewer) -> bool:

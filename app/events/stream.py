@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.accounts.models import UserSession
 from app.campaigns.models import Membership, Role
@@ -32,7 +32,13 @@ class Outgoing:
     data: str
 
 
-Render = Callable[[AsyncSession, Viewer, Sequence[VisibleEvent]], Awaitable[list[Outgoing]]]
+#: Turns a batch of events into messages for one viewer. It gets the sessionmaker rather
+#: than a session so that a render with nothing to look up (JSON, or events that do not
+#: concern its page) costs no session at all.
+Render = Callable[
+    [async_sessionmaker[AsyncSession], Viewer, Sequence[VisibleEvent]],
+    Awaitable[list[Outgoing]],
+]
 
 
 async def _still_allowed(
@@ -110,13 +116,13 @@ async def follow(
         while True:
             events, more = await read_after(ctx, campaign_id, after)
             if events:
-                async with ctx.sessionmaker() as session:  # connects only if used
-                    if any(e.type in MEMBERSHIP_EVENTS for e in events):
+                if any(e.type in MEMBERSHIP_EVENTS for e in events):
+                    async with ctx.sessionmaker() as session:
                         current = await _still_allowed(session, campaign_id, viewer, token_hash)
-                        if current is None:
-                            return
-                        viewer = current
-                    outgoing = await render(session, viewer, project(events, viewer))
+                    if current is None:
+                        return
+                    viewer = current
+                outgoing = await render(ctx.sessionmaker, viewer, project(events, viewer))
                 for item in outgoing:
                     yield item
                 after = events[-1].seq

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
-from app.campaigns.permissions import Action, Viewer, authorize
+from app.campaigns.permissions import Action, Viewer, authorize_viewer
 from app.errors import ValidationFailed
 from app.events.models import CampaignEvent
 from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_before, project
@@ -30,7 +30,7 @@ async def roll(
     visibility: str,
 ) -> CampaignEvent:
     """Roll ``expression`` for a member who may roll; the result is a ``roll`` event."""
-    await authorize(session, campaign_id, user.id, user.username, Action.roll)
+    await authorize_viewer(session, campaign_id, user.id, user.username, Action.roll)
     errors: dict[str, str] = {}
     label = (label or "").strip()
     parsed = None

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from app.accounts.passwords import Hasher
 from app.config import Settings
 from app.events.broker import Broker, PostgresListener
+from app.events.models import CampaignEvent
 from app.events.service import PENDING_KEY
 from app.rules.dice import Roller
 
@@ -25,7 +26,7 @@ class AppContext:
 
     async def commit(self, session: AsyncSession) -> None:
         """Commit, then wake this process's live streams for the events just written."""
-        pending: list[tuple[int, int]] = session.info.pop(PENDING_KEY, [])
+        pending: list[CampaignEvent] = session.info.pop(PENDING_KEY, [])
         await session.commit()
-        for campaign_id, seq in pending:
-            self.broker.publish(campaign_id, seq)
+        for event in pending:
+            self.broker.publish(event.campaign_id, event.seq, event)
