@@ -6,13 +6,14 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy import Select, bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import LoginFailure, User, UserSession
 from app.accounts.passwords import Hasher
+from app.campaigns.permissions import remember_role, role_in_campaign
 from app.config import Settings
 from app.db import utcnow
 from app.errors import LoginFailed, TooManyRequests, ValidationFailed
@@ -145,14 +146,29 @@ _USER_FOR_TOKEN = (
     .join(UserSession, UserSession.user_id == User.id)
     .where(UserSession.token_hash == bindparam("token_hash"))
 )
+#: The same, and the user's role in one campaign (the one the request is about).
+_USER_AND_ROLE_FOR_TOKEN = _USER_FOR_TOKEN.add_columns(role_in_campaign(User.id))
 
 
-async def user_for_token(session: AsyncSession, settings: Settings, token: str) -> User | None:
-    """The active user behind a session token, or ``None`` if it is unknown or expired."""
-    row = (await session.execute(_USER_FOR_TOKEN, {"token_hash": token_hash(token)})).first()
+async def user_for_token(
+    session: AsyncSession, settings: Settings, token: str, campaign_id: int | None = None
+) -> User | None:
+    """The active user behind a session token, or ``None`` if it is unknown or expired.
+
+    With ``campaign_id`` the user's role there is read in the same statement and remembered
+    for this request's authorization (one round trip less on every campaign request).
+    """
+    statement: Select[User, int, datetime] | Select[User, int, datetime, str | None]
+    statement = _USER_FOR_TOKEN
+    params: dict[str, object] = {"token_hash": token_hash(token)}
+    if campaign_id is not None:
+        statement, params["role_campaign_id"] = _USER_AND_ROLE_FOR_TOKEN, campaign_id
+    row = (await session.execute(statement, params)).first()
     if row is None:
         return None
-    user, session_id, last_seen_at = row
+    user: User = row[0]
+    session_id: int = row[1]
+    last_seen_at: datetime = row[2]
     now = utcnow()
     if now - last_seen_at > timedelta(days=settings.session_idle_days):
         await session.execute(delete(UserSession).where(UserSession.id == session_id))
@@ -163,6 +179,8 @@ async def user_for_token(session: AsyncSession, settings: Settings, token: str) 
         await session.execute(
             update(UserSession).where(UserSession.id == session_id).values(last_seen_at=now)
         )
+    if campaign_id is not None:
+        remember_role(session, campaign_id, user.id, row[3])
     return user
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import ScalarSelect, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
 from app.campaigns.models import Campaign, Membership, Role
 from app.errors import Forbidden, NotFound
@@ -84,6 +85,29 @@ _CAMPAIGN_AND_ROLE = (
 _ROLE = select(Membership.role).where(
     Membership.campaign_id == bindparam("campaign_id"), Membership.user_id == bindparam("user_id")
 )
+#: ``AsyncSession.info`` key: roles already read in this transaction, (campaign, user) → role.
+_ROLES_READ = "campaign_roles"
+
+
+def role_in_campaign(user_id: InstrumentedAttribute[int]) -> ScalarSelect[str]:
+    """The role of ``user_id`` in the campaign bound as ``:role_campaign_id`` (or NULL), to
+    read with the session lookup in one statement; hand the result to :func:`remember_role`."""
+    return (
+        select(Membership.role)
+        .where(
+            Membership.campaign_id == bindparam("role_campaign_id"),
+            Membership.user_id == user_id,
+        )
+        .scalar_subquery()
+    )
+
+
+def remember_role(
+    session: AsyncSession, campaign_id: int, user_id: int, role_name: str | None
+) -> None:
+    """Record a role read in this transaction, so :func:`authorize_viewer` need not read it
+    again. Lives as long as the session: one request."""
+    session.info.setdefault(_ROLES_READ, {})[(campaign_id, user_id)] = role_name
 
 
 def _viewer(role_name: str | None, user_id: int, username: str, action: Action) -> Viewer:
@@ -115,5 +139,9 @@ async def authorize_viewer(
 ) -> Viewer:
     """:func:`authorize` for use cases that need the member's role but not the campaign row
     (the roll, the hottest path of all)."""
-    role_name = await session.scalar(_ROLE, {"campaign_id": campaign_id, "user_id": user_id})
+    read: dict[tuple[int, int], str | None] = session.info.get(_ROLES_READ, {})
+    if (campaign_id, user_id) in read:
+        role_name = read[(campaign_id, user_id)]
+    else:
+        role_name = await session.scalar(_ROLE, {"campaign_id": campaign_id, "user_id": user_id})
     return _viewer(role_name, user_id, username, action)

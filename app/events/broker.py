@@ -27,26 +27,45 @@ log = logging.getLogger(__name__)
 
 
 class Subscription:
+    """One stream's doorbell. A plain future per wait instead of ``asyncio.wait_for``, which
+    would start a task per wait: with hundreds of streams every roll wakes them all."""
+
     def __init__(self, broker: Broker, campaign_id: int) -> None:
         self._broker = broker
         self.campaign_id = campaign_id
-        self._event = asyncio.Event()
+        self._rung = False
+        self._waiter: asyncio.Future[bool] | None = None
 
     def wake(self) -> None:
-        self._event.set()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(True)
+        else:
+            self._rung = True
 
     async def wait(self, timeout: float) -> bool:
         """Wait for news; ``False`` when the timeout passed without any."""
+        if self._rung:
+            self._rung = False
+            return True
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = loop.call_later(timeout, _expire, waiter)
         try:
-            await asyncio.wait_for(self._event.wait(), timeout)
-        except TimeoutError:
-            return False
+            rung: bool = await waiter
+            return rung
         finally:
-            self._event.clear()
-        return True
+            timer.cancel()
+            self._waiter = None
+            self._rung = False
 
     def close(self) -> None:
         self._broker._remove(self)
+
+
+def _expire(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(False)
 
 
 class RecentLog:

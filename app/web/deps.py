@@ -78,9 +78,20 @@ def apply_locale(request: Request, user: User | None) -> None:
     request.state.locale = locale
 
 
+def _campaign_in_path(request: Request) -> int | None:
+    raw = request.path_params.get("campaign_id")
+    if isinstance(raw, int):
+        return raw
+    return int(raw) if isinstance(raw, str) and raw.isdigit() and len(raw) < 10 else None
+
+
 async def optional_user(request: Request, session: Session, ctx: Ctx) -> User | None:
     token = session_token(request)
-    user = await accounts.user_for_token(session, ctx.settings, token) if token else None
+    user = (
+        await accounts.user_for_token(session, ctx.settings, token, _campaign_in_path(request))
+        if token
+        else None
+    )
     # A plain snapshot for templates: error pages render after the session rolled back.
     request.state.user = SignedIn(user.id, user.username) if user else None
     apply_locale(request, user)

@@ -3,6 +3,7 @@ streams must go back to the database instead."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import httpx
@@ -49,7 +50,7 @@ def test_the_next_event_extends_a_complete_tail_without_a_read() -> None:
     tail = broker.recent(7)
     assert [e.seq for e in tail.after(0, 10)] == [1, 2, 3, 4]
     assert tail.fresh == tail.generation  # no database read needed
-    assert sub._event.is_set()
+    assert sub._rung  # the stream is woken
 
 
 @pytest.mark.parametrize(
@@ -143,3 +144,21 @@ async def test_the_notification_carries_the_event_as_committed(
     assert [getattr(carried, c) for c in columns] == [getattr(stored, c) for c in columns]
     assert carried.payload == stored.payload and carried.payload["label"] == "Schlösser öffnen"
     assert carried.created_at == stored.created_at
+
+
+async def test_subscription_wait_wakes_and_times_out() -> None:
+    broker = Broker()
+    sub = broker.subscribe(7)
+    assert await sub.wait(0.01) is False
+    sub.wake()  # rung before anyone waits: the next wait returns at once
+    assert await sub.wait(5) is True
+
+    async def ring_later() -> None:
+        await asyncio.sleep(0.01)
+        broker.publish(7, 1)
+
+    ringer = asyncio.create_task(ring_later())
+    assert await asyncio.wait_for(sub.wait(5), 1) is True
+    await ringer
+    sub.close()
+    assert broker.subscriber_count == 0
