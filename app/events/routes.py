@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Sequence
 
 from fastapi import APIRouter, Header, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import EventSourceResponse
 
 from app.accounts.service import token_hash
 from app.campaigns import service as campaigns
@@ -60,14 +60,14 @@ def event_stream(
 ) -> EventSourceResponse:
     token = session_token(request)
 
-    async def events() -> AsyncIterator[ServerSentEvent]:
+    async def frames() -> AsyncIterator[bytes]:
         async for item in follow(
             ctx, campaign_id, viewer, after, render, token_hash(token) if token else None
         ):
-            yield ServerSentEvent(data=item.data, event=item.event, id=str(item.seq))
+            yield item.frame()
 
     return EventSourceResponse(
-        events(), ping=15, send_timeout=30, headers={"Cache-Control": "no-store"}
+        frames(), ping=15, send_timeout=30, headers={"Cache-Control": "no-store"}
     )
 
 

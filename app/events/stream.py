@@ -31,6 +31,14 @@ class Outgoing:
     event: str
     data: str
 
+    def frame(self) -> bytes:
+        """The message as an SSE frame: ``id``, ``event`` and one ``data`` line per line."""
+        if "\n" in self.data or "\r" in self.data:
+            data = "\r\n".join(f"data: {line}" for line in self.data.splitlines())
+        else:
+            data = f"data: {self.data}"
+        return f"id: {self.seq}\r\nevent: {self.event}\r\n{data}\r\n\r\n".encode()
+
 
 #: Turns a batch of events into messages for one viewer. It gets the sessionmaker rather
 #: than a session so that a render with nothing to look up (JSON, or events that do not

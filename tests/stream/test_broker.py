@@ -15,6 +15,7 @@ from sqlalchemy import select
 from app.events.broker import Broker
 from app.events.models import CampaignEvent
 from app.events.service import NOTE_MAX, NOTIFY_CHANNEL, event_from_note, note_of
+from app.events.stream import Outgoing
 from tests.conftest import register
 
 WHEN = datetime(2026, 11, 29, 17, 0, 0, 123456, tzinfo=UTC)
@@ -162,3 +163,15 @@ async def test_subscription_wait_wakes_and_times_out() -> None:
     await ringer
     sub.close()
     assert broker.subscriber_count == 0
+
+
+@pytest.mark.parametrize(
+    "data, lines",
+    [
+        ('{"a":1}', ['data: {"a":1}']),
+        ("<li>\n  Wurf\r\n</li>", ["data: <li>", "data:   Wurf", "data: </li>"]),
+    ],
+)
+def test_sse_frames(data: str, lines: list[str]) -> None:
+    frame = Outgoing(12, "roll", data).frame().decode()
+    assert frame == "\r\n".join(["id: 12", "event: roll", *lines]) + "\r\n\r\n"
