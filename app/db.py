@@ -72,7 +72,7 @@ def create_engine(url: str) -> AsyncEngine:
         return engine
     # No pre-ping (a round trip per request); connections are recycled instead, and a dead
     # one fails that request only.
-    return create_async_engine(url, pool_size=10, max_overflow=20, pool_recycle=1800)
+    return create_async_engine(url, pool_size=20, max_overflow=20, pool_recycle=1800)
 
 
 def _serialize_sqlite_writes(engine: Engine) -> None:
