@@ -200,30 +200,40 @@ async def scenarios(
             print(f"[{label}] {t.name}: {_short(r)}", flush=True)
             await quiesce(service, baseline)
     # Sustained throughput: step up until p99 >= 100 ms (or any fault), per target,
-    # alternating the two targets at each step; then one bisection step.
+    # alternating the two targets at each step; then one bisection step. A step that misses
+    # only the p99 bound is run once more before the target counts as saturated: on this
+    # shared VM a single stall of the machine (seen for both servers) would otherwise end a
+    # search at 10/s. Faults (lost, duplicated, errors) are never retried.
     rates = [] if smoke else [10.0, 25.0, 50.0, 75.0, 100.0, 150.0, 200.0, 300.0, 400.0]
     step_s = 2.0 if smoke else 6.0
+    viewers = (2, 3) if smoke else (20, 8)
     for t in targets:
         out["throughput"][t.name] = {"steps": [], "best": 0.0}
+
+    async def step(t: Target, rate: float) -> bool:
+        for attempt in (1, 2):
+            r = await loadgen.delivery(t, viewers[0], viewers[1], rate, step_s)
+            ok = faults(r) == 0 and r["p99"] < 100.0
+            out["throughput"][t.name]["steps"].append({**r, "pass": ok, "attempt": attempt})
+            print(
+                f"[throughput {rate:g}/s #{attempt}] {t.name}: {_short(r)} "
+                f"{'PASS' if ok else 'FAIL'}",
+                flush=True,
+            )
+            await quiesce(service, baseline)
+            if ok or faults(r):
+                return ok
+        return False
+
     active = list(targets)
     last_fail: dict[str, float] = {}
     for rate in rates:
         for t in list(active):
-            r = await loadgen.delivery(
-                t, 20 if not smoke else 2, 8 if not smoke else 3, rate, step_s
-            )
-            ok = faults(r) == 0 and r["p99"] < 100.0
-            out["throughput"][t.name]["steps"].append({**r, "pass": ok})
-            print(
-                f"[throughput {rate:g}/s] {t.name}: {_short(r)} {'PASS' if ok else 'FAIL'}",
-                flush=True,
-            )
-            if ok:
+            if await step(t, rate):
                 out["throughput"][t.name]["best"] = rate
             else:
                 active.remove(t)
                 last_fail[t.name] = rate
-            await quiesce(service, baseline)
         if not active:
             break
     if not smoke:
@@ -233,16 +243,8 @@ async def scenarios(
             if hi is None or lo == 0:
                 continue
             mid = round((lo + hi) / 2)
-            r = await loadgen.delivery(t, 20, 8, mid, step_s)
-            ok = faults(r) == 0 and r["p99"] < 100.0
-            out["throughput"][t.name]["steps"].append({**r, "pass": ok})
-            print(
-                f"[throughput {mid:g}/s] {t.name}: {_short(r)} {'PASS' if ok else 'FAIL'}",
-                flush=True,
-            )
-            if ok:
+            if await step(t, mid):
                 out["throughput"][t.name]["best"] = float(mid)
-            await quiesce(service, baseline)
     n_idle = 30 if smoke else 2000
     for t in targets:
         r = await loadgen.idle_streams(t, n_idle, settle=1.0 if smoke else 3.0)
@@ -383,16 +385,21 @@ def write_results(path: Path, res: dict[str, Any], argv: list[str]) -> list[tupl
         "",
         "## 2. Sustained throughput (20 × 8 viewers; highest rate with p99 < 100 ms and no fault)",
         "",
-        "| target | rate/s | p50 | p99 | max | lost | dup | errors | pass |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "A step that misses only the p99 bound is run a second time (attempt 2) before the",
+        "target counts as saturated; faults are never retried.",
+        "",
+        "| target | rate/s | attempt | p50 | p99 | max | lost | dup | errors | server CPU ms/roll "
+        "| pass |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, t in res["throughput"].items():
         for r in t["steps"]:
             all_faults += r["lost"] + r["dup"] + r["out_of_order"]
             L.append(
-                f"| {name} | {r['rate']:g} | {fmt(r['p50'])} | {fmt(r['p99'])} | "
-                f"{fmt(r['max'])} | {r['lost']} | {r['dup']} | "
-                f"{r['post_errors'] + r['stream_errors']} | {'yes' if r['pass'] else 'no'} |"
+                f"| {name} | {r['rate']:g} | {r.get('attempt', 1)} | {fmt(r['p50'])} | "
+                f"{fmt(r['p99'])} | {fmt(r['max'])} | {r['lost']} | {r['dup']} | "
+                f"{r['post_errors'] + r['stream_errors']} | "
+                f"{fmt(r['server_cpu_ms_per_roll'], 2)} | {'yes' if r['pass'] else 'no'} |"
             )
     sb, bb = res["throughput"]["service"]["best"], res["throughput"]["baseline"]["best"]
     L += [

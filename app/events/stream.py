@@ -1,8 +1,10 @@
 """Follow a campaign's log for one viewer: replay what they missed, then continue live.
 
-The stream reads the log itself (never trusting a notification's content), so a lost
-notification only delays delivery until the next wake-up or poll, and a reconnect that
-names the last seen ``seq`` gets every later event exactly once.
+Streams take events from their campaign's shared tail, which holds consecutive ``seq``
+only: a notification's event joins it only as the very next ``seq`` of a complete tail,
+anything else makes the next stream read the log. So a lost notification only delays
+delivery until the next wake-up or poll, and a reconnect that names the last seen ``seq``
+gets every later event exactly once.
 """
 
 from __future__ import annotations
