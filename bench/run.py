@@ -453,7 +453,7 @@ def write_results(path: Path, res: dict[str, Any], argv: list[str]) -> list[tupl
         "",
         "Statements of one render: " + "; ".join(f"`{s}…`" for s in big["statements"]),
         "",
-        "The combat view (20 participants) does not exist yet; it is not measured.",
+        "The combat view (20 participants) is measured by `bench/combat_render.py`: see below.",
         "",
     ]
     # Verdicts
