@@ -110,11 +110,15 @@ def remember_role(
     session.info.setdefault(_ROLES_READ, {})[(campaign_id, user_id)] = role_name
 
 
+def _not_a_member() -> NotFound:
+    """Non-members learn nothing, not even that the campaign exists."""
+    return NotFound(_("Campaign not found."))
+
+
 def _viewer(role_name: str | None, user_id: int, username: str, action: Action) -> Viewer:
-    """Non-members get :class:`NotFound` (the campaign's existence is not revealed); members
-    whose role does not allow the action get :class:`Forbidden`."""
+    """The member as a viewer, if their role allows ``action`` (else :class:`Forbidden`)."""
     if role_name is None:
-        raise NotFound(_("Campaign not found."))
+        raise _not_a_member()
     viewer = Viewer(user_id=user_id, username=username, role=Role(role_name))
     if not allowed(viewer.role, action):
         raise Forbidden(_("Your role in this campaign does not allow this."))
@@ -128,10 +132,10 @@ async def authorize(
     row = (
         await session.execute(_CAMPAIGN_AND_ROLE, {"campaign_id": campaign_id, "user_id": user_id})
     ).first()
-    campaign, role_name = row if row is not None else (None, None)
-    viewer = _viewer(role_name, user_id, username, action)
-    assert campaign is not None
-    return campaign, viewer
+    if row is None:
+        raise _not_a_member()
+    campaign, role_name = row
+    return campaign, _viewer(role_name, user_id, username, action)
 
 
 async def authorize_viewer(

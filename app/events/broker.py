@@ -110,6 +110,14 @@ class RecentLog:
             del self.events[:drop]
             self.first += drop
 
+    def offer(self, event: CampaignEvent) -> bool:
+        """Append an announced event if it is the next one of a tail known complete; else
+        ``False``, and the caller must send the streams back to the database."""
+        if self.started and self.fresh == self.generation and event.seq == self.last + 1:
+            self.extend([event])
+            return True
+        return False
+
     def after(self, after: int, limit: int) -> list[CampaignEvent]:
         start = max(0, after + 1 - self.first)
         return self.events[start : start + limit]
@@ -157,16 +165,8 @@ class Broker:
             return
         self._seen[campaign_id] = seq
         log_ = self._logs.get(campaign_id)
-        if log_ is not None:
-            if (
-                event is not None
-                and log_.started
-                and log_.fresh == log_.generation
-                and seq == log_.last + 1
-            ):
-                log_.extend([event])
-            else:
-                log_.generation += 1
+        if log_ is not None and not (event is not None and log_.offer(event)):
+            log_.generation += 1
         for sub in list(self._subs.get(campaign_id, ())):
             sub.wake()
 
