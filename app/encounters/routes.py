@@ -15,8 +15,9 @@ from app.campaigns.permissions import Action, authorize
 from app.characters.models import Character
 from app.encounters import actions, service, statblocks, views
 from app.encounters.live import renderer
-from app.errors import Conflict, ValidationFailed
+from app.errors import Conflict, NotFound, ValidationFailed
 from app.events.routes import event_stream, resume_point
+from app.i18n import _
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.templating import is_htmx, page, redirect
 
@@ -186,6 +187,28 @@ async def remove_participant(
 ) -> Response:
     await service.remove_participant(session, user, campaign_id, encounter_id, participant_id)
     return redirect(request, _url(campaign_id, encounter_id))
+
+
+@router.get(
+    "/campaigns/{campaign_id}/encounters/{encounter_id}/participants/{participant_id}/manage",
+    response_class=HTMLResponse,
+)
+async def manage(
+    request: Request,
+    campaign_id: int,
+    encounter_id: int,
+    participant_id: int,
+    session: Session,
+    user: CurrentUser,
+) -> Response:
+    """A participant's GM forms: fetched into the roster row when the GM opens it, or a
+    page of their own without JavaScript."""
+    loaded = await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    context = views.manage_context(loaded, participant_id)
+    if context is None:
+        raise NotFound(_("This participant is not in the combat."))
+    context["inline"] = is_htmx(request)
+    return page(request, "encounters/manage.html", context, block="manage")
 
 
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/live")

@@ -177,6 +177,21 @@ def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False
     }
 
 
+def manage_context(loaded: Loaded, participant_id: int) -> dict[str, Any] | None:
+    """What the GM's forms for one participant need; ``None`` if it is not in this fight."""
+    row = next((r for r in rows(loaded) if r["pid"] == str(participant_id)), None)
+    if row is None:
+        return None
+    return {
+        "campaign": loaded.campaign,
+        "campaign_id": loaded.campaign.id,
+        "encounter": loaded.encounter,
+        "system": loaded.campaign.system,
+        "row": row,
+        "conditions": system(loaded.campaign.system).CONDITIONS,
+    }
+
+
 def page_context(loaded: Loaded, log: list[CampaignEvent]) -> dict[str, Any]:
     undone = set(loaded.encounter.state.get("undone", [])) if loaded.encounter.state else set()
     entries = [entry_view(e, undone) for e in log]

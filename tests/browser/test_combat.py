@@ -178,6 +178,19 @@ def test_two_hh_rounds_live(open_page: Callable[..., Page], database_url: str) -
         expect(gm.locator("#turn .current-actor")).not_to_have_text(actor_name)
         _consistent(gm, [p1, p2])
 
+    # The GM's forms for a row arrive when the row is opened, and post like any form there.
+    alrik_row = gm.locator("#roster li", has_text="Alrik")
+    assert alrik_row.locator("input[name=delta]").count() == 0
+    alrik_row.locator("details.gm-row summary").click()
+    expect(alrik_row.locator("input[name=delta]")).to_be_visible()
+    alrik_row.locator("input[name=delta]").fill("-1")
+    alrik_row.locator("input[name=reason]").fill("Steinschlag")
+    alrik_row.locator("input[name=reason]").locator("xpath=ancestor::form").locator(
+        "button"
+    ).click()
+    for page in (gm, p1, p2):
+        expect(page.locator("#combat-log")).to_contain_text("Steinschlag")
+
     for page in (p1, p2):
         html = page.content()
         assert "Goblin 2" not in html
