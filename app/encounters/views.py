@@ -112,15 +112,16 @@ def pending(loaded: Loaded) -> dict[str, Any] | None:
     }
 
 
-def controls(loaded: Loaded) -> dict[str, Any]:
-    """What the viewer can do now (forms), computed from the state and the viewer."""
+def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the viewer can do now (forms), computed from the state, the viewer and the
+    roster's :func:`rows`."""
     state = loaded.encounter.state or {}
     gm = loaded.viewer.is_gm
     system_name = loaded.campaign.system
     current = current_pid(state)
     running = loaded.encounter.status == "running"
     acting = running and current is not None and (gm or owns(loaded, current))
-    visible = [r for r in rows(loaded) if r["in_fight"]]
+    visible = [r for r in roster if r["in_fight"]]
     actor_fig = state.get("figures", {}).get(current or "", {})
     strikes = actor_fig.get("angriffe", []) if system_name == "pf2e" else []
     mod = system(system_name)
@@ -195,6 +196,7 @@ def manage_context(loaded: Loaded, participant_id: int) -> dict[str, Any] | None
 def page_context(loaded: Loaded, log: list[CampaignEvent]) -> dict[str, Any]:
     undone = set(loaded.encounter.state.get("undone", [])) if loaded.encounter.state else set()
     entries = [entry_view(e, undone) for e in log]
+    roster = rows(loaded)
     return {
         "campaign": loaded.campaign,
         "campaign_id": loaded.campaign.id,
@@ -202,10 +204,10 @@ def page_context(loaded: Loaded, log: list[CampaignEvent]) -> dict[str, Any]:
         "viewer": loaded.viewer,
         "system_name": SYSTEM_NAMES[RuleSystem(loaded.campaign.system)],
         "system": loaded.campaign.system,
-        "rows": rows(loaded),
+        "rows": roster,
         "turn": turn(loaded),
         "pending": pending(loaded),
-        "controls": controls(loaded),
+        "controls": controls(loaded, roster),
         "entries": [e for e in entries if e["lines"]],
         "last_seq": loaded.campaign.last_seq,
         "status_label": STATUS_LABELS.get(loaded.encounter.status, loaded.encounter.status),
