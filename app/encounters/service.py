@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
 from sqlalchemy.orm.exc import StaleDataError
 
 from app.accounts.models import User
@@ -61,6 +62,9 @@ class Loaded:
     viewer: Viewer
     encounter: Encounter
     participants: list[Participant]
+    #: Actions the GM can undo. ``encounter.history`` itself (up to ``HISTORY`` copies of
+    #: the whole state) is loaded only by the use cases that change it.
+    undo_steps: int
 
     @property
     def by_id(self) -> dict[str, Participant]:
@@ -225,17 +229,30 @@ async def encounters(session: AsyncSession, user: User, campaign_id: int) -> lis
     return list((await session.scalars(query.order_by(Encounter.id.desc()))).all())
 
 
+async def _encounter(
+    session: AsyncSession, campaign_id: int, encounter_id: int, with_history: bool
+) -> tuple[Encounter | None, int]:
+    """The encounter and its number of undo steps; its history only ``with_history``."""
+    query = select(Encounter, func.coalesce(func.json_array_length(Encounter.history), 0)).where(
+        Encounter.id == encounter_id, Encounter.campaign_id == campaign_id
+    )
+    if not with_history:
+        query = query.options(defer(Encounter.history, raiseload=True))
+    row = (await session.execute(query)).first()
+    return (row[0], int(row[1])) if row is not None else (None, 0)
+
+
 async def load(
     session: AsyncSession,
     user: User,
     campaign_id: int,
     encounter_id: int,
     action: Action = Action.view,
+    *,
+    with_history: bool = False,
 ) -> Loaded:
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, action)
-    encounter = await session.scalar(
-        select(Encounter).where(Encounter.id == encounter_id, Encounter.campaign_id == campaign_id)
-    )
+    encounter, undo_steps = await _encounter(session, campaign_id, encounter_id, with_history)
     if encounter is None or (
         encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters)
     ):
@@ -249,7 +266,7 @@ async def load(
             )
         ).all()
     )
-    return Loaded(campaign, viewer, encounter, participants)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps)
 
 
 async def load_as(
@@ -257,9 +274,7 @@ async def load_as(
 ) -> Loaded | None:
     """The encounter for a viewer whose membership the caller has checked (live stream)."""
     campaign = await session.get(Campaign, campaign_id)
-    encounter = await session.scalar(
-        select(Encounter).where(Encounter.id == encounter_id, Encounter.campaign_id == campaign_id)
-    )
+    encounter, undo_steps = await _encounter(session, campaign_id, encounter_id, False)
     if campaign is None or encounter is None:
         return None
     if encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters):
@@ -273,7 +288,7 @@ async def load_as(
             )
         ).all()
     )
-    return Loaded(campaign, viewer, encounter, participants)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps)
 
 
 async def _flush(session: AsyncSession) -> None:
@@ -757,7 +772,7 @@ async def operate(
 ) -> Encounter:
     """Run one combat operation on a copy of the state, then save and log it."""
     action = Action.run_encounters if gm_only else Action.act_in_combat
-    loaded = await load(session, user, campaign_id, encounter_id, action)
+    loaded = await load(session, user, campaign_id, encounter_id, action, with_history=True)
     enc = loaded.encounter
     _check_version(enc, version)
     if enc.status != "running":
@@ -906,7 +921,9 @@ async def undo(
     session: AsyncSession, user: User, campaign_id: int, encounter_id: int, version: int | None
 ) -> Encounter:
     """Restore the state before the last action; the log keeps its entries, marked undone."""
-    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    loaded = await load(
+        session, user, campaign_id, encounter_id, Action.run_encounters, with_history=True
+    )
     enc = loaded.encounter
     _check_version(enc, version)
     if enc.status != "running" or not enc.history:

@@ -135,7 +135,7 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "participants": visible,
         "strikes": strikes,
         "conditions": mod.CONDITIONS,
-        "can_undo": gm and running and bool(loaded.encounter.history),
+        "can_undo": gm and running and loaded.undo_steps > 0,
         "attacks_this_turn": state.get("turn_actions", {}).get("attacks", 0),
         "maneuvers": _maneuvers() if system_name == "hh" else [],
         "spells": actor_fig.get("spells", []) if system_name == "hh" and acting else [],
@@ -234,5 +234,5 @@ def api_view(loaded: Loaded) -> dict[str, Any]:
         "turn": turn(loaded),
         "participants": rows(loaded),
         "pending": p,
-        "can_undo": loaded.viewer.is_gm and bool(enc.history),
+        "can_undo": loaded.viewer.is_gm and loaded.undo_steps > 0,
     }

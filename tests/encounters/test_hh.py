@@ -132,3 +132,21 @@ async def test_stale_version_conflicts(make_client: ClientFactory, app: FastAPI)
     script(app)
     await fight.act(fight.gm, "delay", version=view["version"])
     await fight.act(fight.gm, "next", 409, version=view["version"])
+
+
+async def test_undo_is_offered_while_there_is_something_to_undo(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, pids = await hh_fight(make_client, app)
+    gm = fight.gm
+    page_url = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
+    assert (await fight.view(gm))["can_undo"] is False
+    await fight.act(gm, "adjust", participant=pids["Goblin 1"], delta=-1, reason="Probe")
+    await fight.act(gm, "adjust", participant=pids["Goblin 1"], delta=-1, reason="Probe")
+    assert (await fight.view(gm))["can_undo"] is True
+    assert f'action="{page_url}/undo"' in (await gm.get(page_url)).text
+    await fight.act(gm, "undo")
+    assert (await fight.view(gm))["can_undo"] is True
+    await fight.act(gm, "undo")
+    assert (await fight.view(gm))["can_undo"] is False
+    assert f'action="{page_url}/undo"' not in (await gm.get(page_url)).text
