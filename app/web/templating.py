@@ -42,8 +42,23 @@ def role_label(role: str) -> str:
     return i18n.gettext(ROLE_LABELS.get(str(role), str(role)))
 
 
+class ViewModelEnvironment(Environment):
+    """Looks up ``entry.total`` in a dict by key first.
+
+    Our templates get their data as plain dicts (log entries, roster rows). Jinja's
+    ``getattr`` tries the attribute first and falls back to the key only after an
+    ``AttributeError``: an exception per lookup, a sixth of the campaign page's render time
+    with 200 log entries. A dict key that shadows a dict method is not used by our templates.
+    """
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
 def build_environment() -> Environment:
-    env = Environment(
+    env = ViewModelEnvironment(
         loader=FileSystemLoader(TEMPLATE_DIR),
         autoescape=select_autoescape(default=True),
         extensions=["jinja2.ext.i18n"],
