@@ -139,8 +139,11 @@ class Broker:
         if subs is not None:
             subs.discard(sub)
             if not subs:
+                # Nothing is kept for a campaign nobody follows (ids may even come again:
+                # SQLite reuses them after a delete).
                 del self._subs[sub.campaign_id]
                 self._logs.pop(sub.campaign_id, None)
+                self._seen.pop(sub.campaign_id, None)
 
     def recent(self, campaign_id: int) -> RecentLog:
         """The shared tail of a campaign with live streams."""

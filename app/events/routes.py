@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
+from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Header, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -13,6 +13,7 @@ from sse_starlette import EventSourceResponse
 from app.accounts.service import token_hash
 from app.campaigns import service as campaigns
 from app.campaigns.permissions import Viewer
+from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Render, follow
 from app.web.context import AppContext
@@ -22,19 +23,19 @@ router = APIRouter(tags=["events"])
 
 
 #: Encoded events, shared by every stream: a log entry never changes, and a roll seen by N
-#: viewers is encoded once per form (whole or stub) instead of N times.
-_encoded: OrderedDict[tuple[int, int, bool], str] = OrderedDict()
-_ENCODED_MAX = 4096
+#: viewers (who share the campaign's tail, so the same event object) is encoded once per
+#: form (whole or stub) instead of N times. Keyed by the object, not by ids, which SQLite
+#: may hand out again after a delete; an entry goes with its event.
+_encoded: WeakKeyDictionary[CampaignEvent, dict[bool, str]] = WeakKeyDictionary()
 
 
 def encode(event: VisibleEvent) -> str:
-    key = (event.event.campaign_id, event.seq, event.redacted)
-    data = _encoded.get(key)
+    forms = _encoded.setdefault(event.event, {})
+    data = forms.get(event.redacted)
     if data is None:
-        data = json.dumps(event.data(), separators=(",", ":"), ensure_ascii=False)
-        _encoded[key] = data
-        if len(_encoded) > _ENCODED_MAX:
-            _encoded.popitem(last=False)
+        data = forms[event.redacted] = json.dumps(
+            event.data(), separators=(",", ":"), ensure_ascii=False
+        )
     return data
 
 

@@ -14,7 +14,8 @@ from sqlalchemy import select
 
 from app.events.broker import Broker
 from app.events.models import CampaignEvent
-from app.events.service import NOTE_MAX, NOTIFY_CHANNEL, event_from_note, note_of
+from app.events.routes import encode
+from app.events.service import NOTE_MAX, NOTIFY_CHANNEL, VisibleEvent, event_from_note, note_of
 from app.events.stream import Outgoing
 from tests.conftest import register
 
@@ -175,3 +176,26 @@ async def test_subscription_wait_wakes_and_times_out() -> None:
 def test_sse_frames(data: str, lines: list[str]) -> None:
     frame = Outgoing(12, "roll", data).frame().decode()
     assert frame == "\r\n".join(["id: 12", "event: roll", *lines]) + "\r\n\r\n"
+
+
+def test_nothing_is_kept_for_a_campaign_nobody_follows() -> None:
+    broker = Broker()
+    sub = broker.subscribe(7)
+    _complete_tail(broker, 3)
+    broker.publish(7, 4, _event(4))
+    sub.close()
+    # The campaign id comes again (SQLite after a delete), its log starts over at 1.
+    again = broker.subscribe(7)
+    broker.recent(7).start(0)
+    broker.recent(7).fresh = broker.recent(7).generation
+    broker.publish(7, 1, _event(1))
+    assert [e.seq for e in broker.recent(7).after(0, 10)] == [1]
+    assert again._rung
+
+
+def test_encoded_events_belong_to_their_event_not_to_its_ids() -> None:
+    first, second = _event(4), _event(4)
+    second.payload = {"total": 99}
+    assert '"total":4' in encode(VisibleEvent(first, redacted=False))
+    assert '"total":99' in encode(VisibleEvent(second, redacted=False))
+    assert '"secret":true' in encode(VisibleEvent(first, redacted=True))
