@@ -55,8 +55,8 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
             "order": index.get(pid, 10_000),
         }
         if fig is not None:
-            key, label = mod.status(fig)
             v = mod.view(fig)
+            key, label = v["status"]
             exact = gm or p.character_id is not None
             row.update(
                 status=key,

@@ -56,7 +56,7 @@ def _condition(data: dict[str, Any]) -> ds4.Condition:
     return ds4.condition(int(data["lk"]), int(data["koerper"]))
 
 
-def status(data: dict[str, Any]) -> tuple[str, str]:
+def _status(data: dict[str, Any]) -> tuple[str, str]:
     cond = _condition(data)
     if cond is ds4.Condition.DEAD:
         return "dead", "tot"
@@ -74,6 +74,7 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
     if data.get("weapon_dropped"):
         conditions.append("Waffe fallen gelassen")
     return {
+        "status": _status(data),
         "points": f"{data['lk']}/{data['lk_max']} LK",
         "conditions": conditions,
         "extra": [f"Abwehr {data['abwehr']}"],

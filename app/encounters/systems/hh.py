@@ -151,9 +151,8 @@ def _weapon(data: dict[str, Any]) -> hh.Weapon:
 # --- views ---------------------------------------------------------------------------------
 
 
-def status(data: dict[str, Any]) -> tuple[str, str]:
+def _status(fig: Figure) -> tuple[str, str]:
     """(key, German label) of a figure's state as players may see it."""
-    fig = to_figure(data)
     if fig.dead:
         return "dead", "tot"
     if fig.has("sterbend"):
@@ -178,6 +177,7 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
     if focus:
         extra.append(f"Fokus {focus['points']} auf {_spell_name(data, focus['spell'])}")
     return {
+        "status": _status(fig),
         "points": f"{fig.lp}/{fig.lp_max} LP",
         "conditions": [z.label for z in fig.conditions],
         "extra": extra,

@@ -56,7 +56,7 @@ def new_figure(
     }
 
 
-def status(data: dict[str, Any]) -> tuple[str, str]:
+def _status(data: dict[str, Any]) -> tuple[str, str]:
     if data["hp"] <= 0:
         return ("dead", "besiegt") if data.get("npc") else ("down", "bewusstlos")
     if data["hp"] <= data["hp_max"] // 2:
@@ -72,6 +72,7 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
     ]
     conds += [f"anhaltend {p['schaden']} {p.get('art', '')}".strip() for p in data["persistent"]]
     return {
+        "status": _status(data),
         "points": f"{data['hp']}/{data['hp_max']} TP",
         "conditions": conds,
         "extra": [f"RK {effective_ac(data)}"],
@@ -283,7 +284,7 @@ def attack(
     report.changed.add(target_id)
     details = [result.describe()]
     if t["hp"] <= 0:
-        details.append(f"{t['name']}: {status(t)[1]}")
+        details.append(f"{t['name']}: {_status(t)[1]}")
     headline = (
         N_("%(attacker)s hits %(target)s: %(damage)d damage.")
         if result.hit
