@@ -323,6 +323,14 @@ def machine() -> dict[str, str]:
     }
 
 
+def cpu_speed() -> float:
+    """Milliseconds of CPU for a fixed loop: how fast this shared VM is right now (its speed
+    was seen to vary by 1.8× within minutes), to compare runs with each other."""
+    t = time.process_time()
+    sum(range(10**7))
+    return (time.process_time() - t) * 1000
+
+
 def fmt(x: float, nd: int = 1) -> str:
     return "n/a" if x != x else f"{x:.{nd}f}"
 
@@ -339,6 +347,8 @@ def write_results(path: Path, res: dict[str, Any], argv: list[str]) -> list[tupl
         f"- Machine: {m['nproc']} cores ({m['cpu']}), {m['memory']} RAM, kernel {m['kernel']}; "
         f"PostgreSQL {m['postgresql']} (local, default config); Python {m['python']}",
         f"- Wall time of the run: {res['wall_s']:.0f} s; git `{res['git']}`",
+        f"- CPU speed check (`sum(range(10**7))`, ms of CPU; lower is faster): "
+        f"{res['speed'][0]:.0f} at the start, {res['speed'][1]:.0f} at the end",
         "- One uvicorn process per server (uvloop, httptools, access log on). Load generator "
         "(aiohttp, open loop, latency from the *scheduled* send time) in one more process on "
         "the same 2 cores, so every figure includes that contention, equally for both.",
@@ -543,6 +553,7 @@ def main() -> int:
     suffix = "_smoke" if a.smoke else ""
     out = a.out or (Path("/tmp/bench-smoke-results.md") if a.smoke else ROOT / "bench/RESULTS.md")
     t0 = time.monotonic()
+    speed_before = cpu_speed()
     print(f"RLIMIT_NOFILE {nofile}", flush=True)
     service, baseline = start_servers(a.pg, suffix)
     try:
@@ -554,6 +565,7 @@ def main() -> int:
     res["machine"] = machine()
     res["date"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     res["wall_s"] = time.monotonic() - t0
+    res["speed"] = (speed_before, cpu_speed())
     res["git"] = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
