@@ -113,3 +113,37 @@ async def test_pf2e_fight_with_map_and_basic_save(make_client: ClientFactory, ap
     assert next(p for p in view["participants"] if p["pid"] == g2)["status"] == "fine"
     r = await player.get(f"{fight.base}/log")
     assert any(e["undone"] for e in r.json())
+
+
+async def test_ds4_attack_immersieg_rolls_no_abwehr(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """ds4.md §2: Alrik's Immersieg (a 1) deals its full PW; the goblin rolls no Abwehr."""
+    fight = await make_fight(make_client, app, "ds4")
+    gm, player = fight.gm, fight.players[0]
+    cid = fight.campaign_id
+    await add_character(
+        app, fight, "p0", "Alrik",
+        {"lk": 20, "koerper": 8, "abwehr": 8, "initiative": 8, "schlagen": 12, "ga": 0}, "ds4",
+    )  # fmt: skip
+    r = await gm.post(f"/api/v1/campaigns/{cid}/bestiary/samples")
+    goblin = next(e for e in r.json() if e["name"] == "Goblin")
+    r = await gm.post(f"/api/v1/campaigns/{cid}/encounters", json={"name": "Höhle"})
+    fight.encounter_id = r.json()["id"]
+    await gm.post(f"{fight.base}/participants", json={"character_id": fight.characters["Alrik"]})
+    await gm.post(f"{fight.base}/participants", json={"entry_id": goblin["id"], "count": 1})
+    script(app)
+    view = await fight.act(gm, "start")
+    goblin_pid = fight.pid(view, "Goblin 1")
+
+    roller = script(app, 1)  # only the attack die: a second face would be left over
+    await fight.act(player, "attack", target=goblin_pid)
+    assert roller.remaining == 0
+    gview = await fight.view(gm)
+    row = next(p for p in gview["participants"] if p["pid"] == goblin_pid)
+    assert row["points"] == "-5/7 LK"  # 7 LK − 12 (the full PW of Schlagen 12)
+    r = await gm.get(f"{fight.base}/log")
+    texts = [line["text"] for e in r.json() for line in e["lines"]]
+    assert any("12" in t and "Goblin 1" in t for t in texts), texts
+    details = [d for e in r.json() for line in e["lines"] for d in line.get("details", [])]
+    assert any("keine Abwehr" in d for d in details), details

@@ -226,6 +226,8 @@ def attack(
     details = [_check_text(label, out.attack)]
     if out.abwehr is not None:
         details.append(_check_text("Abwehr", out.abwehr))
+    elif out.unblockable:
+        details.append(f"Immersieg: {t['name']} würfelt keine Abwehr")
     a["prone"] = out.attacker.prone
     if out.weapon_dropped or out.weapon_broken:
         a["weapon_dropped"] = True

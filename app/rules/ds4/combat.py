@@ -213,7 +213,7 @@ class AttackOutcome:
     kind: AttackKind
     weapon: Weapon | None
     attack: CheckRoll
-    abwehr: CheckRoll | None  # None: the attack missed, or the target could not defend
+    abwehr: CheckRoll | None  # None: a miss, an unblockable Immersieg, or no defence possible
     damage_rolled: int  # the attack's result (0 on a miss)
     damage: int  # LK lost after Abwehr
     attacker: Fighter
@@ -224,6 +224,11 @@ class AttackOutcome:
     @property
     def hit(self) -> bool:
         return self.attack.success
+
+    @property
+    def unblockable(self) -> bool:
+        """An Immersieg of the attack: the target rolls no Abwehr against it (ds4.md §2)."""
+        return self.attack.success and self.attack.immersieg
 
     @property
     def lk_change(self) -> int:
@@ -271,6 +276,7 @@ def attack(
 ) -> AttackOutcome:
     """Roll an attack and, on a hit, the target's automatic Abwehr; apply the damage.
 
+    An Immersieg of the attack cannot be reduced: the target rolls no Abwehr (ds4.md §2).
     Abwehr PW = target Abwehr + the weapon's GA (Schlagen/Schießen only; ``None`` means
     Waffenlos for Schlagen) − 2 if the target is prone + ``abwehr_extra``.
     """
@@ -286,7 +292,7 @@ def attack(
     if att.patzer:
         check = CombatCheck(kind.value)
         attacker_patzer = patzer_effect(check, weapon)
-    if not att.success or not target.can_defend:
+    if not att.success or att.immersieg or not target.can_defend:
         damage = damage_after_abwehr(att.check, None)
         new_target = replace(target, lebenskraft=target.lebenskraft - damage)
         if new_target.condition is not Condition.OK:

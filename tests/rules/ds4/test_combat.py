@@ -67,6 +67,22 @@ def test_abwehr_immersieg_reduces_by_full_pw() -> None:
     assert damage_after_abwehr(17, evaluate_check(15, [1])) == 2
 
 
+def test_attack_immersieg_cannot_be_reduced() -> None:
+    """ds4.md §2: an Immersieg of the attack rolls no Abwehr; its result (the PW) is damage."""
+    roller = ScriptedRoller([1])
+    out = attack(roller, GRUFFNECK, ORK, weapon("axt"), AttackKind.SCHLAGEN)
+    assert roller.remaining == 0  # no Abwehr die was rolled
+    assert out.hit and out.unblockable and out.abwehr is None
+    assert out.damage_rolled == 12 and out.damage == 12
+    assert out.target.lebenskraft == 0
+    assert [r.roll.faces for r in out.rolls] == [(1,)]
+
+
+def test_attack_without_immersieg_is_not_unblockable() -> None:
+    out = attack(ScriptedRoller([9, 4]), GRUFFNECK, ORK, weapon("axt"), AttackKind.SCHLAGEN)
+    assert not out.unblockable
+
+
 def test_damage_from_attack_check() -> None:
     assert damage_after_abwehr(evaluate_check(12, [9]), None) == 9
     assert damage_after_abwehr(evaluate_check(12, [13]), None) == 0
