@@ -16,6 +16,7 @@ from app.characters.sheets import (
     hh_skill_value,
     pf2e_agile,
     pf2e_statistic,
+    pf2e_strike_strength,
 )
 from app.rules import ds4, hh
 
@@ -102,6 +103,7 @@ def _pf2e(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
                 "name": item.name,
                 "bonus": attack.modifier,
                 "schaden": str(item.fields.get("damage") or "1W4"),
+                **pf2e_strike_strength(data, item),
                 "agil": pf2e_agile(items, str(item.id)),
                 "fernkampf": bool(item.fields.get("ranged", False)),
                 "entfernung": float(item.fields.get("range_increment") or 0),

@@ -921,6 +921,15 @@ def pf2e_statistic(
     return None
 
 
+def pf2e_strike_strength(data: Mapping[str, Any], weapon: ItemLike) -> dict[str, Any]:
+    """What a Strike with ``weapon`` needs for the Stärke part of its damage (pf2e.md §3)."""
+    f = weapon.fields or {}
+    delivery = pf2e.delivery_of(
+        str(f.get("traits", "")).split(","), ranged=bool(f.get("ranged", False))
+    )
+    return {"staerke": _attr(data, "strength"), "lieferung": delivery.value}
+
+
 def pf2e_agile(items: Sequence[ItemLike], weapon_id: str) -> bool:
     weapon = next((i for i in items if str(i.id) == weapon_id), None)
     if weapon is None:

@@ -16,6 +16,7 @@ from typing import Any
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.rules import expression as dice_expression
+from app.rules import pf2e
 from app.rules.hh.state import SIZES
 
 
@@ -133,6 +134,7 @@ def _strikes(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
         try:
             bonus = int(item.get("bonus", 0))
             increment = float(item.get("entfernung", 0) or 0)
+            strength = int(item.get("staerke", 0) or 0)
         except (TypeError, ValueError):
             errors[key] = _("Bonus and range increment must be numbers.")
             continue
@@ -145,18 +147,29 @@ def _strikes(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
             errors[key] = _("Each Strike needs a name.")
             continue
         ranged = bool(item.get("fernkampf", False))
-        out.append(
-            {
-                "name": name,
-                "bonus": bonus,
-                "schaden": damage,
-                "agil": bool(item.get("agil", False)),
-                "fernkampf": ranged,
-                "entfernung": increment if ranged else 0,
-                "merkmale": str(item.get("merkmale", "")).strip()[:200],
-            }
-        )
+        strike: dict[str, Any] = {
+            "name": name,
+            "bonus": bonus,
+            "schaden": damage,
+            "agil": bool(item.get("agil", False)),
+            "fernkampf": ranged,
+            "entfernung": increment if ranged else 0,
+            "merkmale": str(item.get("merkmale", "")).strip()[:200],
+        }
+        if strength:
+            strike |= _strike_strength(strength, item.get("lieferung"), ranged)
+        out.append(strike)
     return out
+
+
+def _strike_strength(strength: int, delivery: Any, ranged: bool) -> dict[str, Any]:
+    """Stärke on a Strike's damage (a sheet's Strikes; bestiary dice usually include it)."""
+    values = {d.value for d in pf2e.Delivery}
+    fallback = pf2e.Delivery.RANGED if ranged else pf2e.Delivery.MELEE
+    return {
+        "staerke": max(-5, min(strength, 10)),
+        "lieferung": delivery if delivery in values else fallback.value,
+    }
 
 
 def _spells(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.encounters.models import Participant
+from app.rules.dice import ScriptedRoller
 from tests.api.helpers import make_table
 from tests.conftest import ClientFactory
 
@@ -121,3 +122,44 @@ async def test_hh_nsc_sheet_brings_monsterstufe_and_resistances(
     assert stats["resistenzen"] == {"Feuer": "immune"}
     # An NSC without its own Kampfkunst fights with its Monsterstufe.
     assert stats["angriff"] == 12
+
+
+async def test_pf2e_sheet_strength_reaches_strike_damage(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """pf2e.md §3: Langschwert 1W8 with Stärke 4, a critical hit on an 8 → (8 + 4) × 2 = 24."""
+    table = await make_table(make_client, app, "pf2e")
+    api = f"/api/v1/campaigns/{table.campaign_id}"
+    r = await table.player.post(f"{api}/characters", json={"name": "Valeros"})
+    cid, version = r.json()["id"], r.json()["version"]
+    r = await table.player.patch(
+        f"{api}/characters/{cid}",
+        json={"version": version, "changes": {"attributes.strength": 4}},
+    )
+    assert r.status_code == 200, r.text
+    item = await table.player.post(
+        f"{api}/characters/{cid}/items", json={"starter": "pf2e:langschwert"}
+    )
+    r = await table.player.post(
+        f"{api}/characters/{cid}/items/{item.json()['id']}/equip", json={"slot": "weapon"}
+    )
+    assert r.status_code == 200, r.text
+    r = await table.gm.post(f"{api}/bestiary/samples")
+    goblin = next(e for e in r.json() if e["name"] == "Goblin-Krieger")
+    r = await table.gm.post(f"{api}/encounters", json={"name": "Überfall"})
+    base = f"{api}/encounters/{r.json()['id']}"
+    await table.gm.post(f"{base}/participants", json={"character_id": cid})
+    await table.gm.post(f"{base}/participants", json={"entry_id": goblin["id"], "count": 1})
+    app.state.ctx.roller = ScriptedRoller([19, 1])  # Valeros first
+    r = await table.gm.post(f"{base}/actions/start", json={})
+    view = r.json()
+    assert view["turn"]["name"] == "Valeros", view["turn"]
+    g1 = next(p["pid"] for p in view["participants"] if p["name"] == "Goblin-Krieger 1")
+    app.state.ctx.roller = ScriptedRoller([20, 8])
+    r = await table.player.post(f"{base}/actions/attack", json={"target": g1, "strike": 0})
+    assert r.status_code == 200, r.text
+    r = await table.gm.get(f"{base}/log")
+    details = [d for e in r.json() for line in e["lines"] for d in line["details"]]
+    assert any("+4 (Stärke) = 12 × 2 (Kritischer Treffer) = 24" in d for d in details), details
+    texts = [line["text"] for e in r.json() for line in e["lines"]]
+    assert any("24" in t for t in texts), texts

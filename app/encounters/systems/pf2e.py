@@ -225,6 +225,13 @@ def _end_of_turn(state: State, pid: str, roller: Roller, report: Report) -> None
         report.involved.add(pid)
 
 
+def _strength_bonus(strike: dict[str, Any]) -> tuple[Modifier, ...]:
+    """A player character's Stärke on Strike damage; bestiary Strikes include it in the dice."""
+    delivery = pf2e.Delivery(strike.get("lieferung", pf2e.Delivery.RANGED))
+    bonus = pf2e.strength_damage_modifier(int(strike.get("staerke", 0)), delivery)
+    return () if bonus is None else (bonus,)
+
+
 def attack(
     state: State,
     attacker_id: str,
@@ -270,6 +277,7 @@ def attack(
             range_increment_m=float(strike.get("entfernung") or 0) or None if ranged else None,
             extra=extra,
             secret=bool(params.get("secret", False)),
+            damage_bonuses=_strength_bonus(strike),
         )
     except pf2e.Pf2eError as exc:
         raise CombatError(exc.message, **exc.params) from None

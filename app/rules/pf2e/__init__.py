@@ -51,9 +51,11 @@ Rolling (take a ``Roller``)
 - ``roll_d20(roller, *, fortune, misfortune) -> D20Roll`` – Glück/Unglück on the W20.
 - ``attack_roll(roller, attack, target_ac, *, attack_number, agile, own_turn, distance_m,
   range_increment_m, ...) -> CheckResult``.
-- ``strike(roller, attack, target_ac, damage, **same) -> StrikeResult`` – attack, then
-  damage (e.g. ``"1W8+4"``) on a hit, doubled on a Kritischer Treffer.
-- ``roll_damage(roller, damage, *, critical=False) -> DamageRoll``.
+- ``strike(roller, attack, target_ac, damage, *, damage_bonuses, **same) -> StrikeResult`` –
+  attack, then damage (e.g. ``"1W8"`` + Stärke) on a hit, doubled on a Kritischer Treffer.
+- ``roll_damage(roller, damage, *, critical=False, bonuses=()) -> DamageRoll`` – at least 1
+  before doubling; ``strength_damage(str, Delivery)`` / ``strength_damage_modifier`` give
+  the Stärke part of a Strike by the weapon's delivery (melee, thrown, ranged, propulsive).
 - ``save_against(roller, save, dc, *, damage=None, ...) -> SaveResult`` – with ``damage``
   an einfacher Rettungswurf (``damage_taken``).
 - ``roll_initiative(roller, combatants) -> list[InitiativeEntry]`` – ``Combatant(id, name,
@@ -69,15 +71,19 @@ apply, the ``ModifierBreakdown``. Refusals raise ``Pf2eError`` subclasses with G
 
 from app.rules.pf2e.attacks import (
     DamageRoll,
+    Delivery,
     StrikeResult,
     attack_modifiers,
     attack_roll,
+    delivery_of,
     map_modifier,
     multiple_attack_penalty,
     range_increment,
     range_modifier,
     range_penalty,
     roll_damage,
+    strength_damage,
+    strength_damage_modifier,
     strike,
 )
 from app.rules.pf2e.attributes import Attribute, attribute_modifier, attribute_modifier_of
@@ -139,6 +145,7 @@ __all__ = [
     "DamageRoll",
     "Degree",
     "DegreeAdjustment",
+    "Delivery",
     "FlatCheckResult",
     "FortuneState",
     "IgnoreReason",
@@ -166,6 +173,7 @@ __all__ = [
     "dc_from_modifier",
     "degree_from_total",
     "degree_of_success",
+    "delivery_of",
     "flat_check",
     "kept_d20",
     "map_modifier",
@@ -188,6 +196,8 @@ __all__ = [
     "skill",
     "spellcasting",
     "stack_modifiers",
+    "strength_damage",
+    "strength_damage_modifier",
     "strike",
     "tie_groups",
     "total_modifier",

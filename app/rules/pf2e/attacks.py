@@ -1,14 +1,17 @@
 """Attack rolls: Malus für mehrfache Angriffe, Malus für Entfernung, Strikes and damage.
 
-Both penalties are untyped (Kategorielos) and add up with everything else. A critical
-hit deals double damage. :func:`strike` checks the range and the damage expression before
-it rolls anything, so a refused attack consumes no dice.
+Both penalties are untyped (Kategorielos) and add up with everything else. Strike damage is
+the weapon dice plus the Stärke modifier as its delivery allows (pf2e.md §3) plus other
+damage bonuses, at least 1, and a critical hit doubles that whole total. :func:`strike`
+checks the range and the damage expression before it rolls anything, so a refused attack
+consumes no dice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from math import isfinite
 
 from app.rules.dice import DieRoll, Roller
@@ -24,6 +27,7 @@ MAX_RANGE_INCREMENTS = 6
 RANGE_PENALTY_PER_INCREMENT = -2
 MAP_SOURCE = "Malus für mehrfache Angriffe"
 RANGE_SOURCE = "Malus für Entfernung"
+STRENGTH_SOURCE = "Stärke"
 _MILLIMETRES = 1000
 
 
@@ -97,14 +101,61 @@ def range_modifier(distance_m: float, increment_m: float) -> Modifier | None:
     return Modifier(RANGE_SOURCE, UNTYPED, penalty) if penalty else None
 
 
+class Delivery(StrEnum):
+    """How a weapon delivers its damage; decides how much of the Stärke modifier it adds."""
+
+    MELEE = "melee"
+    THROWN = "thrown"
+    RANGED = "ranged"
+    PROPULSIVE = "propulsive"
+
+
+THROWN_TRAITS = frozenset({"wurf", "wurfwaffe", "thrown"})
+PROPULSIVE_TRAITS = frozenset({"propulsiv", "propulsive"})
+
+
+def delivery_of(traits: Iterable[str], *, ranged: bool) -> Delivery:
+    """A weapon's :class:`Delivery` from its traits (German or English, any case).
+
+    A trait may carry a value (``Wurf 6 m``): its first word decides.
+    """
+    words = {t.strip().split(" ")[0].lower() for t in traits if t.strip()}
+    if words & PROPULSIVE_TRAITS:
+        return Delivery.PROPULSIVE
+    if words & THROWN_TRAITS:
+        return Delivery.THROWN
+    return Delivery.RANGED if ranged else Delivery.MELEE
+
+
+def strength_damage(strength: int, delivery: Delivery) -> int:
+    """The Stärke modifier added to Strike damage (pf2e.md §3).
+
+    Melee and thrown weapons add it in full, ranged weapons add none, propulsive ones half a
+    positive modifier (rounded down) and a negative one in full.
+    """
+    if delivery in (Delivery.MELEE, Delivery.THROWN):
+        return strength
+    if delivery is Delivery.PROPULSIVE:
+        return strength // 2 if strength > 0 else strength
+    return 0
+
+
+def strength_damage_modifier(strength: int, delivery: Delivery) -> Modifier | None:
+    """:func:`strength_damage` as a labelled damage bonus, ``None`` when it adds nothing."""
+    value = strength_damage(strength, delivery)
+    return Modifier(STRENGTH_SOURCE, UNTYPED, value) if value else None
+
+
 @dataclass(frozen=True, slots=True)
 class DamageRoll:
-    """Rolled damage: the expression roll, whether it was doubled, and the damage dealt.
+    """Rolled damage: the dice, the bonuses, whether it was doubled, and the damage dealt.
 
-    ``total`` is at least 1 (project decision: a hit always deals at least 1 damage).
+    ``total`` = max(dice + bonuses, 1), doubled on a critical hit (pf2e.md §3: the minimum
+    of 1 applies before doubling; a critical hit doubles dice, Stärke and bonuses).
     """
 
     roll: ExpressionRoll
+    bonuses: tuple[Modifier, ...]
     critical: bool
     total: int
 
@@ -112,12 +163,21 @@ class DamageRoll:
     def dice(self) -> tuple[DieRoll, ...]:
         return self.roll.dice
 
+    @property
+    def before_doubling(self) -> int:
+        """Dice and bonuses, before the minimum of 1 and the doubling."""
+        return self.roll.total + sum(b.value for b in self.bonuses)
+
     def describe(self) -> str:
         text = f"Schaden {self.roll.expression.notation()}: {self.roll.total}"
+        if self.bonuses:
+            text += "".join(f" {b.value:+d} ({b.source})" for b in self.bonuses)
+            text += f" = {self.before_doubling}"
+        floor = max(self.before_doubling, 1)
+        if floor != self.before_doubling:
+            text += f", mindestens 1 → {floor}"
         if self.critical:
-            text += f" × 2 (Kritischer Treffer) = {self.roll.total * 2}"
-        if self.total != (self.roll.total * 2 if self.critical else self.roll.total):
-            text += f", mindestens 1 → {self.total}"
+            text += f" × 2 (Kritischer Treffer) = {self.total}"
         return text
 
 
@@ -125,11 +185,18 @@ def _expression(damage: str | Expression) -> Expression:
     return damage if isinstance(damage, Expression) else parse(damage)
 
 
-def roll_damage(roller: Roller, damage: str | Expression, *, critical: bool = False) -> DamageRoll:
-    """Roll a damage expression such as ``1W8+4``; a critical hit doubles the result."""
+def roll_damage(
+    roller: Roller,
+    damage: str | Expression,
+    *,
+    critical: bool = False,
+    bonuses: Iterable[Modifier] = (),
+) -> DamageRoll:
+    """Roll a damage expression such as ``1W8``, add ``bonuses``; a critical hit doubles."""
     rolled = roll_expression(_expression(damage), roller)
-    total = rolled.total * 2 if critical else rolled.total
-    return DamageRoll(rolled, critical, max(total, 1))
+    applied = tuple(b for b in bonuses if b.value)
+    total = max(rolled.total + sum(b.value for b in applied), 1)
+    return DamageRoll(rolled, applied, critical, total * 2 if critical else total)
 
 
 def attack_modifiers(
@@ -243,10 +310,12 @@ def strike(
     fortune: bool = False,
     misfortune: bool = False,
     secret: bool = False,
+    damage_bonuses: Iterable[Modifier] = (),
 ) -> StrikeResult:
     """Roll the attack, then the damage on a hit (doubled on a Kritischer Treffer).
 
-    The range and the damage expression are checked first: a refused Strike rolls nothing.
+    ``damage_bonuses`` are added to the dice (e.g. :func:`strength_damage_modifier`). The
+    range and the damage expression are checked first: a refused Strike rolls nothing.
     """
     expression = _expression(damage)
     result = attack_roll(
@@ -268,4 +337,6 @@ def strike(
     if not result.degree.is_success:
         return StrikeResult(result, None)
     critical = result.degree is Degree.CRITICAL_SUCCESS
-    return StrikeResult(result, roll_damage(roller, expression, critical=critical))
+    return StrikeResult(
+        result, roll_damage(roller, expression, critical=critical, bonuses=damage_bonuses)
+    )

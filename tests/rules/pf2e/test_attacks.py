@@ -9,18 +9,22 @@ from app.rules.expression import parse
 from app.rules.pf2e import (
     Degree,
     DegreeAdjustment,
+    Delivery,
     Modifier,
     OutOfRange,
     Pf2eError,
     Statistic,
     attack_modifiers,
     attack_roll,
+    delivery_of,
     map_modifier,
     multiple_attack_penalty,
     range_increment,
     range_modifier,
     range_penalty,
     roll_damage,
+    strength_damage,
+    strength_damage_modifier,
     strike,
 )
 
@@ -195,10 +199,63 @@ def test_damage_minimum_one() -> None:
     assert weak.roll.total == -2 and weak.total == 1
     assert weak.describe() == "Schaden 1W4-3: -2, mindestens 1 → 1"
     crit = roll_damage(ScriptedRoller([1]), "1W4-3", critical=True)
-    assert crit.total == 1
-    assert crit.describe() == "Schaden 1W4-3: -2 × 2 (Kritischer Treffer) = -4, mindestens 1 → 1"
+    assert crit.total == 2  # pf2e.md §3: the minimum of 1 applies before doubling
+    assert crit.describe() == "Schaden 1W4-3: -2, mindestens 1 → 1 × 2 (Kritischer Treffer) = 2"
+
+
+@pytest.mark.parametrize(
+    ("strength", "delivery", "added"),
+    [
+        (4, Delivery.MELEE, 4),
+        (4, Delivery.THROWN, 4),
+        (4, Delivery.RANGED, 0),
+        (4, Delivery.PROPULSIVE, 2),
+        (3, Delivery.PROPULSIVE, 1),
+        (-1, Delivery.PROPULSIVE, -1),
+        (-2, Delivery.MELEE, -2),
+        (-2, Delivery.RANGED, 0),
+    ],
+)
+def test_strength_damage_by_delivery(strength: int, delivery: Delivery, added: int) -> None:
+    assert strength_damage(strength, delivery) == added
+
+
+def test_langschwert_critical_with_strength_four_doubles_everything() -> None:
+    """The reported case: Langschwert 1W8, Stärke 4, a critical hit on an 8 → 24, not 16."""
+    bonus = strength_damage_modifier(4, Delivery.MELEE)
+    assert bonus is not None
+    roller = ScriptedRoller([20, 8])
+    result = strike(roller, FIGHTER, 25, "1W8", damage_bonuses=[bonus])
+    assert result.critical and result.damage_total == 24
+    assert result.damage is not None
+    assert result.damage.describe() == (
+        "Schaden 1W8: 8 +4 (Stärke) = 12 × 2 (Kritischer Treffer) = 24"
+    )
+
+
+def test_strength_and_other_bonuses_add_before_the_minimum() -> None:
+    bonuses = [Modifier("Stärke", "untyped", -1), Modifier("Waffenspezialisierung", "untyped", 2)]
+    dmg = roll_damage(ScriptedRoller([1]), "1W4", bonuses=bonuses)
+    assert dmg.total == 2
+    assert strength_damage_modifier(0, Delivery.MELEE) is None
+    assert strength_damage_modifier(5, Delivery.RANGED) is None
 
 
 def test_first_increment_and_first_attack_add_nothing() -> None:
     assert attack_modifiers(distance_m=10, range_increment_m=36) == ()
     assert attack_modifiers() == ()
+
+
+@pytest.mark.parametrize(
+    ("traits", "ranged", "delivery"),
+    [
+        ((), False, Delivery.MELEE),
+        (("Agil", "Finesse"), False, Delivery.MELEE),
+        ((), True, Delivery.RANGED),
+        (("Wurf 6 m",), False, Delivery.THROWN),
+        (("thrown 10 ft",), True, Delivery.THROWN),
+        (("Tödlich W10", "Propulsiv"), True, Delivery.PROPULSIVE),
+    ],
+)
+def test_delivery_from_traits(traits: tuple[str, ...], ranged: bool, delivery: Delivery) -> None:
+    assert delivery_of(traits, ranged=ranged) is delivery
