@@ -7,8 +7,9 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, Field
 
-from app.characters import catalog, rolling, service
+from app.characters import rolling, service
 from app.characters.models import Character, Item
+from app.characters.systems.registry import character_system
 from app.web.deps import Ctx, CurrentUser, Session
 
 router = APIRouter(prefix="/api/v1/campaigns/{campaign_id}", tags=["characters"])
@@ -507,5 +508,5 @@ async def starter_items(campaign_id: int, session: Session, user: CurrentUser) -
     campaign, _v, _items = await service.library(session, user, campaign_id)
     return [
         StarterOut(key=s.key, name=s.name, fields=s.fields, quantity=s.quantity, sample=s.sample)
-        for s in catalog.starter_items(campaign.system)
+        for s in character_system(campaign.system).starter_items()
     ]

@@ -1,5 +1,5 @@
 """A sheet's history in words: one sentence per change of a ``character_*`` event, with the
-field labels of ``sheets.field_specs`` and the item field labels of ``catalog.ITEM_FIELDS``."""
+field labels of the system's sheet fields and item fields (:mod:`app.characters.systems`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from app.characters import catalog, sheets
+from app.characters import sheets
+from app.characters.systems.registry import character_system
 from app.events.service import VisibleEvent
 from app.i18n import _
 
@@ -26,8 +27,13 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
+def _field_spec(system: str, key: str) -> sheets.FieldSpec | None:
+    """The field's spec; the NSC sheet has every field a sheet of the system may have."""
+    return sheets.by_key(character_system(system).fields("npc")).get(key)
+
+
 def _field_label(system: str, key: str) -> str:
-    spec = sheets.field_specs(system, "npc").get(key)
+    spec = _field_spec(system, key)
     if spec is not None:
         return _(spec.label)
     if key in META_LABELS:
@@ -36,7 +42,7 @@ def _field_label(system: str, key: str) -> str:
 
 
 def _field_value(system: str, key: str, value: Any, owners: Mapping[int, str]) -> str:
-    spec = sheets.field_specs(system, "npc").get(key)
+    spec = _field_spec(system, key)
     if key == "owner_id":
         return owners.get(value, "—") if isinstance(value, int) else "—"
     if spec is not None and spec.kind == "choice":
@@ -50,7 +56,7 @@ def _field_value(system: str, key: str, value: Any, owners: Mapping[int, str]) -
 
 def _where(system: str, entry: Mapping[str, Any]) -> str:
     if entry.get("equipped") and entry.get("slot"):
-        label = sheets.SHEETS[system].equip_slots.get(entry["slot"], entry["slot"])
+        label = character_system(system).equip_slots.get(entry["slot"], entry["slot"])
         return _(label)
     if entry.get("container") == sheets.RUCKSACK:
         return _("Rucksack")
@@ -63,7 +69,7 @@ def _item_changes(system: str, before: Mapping[str, Any], after: Mapping[str, An
     for key, label in labels.items():
         if before.get(key) != after.get(key):
             out.append(f"{label}: {_plain(before.get(key))} → {_plain(after.get(key))}")
-    specs = {f.key: f for f in catalog.ITEM_FIELDS[system]}
+    specs = {f.key: f for f in character_system(system).item_fields}
     old, new = before.get("fields") or {}, after.get("fields") or {}
     for key in sorted(
         set(old) | set(new), key=lambda k: list(specs).index(k) if k in specs else 99

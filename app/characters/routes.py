@@ -16,10 +16,11 @@ from starlette.datastructures import UploadFile
 from app.accounts.models import User
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, Viewer, allowed, can_edit_character
-from app.characters import catalog, rolling, service, sheets
+from app.characters import rolling, service, sheets
 from app.characters.history import entries as history_entries
 from app.characters.live import history_renderer, sheet_renderer
 from app.characters.models import Character, Item
+from app.characters.systems.registry import character_system
 from app.errors import Conflict, ValidationFailed
 from app.events.routes import event_stream, resume_point
 from app.i18n import _
@@ -53,7 +54,8 @@ def sheet_context(
     editing: int | None = None,
     edit_values: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    specs = sheets.fields_for(character.system, character.kind)
+    system = character_system(character.system)
+    specs = system.fields(character.kind)
     groups: dict[str, list[sheets.FieldSpec]] = {}
     for spec in specs:
         groups.setdefault(spec.group, []).append(spec)
@@ -75,11 +77,12 @@ def sheet_context(
         "conflict": conflict,
         "item_errors": item_errors or {},
         "can_edit": can_edit_character(viewer, owner_id=character.owner_id),
-        "view": sheets.sheet_view(character.system, character.data, items, campaign.settings),
+        "view": system.view(character.data, items, campaign.settings),
         "base": _base(campaign.id, character.id),
-        "equip_slots": sheets.SHEETS[character.system].equip_slots,
-        "item_fields": catalog.ITEM_FIELDS[character.system],
-        "starters": catalog.starter_items(character.system),
+        "equip_slots": system.equip_slots,
+        "item_fields": system.item_fields,
+        "starters": system.starter_items(),
+        "partials": system.partials,
         "roll": roll,
         "others": others or [],
         "library": library or [],
@@ -277,24 +280,19 @@ async def _roll_context(
     session: Any, user: User, opened: service.Opened, params: dict[str, str]
 ) -> dict[str, Any]:
     c = opened.character
+    system = character_system(c.system)
     roll: dict[str, Any] = {
         "params": params,
-        "targets": rolling.targets(c.system, c.data, opened.items),
+        "targets": system.roll_targets(c.data, opened.items),
         "errors": {},
         "odds": None,
         "result": None,
-        "difficulties": (
-            rolling.HH_DIFFICULTIES
-            if c.system == "hh"
-            else rolling.DS4_DIFFICULTIES
-            if c.system == "ds4"
-            else ()
-        ),
-        "luck_options": rolling.HH_LUCK if c.system == "hh" else (),
+        "difficulties": system.roll_difficulties,
+        "luck_options": system.luck_options,
     }
     try:
         req = _roll_request(params)
-        roll["odds"] = rolling.odds(c.system, c.data, opened.items, req)
+        roll["odds"] = system.odds(c.data, opened.items, req)
     except ValidationFailed as exc:
         roll["errors"] = exc.fields
     return roll
@@ -337,7 +335,7 @@ async def save(
     version = int(version_raw) if version_raw.isdigit() else None
     opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
     _mark_origin(request, session)
-    specs = sheets.field_specs(opened.character.system, opened.character.kind)
+    specs = sheets.by_key(character_system(opened.character.system).fields(opened.character.kind))
     if trigger and (trigger in specs or trigger in service.META_FIELDS):
         changes: dict[str, Any] = {trigger: values.get(trigger, "")}
     else:
@@ -516,7 +514,7 @@ def _item_form(system: str, values: dict[str, str]) -> tuple[int, int | None, di
     """Quantity, price and system fields of a submitted item edit form (all fields are sent;
     an unticked checkbox is ``False``)."""
     fields: dict[str, Any] = {k[7:]: v for k, v in values.items() if k.startswith("fields.")}
-    for spec in catalog.ITEM_FIELDS[system]:
+    for spec in character_system(system).item_fields:
         if spec.kind == "bool":
             fields.setdefault(spec.key, "")
     errors: dict[str, str] = {}
@@ -766,8 +764,8 @@ async def _library_page(
             "viewer": viewer,
             "items": items,
             "can_manage": allowed(viewer.role, Action.manage_item_library),
-            "starters": catalog.starter_items(campaign.system),
-            "item_fields": catalog.ITEM_FIELDS[campaign.system],
+            "starters": character_system(campaign.system).starter_items(),
+            "item_fields": character_system(campaign.system).item_fields,
             "errors": {} if editing else errors or {},
             "editing": editing,
             "edit_values": edit_values or {},

@@ -27,14 +27,14 @@ from app.campaigns.permissions import (
 )
 from app.characters import catalog, rolling, sheets
 from app.characters.models import Character, CharacterKind, Item
+from app.characters.systems.protocol import CharacterSystem
+from app.characters.systems.registry import character_system
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events.models import CampaignEvent
 from app.events.service import VISIBILITIES, VisibleEvent, append_event, project
 from app.i18n import _
-from app.rules import ds4
 from app.rules.dice import Roller
-from app.rules.hh import inventory as hh_inventory
 
 EXPORT_FORMAT = "tafelrunde-character"
 EXPORT_VERSION = 1
@@ -122,7 +122,14 @@ async def player_members(session: AsyncSession, campaign_id: int) -> list[tuple[
 
 def view(opened: Opened) -> sheets.SheetView:
     c = opened.character
-    return sheets.sheet_view(c.system, c.data, opened.items, opened.campaign.settings)
+    return character_system(c.system).view(c.data, opened.items, opened.campaign.settings)
+
+
+def normalised_sheet(
+    system: CharacterSystem, data: dict[str, Any], kind: str
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """A whole submitted sheet on the system's defaults, and its errors by field."""
+    return sheets.normalise_data(system.fields(kind), system.default_data(kind), data)
 
 
 # --- events ---------------------------------------------------------------------------------
@@ -215,11 +222,12 @@ async def create_character(
             errors["owner_id"] = _("Choose a member of the campaign.")
     if hidden_from_players and kind != CharacterKind.npc.value:
         errors["hidden_from_players"] = _("Only NSC sheets can be hidden from players.")
-    sheet = sheets.default_data(campaign.system, kind)
+    system = character_system(campaign.system)
+    sheet = system.default_data(kind)
     if data is not None:
-        sheet, field_errors = sheets.normalise_data(campaign.system, data, kind)
+        sheet, field_errors = normalised_sheet(system, data, kind)
         errors.update(field_errors)
-        errors.update(sheets.cross_check(campaign.system, sheet, []))
+        errors.update(system.cross_check(sheet, []))
     if errors:
         raise ValidationFailed(errors)
     character = Character(
@@ -253,7 +261,8 @@ async def update_fields(
     opened = await open_character(session, user, campaign_id, character_id, edit=True)
     character = opened.character
     _check_version(character, version)
-    specs = sheets.field_specs(character.system, character.kind)
+    system = character_system(character.system)
+    specs = sheets.by_key(system.fields(character.kind))
     errors: dict[str, str] = {}
     data = copy.deepcopy(character.data)
     meta: dict[str, Any] = {}
@@ -277,20 +286,10 @@ async def update_fields(
         if sheets.get_value(data, key) != value:
             sheets.set_value(data, key, value)
             touched.append(key)
-    if character.system == "ds4" and "volk" in touched:
-        # A new Volk may not allow the old bonus: take the first one it allows.
-        allowed_bonus = ds4.VOLK_BONUS[ds4.Volk(data["volk"])]
-        if ds4.Eigenschaft(data.get("volk_bonus", "staerke")) not in allowed_bonus:
-            data["volk_bonus"] = sorted(allowed_bonus, key=list(ds4.Eigenschaft).index)[0].value
-            touched.append("volk_bonus")
-    if character.system == "ds4" and "klasse" in touched:
-        allowed_bonus = ds4.KLASSE_BONUS[ds4.Klasse(data["klasse"])]
-        if ds4.Eigenschaft(data.get("klasse_bonus", "staerke")) not in allowed_bonus:
-            data["klasse_bonus"] = sorted(allowed_bonus, key=list(ds4.Eigenschaft).index)[0].value
-            touched.append("klasse_bonus")
+    touched += system.follow_up(data, touched)
     if not errors and touched:
-        cross = sheets.cross_check(character.system, data, opened.items)
-        before_cross = sheets.cross_check(character.system, character.data, opened.items)
+        cross = system.cross_check(data, opened.items)
+        before_cross = system.cross_check(character.data, opened.items)
         for key, message in cross.items():
             # Only complain about rules this change breaks (not old, untouched problems).
             if (
@@ -377,106 +376,27 @@ async def delete_character(
 
 # --- inventory ------------------------------------------------------------------------------
 
-HH_MESSAGES = {
-    "rucksack_full": "The Rucksack is full: %(used)s of %(capacity)s places used, "
-    "%(item)s needs %(needed)s more.",
-    "no_rucksack": "This character carries no Rucksack.",
-    "slot_full": "%(slot)s is full: %(used)s of %(capacity)s taken, %(item)s needs %(needed)s.",
-    "slot_not_allowed": "%(item)s does not fit into %(slot)s.",
-    "not_small_item": "Only small items go into the Gürteltasche.",
-    "unknown_slot": "There is no slot %(slot)s.",
-}
 
-
-def _hh_message(check: hh_inventory.InventoryCheck, item: Item) -> str:
-    params: dict[str, object] = {**check.params, "item": item.name}
-    if "slot" in params:
-        params["slot"] = sheets.HH_SLOT_LABELS.get(str(params["slot"]), params["slot"])
-    return _(HH_MESSAGES.get(check.error or "", "%(item)s cannot go there."), **params)
-
-
-def _check_rucksack(character: Character, items: Sequence[Item], item: Item) -> None:
-    others = [i for i in items if i.id != item.id]
-    check = hh_inventory.check_rucksack_add(
-        sheets.hh_rucksack(others),
-        sheets.hh_item(item),
-        max(0, sheets.hh_skill_value(character.data, "Reisekunde")),
-        wears_rucksack=bool(character.data.get("wears_rucksack", True)),
-    )
-    if not check.ok:
-        raise ValidationFailed({"container": _hh_message(check, item)})
+def _check_stow(character: Character, items: Sequence[Item], item: Item) -> None:
+    """The item may stay in its container (H&H: the Rucksack has room for it)."""
+    problem = character_system(character.system).stow_problem(character.data, items, item)
+    if problem is not None:
+        raise ValidationFailed({"container": problem})
 
 
 def _check_equip(character: Character, items: Sequence[Item], item: Item, slot: str) -> None:
-    others = [i for i in items if i.id != item.id]
-    system = character.system
-    if system == "hh":
-        equipped: dict[Any, list[hh_inventory.Item]] = {}
-        for other in others:
-            if other.equipped and other.slot:
-                equipped.setdefault(other.slot, []).append(sheets.hh_item(other))
-        check = hh_inventory.check_equip(equipped, sheets.hh_item(item), slot)
-        if not check.ok:
-            raise ValidationFailed({"slot": _hh_message(check, item)})
-        return
-    if slot not in sheets.SHEETS[system].equip_slots:
-        raise ValidationFailed({"slot": _("Choose one of the listed values.")})
-    if system == "ds4":
-        kind = (item.fields or {}).get("kind")
-        if slot in ("melee", "ranged") and kind not in ("weapon", None):
-            raise ValidationFailed({"slot": _("Only weapons go into a weapon slot.")})
-        if slot == "armour" and kind != "armour":
-            raise ValidationFailed({"slot": _("Only armour can be worn.")})
-        trial = [
-            _Trial(i, slot if i.id == item.id else i.slot, True)
-            for i in [*others, item]
-            if i.id == item.id or i.equipped
-        ]
-        if slot in ("melee", "ranged"):
-            trial = [t for t in trial if t.slot != slot or t.id == item.id]
-        character_ = sheets.ds4_character(character.data, trial)
-        names = sheets.item_names([*others, item])
-        problems = [p for p in ds4.validate_equipment(character_) if p.severity == "error"]
-        if problems:
-            raise ValidationFailed({"slot": sheets.ds4_problem_text(problems[0], names)})
-        return
-    kind = (item.fields or {}).get("kind")
-    if slot == "armour":
-        if kind != "armour":
-            raise ValidationFailed({"slot": _("Only armour can be worn.")})
-        if any(o.equipped and o.slot == "armour" for o in others):
-            raise ValidationFailed({"slot": _("Take off the other armour first.")})
-    if slot == "weapon" and kind != "weapon":
-        raise ValidationFailed({"slot": _("Only weapons go into a weapon slot.")})
+    problem = character_system(character.system).equip_problem(character.data, items, item, slot)
+    if problem is not None:
+        raise ValidationFailed({"slot": problem})
 
 
-@dataclass
-class _Trial:
-    """An item as it would be after equipping (for the DS4 equipment check)."""
-
-    item: Item
-    slot: str | None
-    equipped: bool
-
-    @property
-    def id(self) -> int:
-        return self.item.id
-
-    @property
-    def name(self) -> str:
-        return self.item.name
-
-    @property
-    def quantity(self) -> int:
-        return self.item.quantity
-
-    @property
-    def fields(self) -> dict[str, Any]:
-        return self.item.fields
-
-    @property
-    def container(self) -> str | None:
-        return None
+def _container(character: Character, container: str | None) -> str | None:
+    """The container asked for (``default``: where the system puts an unequipped item)."""
+    if container == "default":
+        container = character_system(character.system).default_container(character.data)
+    if container not in (None, "", sheets.RUCKSACK):
+        raise ValidationFailed({"container": _("Choose one of the listed values.")})
+    return container or None
 
 
 def _item_payload(item: Item) -> dict[str, Any]:
@@ -509,7 +429,7 @@ def _validate_item_input(
         errors["quantity"] = _("Between %(min)d and %(max)d.", min=1, max=9999)
     if price is not None and not 0 <= price <= 100_000_000:
         errors["price"] = _("Between %(min)d and %(max)d.", min=0, max=100_000_000)
-    parsed, field_errors = catalog.parse_item_fields(system, fields)
+    parsed, field_errors = catalog.parse_item_fields(character_system(system).item_fields, fields)
     errors.update(field_errors)
     if errors:
         raise ValidationFailed(errors)
@@ -538,7 +458,7 @@ async def add_item(
     opened = await open_character(session, user, campaign_id, character_id, edit=True)
     character = opened.character
     if starter:
-        found = catalog.starter_item(character.system, starter)
+        found = catalog.find_starter(character_system(character.system).starter_items(), starter)
         if found is None:
             raise ValidationFailed({"starter": _("Choose one of the listed values.")})
         name, fields, quantity, price = found.name, dict(found.fields), found.quantity, found.price
@@ -558,11 +478,7 @@ async def add_item(
     name, parsed = _validate_item_input(
         character.system, name, description, quantity, price, fields or {}
     )
-    if container == "default":
-        wears = bool(character.data.get("wears_rucksack", True))
-        container = sheets.RUCKSACK if character.system == "hh" and wears else None
-    if container not in (None, "", sheets.RUCKSACK):
-        raise ValidationFailed({"container": _("Choose one of the listed values.")})
+    container = _container(character, container)
     item = Item(
         campaign_id=campaign_id,
         character_id=character.id,
@@ -572,11 +488,10 @@ async def add_item(
         quantity=quantity,
         price=price,
         fields=parsed,
-        container=container or None,
+        container=container,
         equipped=False,
     )
-    if character.system == "hh" and item.container == sheets.RUCKSACK:
-        _check_rucksack(character, opened.items, item)
+    _check_stow(character, opened.items, item)
     session.add(item)
     await _flush(session)
     await _record(session, character, user, "character_item_added", _item_payload(item))
@@ -625,16 +540,16 @@ async def update_item(
     }
     item.name, item.description, item.quantity, item.price = name, description, quantity, price
     if replace_fields:
-        editable = {f.key for f in catalog.ITEM_FIELDS[opened.character.system]}
+        editable = {f.key for f in character_system(opened.character.system).item_fields}
         kept = {k: v for k, v in item.fields.items() if k not in editable}
         item.fields = {**kept, **parsed}
     else:
         item.fields = {**item.fields, **parsed}
-    if opened.character.system == "hh":
-        if item.container == sheets.RUCKSACK:
-            _check_rucksack(opened.character, opened.items, item)
-        elif item.equipped and item.slot:
-            _check_equip(opened.character, opened.items, item, item.slot)
+    problems = character_system(opened.character.system).edit_problems(
+        opened.character.data, opened.items, item
+    )
+    if problems:
+        raise ValidationFailed(problems)
     await _flush(session)
     after = {
         "name": item.name,
@@ -695,15 +610,10 @@ async def unequip_item(
 ) -> Item:
     opened, item = await _open_item(session, user, campaign_id, character_id, item_id)
     character = opened.character
-    if container == "default":
-        wears = bool(character.data.get("wears_rucksack", True))
-        container = sheets.RUCKSACK if character.system == "hh" and wears else None
-    if container not in (None, "", sheets.RUCKSACK):
-        raise ValidationFailed({"container": _("Choose one of the listed values.")})
+    container = _container(character, container)
     before = {"slot": item.slot, "container": item.container}
-    item.equipped, item.slot, item.container = False, None, container or None
-    if character.system == "hh" and item.container == sheets.RUCKSACK:
-        _check_rucksack(character, opened.items, item)
+    item.equipped, item.slot, item.container = False, None, container
+    _check_stow(character, opened.items, item)
     await _flush(session)
     await _record(
         session,
@@ -763,10 +673,8 @@ async def move_item(
         moved = item
     moved.character_id = target.id
     moved.equipped, moved.slot = False, None
-    wears = bool(target.data.get("wears_rucksack", True))
-    moved.container = sheets.RUCKSACK if target.system == "hh" and wears else None
-    if target.system == "hh" and moved.container == sheets.RUCKSACK:
-        _check_rucksack(target, await _items(session, target.id), moved)
+    moved.container = character_system(target.system).default_container(target.data)
+    _check_stow(target, await _items(session, target.id), moved)
     await _flush(session)
     payload = {**_item_payload(moved), "quantity": count, "to_character_id": target.id}
     await _record(
@@ -823,7 +731,7 @@ async def add_library_item(
         session, campaign_id, user.id, user.username, Action.manage_item_library
     )
     if starter:
-        found = catalog.starter_item(campaign.system, starter)
+        found = catalog.find_starter(character_system(campaign.system).starter_items(), starter)
         if found is None:
             raise ValidationFailed({"starter": _("Choose one of the listed values.")})
         name, fields, quantity, price = found.name, dict(found.fields), found.quantity, found.price
@@ -882,7 +790,7 @@ async def update_library_item(
         raise Conflict(_("Someone changed this item meanwhile. Here are the current values."))
     name, parsed = _validate_item_input(campaign.system, name, description, quantity, price, fields)
     if replace_fields:
-        editable = {f.key for f in catalog.ITEM_FIELDS[campaign.system]}
+        editable = {f.key for f in character_system(campaign.system).item_fields}
         parsed = {**{k: v for k, v in item.fields.items() if k not in editable}, **parsed}
     else:
         parsed = {**item.fields, **parsed}
@@ -940,7 +848,7 @@ async def roll_odds(
 ) -> rolling.Odds:
     opened = await open_character(session, user, campaign_id, character_id)
     c = opened.character
-    return rolling.odds(c.system, c.data, opened.items, req)
+    return character_system(c.system).odds(c.data, opened.items, req)
 
 
 async def roll(
@@ -962,7 +870,7 @@ async def roll(
         raise ValidationFailed({"visibility": _("Choose public, GM only or GM and me.")})
     c = opened.character
     visibility = "gm" if c.hidden_from_players else req.visibility
-    result = rolling.roll(c.system, roller, c.data, opened.items, req)
+    result = character_system(c.system).roll(roller, c.data, opened.items, req)
     if result.sheet_changes:
         data = copy.deepcopy(c.data)
         for key, value in result.sheet_changes.items():
@@ -1067,8 +975,9 @@ async def import_character(
         raise bad(_("The file lacks a name, sheet data or an item list."))
     if kind == CharacterKind.npc.value and not allowed(viewer.role, Action.manage_characters):
         kind = CharacterKind.pc.value
-    sheet, errors = sheets.normalise_data(
-        system, data, "npc" if kind == CharacterKind.npc.value else "pc"
+    rules = character_system(campaign.system)
+    sheet, errors = normalised_sheet(
+        rules, data, "npc" if kind == CharacterKind.npc.value else "pc"
     )
     if errors:
         first = next(iter(errors.items()))
@@ -1109,10 +1018,9 @@ async def import_character(
                 container=container if container == sheets.RUCKSACK else None,
             )
         )
-    if system == "hh":
-        load = sheets.hh_state(sheet, parsed_items).load
-        if load.over_capacity:
-            raise bad(_("The items do not fit into the Rucksack."))
+    problem = rules.import_problem(sheet, parsed_items)
+    if problem is not None:
+        raise bad(problem)
     character = await create_character(
         session,
         user,

@@ -1,0 +1,2 @@
+"""One module per rule system behind :class:`protocol.CharacterSystem` (``hh``, ``ds4``,
+``pf2e``), looked up with :func:`registry.character_system`. See ``docs/characters.md``."""

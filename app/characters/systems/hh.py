@@ -1,0 +1,802 @@
+"""Helden & Halunken for the characters domain: the sheet (Fertigkeiten, Spezialisierungen,
+NSC values), the Rucksack and slots, Proben with Glück, and the stat block for combat.
+
+Every number comes from ``app.rules.hh``; this module translates the stored sheet and items
+into the engine's types and labels the results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from app.characters.catalog import ItemField, StarterItem
+from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
+from app.characters.sheets import (
+    RUCKSACK,
+    Derived,
+    FieldError,
+    FieldSpec,
+    ItemLike,
+    SheetView,
+    Warning,
+    equipped_in,
+    name_value_lines,
+    percent,
+    signed,
+)
+from app.characters.systems.protocol import SheetPartials
+from app.i18n import N_, gettext
+from app.rules import hh
+from app.rules.dice import Roller
+from app.rules.hh import inventory as hh_inventory
+from app.rules.hh import luck as hh_luck
+from app.rules.hh import probe as hh_probe
+from app.rules.hh.initiative import initiative as hh_initiative_value
+from app.rules.hh.initiative import initiative_steps, movement_per_action, reactions
+from app.rules.hh.options import RuleOptions
+from app.rules.hh.state import Figure, Zustand
+
+KEY = "hh"
+
+SKILLS = (
+    "Kampfkunst",
+    "Magiekunde",
+    "Unbeugsamkeit",
+    "Willenskraft",
+    "Spürsinn",
+    "Geschick",
+    "Heilkunde",
+    "Handwerk",
+    "Interaktion",
+    "Reisekunde",
+    "Gassenwissen",
+    "Glück",
+)
+SLOT_LABELS: dict[str, str] = {
+    "waffenhand": "Waffenhand",
+    "schildhand": "Schildhand",
+    "waffengurt": "Waffengurt",
+    "guerteltasche": "Gürteltasche",
+    "koecher": "Köcher",
+    "koerper": "Körper",
+    "tattoos": "Tattoos",
+    "kopf": "Kopf",
+    "ohren": "Ohren",
+    "hals": "Hals",
+    "ruecken": "Rücken",
+    "arme": "Arme",
+    "finger": "Finger",
+    "huefte": "Hüfte",
+    "fuesse": "Füsse",
+}
+SIZES = (("medium", N_("medium")), ("small", N_("small")), ("bundle", N_("bundle")))
+
+
+def _pc_fields() -> list[FieldSpec]:
+    out = [
+        FieldSpec(f"skills.{s}", s, minimum=0, maximum=30, group="skills", roll=f"skill:{s}")
+        for s in SKILLS
+    ]
+    out += [
+        FieldSpec(
+            "specializations",
+            "Spezialisierungen",
+            "text",
+            group="skills",
+            hint=N_("One per line: Kampfkunst (waffenlos): 10"),
+            parse=parse_specializations,
+            show=name_value_lines,
+        ),
+        FieldSpec(
+            "extra_skills",
+            N_("More Fertigkeiten"),
+            "text",
+            group="skills",
+            hint=N_("Those the GM adds, one per line: Reiten: 8"),
+            parse=parse_extra_skills,
+            show=name_value_lines,
+        ),
+        FieldSpec("talents", "Talente", "text", group="skills", hint=N_("One per line")),
+        FieldSpec("lp", "LP", minimum=-99, maximum=999, group="resources"),
+        FieldSpec("lp_max", "LP max", minimum=1, maximum=999, group="resources"),
+        FieldSpec("wp", "WP", minimum=0, maximum=999, group="resources"),
+        FieldSpec("wp_max", "WP max", minimum=0, maximum=999, group="resources"),
+        FieldSpec("gp", "GP", minimum=0, maximum=99, group="resources"),
+        FieldSpec("gp_max", "GP max", minimum=0, maximum=99, group="resources"),
+        FieldSpec("rs", "RS", minimum=0, maximum=30, group="resources"),
+        FieldSpec("be", "BE", minimum=0, maximum=30, group="resources"),
+        FieldSpec("bewegung", "Bewegung", minimum=0, maximum=50, group="resources"),
+        FieldSpec("xp", "XP", minimum=0, maximum=1_000_000, group="resources"),
+        FieldSpec("wears_rucksack", N_("Wears a Rucksack"), "bool", group="resources"),
+    ]
+    return out
+
+
+#: H&H resistance levels as the sheet writes them (rule terms, German in both languages) →
+#: the engine's levels (``app.rules.hh.damage.RESISTANCES``).
+RESISTANCE_WORDS: dict[str, str] = {
+    "resistent": "resistant",
+    "resistant": "resistant",
+    "anfällig": "vulnerable",
+    "vulnerable": "vulnerable",
+    "immun": "immune",
+    "immune": "immune",
+}
+RESISTANCE_LABELS: dict[str, str] = {
+    "resistant": "resistent",
+    "vulnerable": "anfällig",
+    "immune": "immun",
+}
+
+
+def _npc_fields() -> list[FieldSpec]:
+    """An NSC's sheet (hh.md §13): Fertigkeiten may stay empty (the Monsterstufe applies),
+    plus Monsterstufe, Gefahr, Beute and resistances per damage type."""
+    skills = [
+        FieldSpec(
+            f"skills.{s}",
+            s,
+            minimum=0,
+            maximum=30,
+            group="skills",
+            roll=f"skill:{s}",
+            optional=True,
+        )
+        for s in SKILLS
+    ]
+    npc = [
+        FieldSpec(
+            "monsterstufe",
+            "Monsterstufe",
+            minimum=0,
+            maximum=40,
+            group="npc",
+            hint=N_("The Probenwert of every Probe not listed"),
+            roll="skill:Monsterstufe",
+            optional=True,
+        ),
+        FieldSpec("gefahr", "Gefahr", "line", group="npc"),
+        FieldSpec("beute", "Beute", "text", group="npc", hint=N_("One per line")),
+        FieldSpec(
+            "resistances",
+            N_("Resistances"),
+            "text",
+            group="npc",
+            hint=N_("One per line: damage type: resistent, anfällig or immun"),
+            parse=parse_resistances,
+            show=show_resistances,
+        ),
+    ]
+    rest = [f for f in _pc_fields() if not f.key.startswith("skills.")]
+    return [*skills, *rest, *npc]
+
+
+def _npc_default() -> dict[str, Any]:
+    return {
+        **_pc_default(),
+        "skills": {},
+        "monsterstufe": 8,
+        "gefahr": "",
+        "beute": [],
+        "resistances": {},
+    }
+
+
+def parse_extra_skills(text: str) -> dict[str, int]:
+    """``Reiten: 8`` lines → ``{"Reiten": 8}``: Fertigkeiten the GM adds (hh.md §13)."""
+    out: dict[str, int] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        name, sep, value = line.rpartition(":")
+        name = name.strip()
+        if not sep or not name or len(name) > 40 or "(" in name:
+            raise FieldError(gettext("Write each Fertigkeit as “Name: Wert”."))
+        if name in SKILLS or name == "Monsterstufe":
+            raise FieldError(gettext("%(name)s is already on the sheet.", name=name))
+        try:
+            number_ = int(value.strip())
+        except ValueError:
+            raise FieldError(gettext("%(name)s needs a whole number.", name=name)) from None
+        if not 0 <= number_ <= 30:
+            raise FieldError(gettext("Between %(min)d and %(max)d.", min=0, max=30))
+        out[name] = number_
+    return out
+
+
+def parse_resistances(text: str) -> dict[str, str]:
+    """``Feuer: resistent`` lines → ``{"Feuer": "resistant"}`` (the engine's levels)."""
+    out: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        name, sep, level = line.rpartition(":")
+        name = name.strip()
+        word = RESISTANCE_WORDS.get(level.strip().lower())
+        if not sep or not name or len(name) > 40:
+            raise FieldError(gettext("Write each line as “damage type: resistent”."))
+        if word is None:
+            raise FieldError(gettext("%(name)s: write resistent, anfällig or immun.", name=name))
+        out[name] = word
+    return out
+
+
+def _pc_default() -> dict[str, Any]:
+    return {
+        "skills": dict.fromkeys(SKILLS, 5),
+        "specializations": {},
+        "extra_skills": {},
+        "talents": [],
+        "lp": 20,
+        "lp_max": 20,
+        "wp": 10,
+        "wp_max": 10,
+        "gp": 3,
+        "gp_max": 3,
+        "rs": 0,
+        "be": 0,
+        "bewegung": 8,
+        "xp": 0,
+        "wears_rucksack": True,
+    }
+
+
+def skill_value(data: Mapping[str, Any], name: str) -> int:
+    """A Fertigkeit or Spezialisierung value (a Spezialisierung defaults to its parent).
+
+    On an NSC sheet (one with a ``monsterstufe``) a Fertigkeit not listed is rolled with the
+    Monsterstufe (hh.md §13)."""
+    listed = listed_value(data, name)
+    if listed is not None:
+        return listed
+    monsterstufe = data.get("monsterstufe")
+    return int(monsterstufe) if monsterstufe is not None else 0
+
+
+def listed_value(data: Mapping[str, Any], name: str) -> int | None:
+    """The value the sheet lists for a Fertigkeit or Spezialisierung, else ``None``."""
+    specs: Mapping[str, int | None] = data.get("specializations") or {}
+    skills: Mapping[str, int | None] = data.get("skills") or {}
+    extra: Mapping[str, int] = data.get("extra_skills") or {}
+    for value in (specs.get(name), skills.get(name), extra.get(name)):
+        if value is not None:
+            return int(value)
+    parent = skills.get(name.split("(", 1)[0].strip())
+    return int(parent) if parent is not None else None
+
+
+def inventory_item(item: ItemLike) -> hh_inventory.Item:
+    f = item.fields or {}
+    size = f.get("size", "medium")
+    slots = f.get("slots") or list(hh_inventory.SLOTS)
+    return hh_inventory.Item(
+        key=str(f.get("bundle_key") or item.name),
+        size=size if size in ("small", "medium", "bundle") else "medium",
+        quantity=max(1, item.quantity),
+        slots=frozenset(s for s in slots if s in hh_inventory.SLOT_CAPACITY),
+    )
+
+
+def rucksack_items(items: Sequence[ItemLike]) -> list[hh_inventory.Item]:
+    return [inventory_item(i) for i in items if not i.equipped and i.container == RUCKSACK]
+
+
+def inventory_state(
+    data: Mapping[str, Any], items: Sequence[ItemLike]
+) -> hh_inventory.InventoryState:
+    return hh_inventory.inventory_state(
+        rucksack_items(items),
+        max(0, skill_value(data, "Reisekunde")),
+        wears_rucksack=bool(data.get("wears_rucksack", True)),
+    )
+
+
+def rule_options(settings: Mapping[str, Any]) -> RuleOptions:
+    """The campaign's H&H options; the campaign stores ``summary`` where the engine says
+    ``half`` for the movement variant."""
+    mapped = dict(settings)
+    if mapped.get("movement") == "summary":
+        mapped["movement"] = "half"
+    try:
+        return RuleOptions.from_mapping(mapped)
+    except ValueError:
+        return RuleOptions()
+
+
+def _view(
+    data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
+) -> SheetView:
+    spuersinn = skill_value(data, "Spürsinn")
+    be = int(data.get("be", 0))
+    ini = hh_initiative_value(spuersinn, be)
+    state = inventory_state(data, items)
+    load = state.load
+    movement = movement_per_action(
+        int(data.get("bewegung", 0)), rule_options(settings), eingeschraenkt=state.encumbered
+    )
+    derived = [
+        Derived(
+            "initiative",
+            "Initiative",
+            str(ini),
+            (("Spürsinn", str(spuersinn)), ("BE", signed(-be)), (gettext("minimum"), "1")),
+        ),
+        Derived(
+            "steps",
+            "Initiativeschritte",
+            ", ".join(str(s) for s in initiative_steps(ini)),
+        ),
+        Derived(
+            "reactions",
+            "Reaktionen",
+            str(reactions(ini)),
+            (("Initiative ÷ 4", str(ini)),),
+        ),
+        Derived("movement", "Bewegung pro Handlung", str(movement)),
+        Derived(
+            "rucksack",
+            gettext("Rucksack places"),
+            f"{load.used} / {load.capacity}",
+            (
+                ("Reisekunde", str(load.free_capacity)),
+                (gettext("extra places («eingeschränkt»)"), str(hh_inventory.ENCUMBERED_PLACES)),
+            ),
+        ),
+    ]
+    warnings: list[Warning] = []
+    if state.encumbered:
+        warnings.append(
+            Warning(
+                gettext(
+                    "The Rucksack is heavy: «eingeschränkt» (Bewegung halved, −2 on reactions)."
+                )
+            )
+        )
+    if load.over_capacity:
+        warnings.append(Warning(gettext("The Rucksack holds more than it can."), "error"))
+    for skill in ("Kampfkunst", "Magiekunde"):
+        derived.append(
+            Derived(
+                f"attack:{skill}",
+                f"{skill} − BE",
+                str(skill_value(data, skill) - be),
+                ((skill, str(skill_value(data, skill))), ("BE", signed(-be))),
+                roll=f"attack:{skill}",
+            )
+        )
+    return SheetView(tuple(derived), tuple(warnings), state.conditions, load.as_dict())
+
+
+# --- fields with their own line format ----------------------------------------------------
+
+
+def parse_specializations(text: str) -> dict[str, int]:
+    """``Kampfkunst (waffenlos): 10`` lines → mapping; a bare name takes no value (error)."""
+    out: dict[str, int] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        name, sep, value = line.rpartition(":")
+        if not sep or not name.strip():
+            raise FieldError(gettext("Write each Spezialisierung as “Name (Fach): Wert”."))
+        name = name.strip()
+        if name.split("(", 1)[0].strip() not in SKILLS or "(" not in name:
+            raise FieldError(
+                gettext("%(name)s is not a Spezialisierung of a Fertigkeit.", name=name)
+            )
+        try:
+            number_ = int(value.strip())
+        except ValueError:
+            raise FieldError(gettext("%(name)s needs a whole number.", name=name)) from None
+        if not 0 <= number_ <= 30:
+            raise FieldError(gettext("Between %(min)d and %(max)d.", min=0, max=30))
+        out[name] = number_
+    return out
+
+
+def show_resistances(value: Mapping[str, Any]) -> str:
+    return "\n".join(f"{k}: {RESISTANCE_LABELS.get(v, v)}" for k, v in value.items())
+
+
+def cross_check(data: Mapping[str, Any]) -> dict[str, str]:
+    """Current LP, WP and GP at most their maximum."""
+    errors: dict[str, str] = {}
+    for cur, top in (("lp", "lp_max"), ("wp", "wp_max"), ("gp", "gp_max")):
+        if int(data.get(cur, 0)) > int(data.get(top, 0)):
+            errors[cur] = gettext("At most the maximum (%(max)d).", max=int(data.get(top, 0)))
+    return errors
+
+
+# --- inventory ------------------------------------------------------------------------------
+
+INVENTORY_MESSAGES = {
+    "rucksack_full": "The Rucksack is full: %(used)s of %(capacity)s places used, "
+    "%(item)s needs %(needed)s more.",
+    "no_rucksack": "This character carries no Rucksack.",
+    "slot_full": "%(slot)s is full: %(used)s of %(capacity)s taken, %(item)s needs %(needed)s.",
+    "slot_not_allowed": "%(item)s does not fit into %(slot)s.",
+    "not_small_item": "Only small items go into the Gürteltasche.",
+    "unknown_slot": "There is no slot %(slot)s.",
+}
+
+
+def _inventory_message(check: hh_inventory.InventoryCheck, item: ItemLike) -> str:
+    params: dict[str, object] = {**check.params, "item": item.name}
+    if "slot" in params:
+        params["slot"] = SLOT_LABELS.get(str(params["slot"]), params["slot"])
+    return gettext(INVENTORY_MESSAGES.get(check.error or "", "%(item)s cannot go there."), **params)
+
+
+def _others(items: Sequence[ItemLike], item: ItemLike) -> list[ItemLike]:
+    return [i for i in items if i.id != item.id]
+
+
+def equip_problem(items: Sequence[ItemLike], item: ItemLike, slot: str) -> str | None:
+    """The slot rules of hh.md (capacity, allowed slots, small items in the Gürteltasche)."""
+    equipped: dict[Any, list[hh_inventory.Item]] = {}
+    for other in _others(items, item):
+        if other.equipped and other.slot:
+            equipped.setdefault(other.slot, []).append(inventory_item(other))
+    check = hh_inventory.check_equip(equipped, inventory_item(item), slot)
+    return None if check.ok else _inventory_message(check, item)
+
+
+def rucksack_problem(
+    data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+) -> str | None:
+    """Whether ``item`` fits into the Rucksack beside the others (Reisekunde places)."""
+    check = hh_inventory.check_rucksack_add(
+        rucksack_items(_others(items, item)),
+        inventory_item(item),
+        max(0, skill_value(data, "Reisekunde")),
+        wears_rucksack=bool(data.get("wears_rucksack", True)),
+    )
+    return None if check.ok else _inventory_message(check, item)
+
+
+# --- items ---------------------------------------------------------------------------------
+
+ITEM_FIELDS = (
+    ItemField(
+        "size",
+        N_("Size class"),
+        "choice",
+        (("medium", N_("medium")), ("small", N_("small")), ("bundle", N_("bundle"))),
+    ),
+    ItemField(
+        "slots",
+        N_("Slots"),
+        "list",
+        tuple((s, s) for s in hh_inventory.SLOTS),
+    ),
+    ItemField("damage", N_("Damage die"), "text"),
+    ItemField("damage_bonus", N_("Damage bonus"), minimum=-20, maximum=20),
+    ItemField("rs", "RS", minimum=0, maximum=30),
+    ItemField("be", "BE", minimum=0, maximum=30),
+)
+
+STARTERS = [
+    StarterItem(
+        "hh:schwert",
+        "Schwert",
+        {
+            "size": "medium",
+            "slots": ["waffenhand", "waffengurt"],
+            "damage": "W10",
+            "damage_bonus": 1,
+        },
+        sample=True,
+    ),
+    StarterItem(
+        "hh:dolch",
+        "Dolch",
+        {
+            "size": "medium",
+            "slots": ["waffenhand", "waffengurt"],
+            "damage": "W10",
+            "damage_bonus": 0,
+        },
+        sample=True,
+    ),
+    StarterItem(
+        "hh:bogen",
+        "Bogen",
+        {"size": "medium", "slots": ["waffenhand", "ruecken"], "damage": "W10", "damage_bonus": 0},
+        sample=True,
+    ),
+    StarterItem(
+        "hh:pfeile",
+        "Pfeile",
+        {"size": "bundle", "slots": ["koecher"], "bundle_key": "pfeile"},
+        quantity=20,
+        sample=True,
+    ),
+    StarterItem(
+        "hh:schild", "Schild", {"size": "medium", "slots": ["schildhand"], "rs": 1}, sample=True
+    ),
+    StarterItem(
+        "hh:lederruestung",
+        "Lederrüstung",
+        {"size": "medium", "slots": ["koerper"], "rs": 1, "be": 0},
+        sample=True,
+    ),
+    StarterItem(
+        "hh:kettenhemd",
+        "Kettenhemd",
+        {"size": "medium", "slots": ["koerper"], "rs": 2, "be": 1},
+        sample=True,
+    ),
+    StarterItem(
+        "hh:heiltrank",
+        "Heiltrank",
+        {"size": "small", "slots": ["guerteltasche"]},
+        sample=True,
+    ),
+    StarterItem("hh:seil", "Seil", {"size": "medium"}, sample=True),
+    StarterItem("hh:fackel", "Fackel", {"size": "medium", "slots": ["waffenhand"]}, sample=True),
+    StarterItem(
+        "hh:proviant",
+        "Proviant",
+        {"size": "bundle", "bundle_key": "proviant"},
+        quantity=5,
+        sample=True,
+    ),
+    StarterItem("hh:decke", "Decke", {"size": "medium"}, sample=True),
+]
+
+
+# --- rolls ---------------------------------------------------------------------------------
+
+DIFFICULTIES = tuple((d.key, f"{d.name} ({d.modifier:+d})") for d in hh_probe.DIFFICULTIES)
+LUCK_OPTIONS = (
+    ("", "—"),
+    ("bonus", hh_luck.LUCK_NAMES["bonus"]),
+    ("cancel_penalty", hh_luck.LUCK_NAMES["cancel_penalty"]),
+    ("auto_volltreffer", hh_luck.LUCK_NAMES["auto_volltreffer"]),
+)
+
+
+def roll_targets(data: Mapping[str, Any]) -> list[Target]:
+    out = [Target(f"skill:{s}", s) for s in SKILLS]
+    if data.get("monsterstufe") is not None:
+        out.append(Target("skill:Monsterstufe", "Monsterstufe"))
+    out += [Target(f"skill:{s}", s) for s in (data.get("extra_skills") or {})]
+    out += [Target(f"skill:{s}", s) for s in (data.get("specializations") or {})]
+    out += [
+        Target(f"attack:{s}", f"{s} (Angriff/Verteidigung, − BE)")
+        for s in ("Kampfkunst", "Magiekunde")
+    ]
+    return out
+
+
+def _probe_setup(
+    data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
+) -> tuple[str, int, int, Figure]:
+    kind, _, name = req.target.partition(":")
+    known = (
+        set(SKILLS) | set(data.get("specializations") or {}) | set(data.get("extra_skills") or {})
+    )
+    npc = data.get("monsterstufe") is not None
+    if npc:
+        known.add("Monsterstufe")
+    if kind not in ("skill", "attack") or name not in known:
+        raise bad("target", gettext("Choose a Fertigkeit of this sheet."))
+    value = skill_value(data, name)
+    modifier = req.modifier
+    if req.difficulty:
+        try:
+            modifier += hh_probe.difficulty_modifier(req.difficulty)
+        except ValueError:
+            raise bad("difficulty", gettext("Choose one of the listed values.")) from None
+    label = name
+    if npc and name != "Monsterstufe" and listed_value(data, name) is None:
+        # An NSC's Fertigkeit that is not listed: the Monsterstufe is its Probenwert.
+        label = f"{name} (Monsterstufe)"
+    if kind == "attack":
+        modifier -= int(data.get("be", 0))
+        label = f"{name} − BE"
+    skills = {
+        k: v
+        for k, v in {
+            **(data.get("extra_skills") or {}),
+            **(data.get("skills") or {}),
+            **(data.get("specializations") or {}),
+        }.items()
+        if v is not None
+    }
+    state = inventory_state(data, items)
+    figure = Figure(
+        id="sheet",
+        skills=skills,
+        gp=int(data.get("gp", 0)),
+        gp_max=int(data.get("gp_max", 0)),
+        be=int(data.get("be", 0)),
+        conditions=tuple(Zustand(c) for c in state.conditions),
+    )
+    if req.luck:
+        problems = hh_luck.luck_problems(figure, req.luck, before_roll=True)
+        if req.luck not in ("bonus", "cancel_penalty", "auto_volltreffer"):
+            problems = [gettext("Choose one of the listed values.")]
+        if problems:
+            raise bad("luck", "; ".join(problems))
+    return label, value, modifier, figure
+
+
+def _probe_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+    _label, value, modifier, _figure = _probe_setup(data, items, req)
+    if req.luck == "auto_volltreffer":
+        return Odds(gettext("Success chance: %(p)s", p="100 %"), (("Volltreffer", "100 %"),))
+    if req.luck in ("bonus", "cancel_penalty"):
+        modifier = hh_luck.luck_modifier(modifier, req.luck)  # type: ignore[arg-type]
+    odds = hh_probe.probe_odds(value, modifier)
+    return Odds(
+        gettext("Success chance: %(p)s", p=percent(odds.success)),
+        (
+            (gettext("Target"), f"{value} {modifier:+d} = {value + modifier}"),
+            ("Volltreffer", percent(odds.volltreffer_chance)),
+            ("Patzer", percent(odds.patzer_chance)),
+        ),
+    )
+
+
+def _probe_roll(
+    roller: Roller, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
+) -> RollOutcome:
+    label, value, modifier, figure = _probe_setup(data, items, req)
+    changes: dict[str, Any] = {}
+    if req.luck == "auto_volltreffer":
+        lucky = hh_luck.burn_for_volltreffer(figure, value, modifier)
+        result = lucky.result
+        changes = {"gp": lucky.figure.gp, "skills.Glück": lucky.figure.glueck}
+    elif req.luck in ("bonus", "cancel_penalty"):
+        lucky = hh_luck.roll_with_luck(roller, figure, value, modifier, req.luck)  # type: ignore[arg-type]
+        result = lucky.result
+        changes = {"gp": lucky.figure.gp}
+    else:
+        result = hh_probe.roll_probe(roller, value, modifier)
+    outcome = {**result.as_dict(), "outcome": result.outcome}
+    if req.luck:
+        outcome["luck"] = hh_luck.LUCK_NAMES[req.luck]
+    return RollOutcome(
+        label=label,
+        expression="2W10",
+        dice=result.rolls,
+        modifier=0,
+        total=result.roll,
+        summary=result.describe(),
+        outcome=outcome,
+        sheet_changes=changes,
+    )
+
+
+# --- combat --------------------------------------------------------------------------------
+
+
+def _die_sides(text: Any, default: int) -> int:
+    """``"W10"`` / ``"1W10"`` / ``"d8"`` → 10 / 10 / 8."""
+    digits = str(text or "").lower().replace("d", "w").rpartition("w")[2]
+    return int(digits) if digits.isdigit() else default
+
+
+def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    be = int(data.get("be", 0))
+    spuersinn = skill_value(data, "Spürsinn")
+    kampfkunst = skill_value(data, "Kampfkunst")
+    weapon = equipped_in(items, "waffenhand")
+    fields = weapon.fields if weapon is not None else {}
+    npc = data.get("monsterstufe") is not None
+    beute = data.get("beute") or []
+    return {
+        "monsterstufe": int(data.get("monsterstufe") or 0),
+        "gefahr": str(data.get("gefahr") or "") if npc else "",
+        "beute": ", ".join(beute) if isinstance(beute, list) else str(beute),
+        "resistenzen": dict(data.get("resistances") or {}),
+        "lp": int(data.get("lp_max", 20)),
+        "rs": int(data.get("rs", 0)),
+        "be": be,
+        "initiative": hh.initiative(spuersinn, be),
+        "bewegung": int(data.get("bewegung", 8)),
+        "angriff": kampfkunst,
+        "verteidigung": kampfkunst,
+        "magiekunde": skill_value(data, "Magiekunde"),
+        "unbeugsamkeit": skill_value(data, "Unbeugsamkeit"),
+        "willenskraft": skill_value(data, "Willenskraft"),
+        "interaktion": skill_value(data, "Interaktion"),
+        "glueck": skill_value(data, "Glück"),
+        "gp": int(data.get("gp_max", 0)),
+        "waffe": weapon.name if weapon is not None else "Waffenlos",
+        "schaden_w": _die_sides(fields.get("damage"), 10),
+        "schaden_bonus": int(fields.get("damage_bonus", 0)),
+        "spuersinn": spuersinn,
+    }
+
+
+# --- the system -----------------------------------------------------------------------------
+
+
+class HHSystem:
+    """Helden & Halunken as a :class:`~app.characters.systems.protocol.CharacterSystem`."""
+
+    key = KEY
+    equip_slots: Mapping[str, str] = SLOT_LABELS
+    item_fields = ITEM_FIELDS
+    partials = SheetPartials(item_actions="characters/systems/hh/_item_actions.html")
+    roll_difficulties = DIFFICULTIES
+    luck_options = LUCK_OPTIONS
+
+    def fields(self, kind: str) -> list[FieldSpec]:
+        return _npc_fields() if kind == "npc" else _pc_fields()
+
+    def default_data(self, kind: str) -> dict[str, Any]:
+        return _npc_default() if kind == "npc" else _pc_default()
+
+    def view(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
+    ) -> SheetView:
+        return _view(data, items, settings)
+
+    def cross_check(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
+        return cross_check(data)
+
+    def follow_up(self, data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+        return []
+
+    def starter_items(self) -> list[StarterItem]:
+        return list(STARTERS)
+
+    def default_container(self, data: Mapping[str, Any]) -> str | None:
+        return RUCKSACK if bool(data.get("wears_rucksack", True)) else None
+
+    def equip_problem(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike, slot: str
+    ) -> str | None:
+        return equip_problem(items, item, slot)
+
+    def stow_problem(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+    ) -> str | None:
+        return rucksack_problem(data, items, item) if item.container == RUCKSACK else None
+
+    def edit_problems(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+    ) -> dict[str, str]:
+        """A changed size or slot list must still fit where the item is."""
+        if item.container == RUCKSACK:
+            problem = rucksack_problem(data, items, item)
+            return {"container": problem} if problem else {}
+        if item.equipped and item.slot:
+            problem = equip_problem(items, item, item.slot)
+            return {"slot": problem} if problem else {}
+        return {}
+
+    def import_problem(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> str | None:
+        if inventory_state(data, items).load.over_capacity:
+            return gettext("The items do not fit into the Rucksack.")
+        return None
+
+    def roll_targets(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Target]:
+        return roll_targets(data)
+
+    def odds(self, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+        return _probe_odds(data, items, req)
+
+    def roll(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        req: RollRequest,
+    ) -> RollOutcome:
+        return _probe_roll(roller, data, items, req)
+
+    def combat_statblock(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike]
+    ) -> dict[str, Any]:
+        return combat_statblock(data, items)
+
+
+SYSTEM = HHSystem()

@@ -1,0 +1,143 @@
+"""What the characters domain needs of a rule system: one typed seam instead of branches.
+
+A system module (``hh.py``, ``ds4.py``, ``pf2e.py`` beside this file) implements
+:class:`CharacterSystem` and is registered once in :mod:`app.characters.systems.registry`.
+Services, routes, history and templates ask the campaign's system through this protocol and
+never compare ``system`` with a system's name (``tests/test_system_seams.py``).
+
+Everything here is pure: sheet data and items in, values or messages out. No database, no
+FastAPI; messages come back as strings for the caller to raise at the right field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from app.characters.catalog import ItemField, StarterItem
+from app.characters.rolling import Odds, RollOutcome, RollRequest, Target
+from app.characters.sheets import FieldSpec, ItemLike, SheetView
+from app.rules.dice import Roller
+
+Choices = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SheetPartials:
+    """Templates the sheet page includes for what only some systems have; ``None`` = none.
+
+    Paths are below ``templates/``, by convention ``characters/systems/<key>/…``."""
+
+    #: More actions on an item that is not equipped (H&H: into/out of the Rucksack).
+    item_actions: str | None = None
+    #: More fields of the roll dialog (PF2e: SG/RK, attack number, Glück/Unglück).
+    roll_fields: str | None = None
+
+
+class CharacterSystem(Protocol):
+    """One rule system as the characters domain sees it (sheet, inventory, rolls, combat)."""
+
+    @property
+    def key(self) -> str:
+        """The campaign's ``system`` value (``app.campaigns.models.RuleSystem``)."""
+        ...
+
+    @property
+    def equip_slots(self) -> Mapping[str, str]:
+        """Slot key → label (a msgid or a German rule term)."""
+        ...
+
+    @property
+    def item_fields(self) -> tuple[ItemField, ...]: ...
+
+    @property
+    def partials(self) -> SheetPartials: ...
+
+    @property
+    def roll_difficulties(self) -> Choices:
+        """The difficulty choices of the roll dialog (empty: the dialog shows none)."""
+        ...
+
+    @property
+    def luck_options(self) -> Choices:
+        """Glück options declared before a roll (empty: the dialog shows none)."""
+        ...
+
+    # --- sheet ---------------------------------------------------------------------------
+
+    def fields(self, kind: str) -> list[FieldSpec]:
+        """The editable fields of a sheet of ``kind`` (``pc`` or ``npc``)."""
+        ...
+
+    def default_data(self, kind: str) -> dict[str, Any]: ...
+
+    def view(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
+    ) -> SheetView:
+        """Derived values, warnings, conditions and load, from the engines."""
+        ...
+
+    def cross_check(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
+        """Rules over several fields (current ≤ maximum, creation limits): field → message."""
+        ...
+
+    def follow_up(self, data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+        """Adjust fields that a change makes invalid (in place); returns the keys changed."""
+        ...
+
+    # --- inventory -----------------------------------------------------------------------
+
+    def starter_items(self) -> list[StarterItem]: ...
+
+    def default_container(self, data: Mapping[str, Any]) -> str | None:
+        """Where a new, unequipped or received item goes."""
+        ...
+
+    def equip_problem(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike, slot: str
+    ) -> str | None:
+        """Why ``item`` cannot be equipped in ``slot`` (``items``: the sheet's, with it)."""
+        ...
+
+    def stow_problem(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+    ) -> str | None:
+        """Why ``item`` cannot stay in its container (``items``: the sheet's, with it)."""
+        ...
+
+    def edit_problems(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+    ) -> dict[str, str]:
+        """What an edit of ``item``'s fields breaks where it is: field → message."""
+        ...
+
+    def import_problem(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> str | None:
+        """Why an imported sheet cannot carry ``items``."""
+        ...
+
+    # --- rolls ---------------------------------------------------------------------------
+
+    def roll_targets(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Target]:
+        """What a click on the sheet may roll."""
+        ...
+
+    def odds(self, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+        """The chance before rolling (raises ``ValidationFailed`` at the bad field)."""
+        ...
+
+    def roll(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        req: RollRequest,
+    ) -> RollOutcome: ...
+
+    # --- combat --------------------------------------------------------------------------
+
+    def combat_statblock(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike]
+    ) -> dict[str, Any]:
+        """The encounter stat block (the keys of the system's bestiary schema)."""
+        ...
