@@ -16,7 +16,7 @@ class CharacterKind(StrEnum):
 
 
 class Character(Base):
-    """A character sheet. ``data`` holds the system's sheet values (see ``sheets.py``)."""
+    """A character sheet. ``data`` holds the system's sheet values (see ``systems/``)."""
 
     __tablename__ = "character"
 
