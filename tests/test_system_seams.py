@@ -214,6 +214,32 @@ def test_other_template_comparisons_are_not_counted(source: str) -> None:
 
 # --- the registry ---------------------------------------------------------------------------
 
+#: What a system module may not import: it is pure (sheet data in, values out).
+IMPURE = ("fastapi", "starlette", "sqlalchemy", "app.web", "app.db", "app.events")
+
+
+def _imports(source: str) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_character_system_modules_import_no_web_and_no_database() -> None:
+    folder = ROOT / "app" / "characters" / "systems"
+    modules = sorted(folder.glob("*.py"))
+    assert {m.stem for m in modules} >= SYSTEM_NAMES
+    for module in modules:
+        bad = {
+            name
+            for name in _imports(module.read_text(encoding="utf-8"))
+            if name.startswith(IMPURE) or name.endswith((".models", ".service", ".routes"))
+        }
+        assert not bad, f"{module.name} imports {bad}"
+
 
 def test_every_rule_system_has_one_character_system() -> None:
     assert set(SYSTEMS) == SYSTEM_NAMES
