@@ -31,7 +31,7 @@ from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types
 from app.events.models import CampaignEvent
-from app.events.service import VISIBILITIES, VisibleEvent, append_event, project
+from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_about, project
 from app.i18n import _
 from app.rules import ds4
 from app.rules.dice import Roller
@@ -1170,7 +1170,6 @@ async def import_character(
 
 
 HISTORY_PAGE = 50
-_HISTORY_BATCH = 500
 
 
 async def history(
@@ -1202,26 +1201,15 @@ async def history_page(
     page (``None`` when there are no older entries)."""
     limit = limit or HISTORY_PAGE
     opened = await open_character(session, user, campaign_id, character_id)
-    mine: list[VisibleEvent] = []
-    cursor = before
-    while True:
-        query = (
-            select(CampaignEvent)
-            .where(
-                CampaignEvent.campaign_id == campaign_id,
-                CampaignEvent.type.like("character%"),
-            )
-            .order_by(CampaignEvent.seq.desc())
-            .limit(_HISTORY_BATCH)
-        )
-        if cursor is not None:
-            query = query.where(CampaignEvent.seq < cursor)
-        batch = (await session.scalars(query)).all()
-        ours = [e for e in batch if e.payload.get("character_id") == character_id]
-        mine.extend(project(ours, opened.viewer))
-        if len(mine) > limit or len(batch) < _HISTORY_BATCH:
-            break
-        cursor = batch[-1].seq
-    more = len(mine) > limit
-    page = mine[:limit]
-    return opened, page, (page[-1].seq if more and page else None)
+    events = await events_about(
+        session,
+        campaign_id,
+        types.subject_of("character", character_id),
+        opened.viewer,
+        type_like="character%",
+        limit=limit + 1,
+        before=before,
+    )
+    more = len(events) > limit
+    page = project(events[:limit], opened.viewer)
+    return opened, page, (events[limit - 1].seq if more else None)

@@ -46,13 +46,15 @@ from app.encounters.systems import system
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types
 from app.events.models import CampaignEvent
-from app.events.service import append_event
+from app.events.service import append_event, events_about
 from app.i18n import N_, _
 from app.rules.dice import Roller
 
 MAX_COPIES = 20
 HISTORY = 30
 NAME_MAX = 100
+#: Combat log entries per page (page and API).
+LOG_PAGE = 200
 
 Op = Callable[[State, Report], None]
 
@@ -1044,22 +1046,18 @@ async def _log(
 
 
 async def log_entries(
-    session: AsyncSession, loaded: Loaded, limit: int = 200
+    session: AsyncSession, loaded: Loaded, limit: int = LOG_PAGE, *, before: int | None = None
 ) -> list[CampaignEvent]:
-    """The newest combat events of this encounter the viewer may see (newest first)."""
-    from app.events.service import can_see
-
-    events = (
-        await session.scalars(
-            select(CampaignEvent)
-            .where(CampaignEvent.campaign_id == loaded.campaign.id, CampaignEvent.type == "combat")
-            .order_by(CampaignEvent.seq.desc())
-            .limit(limit * 3)
+    """The newest combat events of this encounter the viewer may see (newest first), older
+    than the seq ``before`` when given."""
+    return list(
+        await events_about(
+            session,
+            loaded.campaign.id,
+            types.subject_of("encounter", loaded.encounter.id),
+            loaded.viewer,
+            type_like="combat",
+            limit=limit,
+            before=before,
         )
-    ).all()
-    out = [
-        e
-        for e in events
-        if e.payload.get("encounter_id") == loaded.encounter.id and can_see(e, loaded.viewer)
-    ]
-    return out[:limit]
+    )

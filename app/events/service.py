@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import ColumnElement, and_, insert, or_, select, text, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.models import Campaign
@@ -231,6 +231,16 @@ def can_see(event: CampaignEvent, viewer: Viewer) -> bool:
     return event.visibility == "self" and event.audience_user_id == viewer.user_id
 
 
+def visible_to(viewer: Viewer) -> ColumnElement[bool]:
+    """:func:`can_see` as an SQL condition on ``campaign_event``."""
+    if viewer.is_gm:
+        return true()
+    return or_(
+        CampaignEvent.visibility == "public",
+        and_(CampaignEvent.visibility == "self", CampaignEvent.audience_user_id == viewer.user_id),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class VisibleEvent:
     """An event as one viewer receives it: whole, or reduced to the fact that it happened."""
@@ -298,4 +308,31 @@ async def events_before(
         query = query.where(CampaignEvent.seq < before)
     if types:
         query = query.where(CampaignEvent.type.in_(types))
+    return (await session.scalars(query.order_by(CampaignEvent.seq.desc()).limit(limit))).all()
+
+
+async def events_about(
+    session: AsyncSession,
+    campaign_id: int,
+    subject: str,
+    viewer: Viewer,
+    *,
+    type_like: str,
+    limit: int,
+    before: int | None = None,
+) -> Sequence[CampaignEvent]:
+    """The newest ``limit`` events about ``subject`` (``character:7``) whose type matches the
+    LIKE pattern ``type_like``, that ``viewer`` may see, older than ``before``, newest first.
+
+    Filtered in SQL through ``ix_campaign_event_subject``, so one encounter's log or one
+    sheet's history pages back to its first entry however busy the rest of the campaign is.
+    """
+    query = select(CampaignEvent).where(
+        CampaignEvent.campaign_id == campaign_id,
+        CampaignEvent.subject == subject,
+        CampaignEvent.type.like(type_like),
+        visible_to(viewer),
+    )
+    if before is not None:
+        query = query.where(CampaignEvent.seq < before)
     return (await session.scalars(query.order_by(CampaignEvent.seq.desc()).limit(limit))).all()

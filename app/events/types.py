@@ -44,9 +44,9 @@ def event_type(name: str) -> Callable[[type[P]], type[P]]:
     return register
 
 
-def subject_of(kind: Literal["character", "encounter"], id_: int | None) -> str | None:
+def subject_of(kind: Literal["character", "encounter"], id_: int) -> str:
     """The ``campaign_event.subject`` of events about one character or encounter."""
-    return None if id_ is None else f"{kind}:{id_}"
+    return f"{kind}:{id_}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -321,7 +321,7 @@ class Roll(EventPayload):
 
     @property
     def subject(self) -> str | None:
-        return subject_of("character", self.character_id)
+        return None if self.character_id is None else subject_of("character", self.character_id)
 
     @classmethod
     def build(
@@ -402,7 +402,7 @@ class EncounterPrepared(EventPayload):
 
     @property
     def subject(self) -> str | None:
-        return subject_of("encounter", self.encounter_id)
+        return None if self.encounter_id is None else subject_of("encounter", self.encounter_id)
 
 
 @event_type("combat")
