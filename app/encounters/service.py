@@ -1056,7 +1056,7 @@ async def log_entries(
             loaded.campaign.id,
             types.subject_of("encounter", loaded.encounter.id),
             loaded.viewer,
-            type_like="combat",
+            type_like=types.Combat.TYPE,
             limit=limit,
             before=before,
         )

@@ -15,7 +15,7 @@ from app.campaigns.models import Campaign
 from app.campaigns.permissions import Viewer
 from app.db import utcnow
 from app.events.models import CampaignEvent
-from app.events.types import EventPayload
+from app.events.types import EventPayload, Roll
 
 NOTIFY_CHANNEL = "tafelrunde_events"
 #: Key in ``AsyncSession.info`` listing the events to announce after commit.
@@ -277,7 +277,7 @@ def project(events: Sequence[CampaignEvent], viewer: Viewer) -> list[VisibleEven
     for event in events:
         if can_see(event, viewer):
             out.append(VisibleEvent(event, redacted=False))
-        elif event.type == "roll":
+        elif event.type == Roll.TYPE:
             out.append(VisibleEvent(event, redacted=True))
     return out
 

@@ -69,7 +69,7 @@ async def log_page(
 ) -> tuple[list[VisibleEvent], int | None]:
     """One page of the dice log, newest first, and the ``before`` cursor of the next page."""
     events: Sequence[CampaignEvent] = await events_before(
-        session, campaign_id, before, PAGE_SIZE + 1, types=("roll",)
+        session, campaign_id, before, PAGE_SIZE + 1, types=(Roll.TYPE,)
     )
     more = len(events) > PAGE_SIZE
     page = project(events[:PAGE_SIZE], viewer)
