@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import psycopg
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection
+from sqlalchemy import Connection, text
+from sqlalchemy import create_engine as sa_create_engine
 
 from app.config import Settings
-from app.db import create_engine
-from app.migrate import alembic_config
+from app.db import create_engine, utcnow
+from app.migrate import alembic_config, upgrade
 from app.models import Base
 
 
@@ -29,3 +36,68 @@ async def test_models_and_migrations_agree(settings: Settings) -> None:
 def test_migration_history_is_linear_or_merged(database_url: str) -> None:
     script = ScriptDirectory.from_config(alembic_config(database_url))
     assert len(script.get_heads()) == 1, f"several heads: {script.get_heads()}"
+
+
+@contextmanager
+def _scratch_database(database_url: str, tmp_path: Path) -> Iterator[str]:
+    """An empty database of the same kind as the test database, dropped afterwards."""
+    if not database_url.startswith("postgresql"):
+        yield f"sqlite+aiosqlite:///{tmp_path / 'scratch.db'}"
+        return
+    server, _, name = database_url.rpartition("/")
+    scratch = f"{name}_scratch"
+    admin = "postgresql://" + database_url.partition("://")[2]
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {scratch}")
+        conn.execute(f"CREATE DATABASE {scratch}")
+    try:
+        yield f"{server}/{scratch}"
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {scratch} WITH (FORCE)")
+
+
+#: Rows as revision 0003 stored them: (type, payload) → the subject 0004 gives them.
+OLD_EVENTS = [
+    ("character_updated", {"actor_name": "a", "character_id": 7, "field": "be"}, "character:7"),
+    ("character_item_moved", {"actor_name": "a", "character_id": 8}, "character:8"),
+    ("roll", {"actor_name": "a", "total": 3, "character_id": 7}, "character:7"),
+    ("roll", {"actor_name": "a", "total": 3}, None),
+    ("roll", {"actor_name": "a", "total": 3, "character_id": None}, None),
+    ("combat", {"actor_name": "a", "encounter_id": 12, "entries": []}, "encounter:12"),
+    (
+        "encounter",
+        {"actor_name": "a", "kind": "encounter_created", "encounter_id": 13},
+        "encounter:13",
+    ),
+    ("encounter", {"actor_name": "a", "kind": "bestiary_added", "entry_id": 4}, None),
+    ("member_joined", {"actor_name": "a", "user_id": 7}, None),
+]
+
+
+def test_event_subject_is_backfilled_from_payloads(database_url: str, tmp_path: Path) -> None:
+    with _scratch_database(database_url, tmp_path) as url:
+        upgrade(url, "0003")
+        sync_url = url.replace("+aiosqlite", "")
+        engine = sa_create_engine(sync_url)
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO campaign (id, name, system, settings, last_seq, created_at,"
+                    " version) VALUES (1, 'K', 'hh', '{}', 0, :now, 1)"
+                ),
+                {"now": utcnow()},
+            )
+            for seq, (type_, payload, _subject) in enumerate(OLD_EVENTS, start=1):
+                conn.execute(
+                    text(
+                        "INSERT INTO campaign_event (campaign_id, seq, type, visibility, payload,"
+                        " created_at) VALUES (1, :seq, :type, 'public', :payload, :now)"
+                    ),
+                    {"seq": seq, "type": type_, "payload": json.dumps(payload), "now": utcnow()},
+                )
+        upgrade(url, "0004")
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT subject FROM campaign_event ORDER BY seq")).all()
+        engine.dispose()
+    assert [r[0] for r in rows] == [subject for _t, _p, subject in OLD_EVENTS]

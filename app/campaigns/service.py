@@ -17,6 +17,7 @@ from app.campaigns.permissions import Action, Viewer, authorize
 from app.campaigns.settings import validate_settings
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from app.events import types
 from app.events.service import append_event
 from app.i18n import _
 
@@ -62,8 +63,7 @@ async def create_campaign(session: AsyncSession, user: User, name: str, system: 
     await append_event(
         session,
         campaign.id,
-        "campaign_created",
-        {"actor_name": user.username, "name": name, "system": system},
+        types.CampaignCreated(actor_name=user.username, name=name, system=system),
         actor_id=user.id,
     )
     return campaign
@@ -177,8 +177,7 @@ async def join(session: AsyncSession, user: User, code: str) -> tuple[Campaign, 
     await append_event(
         session,
         campaign.id,
-        "member_joined",
-        {"actor_name": user.username, "user_id": user.id, "role": invite.role},
+        types.MemberJoined(actor_name=user.username, user_id=user.id, role=invite.role),
         actor_id=user.id,
     )
     return campaign, Role(invite.role)
@@ -206,8 +205,7 @@ async def remove_member(session: AsyncSession, user: User, campaign_id: int, use
     await append_event(
         session,
         campaign_id,
-        "member_removed",
-        {"actor_name": user.username, "user_id": user_id},
+        types.MemberRemoved(actor_name=user.username, user_id=user_id),
         actor_id=user.id,
     )
 
@@ -221,8 +219,7 @@ async def leave(session: AsyncSession, user: User, campaign_id: int) -> None:
     await append_event(
         session,
         campaign_id,
-        "member_removed",
-        {"actor_name": user.username, "user_id": user.id},
+        types.MemberRemoved(actor_name=user.username, user_id=user.id),
         actor_id=user.id,
     )
 
@@ -243,8 +240,7 @@ async def set_role(
     await append_event(
         session,
         campaign_id,
-        "member_role_changed",
-        {"actor_name": user.username, "user_id": user_id, "role": role},
+        types.MemberRoleChanged(actor_name=user.username, user_id=user_id, role=role),
         actor_id=user.id,
     )
 
@@ -261,8 +257,7 @@ async def transfer_gm(session: AsyncSession, user: User, campaign_id: int, user_
     await append_event(
         session,
         campaign_id,
-        "gm_transferred",
-        {"actor_name": user.username, "user_id": user_id},
+        types.GmTransferred(actor_name=user.username, user_id=user_id),
         actor_id=user.id,
     )
 
@@ -288,8 +283,9 @@ async def update_settings(
     await append_event(
         session,
         campaign_id,
-        "settings_changed",
-        {"actor_name": user.username, "before": before, "after": {"name": name, **options}},
+        types.SettingsChanged(
+            actor_name=user.username, before=before, after={"name": name, **options}
+        ),
         actor_id=user.id,
     )
     return campaign

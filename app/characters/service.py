@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -31,8 +31,9 @@ from app.characters.systems.protocol import CharacterSystem
 from app.characters.systems.registry import character_system
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from app.events import types
 from app.events.models import CampaignEvent
-from app.events.service import VISIBILITIES, VisibleEvent, append_event, project
+from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_about, project
 from app.i18n import _
 from app.rules.dice import Roller
 
@@ -135,27 +136,20 @@ def normalised_sheet(
 # --- events ---------------------------------------------------------------------------------
 
 
-async def _record(
-    session: AsyncSession,
-    character: Character,
-    user: User,
-    type_: str,
-    extra: dict[str, Any] | None = None,
-) -> CampaignEvent:
-    payload = {
-        "actor_name": user.username,
-        "character_id": character.id,
-        "character_name": character.name,
-        **(extra or {}),
-    }
+def _about(session: AsyncSession, character: Character, user: User) -> types.CharacterRef:
+    """The fields every event about ``character`` starts with."""
     origin = session.info.get(ORIGIN_KEY)
-    if origin:
-        payload["origin_tab"] = origin
+    return types.about_character(user.username, character.id, character.name, origin)
+
+
+async def _record(
+    session: AsyncSession, character: Character, user: User, event: types.CharacterEvent
+) -> CampaignEvent:
+    """Log a change of ``character``: GM-only while it is hidden from the players."""
     return await append_event(
         session,
         character.campaign_id,
-        type_,
-        payload,
+        event,
         actor_id=user.id,
         visibility="gm" if character.hidden_from_players else "public",
     )
@@ -241,7 +235,12 @@ async def create_character(
     )
     session.add(character)
     await session.flush()
-    await _record(session, character, user, "character_created", {"kind": kind})
+    await _record(
+        session,
+        character,
+        user,
+        types.CharacterCreated(**_about(session, character, user), kind=kind),
+    )
     return character
 
 
@@ -319,8 +318,9 @@ async def update_fields(
             session,
             character,
             user,
-            "character_updated",
-            {"field": key, "before": before, "after": after},
+            types.CharacterUpdated(
+                **_about(session, character, user), field=key, before=before, after=after
+            ),
         )
     return opened
 
@@ -355,9 +355,8 @@ async def set_archived(
         return character
     character.archived_at = utcnow() if archived else None
     await _flush(session)
-    await _record(
-        session, character, user, "character_archived" if archived else "character_restored"
-    )
+    change = types.CharacterArchived if archived else types.CharacterRestored
+    await _record(session, character, user, change(**_about(session, character, user)))
     return character
 
 
@@ -368,7 +367,9 @@ async def delete_character(
     if not confirm:
         raise ValidationFailed({"confirm": _("Confirm that the character is to be deleted.")})
     character = opened.character
-    await _record(session, character, user, "character_deleted")
+    await _record(
+        session, character, user, types.CharacterDeleted(**_about(session, character, user))
+    )
     # The items go with it (ON DELETE CASCADE).
     await session.delete(character)
     await _flush(session)
@@ -399,7 +400,18 @@ def _container(character: Character, container: str | None) -> str | None:
     return container or None
 
 
-def _item_payload(item: Item) -> dict[str, Any]:
+class _ItemRef(TypedDict):
+    """The fields of a ``character_item_*`` event about the item (see ``SheetItemEvent``)."""
+
+    item_id: int
+    item_name: str
+    quantity: int
+    slot: str | None
+    equipped: bool
+    container: str | None
+
+
+def _item_payload(item: Item) -> _ItemRef:
     return {
         "item_id": item.id,
         "item_name": item.name,
@@ -494,7 +506,12 @@ async def add_item(
     _check_stow(character, opened.items, item)
     session.add(item)
     await _flush(session)
-    await _record(session, character, user, "character_item_added", _item_payload(item))
+    await _record(
+        session,
+        character,
+        user,
+        types.CharacterItemAdded(**_about(session, character, user), **_item_payload(item)),
+    )
     return item
 
 
@@ -561,8 +578,12 @@ async def update_item(
         session,
         opened.character,
         user,
-        "character_item_updated",
-        {**_item_payload(item), "before": before, "after": after},
+        types.CharacterItemUpdated(
+            **_about(session, opened.character, user),
+            **_item_payload(item),
+            before=before,
+            after=after,
+        ),
     )
     return item
 
@@ -574,7 +595,12 @@ async def remove_item(
     payload = _item_payload(item)
     await session.delete(item)
     await _flush(session)
-    await _record(session, opened.character, user, "character_item_removed", payload)
+    await _record(
+        session,
+        opened.character,
+        user,
+        types.CharacterItemRemoved(**_about(session, opened.character, user), **payload),
+    )
 
 
 async def equip_item(
@@ -594,8 +620,9 @@ async def equip_item(
         session,
         opened.character,
         user,
-        "character_item_equipped",
-        {**_item_payload(item), "before": before},
+        types.CharacterItemEquipped(
+            **_about(session, opened.character, user), **_item_payload(item), before=before
+        ),
     )
     return item
 
@@ -619,8 +646,9 @@ async def unequip_item(
         session,
         character,
         user,
-        "character_item_unequipped",
-        {**_item_payload(item), "before": before},
+        types.CharacterItemUnequipped(
+            **_about(session, character, user), **_item_payload(item), before=before
+        ),
     )
     return item
 
@@ -676,24 +704,29 @@ async def move_item(
     moved.container = character_system(target.system).default_container(target.data)
     _check_stow(target, await _items(session, target.id), moved)
     await _flush(session)
-    payload = {**_item_payload(moved), "quantity": count, "to_character_id": target.id}
+    handed: _ItemRef = {**_item_payload(moved), "quantity": count}
     await _record(
         session,
         opened.character,
         user,
-        "character_item_moved",
-        {**payload, "to_character_name": target.name},
+        types.CharacterItemMoved(
+            **_about(session, opened.character, user),
+            **handed,
+            to_character_id=target.id,
+            to_character_name=target.name,
+        ),
     )
     await _record(
         session,
         target,
         user,
-        "character_item_received",
-        {
-            **payload,
-            "from_character_id": opened.character.id,
-            "from_character_name": opened.character.name,
-        },
+        types.CharacterItemReceived(
+            **_about(session, target, user),
+            **handed,
+            to_character_id=target.id,
+            from_character_id=opened.character.id,
+            from_character_name=opened.character.name,
+        ),
     )
     return moved
 
@@ -754,8 +787,7 @@ async def add_library_item(
     await append_event(
         session,
         campaign_id,
-        "library_item_added",
-        {"actor_name": user.username, "item_id": item.id, "item_name": item.name},
+        types.LibraryItemAdded(actor_name=user.username, item_id=item.id, item_name=item.name),
         actor_id=user.id,
     )
     return item
@@ -806,14 +838,13 @@ async def update_library_item(
     await append_event(
         session,
         campaign_id,
-        "library_item_updated",
-        {
-            "actor_name": user.username,
-            "item_id": item.id,
-            "item_name": item.name,
-            "before": before,
-            "after": {"name": item.name, "quantity": item.quantity, "price": item.price},
-        },
+        types.LibraryItemUpdated(
+            actor_name=user.username,
+            item_id=item.id,
+            item_name=item.name,
+            before=before,
+            after={"name": item.name, "quantity": item.quantity, "price": item.price},
+        ),
         actor_id=user.id,
     )
     return item
@@ -834,8 +865,7 @@ async def remove_library_item(
     await append_event(
         session,
         campaign_id,
-        "library_item_removed",
-        {"actor_name": user.username, "item_id": item_id, "item_name": item.name},
+        types.LibraryItemRemoved(actor_name=user.username, item_id=item_id, item_name=item.name),
         actor_id=user.id,
     )
 
@@ -880,31 +910,32 @@ async def roll(
                 session,
                 c,
                 user,
-                "character_updated",
-                {"field": key, "before": before, "after": value},
+                types.CharacterUpdated(
+                    **_about(session, c, user), field=key, before=before, after=value
+                ),
             )
         c.data = data
         c.updated_at = utcnow()
         await _flush(session)
-    payload: dict[str, Any] = {
-        "actor_name": user.username,
-        "expression": result.expression,
-        "label": f"{c.name}: {result.label}",
-        "dice": [d.as_dict() for d in result.dice],
-        "signs": [1 for _d in result.dice],
-        "modifier": result.modifier,
-        "total": result.total,
-        "system": c.system,
-        "summary": result.summary,
-        "outcome": result.outcome,
-        "character_id": c.id,
-        "character_name": c.name,
-        "target": req.target,
-    }
+    payload = types.Roll.build(
+        actor_name=user.username,
+        expression=result.expression,
+        label=f"{c.name}: {result.label}",
+        dice=result.dice,
+        modifier=result.modifier,
+        total=result.total,
+        sheet=types.SheetRoll(
+            system=c.system,
+            summary=result.summary,
+            outcome=result.outcome,
+            character_id=c.id,
+            character_name=c.name,
+            target=req.target,
+        ),
+    )
     return await append_event(
         session,
         campaign_id,
-        "roll",
         payload,
         actor_id=user.id,
         visibility=visibility,
@@ -1034,7 +1065,12 @@ async def import_character(
         item.character_id = character.id
         session.add(item)
     await session.flush()
-    await _record(session, character, user, "character_imported", {"items": len(parsed_items)})
+    await _record(
+        session,
+        character,
+        user,
+        types.CharacterImported(**_about(session, character, user), items=len(parsed_items)),
+    )
     return character
 
 
@@ -1042,7 +1078,6 @@ async def import_character(
 
 
 HISTORY_PAGE = 50
-_HISTORY_BATCH = 500
 
 
 async def history(
@@ -1074,26 +1109,15 @@ async def history_page(
     page (``None`` when there are no older entries)."""
     limit = limit or HISTORY_PAGE
     opened = await open_character(session, user, campaign_id, character_id)
-    mine: list[VisibleEvent] = []
-    cursor = before
-    while True:
-        query = (
-            select(CampaignEvent)
-            .where(
-                CampaignEvent.campaign_id == campaign_id,
-                CampaignEvent.type.like("character%"),
-            )
-            .order_by(CampaignEvent.seq.desc())
-            .limit(_HISTORY_BATCH)
-        )
-        if cursor is not None:
-            query = query.where(CampaignEvent.seq < cursor)
-        batch = (await session.scalars(query)).all()
-        ours = [e for e in batch if e.payload.get("character_id") == character_id]
-        mine.extend(project(ours, opened.viewer))
-        if len(mine) > limit or len(batch) < _HISTORY_BATCH:
-            break
-        cursor = batch[-1].seq
-    more = len(mine) > limit
-    page = mine[:limit]
-    return opened, page, (page[-1].seq if more and page else None)
+    events = await events_about(
+        session,
+        campaign_id,
+        types.subject_of("character", character_id),
+        opened.viewer,
+        type_like="character%",
+        limit=limit + 1,
+        before=before,
+    )
+    more = len(events) > limit
+    page = project(events[:limit], opened.viewer)
+    return opened, page, (events[limit - 1].seq if more else None)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from app.encounters import actions, service, views
@@ -139,13 +139,20 @@ async def get_encounter(
 
 @router.get("/encounters/{encounter_id}/log")
 async def get_log(
-    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+    campaign_id: int,
+    encounter_id: int,
+    session: Session,
+    user: CurrentUser,
+    before: int | None = Query(default=None, ge=1),
+    limit: int = Query(default=service.LOG_PAGE, ge=1, le=service.LOG_PAGE),
 ) -> list[dict[str, Any]]:
-    """The combat log entries the caller may see, newest first."""
+    """The combat log entries the caller may see, newest first; page back with ``before``
+    (the smallest ``seq`` received) until a page holds fewer than ``limit``."""
     loaded = await service.load(session, user, campaign_id, encounter_id)
     state = loaded.encounter.state or {}
     undone = {int(s) for s in state.get("undone", [])}
-    return [views.entry_view(e, undone) for e in await service.log_entries(session, loaded)]
+    log = await service.log_entries(session, loaded, limit, before=before)
+    return [views.entry_view(e, undone) for e in log]
 
 
 @router.patch("/encounters/{encounter_id}")

@@ -11,7 +11,7 @@ player's stream never carries them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,14 +44,17 @@ from app.encounters.combat import (
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.encounters.systems import system
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from app.events import types
 from app.events.models import CampaignEvent
-from app.events.service import append_event
+from app.events.service import append_event, events_about
 from app.i18n import N_, _
 from app.rules.dice import Roller
 
 MAX_COPIES = 20
 HISTORY = 30
 NAME_MAX = 100
+#: Combat log entries per page (page and API).
+LOG_PAGE = 200
 
 Op = Callable[[State, Report], None]
 
@@ -121,13 +124,30 @@ def _name(name: str, field: str = "name") -> str:
 
 
 async def _prep_event(
-    session: AsyncSession, campaign_id: int, user: User, kind: str, **payload: Any
+    session: AsyncSession,
+    campaign_id: int,
+    user: User,
+    kind: types.EncounterKind,
+    *,
+    name: str | None = None,
+    names: list[str] | None = None,
+    entry_id: int | None = None,
+    encounter_id: int | None = None,
+    source_id: int | None = None,
 ) -> None:
+    """Log a step of the GMs' preparation (GM-only)."""
     await append_event(
         session,
         campaign_id,
-        "encounter",
-        {"actor_name": user.username, "kind": kind, **payload},
+        types.EncounterPrepared(
+            actor_name=user.username,
+            kind=kind,
+            name=name,
+            names=names,
+            entry_id=entry_id,
+            encounter_id=encounter_id,
+            source_id=source_id,
+        ),
         actor_id=user.id,
         visibility="gm",
     )
@@ -974,28 +994,30 @@ async def _log(
     secret: list[Entry] = []
     for entry in report.entries:
         (secret if report.secret or gm_only or entry.who & hidden else public).append(entry)
-    base: dict[str, Any] = {
-        "actor_name": user.username,
-        "encounter_id": loaded.encounter.id,
-        "order_changed": report.order_changed or roster,
-        "turn_changed": report.turn_changed,
-        "pending_changed": report.pending_changed,
-        "roster_changed": roster,
-        "status_changed": status,
-        "undo_of": undo_of or [],
-    }
+    base = types.Combat(
+        actor_name=user.username,
+        encounter_id=loaded.encounter.id,
+        entries=[],
+        changed=[],
+        order_changed=report.order_changed or roster,
+        turn_changed=report.turn_changed,
+        pending_changed=report.pending_changed,
+        roster_changed=roster,
+        status_changed=status,
+        undo_of=undo_of or [],
+        secret_roll=False,
+    )
     seqs: list[int] = []
     if secret:
         event = await append_event(
             session,
             loaded.campaign.id,
-            "combat",
-            {
-                **base,
-                "entries": [e.as_dict() for e in secret],
-                "changed": sorted(report.changed),
-                "secret_roll": report.secret,
-            },
+            replace(
+                base,
+                entries=[e.as_dict() for e in secret],
+                changed=sorted(report.changed),
+                secret_roll=report.secret,
+            ),
             actor_id=user.id,
             visibility="gm",
         )
@@ -1004,9 +1026,10 @@ async def _log(
     needs_public = (
         bool(public)
         or bool(visible_changes)
-        or any(
-            base[k] for k in ("order_changed", "turn_changed", "pending_changed", "status_changed")
-        )
+        or base.order_changed
+        or base.turn_changed
+        or base.pending_changed
+        or base.status_changed
     )
     if report.secret and secret:
         public.insert(0, Entry(N_("The GM rolled a Verdeckter Wurf."), {}))
@@ -1015,13 +1038,7 @@ async def _log(
         event = await append_event(
             session,
             loaded.campaign.id,
-            "combat",
-            {
-                **base,
-                "entries": [e.as_dict() for e in public],
-                "changed": visible_changes,
-                "secret_roll": False,
-            },
+            replace(base, entries=[e.as_dict() for e in public], changed=visible_changes),
             actor_id=user.id,
         )
         seqs.append(event.seq)
@@ -1029,22 +1046,18 @@ async def _log(
 
 
 async def log_entries(
-    session: AsyncSession, loaded: Loaded, limit: int = 200
+    session: AsyncSession, loaded: Loaded, limit: int = LOG_PAGE, *, before: int | None = None
 ) -> list[CampaignEvent]:
-    """The newest combat events of this encounter the viewer may see (newest first)."""
-    from app.events.service import can_see
-
-    events = (
-        await session.scalars(
-            select(CampaignEvent)
-            .where(CampaignEvent.campaign_id == loaded.campaign.id, CampaignEvent.type == "combat")
-            .order_by(CampaignEvent.seq.desc())
-            .limit(limit * 3)
+    """The newest combat events of this encounter the viewer may see (newest first), older
+    than the seq ``before`` when given."""
+    return list(
+        await events_about(
+            session,
+            loaded.campaign.id,
+            types.subject_of("encounter", loaded.encounter.id),
+            loaded.viewer,
+            type_like=types.Combat.TYPE,
+            limit=limit,
+            before=before,
         )
-    ).all()
-    out = [
-        e
-        for e in events
-        if e.payload.get("encounter_id") == loaded.encounter.id and can_see(e, loaded.viewer)
-    ]
-    return out[:limit]
+    )

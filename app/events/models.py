@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, UTCDateTime, utcnow
@@ -13,12 +13,19 @@ class CampaignEvent(Base):
     """One entry of a campaign's log. ``seq`` is gap-free per campaign."""
 
     __tablename__ = "campaign_event"
-    __table_args__ = (UniqueConstraint("campaign_id", "seq"),)
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "seq"),
+        #: The log of one encounter or the history of one sheet, newest first, in SQL.
+        Index("ix_campaign_event_subject", "campaign_id", "subject", "seq"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"))
     seq: Mapped[int]
     type: Mapped[str] = mapped_column(String(40))
+    #: What the event is about, ``character:<id>`` or ``encounter:<id>``, else NULL (set from
+    #: the payload's ``subject``, see ``app.events.types``).
+    subject: Mapped[str | None] = mapped_column(String(40))
     actor_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
     #: "public" (every member), "gm" (GMs only) or "self" (GMs and ``audience_user_id``).
     visibility: Mapped[str] = mapped_column(String(8), default="public")

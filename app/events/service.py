@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import ColumnElement, and_, insert, or_, select, text, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Viewer
 from app.db import utcnow
 from app.events.models import CampaignEvent
+from app.events.types import EventPayload, Roll
 
 NOTIFY_CHANNEL = "tafelrunde_events"
 #: Key in ``AsyncSession.info`` listing the events to announce after commit.
@@ -29,8 +30,7 @@ VISIBILITIES = ("public", "gm", "self")
 async def append_event(
     session: AsyncSession,
     campaign_id: int,
-    type_: str,
-    payload: dict[str, Any],
+    event: EventPayload,
     *,
     actor_id: int | None,
     visibility: str = "public",
@@ -38,22 +38,26 @@ async def append_event(
 ) -> CampaignEvent:
     """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
 
+    The type and the ``subject`` come from the payload's class (``app.events.types``).
     The UPDATE takes the campaign row's lock until commit, so sequence numbers become
     visible in order and never skip. On PostgreSQL a NOTIFY rings the other processes at
     commit; it carries the event itself when small enough (see :func:`note_of`).
     """
     if visibility not in VISIBILITIES:
         raise ValueError(f"unknown visibility {visibility!r}")
+    if visibility not in event.VISIBILITIES:
+        raise ValueError(f"{event.TYPE!r} events are never {visibility!r}")
+    type_, subject = event.TYPE, event.subject
     now = utcnow()
-    payload_json = json.dumps(payload)
-    # What the log holds, not the caller's dict (which it may still change, and whose
-    # non-string keys JSON turns into strings).
+    payload_json = json.dumps(event.to_json())
+    # What the log holds: plain JSON (whose non-string keys JSON turns into strings).
     payload = json.loads(payload_json)
     if session.bind is not None and session.bind.dialect.name == "postgresql":
         event_id, seq = await _append_postgres(
             session,
             campaign_id,
             type_,
+            subject,
             payload_json,
             actor_id,
             visibility,
@@ -77,6 +81,7 @@ async def append_event(
                     campaign_id=campaign_id,
                     seq=seq,
                     type=type_,
+                    subject=subject,
                     actor_id=actor_id,
                     visibility=visibility,
                     audience_user_id=audience_user_id,
@@ -87,19 +92,20 @@ async def append_event(
             )
         ).scalar_one()
     # The returned object is not tracked by the session: the log is append-only.
-    event = CampaignEvent(
+    logged = CampaignEvent(
         id=event_id,
         campaign_id=campaign_id,
         seq=seq,
         type=type_,
+        subject=subject,
         actor_id=actor_id,
         visibility=visibility,
         audience_user_id=audience_user_id,
         payload=payload,
         created_at=now,
     )
-    session.info.setdefault(PENDING_KEY, []).append(event)
-    return event
+    session.info.setdefault(PENDING_KEY, []).append(logged)
+    return logged
 
 
 _APPEND_POSTGRES = text(
@@ -109,8 +115,10 @@ _APPEND_POSTGRES = text(
         WHERE id = CAST(:campaign_id AS INTEGER) RETURNING last_seq
     ), added AS (
         INSERT INTO campaign_event
-            (campaign_id, seq, type, actor_id, visibility, audience_user_id, payload, created_at)
+            (campaign_id, seq, type, subject, actor_id, visibility, audience_user_id, payload,
+             created_at)
         SELECT CAST(:campaign_id AS INTEGER), next.last_seq, CAST(:type AS VARCHAR),
+               CAST(:subject AS VARCHAR),
                CAST(:actor_id AS INTEGER), CAST(:visibility AS VARCHAR),
                CAST(:audience_user_id AS INTEGER), CAST(:payload AS JSON),
                CAST(:created_at AS TIMESTAMPTZ)
@@ -129,6 +137,7 @@ async def _append_postgres(
     session: AsyncSession,
     campaign_id: int,
     type_: str,
+    subject: str | None,
     payload_json: str,
     actor_id: int | None,
     visibility: str,
@@ -143,13 +152,16 @@ async def _append_postgres(
             {
                 "campaign_id": campaign_id,
                 "type": type_,
+                "subject": subject,
                 "actor_id": actor_id,
                 "visibility": visibility,
                 "audience_user_id": audience_user_id,
                 "payload": payload_json,
                 "created_at": now,
                 "channel": NOTIFY_CHANNEL,
-                "note": note_of(type_, actor_id, visibility, audience_user_id, payload_json, now),
+                "note": note_of(
+                    type_, actor_id, visibility, audience_user_id, payload_json, now, subject
+                ),
             },
         )
     ).one()
@@ -163,12 +175,14 @@ def note_of(
     audience_user_id: int | None,
     payload_json: str,
     created_at: datetime,
+    subject: str | None = None,
 ) -> str:
     """The tail of a NOTIFY after ``campaign_id:seq:id``: ``:`` and the rest of the event
     as JSON, or nothing when that would not fit (the listener then reads the log)."""
     head = json.dumps(
         {
             "type": type_,
+            "subject": subject,
             "actor_id": actor_id,
             "visibility": visibility,
             "audience_user_id": audience_user_id,
@@ -200,6 +214,7 @@ def event_from_note(payload: str) -> tuple[int, int, CampaignEvent | None]:
             campaign_id=campaign_id,
             seq=seq_no,
             type=data["type"],
+            subject=data.get("subject"),
             actor_id=data["actor_id"],
             visibility=data["visibility"],
             audience_user_id=data["audience_user_id"],
@@ -214,6 +229,16 @@ def can_see(event: CampaignEvent, viewer: Viewer) -> bool:
     if event.visibility == "public" or viewer.is_gm:
         return True
     return event.visibility == "self" and event.audience_user_id == viewer.user_id
+
+
+def visible_to(viewer: Viewer) -> ColumnElement[bool]:
+    """:func:`can_see` as an SQL condition on ``campaign_event``."""
+    if viewer.is_gm:
+        return true()
+    return or_(
+        CampaignEvent.visibility == "public",
+        and_(CampaignEvent.visibility == "self", CampaignEvent.audience_user_id == viewer.user_id),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +277,7 @@ def project(events: Sequence[CampaignEvent], viewer: Viewer) -> list[VisibleEven
     for event in events:
         if can_see(event, viewer):
             out.append(VisibleEvent(event, redacted=False))
-        elif event.type == "roll":
+        elif event.type == Roll.TYPE:
             out.append(VisibleEvent(event, redacted=True))
     return out
 
@@ -283,4 +308,31 @@ async def events_before(
         query = query.where(CampaignEvent.seq < before)
     if types:
         query = query.where(CampaignEvent.type.in_(types))
+    return (await session.scalars(query.order_by(CampaignEvent.seq.desc()).limit(limit))).all()
+
+
+async def events_about(
+    session: AsyncSession,
+    campaign_id: int,
+    subject: str,
+    viewer: Viewer,
+    *,
+    type_like: str,
+    limit: int,
+    before: int | None = None,
+) -> Sequence[CampaignEvent]:
+    """The newest ``limit`` events about ``subject`` (``character:7``) whose type matches the
+    LIKE pattern ``type_like``, that ``viewer`` may see, older than ``before``, newest first.
+
+    Filtered in SQL through ``ix_campaign_event_subject``, so one encounter's log or one
+    sheet's history pages back to its first entry however busy the rest of the campaign is.
+    """
+    query = select(CampaignEvent).where(
+        CampaignEvent.campaign_id == campaign_id,
+        CampaignEvent.subject == subject,
+        CampaignEvent.type.like(type_like),
+        visible_to(viewer),
+    )
+    if before is not None:
+        query = query.where(CampaignEvent.seq < before)
     return (await session.scalars(query.order_by(CampaignEvent.seq.desc()).limit(limit))).all()

@@ -18,12 +18,15 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.accounts.models import UserSession
 from app.campaigns.models import Membership, Role
 from app.campaigns.permissions import Viewer
+from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, events_after, project
 from app.web.context import AppContext
 
 #: Events that may change who the viewer is in the campaign.
-MEMBERSHIP_EVENTS = frozenset({"member_removed", "member_role_changed", "gm_transferred"})
+MEMBERSHIP_EVENTS = frozenset(
+    {types.MemberRemoved.TYPE, types.MemberRoleChanged.TYPE, types.GmTransferred.TYPE}
+)
 BATCH = 200
 
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from app.campaigns import service as campaigns
+from app.events.types import Roll
 from app.rolls import service
 from app.web.deps import Ctx, CurrentUser, Session
 
@@ -48,15 +49,15 @@ async def roll(
     event = await service.roll(
         session, ctx.roller, user, campaign_id, body.expression, body.label, body.visibility
     )
-    p = event.payload
+    rolled = Roll.from_json(event.payload)
     return RollOut(
         event_id=event.seq,
-        expression=p["expression"],
-        label=p["label"] or None,
+        expression=rolled.expression,
+        label=rolled.label or None,
         visibility=event.visibility,
-        dice=[DieOut(**d) for d in p["dice"]],
-        modifier=p["modifier"],
-        total=p["total"],
+        dice=[DieOut.model_validate(d) for d in rolled.dice],
+        modifier=rolled.modifier,
+        total=rolled.total,
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -12,6 +11,7 @@ from app.campaigns.permissions import Action, Viewer, authorize_viewer
 from app.errors import ValidationFailed
 from app.events.models import CampaignEvent
 from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_before, project
+from app.events.types import Roll
 from app.i18n import _
 from app.rules import expression as dice_expression
 from app.rules.dice import Roller
@@ -45,19 +45,18 @@ async def roll(
     if errors or parsed is None:
         raise ValidationFailed(errors)
     result = dice_expression.roll(parsed, roller)
-    payload: dict[str, Any] = {
-        "actor_name": user.username,
-        "expression": parsed.notation(),
-        "label": label,
-        "dice": [d.as_dict() for d in result.dice],
-        "signs": list(result.signs),
-        "modifier": result.modifier,
-        "total": result.total,
-    }
+    payload = Roll.build(
+        actor_name=user.username,
+        expression=parsed.notation(),
+        label=label,
+        dice=result.dice,
+        signs=result.signs,
+        modifier=result.modifier,
+        total=result.total,
+    )
     return await append_event(
         session,
         campaign_id,
-        "roll",
         payload,
         actor_id=user.id,
         visibility=visibility,
@@ -70,7 +69,7 @@ async def log_page(
 ) -> tuple[list[VisibleEvent], int | None]:
     """One page of the dice log, newest first, and the ``before`` cursor of the next page."""
     events: Sequence[CampaignEvent] = await events_before(
-        session, campaign_id, before, PAGE_SIZE + 1, types=("roll",)
+        session, campaign_id, before, PAGE_SIZE + 1, types=(Roll.TYPE,)
     )
     more = len(events) > PAGE_SIZE
     page = project(events[:PAGE_SIZE], viewer)

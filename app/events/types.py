@@ -1,0 +1,435 @@
+"""The campaign log's event types: one payload class per type, registered under its name.
+
+A payload is a frozen dataclass, not a pydantic model: every payload is built on the
+server from values the services have already validated, on the hottest paths (a roll, a
+combat action), so a second validation would only cost time; and the stored form is plain
+JSON that projection and templates read as it is. ``dataclasses.fields`` gives the field
+list that ``docs/events.md`` is checked against (``tests/test_docs.py``).
+
+Each class names the visibilities its events may have (``append_event`` refuses others)
+and, for events about one character or encounter, its ``subject``: the column the sheet
+history and the combat log filter on in SQL.
+
+Stored rows stay readable: :meth:`EventPayload.from_json` fills a field that an older row
+lacks with its default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal, Self, TypedDict, TypeVar
+
+from app.rules.dice import DieRoll
+
+PUBLIC: frozenset[str] = frozenset({"public"})
+PUBLIC_OR_GM: frozenset[str] = frozenset({"public", "gm"})
+
+P = TypeVar("P", bound="EventPayload")
+
+#: Event type name → payload class; filled by :func:`event_type`.
+EVENT_TYPES: dict[str, type[EventPayload]] = {}
+
+
+def event_type(name: str) -> Callable[[type[P]], type[P]]:
+    """Register a payload class as the one for events of type ``name``."""
+
+    def register(cls: type[P]) -> type[P]:
+        if name in EVENT_TYPES:
+            raise ValueError(f"event type {name!r} registered twice")
+        cls.TYPE = name
+        EVENT_TYPES[name] = cls
+        return cls
+
+    return register
+
+
+def subject_of(kind: Literal["character", "encounter"], id_: int) -> str:
+    """The ``campaign_event.subject`` of events about one character or encounter."""
+    return f"{kind}:{id_}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventPayload:
+    """What every event carries: who did it, by name (the log outlives accounts)."""
+
+    TYPE: ClassVar[str]
+    #: The visibilities events of this type may have (see ``VISIBILITIES`` of the service).
+    VISIBILITIES: ClassVar[frozenset[str]] = PUBLIC
+
+    actor_name: str
+
+    @property
+    def subject(self) -> str | None:
+        """The character or encounter this event is about, if one."""
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form: every field by name (nested values as they are)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        """Read a stored payload back; fields an older row lacks take their defaults."""
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
+
+
+# --- campaign and members --------------------------------------------------------------------
+
+
+@event_type("campaign_created")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CampaignCreated(EventPayload):
+    name: str
+    system: str
+
+
+@event_type("member_joined")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemberJoined(EventPayload):
+    user_id: int
+    role: str
+
+
+@event_type("member_removed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemberRemoved(EventPayload):
+    user_id: int
+
+
+@event_type("member_role_changed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemberRoleChanged(EventPayload):
+    user_id: int
+    role: str
+
+
+@event_type("gm_transferred")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GmTransferred(EventPayload):
+    #: The new GM.
+    user_id: int
+
+
+@event_type("settings_changed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SettingsChanged(EventPayload):
+    #: The campaign's name and options before and after.
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+
+# --- the item library ------------------------------------------------------------------------
+
+
+@event_type("library_item_added")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LibraryItemAdded(EventPayload):
+    item_id: int
+    item_name: str
+
+
+@event_type("library_item_updated")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LibraryItemUpdated(EventPayload):
+    item_id: int
+    item_name: str
+    #: ``name``, ``quantity`` and ``price`` before and after.
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+
+@event_type("library_item_removed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LibraryItemRemoved(EventPayload):
+    item_id: int
+    item_name: str
+
+
+# --- characters ------------------------------------------------------------------------------
+
+
+class CharacterRef(TypedDict):
+    """The fields every ``character_*`` event starts with (see :func:`about_character`)."""
+
+    actor_name: str
+    character_id: int
+    character_name: str
+    origin_tab: str | None
+
+
+def about_character(
+    actor_name: str, character_id: int, character_name: str, origin_tab: str | None
+) -> CharacterRef:
+    return {
+        "actor_name": actor_name,
+        "character_id": character_id,
+        "character_name": character_name,
+        "origin_tab": origin_tab or None,
+    }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterEvent(EventPayload):
+    """A change of one sheet. GM-only while the character is a hidden NSC."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = PUBLIC_OR_GM
+
+    character_id: int
+    character_name: str
+    #: The browser tab that made the change; its own live view skips the push.
+    origin_tab: str | None = None
+
+    @property
+    def subject(self) -> str | None:
+        return subject_of("character", self.character_id)
+
+
+@event_type("character_created")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterCreated(CharacterEvent):
+    #: ``pc`` or ``npc``.
+    kind: str
+
+
+@event_type("character_updated")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterUpdated(CharacterEvent):
+    #: The dotted sheet key (``skills.Spürsinn``) or a meta field (``name``, ``owner_id``, …).
+    field: str
+    before: Any
+    after: Any
+
+
+@event_type("character_archived")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterArchived(CharacterEvent):
+    pass
+
+
+@event_type("character_restored")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterRestored(CharacterEvent):
+    pass
+
+
+@event_type("character_deleted")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterDeleted(CharacterEvent):
+    pass
+
+
+@event_type("character_imported")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterImported(CharacterEvent):
+    #: How many items came with the sheet.
+    items: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SheetItemEvent(CharacterEvent):
+    """An item on a sheet, where it is after the change."""
+
+    item_id: int
+    item_name: str
+    quantity: int
+    slot: str | None
+    equipped: bool
+    container: str | None
+
+
+@event_type("character_item_added")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterItemAdded(SheetItemEvent):
+    pass
+
+
+@event_type("character_item_updated")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterItemUpdated(SheetItemEvent):
+    #: ``name``, ``quantity``, ``price`` and ``fields`` before and after.
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+
+@event_type("character_item_removed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterItemRemoved(SheetItemEvent):
+    pass
+
+
+@event_type("character_item_equipped")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterItemEquipped(SheetItemEvent):
+    #: ``slot`` and ``container`` before.
+    before: dict[str, Any]
+
+
+@event_type("character_item_unequipped")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterItemUnequipped(SheetItemEvent):
+    #: ``slot`` and ``container`` before.
+    before: dict[str, Any]
+
+
+@event_type("character_item_moved")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterItemMoved(SheetItemEvent):
+    """On the giver's sheet; ``quantity`` is the number handed over."""
+
+    to_character_id: int
+    to_character_name: str
+
+
+@event_type("character_item_received")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterItemReceived(SheetItemEvent):
+    """On the receiver's sheet; ``quantity`` is the number handed over."""
+
+    to_character_id: int
+    from_character_id: int
+    from_character_name: str
+
+
+# --- dice ------------------------------------------------------------------------------------
+
+
+@event_type("roll")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Roll(EventPayload):
+    """A roll of the dice log: a free expression or, with the sheet fields, a roll from a
+    sheet through its rules engine. Built only by :meth:`build`."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = frozenset({"public", "gm", "self"})
+
+    expression: str
+    label: str
+    #: ``{"sides", "faces", "kept"}`` per group of dice.
+    dice: list[dict[str, object]]
+    #: +1 or −1 per group of dice.
+    signs: list[int]
+    modifier: int
+    total: int
+    #: Sheet rolls only (``None`` for a free roll):
+    system: str | None = None
+    summary: str | None = None
+    outcome: dict[str, Any] | None = None
+    character_id: int | None = None
+    character_name: str | None = None
+    #: The sheet's roll target (``skill:Spürsinn``, ``attack:…``).
+    target: str | None = None
+
+    @property
+    def subject(self) -> str | None:
+        return None if self.character_id is None else subject_of("character", self.character_id)
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        actor_name: str,
+        expression: str,
+        label: str,
+        dice: Sequence[DieRoll],
+        modifier: int,
+        total: int,
+        signs: Sequence[int] | None = None,
+        sheet: SheetRoll | None = None,
+    ) -> Roll:
+        """The one builder of ``roll`` payloads; ``signs`` default to all +1."""
+        return cls(
+            actor_name=actor_name,
+            expression=expression,
+            label=label,
+            dice=[d.as_dict() for d in dice],
+            signs=list(signs) if signs is not None else [1] * len(dice),
+            modifier=modifier,
+            total=total,
+            system=sheet.system if sheet else None,
+            summary=sheet.summary if sheet else None,
+            outcome=sheet.outcome if sheet else None,
+            character_id=sheet.character_id if sheet else None,
+            character_name=sheet.character_name if sheet else None,
+            target=sheet.target if sheet else None,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SheetRoll:
+    """What a roll from a sheet adds to a ``roll`` payload."""
+
+    system: str
+    summary: str
+    outcome: dict[str, Any]
+    character_id: int
+    character_name: str
+    target: str
+
+
+# --- encounters ------------------------------------------------------------------------------
+
+EncounterKind = Literal[
+    "bestiary_added",
+    "bestiary_changed",
+    "bestiary_removed",
+    "bestiary_samples",
+    "encounter_created",
+    "encounter_changed",
+    "encounter_duplicated",
+    "encounter_deleted",
+    "participants_added",
+    "participant_changed",
+    "participant_removed",
+]
+
+
+@event_type("encounter")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EncounterPrepared(EventPayload):
+    """The GMs prepared something: a bestiary entry, an encounter, its participants."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = frozenset({"gm"})
+
+    kind: EncounterKind
+    #: The bestiary entry, encounter or participant named.
+    name: str | None = None
+    #: Several names (sample monsters added, participants added).
+    names: list[str] | None = None
+    entry_id: int | None = None
+    encounter_id: int | None = None
+    #: ``encounter_duplicated``: the encounter copied.
+    source_id: int | None = None
+
+    @property
+    def subject(self) -> str | None:
+        return None if self.encounter_id is None else subject_of("encounter", self.encounter_id)
+
+
+@event_type("combat")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Combat(EventPayload):
+    """One combat action's log lines, and which regions of the combat page it changed.
+
+    An action whose lines concern hidden participants (or a secret roll) writes them to a
+    GM-only event and the rest to a public one."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = PUBLIC_OR_GM
+
+    encounter_id: int
+    #: Log lines: ``{"msg", "params", "details", "dice", …}`` (``msg`` an English msgid).
+    entries: list[dict[str, Any]]
+    #: Participant ids whose roster rows changed.
+    changed: list[str]
+    order_changed: bool
+    turn_changed: bool
+    pending_changed: bool
+    roster_changed: bool
+    status_changed: bool
+    #: The seqs of the events this one undid.
+    undo_of: list[int]
+    #: The GM rolled a Verdeckter Wurf (the GM-only half of the action).
+    secret_roll: bool
+
+    @property
+    def subject(self) -> str | None:
+        return subject_of("encounter", self.encounter_id)
