@@ -9,8 +9,8 @@ import re
 from dataclasses import fields
 from pathlib import Path
 
-from app.campaigns.models import Role
 from app.campaigns.permissions import Action, allowed
+from app.core.viewer import Role
 from app.events.types import EVENT_TYPES
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

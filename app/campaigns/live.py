@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.campaigns import service
-from app.campaigns.permissions import Viewer
+from app.core.viewer import Viewer
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
 from app.web.templating import render

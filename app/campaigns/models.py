@@ -16,17 +16,6 @@ class RuleSystem(StrEnum):
     pf2e = "pf2e"
 
 
-class Role(StrEnum):
-    gm = "gm"
-    co_gm = "co_gm"
-    player = "player"
-    observer = "observer"
-
-    @property
-    def is_gm(self) -> bool:
-        return self in (Role.gm, Role.co_gm)
-
-
 class Campaign(Base):
     __tablename__ = "campaign"
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 
 from sqlalchemy import ScalarSelect, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
-from app.campaigns.models import Campaign, Membership, Role
+from app.campaigns.models import Campaign, Membership
+from app.core.viewer import Role, Viewer
 from app.errors import Forbidden, NotFound
 from app.i18n import _
 
@@ -50,19 +50,6 @@ _ALLOWED: dict[Action, frozenset[Role]] = {
 
 def allowed(role: Role, action: Action) -> bool:
     return role in _ALLOWED[action]
-
-
-@dataclass(frozen=True, slots=True)
-class Viewer:
-    """Who is looking at a campaign, and as what."""
-
-    user_id: int
-    username: str
-    role: Role
-
-    @property
-    def is_gm(self) -> bool:
-        return self.role.is_gm
 
 
 def can_see_character(viewer: Viewer, *, hidden_from_players: bool) -> bool:

@@ -13,7 +13,8 @@ from app.campaigns import service
 from app.campaigns import settings as rule_settings
 from app.campaigns.live import render_campaign_page
 from app.campaigns.models import Campaign, RuleSystem
-from app.campaigns.permissions import Action, Viewer, allowed
+from app.campaigns.permissions import Action, allowed
+from app.core.viewer import Viewer
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.events.routes import event_stream, resume_point
 from app.rolls import service as rolls

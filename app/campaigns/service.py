@@ -12,9 +12,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
-from app.campaigns.models import Campaign, Invite, Membership, Role, RuleSystem
-from app.campaigns.permissions import Action, Viewer, authorize
+from app.campaigns.models import Campaign, Invite, Membership, RuleSystem
+from app.campaigns.permissions import Action, authorize
 from app.campaigns.settings import validate_settings
+from app.core.viewer import Role, Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types

@@ -10,9 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.accounts.models import User
 from app.campaigns.models import Campaign, Membership
-from app.campaigns.permissions import Viewer, can_see_character
+from app.campaigns.permissions import can_see_character
 from app.characters.history import entries as history_entries
 from app.characters.models import Character, Item
+from app.core.viewer import Viewer
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Render
 from app.web.templating import render

@@ -15,12 +15,13 @@ from starlette.datastructures import UploadFile
 
 from app.accounts.models import User
 from app.campaigns.models import Campaign
-from app.campaigns.permissions import Action, Viewer, allowed, can_edit_character
+from app.campaigns.permissions import Action, allowed, can_edit_character
 from app.characters import rolling, service, sheets
 from app.characters.history import entries as history_entries
 from app.characters.live import history_renderer, sheet_renderer
 from app.characters.models import Character, Item
 from app.characters.systems.registry import character_system
+from app.core.viewer import Viewer
 from app.errors import Conflict, ValidationFailed
 from app.events.routes import event_stream, resume_point
 from app.i18n import _

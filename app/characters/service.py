@@ -16,10 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.exc import StaleDataError
 
 from app.accounts.models import User
-from app.campaigns.models import Campaign, Membership, Role
+from app.campaigns.models import Campaign, Membership
 from app.campaigns.permissions import (
     Action,
-    Viewer,
     allowed,
     authorize,
     can_edit_character,
@@ -29,6 +28,7 @@ from app.characters import catalog, rolling, sheets
 from app.characters.models import Character, CharacterKind, Item
 from app.characters.systems.protocol import CharacterSystem
 from app.characters.systems.registry import character_system
+from app.core.viewer import Role, Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.campaigns.permissions import Viewer
+from app.core.viewer import Viewer
 from app.encounters import service, views
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, can_see

@@ -22,10 +22,11 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from app.accounts.models import User
 from app.campaigns.models import Campaign, RuleSystem
-from app.campaigns.permissions import Action, Viewer, allowed, authorize
+from app.campaigns.permissions import Action, allowed, authorize
 from app.campaigns.settings import current as rule_options
 from app.characters.combat import combat_statblock
 from app.characters.models import Character, Item
+from app.core.viewer import Viewer
 from app.db import utcnow
 from app.encounters import statblocks
 from app.encounters.combat import (

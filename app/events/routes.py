@@ -12,7 +12,7 @@ from sse_starlette import EventSourceResponse
 
 from app.accounts.service import token_hash
 from app.campaigns import service as campaigns
-from app.campaigns.permissions import Viewer
+from app.core.viewer import Viewer
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Render, follow

@@ -12,7 +12,7 @@ from sqlalchemy import ColumnElement, and_, insert, or_, select, text, true, upd
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.models import Campaign
-from app.campaigns.permissions import Viewer
+from app.core.viewer import Viewer
 from app.db import utcnow
 from app.events.models import CampaignEvent
 from app.events.types import EventPayload, Roll

@@ -16,8 +16,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.accounts.models import UserSession
-from app.campaigns.models import Membership, Role
-from app.campaigns.permissions import Viewer
+from app.campaigns.models import Membership
+from app.core.viewer import Role, Viewer
 from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, events_after, project

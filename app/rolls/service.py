@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
-from app.campaigns.permissions import Action, Viewer, authorize_viewer
+from app.campaigns.permissions import Action, authorize_viewer
+from app.core.viewer import Viewer
 from app.errors import ValidationFailed
 from app.events.models import CampaignEvent
 from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_before, project

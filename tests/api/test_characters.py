@@ -12,8 +12,8 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from app.campaigns.models import Invite, Role
-from app.campaigns.permissions import Viewer
+from app.campaigns.models import Invite
+from app.core.viewer import Role, Viewer
 from app.events.models import CampaignEvent
 from app.events.service import project
 from app.rules import ds4, pf2e
