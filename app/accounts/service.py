@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -13,7 +14,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import LoginFailure, User, UserSession
 from app.accounts.passwords import Hasher
-from app.campaigns.permissions import remember_role, role_in_campaign
 from app.config import Settings
 from app.db import utcnow
 from app.errors import LoginFailed, TooManyRequests, ValidationFailed
@@ -140,48 +140,71 @@ async def login(
     return LoginResult(user=user, token=token)
 
 
-#: Built once: the statement runs on every request.
-_USER_FOR_TOKEN = (
+#: The session lookup, built once: it runs on every request. A package above accounts may
+#: add a column to it for :func:`user_and_more_for_token` (``USER_FOR_TOKEN.add_columns(…)``).
+USER_FOR_TOKEN = (
     select(User, UserSession.id, UserSession.last_seen_at)
     .join(UserSession, UserSession.user_id == User.id)
     .where(UserSession.token_hash == bindparam("token_hash"))
 )
-#: The same, and the user's role in one campaign (the one the request is about).
-_USER_AND_ROLE_FOR_TOKEN = _USER_FOR_TOKEN.add_columns(role_in_campaign(User.id))
 
 
-async def user_for_token(
-    session: AsyncSession, settings: Settings, token: str, campaign_id: int | None = None
-) -> User | None:
-    """The active user behind a session token, or ``None`` if it is unknown or expired.
-
-    With ``campaign_id`` the user's role there is read in the same statement and remembered
-    for this request's authorization (one round trip less on every campaign request).
-    """
-    statement: Select[User, int, datetime] | Select[User, int, datetime, str | None]
-    statement = _USER_FOR_TOKEN
-    params: dict[str, object] = {"token_hash": token_hash(token)}
-    if campaign_id is not None:
-        statement, params["role_campaign_id"] = _USER_AND_ROLE_FOR_TOKEN, campaign_id
-    row = (await session.execute(statement, params)).first()
+async def user_for_token(session: AsyncSession, settings: Settings, token: str) -> User | None:
+    """The active user behind a session token, or ``None`` if it is unknown or expired."""
+    row = (await session.execute(USER_FOR_TOKEN, {"token_hash": token_hash(token)})).first()
     if row is None:
         return None
-    user: User = row[0]
-    session_id: int = row[1]
-    last_seen_at: datetime = row[2]
+    user, session_id, last_seen_at = row
+    in_use = await _session_in_use(session, settings, user, session_id, last_seen_at)
+    return user if in_use else None
+
+
+async def user_and_more_for_token(
+    session: AsyncSession,
+    settings: Settings,
+    token: str,
+    statement: Select[User, int, datetime, str | None],
+    params: Mapping[str, object],
+) -> tuple[User, str | None] | None:
+    """:func:`user_for_token`, and one more column read in the same statement.
+
+    ``statement`` is :data:`USER_FOR_TOKEN` with one column added by a package above accounts
+    (the web layer adds the user's role in the campaign a request is about: one round trip
+    less on every campaign request); ``params`` binds that column's parameters.
+    """
+    row = (await session.execute(statement, {**params, "token_hash": token_hash(token)})).first()
+    if row is None:
+        return None
+    user, session_id, last_seen_at, more = row
+    if not await _session_in_use(session, settings, user, session_id, last_seen_at):
+        return None
+    return user, more
+
+
+async def _session_in_use(
+    session: AsyncSession, settings: Settings, user: User, session_id: int, last_seen_at: datetime
+) -> bool:
+    """Whether a found session still counts: ends it when idle too long, touches it now and
+    then (not on every request: a write per request would cost more than the lookup)."""
     now = utcnow()
     if now - last_seen_at > timedelta(days=settings.session_idle_days):
         await session.execute(delete(UserSession).where(UserSession.id == session_id))
-        return None
+        return False
     if not user.is_active:
-        return None
+        return False
     if now - last_seen_at > TOUCH_INTERVAL:
         await session.execute(
             update(UserSession).where(UserSession.id == session_id).values(last_seen_at=now)
         )
-    if campaign_id is not None:
-        remember_role(session, campaign_id, user.id, row[3])
-    return user
+    return True
+
+
+async def session_active(session: AsyncSession, token_hash_: str) -> bool:
+    """Whether the session with this token hash still exists (not logged out, not expired)."""
+    found = await session.scalar(
+        select(UserSession.id).where(UserSession.token_hash == token_hash_)
+    )
+    return found is not None
 
 
 async def logout(session: AsyncSession, token: str) -> None:

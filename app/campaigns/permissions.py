@@ -97,6 +97,13 @@ def remember_role(
     session.info.setdefault(_ROLES_READ, {})[(campaign_id, user_id)] = role_name
 
 
+async def current_viewer(session: AsyncSession, campaign_id: int, viewer: Viewer) -> Viewer | None:
+    """The viewer with the role they have now, or ``None`` if they left the campaign (for a
+    live stream, which outlives the request that authorized it)."""
+    role_name = await session.scalar(_ROLE, {"campaign_id": campaign_id, "user_id": viewer.user_id})
+    return None if role_name is None else Viewer(viewer.user_id, viewer.username, Role(role_name))
+
+
 def _not_a_member() -> NotFound:
     """Non-members learn nothing, not even that the campaign exists."""
     return NotFound(_("Campaign not found."))

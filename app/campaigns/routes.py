@@ -16,9 +16,9 @@ from app.campaigns.models import Campaign, RuleSystem
 from app.campaigns.permissions import Action, allowed
 from app.core.viewer import Viewer
 from app.errors import Conflict, NotFound, ValidationFailed
-from app.events.routes import event_stream, resume_point
 from app.rolls import service as rolls
 from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
+from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False)

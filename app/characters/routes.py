@@ -23,9 +23,9 @@ from app.characters.models import Character, Item
 from app.characters.systems.registry import character_system
 from app.core.viewer import Viewer
 from app.errors import Conflict, ValidationFailed
-from app.events.routes import event_stream, resume_point
 from app.i18n import _
 from app.web.deps import Ctx, CurrentUser, Session
+from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False)

@@ -16,9 +16,9 @@ from app.characters.models import Character
 from app.encounters import actions, service, statblocks, views
 from app.encounters.live import renderer
 from app.errors import Conflict, NotFound, ValidationFailed
-from app.events.routes import event_stream, resume_point
 from app.i18n import _
 from app.web.deps import Ctx, CurrentUser, Session
+from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False)

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Header, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sse_starlette import EventSourceResponse
 
-from app.accounts.service import token_hash
 from app.campaigns import service as campaigns
 from app.core.viewer import Viewer
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent
-from app.events.stream import Outgoing, Render, follow
-from app.web.context import AppContext
-from app.web.deps import Ctx, CurrentUser, Session, session_token
+from app.events.stream import Outgoing
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.streams import event_stream, resume_point
 
 router = APIRouter(tags=["events"])
 
@@ -43,33 +42,6 @@ async def render_json(
     _sessions: async_sessionmaker[AsyncSession], _viewer: Viewer, events: Sequence[VisibleEvent]
 ) -> list[Outgoing]:
     return [Outgoing(e.seq, e.type, encode(e)) for e in events]
-
-
-def resume_point(last_event_id: str | None, after: int | None) -> int:
-    """Where a (re)connecting stream resumes: the later of ``Last-Event-ID`` and ``?after=``."""
-    header = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
-    return max(header, after or 0)
-
-
-def event_stream(
-    request: Request,
-    ctx: AppContext,
-    campaign_id: int,
-    viewer: Viewer,
-    after: int,
-    render: Render,
-) -> EventSourceResponse:
-    token = session_token(request)
-
-    async def frames() -> AsyncIterator[bytes]:
-        async for item in follow(
-            ctx, campaign_id, viewer, after, render, token_hash(token) if token else None
-        ):
-            yield item.frame()
-
-    return EventSourceResponse(
-        frames(), ping=15, send_timeout=30, headers={"Cache-Control": "no-store"}
-    )
 
 
 @router.get(

@@ -8,10 +8,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, insert, or_, select, text, true, update
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    and_,
+    column,
+    insert,
+    or_,
+    select,
+    table,
+    text,
+    true,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.campaigns.models import Campaign
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.events.models import CampaignEvent
@@ -25,6 +36,10 @@ PENDING_KEY = "pending_events"
 NOTE_MAX = 7000
 
 VISIBILITIES = ("public", "gm", "self")
+#: The log's sequence counter lives on the campaign row, whose lock keeps ``seq`` gap-free;
+#: the log names just the two columns it needs instead of importing the campaigns package,
+#: which sits above it (as ``_APPEND_POSTGRES`` names the table in SQL).
+_CAMPAIGN_SEQ = table("campaign", column("id", Integer), column("last_seq", Integer))
 
 
 async def append_event(
@@ -67,11 +82,10 @@ async def append_event(
     else:
         seq = (
             await session.execute(
-                update(Campaign)
-                .where(Campaign.id == campaign_id)
-                .values(last_seq=Campaign.last_seq + 1)
-                .returning(Campaign.last_seq),
-                execution_options={"synchronize_session": False},
+                update(_CAMPAIGN_SEQ)
+                .where(_CAMPAIGN_SEQ.c.id == campaign_id)
+                .values(last_seq=_CAMPAIGN_SEQ.c.last_seq + 1)
+                .returning(_CAMPAIGN_SEQ.c.last_seq)
             )
         ).scalar_one()
         event_id = (

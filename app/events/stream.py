@@ -11,17 +11,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.accounts.models import UserSession
-from app.campaigns.models import Membership
-from app.core.viewer import Role, Viewer
+from app.config import Settings
+from app.core.viewer import Viewer
 from app.events import types
+from app.events.broker import Broker
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, events_after, project
-from app.web.context import AppContext
 
 #: Events that may change who the viewer is in the campaign.
 MEMBERSHIP_EVENTS = frozenset(
@@ -54,25 +53,27 @@ Render = Callable[
 ]
 
 
-async def _still_allowed(
-    session: AsyncSession, campaign_id: int, viewer: Viewer, token_hash: str | None
-) -> Viewer | None:
-    role = await session.scalar(
-        select(Membership.role).where(
-            Membership.campaign_id == campaign_id, Membership.user_id == viewer.user_id
-        )
-    )
-    if role is None:
-        return None
-    if token_hash is not None and not await session.scalar(
-        select(UserSession.id).where(UserSession.token_hash == token_hash)
-    ):
-        return None
-    return Viewer(viewer.user_id, viewer.username, Role(role))
+#: Who the viewer is now (their current role), or ``None`` once they may no longer follow
+#: (they left the campaign, or their session ended). Given by the caller, which knows
+#: memberships and sessions; the stream only asks.
+Recheck = Callable[[AsyncSession, Viewer], Awaitable[Viewer | None]]
+
+
+class StreamContext(Protocol):
+    """What a stream needs of the running app (``app.web.context.AppContext`` has it)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def sessionmaker(self) -> async_sessionmaker[AsyncSession]: ...
+
+    @property
+    def broker(self) -> Broker: ...
 
 
 async def read_after(
-    ctx: AppContext, campaign_id: int, after: int
+    ctx: StreamContext, campaign_id: int, after: int
 ) -> tuple[Sequence[CampaignEvent], bool]:
     """Up to ``BATCH`` events after ``after``, and whether more may be waiting already.
 
@@ -102,23 +103,23 @@ async def read_after(
 
 
 async def _recheck(
-    ctx: AppContext, campaign_id: int, viewer: Viewer, token_hash: str | None
+    ctx: StreamContext, campaign_id: int, viewer: Viewer, recheck: Recheck
 ) -> Viewer | None:
     """After a quiet poll interval: is the viewer still a member with a live session? Also
     the backstop: the next read goes to the database even if a notification was lost."""
     async with ctx.sessionmaker() as session:
-        current = await _still_allowed(session, campaign_id, viewer, token_hash)
+        current = await recheck(session, viewer)
     ctx.broker.invalidate(campaign_id)
     return current
 
 
 async def follow(
-    ctx: AppContext,
+    ctx: StreamContext,
     campaign_id: int,
     viewer: Viewer,
     after: int,
     render: Render,
-    token_hash: str | None,
+    recheck: Recheck,
 ) -> AsyncIterator[Outgoing]:
     """Yield everything after ``after`` that ``viewer`` may see, then new events as they come.
 
@@ -131,7 +132,7 @@ async def follow(
             if events:
                 if any(e.type in MEMBERSHIP_EVENTS for e in events):
                     async with ctx.sessionmaker() as session:
-                        current = await _still_allowed(session, campaign_id, viewer, token_hash)
+                        current = await recheck(session, viewer)
                     if current is None:
                         return
                     viewer = current
@@ -142,7 +143,7 @@ async def follow(
             if more:
                 continue
             if not await subscription.wait(ctx.settings.stream_poll_seconds):
-                current = await _recheck(ctx, campaign_id, viewer, token_hash)
+                current = await _recheck(ctx, campaign_id, viewer, recheck)
                 if current is None:
                     return
                 viewer = current

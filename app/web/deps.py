@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts import service as accounts
 from app.accounts.models import User
+from app.campaigns.permissions import remember_role, role_in_campaign
 from app.errors import AppError, Unauthenticated
 from app.i18n import _, negotiate, set_locale
 from app.web.context import AppContext
@@ -85,13 +86,31 @@ def _campaign_in_path(request: Request) -> int | None:
     return int(raw) if isinstance(raw, str) and raw.isdigit() and len(raw) < 10 else None
 
 
+#: The session lookup and the user's role in one campaign (the one the request is about).
+_USER_AND_ROLE_FOR_TOKEN = accounts.USER_FOR_TOKEN.add_columns(role_in_campaign(User.id))
+
+
+async def _user_for(
+    request: Request, session: AsyncSession, ctx: AppContext, token: str
+) -> User | None:
+    """The user behind ``token``. On a request under ``/campaigns/{campaign_id}/…`` their role
+    there is read in the same statement and remembered for this request's authorization."""
+    campaign_id = _campaign_in_path(request)
+    if campaign_id is None:
+        return await accounts.user_for_token(session, ctx.settings, token)
+    found = await accounts.user_and_more_for_token(
+        session, ctx.settings, token, _USER_AND_ROLE_FOR_TOKEN, {"role_campaign_id": campaign_id}
+    )
+    if found is None:
+        return None
+    user, role_name = found
+    remember_role(session, campaign_id, user.id, role_name)
+    return user
+
+
 async def optional_user(request: Request, session: Session, ctx: Ctx) -> User | None:
     token = session_token(request)
-    user = (
-        await accounts.user_for_token(session, ctx.settings, token, _campaign_in_path(request))
-        if token
-        else None
-    )
+    user = await _user_for(request, session, ctx, token) if token else None
     # A plain snapshot for templates: error pages render after the session rolled back.
     request.state.user = SignedIn(user.id, user.username) if user else None
     apply_locale(request, user)

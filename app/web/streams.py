@@ -1,0 +1,58 @@
+"""The HTTP side of a live stream: where it resumes, who it is for, and the SSE response.
+
+Every page's stream (campaign, sheet, combat) and the JSON event stream go through here; what
+they send is their ``render`` (``app.events.stream.Render``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from fastapi import Request
+from sqlalchemy.ext.asyncio import AsyncSession
+from sse_starlette import EventSourceResponse
+
+from app.accounts.service import session_active, token_hash
+from app.campaigns.permissions import current_viewer
+from app.core.viewer import Viewer
+from app.events.stream import Recheck, Render, StreamContext, follow
+from app.web.deps import session_token
+
+
+def resume_point(last_event_id: str | None, after: int | None) -> int:
+    """Where a (re)connecting stream resumes: the later of ``Last-Event-ID`` and ``?after=``."""
+    header = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
+    return max(header, after or 0)
+
+
+def recheck_for(campaign_id: int, session_hash: str | None) -> Recheck:
+    """The stream's recheck: still a member (and as what), and, for a stream opened with a
+    session token, still signed in."""
+
+    async def recheck(session: AsyncSession, viewer: Viewer) -> Viewer | None:
+        current = await current_viewer(session, campaign_id, viewer)
+        if current is None or session_hash is None:
+            return current
+        return current if await session_active(session, session_hash) else None
+
+    return recheck
+
+
+def event_stream(
+    request: Request,
+    ctx: StreamContext,
+    campaign_id: int,
+    viewer: Viewer,
+    after: int,
+    render: Render,
+) -> EventSourceResponse:
+    token = session_token(request)
+    recheck = recheck_for(campaign_id, token_hash(token) if token else None)
+
+    async def frames() -> AsyncIterator[bytes]:
+        async for item in follow(ctx, campaign_id, viewer, after, render, recheck):
+            yield item.frame()
+
+    return EventSourceResponse(
+        frames(), ping=15, send_timeout=30, headers={"Cache-Control": "no-store"}
+    )
