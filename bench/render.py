@@ -50,7 +50,7 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
         captured.update(template=template, block=block, context=dict(context))
         return real_render(template, block, **context)
 
-    templating.render = spy  # type: ignore[assignment]
+    templating.render = spy
     transport = httpx.ASGITransport(app=application)
     try:
         async with httpx.AsyncClient(transport=transport, base_url="http://bench") as c:
@@ -97,7 +97,7 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
                 mem.append((time.perf_counter() - t) * 1000)
             sample = sorted(set(statements))
     finally:
-        templating.render = real_render  # type: ignore[assignment]
+        templating.render = real_render
         await engine.dispose()
     return {
         "entries": entries,

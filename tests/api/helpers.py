@@ -12,6 +12,7 @@ from sqlalchemy import select
 from starlette.routing import BaseRoute
 
 from app.campaigns.models import Invite
+from app.web.context import AppContext
 from tests.conftest import ClientFactory, register
 
 
@@ -32,7 +33,8 @@ async def observer_code(app: FastAPI, campaign_id: int, gm: httpx.AsyncClient) -
         f"/campaigns/{campaign_id}/invites", data={"role": "observer", "expires_days": ""}
     )
     assert r.status_code == 303, r.text
-    async with app.state.ctx.sessionmaker() as session:
+    ctx: AppContext = app.state.ctx
+    async with ctx.sessionmaker() as session:
         code = await session.scalar(
             select(Invite.code).where(Invite.campaign_id == campaign_id, Invite.role == "observer")
         )

@@ -73,7 +73,8 @@ async def create(t: Table, who: str = "player", **body: Any) -> dict[str, Any]:
 
 
 def derived(sheet: dict[str, Any], key: str) -> str:
-    return next(d["value"] for d in sheet["derived"] if d["key"] == key)
+    value: str = next(d["value"] for d in sheet["derived"] if d["key"] == key)
+    return value
 
 
 async def patch(

@@ -23,7 +23,9 @@ class _Ids(dict[str, object]):
 
 def _unsafe_routes(app: FastAPI) -> list[tuple[str, str]]:
     return sorted(
-        (method, route.path) for route in api_routes(app) for method in route.methods & UNSAFE
+        (method, route.path)
+        for route in api_routes(app)
+        for method in (route.methods or set()) & UNSAFE
     )
 
 

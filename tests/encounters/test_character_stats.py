@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from app.encounters.models import Participant
 from app.rules.dice import ScriptedRoller
+from app.web.context import AppContext
 from tests.api.helpers import make_table
 from tests.conftest import ClientFactory
 
@@ -28,8 +29,9 @@ async def _join_fight(
         f"{api}/encounters/{r.json()['id']}/participants", json={"character_id": character_id}
     )
     assert r.status_code == 201, r.text
-    async with app.state.ctx.sessionmaker() as session:
-        stats = await session.scalar(
+    ctx: AppContext = app.state.ctx
+    async with ctx.sessionmaker() as session:
+        stats: dict[str, Any] | None = await session.scalar(
             select(Participant.stats).where(Participant.character_id == character_id)
         )
     assert stats is not None

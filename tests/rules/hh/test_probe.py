@@ -1,5 +1,4 @@
 from fractions import Fraction
-from itertools import product
 
 import pytest
 from hypothesis import given
@@ -21,7 +20,7 @@ from app.rules.hh import (
     success_probability,
 )
 
-PAIRS = list(product(range(1, 11), repeat=2))
+PAIRS: list[tuple[int, int]] = [(a, b) for a in range(1, 11) for b in range(1, 11)]
 
 
 def test_arjun_climbs_the_tree() -> None:
