@@ -1,0 +1,61 @@
+"""The session lookup reads the member's role in the same statement on a campaign request.
+
+The accounts package knows nothing of campaigns: the web layer adds the role column to the
+session lookup (``app.web.deps``), and the roll's authorization then reads no role again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from sqlalchemy import event
+
+from app.web.context import AppContext
+from tests.api.helpers import make_table
+from tests.conftest import ClientFactory
+
+
+@contextmanager
+def _statements(app: FastAPI) -> Iterator[list[str]]:
+    ctx: AppContext = app.state.ctx
+    seen: list[str] = []
+
+    def record(*args: Any) -> None:
+        seen.append(" ".join(str(args[2]).lower().split()))
+
+    event.listen(ctx.engine.sync_engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(ctx.engine.sync_engine, "before_cursor_execute", record)
+
+
+def _session_lookups(statements: list[str]) -> list[str]:
+    return [s for s in statements if "from user_account" in s and "user_session" in s]
+
+
+async def test_a_roll_reads_the_role_with_the_session_and_never_again(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    with _statements(app) as seen:
+        r = await t.player.post(
+            f"/api/v1/campaigns/{t.campaign_id}/rolls", json={"expression": "2d6"}
+        )
+    assert r.status_code == 201, r.text
+    lookups = _session_lookups(seen)
+    assert len(lookups) == 1 and "select membership.role" in lookups[0], seen
+    assert [s for s in seen if "membership" in s and s not in lookups] == [], seen
+
+
+async def test_outside_a_campaign_the_lookup_reads_no_role(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    with _statements(app) as seen:
+        assert (await t.player.get("/api/v1/campaigns")).status_code == 200
+    lookups = _session_lookups(seen)
+    assert len(lookups) == 1 and "membership" not in lookups[0], seen
