@@ -206,6 +206,21 @@ def attack_modifiers(
     return [(label, v) for label, v in parts if v]
 
 
+def abwehr_modifiers(
+    target: Fighter, weapon: Weapon | None, kind: AttackKind, modifiers: AttackModifiers
+) -> list[tuple[str, int]]:
+    """The labelled modifiers on the target's Abwehr: the weapon's GA (Schlagen/Schießen;
+    ``None`` is Waffenlos), −2 while prone, and ``abwehr_extra``."""
+    parts: list[tuple[str, int]] = []
+    if kind is not AttackKind.ZIELZAUBER:
+        w = weapon or WAFFENLOS
+        if w.ga:
+            parts.append((f"ga:{w.id}", w.ga))
+    if target.prone:
+        parts.append(("prone", PRONE_MALUS))
+    return parts + [m for m in modifiers.abwehr_extra if m[1]]
+
+
 @dataclass(frozen=True, slots=True)
 class AttackOutcome:
     """Everything an attack did: the rolls, the damage and both fighters' new state."""
@@ -301,18 +316,10 @@ def attack(
             kind, weapon, att, None, att.result, damage, attacker, new_target, attacker_patzer, None
         )
 
-    abwehr_mods: list[tuple[str, int]] = []
-    if kind is not AttackKind.ZIELZAUBER:
-        w = weapon or WAFFENLOS
-        if w.ga:
-            abwehr_mods.append((f"ga:{w.id}", w.ga))
-    if target.prone:
-        abwehr_mods.append(("prone", PRONE_MALUS))
-    abwehr_mods += [m for m in mods.abwehr_extra if m[1]]
     abw = roll_check(
         roller,
         target.abwehr,
-        modifiers=abwehr_mods,
+        modifiers=abwehr_modifiers(target, weapon, kind, mods),
         immersieg_max=immersieg_max,
         patzer_min=patzer_min,
     )

@@ -19,7 +19,6 @@ Probabilities are exact: counts are integers over one common denominator, turned
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -40,6 +39,7 @@ from app.rules.hh.opposed import evaluate_opposed
 from app.rules.hh.probe import SIDES, ProbeResult, evaluate_probe
 from app.rules.hh.state import Figure
 from app.rules.hh.tables import TableEntry, table_entry
+from app.rules.odds import ActionForecast
 
 #: What a forecast does not follow (the real attack may still do it).
 NOT_MODELLED: tuple[str, ...] = (
@@ -51,28 +51,6 @@ NOT_MODELLED: tuple[str, ...] = (
 
 Dist = dict[int, int]  # value → count (over a denominator known to the caller)
 Entries = tuple[TableEntry, ...]  # the table entries one attack rolled
-
-
-@dataclass(frozen=True, slots=True)
-class AttackForecast:
-    """The distribution of one attack's outcome for the target.
-
-    ``damage`` maps the LP the target loses to its probability (the values sum to 1);
-    ``p_down`` is the chance the target ends at LP ≤ 0 (dying, unconscious or out), and
-    ``p_dead`` the chance it dies at once (LP ≤ −Unbeugsamkeit).
-    """
-
-    defends: bool
-    p_hit: Fraction
-    p_crit: Fraction
-    p_fumble: Fraction
-    damage: Mapping[int, Fraction]
-    p_down: Fraction
-    p_dead: Fraction
-
-    @property
-    def expected_damage(self) -> Fraction:
-        return sum((v * p for v, p in self.damage.items()), Fraction(0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +266,7 @@ def _case_outcomes(
     return out, side_den * main_den
 
 
-def forecast_attack(attacker: Figure, defender: Figure, spec: AttackSpec) -> AttackForecast:
+def forecast_attack(attacker: Figure, defender: Figure, spec: AttackSpec) -> ActionForecast:
     """The exact outcome distribution of ``attacker`` attacking ``defender`` with ``spec``."""
     defends, scenarios = _scenarios(attacker, defender, spec)
     hit = crit = fumble = missed = 0
@@ -310,7 +288,7 @@ def forecast_attack(attacker: Figure, defender: Figure, spec: AttackSpec) -> Att
     damage: dict[int, Fraction] = {}
     for (lost, _), p in outcomes.items():
         damage[lost] = damage.get(lost, Fraction(0)) + p
-    return AttackForecast(
+    return ActionForecast(
         defends=defends,
         p_hit=Fraction(hit, SIDES**4),
         p_crit=Fraction(crit, SIDES**4),

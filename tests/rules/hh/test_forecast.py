@@ -1,8 +1,7 @@
 """The attack forecast equals the distribution of the real engine over every dice sequence.
 
-The reference walks :func:`resolve_attack` itself: a roller that answers from a prefix of
-faces and stops at the first die beyond it, so a depth-first search visits every sequence
-of dice the attack can roll, each with its exact probability (1/sides per die).
+The reference walks :func:`resolve_attack` itself over every dice sequence
+(:mod:`tests.rules.forecast_reference`).
 """
 
 from __future__ import annotations
@@ -17,40 +16,17 @@ from typing import Any
 import pytest
 
 from app.rules.hh.attack import AttackSpec, Weapon, resolve_attack
-from app.rules.hh.forecast import AttackForecast, forecast_attack
+from app.rules.hh.forecast import forecast_attack
 from app.rules.hh.state import Figure
+from app.rules.odds import ActionForecast
+from tests.rules.forecast_reference import every_outcome
 
 
-class _NeedDie(Exception):
-    def __init__(self, sides: int) -> None:
-        self.sides = sides
-
-
-class _PrefixRoller:
-    def __init__(self, faces: list[int]) -> None:
-        self.faces = faces
-        self.used = 0
-
-    def roll(self, sides: int) -> int:
-        if self.used == len(self.faces):
-            raise _NeedDie(sides)
-        face = self.faces[self.used]
-        self.used += 1
-        return face
-
-
-def _reference(attacker: Figure, defender: Figure, spec: AttackSpec) -> AttackForecast:
+def _reference(attacker: Figure, defender: Figure, spec: AttackSpec) -> ActionForecast:
     damage: dict[int, Fraction] = {}
     p_hit = p_crit = p_fumble = p_down = p_dead = Fraction(0)
-    stack: list[tuple[list[int], Fraction]] = [([], Fraction(1))]
-    while stack:
-        faces, p = stack.pop()
-        try:
-            result = resolve_attack(_PrefixRoller(faces), attacker, defender, spec=spec)
-        except _NeedDie as need:
-            share = p / need.sides
-            stack += [([*faces, f], share) for f in range(1, need.sides + 1)]
-            continue
+    outcomes = every_outcome(lambda roller: resolve_attack(roller, attacker, defender, spec=spec))
+    for result, p in outcomes:
         after = result.defender
         lost = defender.lp - after.lp
         damage[lost] = damage.get(lost, Fraction(0)) + p
@@ -59,7 +35,7 @@ def _reference(attacker: Figure, defender: Figure, spec: AttackSpec) -> AttackFo
         p_fumble += p if result.attack.patzer else 0
         p_dead += p if after.dead else 0
         p_down += p if after.dead or (after.lp <= 0 and not after.on_feet) else 0
-    return AttackForecast(
+    return ActionForecast(
         defends=spec.defend and defender.can_react,
         p_hit=p_hit,
         p_crit=p_crit,
