@@ -12,6 +12,7 @@ English message id with parameters; the web layer translates them.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -157,3 +158,51 @@ def roll(expression: Expression, roller: Roller) -> ExpressionRoll:
         signs.append(term.sign)
     total = modifier + sum(s * d.total for s, d in zip(signs, dice, strict=True))
     return ExpressionRoll(expression, tuple(dice), tuple(signs), modifier, total)
+
+
+#: An exact distribution enumerates kept dice groups up to this many face combinations.
+MAX_ENUMERATED_OUTCOMES = 200_000
+
+
+def _group_counts(term: DiceTerm) -> dict[int, int]:
+    """The totals of one dice group over all its faces, with counts (out of sides**count)."""
+    if term.keep is None:
+        counts = {0: 1}
+        for _ in range(term.count):
+            step: dict[int, int] = {}
+            for total, c in counts.items():
+                for face in range(1, term.sides + 1):
+                    step[total + face] = step.get(total + face, 0) + c
+            counts = step
+        return counts
+    if term.sides**term.count > MAX_ENUMERATED_OUTCOMES:
+        raise ExpressionError("Too many outcomes to enumerate (at most %(max)d).",
+                              max=MAX_ENUMERATED_OUTCOMES)  # fmt: skip
+    counts = {}
+    for faces in itertools.product(range(1, term.sides + 1), repeat=term.count):
+        kept = sorted(faces, reverse=term.keep == "kh")[: term.keep_n]
+        counts[sum(kept)] = counts.get(sum(kept), 0) + 1
+    return counts
+
+
+def outcome_counts(expression: Expression) -> tuple[dict[int, int], int]:
+    """Every total of ``expression`` with its count, and the number of face combinations.
+
+    Exact: plain dice groups are convolved, kept groups (``4W6kh3``) enumerated. The counts
+    sum to the second value; each total's probability is its count divided by it.
+    """
+    counts = {0: 1}
+    combinations = 1
+    for term in expression.terms:
+        if isinstance(term, ConstantTerm):
+            counts = {t + term.sign * term.value: c for t, c in counts.items()}
+            continue
+        group = _group_counts(term)
+        combinations *= term.sides**term.count
+        step: dict[int, int] = {}
+        for total, c in counts.items():
+            for value, g in group.items():
+                key = total + term.sign * value
+                step[key] = step.get(key, 0) + c * g
+        counts = step
+    return counts, combinations

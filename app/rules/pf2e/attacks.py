@@ -195,8 +195,13 @@ def roll_damage(
     """Roll a damage expression such as ``1W8``, add ``bonuses``; a critical hit doubles."""
     rolled = roll_expression(_expression(damage), roller)
     applied = tuple(b for b in bonuses if b.value)
-    total = max(rolled.total + sum(b.value for b in applied), 1)
-    return DamageRoll(rolled, applied, critical, total * 2 if critical else total)
+    return DamageRoll(rolled, applied, critical, damage_total(rolled.total, applied, critical))
+
+
+def damage_total(rolled: int, bonuses: Iterable[Modifier], critical: bool) -> int:
+    """Dice + bonuses, at least 1, doubled on a critical hit (pf2e.md §3)."""
+    total = max(rolled + sum(b.value for b in bonuses), 1)
+    return total * 2 if critical else total
 
 
 def attack_modifiers(
