@@ -13,7 +13,7 @@ fragments use, asked only for the ``parts`` the reacting regions need) plus what
 another package names one, and the page template places its ``html`` there
 (``{{ slot("side") }}``).
 
-This module knows no domain package: pages and regions come to it.
+This module knows no page and no region of its own: they come to it from their packages.
 """
 
 from __future__ import annotations
@@ -104,9 +104,6 @@ class Page(Generic[K]):
         self.regions = (*self.regions, region)
         return region
 
-    def region(self, name: str) -> Region[K]:
-        return next(r for r in self.regions if r.name == name)
-
     async def contribute(
         self,
         session: AsyncSession,
@@ -140,23 +137,30 @@ class Page(Generic[K]):
                 return []
             last = events[-1].seq
             if not any(r.parts or r.load for r, _mine in active):
-                return self._compose(
-                    [m for r, mine in active for m in await r.push(_batch(key, viewer, mine, last))]
-                )
+                return await self._push(active, key, viewer, last, {}, None)
             parts = frozenset().union(*(r.parts for r, _mine in active))
             async with sessions() as session:
                 context = await self.load(session, viewer, key, parts)
                 if context is None:
                     return [Outgoing(last, self.gone, "")] if self.gone else []
                 await self.contribute(session, viewer, key, context, [r for r, _m in active])
-                out = [
-                    m
-                    for r, mine in active
-                    for m in await r.push(Batch(key, viewer, mine, last, context, session))
-                ]
-            return self._compose(out)
+                return await self._push(active, key, viewer, last, context, session)
 
         return render
+
+    async def _push(
+        self,
+        active: list[tuple[Region[K], list[VisibleEvent]]],
+        key: K,
+        viewer: Viewer,
+        last: int,
+        context: Context,
+        session: AsyncSession | None,
+    ) -> list[Outgoing]:
+        out: list[Outgoing] = []
+        for region, mine in active:
+            out.extend(await region.push(Batch(key, viewer, mine, last, context, session)))
+        return self._compose(out)
 
     def _compose(self, messages: list[Outgoing]) -> list[Outgoing]:
         """Messages in ``seq`` order (a resume never repeats an event), bundled if asked."""
@@ -171,10 +175,6 @@ class Page(Generic[K]):
 
 def _reacting(region: Region[K], key: K, events: Sequence[VisibleEvent]) -> list[VisibleEvent]:
     return [e for e in events if region.reacts(key, e)]
-
-
-def _batch(key: K, viewer: Viewer, mine: list[VisibleEvent], last: int) -> Batch[K]:
-    return Batch(key, viewer, mine, last, {}, None)
 
 
 #: Every page with a live stream, by name.

@@ -373,3 +373,10 @@ async def test_a_registered_region_joins_the_combat_push(
     page = (await fight.gm.get(f"/campaigns/{cid}/encounters/{fight.encounter_id}")).text
     assert message.event == "combat" and element(message.data, "probe") == element(page, "probe")
     assert element(message.data, "turn") == element(page, "turn")
+
+
+def test_a_page_refuses_a_second_region_of_the_same_name(restore_regions: None) -> None:
+    with pytest.raises(ValueError, match="members"):
+        CAMPAIGN_PAGE.register(Region("members", _is_roll, _push_probe))
+    with pytest.raises(ValueError, match="slot"):
+        Region("probe", _is_roll, _push_probe, slot="side")
