@@ -62,7 +62,8 @@ class Region(Generic[K]):
     name: str
     #: Whether an event (already projected for the viewer) concerns this region of page ``K``.
     reacts: Callable[[K, VisibleEvent], bool]
-    #: The region's messages for a batch of the events it reacts to.
+    #: The region's messages for a batch of the events it reacts to (on a bundling page: its
+    #: out-of-band swaps per event, ``""`` for none).
     push: Callable[[Batch[K]], Awaitable[list[Outgoing]]]
     #: Parts of the page's context it renders from; none: it needs no session at all.
     parts: frozenset[str] = frozenset()
