@@ -71,28 +71,35 @@ def _per_event(block: str) -> Callable[[Batch[CombatPage]], Awaitable[list[Outgo
 
 async def _push_log(batch: Batch[CombatPage]) -> list[Outgoing]:
     """The step's log entry, and the entries it undid re-rendered as undone."""
-    assert batch.session is not None
-    context = dict(batch.context)
+    assert batch.session is not None  # the region needs STATE, so the stream opened one
+    context = {**batch.context, "oob": True}
     undone = {int(s) for s in (context["encounter"].state or {}).get("undone", [])}
     out: list[Outgoing] = []
     for visible in batch.events:
         parts: list[str] = []
         entry = views.entry_view(visible.event, undone)
         if entry["lines"]:
-            parts.append(render(TEMPLATE, "log_push", **{**context, "entry": entry, "oob": True}))
-        for seq in visible.event.payload.get("undo_of", []):
-            old = await batch.session.scalar(
-                select(CampaignEvent).where(
-                    CampaignEvent.campaign_id == visible.event.campaign_id,
-                    CampaignEvent.seq == seq,
-                )
-            )
-            if old is not None and can_see(old, batch.viewer):
-                entry = views.entry_view(old, undone)
-                parts.append(
-                    render(TEMPLATE, "log_entry", **{**context, "entry": entry, "oob": True})
-                )
+            parts.append(render(TEMPLATE, "log_push", **{**context, "entry": entry}))
+        for old in await _undone_by(batch.session, visible, batch.viewer):
+            entry = views.entry_view(old, undone)
+            parts.append(render(TEMPLATE, "log_entry", **{**context, "entry": entry}))
         out.append(Outgoing(visible.seq, "log", "\n".join(parts)))
+    return out
+
+
+async def _undone_by(
+    session: AsyncSession, visible: VisibleEvent, viewer: Viewer
+) -> list[CampaignEvent]:
+    """The earlier steps an undo step took back, those the viewer may see."""
+    out: list[CampaignEvent] = []
+    for seq in visible.event.payload.get("undo_of", []):
+        old = await session.scalar(
+            select(CampaignEvent).where(
+                CampaignEvent.campaign_id == visible.event.campaign_id, CampaignEvent.seq == seq
+            )
+        )
+        if old is not None and can_see(old, viewer):
+            out.append(old)
     return out
 
 

@@ -287,6 +287,23 @@ async def test_combat_regions_match_the_page(make_client: ClientFactory, app: Fa
             assert "Goblin 3" not in message.data
 
 
+async def test_an_undo_pushes_the_undone_entry_as_the_page_shows_it(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, pids = await _fight(make_client, app)
+    cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
+    await fight.act(fight.gm, "adjust", participant=pids["Goblin 1"], delta=-2, reason="Hieb")
+    adjusted = await last_seq(app, cid)
+    await fight.act(fight.gm, "undo")
+    for who, (client, seen_by) in _fighters(fight).items():
+        (message,) = await pushed(app, COMBAT_PAGE, key, seen_by, cid, adjusted)
+        page = (await client.get(f"/campaigns/{cid}/encounters/{fight.encounter_id}")).text
+        entry = element(message.data, f"log-{adjusted}")
+        assert "undone" in entry and entry == element(page, f"log-{adjusted}"), who
+        row = f"p-{pids['Goblin 1']}"
+        assert element(message.data, row) == element(page, row), who
+
+
 async def _version(fight: Fight) -> str:
     return str((await fight.view(fight.gm))["version"])
 
