@@ -106,20 +106,12 @@ class Page(Generic[K]):
         return region
 
     async def contribute(
-        self,
-        session: AsyncSession,
-        viewer: Viewer,
-        key: K,
-        context: Context,
-        regions: Sequence[Region[K]] | None = None,
+        self, session: AsyncSession, viewer: Viewer, key: K, context: Context
     ) -> Context:
-        """Add the regions' own context and their slotted HTML to the page's ``context``."""
-        chosen = self.regions if regions is None else regions
-        for region in chosen:
-            if region.load is not None:
-                context.update(await region.load(session, viewer, key))
+        """Add the regions' own context and their slotted HTML to the full page's ``context``."""
+        await _load_regions(session, viewer, key, context, self.regions)
         slots: dict[str, list[str]] = {}
-        for region in chosen:
+        for region in self.regions:
             if region.slot is not None and region.html is not None:
                 slots.setdefault(region.slot, []).append(region.html(context))
         context["slots"] = {name: Markup("\n".join(parts)) for name, parts in slots.items()}
@@ -144,7 +136,7 @@ class Page(Generic[K]):
                 context = await self.load(session, viewer, key, parts)
                 if context is None:
                     return [Outgoing(last, self.gone, "")] if self.gone else []
-                await self.contribute(session, viewer, key, context, [r for r, _m in active])
+                await _load_regions(session, viewer, key, context, [r for r, _m in active])
                 return await self._push(active, key, viewer, last, context, session)
 
         return render
@@ -172,6 +164,19 @@ class Page(Generic[K]):
             if message.data:
                 by_seq.setdefault(message.seq, []).append(message.data)
         return [Outgoing(seq, self.bundle, "\n".join(by_seq[seq])) for seq in sorted(by_seq)]
+
+
+async def _load_regions(
+    session: AsyncSession,
+    viewer: Viewer,
+    key: K,
+    context: Context,
+    regions: Sequence[Region[K]],
+) -> None:
+    """Add what each region loads for itself to the page's ``context``."""
+    for region in regions:
+        if region.load is not None:
+            context.update(await region.load(session, viewer, key))
 
 
 def _reacting(region: Region[K], key: K, events: Sequence[VisibleEvent]) -> list[VisibleEvent]:
