@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from app.campaigns.views import CampaignPage, live_context
+from app.events import types
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
 from app.web.regions import Batch, Page, Region
@@ -13,14 +14,19 @@ TEMPLATE = "campaigns/detail.html"
 #: One entry of the dice log: the page includes it per entry, the push prepends it.
 ENTRY = "campaigns/_roll_entry.html"
 MEMBER_EVENTS = frozenset(
-    {"member_joined", "member_removed", "member_role_changed", "gm_transferred"}
+    {
+        types.MemberJoined.TYPE,
+        types.MemberRemoved.TYPE,
+        types.MemberRoleChanged.TYPE,
+        types.GmTransferred.TYPE,
+    }
 )
 
 CAMPAIGN_PAGE: Page[CampaignPage] = Page("campaign", load=live_context)
 
 
 def _is_roll(_key: CampaignPage, event: VisibleEvent) -> bool:
-    return event.type == "roll"
+    return event.type == types.Roll.TYPE
 
 
 async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:

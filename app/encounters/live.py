@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.permissions import Viewer
 from app.encounters import service, views
+from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, can_see
 from app.events.stream import Outgoing
@@ -49,7 +50,7 @@ COMBAT_PAGE: Page[CombatPage] = Page("combat", load=live_context, bundle="combat
 
 def _combat_step(key: CombatPage, event: VisibleEvent) -> bool:
     return (
-        event.type == "combat"
+        event.type == types.Combat.TYPE
         and not event.redacted
         and event.event.payload.get("encounter_id") == key.encounter_id
     )
