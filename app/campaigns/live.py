@@ -1,41 +1,52 @@
-"""The campaign page's live regions as HTML fragments, rendered for one viewer."""
+"""The campaign page's live regions: the dice log and the members, registered on
+:data:`CAMPAIGN_PAGE` (other packages register theirs there too)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
-from app.campaigns import service
-from app.core.viewer import Viewer
+from app.campaigns.views import CampaignPage, live_context
+from app.events import types
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
+from app.web.regions import Batch, Page, Region
 from app.web.templating import render
 
+TEMPLATE = "campaigns/detail.html"
+#: One entry of the dice log: the page includes it per entry, the push prepends it.
+ENTRY = "campaigns/_roll_entry.html"
 MEMBER_EVENTS = frozenset(
-    {"member_joined", "member_removed", "member_role_changed", "gm_transferred"}
+    {
+        types.MemberJoined.TYPE,
+        types.MemberRemoved.TYPE,
+        types.MemberRoleChanged.TYPE,
+        types.GmTransferred.TYPE,
+    }
 )
 
+CAMPAIGN_PAGE: Page[CampaignPage] = Page("campaign", load=live_context)
 
-async def render_campaign_page(
-    sessions: async_sessionmaker[AsyncSession], viewer: Viewer, events: Sequence[VisibleEvent]
-) -> list[Outgoing]:
-    out: list[Outgoing] = []
-    for event in events:
-        if event.type == "roll":
-            html = render("campaigns/_roll_entry.html", entry=event.data(), viewer=viewer)
-            out.append(Outgoing(event.seq, "roll", html))
-    member_events = [e for e in events if e.type in MEMBER_EVENTS]
-    if member_events:
-        async with sessions() as session:
-            members = await service.members(session, member_events[-1].event.campaign_id)
-        html = render(
-            "campaigns/detail.html",
-            "members",
-            members=members,
-            viewer=viewer,
-            campaign_id=member_events[-1].event.campaign_id,
-        )
-        # Carry the batch's last seq so a resume after this push never repeats an event.
-        out.append(Outgoing(events[-1].seq, "members", html))
-    return out
+
+def _is_roll(_key: CampaignPage, event: VisibleEvent) -> bool:
+    return event.type == types.Roll.TYPE
+
+
+async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
+    return [
+        Outgoing(e.seq, "roll", render(ENTRY, entry=e.data(), viewer=batch.viewer))
+        for e in batch.events
+    ]
+
+
+def _is_member_change(_key: CampaignPage, event: VisibleEvent) -> bool:
+    return event.type in MEMBER_EVENTS
+
+
+async def _push_members(batch: Batch[CampaignPage]) -> list[Outgoing]:
+    html = render(TEMPLATE, "members", **batch.context)
+    # Carry the batch's last seq so a resume after this push never repeats an event.
+    return [Outgoing(batch.last_seq, "members", html)]
+
+
+CAMPAIGN_PAGE.register(Region("roll", _is_roll, _push_rolls))
+CAMPAIGN_PAGE.register(
+    Region("members", _is_member_change, _push_members, parts=frozenset({"members"}))
+)

@@ -9,12 +9,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sse_starlette import EventSourceResponse
 
 from app.accounts.models import User
-from app.campaigns import service
+from app.campaigns import service, views
 from app.campaigns import settings as rule_settings
-from app.campaigns.live import render_campaign_page
+from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.models import Campaign, RuleSystem
-from app.campaigns.permissions import Action, allowed
-from app.core.viewer import Viewer
+from app.campaigns.permissions import Action
+from app.campaigns.views import CampaignPage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.rolls import service as rolls
 from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
@@ -66,30 +66,6 @@ async def create(
     return redirect(request, f"/campaigns/{campaign.id}")
 
 
-async def _page_context(
-    session: Any, user: User, campaign: Campaign, viewer: Viewer, before: int | None
-) -> dict[str, Any]:
-    entries, next_before = await rolls.log_page(session, viewer, campaign.id, before)
-    return {
-        "campaign": campaign,
-        "campaign_id": campaign.id,
-        "viewer": viewer,
-        "system_name": service.SYSTEM_NAMES[RuleSystem(campaign.system)],
-        "members": await service.members(session, campaign.id),
-        "invites": (
-            await service.active_invites(session, campaign.id)
-            if allowed(viewer.role, Action.manage_invites)
-            else []
-        ),
-        "entries": [e.data() for e in entries],
-        "next_before": next_before,
-        "can_roll": allowed(viewer.role, Action.roll),
-        "roll_errors": {},
-        "roll_values": {"visibility": "public"},
-        "invite_errors": {},
-    }
-
-
 @router.get("/campaigns/{campaign_id}", response_class=HTMLResponse)
 async def detail(
     request: Request,
@@ -99,7 +75,8 @@ async def detail(
     before: int | None = Query(default=None, ge=1),
 ) -> Response:
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    context = await _page_context(session, user, campaign, viewer, before)
+    context = await views.page_context(session, campaign, viewer, before=before)
+    await CAMPAIGN_PAGE.contribute(session, viewer, CampaignPage(campaign_id), context)
     return page(request, "campaigns/detail.html", context)
 
 
@@ -115,7 +92,7 @@ async def older_entries(
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
     if not is_htmx(request):
         return redirect(request, f"/campaigns/{campaign_id}?before={before}")
-    context = await _page_context(session, user, campaign, viewer, before)
+    context = await views.page_context(session, campaign, viewer, before=before, parts={"log"})
     return page(request, "campaigns/detail.html", context, block="log_page")
 
 
@@ -137,7 +114,7 @@ async def live(
         campaign_id,
         viewer,
         resume_point(last_event_id, after),
-        render_campaign_page,
+        CAMPAIGN_PAGE.stream(CampaignPage(campaign_id)),
     )
 
 
@@ -156,7 +133,7 @@ async def roll(
         await rolls.roll(session, ctx.roller, user, campaign_id, expression, label, visibility)
     except ValidationFailed as exc:
         campaign, viewer = await service.open_campaign(session, user, campaign_id)
-        context = await _page_context(session, user, campaign, viewer, None)
+        context = await views.page_context(session, campaign, viewer, parts=())
         context["roll_errors"] = exc.fields
         context["roll_values"] = {
             "expression": expression,
@@ -166,7 +143,7 @@ async def roll(
         return page(request, "campaigns/detail.html", context, block="roll_form", status_code=422)
     if is_htmx(request):
         campaign, viewer = await service.open_campaign(session, user, campaign_id)
-        context = await _page_context(session, user, campaign, viewer, None)
+        context = await views.page_context(session, campaign, viewer, parts=())
         context["roll_values"] = {"label": label, "visibility": visibility}
         return page(request, "campaigns/detail.html", context, block="roll_form")
     return redirect(request, f"/campaigns/{campaign_id}")
@@ -191,7 +168,7 @@ async def create_invite(
         await service.create_invite(session, user, campaign_id, role, days)
     except ValidationFailed as exc:
         campaign, viewer = await service.open_campaign(session, user, campaign_id)
-        context = await _page_context(session, user, campaign, viewer, None)
+        context = await views.page_context(session, campaign, viewer, parts={"invites"})
         context["invite_errors"] = exc.fields
         return page(request, "campaigns/detail.html", context, block="invites", status_code=422)
     return await _region(request, session, user, campaign_id, "invites")
@@ -211,7 +188,7 @@ async def _region(
     if not is_htmx(request):
         return redirect(request, f"/campaigns/{campaign_id}")
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    context = await _page_context(session, user, campaign, viewer, None)
+    context = await views.page_context(session, campaign, viewer, parts={block})
     return page(request, "campaigns/detail.html", context, block=block)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 from typing import Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -14,14 +13,11 @@ from sse_starlette import EventSourceResponse
 from starlette.datastructures import UploadFile
 
 from app.accounts.models import User
-from app.campaigns.models import Campaign
-from app.campaigns.permissions import Action, allowed, can_edit_character
-from app.characters import rolling, service, sheets
-from app.characters.history import entries as history_entries
-from app.characters.live import history_renderer, sheet_renderer
-from app.characters.models import Character, Item
+from app.campaigns.permissions import Action, allowed
+from app.characters import rolling, service, sheets, views
+from app.characters.live import HISTORY_PAGE, SHEET_PAGE
 from app.characters.systems.registry import character_system
-from app.core.viewer import Viewer
+from app.characters.views import base_url as _base
 from app.errors import Conflict, ValidationFailed
 from app.i18n import _
 from app.web.deps import Ctx, CurrentUser, Session
@@ -35,66 +31,6 @@ TAB_RE = re.compile(r"^[0-9a-f]{8,32}$")
 IMPORT_MAX_BYTES = 1_000_000
 
 
-def _base(campaign_id: int, character_id: int) -> str:
-    return f"/campaigns/{campaign_id}/characters/{character_id}"
-
-
-def sheet_context(
-    viewer: Viewer,
-    campaign: Campaign,
-    character: Character,
-    items: list[Item],
-    *,
-    errors: dict[str, str] | None = None,
-    values: dict[str, str] | None = None,
-    conflict: bool = False,
-    item_errors: dict[str, str] | None = None,
-    roll: dict[str, Any] | None = None,
-    others: list[Character] | None = None,
-    library: list[Item] | None = None,
-    editing: int | None = None,
-    edit_values: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    system = character_system(character.system)
-    specs = system.fields(character.kind)
-    groups: dict[str, list[sheets.FieldSpec]] = {}
-    for spec in specs:
-        groups.setdefault(spec.group, []).append(spec)
-    shown = {
-        spec.key: sheets.format_value(spec, sheets.get_value(character.data, spec.key))
-        for spec in specs
-    }
-    shown.update(values or {})
-    return {
-        "campaign": campaign,
-        "campaign_id": campaign.id,
-        "viewer": viewer,
-        "character": character,
-        "items": items,
-        "groups": groups,
-        "group_labels": sheets.GROUP_LABELS,
-        "shown": shown,
-        "errors": errors or {},
-        "conflict": conflict,
-        "item_errors": item_errors or {},
-        "can_edit": can_edit_character(viewer, owner_id=character.owner_id),
-        "view": system.view(character.data, items, campaign.settings),
-        "base": _base(campaign.id, character.id),
-        "equip_slots": system.equip_slots,
-        "item_fields": system.item_fields,
-        "starters": system.starter_items(),
-        "partials": system.partials,
-        "roll": roll,
-        "others": others or [],
-        "library": library or [],
-        "rucksack": sheets.RUCKSACK,
-        "live_notice": False,
-        "tab": secrets.token_hex(8),
-        "editing": editing,
-        "edit_values": edit_values or {},
-    }
-
-
 def _tab(request: Request) -> str:
     """The sheet tab a request comes from (``X-Sheet-Tab``), remembered for its events."""
     tab = request.headers.get("x-sheet-tab", "")
@@ -105,21 +41,6 @@ def _mark_origin(request: Request, session: Any) -> None:
     tab = _tab(request)
     if tab:
         session.info[service.ORIGIN_KEY] = tab
-
-
-async def _context(session: Any, user: User, opened: service.Opened, **kw: Any) -> dict[str, Any]:
-    _c, _v, everyone = await service.list_characters(session, user, opened.campaign.id)
-    _c, _v, library = await service.library(session, user, opened.campaign.id)
-    others = [c for c in everyone if c.id != opened.character.id and c.archived_at is None]
-    return sheet_context(
-        opened.viewer,
-        opened.campaign,
-        opened.character,
-        opened.items,
-        others=others,
-        library=library,
-        **kw,
-    )
 
 
 async def _sheet_response(
@@ -136,7 +57,7 @@ async def _sheet_response(
     opened = await service.open_character(session, user, campaign_id, character_id)
     if kw.pop("refresh", False):
         await session.refresh(opened.character)
-    context = await _context(session, user, opened, **kw)
+    context = await views.sheet_page(session, opened, **kw)
     context["tab"] = _tab(request) or context["tab"]
     response = page(request, SHEET, context, block=block, status_code=status_code)
     if is_htmx(request) and block == "sheet":
@@ -314,7 +235,9 @@ async def sheet_page(
         if roll and opened.can_edit
         else None
     )
-    context = await _context(session, user, opened, roll=roll_ctx)
+    context = await views.sheet_page(session, opened, roll=roll_ctx)
+    key = views.CharacterPage(campaign_id, character_id)
+    await SHEET_PAGE.contribute(session, opened.viewer, key, context)
     return page(request, SHEET, context)
 
 
@@ -373,7 +296,7 @@ async def save(
     if not is_htmx(request):
         return redirect(request, _base(campaign_id, character_id))
     fresh = await service.open_character(session, user, campaign_id, character_id)
-    context = await _context(session, user, fresh)
+    context = await views.sheet_page(session, fresh)
     context["oob_version"] = True
     return page(request, SHEET, context, block="derived")
 
@@ -392,19 +315,14 @@ async def live(
 ) -> EventSourceResponse:
     """The sheet as it changes, for other open views of it (HTMX SSE extension)."""
     opened = await service.open_character(session, user, campaign_id, character_id)
-
-    def context(
-        viewer: Viewer, campaign: Campaign, character: Character, items: list[Item]
-    ) -> dict[str, Any]:
-        return sheet_context(viewer, campaign, character, items)
-
+    key = views.CharacterPage(campaign_id, character_id, tab if TAB_RE.match(tab) else "")
     return event_stream(
         request,
         ctx,
         campaign_id,
         opened.viewer,
         resume_point(last_event_id, after),
-        sheet_renderer(character_id, context, tab if TAB_RE.match(tab) else ""),
+        SHEET_PAGE.stream(key),
     )
 
 
@@ -416,7 +334,7 @@ async def roll_dialog(
     opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
     params = dict(request.query_params)
     roll_ctx = await _roll_context(session, user, opened, params)
-    context = await _context(session, user, opened, roll=roll_ctx)
+    context = await views.sheet_page(session, opened, roll=roll_ctx)
     return page(request, SHEET, context, block="roll_dialog")
 
 
@@ -447,7 +365,7 @@ async def roll(
     else:
         roll_ctx["errors"] = errors
     await session.refresh(opened.character)
-    context = await _context(session, user, opened, roll=roll_ctx)
+    context = await views.sheet_page(session, opened, roll=roll_ctx)
     return page(request, SHEET, context, block="roll_dialog", status_code=status)
 
 
@@ -605,18 +523,11 @@ async def history(
         session, user, campaign_id, character_id, before=before
     )
     owners = await service.owner_names(session, campaign_id)
+    context = views.history_context(opened, events, owners, next_before=next_before, before=before)
     return page(
         request,
         "characters/history.html",
-        {
-            "campaign": opened.campaign,
-            "character": opened.character,
-            "entries": history_entries(opened.character.system, events, owners),
-            "next_before": next_before,
-            "before": before,
-            "last_seq": opened.campaign.last_seq,
-            "base": _base(campaign_id, character_id),
-        },
+        context,
         block="history_page" if is_htmx(request) and before is not None else None,
     )
 
@@ -640,7 +551,7 @@ async def history_live(
         campaign_id,
         opened.viewer,
         resume_point(last_event_id, after),
-        history_renderer(character_id, opened.character.system, campaign_id),
+        HISTORY_PAGE.stream(views.CharacterPage(campaign_id, character_id)),
     )
 
 

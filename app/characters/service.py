@@ -87,15 +87,49 @@ async def open_character(
     return Opened(campaign, viewer, character, await _items(session, character.id))
 
 
+async def open_as(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, character_id: int
+) -> Opened | None:
+    """The sheet for a viewer whose membership the caller has checked (live stream);
+    ``None`` when it is gone or hidden from them."""
+    character = await session.scalar(
+        select(Character).where(Character.id == character_id, Character.campaign_id == campaign_id)
+    )
+    if character is None or not can_see_character(
+        viewer, hidden_from_players=character.hidden_from_players
+    ):
+        return None
+    campaign = await session.get(Campaign, campaign_id)
+    if campaign is None:
+        return None
+    return Opened(campaign, viewer, character, await _items(session, character.id))
+
+
+async def visible_characters(
+    session: AsyncSession, viewer: Viewer, campaign_id: int
+) -> list[Character]:
+    """The campaign's characters the viewer may see, PCs first, by name."""
+    query = select(Character).where(Character.campaign_id == campaign_id)
+    if not viewer.is_gm:
+        query = query.where(Character.hidden_from_players.is_(False))
+    return list((await session.scalars(query.order_by(Character.kind, Character.name))).all())
+
+
+async def library_items(session: AsyncSession, campaign_id: int) -> list[Item]:
+    """The campaign's item library (every member sees it), by name."""
+    items = await session.scalars(
+        select(Item)
+        .where(Item.campaign_id == campaign_id, Item.in_library.is_(True))
+        .order_by(Item.name, Item.id)
+    )
+    return list(items.all())
+
+
 async def list_characters(
     session: AsyncSession, user: User, campaign_id: int
 ) -> tuple[Campaign, Viewer, list[Character]]:
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
-    query = select(Character).where(Character.campaign_id == campaign_id)
-    if not viewer.is_gm:
-        query = query.where(Character.hidden_from_players.is_(False))
-    rows = (await session.scalars(query.order_by(Character.kind, Character.name))).all()
-    return campaign, viewer, list(rows)
+    return campaign, viewer, await visible_characters(session, viewer, campaign_id)
 
 
 async def owner_names(session: AsyncSession, campaign_id: int) -> dict[int, str]:
@@ -738,14 +772,7 @@ async def library(
     session: AsyncSession, user: User, campaign_id: int
 ) -> tuple[Campaign, Viewer, list[Item]]:
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
-    items = (
-        await session.scalars(
-            select(Item)
-            .where(Item.campaign_id == campaign_id, Item.in_library.is_(True))
-            .order_by(Item.name, Item.id)
-        )
-    ).all()
-    return campaign, viewer, list(items)
+    return campaign, viewer, await library_items(session, campaign_id)
 
 
 async def add_library_item(

@@ -1,98 +1,129 @@
-"""The combat page's live regions as HTML, rendered for one viewer from the log.
+"""The combat page's live regions, registered on :data:`COMBAT_PAGE`.
 
-Every ``combat`` event of the encounter becomes one SSE message ``combat`` whose body holds
-out-of-band swaps of the regions it changed: its log entry (prepended to the log), the
-roster rows of changed figures (or the whole roster when participants or the order
-changed), the turn marker, the pending step and the viewer's controls. Regions are
-rendered from the current state with the same template blocks as the page.
+Every ``combat`` event of the encounter becomes one SSE message ``combat`` (the page bundles
+its regions) whose body holds out-of-band swaps of the regions it changed: its log entry
+(prepended to the log), the roster rows of changed figures (or the whole roster when
+participants or the order changed), the turn marker, the pending step and the viewer's
+controls. Regions are rendered from the current state with the same template blocks and the
+same context builder (:func:`app.encounters.views.page_context`) as the page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.viewer import Viewer
 from app.encounters import service, views
+from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, can_see
-from app.events.stream import Outgoing, Render
+from app.events.stream import Outgoing
+from app.web.regions import Batch, Page, Region
 from app.web.templating import render
 
 TEMPLATE = "encounters/combat.html"
+STATE = frozenset({"state"})
 
 
-def region(block: str, context: dict[str, object]) -> str:
+@dataclass(frozen=True, slots=True)
+class CombatPage:
+    """What a combat page is about (the key of its live stream)."""
+
+    campaign_id: int
+    encounter_id: int
+
+
+async def live_context(
+    session: AsyncSession, viewer: Viewer, key: CombatPage, _parts: frozenset[str]
+) -> dict[str, Any] | None:
+    loaded = await service.load_as(session, viewer, key.campaign_id, key.encounter_id)
+    return None if loaded is None else views.page_context(loaded, [])
+
+
+COMBAT_PAGE: Page[CombatPage] = Page("combat", load=live_context, bundle="combat")
+
+
+def _combat_step(key: CombatPage, event: VisibleEvent) -> bool:
+    return (
+        event.type == types.Combat.TYPE
+        and not event.redacted
+        and event.event.payload.get("encounter_id") == key.encounter_id
+    )
+
+
+def _oob(block: str, context: dict[str, Any]) -> str:
     return render(TEMPLATE, block, **{**context, "oob": True})
 
 
-def renderer(encounter_id: int) -> Render:
-    async def render_combat(
-        sessions: async_sessionmaker[AsyncSession], viewer: Viewer, events: Sequence[VisibleEvent]
-    ) -> list[Outgoing]:
-        mine = [
-            e
-            for e in events
-            if e.type == "combat"
-            and not e.redacted
-            and e.event.payload.get("encounter_id") == encounter_id
-        ]
-        if not mine:
-            return []
-        campaign_id = mine[0].event.campaign_id
-        async with sessions() as session:
-            loaded = await service.load_as(session, viewer, campaign_id, encounter_id)
-            if loaded is None:
-                return []
-            context = views.page_context(loaded, [])
-            state = loaded.encounter.state or {}
-            undone = {int(s) for s in state.get("undone", [])}
-            out: list[Outgoing] = []
-            for visible in mine:
-                html = await _push(session, loaded, visible.event, context, undone)
-                out.append(Outgoing(visible.seq, "combat", html))
-        return out
+def _per_event(block: str) -> Callable[[Batch[CombatPage]], Awaitable[list[Outgoing]]]:
+    """A region that swaps ``block`` after every step of the fight."""
 
-    return render_combat
+    async def push(batch: Batch[CombatPage]) -> list[Outgoing]:
+        html = _oob(block, dict(batch.context))
+        return [Outgoing(e.seq, block, html) for e in batch.events]
+
+    return push
 
 
-async def _push(
-    session: AsyncSession,
-    loaded: service.Loaded,
-    event: CampaignEvent,
-    context: dict[str, object],
-    undone: set[int],
-) -> str:
-    p = event.payload
-    parts: list[str] = []
-    entry = views.entry_view(event, undone)
-    if entry["lines"]:
-        parts.append(render(TEMPLATE, "log_push", **{**context, "entry": entry, "oob": True}))
-    for seq in p.get("undo_of", []):
+async def _push_log(batch: Batch[CombatPage]) -> list[Outgoing]:
+    """The step's log entry, and the entries it undid re-rendered as undone."""
+    assert batch.session is not None  # the region needs STATE, so the stream opened one
+    context = {**batch.context, "oob": True}
+    undone = {int(s) for s in (context["encounter"].state or {}).get("undone", [])}
+    out: list[Outgoing] = []
+    for visible in batch.events:
+        parts: list[str] = []
+        entry = views.entry_view(visible.event, undone)
+        if entry["lines"]:
+            parts.append(render(TEMPLATE, "log_push", **{**context, "entry": entry}))
+        for old in await _undone_by(batch.session, visible, batch.viewer):
+            entry = views.entry_view(old, undone)
+            parts.append(render(TEMPLATE, "log_entry", **{**context, "entry": entry}))
+        out.append(Outgoing(visible.seq, "log", "\n".join(parts)))
+    return out
+
+
+async def _undone_by(
+    session: AsyncSession, visible: VisibleEvent, viewer: Viewer
+) -> list[CampaignEvent]:
+    """The earlier steps an undo step took back, those the viewer may see."""
+    out: list[CampaignEvent] = []
+    for seq in visible.event.payload.get("undo_of", []):
         old = await session.scalar(
             select(CampaignEvent).where(
-                CampaignEvent.campaign_id == event.campaign_id, CampaignEvent.seq == seq
+                CampaignEvent.campaign_id == visible.event.campaign_id, CampaignEvent.seq == seq
             )
         )
-        if old is not None and can_see(old, loaded.viewer):
-            parts.append(
-                render(
-                    TEMPLATE,
-                    "log_entry",
-                    **{**context, "entry": views.entry_view(old, undone), "oob": True},
-                )
+        if old is not None and can_see(old, viewer):
+            out.append(old)
+    return out
+
+
+async def _push_roster(batch: Batch[CombatPage]) -> list[Outgoing]:
+    """The whole roster when who fights or the order changed, else the changed rows."""
+    context = dict(batch.context)
+    rows = {r["pid"]: r for r in context["rows"]}
+    out: list[Outgoing] = []
+    for visible in batch.events:
+        p = visible.event.payload
+        if p.get("roster_changed") or p.get("order_changed") or p.get("turn_changed"):
+            html = _oob("roster", context)
+        else:
+            changed = [rows[str(pid)] for pid in p.get("changed", []) if str(pid) in rows]
+            html = "\n".join(
+                render(TEMPLATE, "row", **{**context, "row": row, "oob": True}) for row in changed
             )
-    if p.get("roster_changed") or p.get("order_changed") or p.get("turn_changed"):
-        parts.append(region("roster", context))
-    else:
-        rows = {r["pid"]: r for r in context["rows"]}  # type: ignore[attr-defined]
-        for pid in p.get("changed", []):
-            row = rows.get(str(pid))
-            if row is not None:
-                parts.append(render(TEMPLATE, "row", **{**context, "row": row, "oob": True}))
-    parts.append(region("turn", context))
-    parts.append(region("pending", context))
-    parts.append(region("controls", context))
-    return "\n".join(parts)
+        out.append(Outgoing(visible.seq, "roster", html))
+    return out
+
+
+COMBAT_PAGE.register(Region("log", _combat_step, _push_log, parts=STATE))
+COMBAT_PAGE.register(Region("roster", _combat_step, _push_roster, parts=STATE))
+COMBAT_PAGE.register(Region("turn", _combat_step, _per_event("turn"), parts=STATE))
+COMBAT_PAGE.register(Region("pending", _combat_step, _per_event("pending"), parts=STATE))
+COMBAT_PAGE.register(Region("controls", _combat_step, _per_event("controls"), parts=STATE))

@@ -14,7 +14,7 @@ from app.accounts.models import User
 from app.campaigns.permissions import Action, authorize
 from app.characters.models import Character
 from app.encounters import actions, service, statblocks, views
-from app.encounters.live import renderer
+from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
 from app.web.deps import Ctx, CurrentUser, Session
@@ -90,6 +90,8 @@ async def detail(
     request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
 ) -> Response:
     context = await _context(session, user, campaign_id, encounter_id)
+    key = CombatPage(campaign_id, encounter_id)
+    await COMBAT_PAGE.contribute(session, context["viewer"], key, context)
     return page(request, TEMPLATE, context)
 
 
@@ -230,7 +232,7 @@ async def live(
         campaign_id,
         loaded.viewer,
         resume_point(last_event_id, after),
-        renderer(encounter_id),
+        COMBAT_PAGE.stream(CombatPage(campaign_id, encounter_id)),
     )
 
 

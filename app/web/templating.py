@@ -12,8 +12,10 @@ from typing import Any
 from babel.dates import format_datetime, get_timezone
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
+from jinja2.runtime import Context
 from jinja2_fragments import render_block
+from markupsafe import Markup
 
 from app import i18n
 
@@ -40,6 +42,14 @@ ROLE_LABELS = {
 
 def role_label(role: str) -> str:
     return i18n.gettext(ROLE_LABELS.get(str(role), str(role)))
+
+
+@pass_context
+def _slot(context: Context, name: str) -> Markup:
+    """The HTML of the live regions registered for slot ``name`` of the page
+    (:meth:`app.web.regions.Page.contribute`); nothing where the page has none."""
+    slots = context.get("slots") or {}
+    return Markup(slots.get(name, ""))
 
 
 class ViewModelEnvironment(Environment):
@@ -74,6 +84,7 @@ def build_environment() -> Environment:
     env.filters["datetime"] = _datetime
     env.filters["isotime"] = _isotime
     env.globals["role_label"] = role_label
+    env.globals["slot"] = _slot
     macros = env.get_template("_macros.html").module
     # Globals rather than imports: a block rendered alone does not run its template's imports.
     env.globals["field_error"] = macros.field_error  # type: ignore[attr-defined]

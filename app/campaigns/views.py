@@ -1,0 +1,70 @@
+"""What one viewer sees of the campaign page: one context builder for the full page, its
+HTMX fragments and its live regions (``app.campaigns.live``)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.campaigns import service
+from app.campaigns.models import Campaign, RuleSystem
+from app.campaigns.permissions import Action, allowed
+from app.core.viewer import Viewer
+from app.rolls import service as rolls
+
+#: The parts of the page that need the database: built only when asked for (a live push
+#: asks for the parts its regions render from).
+PARTS = frozenset({"members", "invites", "log"})
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignPage:
+    """What a campaign page is about (the key of its live stream)."""
+
+    campaign_id: int
+
+
+async def page_context(
+    session: AsyncSession,
+    campaign: Campaign,
+    viewer: Viewer,
+    *,
+    before: int | None = None,
+    parts: Collection[str] = PARTS,
+) -> dict[str, Any]:
+    """The campaign page for ``viewer``: ``before`` pages the dice log back."""
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "campaign_id": campaign.id,
+        "viewer": viewer,
+        "system_name": service.SYSTEM_NAMES[RuleSystem(campaign.system)],
+        "members": [],
+        "invites": [],
+        "entries": [],
+        "next_before": None,
+        "can_roll": allowed(viewer.role, Action.roll),
+        "roll_errors": {},
+        "roll_values": {"visibility": "public"},
+        "invite_errors": {},
+    }
+    if "members" in parts:
+        context["members"] = await service.members(session, campaign.id)
+    if "invites" in parts and allowed(viewer.role, Action.manage_invites):
+        context["invites"] = await service.active_invites(session, campaign.id)
+    if "log" in parts:
+        entries, context["next_before"] = await rolls.log_page(session, viewer, campaign.id, before)
+        context["entries"] = [e.data() for e in entries]
+    return context
+
+
+async def live_context(
+    session: AsyncSession, viewer: Viewer, key: CampaignPage, parts: frozenset[str]
+) -> dict[str, Any] | None:
+    """The page's context for a live push (the viewer's membership is checked by the stream)."""
+    campaign = await session.get(Campaign, key.campaign_id)
+    if campaign is None:
+        return None
+    return await page_context(session, campaign, viewer, parts=parts)

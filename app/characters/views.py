@@ -1,0 +1,152 @@
+"""What one viewer sees of a character: the sheet page and its history page.
+
+One context builder per page, used by the full page, its HTMX fragments and its live push
+(``app.characters.live``) alike, so that a pushed sheet is the sheet the page shows: with
+the other characters to give an item to and the campaign library to add one from.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.campaigns.models import Campaign
+from app.campaigns.permissions import can_edit_character
+from app.characters import service, sheets
+from app.characters.history import entries as history_entries
+from app.characters.models import Character, Item
+from app.characters.systems.registry import character_system
+from app.core.viewer import Viewer
+from app.events.service import VisibleEvent
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterPage:
+    """What a sheet or history page is about (the key of its live stream); ``tab`` is the
+    browser tab of the sheet, whose own changes its stream skips."""
+
+    campaign_id: int
+    character_id: int
+    tab: str = ""
+
+
+def base_url(campaign_id: int, character_id: int) -> str:
+    return f"/campaigns/{campaign_id}/characters/{character_id}"
+
+
+def sheet_context(
+    viewer: Viewer,
+    campaign: Campaign,
+    character: Character,
+    items: list[Item],
+    *,
+    others: list[Character],
+    library: list[Item],
+    errors: dict[str, str] | None = None,
+    values: dict[str, str] | None = None,
+    conflict: bool = False,
+    item_errors: dict[str, str] | None = None,
+    roll: dict[str, Any] | None = None,
+    editing: int | None = None,
+    edit_values: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The sheet page from its loaded parts; ``errors``, ``values``, ``conflict``,
+    ``item_errors``, ``roll`` and ``editing``/``edit_values`` are a request's answer."""
+    system = character_system(character.system)
+    specs = system.fields(character.kind)
+    groups: dict[str, list[sheets.FieldSpec]] = {}
+    for spec in specs:
+        groups.setdefault(spec.group, []).append(spec)
+    shown = {
+        spec.key: sheets.format_value(spec, sheets.get_value(character.data, spec.key))
+        for spec in specs
+    }
+    shown.update(values or {})
+    return {
+        "campaign": campaign,
+        "campaign_id": campaign.id,
+        "viewer": viewer,
+        "character": character,
+        "items": items,
+        "groups": groups,
+        "group_labels": sheets.GROUP_LABELS,
+        "shown": shown,
+        "errors": errors or {},
+        "conflict": conflict,
+        "item_errors": item_errors or {},
+        "can_edit": can_edit_character(viewer, owner_id=character.owner_id),
+        "view": system.view(character.data, items, campaign.settings),
+        "base": base_url(campaign.id, character.id),
+        "equip_slots": system.equip_slots,
+        "item_fields": system.item_fields,
+        "starters": system.starter_items(),
+        "partials": system.partials,
+        "roll": roll,
+        "others": others,
+        "library": library,
+        "rucksack": sheets.RUCKSACK,
+        "live_notice": False,
+        "tab": secrets.token_hex(8),
+        "editing": editing,
+        "edit_values": edit_values or {},
+    }
+
+
+async def sheet_page(
+    session: AsyncSession, opened: service.Opened, **answer: Any
+) -> dict[str, Any]:
+    """The sheet page for ``opened.viewer``: the full page, every HTMX answer and the push."""
+    everyone = await service.visible_characters(session, opened.viewer, opened.campaign.id)
+    others = [c for c in everyone if c.id != opened.character.id and c.archived_at is None]
+    library = await service.library_items(session, opened.campaign.id)
+    return sheet_context(
+        opened.viewer,
+        opened.campaign,
+        opened.character,
+        opened.items,
+        others=others,
+        library=library,
+        **answer,
+    )
+
+
+async def sheet_live_context(
+    session: AsyncSession, viewer: Viewer, key: CharacterPage, _parts: frozenset[str]
+) -> dict[str, Any] | None:
+    opened = await service.open_as(session, viewer, key.campaign_id, key.character_id)
+    return None if opened is None else await sheet_page(session, opened)
+
+
+def history_context(
+    opened: service.Opened,
+    events: Sequence[VisibleEvent],
+    owners: dict[int, str],
+    *,
+    next_before: int | None = None,
+    before: int | None = None,
+) -> dict[str, Any]:
+    """The history page: ``events`` newest first; ``owners`` names the campaign's members."""
+    character = opened.character
+    return {
+        "campaign": opened.campaign,
+        "character": character,
+        "entries": history_entries(character.system, list(events), owners),
+        "owners": owners,
+        "next_before": next_before,
+        "before": before,
+        "last_seq": opened.campaign.last_seq,
+        "base": base_url(opened.campaign.id, character.id),
+    }
+
+
+async def history_live_context(
+    session: AsyncSession, viewer: Viewer, key: CharacterPage, _parts: frozenset[str]
+) -> dict[str, Any] | None:
+    opened = await service.open_as(session, viewer, key.campaign_id, key.character_id)
+    if opened is None:
+        return None
+    return history_context(opened, [], await service.owner_names(session, key.campaign_id))

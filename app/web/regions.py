@@ -1,0 +1,187 @@
+"""Live regions: the parts of a page that follow the campaign log, registered by their owners.
+
+A :class:`Page` is one kind of page with a live stream (the campaign page, the combat page,
+the sheet, the sheet's history). Its package creates it with the page's context builder; every
+package that shows something on it registers a :class:`Region` there: its name, which events
+it reacts to, and how it renders them for one viewer. The page's live stream
+(:meth:`Page.stream`) is composed of whatever is registered, so a new package (chat, a map)
+adds a region to a page by registering one, without editing the page's other regions.
+
+A region renders from the page's context (the same builder the full page and the HTMX
+fragments use, asked only for the ``parts`` the reacting regions need) plus what its own
+``load`` adds. Regions that the page template lays out itself name no ``slot``; a region of
+another package names one, and the page template places its ``html`` there
+(``{{ slot("side") }}``).
+
+This module knows no page and no region of its own: they come to it from their packages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from markupsafe import Markup
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.core.viewer import Viewer
+from app.events.service import VisibleEvent
+from app.events.stream import Outgoing, Render
+
+K = TypeVar("K")
+Context = dict[str, Any]
+
+#: The page's context builder for one viewer: ``parts`` names the parts of the page the
+#: reacting regions render from (``None``: the whole page). ``None`` back means the viewer may
+#: no longer see what the page is about.
+Loader = Callable[[AsyncSession, Viewer, K, frozenset[str]], Awaitable[Context | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Batch(Generic[K]):
+    """What a region renders one push from."""
+
+    key: K
+    viewer: Viewer
+    #: The events of the batch this region reacts to, oldest first.
+    events: Sequence[VisibleEvent]
+    #: The last ``seq`` of the whole batch: a message carrying it resumes after the batch.
+    last_seq: int
+    #: The page's context for the viewer (empty when no reacting region needs one).
+    context: Mapping[str, Any]
+    #: An open session when the page's context was loaded, else ``None``.
+    session: AsyncSession | None
+
+
+@dataclass(frozen=True, slots=True)
+class Region(Generic[K]):
+    """One live region of a page."""
+
+    #: Unique on its page; the SSE event name of its messages unless the page bundles them.
+    name: str
+    #: Whether an event (already projected for the viewer) concerns this region of page ``K``.
+    reacts: Callable[[K, VisibleEvent], bool]
+    #: The region's messages for a batch of the events it reacts to (on a bundling page: its
+    #: out-of-band swaps per event, ``""`` for none).
+    push: Callable[[Batch[K]], Awaitable[list[Outgoing]]]
+    #: Parts of the page's context it renders from; none: it needs no session at all.
+    parts: frozenset[str] = frozenset()
+    #: What the region adds to the page's context (a region of another package: its data).
+    load: Callable[[AsyncSession, Viewer, K], Awaitable[Context]] | None = None
+    #: Where the page template places a region it does not lay out itself.
+    slot: str | None = None
+    #: The region as the full page shows it (regions with a ``slot``).
+    html: Callable[[Mapping[str, Any]], str] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.slot is None) != (self.html is None):
+            raise ValueError(f"region {self.name!r}: a slot needs its html and html its slot")
+
+
+@dataclass(eq=False)
+class Page(Generic[K]):
+    """A page with a live stream, and the regions registered on it (in registration order).
+
+    ``bundle`` joins every region's messages about one event into one message of that name
+    (the combat page swaps them out of band from one sink); ``gone`` is the message sent
+    when the viewer may no longer see what the page is about.
+    """
+
+    name: str
+    load: Loader[K]
+    bundle: str | None = None
+    gone: str | None = None
+    regions: tuple[Region[K], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.name in PAGES:
+            raise ValueError(f"page {self.name!r} exists already")
+        PAGES[self.name] = self
+
+    def register(self, region: Region[K]) -> Region[K]:
+        if any(r.name == region.name for r in self.regions):
+            raise ValueError(f"page {self.name!r} has a region {region.name!r} already")
+        self.regions = (*self.regions, region)
+        return region
+
+    async def contribute(
+        self, session: AsyncSession, viewer: Viewer, key: K, context: Context
+    ) -> Context:
+        """Add the regions' own context and their slotted HTML to the full page's ``context``."""
+        await _load_regions(session, viewer, key, context, self.regions)
+        slots: dict[str, list[str]] = {}
+        for region in self.regions:
+            if region.slot is not None and region.html is not None:
+                slots.setdefault(region.slot, []).append(region.html(context))
+        context["slots"] = {name: Markup("\n".join(parts)) for name, parts in slots.items()}
+        return context
+
+    def stream(self, key: K) -> Render:
+        """The render function of this page's live stream about ``key``."""
+
+        async def render(
+            sessions: async_sessionmaker[AsyncSession],
+            viewer: Viewer,
+            events: Sequence[VisibleEvent],
+        ) -> list[Outgoing]:
+            active = [(r, mine) for r in self.regions if (mine := _reacting(r, key, events))]
+            if not active:
+                return []
+            last = events[-1].seq
+            if not any(r.parts or r.load for r, _mine in active):
+                return await self._push(active, key, viewer, last, {}, None)
+            parts = frozenset().union(*(r.parts for r, _mine in active))
+            async with sessions() as session:
+                context = await self.load(session, viewer, key, parts)
+                if context is None:
+                    return [Outgoing(last, self.gone, "")] if self.gone else []
+                await _load_regions(session, viewer, key, context, [r for r, _m in active])
+                return await self._push(active, key, viewer, last, context, session)
+
+        return render
+
+    async def _push(
+        self,
+        active: list[tuple[Region[K], list[VisibleEvent]]],
+        key: K,
+        viewer: Viewer,
+        last: int,
+        context: Context,
+        session: AsyncSession | None,
+    ) -> list[Outgoing]:
+        out: list[Outgoing] = []
+        for region, mine in active:
+            out.extend(await region.push(Batch(key, viewer, mine, last, context, session)))
+        return self._compose(out)
+
+    def _compose(self, messages: list[Outgoing]) -> list[Outgoing]:
+        """Messages in ``seq`` order (a resume never repeats an event), bundled if asked."""
+        if self.bundle is None:
+            return sorted(messages, key=lambda m: m.seq)
+        by_seq: dict[int, list[str]] = {}
+        for message in messages:
+            if message.data:
+                by_seq.setdefault(message.seq, []).append(message.data)
+        return [Outgoing(seq, self.bundle, "\n".join(by_seq[seq])) for seq in sorted(by_seq)]
+
+
+async def _load_regions(
+    session: AsyncSession,
+    viewer: Viewer,
+    key: K,
+    context: Context,
+    regions: Sequence[Region[K]],
+) -> None:
+    """Add what each region loads for itself to the page's ``context``."""
+    for region in regions:
+        if region.load is not None:
+            context.update(await region.load(session, viewer, key))
+
+
+def _reacting(region: Region[K], key: K, events: Sequence[VisibleEvent]) -> list[VisibleEvent]:
+    return [e for e in events if region.reacts(key, e)]
+
+
+#: Every page with a live stream, by name.
+PAGES: dict[str, Page[Any]] = {}
