@@ -7,9 +7,9 @@ from pydantic import BaseModel, Field
 
 from app.accounts import service
 from app.web.cookies import clear_session_cookie, set_session_cookie
-from app.web.deps import Ctx, CurrentUser, Session, session_token
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute, session_token
 
-router = APIRouter(prefix="/api/v1/auth", tags=["auth"])
+router = APIRouter(prefix="/api/v1/auth", tags=["auth"], route_class=TransactionalRoute)
 
 
 class RegisterIn(BaseModel):

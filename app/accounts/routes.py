@@ -11,10 +11,18 @@ from app.accounts import service
 from app.errors import LoginFailed, TooManyRequests, ValidationFailed
 from app.i18n import LOCALES, set_locale
 from app.web.cookies import clear_session_cookie, set_session_cookie
-from app.web.deps import LANG_COOKIE, Ctx, CurrentUser, OptionalUser, Session, session_token
+from app.web.deps import (
+    LANG_COOKIE,
+    Ctx,
+    CurrentUser,
+    OptionalUser,
+    Session,
+    TransactionalRoute,
+    session_token,
+)
 from app.web.templating import page, redirect
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
 
 
 def _safe_next(target: str | None) -> str:

@@ -8,9 +8,9 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from app.campaigns import service
-from app.web.deps import CurrentUser, Session
+from app.web.deps import CurrentUser, Session, TransactionalRoute
 
-router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"])
+router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=TransactionalRoute)
 
 
 class CampaignIn(BaseModel):

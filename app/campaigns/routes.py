@@ -17,11 +17,11 @@ from app.campaigns.permissions import Action
 from app.campaigns.views import CampaignPage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.rolls import service as rolls
-from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
+from app.web.deps import Ctx, CurrentUser, OptionalUser, Session, TransactionalRoute
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
 
 
 @router.get("/")

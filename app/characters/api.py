@@ -10,9 +10,11 @@ from pydantic import BaseModel, Field
 from app.characters import rolling, service
 from app.characters.models import Character, Item
 from app.characters.systems.registry import character_system
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
 
-router = APIRouter(prefix="/api/v1/campaigns/{campaign_id}", tags=["characters"])
+router = APIRouter(
+    prefix="/api/v1/campaigns/{campaign_id}", tags=["characters"], route_class=TransactionalRoute
+)
 
 
 class CharacterIn(BaseModel):

@@ -20,11 +20,11 @@ from app.characters.systems.registry import character_system
 from app.characters.views import base_url as _base
 from app.errors import Conflict, ValidationFailed
 from app.i18n import _
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute, attempt
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
 
 SHEET = "characters/sheet.html"
 TAB_RE = re.compile(r"^[0-9a-f]{8,32}$")
@@ -384,11 +384,9 @@ async def _action(
     form open with the input and the messages at its fields when the action is refused."""
     _mark_origin(request, session)
     try:
-        await work()
+        async with attempt(session):
+            await work()
     except ValidationFailed as exc:
-        # Nothing of a refused action is saved (the request's session commits otherwise).
-        await session.rollback()
-        await session.refresh(user)
         return await _sheet_response(
             request,
             session,
@@ -400,8 +398,6 @@ async def _action(
             **(edit or {}),
         )
     except Conflict as exc:
-        await session.rollback()
-        await session.refresh(user)
         if edit:
             return await _sheet_response(
                 request,
@@ -729,22 +725,21 @@ async def edit_library_item(
     try:
         quantity, price, fields = _item_form(campaign.system, values)
         version = values.get("version", "")
-        await service.update_library_item(
-            session,
-            user,
-            campaign_id,
-            item_id,
-            version=int(version) if version.isdigit() else None,
-            name=values.get("name", ""),
-            description=values.get("description", ""),
-            quantity=quantity,
-            price=price,
-            fields=fields,
-            replace_fields=True,
-        )
+        async with attempt(session):
+            await service.update_library_item(
+                session,
+                user,
+                campaign_id,
+                item_id,
+                version=int(version) if version.isdigit() else None,
+                name=values.get("name", ""),
+                description=values.get("description", ""),
+                quantity=quantity,
+                price=price,
+                fields=fields,
+                replace_fields=True,
+            )
     except (ValidationFailed, Conflict) as exc:
-        await session.rollback()
-        await session.refresh(user)
         conflict = isinstance(exc, Conflict)
         return await _library_page(
             request,

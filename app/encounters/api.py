@@ -12,9 +12,11 @@ from pydantic import BaseModel, Field
 
 from app.encounters import actions, service, views
 from app.encounters.models import BestiaryEntry, Encounter
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
 
-router = APIRouter(prefix="/api/v1/campaigns/{campaign_id}", tags=["encounters"])
+router = APIRouter(
+    prefix="/api/v1/campaigns/{campaign_id}", tags=["encounters"], route_class=TransactionalRoute
+)
 
 
 class EntryIn(BaseModel):

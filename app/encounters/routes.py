@@ -17,11 +17,11 @@ from app.encounters import actions, service, statblocks, views
 from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute, attempt
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
 TEMPLATE = "encounters/combat.html"
 
 
@@ -251,7 +251,10 @@ async def act(
     status = 200
     errors: dict[str, str] = {}
     try:
-        await actions.perform(session, user, ctx.roller, campaign_id, encounter_id, action, data)
+        async with attempt(session):
+            await actions.perform(
+                session, user, ctx.roller, campaign_id, encounter_id, action, data
+            )
     except ValidationFailed as exc:
         if not is_htmx(request):
             raise
@@ -262,9 +265,6 @@ async def act(
         errors, status = {"combat": exc.message}, 409
     if action in ("start", "end") or not is_htmx(request):
         return redirect(request, _url(campaign_id, encounter_id))
-    if status != 200:
-        await session.rollback()
-        await session.refresh(user)
     context = await _context(session, user, campaign_id, encounter_id)
     context["errors"] = errors
     return page(request, TEMPLATE, context, block="controls", status_code=status)

@@ -251,14 +251,25 @@ async def encounters(session: AsyncSession, user: User, campaign_id: int) -> lis
 
 
 async def _encounter(
-    session: AsyncSession, campaign_id: int, encounter_id: int, with_history: bool
+    session: AsyncSession,
+    campaign_id: int,
+    encounter_id: int,
+    with_history: bool,
+    for_update: bool = False,
 ) -> tuple[Encounter | None, int]:
-    """The encounter and its number of undo steps; its history only ``with_history``."""
+    """The encounter and its number of undo steps; its history only ``with_history``.
+
+    ``for_update`` locks the row until the end of the transaction (PostgreSQL), for a use
+    case that writes the log before the row: the lock order stays encounter, then campaign
+    (the log's sequence), as in every other use case.
+    """
     query = select(Encounter, func.coalesce(func.json_array_length(Encounter.history), 0)).where(
         Encounter.id == encounter_id, Encounter.campaign_id == campaign_id
     )
     if not with_history:
         query = query.options(defer(Encounter.history, raiseload=True))
+    if for_update:
+        query = query.with_for_update(of=Encounter)
     row = (await session.execute(query)).first()
     return (row[0], int(row[1])) if row is not None else (None, 0)
 
@@ -271,9 +282,12 @@ async def load(
     action: Action = Action.view,
     *,
     with_history: bool = False,
+    for_update: bool = False,
 ) -> Loaded:
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, action)
-    encounter, undo_steps = await _encounter(session, campaign_id, encounter_id, with_history)
+    encounter, undo_steps = await _encounter(
+        session, campaign_id, encounter_id, with_history, for_update
+    )
     if encounter is None or (
         encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters)
     ):
@@ -793,7 +807,9 @@ async def operate(
 ) -> Encounter:
     """Run one combat operation on a copy of the state, then save and log it."""
     action = Action.run_encounters if gm_only else Action.act_in_combat
-    loaded = await load(session, user, campaign_id, encounter_id, action, with_history=True)
+    loaded = await load(
+        session, user, campaign_id, encounter_id, action, with_history=True, for_update=True
+    )
     enc = loaded.encounter
     _check_version(enc, version)
     if enc.status != "running":
@@ -806,17 +822,13 @@ async def operate(
         op(loaded, state, report)
     except CombatError as exc:
         raise combat_error(exc) from None
-    history = list(enc.history)
-    if undoable:
-        history.append({"state": enc.state, "seq": None})
-        history = history[-HISTORY:]
-    enc.state = state
-    _touch(enc)
-    await _flush(session)
+    # The log first, so that the encounter row is written once, with the seqs of its events
+    # in the undo history (the row was locked when loaded: no other writer between).
     seqs = await _log(session, loaded, user, report)
     if undoable:
-        history[-1]["seq"] = seqs
-    enc.history = history
+        enc.history = [*enc.history, {"state": enc.state, "seq": seqs}][-HISTORY:]
+    enc.state = state
+    _touch(enc)
     await _flush(session)
     return enc
 

@@ -15,10 +15,10 @@ from app.core.viewer import Viewer
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
 from app.web.streams import event_stream, resume_point
 
-router = APIRouter(tags=["events"])
+router = APIRouter(tags=["events"], route_class=TransactionalRoute)
 
 
 #: Encoded events, shared by every stream: a log entry never changes, and a roll seen by N

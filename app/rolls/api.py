@@ -10,9 +10,11 @@ from pydantic import BaseModel, Field
 from app.campaigns import service as campaigns
 from app.events.types import Roll
 from app.rolls import service
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
 
-router = APIRouter(prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"])
+router = APIRouter(
+    prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=TransactionalRoute
+)
 
 
 class RollIn(BaseModel):

@@ -30,3 +30,8 @@ class AppContext:
         await session.commit()
         for event in pending:
             self.broker.publish(event.campaign_id, event.seq, event)
+
+    async def rollback(self, session: AsyncSession) -> None:
+        """Roll back; the events written in the transaction are forgotten, never published."""
+        session.info.pop(PENDING_KEY, None)
+        await session.rollback()

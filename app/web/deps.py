@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Response
+from fastapi.routing import APIRoute
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts import service as accounts
 from app.accounts.models import User
 from app.campaigns.permissions import remember_role, role_in_campaign
 from app.errors import AppError, Unauthenticated
+from app.events.service import PENDING_KEY
 from app.i18n import _, negotiate, set_locale
 from app.web.context import AppContext
 
@@ -36,11 +39,38 @@ async def get_ctx(request: Request) -> AppContext:
 Ctx = Annotated[AppContext, Depends(get_ctx)]
 
 
-async def get_session(ctx: Ctx) -> AsyncIterator[AsyncSession]:
+#: Set on the request's scope by :class:`TransactionalRoute` when the route answered >= 400.
+FAILED_RESPONSE = "tafelrunde.failed_response"
+
+
+class TransactionalRoute(APIRoute):
+    """A route whose request transaction follows the response: status >= 400 rolls back.
+
+    A route that catches a service error and answers 4xx with a re-rendered form returns
+    normally; without this its session would commit whatever the service wrote before it
+    failed. FastAPI closes the request's function-scoped dependencies (and so
+    :func:`get_session`) right after this handler returns the response, before sending it.
+    Every router uses this class (``tests/web/test_transaction.py`` checks it).
+    """
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def handle(request: Request) -> Response:
+            response = await handler(request)
+            if response.status_code >= 400:
+                request.scope[FAILED_RESPONSE] = True
+            return response
+
+        return handle
+
+
+async def get_session(request: Request, ctx: Ctx) -> AsyncIterator[AsyncSession]:
     """One session per request, committed here after the route returns, before the response.
 
-    This is the only commit of a request. On an error nothing is saved, unless the error
-    asks for it (a failed login is recorded for throttling).
+    This is the only commit of a request, and only of a request that succeeded: an error
+    response (status >= 400, see :class:`TransactionalRoute`) or an exception rolls back,
+    unless the error asks for it (a failed login is recorded for throttling).
     """
     async with ctx.sessionmaker() as session:
         try:
@@ -49,16 +79,38 @@ async def get_session(ctx: Ctx) -> AsyncIterator[AsyncSession]:
             if exc.commit_anyway:
                 await ctx.commit(session)
             else:
-                await session.rollback()
+                await ctx.rollback(session)
             raise
         except BaseException:
-            await session.rollback()
+            await ctx.rollback(session)
             raise
         else:
-            await ctx.commit(session)
+            if request.scope.get(FAILED_RESPONSE):
+                await ctx.rollback(session)
+            else:
+                await ctx.commit(session)
 
 
 Session = Annotated[AsyncSession, Depends(get_session, scope="function")]
+
+
+@asynccontextmanager
+async def attempt(session: AsyncSession) -> AsyncIterator[None]:
+    """Run a use case whose refusal the route answers with a re-rendered form.
+
+    The use case runs in a SAVEPOINT: if it raises, what it changed is undone at once, so
+    the form is rendered from the database as it was (and a failed flush, e.g. a stale
+    version, leaves the session usable). Saving is still the request's business: the 4xx
+    answer rolls the whole request back (:class:`TransactionalRoute`).
+    """
+    pending: list[object] = session.info.setdefault(PENDING_KEY, [])
+    written = len(pending)
+    try:
+        async with session.begin_nested():
+            yield
+    except BaseException:
+        del pending[written:]  # its events are undone with it: never to be published
+        raise
 
 
 def session_token(request: Request) -> str | None:
