@@ -277,7 +277,7 @@ def _block_from_form(system: str, data: dict[str, Any]) -> dict[str, Any]:
     block: dict[str, Any] = {
         f.key: data[f.key] for f in statblocks.SCHEMAS[system] if f.key in data
     }
-    for key in ("angriffe", "resistenzen", "zauber"):
+    for key in (extra.key for extra in statblocks.EXTRAS[system]):
         if data.get(key):
             try:
                 block[key] = json.loads(data[key])
@@ -303,7 +303,7 @@ async def _bestiary_page(
             "entries": entries,
             "errors": errors,
             "schema": statblocks.SCHEMAS[campaign.system],
-            "system": campaign.system,
+            "extras": statblocks.EXTRAS[campaign.system],
         },
         status_code=status_code,
     )

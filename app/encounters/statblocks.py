@@ -9,12 +9,12 @@ messages. Player characters get a block of the same shape from their sheet
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from app.errors import ValidationFailed
-from app.i18n import _
+from app.i18n import N_, _
 from app.rules import expression as dice_expression
 from app.rules import pf2e
 from app.rules.hh.state import SIZES
@@ -245,6 +245,29 @@ def _resistances(raw: Any, errors: dict[str, str]) -> dict[str, str]:
     return {str(k).strip(): str(v) for k, v in raw.items() if str(k).strip()}
 
 
+@dataclass(frozen=True, slots=True)
+class Extra:
+    """A structured part of a system's block beyond the flat fields, edited as JSON."""
+
+    key: str
+    label: str  # English msgid
+    slug: str  # form element ids
+    rows: int
+    check: Callable[[Any, dict[str, str]], Any]
+    empty: Callable[[], Any]
+
+
+#: The structured parts per system, in the order of the bestiary form.
+EXTRAS: dict[str, tuple[Extra, ...]] = {
+    "hh": (
+        Extra("resistenzen", N_("Resistances (JSON)"), "res", 2, _resistances, dict),
+        Extra("zauber", N_("Spells (JSON)"), "zauber", 4, _spells, list),
+    ),
+    "ds4": (),
+    "pf2e": (Extra("angriffe", N_("Strikes (JSON)"), "angriffe", 4, _strikes, list),),
+}
+
+
 def validate(system: str, data: Mapping[str, Any]) -> dict[str, Any]:
     """The stat block completed with defaults, or :class:`ValidationFailed`."""
     if system not in SCHEMAS:
@@ -266,11 +289,8 @@ def validate(system: str, data: Mapping[str, Any]) -> dict[str, Any]:
             if len(text) > 200:
                 errors[field.key] = _("At most %(max)d characters.", max=200)
             out[field.key] = text[:200]
-    if system == "hh":
-        out["resistenzen"] = _resistances(data.get("resistenzen"), errors)
-        out["zauber"] = _spells(data.get("zauber"), errors)
-    if system == "pf2e":
-        out["angriffe"] = _strikes(data.get("angriffe"), errors)
+    for extra in EXTRAS[system]:
+        out[extra.key] = extra.check(data.get(extra.key), errors)
     if errors:
         raise ValidationFailed(errors)
     return out
@@ -278,11 +298,7 @@ def validate(system: str, data: Mapping[str, Any]) -> dict[str, Any]:
 
 def defaults(system: str) -> dict[str, Any]:
     block = {f.key: f.default for f in SCHEMAS[system]}
-    if system == "hh":
-        block["resistenzen"] = {}
-        block["zauber"] = []
-    if system == "pf2e":
-        block["angriffe"] = []
+    block.update({extra.key: extra.empty() for extra in EXTRAS[system]})
     return block
 
 

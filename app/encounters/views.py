@@ -117,14 +117,13 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
     roster's :func:`rows`."""
     state = loaded.encounter.state or {}
     gm = loaded.viewer.is_gm
-    system_name = loaded.campaign.system
     current = current_pid(state)
     running = loaded.encounter.status == "running"
     acting = running and current is not None and (gm or owns(loaded, current))
     visible = [r for r in roster if r["in_fight"]]
     actor_fig = state.get("figures", {}).get(current or "", {})
-    strikes = actor_fig.get("angriffe", []) if system_name == "pf2e" else []
-    mod = system(system_name)
+    mod = system(loaded.campaign.system)
+    offers = mod.offers(actor_fig)
     return {
         "gm": gm,
         "running": running,
@@ -133,12 +132,13 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "current_name": actor_fig.get("name") if acting else None,
         "targets": [r for r in visible if r["pid"] != current],
         "participants": visible,
-        "strikes": strikes,
-        "conditions": mod.CONDITIONS,
+        "strikes": offers["strikes"],
+        "conditions": mod.conditions,
+        "default_check": mod.default_check,
         "can_undo": gm and running and loaded.undo_steps > 0,
         "attacks_this_turn": state.get("turn_actions", {}).get("attacks", 0),
-        "maneuvers": _maneuvers() if system_name == "hh" else [],
-        "spells": actor_fig.get("spells", []) if system_name == "hh" and acting else [],
+        "maneuvers": offers["maneuvers"],
+        "spells": offers["spells"] if acting else [],
         "focus": _focus(actor_fig) if acting else None,
     }
 
@@ -149,12 +149,6 @@ def _focus(data: dict[str, Any]) -> dict[str, Any] | None:
         return None
     name = next((z["name"] for z in data.get("spells", []) if z["key"] == held["spell"]), "")
     return {"points": held["points"], "spell": name or held["spell"]}
-
-
-def _maneuvers() -> list[tuple[str, str]]:
-    from app.rules.hh import MANEUVERS
-
-    return [(k, m.name) for k, m in MANEUVERS.items()]
 
 
 def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False) -> dict[str, Any]:
@@ -189,7 +183,8 @@ def manage_context(loaded: Loaded, participant_id: int) -> dict[str, Any] | None
         "encounter": loaded.encounter,
         "system": loaded.campaign.system,
         "row": row,
-        "conditions": system(loaded.campaign.system).CONDITIONS,
+        "conditions": system(loaded.campaign.system).conditions,
+        "partials": system(loaded.campaign.system).partials,
     }
 
 
@@ -204,6 +199,7 @@ def page_context(loaded: Loaded, log: list[CampaignEvent]) -> dict[str, Any]:
         "viewer": loaded.viewer,
         "system_name": SYSTEM_NAMES[RuleSystem(loaded.campaign.system)],
         "system": loaded.campaign.system,
+        "partials": system(loaded.campaign.system).partials,
         "rows": roster,
         "turn": turn(loaded),
         "pending": pending(loaded),

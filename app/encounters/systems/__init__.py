@@ -1,13 +1,12 @@
-"""Per-system combat adapters with one interface (see ``app.encounters.combat``)."""
+"""The rule systems in combat, registered once (interface: ``systems.protocol.CombatRules``)."""
 
 from __future__ import annotations
 
-from types import ModuleType
-
 from app.encounters.systems import ds4, hh, pf2e
+from app.encounters.systems.protocol import CombatRules
 
-SYSTEMS: dict[str, ModuleType] = {"hh": hh, "ds4": ds4, "pf2e": pf2e}
+SYSTEMS: dict[str, CombatRules] = {r.name: r for r in (hh.RULES, ds4.RULES, pf2e.RULES)}
 
 
-def system(name: str) -> ModuleType:
+def system(name: str) -> CombatRules:
     return SYSTEMS[name]

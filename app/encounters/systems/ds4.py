@@ -7,6 +7,7 @@ round 1 (``roll_initiative``), Schlagen/Schießen/Zielzauber with the automatic 
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from app.encounters.combat import (
@@ -18,6 +19,7 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
+from app.encounters.systems.protocol import Common
 from app.i18n import N_
 from app.rules import ds4
 from app.rules.dice import Roller
@@ -275,7 +277,7 @@ def respond(
 
 def add_condition(
     state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
-    *, cause: str = "",
+    *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
     if key not in CONDITIONS:
         raise CombatError(N_("Unknown condition."))
@@ -332,3 +334,31 @@ def check(
         outcome="Erfolg" if roll.success else "Misserfolg",
     )
     entry.dice = [roll.roll.as_dict()]
+
+
+class Ds4Rules(Common):
+    """Dungeonslayers 4 (registered in ``app.encounters.systems``)."""
+
+    name = "ds4"
+    conditions = CONDITIONS
+    partials = MappingProxyType(
+        {
+            "attack": "encounters/systems/ds4/attack.html",
+            "prepare": "encounters/systems/ds4/prepare.html",
+        }
+    )
+    default_check = "Abwehr"
+    new_figure = staticmethod(new_figure)
+    view = staticmethod(view)
+    start = staticmethod(start)
+    add_figure = staticmethod(add_figure)
+    advance = staticmethod(advance)
+    attack = staticmethod(attack)
+    respond = staticmethod(respond)
+    add_condition = staticmethod(add_condition)
+    remove_condition = staticmethod(remove_condition)
+    adjust = staticmethod(adjust)
+    check = staticmethod(check)
+
+
+RULES = Ds4Rules()

@@ -22,6 +22,7 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
+from app.encounters.systems.protocol import Common, Offers
 from app.i18n import N_
 from app.rules import hh
 from app.rules.dice import Roller, roll_dice
@@ -570,7 +571,7 @@ def shake_off(
 
 def add_condition(
     state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
-    *, cause: str = "",
+    *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
     if key not in CONDITIONS:
         raise CombatError(N_("Unknown condition."))
@@ -918,3 +919,42 @@ def cast(
     entry.dice = dice
     if hit is not None:
         _interrupt(state, *hit, roller, report, settings)
+
+
+class HhRules(Common):
+    """Helden & Halunken (registered in ``app.encounters.systems``)."""
+
+    name = "hh"
+    conditions = CONDITIONS
+    actions = frozenset(("aim", "maneuver", "focus", "cast", "morale", "shake_off"))
+    partials = MappingProxyType(
+        {
+            "actions": "encounters/systems/hh/actions.html",
+            "manage": "encounters/systems/hh/manage.html",
+        }
+    )
+    default_check = "Spürsinn"
+    new_figure = staticmethod(new_figure)
+    view = staticmethod(view)
+    start = staticmethod(start)
+    add_figure = staticmethod(add_figure)
+    advance = staticmethod(advance)
+    attack = staticmethod(attack)
+    respond = staticmethod(respond)
+    add_condition = staticmethod(add_condition)
+    remove_condition = staticmethod(remove_condition)
+    adjust = staticmethod(adjust)
+    check = staticmethod(check)
+    aim = staticmethod(aim)
+    maneuver = staticmethod(maneuver)
+    focus = staticmethod(focus)
+    cast = staticmethod(cast)
+    morale = staticmethod(morale)
+    shake_off = staticmethod(shake_off)
+
+    def offers(self, data: dict[str, Any]) -> Offers:
+        maneuvers = [(k, m.name) for k, m in hh.MANEUVERS.items()]
+        return {"strikes": [], "maneuvers": maneuvers, "spells": spells(data)}
+
+
+RULES = HhRules()

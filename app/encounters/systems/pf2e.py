@@ -13,6 +13,7 @@ rolls and Unvorbereitet.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from app.encounters.combat import (
@@ -23,6 +24,7 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
+from app.encounters.systems.protocol import Common, Offers
 from app.i18n import N_
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -438,3 +440,36 @@ def check(
         outcome=str(res.total),
     )
     entry.dice = [d.as_dict() for d in res.dice]
+
+
+class Pf2eRules(Common):
+    """Pathfinder 2e (registered in ``app.encounters.systems``)."""
+
+    name = "pf2e"
+    conditions = CONDITIONS
+    actions = frozenset(("save",))
+    partials = MappingProxyType(
+        {
+            "attack": "encounters/systems/pf2e/attack.html",
+            "gm_tools": "encounters/systems/pf2e/gm_tools.html",
+        }
+    )
+    default_check = "Wahrnehmung"
+    new_figure = staticmethod(new_figure)
+    view = staticmethod(view)
+    start = staticmethod(start)
+    add_figure = staticmethod(add_figure)
+    advance = staticmethod(advance)
+    attack = staticmethod(attack)
+    respond = staticmethod(respond)
+    add_condition = staticmethod(add_condition)
+    remove_condition = staticmethod(remove_condition)
+    adjust = staticmethod(adjust)
+    check = staticmethod(check)
+    save = staticmethod(save)
+
+    def offers(self, data: dict[str, Any]) -> Offers:
+        return {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}
+
+
+RULES = Pf2eRules()

@@ -1,0 +1,177 @@
+"""What the combat needs of a rule system: one typed interface, one implementation each.
+
+``app.encounters.systems`` registers one :class:`CombatRules` per system; the service, the
+action handlers and the views call only these methods, so mypy checks every call. A
+system-specific action (``aim``, ``cast``, ``save``, ...) is offered by the systems that list
+it in ``actions`` and implement its method; the others keep :class:`Common`'s refusal.
+Templates show what a system offers through ``partials`` (slot → template).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Protocol, TypedDict
+
+from app.encounters.combat import CombatError, Report, State
+from app.i18n import N_
+from app.rules.dice import Roller
+
+Settings = dict[str, Any]
+
+
+class Offers(TypedDict):
+    """What the acting figure's forms list: PF2e Strikes, H&H Kampfmanöver and spells."""
+
+    strikes: list[dict[str, Any]]
+    maneuvers: list[tuple[str, str]]
+    spells: list[dict[str, Any]]
+
+
+class CombatRules(Protocol):
+    """A rule system in combat: the JSON figure, the turn order, the actions, the views."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        """The conditions the GM may give."""
+
+    @property
+    def actions(self) -> frozenset[str]:
+        """System-specific actions this system offers (see ``app.encounters.actions``)."""
+
+    @property
+    def partials(self) -> Mapping[str, str]:
+        """Templates of the system's own form parts: slot (``attack``, ``actions``,
+        ``gm_tools``, ``manage``, ``prepare``) → template name."""
+
+    @property
+    def default_check(self) -> str:
+        """The check the GM's secret-check form suggests."""
+
+    def new_figure(
+        self, pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool,
+        settings: Settings,
+    ) -> dict[str, Any]: ...  # fmt: skip
+
+    def view(self, data: dict[str, Any]) -> dict[str, Any]: ...
+
+    def offers(self, data: dict[str, Any]) -> Offers: ...
+
+    def start(self, state: State, roller: Roller, report: Report, settings: Settings) -> None: ...
+
+    def add_figure(self, state: State, pid: str, roller: Roller, report: Report) -> None: ...
+
+    def advance(self, state: State, roller: Roller, report: Report, settings: Settings) -> None: ...
+
+    def attack(
+        self, state: State, attacker_id: str, target_id: str, params: dict[str, Any],
+        roller: Roller, report: Report, settings: Settings, *, target_owner: int | None,
+    ) -> None: ...  # fmt: skip
+
+    def respond(
+        self, state: State, choice: str, roller: Roller, report: Report, settings: Settings
+    ) -> None: ...
+
+    def add_condition(
+        self, state: State, pid: str, key: str, roller: Roller, report: Report,
+        settings: Settings, *, cause: str, value: int,
+    ) -> None: ...  # fmt: skip
+
+    def remove_condition(self, state: State, pid: str, key: str, report: Report) -> None: ...
+
+    def adjust(
+        self, state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None: ...  # fmt: skip
+
+    def check(
+        self, state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report
+    ) -> None: ...
+
+    # --- system-specific actions (listed in ``actions`` where offered) ------------------
+
+    def aim(self, state: State, pid: str, report: Report) -> None: ...
+
+    def maneuver(
+        self, state: State, attacker_id: str, target_id: str, key: str, roller: Roller,
+        report: Report, settings: Settings,
+    ) -> None: ...  # fmt: skip
+
+    def focus(self, state: State, pid: str, key: str, report: Report) -> None: ...
+
+    def cast(
+        self, state: State, pid: str, params: dict[str, Any], roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None: ...  # fmt: skip
+
+    def morale(
+        self, state: State, pid: str, skill: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None: ...  # fmt: skip
+
+    def shake_off(
+        self, state: State, pid: str, key: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None: ...  # fmt: skip
+
+    def save(
+        self, state: State, source_id: str | None, target_ids: list[str],
+        params: dict[str, Any], roller: Roller, report: Report,
+    ) -> None: ...  # fmt: skip
+
+
+def unavailable() -> CombatError:
+    return CombatError(N_("Not available in this rule system."))
+
+
+class Common:
+    """What a system does not offer: no special forms, and its own actions are refused.
+
+    The action registry refuses an action a system does not list before it gets here;
+    these keep a direct call from doing anything either.
+    """
+
+    actions: frozenset[str] = frozenset()
+    partials: Mapping[str, str] = MappingProxyType({})
+
+    def offers(self, data: dict[str, Any]) -> Offers:
+        return {"strikes": [], "maneuvers": [], "spells": []}
+
+    def aim(self, state: State, pid: str, report: Report) -> None:
+        raise unavailable()
+
+    def maneuver(
+        self, state: State, attacker_id: str, target_id: str, key: str, roller: Roller,
+        report: Report, settings: Settings,
+    ) -> None:  # fmt: skip
+        raise unavailable()
+
+    def focus(self, state: State, pid: str, key: str, report: Report) -> None:
+        raise unavailable()
+
+    def cast(
+        self, state: State, pid: str, params: dict[str, Any], roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None:  # fmt: skip
+        raise unavailable()
+
+    def morale(
+        self, state: State, pid: str, skill: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None:  # fmt: skip
+        raise unavailable()
+
+    def shake_off(
+        self, state: State, pid: str, key: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None:  # fmt: skip
+        raise unavailable()
+
+    def save(
+        self, state: State, source_id: str | None, target_ids: list[str],
+        params: dict[str, Any], roller: Roller, report: Report,
+    ) -> None:  # fmt: skip
+        raise unavailable()
