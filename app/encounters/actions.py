@@ -1,13 +1,25 @@
-"""Combat actions by name, shared by the HTML forms and the JSON API.
+"""Combat actions by name, shared by the HTML forms and the JSON API: a registry.
 
-``perform(session, user, roller, campaign_id, encounter_id, action, data)`` checks the
-parameters, then runs the operation through :func:`app.encounters.service.operate` (one
-transaction, one or two log events).
+Each action is one small function registered with :func:`step` (an operation on the running
+fight, through :func:`app.encounters.service.operate`: one transaction, its log events) or
+:func:`lifecycle` (start, end, undo). Its declaration says what the shared guards check:
+
+- ``gm_only``: GMs and co-GMs only (``Action.run_encounters`` instead of ``act_in_combat``);
+- ``as_current``: it acts with the figure whose turn it is (a player only with their own,
+  :func:`app.encounters.service.may_act`);
+- ``system_action``: one of a rule system's own actions, refused where the system's
+  :class:`~app.encounters.systems.protocol.CombatRules` does not list it;
+- ``inputs``: its parameters, read before anything is loaded (a bad one is 422 at its field).
+
+Adding an action = one function here and one method of the systems' adapters; the list in
+``docs/encounters.md`` names every action with its inputs (``tests/encounters/test_actions.py``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,36 +28,16 @@ from app.encounters import service
 from app.encounters.combat import CombatError, Report, State, current_pid
 from app.encounters.models import Encounter
 from app.encounters.systems import system
+from app.encounters.systems.protocol import CombatRules, unavailable
 from app.errors import ValidationFailed
 from app.i18n import N_, _
 from app.rules.dice import Roller
 
-ACTIONS = (
-    "next",
-    "delay",
-    "reorder",
-    "attack",
-    "respond",
-    "undo",
-    "condition",
-    "uncondition",
-    "adjust",
-    "check",
-    "aim",
-    "maneuver",
-    "focus",
-    "cast",
-    "morale",
-    "shake_off",
-    "save",
-    "start",
-    "end",
-)
-GM_ONLY = frozenset({"reorder", "condition", "uncondition", "adjust", "save", "morale", "check"})
 REASON_MAX = 200
+TRUE = ("1", "true", "on")
 
 
-def _int(data: dict[str, Any], key: str, default: int | None = None) -> int:
+def _int(data: Mapping[str, Any], key: str, default: int | None = None) -> int:
     raw = data.get(key, default)
     try:
         if raw in (None, ""):
@@ -55,11 +47,11 @@ def _int(data: dict[str, Any], key: str, default: int | None = None) -> int:
         raise ValidationFailed({key: _("Enter a number.")}) from None
 
 
-def _str(data: dict[str, Any], key: str, default: str = "") -> str:
+def _str(data: Mapping[str, Any], key: str, default: str = "") -> str:
     return str(data.get(key, default) or default).strip()
 
 
-def _version(data: dict[str, Any]) -> int | None:
+def _version(data: Mapping[str, Any]) -> int | None:
     raw = data.get("version")
     if raw in (None, ""):
         return None
@@ -69,10 +61,220 @@ def _version(data: dict[str, Any]) -> int | None:
         return None
 
 
-def _targets(data: dict[str, Any]) -> list[str]:
-    raw = data.get("targets", data.get("target", []))
-    items = raw if isinstance(raw, list) else str(raw).split(",")
-    return [str(x).strip() for x in items if str(x).strip()]
+# --- inputs ----------------------------------------------------------------------------------
+
+
+class Input(Protocol):
+    @property
+    def key(self) -> str: ...
+
+    def read(self, data: Mapping[str, Any]) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A text; ``message`` (msgid) refuses it empty or longer than ``max_length``."""
+
+    key: str
+    default: str = ""
+    message: str | None = None
+    max_length: int | None = None
+    cut: int | None = None
+    upper: bool = False
+
+    def read(self, data: Mapping[str, Any]) -> str:
+        text = _str(data, self.key, self.default)
+        too_long = self.max_length is not None and len(text) > self.max_length
+        if self.message is not None and (not text or too_long):
+            raise ValidationFailed({self.key: _(self.message)})
+        text = text[: self.cut] if self.cut is not None else text
+        return text.upper() if self.upper else text
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    """A whole number; ``valid`` refuses others with ``message`` (msgid)."""
+
+    key: str
+    default: int | None = None
+    valid: Callable[[int], bool] | None = None
+    message: str = ""
+
+    def read(self, data: Mapping[str, Any]) -> int:
+        number = _int(data, self.key, self.default)
+        if self.valid is not None and not self.valid(number):
+            raise ValidationFailed({self.key: _(self.message)})
+        return number
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    key: str
+
+    def read(self, data: Mapping[str, Any]) -> bool:
+        return str(data.get(self.key, "")).lower() in TRUE
+
+
+@dataclass(frozen=True, slots=True)
+class Targets:
+    """Participant ids, as a list or comma-separated (``target`` is taken for ``targets``)."""
+
+    key: str = "targets"
+
+    def read(self, data: Mapping[str, Any]) -> list[str]:
+        raw = data.get(self.key, data.get("target", []))
+        items = raw if isinstance(raw, list) else str(raw).split(",")
+        return [str(x).strip() for x in items if str(x).strip()]
+
+
+@dataclass(frozen=True, slots=True)
+class Args:
+    """The parsed inputs of one call, with typed access."""
+
+    values: Mapping[str, object]
+    #: What the action passes on to the rule system unread (``attack``: kind, strike, ...).
+    rest: Mapping[str, Any]
+
+    def text(self, key: str) -> str:
+        return str(self.values[key])
+
+    def number(self, key: str) -> int:
+        value = self.values[key]
+        assert isinstance(value, int)
+        return value
+
+    def flag(self, key: str) -> bool:
+        return bool(self.values[key])
+
+    def items(self, key: str) -> list[str]:
+        value = self.values[key]
+        assert isinstance(value, list)
+        return [str(v) for v in value]
+
+
+def _read(inputs: tuple[Input, ...], data: Mapping[str, Any], passes_rest: bool) -> Args:
+    values = {i.key: i.read(data) for i in inputs}
+    rest = (
+        {k: v for k, v in data.items() if k not in values and k != "version"} if passes_rest else {}
+    )
+    return Args(values, rest)
+
+
+# --- the registry --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """What a step works on: the loaded encounter, a copy of its state, the report."""
+
+    loaded: service.Loaded
+    state: State
+    report: Report
+    roller: Roller
+    rules: CombatRules
+    args: Args
+
+    @property
+    def actor(self) -> str:
+        """The figure whose turn it is ("" between turns)."""
+        return current_pid(self.state) or ""
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.loaded.encounter.settings
+
+
+Run = Callable[[Turn], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """An operation on the running fight."""
+
+    name: str
+    run: Run
+    inputs: tuple[Input, ...] = ()
+    gm_only: bool = False
+    as_current: bool = False
+    system_action: bool = False
+    undoable: bool = True
+    allow_pending: bool = False
+    passes_rest: bool = False
+
+    async def perform(self, call: Call, data: Mapping[str, Any]) -> Encounter:
+        args = _read(self.inputs, data, self.passes_rest)
+
+        def op(loaded: service.Loaded, state: State, report: Report) -> None:
+            rules = system(loaded.campaign.system)
+            if self.system_action and self.name not in rules.actions:
+                raise unavailable()
+            turn = Turn(loaded, state, report, call.roller, rules, args)
+            if self.as_current:
+                service.may_act(loaded, turn.actor)
+            self.run(turn)
+
+        return await service.operate(
+            call.session, call.user, call.campaign_id, call.encounter_id, _version(data), op,
+            gm_only=self.gm_only, undoable=self.undoable, allow_pending=self.allow_pending,
+        )  # fmt: skip
+
+
+Whole = Callable[["Call", int | None], Awaitable[Encounter]]
+
+
+@dataclass(frozen=True, slots=True)
+class Lifecycle:
+    """Starting, ending or undoing: a use case of its own (GM only, checked there)."""
+
+    name: str
+    run: Whole
+    inputs: tuple[Input, ...] = ()
+    gm_only: bool = True
+    as_current: bool = False
+    system_action: bool = False
+
+    async def perform(self, call: Call, data: Mapping[str, Any]) -> Encounter:
+        return await self.run(call, _version(data))
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    session: AsyncSession
+    user: User
+    roller: Roller
+    campaign_id: int
+    encounter_id: int
+
+
+ACTIONS: dict[str, Step | Lifecycle] = {}
+
+
+def step(
+    name: str,
+    *inputs: Input,
+    gm_only: bool = False,
+    as_current: bool = False,
+    system_action: bool = False,
+    undoable: bool = True,
+    allow_pending: bool = False,
+    passes_rest: bool = False,
+) -> Callable[[Run], Run]:
+    def register(run: Run) -> Run:
+        ACTIONS[name] = Step(
+            name, run, inputs, gm_only, as_current, system_action, undoable, allow_pending,
+            passes_rest,
+        )  # fmt: skip
+        return run
+
+    return register
+
+
+def lifecycle(name: str) -> Callable[[Whole], Whole]:
+    def register(run: Whole) -> Whole:
+        ACTIONS[name] = Lifecycle(name, run)
+        return run
+
+    return register
 
 
 async def perform(
@@ -84,196 +286,197 @@ async def perform(
     action: str,
     data: dict[str, Any],
 ) -> Encounter:
-    if action not in ACTIONS:
+    handler = ACTIONS.get(action)
+    if handler is None:
         raise ValidationFailed({"action": _("Unknown action.")})
-    version = _version(data)
-    if action == "start":
-        return await service.start(session, user, roller, campaign_id, encounter_id, version)
-    if action == "end":
-        return await service.end(session, user, campaign_id, encounter_id, version)
-    if action == "undo":
-        return await service.undo(session, user, campaign_id, encounter_id, version)
+    return await handler.perform(Call(session, user, roller, campaign_id, encounter_id), data)
 
-    def sysmod(loaded: service.Loaded) -> Any:
-        return system(loaded.campaign.system)
 
-    op: Any
-    allow_pending = False
-    undoable = True
-    if action == "next":
+# --- the actions -------------------------------------------------------------------------------
 
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            service.op_next(loaded, state, report, roller)
 
-    elif action == "delay":
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            service.op_delay(loaded, state, report)
-
-    elif action == "reorder":
-        pid = _str(data, "participant")
-        direction = _int(data, "direction", -1)
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            service.op_reorder(loaded, state, report, pid, direction)
-
-    elif action == "attack":
-        attacker, target = _str(data, "attacker"), _str(data, "target")
-        if not target:
-            raise ValidationFailed({"target": _("Choose a target.")})
-        params = {k: v for k, v in data.items() if k not in ("attacker", "target", "version")}
-        if "modifier" in params:
-            params["modifier"] = _int(data, "modifier", 0)
-        params["secret"] = str(data.get("secret", "")).lower() in ("1", "true", "on")
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            if params["secret"] and not loaded.viewer.is_gm:
-                raise CombatError(N_("Only the GM rolls secretly."))
-            actor = attacker or (current_pid(state) or "")
-            service.op_attack(loaded, state, report, roller, actor, target, params)
-
-    elif action == "respond":
-        choice = _str(data, "choice", "defend")
-        allow_pending = True
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            service.op_respond(loaded, state, report, roller, choice)
-
-    elif action in ("condition", "uncondition"):
-        pid, key = _str(data, "participant"), _str(data, "condition")
-        cause = _str(data, "cause")[:60]
-        value = _int(data, "value", 1)
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            mod = sysmod(loaded)
-            if action == "uncondition":
-                mod.remove_condition(state, pid, key, report)
-            elif loaded.campaign.system == "pf2e":
-                mod.add_condition(
-                    state, pid, key, roller, report, loaded.encounter.settings,
-                    cause=cause, value=value,
-                )  # fmt: skip
-            else:
-                mod.add_condition(
-                    state, pid, key, roller, report, loaded.encounter.settings, cause=cause
-                )
-
-    elif action == "adjust":
-        pid = _str(data, "participant")
-        delta = _int(data, "delta")
-        reason = _str(data, "reason")
-        if not reason or len(reason) > REASON_MAX:
-            raise ValidationFailed({"reason": _("Give a reason (at most 200 characters).")})
-        if delta == 0 or abs(delta) > 999:
-            raise ValidationFailed({"delta": _("A change between -999 and 999, not 0.")})
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            sysmod(loaded).adjust(
-                state, pid, delta, reason, roller, report, loaded.encounter.settings
-            )
-
-    elif action == "check":
-        pid, skill = _str(data, "participant"), _str(data, "skill")
-        modifier = _int(data, "modifier", 0)
-        secret = str(data.get("secret", "")).lower() in ("1", "true", "on")
-        undoable = False
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            report.secret = secret
-            sysmod(loaded).check(state, pid, skill, modifier, roller, report)
-
-    elif action == "aim":
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            _hh_only(loaded)
-            pid = current_pid(state) or ""
-            service.may_act(loaded, pid)
-            sysmod(loaded).aim(state, pid, report)
-
-    elif action == "maneuver":
-        target, key = _str(data, "target"), _str(data, "maneuver")
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            _hh_only(loaded)
-            pid = current_pid(state) or ""
-            service.may_act(loaded, pid)
-            sysmod(loaded).maneuver(
-                state, pid, target, key, roller, report, loaded.encounter.settings
-            )
-
-    elif action == "focus":
-        key = _str(data, "spell")
-        if not key:
-            raise ValidationFailed({"spell": _("Choose a spell.")})
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            _hh_only(loaded)
-            pid = current_pid(state) or ""
-            service.may_act(loaded, pid)
-            sysmod(loaded).focus(state, pid, key, report)
-
-    elif action == "cast":
-        key = _str(data, "spell")
-        if not key:
-            raise ValidationFailed({"spell": _("Choose a spell.")})
-        distance = _int(data, "distance", 0)
-        if not 0 <= distance <= 250:
-            raise ValidationFailed({"distance": _("A distance between 0 and 250 Schritt.")})
-        params = {
-            "spell": key,
-            "target": _str(data, "target"),
-            "distance": distance,
-            "grade": _str(data, "grade").upper(),
-            "modifier": _int(data, "modifier", 0),
-        }
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            _hh_only(loaded)
-            service.op_cast(loaded, state, report, roller, current_pid(state) or "", params)
-
-    elif action == "morale":
-        pid, skill = _str(data, "participant"), _str(data, "skill", "Willenskraft")
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            _hh_only(loaded)
-            sysmod(loaded).morale(state, pid, skill, roller, report, loaded.encounter.settings)
-
-    elif action == "shake_off":
-        key = _str(data, "condition")
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            _hh_only(loaded)
-            pid = current_pid(state) or ""
-            service.may_act(loaded, pid)
-            sysmod(loaded).shake_off(state, pid, key, roller, report, loaded.encounter.settings)
-
-    else:  # save
-        targets = _targets(data)
-        source = _str(data, "source") or None
-        params = {
-            "save": _str(data, "save", "reflex"),
-            "dc": _str(data, "dc"),
-            "damage": _str(data, "damage"),
-        }
-
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
-            if loaded.campaign.system != "pf2e":
-                raise CombatError(N_("Not available in this rule system."))
-            sysmod(loaded).save(state, source, targets, params, roller, report)
-
-    return await service.operate(
-        session,
-        user,
-        campaign_id,
-        encounter_id,
-        version,
-        op,
-        gm_only=action in GM_ONLY,
-        undoable=undoable,
-        allow_pending=allow_pending,
+@lifecycle("start")
+async def _start(call: Call, version: int | None) -> Encounter:
+    return await service.start(
+        call.session, call.user, call.roller, call.campaign_id, call.encounter_id, version
     )
 
 
-def _hh_only(loaded: service.Loaded) -> None:
-    if loaded.campaign.system != "hh":
-        raise CombatError(N_("Not available in this rule system."))
+@lifecycle("end")
+async def _end(call: Call, version: int | None) -> Encounter:
+    return await service.end(call.session, call.user, call.campaign_id, call.encounter_id, version)
+
+
+@lifecycle("undo")
+async def _undo(call: Call, version: int | None) -> Encounter:
+    return await service.undo(call.session, call.user, call.campaign_id, call.encounter_id, version)
+
+
+@step("next")
+def _next(t: Turn) -> None:
+    service.op_next(t.loaded, t.state, t.report, t.roller)
+
+
+@step("delay")
+def _delay(t: Turn) -> None:
+    service.op_delay(t.loaded, t.state, t.report)
+
+
+@step("reorder", Text("participant"), Number("direction", -1), gm_only=True)
+def _reorder(t: Turn) -> None:
+    a = t.args
+    service.op_reorder(t.loaded, t.state, t.report, a.text("participant"), a.number("direction"))
+
+
+@step(
+    "attack",
+    Text("attacker"),
+    Text("target", message=N_("Choose a target.")),
+    Number("modifier", 0),
+    Flag("secret"),
+    passes_rest=True,
+)
+def _attack(t: Turn) -> None:
+    a = t.args
+    if a.flag("secret") and not t.loaded.viewer.is_gm:
+        raise CombatError(N_("Only the GM rolls secretly."))
+    params = {**a.rest, "modifier": a.number("modifier"), "secret": a.flag("secret")}
+    attacker = a.text("attacker") or t.actor
+    service.op_attack(t.loaded, t.state, t.report, t.roller, attacker, a.text("target"), params)
+
+
+@step("respond", Text("choice", "defend"), allow_pending=True)
+def _respond(t: Turn) -> None:
+    service.op_respond(t.loaded, t.state, t.report, t.roller, t.args.text("choice"))
+
+
+@step(
+    "condition",
+    Text("participant"),
+    Text("condition"),
+    Text("cause", cut=60),
+    Number("value", 1),
+    gm_only=True,
+)
+def _condition(t: Turn) -> None:
+    a = t.args
+    t.rules.add_condition(
+        t.state, a.text("participant"), a.text("condition"), t.roller, t.report, t.settings,
+        cause=a.text("cause"), value=a.number("value"),
+    )  # fmt: skip
+
+
+@step("uncondition", Text("participant"), Text("condition"), gm_only=True)
+def _uncondition(t: Turn) -> None:
+    a = t.args
+    t.rules.remove_condition(t.state, a.text("participant"), a.text("condition"), t.report)
+
+
+@step(
+    "adjust",
+    Text("participant"),
+    Number(
+        "delta",
+        valid=lambda d: d != 0 and abs(d) <= 999,
+        message=N_("A change between -999 and 999, not 0."),
+    ),
+    Text("reason", message=N_("Give a reason (at most 200 characters)."), max_length=REASON_MAX),
+    gm_only=True,
+)
+def _adjust(t: Turn) -> None:
+    a = t.args
+    t.rules.adjust(
+        t.state, a.text("participant"), a.number("delta"), a.text("reason"), t.roller, t.report,
+        t.settings,
+    )  # fmt: skip
+
+
+@step(
+    "check",
+    Text("participant"),
+    Text("skill"),
+    Number("modifier", 0),
+    Flag("secret"),
+    gm_only=True,
+    undoable=False,
+)
+def _check(t: Turn) -> None:
+    a = t.args
+    t.report.secret = a.flag("secret")
+    t.rules.check(
+        t.state, a.text("participant"), a.text("skill"), a.number("modifier"), t.roller, t.report
+    )
+
+
+@step("aim", as_current=True, system_action=True)
+def _aim(t: Turn) -> None:
+    t.rules.aim(t.state, t.actor, t.report)
+
+
+@step("maneuver", Text("target"), Text("maneuver"), as_current=True, system_action=True)
+def _maneuver(t: Turn) -> None:
+    a = t.args
+    t.rules.maneuver(
+        t.state, t.actor, a.text("target"), a.text("maneuver"), t.roller, t.report, t.settings
+    )
+
+
+SPELL = Text("spell", message=N_("Choose a spell."))
+
+
+@step("focus", SPELL, as_current=True, system_action=True)
+def _focus(t: Turn) -> None:
+    t.rules.focus(t.state, t.actor, t.args.text("spell"), t.report)
+
+
+@step(
+    "cast",
+    SPELL,
+    Number(
+        "distance",
+        0,
+        valid=lambda d: 0 <= d <= 250,
+        message=N_("A distance between 0 and 250 Schritt."),
+    ),
+    Text("target"),
+    Text("grade", upper=True),
+    Number("modifier", 0),
+    as_current=True,
+    system_action=True,
+)
+def _cast(t: Turn) -> None:
+    params = dict(t.args.values)
+    service.op_cast(t.loaded, t.state, t.report, t.roller, t.actor, params)
+
+
+@step(
+    "morale",
+    Text("participant"),
+    Text("skill", "Willenskraft"),
+    gm_only=True,
+    system_action=True,
+)
+def _morale(t: Turn) -> None:
+    a = t.args
+    t.rules.morale(t.state, a.text("participant"), a.text("skill"), t.roller, t.report, t.settings)
+
+
+@step("shake_off", Text("condition"), as_current=True, system_action=True)
+def _shake_off(t: Turn) -> None:
+    t.rules.shake_off(t.state, t.actor, t.args.text("condition"), t.roller, t.report, t.settings)
+
+
+@step(
+    "save",
+    Targets(),
+    Text("source"),
+    Text("save", "reflex"),
+    Text("dc"),
+    Text("damage"),
+    gm_only=True,
+    system_action=True,
+)
+def _save(t: Turn) -> None:
+    a = t.args
+    params = {"save": a.text("save"), "dc": a.text("dc"), "damage": a.text("damage")}
+    t.rules.save(t.state, a.text("source") or None, a.items("targets"), params, t.roller, t.report)

@@ -887,7 +887,7 @@ def op_cast(
     caster: str,
     params: dict[str, Any],
 ) -> None:
-    may_act(loaded, caster)
+    """Zauber wirken; the caller checked that the viewer may act with ``caster``."""
     target = str(params.get("target") or "")
     if target:
         if target not in state["figures"] or (not loaded.viewer.is_gm and target in loaded.hidden):
