@@ -25,7 +25,7 @@ from app.encounters.combat import (
 from app.encounters.systems.protocol import Common, Offers
 from app.i18n import N_
 from app.rules import hh
-from app.rules.dice import Roller, roll_dice
+from app.rules.dice import Roller
 from app.rules.hh import magic
 from app.rules.hh.attack import attack_target
 from app.rules.hh.luck import check_luck
@@ -700,34 +700,10 @@ def focus(state: State, pid: str, key: str, report: Report) -> None:
     )
 
 
-def _kontrollverlust(
-    state: State,
-    fig: Figure,
-    loss: magic.KontrollverlustResult,
-    roller: Roller,
-    settings: dict[str, Any],
-) -> tuple[Figure, list[str], list[dict[str, Any]]]:
-    """Book a Kontrollverlust on the caster: its damage (already after RS) and conditions."""
-    opts = options(settings)
-    changes: list[Change] = []
-    rolls = [d.as_dict() for d in loss.rolls]
-    for c in loss.changes:
-        if c.kind in ("lp", "wp"):
-            out = hh.apply_damage(
-                roller, fig, -c.amount, opts, resource="LP" if c.kind == "lp" else "WP",
-                source=loss.entry.name,
-            )  # fmt: skip
-            fig = out.figure
-            changes += out.changes
-            rolls += [d.as_dict() for d in out.all_rolls]
-    for grant in loss.entry.effect.conditions:
-        if grant.target != "caster":
-            continue
-        z = Zustand(grant.condition, grant.resource, grant.cause, grant.probe_skill)
-        out = hh.apply_condition(roller, fig, z, opts)
-        fig = out.figure
-        changes += out.changes
-        rolls += [d.as_dict() for d in out.all_rolls]
+def _kontrollverlust_details(
+    state: State, loss: magic.KontrollverlustResult, booked: magic.Booked
+) -> list[str]:
+    """The log lines of a Kontrollverlust and what it did to the caster."""
     patzer = f" − {magic.KONTROLLPROBE_PATZER_PENALTY}" if loss.kontrollprobe_patzer else ""
     details = [
         f"Kontrollverlust: {loss.dice.describe()} − Fokus {loss.focus}{patzer} = {loss.value}"
@@ -738,8 +714,7 @@ def _kontrollverlust(
             f"Umkreis {loss.area_radius} Schritt: {loss.area_damage_roll.describe()} "
             "brechender Schaden für alle dort (SL)"
         )
-    details += describe_changes(state, changes)
-    return fig, details, rolls
+    return details + describe_changes(state, booked.changes)
 
 
 def _interrupt(
@@ -773,12 +748,13 @@ def _interrupt(
         f"): {result.probe.describe()}"
     ]
     dice = [d.as_dict() for d in result.probe.rolls]
-    fig = after
     if result.kontrollverlust is not None:
-        fig, more, rolls = _kontrollverlust(state, fig, result.kontrollverlust, roller, settings)
-        details += more
-        dice += rolls
-        _put(state, fig, report)
+        booked = magic.book_kontrollverlust(
+            roller, after, result.kontrollverlust, options(settings)
+        )
+        details += _kontrollverlust_details(state, result.kontrollverlust, booked)
+        dice += [d.as_dict() for d in (*result.kontrollverlust.rolls, *booked.rolls)]
+        _put(state, booked.figure, report)
     headline = (
         N_("%(name)s is interrupted and loses control: %(spell)s fails.")
         if result.spell_failed
@@ -786,6 +762,70 @@ def _interrupt(
     )
     entry = report.add(headline, details, who={after.id}, name=after.name, spell=spell)
     entry.dice = dice
+
+
+#: Why :func:`magic.resolve_cast` refused before the Wirkprobe, as a log message.
+CAST_REFUSALS = {
+    "self_target": N_("Choose another target."),
+    "target_dead": N_("%(name)s is already dead."),
+    "beyond_spell_range": N_("Out of the spell's range (%(range)d Schritt)."),
+    "unknown_grade": N_("Choose a Güteklasse."),
+}
+
+
+def _effect(spell: dict[str, Any]) -> magic.SpellEffect:
+    return magic.SpellEffect(
+        name=str(spell["name"]),
+        range=int(spell.get("range", 0)),
+        damage_die=int(spell.get("schaden_w", 0)),
+        damage_bonus=int(spell.get("schaden_bonus", 0)),
+        damage_kind=str(spell.get("schadensart", "normal")),
+        condition=str(spell.get("zustand") or ""),
+        defended=bool(spell.get("verteidigung")),
+    )
+
+
+def _refusal(out: magic.SpellOutcome) -> CombatError:
+    message = CAST_REFUSALS.get(out.error or "")
+    if message is not None:
+        return CombatError(message, **out.params)
+    return CombatError(
+        N_("Not possible: %(reason)s"), reason=CAST_PROBLEMS.get(out.error or "", "")
+    )
+
+
+def _cast_details(state: State, spell: dict[str, Any], out: magic.SpellOutcome) -> list[str]:
+    result = out.cast
+    assert result is not None and result.wirkprobe is not None
+    where = "Berührung" if out.distance == "beruehrung" else f"{out.distance} Schritt"
+    details = [
+        f"Wirkprobe ({spell['name']}, Güteklasse {result.grade}, {where}): "
+        f"{result.wirkprobe.describe()}"
+    ]
+    if result.focus_used:
+        bonus = f", +{result.focus_bonus} QS" if result.focus_bonus else ""
+        details.append(f"Fokus {result.focus_used}{bonus}")
+    if result.defence is not None:
+        details.append(f"Verteidigung (Magiekunde): {result.defence.describe()}")
+    if out.damage_roll is not None:
+        details.append(f"Schaden QS {result.qs}: {out.damage_roll.describe()} = {out.damage}")
+    if out.success and out.target is not None:
+        details += describe_changes(state, out.target_changes)
+    if result.kontrollverlust is not None and out.kontrollverlust is not None:
+        details += _kontrollverlust_details(state, result.kontrollverlust, out.kontrollverlust)
+    return details
+
+
+def _cast_headline(out: magic.SpellOutcome) -> str:
+    if out.target is None:
+        return (
+            N_("%(name)s casts %(spell)s.")
+            if out.success
+            else N_("%(name)s fails to cast %(spell)s.")
+        )
+    if out.success:
+        return N_("%(name)s casts %(spell)s on %(target)s.")
+    return N_("%(name)s casts %(spell)s on %(target)s without effect.")
 
 
 def cast(
@@ -796,129 +836,36 @@ def cast(
     report: Report,
     settings: dict[str, Any],
 ) -> None:
-    """Zauber wirken: Wirkprobe (``cast_spell``), the target's Magiekunde defence for spells
-    marked ``verteidigung`` (a Reaktion, if it has one left; not at Berührung), damage and a
-    condition on success, Kontrollverlust on a Patzer. The focus is spent in any case."""
+    """Zauber wirken: the rules are :func:`magic.resolve_cast`'s; here the state is mapped
+    to the engine and back, and the log line written. The focus is spent in any case."""
     data = figure(state, pid)
-    caster_fig = to_figure(data)
+    caster = to_figure(data)
     spell = _spell(data, str(params.get("spell", "")))
     target_id = str(params.get("target") or "")
-    if target_id == pid:
-        raise CombatError(N_("Choose another target."))
     target = _get(state, target_id) if target_id else None
-    if target is not None and target.dead:
-        raise CombatError(N_("%(name)s is already dead."), name=target.name)
-    reach = int(spell.get("range", 0))
-    distance: magic.Distance
-    if reach == 0:
-        distance = "beruehrung"
-    else:
-        distance = int(params.get("distance", 0))
-        if distance > reach:
-            raise CombatError(N_("Out of the spell's range (%(range)d Schritt)."), range=reach)
-    grade = params.get("grade") or None
-    if grade is not None and grade not in magic.GRADES:
-        raise CombatError(N_("Choose a Güteklasse."))
-    defends = (
-        target is not None
-        and bool(spell.get("verteidigung"))
-        and distance != "beruehrung"
-        and target.can_react
-    )
-    defence = None
-    if defends and target is not None:
-        defence = (
-            target.skill("Magiekunde") - target.be
-            + hh.modifier_for(target.conditions, "magical", "defence")
-        )  # fmt: skip
-    result = magic.cast_spell(
-        roller, _caster(data, caster_fig),
-        magic.Spell(str(spell["key"]), int(spell.get("focus", 0))), options(settings),
-        grade=grade, distance=distance, modifier=int(params.get("modifier", 0)), defence=defence,
+    out = magic.resolve_cast(
+        roller, _caster(data, caster), magic.Spell(str(spell["key"]), int(spell.get("focus", 0))),
+        _effect(spell), options(settings), target=target, distance=int(params.get("distance", 0)),
+        grade=params.get("grade") or None, modifier=int(params.get("modifier", 0)),
     )  # fmt: skip
-    if not result.ok:
-        raise CombatError(
-            N_("Not possible: %(reason)s"), reason=CAST_PROBLEMS.get(result.error or "", "")
-        )
-    assert result.wirkprobe is not None
+    if not out.ok:
+        raise _refusal(out)
     data["focus"] = None
     report.changed.add(pid)
-    report.involved.add(pid)
-    if target is not None:
-        report.involved.add(target.id)
+    report.involved |= {pid} | ({target.id} if target else set())
     state["turn_actions"]["casts"] = int(state["turn_actions"].get("casts", 0)) + 1
-    where = "Berührung" if distance == "beruehrung" else f"{distance} Schritt"
-    details = [
-        f"Wirkprobe ({spell['name']}, Güteklasse {result.grade}, {where}): "
-        f"{result.wirkprobe.describe()}"
-    ]
-    if result.focus_used:
-        bonus = f", +{result.focus_bonus} QS" if result.focus_bonus else ""
-        details.append(f"Fokus {result.focus_used}{bonus}")
-    dice = [d.as_dict() for d in result.wirkprobe.rolls]
-    if result.defence is not None and target is not None:
-        details.append(f"Verteidigung (Magiekunde): {result.defence.describe()}")
-        dice += [d.as_dict() for d in result.defence.rolls]
-        target = target.evolve(reactions_left=target.reactions_left - 1)
-    damage = 0
-    hit: tuple[Figure, Figure] | None = None
-    if result.success and target is not None:
-        before = _get(state, target.id)
-        opts = options(settings)
-        changes: list[Change] = []
-        die = int(spell.get("schaden_w", 0))
-        if die:
-            roll = roll_dice(roller, max(1, result.qs), die)
-            dice.append(roll.as_dict())
-            damage = hh.typed_damage(
-                list(roll.faces), int(spell.get("schaden_bonus", 0)), target.rs,
-                kind=str(spell.get("schadensart", "normal")), damage_type="magie",
-                resistances=target.resistances,
-            )  # fmt: skip
-            details.append(f"Schaden QS {result.qs}: {roll.describe()} = {damage}")
-            out = hh.apply_damage(roller, target, damage, opts, source=str(spell["name"]))
-            target = out.figure
-            changes += [c for c in out.changes if c.kind != "lp"]
-            dice += [d.as_dict() for d in out.all_rolls]
-        if spell.get("zustand"):
-            out = hh.apply_condition(roller, target, Zustand(str(spell["zustand"])), opts)
-            target = out.figure
-            changes += out.changes
-            dice += [d.as_dict() for d in out.all_rolls]
-        details += describe_changes(state, changes)
-        _put(state, target, report)
-        hit = (before, target)
-    elif target is not None:
-        _put(state, target, report)
-    caster_after = caster_fig
-    if result.kontrollverlust is not None:
-        caster_after, more, rolls = _kontrollverlust(
-            state, caster_fig, result.kontrollverlust, roller, settings
-        )
-        details += more
-        dice += rolls
-        _put(state, caster_after, report)
-    if target is None:
-        headline = (
-            N_("%(name)s casts %(spell)s.")
-            if result.success
-            else N_("%(name)s fails to cast %(spell)s.")
-        )
-    elif result.success:
-        headline = N_("%(name)s casts %(spell)s on %(target)s.")
-    else:
-        headline = N_("%(name)s casts %(spell)s on %(target)s without effect.")
+    details = _cast_details(state, spell, out)
+    if out.target is not None:
+        _put(state, out.target, report)
+    if out.kontrollverlust is not None:
+        _put(state, out.kontrollverlust.figure, report)
     entry = report.add(
-        headline,
-        details,
-        name=caster_fig.name,
-        spell=spell["name"],
-        target=target.name if target else "",
-        damage=damage,
-    )
-    entry.dice = dice
-    if hit is not None:
-        _interrupt(state, *hit, roller, report, settings)
+        _cast_headline(out), details, name=caster.name, spell=spell["name"],
+        target=target.name if target else "", damage=out.damage,
+    )  # fmt: skip
+    entry.dice = [d.as_dict() for d in out.rolls]
+    if out.success and target is not None and out.target is not None:
+        _interrupt(state, target, out.target, roller, report, settings)
 
 
 class HhRules(Common):

@@ -27,11 +27,12 @@ from typing import Literal
 
 from app.rules.dice import DieRoll, Roller, roll_dice
 from app.rules.hh.conditions import modifier_for
-from app.rules.hh.damage import damage
+from app.rules.hh.damage import damage, typed_damage
+from app.rules.hh.life import apply_condition, apply_damage
 from app.rules.hh.opposed import OpposedResult, evaluate_opposed
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.probe import ProbeResult, roll_probe
-from app.rules.hh.state import Change, Figure
+from app.rules.hh.state import Change, Figure, Zustand
 from app.rules.hh.tables import TableEntry, table_entry
 
 Grade = Literal["C", "B", "A", "S"]
@@ -452,4 +453,205 @@ def cast_spell(
         focus_after=None,
         kontrollverlust=loss,
         changes=loss.changes if loss else (),
+    )
+
+
+# --- a spell in combat ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SpellEffect:
+    """What a spell does to its target (a stat block's ``zauber`` entry, hh.md §9).
+
+    ``range`` in Schritt, 0 = Berührung; on success ``damage_die`` > 0 deals QS × W
+    ``damage_die`` + ``damage_bonus`` per die of ``damage_kind`` as magic damage, and
+    ``condition`` is given; ``defended``: the target may defend with Magiekunde.
+    """
+
+    name: str
+    range: int = 0
+    damage_die: int = 0
+    damage_bonus: int = 0
+    damage_kind: str = "normal"
+    condition: str = ""
+    defended: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Booked:
+    """A figure after something was booked on it: its changes and the dice of the booking."""
+
+    figure: Figure
+    changes: tuple[Change, ...] = ()
+    rolls: tuple[DieRoll, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SpellOutcome:
+    """A spell cast in combat (:func:`resolve_cast`).
+
+    ``error`` (with ``params``) when it could not be cast: nothing was rolled, nothing
+    changed. Codes besides :func:`check_cast`'s: ``self_target``, ``target_dead``,
+    ``beyond_spell_range`` (``range``), ``unknown_grade``.
+
+    Otherwise ``cast`` is the Wirkprobe's result; ``target`` the target after its defence
+    (one Reaktion), the damage (``damage``, rolled as ``damage_roll``) and the condition,
+    with ``target_changes`` (its LP change left out: ``damage`` says it); ``caster`` the
+    caster after a Kontrollverlust (``kontrollverlust``: what was booked on it). ``rolls``
+    are the dice in the order they are shown: Wirkprobe, defence, damage and its
+    consequences, condition, Kontrollverlust.
+    """
+
+    effect: SpellEffect
+    distance: Distance = 0
+    error: str | None = None
+    params: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    cast: CastResult | None = None
+    caster: Figure | None = None
+    target: Figure | None = None
+    damage: int = 0
+    damage_roll: DieRoll | None = None
+    target_changes: tuple[Change, ...] = ()
+    kontrollverlust: Booked | None = None
+    rolls: tuple[DieRoll, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def success(self) -> bool:
+        return self.cast is not None and self.cast.success
+
+
+def _refused(effect: SpellEffect, code: str, **params: object) -> SpellOutcome:
+    return SpellOutcome(effect, error=code, params=MappingProxyType(params))
+
+
+def magic_defence(target: Figure) -> int:
+    """A target's defence against a spell: Magiekunde − BE + its conditions' modifiers."""
+    return (
+        target.skill("Magiekunde") - target.be
+        + modifier_for(target.conditions, "magical", "defence")
+    )  # fmt: skip
+
+
+def spell_distance(effect: SpellEffect, distance: int) -> Distance | None:
+    """Berührung for a spell of range 0, else ``distance``; ``None`` beyond the spell's range."""
+    if effect.range == 0:
+        return "beruehrung"
+    return distance if distance <= effect.range else None
+
+
+def book_kontrollverlust(
+    roller: Roller,
+    caster: Figure,
+    loss: KontrollverlustResult,
+    options: RuleOptions = DEFAULT_OPTIONS,
+) -> Booked:
+    """Book a Kontrollverlust on the caster: its damage (already after RS) and conditions."""
+    changes: list[Change] = []
+    rolls: list[DieRoll] = []
+    fig = caster
+    for c in loss.changes:
+        if c.kind in ("lp", "wp"):
+            out = apply_damage(
+                roller, fig, -c.amount, options, resource="LP" if c.kind == "lp" else "WP",
+                source=loss.entry.name,
+            )  # fmt: skip
+            fig, changes, rolls = out.figure, [*changes, *out.changes], [*rolls, *out.all_rolls]
+    for grant in loss.entry.effect.conditions:
+        if grant.target != "caster":
+            continue
+        z = Zustand(grant.condition, grant.resource, grant.cause, grant.probe_skill)
+        out = apply_condition(roller, fig, z, options)
+        fig, changes, rolls = out.figure, [*changes, *out.changes], [*rolls, *out.all_rolls]
+    return Booked(fig, tuple(changes), tuple(rolls))
+
+
+def _hit(
+    roller: Roller, target: Figure, effect: SpellEffect, qs: int, options: RuleOptions
+) -> tuple[Booked, int, DieRoll | None]:
+    """A successful spell on its target: damage QS × W, then its condition."""
+    changes: list[Change] = []
+    rolls: list[DieRoll] = []
+    amount = 0
+    roll: DieRoll | None = None
+    if effect.damage_die:
+        roll = roll_dice(roller, max(1, qs), effect.damage_die)
+        amount = typed_damage(
+            list(roll.faces), effect.damage_bonus, target.rs, kind=effect.damage_kind,
+            damage_type="magie", resistances=target.resistances,
+        )  # fmt: skip
+        out = apply_damage(roller, target, amount, options, source=effect.name)
+        target = out.figure
+        changes += [c for c in out.changes if c.kind != "lp"]
+        rolls += [roll, *out.all_rolls]
+    if effect.condition:
+        out = apply_condition(roller, target, Zustand(effect.condition), options)
+        target = out.figure
+        changes += out.changes
+        rolls += out.all_rolls
+    return Booked(target, tuple(changes), tuple(rolls)), amount, roll
+
+
+def resolve_cast(
+    roller: Roller,
+    caster: Caster,
+    spell: Spell,
+    effect: SpellEffect,
+    options: RuleOptions = DEFAULT_OPTIONS,
+    *,
+    target: Figure | None = None,
+    distance: int = 0,
+    grade: str | None = None,
+    modifier: int = 0,
+) -> SpellOutcome:
+    """Zauber wirken in combat: validate, :func:`cast_spell`, then book what it did.
+
+    A target defends with :func:`magic_defence` (one Reaktion) if the spell is
+    ``defended``, it is not cast at Berührung and the target can react. On success the
+    damage and the condition are booked on the target; a Patzer's Kontrollverlust on the
+    caster. The focus is spent in any case (the caller drops it).
+    """
+    if target is not None and target.id == caster.figure.id:
+        return _refused(effect, "self_target")
+    if target is not None and target.dead:
+        return _refused(effect, "target_dead", name=target.name)
+    where = spell_distance(effect, distance)
+    if where is None:
+        return _refused(effect, "beyond_spell_range", range=effect.range)
+    known_grade = next((g for g in GRADES if g == grade), None)
+    if grade is not None and known_grade is None:
+        return _refused(effect, "unknown_grade")
+    defends = target is not None and effect.defended and where != "beruehrung" and target.can_react
+    result = cast_spell(
+        roller, caster, spell, options, grade=known_grade, distance=where, modifier=modifier,
+        defence=magic_defence(target) if defends and target is not None else None,
+    )  # fmt: skip
+    if not result.ok:
+        return SpellOutcome(effect, where, result.error, result.params)
+    assert result.wirkprobe is not None
+    rolls = [*result.wirkprobe.rolls, *(result.defence.rolls if result.defence else ())]
+    if result.defence is not None and target is not None:
+        target = target.evolve(reactions_left=target.reactions_left - 1)
+    hit, amount, damage_roll = Booked(target) if target else None, 0, None
+    if result.success and target is not None:
+        hit, amount, damage_roll = _hit(roller, target, effect, result.qs, options)
+        rolls += hit.rolls
+    booked = None
+    if result.kontrollverlust is not None:
+        booked = book_kontrollverlust(roller, caster.figure, result.kontrollverlust, options)
+        rolls += [*result.kontrollverlust.rolls, *booked.rolls]
+    return SpellOutcome(
+        effect,
+        where,
+        cast=result,
+        caster=booked.figure if booked else caster.figure,
+        target=hit.figure if hit else None,
+        damage=amount,
+        damage_roll=damage_roll,
+        target_changes=hit.changes if hit else (),
+        kontrollverlust=booked,
+        rolls=tuple(rolls),
     )
