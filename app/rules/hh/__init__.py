@@ -41,8 +41,9 @@ Public API (magic, rests, inventory and detail rules), as submodules and their m
 
 - :mod:`magic` (§9): ``cast_spell(roller, caster, spell, options, ...) -> CastResult``,
   ``resolve_cast`` (a spell in combat: defence, damage, condition, Kontrollverlust booked
-  -> ``SpellOutcome``), ``interrupt`` (Kontrollprobe), ``roll_kontrollverlust``, ``add_focus``, ``range_modifier``,
-  ``check_cast``; :class:`Caster`, :class:`Spell`, :class:`KnownSpell`, :class:`Focus`.
+  -> ``SpellOutcome``), ``interrupt`` (Kontrollprobe), ``roll_kontrollverlust``,
+  ``add_focus``, ``range_modifier``, ``check_cast``; :class:`Caster`, :class:`Spell`,
+  :class:`KnownSpell`, :class:`Focus`.
 - :mod:`rest` (§10): ``short_rest``, ``long_rest``, ``check_rest``.
 - :mod:`inventory` (§11): ``rucksack_capacity``, ``rucksack_load``, ``check_rucksack_add``,
   ``check_equip``, ``inventory_state``, ``retrieve_from_rucksack``, ``SLOTS``.
