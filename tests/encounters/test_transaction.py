@@ -1,6 +1,9 @@
-"""One combat action writes the encounter row once; a refused one writes nothing."""
+"""One combat action writes the encounter row once; a refused one writes nothing;
+concurrent ones run one after the other."""
 
 from __future__ import annotations
+
+import asyncio
 
 from fastapi import FastAPI
 from sqlalchemy import func, select
@@ -59,3 +62,26 @@ async def test_a_refused_html_action_saves_nothing(
     assert r.status_code == 409
     assert await fight.view(fight.gm) == before
     assert await _events(app, fight) == events
+
+
+async def test_concurrent_actions_are_applied_one_after_the_other(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The row is locked when an action loads it: a second action waits and then works on
+    the new state (no lost update, no deadlock between the log and the row)."""
+    fight, pids = await hh_fight(make_client, app)
+    script(app, *[5] * 20)
+    before, events = await fight.view(fight.gm), await _events(app, fight)
+    gm2 = make_client()
+    gm2.cookies = fight.gm.cookies
+    goblin = {"participant": pids["Goblin 1"], "reason": "Falle"}
+    answers = await asyncio.gather(
+        fight.gm.post(f"{fight.base}/actions/adjust", json={**goblin, "delta": -1}),
+        gm2.post(f"{fight.base}/actions/adjust", json={**goblin, "delta": -2}),
+    )
+    assert [r.status_code for r in answers] == [200, 200], [r.text for r in answers]
+    after = await fight.view(fight.gm)
+    assert after["version"] == before["version"] + 2
+    assert await _events(app, fight) == events + 2
+    lp = {p["name"]: p["points"] for p in after["participants"]}
+    assert lp["Goblin 1"] == "9/12 LP"
