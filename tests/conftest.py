@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import httpx
+import hypothesis
 import psycopg
 import pytest
 from fastapi import FastAPI
@@ -26,6 +27,10 @@ from app.migrate import upgrade
 from app.models import Base
 
 ROOT = Path(__file__).resolve().parents[1]
+# Property tests check results, not speed: no per-example deadline (a loaded CI machine
+# would otherwise fail them at random).
+hypothesis.settings.register_profile("tafelrunde", deadline=None)
+hypothesis.settings.load_profile("tafelrunde")
 PASSWORD = "correct horse battery staple"
 CHEAP_ARGON2 = {"TAFELRUNDE_ARGON2_TIME_COST": "1", "TAFELRUNDE_ARGON2_MEMORY_KIB": "8192"}
 
