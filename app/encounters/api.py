@@ -5,12 +5,12 @@ Every response is the caller's view (hidden participants and NSC LP left out for
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from app.encounters import actions, service, views
+from app.encounters import actions, foresight, service, views
 from app.encounters.models import BestiaryEntry, Encounter
 from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
 
@@ -229,6 +229,24 @@ async def remove_participant(
     campaign_id: int, encounter_id: int, participant_id: int, session: Session, user: CurrentUser
 ) -> None:
     await service.remove_participant(session, user, campaign_id, encounter_id, participant_id)
+
+
+class ForecastIn(BaseModel):
+    actor_id: str = Field(max_length=20)
+    action: Literal["attack"] = "attack"
+    target_id: str = Field(max_length=20)
+    options: dict[str, Any] = Field(default_factory=dict, max_length=20)
+    assume: Literal["defends", "no_reaction"] | None = None
+
+
+@router.post("/encounters/{encounter_id}/forecast")
+async def forecast(
+    campaign_id: int, encounter_id: int, body: ForecastIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """The exact odds of an attack before anyone rolls; changes nothing (issue 18)."""
+    req = foresight.ForecastRequest(body.actor_id, body.target_id, body.options, body.assume)
+    result = await foresight.forecast(session, user, campaign_id, encounter_id, req)
+    return foresight.as_json(result, body.assume)
 
 
 @router.post("/encounters/{encounter_id}/actions/{action}")

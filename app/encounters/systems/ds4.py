@@ -19,10 +19,11 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.systems.protocol import Common
+from app.encounters.systems.protocol import Common, Forecast
 from app.i18n import N_
 from app.rules import ds4
 from app.rules.dice import Roller
+from app.rules.ds4 import forecast as ds4_forecast
 
 CONDITIONS = ("liegend",)
 KINDS = {"schlagen": ds4.AttackKind.SCHLAGEN, "schiessen": ds4.AttackKind.SCHIESSEN,
@@ -176,18 +177,10 @@ def _fighter(data: dict[str, Any]) -> ds4.Fighter:
     )
 
 
-def attack(
-    state: State,
-    attacker_id: str,
-    target_id: str,
-    params: dict[str, Any],
-    roller: Roller,
-    report: Report,
-    settings: dict[str, Any],
-    *,
-    target_owner: int | None,
-) -> None:
-    """Schlagen, Schießen or Zielzauber; the target's Abwehr is rolled automatically."""
+def _attack_inputs(
+    state: State, attacker_id: str, target_id: str, params: dict[str, Any]
+) -> tuple[ds4.Fighter, ds4.Weapon | None, ds4.AttackKind, ds4.AttackModifiers]:
+    """The attacker, weapon, kind and modifiers of an attack; refusals first."""
     if attacker_id == target_id:
         raise CombatError(N_("A figure cannot attack itself."))
     a, t = figure(state, attacker_id), figure(state, target_id)
@@ -220,6 +213,48 @@ def attack(
         position=position,
         extra=extra,
     )
+    return attacker, weapon, kind, mods
+
+
+#: What an attack's forecast needs of a target whose values the caller may not know.
+UNKNOWN_TARGET = ("Abwehr", "LK", "KÖR")
+
+
+def forecast(
+    state: State,
+    attacker_id: str,
+    target_id: str,
+    params: dict[str, Any],
+    settings: dict[str, Any],
+    *,
+    known: bool,
+    defends: bool | None,
+) -> Forecast:
+    """The exact odds of :func:`attack` with these inputs (the Abwehr is automatic)."""
+    attacker, weapon, kind, mods = _attack_inputs(state, attacker_id, target_id, params)
+    p_attack = ds4_forecast.attack_success(attacker, kind, mods)
+    if not known:
+        return Forecast(p_attack, None, UNKNOWN_TARGET)
+    target = _fighter(figure(state, target_id))
+    return Forecast(
+        p_attack, ds4_forecast.forecast_attack(attacker, target, weapon, kind, mods), ()
+    )
+
+
+def attack(
+    state: State,
+    attacker_id: str,
+    target_id: str,
+    params: dict[str, Any],
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+    *,
+    target_owner: int | None,
+) -> None:
+    """Schlagen, Schießen or Zielzauber; the target's Abwehr is rolled automatically."""
+    a, t = figure(state, attacker_id), figure(state, target_id)
+    attacker, weapon, kind, mods = _attack_inputs(state, attacker_id, target_id, params)
     out = ds4.attack(roller, attacker, _fighter(t), weapon, kind, mods)
     report.involved |= {attacker_id, target_id}
     label = {"schlagen": "Schlagen", "schiessen": "Schießen", "zielzauber": "Zielzauber"}[
@@ -354,6 +389,7 @@ class Ds4Rules(Common):
     add_figure = staticmethod(add_figure)
     advance = staticmethod(advance)
     attack = staticmethod(attack)
+    forecast = staticmethod(forecast)
     respond = staticmethod(respond)
     add_condition = staticmethod(add_condition)
     remove_condition = staticmethod(remove_condition)

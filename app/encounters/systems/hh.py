@@ -22,10 +22,11 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.systems.protocol import Common, Offers
+from app.encounters.systems.protocol import Common, Forecast, Offers
 from app.i18n import N_
 from app.rules import hh
 from app.rules.dice import Roller
+from app.rules.hh import forecast as hh_forecast
 from app.rules.hh import magic
 from app.rules.hh.attack import attack_target
 from app.rules.hh.luck import check_luck
@@ -343,6 +344,51 @@ def _spec_json(spec: hh.AttackSpec) -> dict[str, Any]:
     }
 
 
+def _attack_inputs(
+    state: State, attacker_id: str, target_id: str, params: dict[str, Any]
+) -> tuple[Figure, Figure, hh.AttackSpec, tuple[int, int]]:
+    """Both figures, the spec and the attack Probe's (value, modifier); refusals first."""
+    if attacker_id == target_id:
+        raise CombatError(N_("A figure cannot attack itself."))
+    attacker = _get(state, attacker_id)
+    target = _get(state, target_id)
+    if not attacker.can_act:
+        raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
+    if target.dead:
+        raise CombatError(N_("%(name)s is already dead."), name=target.name)
+    spec = _spec(state["figures"][attacker_id], params)
+    try:
+        return attacker, target, spec, attack_target(attacker, spec)
+    except ValueError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+
+
+#: What an attack's forecast needs of a target whose values the caller may not know.
+UNKNOWN_TARGET = ("Verteidigung", "RS", "LP", "Resistenzen", "Unbeugsamkeit")
+
+
+def forecast(
+    state: State,
+    attacker_id: str,
+    target_id: str,
+    params: dict[str, Any],
+    settings: dict[str, Any],
+    *,
+    known: bool,
+    defends: bool | None,
+) -> Forecast:
+    """The exact odds of :func:`attack` (and the defender's answer) with these inputs."""
+    attacker, target, spec, (value, modifier) = _attack_inputs(
+        state, attacker_id, target_id, params
+    )
+    p_attack = hh_forecast.probe_success(value, modifier)
+    if not known:
+        return Forecast(p_attack, None, UNKNOWN_TARGET)
+    if defends is not None:
+        spec = replace(spec, defend=defends)
+    return Forecast(p_attack, hh_forecast.forecast_attack(attacker, target, spec), ())
+
+
 def attack(
     state: State,
     attacker_id: str,
@@ -355,19 +401,9 @@ def attack(
     target_owner: int | None,
 ) -> None:
     """Declare and roll the attack; a hit the target can defend waits for its answer."""
-    if attacker_id == target_id:
-        raise CombatError(N_("A figure cannot attack itself."))
-    attacker = _get(state, attacker_id)
-    target = _get(state, target_id)
-    if not attacker.can_act:
-        raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
-    if target.dead:
-        raise CombatError(N_("%(name)s is already dead."), name=target.name)
-    spec = _spec(state["figures"][attacker_id], params)
-    try:
-        value, modifier = attack_target(attacker, spec)
-    except ValueError as exc:
-        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    attacker, target, spec, (value, modifier) = _attack_inputs(
+        state, attacker_id, target_id, params
+    )
     probe = hh.roll_probe(roller, value, modifier)
     report.involved |= {attacker_id, target_id}
     entry = report.add(
@@ -887,6 +923,7 @@ class HhRules(Common):
     add_figure = staticmethod(add_figure)
     advance = staticmethod(advance)
     attack = staticmethod(attack)
+    forecast = staticmethod(forecast)
     respond = staticmethod(respond)
     add_condition = staticmethod(add_condition)
     remove_condition = staticmethod(remove_condition)

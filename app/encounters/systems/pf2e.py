@@ -13,6 +13,7 @@ rolls and Unvorbereitet.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -24,12 +25,13 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.systems.protocol import Common, Offers
+from app.encounters.systems.protocol import Common, Forecast, Offers
 from app.i18n import N_
 from app.rules import pf2e
 from app.rules.dice import Roller
 from app.rules.expression import ExpressionError, parse
 from app.rules.pf2e import Modifier, Statistic
+from app.rules.pf2e import forecast as pf2e_forecast
 
 CONDITIONS = ("verängstigt", "kränkelnd", "unvorbereitet", "liegend", "anhaltender Schaden")
 VALUED = ("verängstigt", "kränkelnd")
@@ -234,21 +236,23 @@ def _strength_bonus(strike: dict[str, Any]) -> tuple[Modifier, ...]:
     return () if bonus is None else (bonus,)
 
 
-def attack(
-    state: State,
-    attacker_id: str,
-    target_id: str,
-    params: dict[str, Any],
-    roller: Roller,
-    report: Report,
-    settings: dict[str, Any],
-    *,
-    target_owner: int | None,
-) -> None:
-    """A Strike: MAP counted per turn of the attacker, range penalty, against the RK."""
+@dataclass(frozen=True, slots=True)
+class _StrikeInputs:
+    attack: Statistic
+    damage: str
+    attack_number: int
+    own_turn: bool
+    options: dict[str, Any]
+
+
+def _strike_inputs(
+    state: State, attacker_id: str, target_id: str, params: dict[str, Any]
+) -> _StrikeInputs:
+    """What a Strike passes to the engine besides the roller, the RK and secrecy."""
     if attacker_id == target_id:
         raise CombatError(N_("A figure cannot attack itself."))
-    a, t = figure(state, attacker_id), figure(state, target_id)
+    a = figure(state, attacker_id)
+    figure(state, target_id)
     if defeated(a):
         raise CombatError(N_("%(name)s cannot act now."), name=a["name"])
     strikes = a.get("angriffe", [])
@@ -262,25 +266,78 @@ def attack(
     extra = list(_status_penalties(a))
     if a.get("conditions", {}).get("liegend"):
         extra.append(Modifier("Liegend", "circumstance", -2))
-    if int(params.get("modifier", 0)):
-        extra.append(Modifier("SL", "circumstance", int(params["modifier"])))
-    distance = params.get("distance")
-    ranged = bool(strike.get("fernkampf"))
+    try:
+        if int(params.get("modifier", 0)):
+            extra.append(Modifier("SL", "circumstance", int(params["modifier"])))
+        distance = params.get("distance")
+        ranged = bool(strike.get("fernkampf"))
+        options: dict[str, Any] = {
+            "attack_number": number,
+            "agile": bool(strike.get("agil")),
+            "own_turn": own_turn,
+            "distance_m": float(distance) if ranged and distance not in (None, "") else None,
+            "range_increment_m": float(strike.get("entfernung") or 0) or None if ranged else None,
+            "extra": extra,
+            "damage_bonuses": _strength_bonus(strike),
+        }
+    except ValueError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    attack = Statistic(strike["name"], (Modifier("Angriff", "untyped", int(strike["bonus"])),))
+    return _StrikeInputs(attack, str(strike["schaden"]), number, own_turn, options)
+
+
+#: What a Strike's forecast needs of a target whose values the caller may not know.
+UNKNOWN_TARGET = ("RK", "TP")
+
+
+def forecast(
+    state: State,
+    attacker_id: str,
+    target_id: str,
+    params: dict[str, Any],
+    settings: dict[str, Any],
+    *,
+    known: bool,
+    defends: bool | None,
+) -> Forecast:
+    """The exact odds of :func:`attack` with these inputs. Without the target's RK not even
+    the attack roll's chance is known (it is a roll against the RK)."""
+    inputs = _strike_inputs(state, attacker_id, target_id, params)
+    if not known:
+        return Forecast(None, None, UNKNOWN_TARGET)
+    t = figure(state, target_id)
+    try:
+        outcome = pf2e_forecast.forecast_strike(
+            inputs.attack, effective_ac(t), inputs.damage, target_hp=int(t["hp"]),
+            target_dies_at_zero=bool(t.get("npc")), **inputs.options,
+        )  # fmt: skip
+    except pf2e.Pf2eError as exc:
+        raise CombatError(exc.message, **exc.params) from None
+    except (ExpressionError, ValueError) as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    return Forecast(outcome.p_hit, outcome, ())
+
+
+def attack(
+    state: State,
+    attacker_id: str,
+    target_id: str,
+    params: dict[str, Any],
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+    *,
+    target_owner: int | None,
+) -> None:
+    """A Strike: MAP counted per turn of the attacker, range penalty, against the RK."""
+    a, t = figure(state, attacker_id), figure(state, target_id)
+    inputs = _strike_inputs(state, attacker_id, target_id, params)
+    number, own_turn = inputs.attack_number, inputs.own_turn
     try:
         result = pf2e.strike(
-            roller,
-            Statistic(strike["name"], (Modifier("Angriff", "untyped", int(strike["bonus"])),)),
-            effective_ac(t),
-            strike["schaden"],
-            attack_number=number,
-            agile=bool(strike.get("agil")),
-            own_turn=own_turn,
-            distance_m=float(distance) if ranged and distance not in (None, "") else None,
-            range_increment_m=float(strike.get("entfernung") or 0) or None if ranged else None,
-            extra=extra,
-            secret=bool(params.get("secret", False)),
-            damage_bonuses=_strength_bonus(strike),
-        )
+            roller, inputs.attack, effective_ac(t), inputs.damage,
+            **inputs.options, secret=bool(params.get("secret", False)),
+        )  # fmt: skip
     except pf2e.Pf2eError as exc:
         raise CombatError(exc.message, **exc.params) from None
     except (ExpressionError, ValueError) as exc:
@@ -461,6 +518,7 @@ class Pf2eRules(Common):
     add_figure = staticmethod(add_figure)
     advance = staticmethod(advance)
     attack = staticmethod(attack)
+    forecast = staticmethod(forecast)
     respond = staticmethod(respond)
     add_condition = staticmethod(add_condition)
     remove_condition = staticmethod(remove_condition)

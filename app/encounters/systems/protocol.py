@@ -10,12 +10,15 @@ Templates show what a system offers through ``partials`` (slot → template).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Protocol, TypedDict
 
 from app.encounters.combat import CombatError, Report, State
 from app.i18n import N_
 from app.rules.dice import Roller
+from app.rules.odds import ActionForecast
 
 Settings = dict[str, Any]
 
@@ -26,6 +29,21 @@ class Offers(TypedDict):
     strikes: list[dict[str, Any]]
     maneuvers: list[tuple[str, str]]
     spells: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Forecast:
+    """The odds of an attack for one caller, before anyone rolls (issue 18).
+
+    ``p_attack`` is the chance of the attack roll itself (it uses only the attacker's own
+    values); ``outcome`` the whole chain, or ``None`` when the caller may not know the
+    target's values, which ``unknown`` then names. ``None`` for ``p_attack`` means even the
+    attack roll depends on a value the caller may not know (PF2e: the target's RK).
+    """
+
+    p_attack: Fraction | None
+    outcome: ActionForecast | None
+    unknown: tuple[str, ...]
 
 
 class CombatRules(Protocol):
@@ -70,6 +88,14 @@ class CombatRules(Protocol):
         self, state: State, attacker_id: str, target_id: str, params: dict[str, Any],
         roller: Roller, report: Report, settings: Settings, *, target_owner: int | None,
     ) -> None: ...  # fmt: skip
+
+    def forecast(
+        self, state: State, attacker_id: str, target_id: str, params: dict[str, Any],
+        settings: Settings, *, known: bool, defends: bool | None,
+    ) -> Forecast:  # fmt: skip
+        """The odds of ``attack`` with the same inputs, without rolling or changing
+        anything. ``known``: the caller may know the target's values; ``defends``: assume
+        the target defends (``None``: as it would, with a reaction if one is left)."""
 
     def respond(
         self, state: State, choice: str, roller: Roller, report: Report, settings: Settings

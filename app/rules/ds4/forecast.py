@@ -20,6 +20,7 @@ from app.rules.ds4.check import (
     IMMERSIEG_MAX,
     PATZER_MIN,
     CheckResult,
+    check_odds,
     dice_needed,
     evaluate_check,
     final_pw,
@@ -56,6 +57,25 @@ def _outcomes(pw: int, immersieg_max: int, patzer_min: int) -> tuple[tuple[Check
     return tuple(groups.values())
 
 
+def attack_pw(attacker: Fighter, kind: AttackKind, modifiers: AttackModifiers) -> int:
+    """The attack's PW as :func:`app.rules.ds4.combat.attack` computes it."""
+    mods = attack_modifiers(kind, modifiers, attacker_prone=attacker.prone)
+    return final_pw(attacker.attack_value(kind), mods)[0]
+
+
+def attack_success(
+    attacker: Fighter,
+    kind: AttackKind,
+    modifiers: AttackModifiers,
+    *,
+    immersieg_max: int = IMMERSIEG_MAX,
+    patzer_min: int = PATZER_MIN,
+) -> Fraction:
+    """The exact chance that the attack check itself succeeds (whatever the target)."""
+    pw = attack_pw(attacker, kind, modifiers)
+    return check_odds(pw, immersieg_max=immersieg_max, patzer_min=patzer_min).success
+
+
 def forecast_attack(
     attacker: Fighter,
     target: Fighter,
@@ -68,8 +88,7 @@ def forecast_attack(
 ) -> ActionForecast:
     """The exact outcome distribution of :func:`app.rules.ds4.combat.attack`."""
     mods = modifiers or AttackModifiers()
-    att_mods = attack_modifiers(kind, mods, attacker_prone=attacker.prone)
-    att_pw, _ = final_pw(attacker.attack_value(kind), att_mods)
+    att_pw = attack_pw(attacker, kind, mods)
     abw_pw, _ = final_pw(target.abwehr, abwehr_modifiers(target, weapon, kind, mods))
     attacks = _outcomes(att_pw, immersieg_max, patzer_min)
     abwehr = _outcomes(abw_pw, immersieg_max, patzer_min)

@@ -63,6 +63,12 @@ class _Scenario:
     tables: tuple[tuple[str, int], ...]
 
 
+def probe_success(value: int, modifier: int) -> Fraction:
+    """The exact chance that a Probe against ``value`` + ``modifier`` succeeds."""
+    wins = sum(count for result, count in _probe_classes(value, modifier) if result.success)
+    return Fraction(wins, SIDES**2)
+
+
 def _classes(value: int, modifier: int) -> list[tuple[ProbeResult, int]]:
     """The distinct outcomes of a Probe over all 100 face pairs, with their counts."""
     return list(_probe_classes(value, modifier))

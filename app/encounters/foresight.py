@@ -1,0 +1,92 @@
+"""The odds of an attack before anyone rolls, for the member who asks (issue 18).
+
+A read-only use case: it loads the running encounter, checks that the caller may act with
+the attacker, and asks the rule system for the forecast with what the caller may know. A
+player may know the values of player characters (their sheets are open to the group), not
+those of an NSC or monster: for those the forecast names the unknown values and shows at
+most the chance of the attack roll itself, so no probability can leak a hidden value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.accounts.models import User
+from app.campaigns.permissions import Action
+from app.encounters.combat import CombatError
+from app.encounters.service import Loaded, combat_error, load, owns
+from app.encounters.systems import system
+from app.encounters.systems.protocol import Forecast
+from app.errors import Conflict, Forbidden, ValidationFailed
+from app.i18n import _
+
+Assumption = Literal["defends", "no_reaction"]
+ASSUMPTIONS: tuple[str, ...] = ("defends", "no_reaction")
+
+
+@dataclass(frozen=True, slots=True)
+class ForecastRequest:
+    actor_id: str
+    target_id: str
+    options: dict[str, Any]
+    #: How the defender answers; ``None``: as it would (with a reaction if one is left).
+    assume: Assumption | None = None
+
+
+def _may_know(loaded: Loaded, target_id: str) -> bool:
+    """The GM knows every value; others those of player characters (open sheets)."""
+    figure = loaded.encounter.state["figures"][target_id]
+    return loaded.viewer.is_gm or figure.get("owner") is not None
+
+
+async def forecast(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int, req: ForecastRequest
+) -> Forecast:
+    loaded = await load(session, user, campaign_id, encounter_id, Action.act_in_combat)
+    state = loaded.encounter.state
+    if loaded.encounter.status != "running":
+        raise Conflict(_("This encounter is not running."))
+    figures = state.get("figures", {})
+    hidden = set() if loaded.viewer.is_gm else loaded.hidden
+    for field, pid in (("actor_id", req.actor_id), ("target_id", req.target_id)):
+        if pid not in figures or pid in hidden:
+            raise ValidationFailed({field: _("This participant is not in the combat.")})
+    if not loaded.viewer.is_gm and not owns(loaded, req.actor_id):
+        raise Forbidden(_("You can only act with your own character."))
+    defends = None if req.assume is None else req.assume == "defends"
+    try:
+        return system(loaded.campaign.system).forecast(
+            state, req.actor_id, req.target_id, req.options, loaded.encounter.settings,
+            known=_may_know(loaded, req.target_id), defends=defends,
+        )  # fmt: skip
+    except CombatError as exc:
+        raise combat_error(exc) from None
+
+
+def _number(p: Fraction | None) -> float | None:
+    return None if p is None else float(p)
+
+
+def as_json(result: Forecast, assume: Assumption | None) -> dict[str, Any]:
+    """The stable JSON shape of ``POST …/forecast`` (probabilities as floats)."""
+    out = result.outcome
+    defends = out.defends if out is not None else None
+    return {
+        "p_attack": _number(result.p_attack),
+        "p_hit": _number(out.p_hit if out else None),
+        "p_crit": _number(out.p_crit if out else None),
+        "p_fumble": _number(out.p_fumble if out else None),
+        "damage": {str(v): float(p) for v, p in out.damage.items()} if out else None,
+        "expected_damage": _number(out.expected_damage if out else None),
+        "p_target_down": _number(out.p_down if out else None),
+        "p_target_dead": _number(out.p_dead if out else None),
+        "unknown": list(result.unknown),
+        "assumptions": {
+            "defender": assume
+            or (None if defends is None else ("defends" if defends else "no_reaction"))
+        },
+    }
