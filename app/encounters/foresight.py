@@ -90,3 +90,40 @@ def as_json(result: Forecast, assume: Assumption | None) -> dict[str, Any]:
             or (None if defends is None else ("defends" if defends else "no_reaction"))
         },
     }
+
+
+def _percent(p: Fraction) -> str:
+    return f"{float(p) * 100:.0f} %"
+
+
+#: Form fields of the attack form that are not the attack's options.
+NOT_OPTIONS = frozenset({"version", "attacker", "target", "secret", "idempotency_key"})
+
+
+def request_from_form(data: dict[str, Any]) -> ForecastRequest:
+    """The forecast of the attack form as it is filled in now."""
+    options = {k: v for k, v in data.items() if k not in NOT_OPTIONS}
+    return ForecastRequest(str(data.get("attacker", "")), str(data.get("target", "")), options)
+
+
+def display(result: Forecast) -> dict[str, Any]:
+    """What the attack form shows: percentages, the likeliest damage, the unknown values."""
+    out = result.outcome
+    view: dict[str, Any] = {
+        "p_attack": None if result.p_attack is None else _percent(result.p_attack),
+        "unknown": ", ".join(result.unknown),
+        "outcome": None,
+    }
+    if out is not None:
+        likely = sorted(out.damage.items(), key=lambda kv: -kv[1])[:3]
+        view["outcome"] = {
+            "p_hit": _percent(out.p_hit),
+            "p_crit": _percent(out.p_crit),
+            "p_fumble": _percent(out.p_fumble),
+            "expected": f"{float(out.expected_damage):.1f}",
+            "likely": [(v, _percent(p)) for v, p in sorted(likely)],
+            "p_down": _percent(out.p_down),
+            "p_dead": _percent(out.p_dead),
+            "defends": out.defends,
+        }
+    return view

@@ -13,7 +13,7 @@ from sse_starlette import EventSourceResponse
 from app.accounts.models import User
 from app.campaigns.permissions import Action, authorize
 from app.characters.models import Character
-from app.encounters import actions, service, statblocks, views
+from app.encounters import actions, foresight, service, statblocks, views
 from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
@@ -234,6 +234,24 @@ async def live(
         resume_point(last_event_id, after),
         COMBAT_PAGE.stream(CombatPage(campaign_id, encounter_id)),
     )
+
+
+@router.post(
+    "/campaigns/{campaign_id}/encounters/{encounter_id}/forecast", response_class=HTMLResponse
+)
+async def forecast(
+    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """The attack form's odds as filled in now: a fragment for HTMX, a page without it."""
+    req = foresight.request_from_form(await _form(request))
+    context: dict[str, Any] = {"back": _url(campaign_id, encounter_id), "forecast": None}
+    status = 200
+    try:
+        result = await foresight.forecast(session, user, campaign_id, encounter_id, req)
+        context["forecast"] = foresight.display(result)
+    except ValidationFailed as exc:
+        context["error"], status = next(iter(exc.fields.values()), ""), 422
+    return page(request, "encounters/forecast.html", context, block="forecast", status_code=status)
 
 
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/{action}")

@@ -166,3 +166,19 @@ async def test_ds4_and_pf2e_forecasts(make_client: ClientFactory, app: FastAPI) 
             assert player_out["p_attack"] is None
         else:
             assert player_out["p_attack"] == gm_out["p_attack"]
+
+
+async def test_attack_form_odds_with_and_without_javascript(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, pids = await hh_fight(make_client, app)
+    url = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}/forecast"
+    form = {"attacker": pids["Alrik"], "target": pids["Brida"], "modifier": "0", "version": "1"}
+    alrik = fight.players[0]
+    fragment = await alrik.post(url, data=form, headers={"HX-Request": "true"})
+    assert fragment.status_code == 200 and "<html" not in fragment.text
+    assert 'data-odds="hit"' in fragment.text
+    full = await alrik.post(url, data=form)  # the "Show the odds" button without JavaScript
+    assert full.status_code == 200 and "<html" in full.text and 'data-odds="hit"' in full.text
+    refused = await alrik.post(url, data={**form, "attacker": pids["Brida"], "target": "x"})
+    assert refused.status_code == 422 and 'role="alert"' in refused.text
