@@ -232,7 +232,7 @@ async def sheet_page(
     opened = await service.open_character(session, user, campaign_id, character_id)
     roll_ctx = (
         await _roll_context(session, user, opened, {"target": roll})
-        if roll and opened.can_edit
+        if roll and opened.can_roll
         else None
     )
     context = await views.sheet_page(session, opened, roll=roll_ctx)
@@ -331,7 +331,7 @@ async def roll_dialog(
     request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
 ) -> Response:
     """The roll dialog with the success chance for the chosen options (before rolling)."""
-    opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
+    opened = await service.open_character(session, user, campaign_id, character_id, to_roll=True)
     params = dict(request.query_params)
     roll_ctx = await _roll_context(session, user, opened, params)
     context = await views.sheet_page(session, opened, roll=roll_ctx)
@@ -349,7 +349,7 @@ async def roll(
 ) -> Response:
     form = await request.form()
     params = {k: str(v) for k, v in form.items() if isinstance(v, str)}
-    opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
+    opened = await service.open_character(session, user, campaign_id, character_id, to_roll=True)
     status = 200
     event = None
     try:
