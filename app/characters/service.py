@@ -190,15 +190,22 @@ def _about(session: AsyncSession, character: Character, user: User) -> types.Cha
 
 
 async def _record(
-    session: AsyncSession, character: Character, user: User, event: types.CharacterEvent
+    session: AsyncSession,
+    character: Character,
+    user: User,
+    event: types.CharacterEvent,
+    *,
+    names: Sequence[Character] = (),
 ) -> CampaignEvent:
-    """Log a change of ``character``: GM-only while it is hidden from the players."""
+    """Log a change of ``character``; ``names`` are the other characters ``event`` names.
+    The event is no more visible than any of them: GM-only while ``character`` is hidden
+    from the players, without the others while they are (``hidden_characters``)."""
     return await append_event(
         session,
         character.campaign_id,
         event,
         actor_id=user.id,
-        visibility="gm" if character.hidden_from_players else "public",
+        hidden_characters=[c.id for c in (character, *names) if c.hidden_from_players],
     )
 
 
@@ -762,6 +769,7 @@ async def move_item(
             to_character_id=target.id,
             to_character_name=target.name,
         ),
+        names=[target],
     )
     await _record(
         session,
@@ -774,6 +782,7 @@ async def move_item(
             from_character_id=opened.character.id,
             from_character_name=opened.character.name,
         ),
+        names=[opened.character],
     )
     return moved
 
@@ -938,7 +947,6 @@ async def roll(
     if req.visibility not in VISIBILITIES:
         raise ValidationFailed({"visibility": _("Choose public, GM only or GM and me.")})
     c = opened.character
-    visibility = "gm" if c.hidden_from_players else req.visibility
     result = character_system(c.system).roll(roller, c.data, opened.items, req)
     if result.sheet_changes:
         data = copy.deepcopy(c.data)
@@ -977,8 +985,9 @@ async def roll(
         campaign_id,
         payload,
         actor_id=user.id,
-        visibility=visibility,
-        audience_user_id=user.id if visibility == "self" else None,
+        visibility=req.visibility,
+        audience_user_id=user.id if req.visibility == "self" else None,
+        hidden_characters=[c.id] if c.hidden_from_players else (),
     )
 
 
