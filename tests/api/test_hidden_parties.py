@@ -183,3 +183,17 @@ def test_every_party_an_event_may_name_is_left_out_when_hidden() -> None:
         assert whole[party.id_key] == 7 and WITHHELD_KEY not in whole
         # Named in passing: the event itself still reaches the player.
         assert len(seen) == (0 if party.id_key == "character_id" else 1), party
+
+
+async def test_a_hidden_nsc_joins_a_fight_hidden(make_client: ClientFactory, app: FastAPI) -> None:
+    t = await make_table(make_client, app)
+    npc = await create(t, "gm", name=SECRET, kind="npc", hidden_from_players=True)
+    r = await t["gm"].post(f"{t.api}/encounters", json={"name": "Hinterhalt"})
+    assert r.status_code == 201, r.text
+    fight = f"{t.api}/encounters/{r.json()['id']}"
+    r = await t["gm"].post(f"{fight}/participants", json={"character_id": npc["id"]})
+    assert r.status_code == 201, r.text
+    assert [p["hidden"] for p in r.json()] == [True]
+    assert SECRET in (await t["gm"].get(fight)).text
+    for role in ("player", "observer"):
+        assert SECRET not in (await t[role].get(fight)).text, role
