@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, bindparam, delete, func, select, update
+from sqlalchemy import ColumnElement, Select, bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import LoginFailure, User, UserSession
@@ -39,6 +39,11 @@ COMMON_PASSWORDS = frozenset(
     }
 )
 TOUCH_INTERVAL = timedelta(minutes=5)
+#: Rings every process when login sessions end; the payload is one session's token hash.
+SESSIONS_ENDED_CHANNEL = "tafelrunde_sessions"
+#: Key in ``AsyncSession.info``: token hashes of the sessions ended in this transaction,
+#: whose live streams the app ends after commit (``app.web.context.AppContext.commit``).
+ENDED_SESSIONS_KEY = "ended_sessions"
 
 
 def token_hash(token: str) -> str:
@@ -188,7 +193,7 @@ async def _session_in_use(
     then (not on every request: a write per request would cost more than the lookup)."""
     now = utcnow()
     if now - last_seen_at > timedelta(days=settings.session_idle_days):
-        await session.execute(delete(UserSession).where(UserSession.id == session_id))
+        await _end_sessions(session, UserSession.id == session_id)
         return False
     if not user.is_active:
         return False
@@ -207,12 +212,27 @@ async def session_active(session: AsyncSession, token_hash_: str) -> bool:
     return found is not None
 
 
+async def _end_sessions(session: AsyncSession, which: ColumnElement[bool]) -> None:
+    """Delete the sessions ``which`` selects, and have their live streams end at commit: in
+    this process through ``ENDED_SESSIONS_KEY``, in the others through a ``NOTIFY`` on
+    ``SESSIONS_ENDED_CHANNEL``, delivered at commit (PostgreSQL)."""
+    ended = list(
+        await session.scalars(delete(UserSession).where(which).returning(UserSession.token_hash))
+    )
+    if not ended:
+        return
+    session.info.setdefault(ENDED_SESSIONS_KEY, []).extend(ended)
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        for hashed in ended:
+            await session.execute(select(func.pg_notify(SESSIONS_ENDED_CHANNEL, hashed)))
+
+
 async def logout(session: AsyncSession, token: str) -> None:
-    await session.execute(delete(UserSession).where(UserSession.token_hash == token_hash(token)))
+    await _end_sessions(session, UserSession.token_hash == token_hash(token))
 
 
 async def logout_everywhere(session: AsyncSession, user_id: int) -> None:
-    await session.execute(delete(UserSession).where(UserSession.user_id == user_id))
+    await _end_sessions(session, UserSession.user_id == user_id)
 
 
 async def set_locale(session: AsyncSession, user: User, locale: str) -> None:

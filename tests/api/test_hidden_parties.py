@@ -20,13 +20,14 @@ from typing import Any
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from app.campaigns.models import Role
-from app.campaigns.permissions import Viewer
-from app.characters.live import history_renderer
+from app.characters.live import HISTORY_PAGE
+from app.characters.views import CharacterPage
+from app.core.viewer import Role, Viewer
 from app.events.models import CampaignEvent
 from app.events.routes import render_json
 from app.events.service import PARTIES, WITHHELD_KEY, hide_parties, project
 from app.events.stream import Outgoing, Render, follow
+from app.web.streams import recheck_for
 from tests.api.test_characters import Table, create, make_table
 from tests.conftest import ClientFactory
 
@@ -93,7 +94,7 @@ async def _stream(app: FastAPI, cid: int, viewer: Viewer, render: Render) -> str
     async with ctx.sessionmaker() as session:
         last = max((await session.scalars(select(CampaignEvent.seq))).all())
     sent: list[Outgoing] = []
-    messages: AsyncIterator[Outgoing] = follow(ctx, cid, viewer, 0, render, None)
+    messages: AsyncIterator[Outgoing] = follow(ctx, cid, viewer, 0, render, recheck_for(cid, None))
 
     async def read() -> None:
         async for item in messages:
@@ -123,6 +124,7 @@ async def test_no_channel_names_a_hidden_nsc_to_players(
         ).all()
     assert {e.type for e in log} >= EVENT_TYPES, EVENT_TYPES - {e.type for e in log}
     sheet = f"/campaigns/{t.campaign_id}/characters/{pc['id']}/history"
+    history = HISTORY_PAGE.stream(CharacterPage(t.campaign_id, pc["id"]))
     for role, name in (
         ("player", "player_hh"),
         ("player2", "player2_hh"),
@@ -136,7 +138,10 @@ async def test_no_channel_names_a_hidden_nsc_to_players(
             "dice log": (await t[role].get(f"{t.api}/rolls")).text,
             "sse replay": await _stream(app, t.campaign_id, viewer, render_json),
             "history stream": await _stream(
-                app, t.campaign_id, viewer, history_renderer(pc["id"], "hh", t.campaign_id)
+                app,
+                t.campaign_id,
+                viewer,
+                HISTORY_PAGE.stream(CharacterPage(t.campaign_id, pc["id"])),
             ),
         }
         for channel, text in channels.items():
