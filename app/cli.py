@@ -18,12 +18,16 @@ def _serve(args: argparse.Namespace) -> None:
     settings = Settings()
     upgrade(settings.resolved_database_url)
     settings.resolved_secret_key  # noqa: B018 - fail early in production without a key
+    # X-Forwarded-For only from the configured proxies; by default from no one (uvicorn
+    # would trust it from 127.0.0.1, so a client could pick its address for the throttle).
+    trusted = settings.trusted_proxy_list
     uvicorn.run(
         "app.main:app",
         host=args.host,
         port=args.port,
         workers=args.workers,
-        proxy_headers=True,
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted or None,
         timeout_graceful_shutdown=5,
     )
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
 
 
 class Environment(StrEnum):
@@ -26,14 +31,41 @@ class Settings(BaseSettings):
     secret_key: str = ""
     #: Sessions expire after this many days without use.
     session_idle_days: int = 14
-    #: Failed logins allowed per account (and, tenfold, per address) in the window.
-    login_max_failures: int = 5
-    login_window_minutes: int = 15
+    #: Failed logins of one account from one address before each further attempt from
+    #: there waits: 1 s after the last failure, then twice as long each time, up to
+    #: ``login_max_delay_seconds``. Other addresses (the owner's) are not slowed.
+    login_free_failures: int = Field(default=5, ge=1)
+    login_max_delay_seconds: int = Field(default=900, ge=1)
+    #: Failed logins from one address, any account, before its attempts are slowed the same
+    #: way, up to the much shorter ``login_address_max_delay_seconds``: guessing across many
+    #: accounts is slowed, everyone behind a shared address is never locked out for long.
+    login_address_free_failures: int = Field(default=50, ge=1)
+    login_address_max_delay_seconds: int = Field(default=60, ge=1)
+    #: Failures older than this are forgotten.
+    login_window_minutes: int = Field(default=15, ge=1)
+    #: Reverse proxies whose ``X-Forwarded-For`` names the client: comma-separated
+    #: addresses or networks (``10.0.0.1, 192.168.0.0/24``). None by default: the client
+    #: is the address the connection comes from.
+    trusted_proxies: str = ""
     #: Argon2 parameters; tests may lower them through the environment.
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 65536
     #: Seconds a live stream waits for a notification before it re-reads the log anyway.
     stream_poll_seconds: float = Field(default=15.0, gt=0)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _check_trusted_proxies(cls, value: str) -> str:
+        for entry in _split(value):
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"not an address or network: {entry!r}") from None
+        return value
+
+    @property
+    def trusted_proxy_list(self) -> list[str]:
+        return _split(self.trusted_proxies)
 
     @cached_property
     def resolved_database_url(self) -> str:

@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from app.accounts import api as accounts_api
 from app.accounts import routes as accounts_routes
 from app.accounts.passwords import Hasher
+from app.accounts.service import SESSIONS_ENDED_CHANNEL
 from app.campaigns import api as campaigns_api
 from app.campaigns import routes as campaigns_routes
 from app.characters import api as characters_api
@@ -52,7 +53,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.freeze()
         if settings.is_postgres:
             ctx.listener = PostgresListener(
-                libpq_conninfo(settings.resolved_database_url), ctx.broker
+                libpq_conninfo(settings.resolved_database_url),
+                ctx.broker,
+                sessions_channel=SESSIONS_ENDED_CHANNEL,
             )
             ctx.listener.start()
         try:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, bindparam, delete, func, select, update
+from sqlalchemy import ColumnElement, Select, bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import LoginFailure, User, UserSession
@@ -39,6 +40,11 @@ COMMON_PASSWORDS = frozenset(
     }
 )
 TOUCH_INTERVAL = timedelta(minutes=5)
+#: Rings every process when login sessions end; the payload is one session's token hash.
+SESSIONS_ENDED_CHANNEL = "tafelrunde_sessions"
+#: Key in ``AsyncSession.info``: token hashes of the sessions ended in this transaction,
+#: whose live streams the app ends after commit (``app.web.context.AppContext.commit``).
+ENDED_SESSIONS_KEY = "ended_sessions"
 
 
 def token_hash(token: str) -> str:
@@ -89,6 +95,66 @@ async def register(
     return user
 
 
+@dataclass(frozen=True, slots=True)
+class Throttle:
+    """Growing delays after failed logins: ``free`` failures cost nothing, then each
+    further attempt waits 1 s after the last failure, twice as long each time, at most
+    ``max_delay`` seconds. A delay, never a lock that the right password cannot open
+    later, and counted where the guessing comes from (see docs/security.md)."""
+
+    free: int
+    max_delay: float
+
+    def wait(self, failures: int, last: datetime | None, now: datetime) -> float:
+        """Seconds until the next attempt may be checked (0: now)."""
+        if last is None or failures < self.free:
+            return 0.0
+        delay = min(self.max_delay, 2.0 ** min(failures - self.free, 30))
+        return max(0.0, (last - now).total_seconds() + delay)
+
+
+async def _failures(
+    session: AsyncSession, since: datetime, *conditions: ColumnElement[bool]
+) -> tuple[int, datetime | None]:
+    row = (
+        await session.execute(
+            select(func.count(), func.max(LoginFailure.created_at)).where(
+                LoginFailure.created_at > since, *conditions
+            )
+        )
+    ).one()
+    return int(row[0]), row[1]
+
+
+async def _check_throttle(
+    session: AsyncSession, settings: Settings, key: str, address: str
+) -> None:
+    """Refuse (429, ``Retry-After``) while this account+address, or this address as a
+    whole, must still wait after its failures. Right and wrong passwords alike."""
+    now = utcnow()
+    since = now - timedelta(minutes=settings.login_window_minutes)
+    pair = Throttle(settings.login_free_failures, settings.login_max_delay_seconds)
+    whole = Throttle(settings.login_address_free_failures, settings.login_address_max_delay_seconds)
+    wait = max(
+        pair.wait(
+            *await _failures(
+                session, since, LoginFailure.username_key == key, LoginFailure.address == address
+            ),
+            now,
+        ),
+        whole.wait(*await _failures(session, since, LoginFailure.address == address), now),
+    )
+    if wait > 0:
+        seconds = math.ceil(wait)
+        raise TooManyRequests(
+            _(
+                "Too many failed logins. Please wait %(seconds)d seconds and try again.",
+                seconds=seconds,
+            ),
+            retry_after=seconds,
+        )
+
+
 async def login(
     session: AsyncSession,
     hasher: Hasher,
@@ -98,33 +164,14 @@ async def login(
     address: str,
     user_agent: str | None,
 ) -> LoginResult:
-    """Check the password, throttled per account and per address; open a session."""
+    """Check the password, throttled per account and address and per address; open a session."""
     key = username.strip().lower()[:32]
-    since = utcnow() - timedelta(minutes=settings.login_window_minutes)
-    per_account = await session.scalar(
-        select(func.count())
-        .select_from(LoginFailure)
-        .where(LoginFailure.username_key == key, LoginFailure.created_at > since)
-    )
-    per_address = await session.scalar(
-        select(func.count())
-        .select_from(LoginFailure)
-        .where(LoginFailure.address == address, LoginFailure.created_at > since)
-    )
-    if (per_account or 0) >= settings.login_max_failures or (
-        per_address or 0
-    ) >= settings.login_max_failures * 10:
-        raise TooManyRequests(
-            _(
-                "Too many failed logins. Please wait %(minutes)d minutes and try again.",
-                minutes=settings.login_window_minutes,
-            ),
-            retry_after=settings.login_window_minutes * 60,
-        )
+    address = address[:64]
+    await _check_throttle(session, settings, key, address)
     user = await session.scalar(select(User).where(User.username_key == key))
     ok = await hasher.verify(user.password_hash if user else None, password)
     if user is None or not ok or not user.is_active:
-        session.add(LoginFailure(username_key=key, address=address[:64]))
+        session.add(LoginFailure(username_key=key, address=address))
         raise LoginFailed(_("Unknown name or wrong password."))
     if hasher.needs_rehash(user.password_hash):
         user.password_hash = await hasher.hash(password)
@@ -136,7 +183,13 @@ async def login(
             user_agent=(user_agent or "")[:255] or None,
         )
     )
-    await session.execute(delete(LoginFailure).where(LoginFailure.username_key == key))
+    # Only this address's failures: the owner logging in elsewhere does not reset a
+    # stranger's count.
+    await session.execute(
+        delete(LoginFailure).where(
+            LoginFailure.username_key == key, LoginFailure.address == address
+        )
+    )
     return LoginResult(user=user, token=token)
 
 
@@ -188,7 +241,7 @@ async def _session_in_use(
     then (not on every request: a write per request would cost more than the lookup)."""
     now = utcnow()
     if now - last_seen_at > timedelta(days=settings.session_idle_days):
-        await session.execute(delete(UserSession).where(UserSession.id == session_id))
+        await _end_sessions(session, UserSession.id == session_id)
         return False
     if not user.is_active:
         return False
@@ -207,12 +260,27 @@ async def session_active(session: AsyncSession, token_hash_: str) -> bool:
     return found is not None
 
 
+async def _end_sessions(session: AsyncSession, which: ColumnElement[bool]) -> None:
+    """Delete the sessions ``which`` selects, and have their live streams end at commit: in
+    this process through ``ENDED_SESSIONS_KEY``, in the others through a ``NOTIFY`` on
+    ``SESSIONS_ENDED_CHANNEL``, delivered at commit (PostgreSQL)."""
+    ended = list(
+        await session.scalars(delete(UserSession).where(which).returning(UserSession.token_hash))
+    )
+    if not ended:
+        return
+    session.info.setdefault(ENDED_SESSIONS_KEY, []).extend(ended)
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        for hashed in ended:
+            await session.execute(select(func.pg_notify(SESSIONS_ENDED_CHANNEL, hashed)))
+
+
 async def logout(session: AsyncSession, token: str) -> None:
-    await session.execute(delete(UserSession).where(UserSession.token_hash == token_hash(token)))
+    await _end_sessions(session, UserSession.token_hash == token_hash(token))
 
 
 async def logout_everywhere(session: AsyncSession, user_id: int) -> None:
-    await session.execute(delete(UserSession).where(UserSession.user_id == user_id))
+    await _end_sessions(session, UserSession.user_id == user_id)
 
 
 async def set_locale(session: AsyncSession, user: User, locale: str) -> None:

@@ -64,6 +64,12 @@ def can_edit_character(viewer: Viewer, *, owner_id: int | None) -> bool:
     return owner_id == viewer.user_id and allowed(viewer.role, Action.create_character)
 
 
+def can_roll_for_character(viewer: Viewer, *, owner_id: int | None) -> bool:
+    """Rolling from a sheet, and asking its odds first: whoever may edit the sheet, if their
+    role may roll. One rule for the roll dialog, the odds and the roll, in HTML and API."""
+    return allowed(viewer.role, Action.roll) and can_edit_character(viewer, owner_id=owner_id)
+
+
 _CAMPAIGN_AND_ROLE = (
     select(Campaign, Membership.role)
     .join(Membership, Membership.campaign_id == Campaign.id)

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
 from app.campaigns.models import Campaign, Invite, Membership, RuleSystem
-from app.campaigns.permissions import Action, authorize
+from app.campaigns.permissions import Action, allowed, authorize
 from app.campaigns.settings import validate_settings
 from app.core.viewer import Role, Viewer
 from app.db import utcnow
@@ -228,13 +228,18 @@ async def leave(session: AsyncSession, user: User, campaign_id: int) -> None:
 async def set_role(
     session: AsyncSession, user: User, campaign_id: int, user_id: int, role: str
 ) -> None:
-    """Appoint or demote a co-GM, or switch player/observer; only the GM may touch co-GMs."""
+    """Appoint or demote a co-GM, or switch player/observer; only the GM may touch co-GMs.
+
+    The caller's rights are checked before anything about ``user_id`` is looked up, so the
+    answer to someone who may not manage members does not depend on who ``user_id`` is.
+    """
+    _campaign, viewer = await open_campaign(session, user, campaign_id, Action.manage_members)
     if role not in (Role.co_gm, Role.player, Role.observer):
         raise ValidationFailed({"role": _("Choose co-GM, player or observer.")})
     member = await _membership(session, campaign_id, user_id)
     needs_gm = role == Role.co_gm or member.role == Role.co_gm
-    action = Action.appoint_co_gm if needs_gm else Action.manage_members
-    await open_campaign(session, user, campaign_id, action)
+    if needs_gm and not allowed(viewer.role, Action.appoint_co_gm):
+        raise Forbidden(_("Your role in this campaign does not allow this."))
     if member.role == Role.gm:
         raise Forbidden(_("Hand over the GM role instead."))
     member.role = role

@@ -118,11 +118,16 @@ def describe(system: str, entry: Mapping[str, Any], owners: Mapping[int, str]) -
         return [_("Item «%(item)s» equipped: %(slot)s", item=item, slot=_where(system, entry))]
     if kind == "character_item_unequipped":
         return [_("Item «%(item)s» put away: %(where)s", item=item, where=_where(system, entry))]
+    # Without the other character's name when it is hidden from the viewer.
     if kind == "character_item_moved":
-        to = entry.get("to_character_name", "")
+        to = entry.get("to_character_name")
+        if to is None:
+            return [_("%(qty)s × «%(item)s» given away", qty=qty, item=item)]
         return [_("%(qty)s × «%(item)s» given to %(name)s", qty=qty, item=item, name=to)]
     if kind == "character_item_received":
-        source = entry.get("from_character_name", "")
+        source = entry.get("from_character_name")
+        if source is None:
+            return [_("%(qty)s × «%(item)s» received", qty=qty, item=item)]
         return [_("%(qty)s × «%(item)s» received from %(name)s", qty=qty, item=item, name=source)]
     return [kind]
 

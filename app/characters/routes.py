@@ -232,7 +232,7 @@ async def sheet_page(
     opened = await service.open_character(session, user, campaign_id, character_id)
     roll_ctx = (
         await _roll_context(session, user, opened, {"target": roll})
-        if roll and opened.can_edit
+        if roll and opened.can_roll
         else None
     )
     context = await views.sheet_page(session, opened, roll=roll_ctx)
@@ -251,7 +251,12 @@ async def save(
     hx_trigger_name: str | None = Header(default=None),
 ) -> Response:
     """Save the sheet: HTMX names the one changed field (``_field``, else ``HX-Trigger-Name``); the
-    plain form sends all of them (only changed ones are applied)."""
+    plain form sends all of them (only changed ones are applied).
+
+    A field the post leaves out stays as it is. An unticked checkbox is not posted at all,
+    so the form puts an empty hidden field of the same name before each checkbox: a ticked
+    box comes after it and wins (the last value of a name counts), an unticked one leaves
+    the empty value, which means "no"."""
     form = await request.form()
     values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
     version_raw = values.pop("version", "")
@@ -264,11 +269,6 @@ async def save(
         changes: dict[str, Any] = {trigger: values.get(trigger, "")}
     else:
         changes = {k: v for k, v in values.items() if k in specs or k in service.META_FIELDS}
-        for key, spec in specs.items():
-            if spec.kind == "bool":
-                changes[key] = values.get(key, "")
-        if opened.viewer.is_gm and opened.character.kind == "npc":
-            changes.setdefault("hidden_from_players", values.get("hidden_from_players", ""))
     try:
         await service.update_fields(session, user, campaign_id, character_id, version, changes)
     except ValidationFailed as exc:
@@ -331,7 +331,7 @@ async def roll_dialog(
     request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
 ) -> Response:
     """The roll dialog with the success chance for the chosen options (before rolling)."""
-    opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
+    opened = await service.open_character(session, user, campaign_id, character_id, to_roll=True)
     params = dict(request.query_params)
     roll_ctx = await _roll_context(session, user, opened, params)
     context = await views.sheet_page(session, opened, roll=roll_ctx)
@@ -349,7 +349,7 @@ async def roll(
 ) -> Response:
     form = await request.form()
     params = {k: str(v) for k, v in form.items() if isinstance(v, str)}
-    opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
+    opened = await service.open_character(session, user, campaign_id, character_id, to_roll=True)
     status = 200
     event = None
     try:

@@ -22,6 +22,7 @@ from app.campaigns.permissions import (
     allowed,
     authorize,
     can_edit_character,
+    can_roll_for_character,
     can_see_character,
 )
 from app.characters import catalog, rolling, sheets
@@ -55,6 +56,10 @@ class Opened:
     def can_edit(self) -> bool:
         return can_edit_character(self.viewer, owner_id=self.character.owner_id)
 
+    @property
+    def can_roll(self) -> bool:
+        return can_roll_for_character(self.viewer, owner_id=self.character.owner_id)
+
 
 # --- loading --------------------------------------------------------------------------------
 
@@ -70,10 +75,16 @@ async def _items(session: AsyncSession, character_id: int) -> list[Item]:
 
 
 async def open_character(
-    session: AsyncSession, user: User, campaign_id: int, character_id: int, *, edit: bool = False
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    *,
+    edit: bool = False,
+    to_roll: bool = False,
 ) -> Opened:
     """Load a sheet for a member who may see it (404 otherwise); ``edit`` demands the right
-    to change it (403 for members who only read)."""
+    to change it, ``to_roll`` the right to roll from it (403 for members who only read)."""
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
     character = await session.scalar(
         select(Character).where(Character.id == character_id, Character.campaign_id == campaign_id)
@@ -84,6 +95,8 @@ async def open_character(
         raise NotFound(_("Character not found."))
     if edit and not can_edit_character(viewer, owner_id=character.owner_id):
         raise Forbidden(_("Only the owner and the GMs may change this character."))
+    if to_roll and not can_roll_for_character(viewer, owner_id=character.owner_id):
+        raise Forbidden(_("Only the owner and the GMs may roll for this character."))
     return Opened(campaign, viewer, character, await _items(session, character.id))
 
 
@@ -177,15 +190,22 @@ def _about(session: AsyncSession, character: Character, user: User) -> types.Cha
 
 
 async def _record(
-    session: AsyncSession, character: Character, user: User, event: types.CharacterEvent
+    session: AsyncSession,
+    character: Character,
+    user: User,
+    event: types.CharacterEvent,
+    *,
+    names: Sequence[Character] = (),
 ) -> CampaignEvent:
-    """Log a change of ``character``: GM-only while it is hidden from the players."""
+    """Log a change of ``character``; ``names`` are the other characters ``event`` names.
+    The event is no more visible than any of them: GM-only while ``character`` is hidden
+    from the players, without the others while they are (``hidden_characters``)."""
     return await append_event(
         session,
         character.campaign_id,
         event,
         actor_id=user.id,
-        visibility="gm" if character.hidden_from_players else "public",
+        hidden_characters=[c.id for c in (character, *names) if c.hidden_from_players],
     )
 
 
@@ -749,6 +769,7 @@ async def move_item(
             to_character_id=target.id,
             to_character_name=target.name,
         ),
+        names=[target],
     )
     await _record(
         session,
@@ -761,6 +782,7 @@ async def move_item(
             from_character_id=opened.character.id,
             from_character_name=opened.character.name,
         ),
+        names=[opened.character],
     )
     return moved
 
@@ -903,7 +925,7 @@ async def remove_library_item(
 async def roll_odds(
     session: AsyncSession, user: User, campaign_id: int, character_id: int, req: rolling.RollRequest
 ) -> rolling.Odds:
-    opened = await open_character(session, user, campaign_id, character_id)
+    opened = await open_character(session, user, campaign_id, character_id, to_roll=True)
     c = opened.character
     return character_system(c.system).odds(c.data, opened.items, req)
 
@@ -921,12 +943,10 @@ async def roll(
     Only those who may edit the sheet roll from it. Glück spent or burned changes the sheet
     (recorded as ``character_updated``). Rolls of a hidden NSC are GM-only.
     """
-    opened = await open_character(session, user, campaign_id, character_id, edit=True)
-    await authorize(session, campaign_id, user.id, user.username, Action.roll)
+    opened = await open_character(session, user, campaign_id, character_id, to_roll=True)
     if req.visibility not in VISIBILITIES:
         raise ValidationFailed({"visibility": _("Choose public, GM only or GM and me.")})
     c = opened.character
-    visibility = "gm" if c.hidden_from_players else req.visibility
     result = character_system(c.system).roll(roller, c.data, opened.items, req)
     if result.sheet_changes:
         data = copy.deepcopy(c.data)
@@ -965,8 +985,9 @@ async def roll(
         campaign_id,
         payload,
         actor_id=user.id,
-        visibility=visibility,
-        audience_user_id=user.id if visibility == "self" else None,
+        visibility=req.visibility,
+        audience_user_id=user.id if req.visibility == "self" else None,
+        hidden_characters=[c.id] if c.hidden_from_players else (),
     )
 
 

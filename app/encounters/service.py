@@ -503,7 +503,8 @@ async def add_character(
         character_id=character.id,
         name=character.name,
         side=_side(side),
-        hidden=hidden,
+        # A hidden NSC stays hidden in the fight until the GM reveals the participant.
+        hidden=hidden or character.hidden_from_players,
         stats=stats,
         position=await _next_position(session, encounter_id),
     )

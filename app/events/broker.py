@@ -30,11 +30,19 @@ class Subscription:
     """One stream's doorbell. A plain future per wait instead of ``asyncio.wait_for``, which
     would start a task per wait: with hundreds of streams every roll wakes them all."""
 
-    def __init__(self, broker: Broker, campaign_id: int) -> None:
+    def __init__(self, broker: Broker, campaign_id: int, token_hash: str | None = None) -> None:
         self._broker = broker
         self.campaign_id = campaign_id
+        #: The login session the stream belongs to; when it ends, so does the stream.
+        self.token_hash = token_hash
+        self.ended = False
         self._rung = False
         self._waiter: asyncio.Future[bool] | None = None
+
+    def end(self) -> None:
+        """The stream's login session ended: wake it to finish."""
+        self.ended = True
+        self.wake()
 
     def wake(self) -> None:
         waiter = self._waiter
@@ -126,15 +134,30 @@ class RecentLog:
 class Broker:
     def __init__(self) -> None:
         self._subs: dict[int, set[Subscription]] = defaultdict(set)
+        self._by_session: dict[str, set[Subscription]] = defaultdict(set)
         self._seen: dict[int, int] = {}
         self._logs: dict[int, RecentLog] = {}
 
-    def subscribe(self, campaign_id: int) -> Subscription:
-        sub = Subscription(self, campaign_id)
+    def subscribe(self, campaign_id: int, token_hash: str | None = None) -> Subscription:
+        sub = Subscription(self, campaign_id, token_hash)
         self._subs[campaign_id].add(sub)
+        if token_hash is not None:
+            self._by_session[token_hash].add(sub)
         return sub
 
+    def end_sessions(self, token_hashes: Sequence[str]) -> None:
+        """These login sessions ended: their streams finish now, whatever campaign."""
+        for token_hash in token_hashes:
+            for sub in list(self._by_session.get(token_hash, ())):
+                sub.end()
+
     def _remove(self, sub: Subscription) -> None:
+        if sub.token_hash is not None:
+            mine = self._by_session.get(sub.token_hash)
+            if mine is not None:
+                mine.discard(sub)
+                if not mine:
+                    del self._by_session[sub.token_hash]
         subs = self._subs.get(sub.campaign_id)
         if subs is not None:
             subs.discard(sub)
@@ -186,11 +209,13 @@ class Broker:
 
 
 class PostgresListener:
-    """A supervised ``LISTEN`` connection feeding a :class:`Broker`."""
+    """A supervised ``LISTEN`` connection feeding a :class:`Broker`: new events, and, on
+    ``sessions_channel`` (each payload a session's token hash), login sessions that ended."""
 
-    def __init__(self, conninfo: str, broker: Broker) -> None:
+    def __init__(self, conninfo: str, broker: Broker, sessions_channel: str | None = None) -> None:
         self._conninfo = conninfo
         self._broker = broker
+        self._sessions_channel = sessions_channel
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
 
@@ -219,10 +244,15 @@ class PostgresListener:
     async def _listen(self) -> None:
         async with await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True) as conn:
             await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+            if self._sessions_channel:
+                await conn.execute(f"LISTEN {self._sessions_channel}")
             self.connected.set()
             # Anything committed while we were away: let every stream re-read its log.
             self._broker.wake_all()
             async for note in conn.notifies():
+                if note.channel == self._sessions_channel:
+                    self._broker.end_sessions([note.payload])
+                    continue
                 try:
                     campaign_id, seq, event = event_from_note(note.payload)
                 except (ValueError, KeyError, TypeError):

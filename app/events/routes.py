@@ -23,16 +23,16 @@ router = APIRouter(tags=["events"], route_class=TransactionalRoute)
 
 #: Encoded events, shared by every stream: a log entry never changes, and a roll seen by N
 #: viewers (who share the campaign's tail, so the same event object) is encoded once per
-#: form (whole or stub) instead of N times. Keyed by the object, not by ids, which SQLite
+#: form (whole, reduced or stub) instead of N times. Keyed by the object, not by ids, which SQLite
 #: may hand out again after a delete; an entry goes with its event.
-_encoded: WeakKeyDictionary[CampaignEvent, dict[bool, str]] = WeakKeyDictionary()
+_encoded: WeakKeyDictionary[CampaignEvent, dict[str, str]] = WeakKeyDictionary()
 
 
 def encode(event: VisibleEvent) -> str:
     forms = _encoded.setdefault(event.event, {})
-    data = forms.get(event.redacted)
+    data = forms.get(event.form)
     if data is None:
-        data = forms[event.redacted] = json.dumps(
+        data = forms[event.form] = json.dumps(
             event.data(), separators=(",", ":"), ensure_ascii=False
         )
     return data

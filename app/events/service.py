@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -42,6 +42,46 @@ VISIBILITIES = ("public", "gm", "self")
 _CAMPAIGN_SEQ = table("campaign", column("id", Integer), column("last_seq", Integer))
 
 
+@dataclass(frozen=True, slots=True)
+class Party:
+    """A character an event's payload may name: the key of its id and every key that says
+    who it is (the name, and texts built from the name)."""
+
+    id_key: str
+    keys: tuple[str, ...]
+
+
+#: The characters an event may name, and where. ``character_id`` is what the event is
+#: about; the others it names in passing (the receiver of a moved item, its giver).
+SUBJECT = Party("character_id", ("character_id", "character_name"))
+PARTIES = (
+    SUBJECT,
+    Party("to_character_id", ("to_character_id", "to_character_name")),
+    Party("from_character_id", ("from_character_id", "from_character_name")),
+)
+#: Payload key: the ``id_key`` of each party named in passing that is hidden from players.
+WITHHELD_KEY = "withheld_parties"
+
+
+def hide_parties(
+    payload: dict[str, Any], visibility: str, hidden_characters: Collection[int]
+) -> str:
+    """Make an event no more visible than everything it names; returns the visibility.
+
+    An event about a hidden character is for the GMs only. One that names a hidden
+    character in passing stays visible, but :func:`project` leaves out that party's keys
+    for everyone else (``WITHHELD_KEY`` lists them).
+    """
+    if not hidden_characters:
+        return visibility
+    if payload.get(SUBJECT.id_key) in hidden_characters:
+        return "gm"
+    withheld = [p.id_key for p in PARTIES[1:] if payload.get(p.id_key) in hidden_characters]
+    if withheld:
+        payload[WITHHELD_KEY] = withheld
+    return visibility
+
+
 async def append_event(
     session: AsyncSession,
     campaign_id: int,
@@ -50,21 +90,29 @@ async def append_event(
     actor_id: int | None,
     visibility: str = "public",
     audience_user_id: int | None = None,
+    hidden_characters: Collection[int] = (),
 ) -> CampaignEvent:
     """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
 
     The type and the ``subject`` come from the payload's class (``app.events.types``).
+    ``hidden_characters``: the characters the payload names (see :data:`PARTIES`) that are
+    hidden from players; the event is then no more visible than they are
+    (:func:`hide_parties`).
+
     The UPDATE takes the campaign row's lock until commit, so sequence numbers become
     visible in order and never skip. On PostgreSQL a NOTIFY rings the other processes at
     commit; it carries the event itself when small enough (see :func:`note_of`).
     """
     if visibility not in VISIBILITIES:
         raise ValueError(f"unknown visibility {visibility!r}")
+    data = event.to_json()
+    if hidden_characters:
+        visibility = hide_parties(data, visibility, hidden_characters)
     if visibility not in event.VISIBILITIES:
         raise ValueError(f"{event.TYPE!r} events are never {visibility!r}")
     type_, subject = event.TYPE, event.subject
     now = utcnow()
-    payload_json = json.dumps(event.to_json())
+    payload_json = json.dumps(data)
     # What the log holds: plain JSON (whose non-string keys JSON turns into strings).
     payload = json.loads(payload_json)
     if session.bind is not None and session.bind.dialect.name == "postgresql":
@@ -257,10 +305,12 @@ def visible_to(viewer: Viewer) -> ColumnElement[bool]:
 
 @dataclass(frozen=True, slots=True)
 class VisibleEvent:
-    """An event as one viewer receives it: whole, or reduced to the fact that it happened."""
+    """An event as one viewer receives it: whole, without the hidden parties it names
+    (``reduced``), or reduced to the fact that it happened (``redacted``)."""
 
     event: CampaignEvent
     redacted: bool
+    reduced: bool = False
 
     @property
     def seq(self) -> int:
@@ -269,6 +319,11 @@ class VisibleEvent:
     @property
     def type(self) -> str:
         return self.event.type
+
+    @property
+    def form(self) -> str:
+        """Which of the three forms this is; viewers who get the same form get the same data."""
+        return "stub" if self.redacted else "reduced" if self.reduced else "whole"
 
     def data(self) -> dict[str, Any]:
         """The JSON object sent over the stream and the API."""
@@ -282,15 +337,25 @@ class VisibleEvent:
         }
         if self.redacted:
             return {**base, "secret": True}
-        return {**e.payload, **base, "secret": False}
+        payload = e.payload
+        if WITHHELD_KEY in payload:
+            left_out = {WITHHELD_KEY}
+            if self.reduced:
+                for party in PARTIES:
+                    if party.id_key in payload[WITHHELD_KEY]:
+                        left_out.update(party.keys)
+            payload = {k: v for k, v in payload.items() if k not in left_out}
+        return {**payload, **base, "secret": False}
 
 
 def project(events: Sequence[CampaignEvent], viewer: Viewer) -> list[VisibleEvent]:
-    """Each event as ``viewer`` may see it. Hidden rolls become bare stubs, never content."""
+    """Each event as ``viewer`` may see it. Hidden rolls become bare stubs, never content;
+    a hidden character an event names in passing is left out for all but the GMs."""
     out: list[VisibleEvent] = []
     for event in events:
         if can_see(event, viewer):
-            out.append(VisibleEvent(event, redacted=False))
+            reduced = not viewer.is_gm and WITHHELD_KEY in event.payload
+            out.append(VisibleEvent(event, redacted=False, reduced=reduced))
         elif event.type == Roll.TYPE:
             out.append(VisibleEvent(event, redacted=True))
     return out

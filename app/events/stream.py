@@ -9,6 +9,7 @@ gets every later event exactly once.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -103,13 +104,15 @@ async def read_after(
 
 
 async def _recheck(
-    ctx: StreamContext, campaign_id: int, viewer: Viewer, recheck: Recheck
+    ctx: StreamContext, campaign_id: int, viewer: Viewer, recheck: Recheck, *, quiet: bool
 ) -> Viewer | None:
-    """After a quiet poll interval: is the viewer still a member with a live session? Also
-    the backstop: the next read goes to the database even if a notification was lost."""
+    """Once per poll interval: is the viewer still a member with a live session? After a
+    quiet interval also the backstop: the next read goes to the database even if a
+    notification was lost."""
     async with ctx.sessionmaker() as session:
         current = await recheck(session, viewer)
-    ctx.broker.invalidate(campaign_id)
+    if quiet:
+        ctx.broker.invalidate(campaign_id)
     return current
 
 
@@ -120,14 +123,26 @@ async def follow(
     after: int,
     render: Render,
     recheck: Recheck,
+    session_hash: str | None = None,
 ) -> AsyncIterator[Outgoing]:
     """Yield everything after ``after`` that ``viewer`` may see, then new events as they come.
 
-    Ends when the viewer leaves the campaign or their session ends.
+    Ends when the viewer leaves the campaign or their session ends: at once when the
+    session (``session_hash``, its token hash) is ended by a logout in any process (the
+    broker ends the subscription), and in any case at the next ``recheck``, which comes
+    after every quiet poll interval and at least once per interval while the campaign is
+    busy.
     """
-    subscription = ctx.broker.subscribe(campaign_id)
+    subscription = ctx.broker.subscribe(campaign_id, session_hash)
+    loop = asyncio.get_running_loop()
     try:
-        while True:
+        # A logout that committed after the request was let in, but before the stream
+        # subscribed, would not end it: look once more.
+        current = await _recheck(ctx, campaign_id, viewer, recheck, quiet=False)
+        if current is None:
+            return
+        viewer, checked = current, loop.time()
+        while not subscription.ended:
             events, more = await read_after(ctx, campaign_id, after)
             if events:
                 if any(e.type in MEMBERSHIP_EVENTS for e in events):
@@ -138,14 +153,20 @@ async def follow(
                     viewer = current
                 outgoing = await render(ctx.sessionmaker, viewer, project(events, viewer))
                 for item in outgoing:
+                    if subscription.ended:
+                        return
                     yield item
                 after = events[-1].seq
-            if more:
+            poll = ctx.settings.stream_poll_seconds
+            if more and loop.time() - checked < poll:
                 continue
-            if not await subscription.wait(ctx.settings.stream_poll_seconds):
-                current = await _recheck(ctx, campaign_id, viewer, recheck)
+            rung = more or await subscription.wait(poll)
+            if subscription.ended:
+                return
+            if not rung or loop.time() - checked >= poll:
+                current = await _recheck(ctx, campaign_id, viewer, recheck, quiet=not rung)
                 if current is None:
                     return
-                viewer = current
+                viewer, checked = current, loop.time()
     finally:
         subscription.close()

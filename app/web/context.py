@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.accounts.passwords import Hasher
+from app.accounts.service import ENDED_SESSIONS_KEY
 from app.config import Settings
 from app.events.broker import Broker, PostgresListener
 from app.events.models import CampaignEvent
@@ -25,13 +26,19 @@ class AppContext:
     listener: PostgresListener | None = None
 
     async def commit(self, session: AsyncSession) -> None:
-        """Commit, then wake this process's live streams for the events just written."""
+        """Commit, then wake this process's live streams for the events just written, and
+        end those of the login sessions just ended."""
         pending: list[CampaignEvent] = session.info.pop(PENDING_KEY, [])
+        ended: list[str] = session.info.pop(ENDED_SESSIONS_KEY, [])
         await session.commit()
         for event in pending:
             self.broker.publish(event.campaign_id, event.seq, event)
+        if ended:
+            self.broker.end_sessions(ended)
 
     async def rollback(self, session: AsyncSession) -> None:
-        """Roll back; the events written in the transaction are forgotten, never published."""
+        """Roll back; the events written in the transaction are forgotten, never published,
+        and so are the sessions it ended (they did not end)."""
         session.info.pop(PENDING_KEY, None)
+        session.info.pop(ENDED_SESSIONS_KEY, None)
         await session.rollback()

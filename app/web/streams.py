@@ -47,10 +47,11 @@ def event_stream(
     render: Render,
 ) -> EventSourceResponse:
     token = session_token(request)
-    recheck = recheck_for(campaign_id, token_hash(token) if token else None)
+    session_hash = token_hash(token) if token else None
+    recheck = recheck_for(campaign_id, session_hash)
 
     async def frames() -> AsyncIterator[bytes]:
-        async for item in follow(ctx, campaign_id, viewer, after, render, recheck):
+        async for item in follow(ctx, campaign_id, viewer, after, render, recheck, session_hash):
             yield item.frame()
 
     return EventSourceResponse(

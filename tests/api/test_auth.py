@@ -118,7 +118,7 @@ async def test_failed_logins_are_throttled_per_account(
 ) -> None:
     client = make_client()
     await register(client, "alrik")
-    for _ in range(settings.login_max_failures):
+    for _ in range(settings.login_free_failures):
         r = await client.post("/api/v1/auth/login", json={"username": "alrik", "password": "nope"})
         assert r.status_code == 401
     r = await client.post("/api/v1/auth/login", json={"username": "alrik", "password": "nope"})

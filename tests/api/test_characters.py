@@ -269,7 +269,7 @@ def _routes(t: Table, cid: int, item: int) -> list[tuple[str, str, dict[str, Any
         ("GET", base, None, "read"),
         ("GET", f"{base}/export", None, "read"),
         ("GET", f"{base}/history", None, "read"),
-        ("POST", f"{base}/odds", {"target": "skill:Kampfkunst"}, "read"),
+        ("POST", f"{base}/odds", {"target": "skill:Kampfkunst"}, "edit"),
         ("GET", html, None, "read"),
         ("GET", f"{html}/history", None, "read"),
         ("GET", f"{html}/export", None, "read"),
