@@ -90,28 +90,13 @@ def luck_problems(
     ``before_roll``: the Probe has not been rolled yet; ``probe``: the Probe concerned (for
     reroll / negate_patzer); ``table_roll``: name of a table roll to be rerolled.
     """
-    problems: list[str] = []
-    if option in SPEND_OPTIONS:
-        if figure.gp < 1:
-            problems.append("keine Glückspunkte")
-        if figure.has("entmutigt"):
-            problems.append("«entmutigt»: keine Glückspunkte einsetzen")
-    elif option in BURN_OPTIONS:
-        if figure.gp < 1:
-            problems.append("keine Glückspunkte zum Verbrennen")
-    else:
-        problems.append(f"unbekannte Glücksoption {option!r}")
+    problems = _points_problems(figure, option)
+    if option not in SPEND_OPTIONS and option not in BURN_OPTIONS:
         return problems
     if option in BEFORE_ROLL and not before_roll:
         problems.append("muss vor dem Wurf angesagt werden")
     if option == "reroll":
-        # Other table rolls may be rerolled; a Probe only if it was not a Patzer.
-        if table_roll == "kontrollverlust":
-            problems.append("Kontrollverlust kann nie mit Glück wiederholt werden")
-        elif not table_roll and probe is None:
-            problems.append("kein Wurf zum Wiederholen")
-        elif not table_roll and probe is not None and probe.patzer:
-            problems.append("ein Patzer kann nicht wiederholt werden")
+        problems += _reroll_problems(probe, table_roll)
     if option == "negate_patzer" and (probe is None or not probe.patzer):
         problems.append("kein Patzer")
     if option == "stay_on_feet" and (figure.lp > 0 or figure.dead):
@@ -119,6 +104,29 @@ def luck_problems(
     if option == "avoid_death" and not figure.dead:
         problems.append("die Figur ist nicht tot")
     return problems
+
+
+def _points_problems(figure: Figure, option: str) -> list[str]:
+    """Whether the figure has a point to spend (or burn) on ``option``, and may spend it."""
+    if option in SPEND_OPTIONS:
+        problems = [] if figure.gp >= 1 else ["keine Glückspunkte"]
+        if figure.has("entmutigt"):
+            problems.append("«entmutigt»: keine Glückspunkte einsetzen")
+        return problems
+    if option in BURN_OPTIONS:
+        return [] if figure.gp >= 1 else ["keine Glückspunkte zum Verbrennen"]
+    return [f"unbekannte Glücksoption {option!r}"]
+
+
+def _reroll_problems(probe: ProbeResult | None, table_roll: str) -> list[str]:
+    """Other table rolls may be rerolled; a Probe only if it was not a Patzer."""
+    if table_roll == "kontrollverlust":
+        return ["Kontrollverlust kann nie mit Glück wiederholt werden"]
+    if table_roll:
+        return []
+    if probe is None:
+        return ["kein Wurf zum Wiederholen"]
+    return ["ein Patzer kann nicht wiederholt werden"] if probe.patzer else []
 
 
 def check_luck(
