@@ -230,127 +230,173 @@ def resolve_attack(
     ctx = _Ctx(attacker, defender)
     aim = attacker.aim if spec.aim is None else spec.aim
     value, modifier = attack_target(attacker, spec)
-    if attack_probe is None:
-        attack_probe = roll_probe(roller, value, modifier)
-    attack = attack_probe
+    attack = attack_probe if attack_probe is not None else roll_probe(roller, value, modifier)
     ctx.log.rolls.extend(attack.rolls)
     if attacker.aim:
         ctx.log.add(Change(attacker.id, "aim", -attacker.aim, detail="Zielen verbraucht"))
         ctx.attacker = ctx.attacker.evolve(aim=0)
-    tables: list[TableRoll] = []
-    kind = spec.weapon.kind
-
-    def result(**kw: object) -> AttackResult:
-        base: dict[str, object] = {
-            "target": defender.id,
-            "attack": attack,
-            "defence": None,
-            "comparison": None,
-            "hit": False,
-            "qs": 0,
-            "damage_dice": None,
-            "damage_per_die": (),
-            "damage": 0,
-            "damage_kind": kind,
-            "tables": tuple(tables),
-            "changes": tuple(ctx.log.changes),
-            "rolls": tuple(ctx.log.rolls),
-            "attacker": ctx.attacker,
-            "defender": ctx.defender,
-        }
-        base.update(kw)
-        return AttackResult(**base)  # type: ignore[arg-type]
-
     if not attack.success:
-        stray = _stray_hit(roller, ctx, attack, value, modifier, spec, options, covering)
-        if stray is not None:
-            return result(stray=stray, rolls=tuple(ctx.log.rolls), attacker=stray.attacker)
-        if attack.patzer:
-            t = _table_roll(roller, "angriff_patzer", 0, ctx.log)
-            tables.append(t)
-            _apply_side_effects(roller, ctx, t.entry.effect, options)
-            _apply_conditions(roller, ctx, t.entry.effect, options, "direkt")
-        return result()
+        return _missed(roller, ctx, attack, (value, modifier), spec, options, covering)
 
-    defence: ProbeResult | None = None
-    comparison: OpposedResult | None = None
-    if spec.defend and ctx.defender.can_react:
-        d_value, d_mod = defence_target(ctx.defender, attacker.id, spec)
-        ctx.log.add(Change(defender.id, "reactions", -1, detail="Verteidigung"))
-        ctx.defender = ctx.defender.evolve(reactions_left=ctx.defender.reactions_left - 1)
-        defence = roll_probe(roller, d_value, d_mod)
-        ctx.log.rolls.extend(defence.rolls)
-        comparison = evaluate_opposed(attack, defence)
-        attacker_wins = comparison.winner == "attacker"
-        base_qs = comparison.qs if attacker_wins else 0
-    else:
-        attacker_wins = True
-        base_qs = attack.qs
+    defence, comparison = _defend(roller, ctx, attack, spec)
+    attacker_wins = comparison is None or comparison.winner == "attacker"
+    base_qs = (comparison.qs if attacker_wins else 0) if comparison is not None else attack.qs
+    tables = _roll_tables(roller, ctx, attack, defence, comparison, attacker_wins, base_qs)
+    kind: str = spec.weapon.kind
+    if any(t.entry.effect.direct_damage for t in tables):
+        kind = "direkt"
+    for t in tables:
+        _apply_side_effects(roller, ctx, t.entry.effect, options)
+    hit_qs = base_qs + aim_qs(aim) if attacker_wins else 0
+    damage: tuple[DieRoll | None, tuple[int, ...], int] = (None, (), 0)
+    if attacker_wins:
+        extra_dice = sum(t.entry.effect.extra_damage_dice for t in tables)
+        damage = _deal_damage(roller, ctx, spec, hit_qs + extra_dice, kind, options)
+    for t in tables:
+        _apply_conditions(roller, ctx, t.entry.effect, options, kind)
+    counter = _counter_attack(roller, ctx, tables, attacker.id, spec, counter_spec, options)
+    damage_dice, per_die, amount = damage
+    return _result(
+        ctx, defender.id, attack, kind, tables,
+        defence=defence, comparison=comparison, hit=attacker_wins, qs=hit_qs,
+        damage_dice=damage_dice, damage_per_die=per_die, damage=amount, counter=counter,
+    )  # fmt: skip
 
+
+def _result(
+    ctx: _Ctx,
+    target: str,
+    attack: ProbeResult,
+    kind: str,
+    tables: list[TableRoll],
+    **kw: object,
+) -> AttackResult:
+    """The result as the resolution left it; ``kw`` overrides the no-hit defaults."""
+    base: dict[str, object] = {
+        "target": target,
+        "attack": attack,
+        "defence": None,
+        "comparison": None,
+        "hit": False,
+        "qs": 0,
+        "damage_dice": None,
+        "damage_per_die": (),
+        "damage": 0,
+        "damage_kind": kind,
+        "tables": tuple(tables),
+        "changes": tuple(ctx.log.changes),
+        "rolls": tuple(ctx.log.rolls),
+        "attacker": ctx.attacker,
+        "defender": ctx.defender,
+    }
+    base.update(kw)
+    return AttackResult(**base)  # type: ignore[arg-type]
+
+
+def _missed(
+    roller: Roller,
+    ctx: _Ctx,
+    attack: ProbeResult,
+    target: tuple[int, int],
+    spec: AttackSpec,
+    options: RuleOptions,
+    covering: Figure | None,
+) -> AttackResult:
+    """A failed attack: a stray hit on living cover, or the Patzer table, or nothing."""
+    value, modifier = target
+    tables: list[TableRoll] = []
+    stray = _stray_hit(roller, ctx, attack, value, modifier, spec, options, covering)
+    if stray is not None:
+        return _result(
+            ctx, ctx.defender.id, attack, spec.weapon.kind, tables, stray=stray,
+            attacker=stray.attacker,
+        )  # fmt: skip
+    if attack.patzer:
+        t = _table_roll(roller, "angriff_patzer", 0, ctx.log)
+        tables.append(t)
+        _apply_side_effects(roller, ctx, t.entry.effect, options)
+        _apply_conditions(roller, ctx, t.entry.effect, options, "direkt")
+    return _result(ctx, ctx.defender.id, attack, spec.weapon.kind, tables)
+
+
+def _defend(
+    roller: Roller, ctx: _Ctx, attack: ProbeResult, spec: AttackSpec
+) -> tuple[ProbeResult | None, OpposedResult | None]:
+    """The defence Probe and the comparison, if the defender defends and can react."""
+    if not (spec.defend and ctx.defender.can_react):
+        return None, None
+    value, modifier = defence_target(ctx.defender, ctx.attacker.id, spec)
+    ctx.log.add(Change(ctx.defender.id, "reactions", -1, detail="Verteidigung"))
+    ctx.defender = ctx.defender.evolve(reactions_left=ctx.defender.reactions_left - 1)
+    defence = roll_probe(roller, value, modifier)
+    ctx.log.rolls.extend(defence.rolls)
+    return defence, evaluate_opposed(attack, defence)
+
+
+def _roll_tables(
+    roller: Roller,
+    ctx: _Ctx,
+    attack: ProbeResult,
+    defence: ProbeResult | None,
+    comparison: OpposedResult | None,
+    attacker_wins: bool,
+    base_qs: int,
+) -> list[TableRoll]:
+    """Attack Volltreffer (if the attacker wins), defence Patzer, defence Volltreffer."""
+    tables: list[TableRoll] = []
     if attacker_wins and attack.volltreffer:
         tables.append(_table_roll(roller, "angriff_volltreffer", base_qs, ctx.log))
     if defence is not None and defence.patzer:
         tables.append(_table_roll(roller, "verteidigung_patzer", base_qs, ctx.log))
     if defence is not None and comparison is not None and not attacker_wins and defence.volltreffer:
         tables.append(_table_roll(roller, "verteidigung_volltreffer", comparison.qs, ctx.log))
+    return tables
 
-    extra_dice = sum(t.entry.effect.extra_damage_dice for t in tables)
-    direct = any(t.entry.effect.direct_damage for t in tables)
-    hit_qs = base_qs + aim_qs(aim) if attacker_wins else 0
-    if direct:
-        kind = "direkt"
-    for t in tables:
-        _apply_side_effects(roller, ctx, t.entry.effect, options)
 
-    damage_dice: DieRoll | None = None
-    per_die: tuple[int, ...] = ()
-    amount = 0
-    if attacker_wins:
-        damage_dice = roll_dice(roller, hit_qs + extra_dice, spec.weapon.die)
-        ctx.log.rolls.append(damage_dice)
-        faces = list(damage_dice.faces)
-        per_die = tuple(damage_per_roll(faces, spec.weapon.bonus, ctx.defender.rs, kind))
-        amount = typed_damage(
-            faces,
-            spec.weapon.bonus,
-            ctx.defender.rs,
-            kind=kind,
-            damage_type=spec.weapon.damage_type,
-            resistances=ctx.defender.resistances,
-        )
-        ctx.defender = _damage(
-            roller, ctx.defender, amount, options, ctx.log, "LP", spec.non_lethal, "Angriff"
-        )
-    for t in tables:
-        _apply_conditions(roller, ctx, t.entry.effect, options, kind)
-
-    counter: AttackResult | None = None
-    if any(t.entry.effect.counter_attack for t in tables):
-        bonus = max(t.entry.effect.counter_attack_bonus for t in tables)
-        ctx.log.add(Change(ctx.defender.id, "counter_attack", bonus, detail=attacker.id))
-        if counter_spec is not None and not spec.counter and ctx.defender.can_act:
-            cspec = replace(counter_spec, modifier=counter_spec.modifier + bonus, counter=True)
-            counter = resolve_attack(roller, ctx.defender, ctx.attacker, options, cspec)
-            ctx.log.changes.extend(counter.changes)
-            ctx.log.rolls.extend(counter.rolls)
-            ctx.defender, ctx.attacker = counter.attacker, counter.defender
-
-    return result(
-        defence=defence,
-        comparison=comparison,
-        hit=attacker_wins,
-        qs=hit_qs,
-        damage_dice=damage_dice,
-        damage_per_die=per_die,
-        damage=amount,
-        damage_kind=kind,
-        tables=tuple(tables),
-        changes=tuple(ctx.log.changes),
-        rolls=tuple(ctx.log.rolls),
-        attacker=ctx.attacker,
-        defender=ctx.defender,
-        counter=counter,
+def _deal_damage(
+    roller: Roller, ctx: _Ctx, spec: AttackSpec, dice: int, kind: str, options: RuleOptions
+) -> tuple[DieRoll, tuple[int, ...], int]:
+    """Roll the damage dice, book the LP on the defender; (dice, damage per die, total)."""
+    damage_dice = roll_dice(roller, dice, spec.weapon.die)
+    ctx.log.rolls.append(damage_dice)
+    faces = list(damage_dice.faces)
+    per_die = tuple(damage_per_roll(faces, spec.weapon.bonus, ctx.defender.rs, kind))
+    amount = typed_damage(
+        faces,
+        spec.weapon.bonus,
+        ctx.defender.rs,
+        kind=kind,
+        damage_type=spec.weapon.damage_type,
+        resistances=ctx.defender.resistances,
     )
+    ctx.defender = _damage(
+        roller, ctx.defender, amount, options, ctx.log, "LP", spec.non_lethal, "Angriff"
+    )
+    return damage_dice, per_die, amount
+
+
+def _counter_attack(
+    roller: Roller,
+    ctx: _Ctx,
+    tables: list[TableRoll],
+    attacker_id: str,
+    spec: AttackSpec,
+    counter_spec: AttackSpec | None,
+    options: RuleOptions,
+) -> AttackResult | None:
+    """A defence Volltreffer's counter-attack: resolved with ``counter_spec``, else noted."""
+    if not any(t.entry.effect.counter_attack for t in tables):
+        return None
+    bonus = max(t.entry.effect.counter_attack_bonus for t in tables)
+    ctx.log.add(Change(ctx.defender.id, "counter_attack", bonus, detail=attacker_id))
+    if counter_spec is None or spec.counter or not ctx.defender.can_act:
+        return None
+    cspec = replace(counter_spec, modifier=counter_spec.modifier + bonus, counter=True)
+    counter = resolve_attack(roller, ctx.defender, ctx.attacker, options, cspec)
+    ctx.log.changes.extend(counter.changes)
+    ctx.log.rolls.extend(counter.rolls)
+    ctx.defender, ctx.attacker = counter.attacker, counter.defender
+    return counter
 
 
 def _stray_hit(
