@@ -249,6 +249,22 @@ async def forecast(
     return foresight.as_json(result, body.assume)
 
 
+class RiskIn(BaseModel):
+    trials: int = Field(default=foresight.DEFAULT_TRIALS, ge=2, le=foresight.MAX_TRIALS)
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+
+
+@router.post("/encounters/{encounter_id}/risk")
+async def risk(
+    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser,
+    body: RiskIn | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The GM's risk estimate: the fight simulated ``trials`` times (issue 18)."""
+    req = body or RiskIn()
+    result = await foresight.risk(session, user, campaign_id, encounter_id, req.trials, req.seed)
+    return foresight.risk_json(result)
+
+
 @router.post("/encounters/{encounter_id}/actions/{action}")
 async def act(
     campaign_id: int,

@@ -590,7 +590,7 @@ async def _joined(
     mod = system(loaded.campaign.system)
     for p in added:
         pid = str(p.id)
-        state["figures"][pid] = _figure(loaded.campaign.system, p, enc.settings, owner)
+        state["figures"][pid] = participant_figure(loaded.campaign.system, p, enc.settings, owner)
         report.add(N_("%(name)s joins the fight."), who={pid}, name=p.name)
         try:
             mod.add_figure(state, pid, roller, report)
@@ -604,9 +604,10 @@ async def _joined(
     await _log(session, loaded, user, report, participants=all_participants, roster=True)
 
 
-def _figure(
-    system_name: str, p: Participant, settings: dict[str, Any], owner: int | None
+def participant_figure(
+    system_name: str, p: Participant, settings: dict[str, Any], owner: int | None = None
 ) -> dict[str, Any]:
+    """The JSON figure a participant enters the fight with."""
     stats = statblocks.validate(system_name, p.stats)
     data: dict[str, Any] = system(system_name).new_figure(
         str(p.id), p.name, p.side, stats, npc=p.character_id is None, settings=settings
@@ -722,7 +723,7 @@ async def start(
     owners = await _owners(session, loaded.participants)
     state = fresh_state(loaded.campaign.system)
     for p in loaded.participants:
-        state["figures"][str(p.id)] = _figure(
+        state["figures"][str(p.id)] = participant_figure(
             loaded.campaign.system, p, enc.settings, owners.get(p.id)
         )
     report = Report()
