@@ -52,6 +52,12 @@ class Settings(BaseSettings):
     argon2_memory_kib: int = 65536
     #: Seconds a live stream waits for a notification before it re-reads the log anyway.
     stream_poll_seconds: float = Field(default=15.0, gt=0)
+    #: Writes (POST/PUT/PATCH/DELETE) a signed-in user may make per minute, after a burst of
+    #: ``write_burst`` at once; more answer 429 with ``Retry-After``. Counted per process.
+    write_rate_per_minute: float = Field(default=120.0, gt=0)
+    write_burst: int = Field(default=60, ge=1)
+    #: Request bodies above this many bytes answer 413 before they are read.
+    max_body_bytes: int = Field(default=1_048_576, ge=1024)
 
     @field_validator("trusted_proxies")
     @classmethod

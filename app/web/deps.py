@@ -18,6 +18,7 @@ from app.errors import AppError, Unauthenticated
 from app.events.service import PENDING_KEY
 from app.i18n import _, negotiate, set_locale
 from app.web.context import AppContext
+from app.web.security import SAFE_METHODS
 
 COOKIE_NAME = "tafelrunde_session"
 SECURE_COOKIE_NAME = "__Host-tafelrunde_session"
@@ -166,6 +167,8 @@ async def optional_user(request: Request, session: Session, ctx: Ctx) -> User | 
     # A plain snapshot for templates: error pages render after the session rolled back.
     request.state.user = SignedIn(user.id, user.username) if user else None
     apply_locale(request, user)
+    if user is not None and request.method not in SAFE_METHODS:
+        ctx.write_limiter.take(user.id)
     return user
 
 
