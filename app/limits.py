@@ -74,6 +74,10 @@ LOG_PAGE = 50
 HISTORY_API_PAGE = 200
 #: Events a (re)connecting stream reads from the database at a time.
 REPLAY_BATCH = 500
+#: Entries of the combat log on an encounter's page.
+COMBAT_LOG_ENTRIES = 200
+#: Undo steps kept per encounter.
+UNDO_STEPS = 30
 
 # --- the rules ------------------------------------------------------------------------------
 
