@@ -511,7 +511,8 @@ def _validate_item_input(
         errors["description"] = description_problem
     data_problem = limits.data_problem(fields)
     if data_problem:
-        errors["fields"] = data_problem[1]
+        key = data_problem[0].split(".", 1)[0]
+        errors[f"fields.{key}" if key else "fields"] = data_problem[1]
         raise ValidationFailed(errors)
     if not 1 <= quantity <= 9999:
         errors["quantity"] = _("Between %(min)d and %(max)d.", min=1, max=9999)
@@ -1088,6 +1089,8 @@ async def import_character(
     )
     if not isinstance(name, str) or not isinstance(data, dict) or not isinstance(items, list):
         raise bad(_("The file lacks a name, sheet data or an item list."))
+    if name_problem := limits.name_problem(name.strip()):
+        raise bad(f"name: {name_problem}")
     if kind == CharacterKind.npc.value and not allowed(viewer.role, Action.manage_characters):
         kind = CharacterKind.pc.value
     rules = character_system(campaign.system)

@@ -40,7 +40,11 @@ async def roll(
         parsed = dice_expression.parse(expression)
     except dice_expression.ExpressionError as exc:
         errors["expression"] = _(exc.message, **exc.params)
-    if label_problem := limits.text_problem(label, LABEL_MAX):
+    # A label shows in everyone's dice log next to a name: the name rule, but it may be empty.
+    if label and (
+        label_problem := limits.text_problem(label, LABEL_MAX)
+        or limits.name_problem(label, LABEL_MAX)
+    ):
         errors["label"] = label_problem
     if visibility not in VISIBILITIES:
         errors["visibility"] = _("Choose public, GM only or GM and me.")
