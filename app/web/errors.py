@@ -53,12 +53,14 @@ async def handle_app_error(request: Request, exc: Exception) -> Response:
             return Response(status_code=401, headers={"HX-Redirect": f"/login?next={target}"})
         return RedirectResponse(f"/login?next={target}", status_code=303)
     titles = {403: _("Not allowed"), 404: _("Not found"), 409: _("Changed meanwhile")}
-    return page(
+    response = page(
         request,
         "error.html",
         {"title": titles.get(exc.status_code, _("Something went wrong")), "message": exc.message},
         status_code=exc.status_code,
     )
+    response.headers.update(headers)
+    return response
 
 
 def install(app: FastAPI) -> None:
