@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from app.encounters import actions, foresight, service, views
 from app.encounters.models import BestiaryEntry, Encounter
+from app.limits import Name, Text
 from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
 
 router = APIRouter(
@@ -20,14 +21,14 @@ router = APIRouter(
 
 
 class EntryIn(BaseModel):
-    name: str = Field(max_length=200)
+    name: Name
     data: dict[str, Any] = Field(default_factory=dict)
     version: int | None = None
 
 
 class EncounterIn(BaseModel):
-    name: str = Field(max_length=200)
-    notes: str = Field(default="", max_length=5000)
+    name: Name
+    notes: Text = ""
     settings: dict[str, Any] | None = None
     version: int | None = None
 
@@ -43,7 +44,7 @@ class ParticipantIn(BaseModel):
 class ParticipantPatch(BaseModel):
     side: str | None = None
     hidden: bool | None = None
-    name: str | None = None
+    name: Name | None = None
     stats: dict[str, Any] | None = None
 
 
