@@ -52,15 +52,15 @@ MEMBERS_PER_CAMPAIGN = 100
 #: Invites of a campaign that are neither revoked nor expired.
 INVITES_PER_CAMPAIGN = 50
 #: Characters of a campaign, archived ones included.
-CHARACTERS_PER_CAMPAIGN = 300
+CHARACTERS_PER_CAMPAIGN = 200
 #: Items a character carries (an import with more is refused as a whole).
 ITEMS_PER_CHARACTER = 200
 #: Keys and list entries in a whole character file: a sheet and its items (about 25 each).
 FILE_ENTRIES_MAX = DATA_ENTRIES_MAX + ITEMS_PER_CHARACTER * 50
 #: Entries of a campaign's item library.
-LIBRARY_ITEMS_PER_CAMPAIGN = 500
+LIBRARY_ITEMS_PER_CAMPAIGN = 200
 #: Bestiary entries of a campaign.
-BESTIARY_ENTRIES_PER_CAMPAIGN = 500
+BESTIARY_ENTRIES_PER_CAMPAIGN = 200
 #: Encounters of a campaign.
 ENCOUNTERS_PER_CAMPAIGN = 200
 #: Participants of one encounter.

@@ -4,8 +4,10 @@ on SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
+from collections.abc import Awaitable
 from typing import Any
 
 import httpx
@@ -193,6 +195,50 @@ async def test_moving_an_item_respects_the_receivers_limit(
     )
     assert r.status_code == 422, r.text
     assert "items" in r.json()["errors"]
+
+
+async def loop_stall_during(request: Awaitable[httpx.Response]) -> tuple[float, float]:
+    """(longest gap between 1 ms ticks of the event loop, duration) while ``request`` runs."""
+    gaps: list[float] = []
+    done = asyncio.Event()
+
+    async def tick() -> None:
+        last = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0.005)
+    started = time.perf_counter()
+    r = await request
+    duration = time.perf_counter() - started
+    done.set()
+    await ticker
+    assert r.status_code == 200, r.text
+    return max(gaps), duration
+
+
+async def test_the_largest_sheet_renders_off_the_event_loop(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Most of a big page's time is its template: that part runs in a worker thread, so the
+    loop keeps ticking (on-loop it stalled for the whole render, ~90 % of the request)."""
+    t = await make_table(make_client, app)
+    exported = await export_of_new_character(t)
+    items = [
+        {"name": f"Kiesel {n}", "description": "Rund und grau. " * 30}
+        for n in range(limits.ITEMS_PER_CHARACTER)
+    ]
+    document = {**exported, "data": {**exported["data"], "wears_rucksack": False}}
+    r = await t.player.post(f"{api(t)}/characters/import", json={**document, "items": items})
+    assert r.status_code == 201, r.text
+    sheet = f"/campaigns/{t.campaign_id}/characters/{r.json()['id']}"
+    await t.player.get(sheet)  # templates compiled
+    stall, duration = min([await loop_stall_during(t.player.get(sheet)) for _ in range(3)])
+    assert stall < duration / 2, (stall, duration)
 
 
 # --- L1: the body ----------------------------------------------------------------------------
