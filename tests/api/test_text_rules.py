@@ -245,6 +245,20 @@ NUL_ONLY_CASES: list[ApiCase] = [
         lambda w, s: {**w.export, "data": {**w.export["data"], "talents": s}},
         "file",
     ),
+    (
+        "gm",
+        "POST",
+        lambda w: f"{w.api}/encounters/{w.encounter}/actions/adjust",
+        lambda w, s: {"participant": str(w.participant), "delta": -1, "reason": s},
+        "reason",
+    ),
+    (
+        "gm",
+        "POST",
+        lambda w: f"{w.api}/encounters/{w.encounter}/actions/condition",
+        lambda w, s: {"participant": str(w.participant), "condition": "x", "cause": s},
+        "cause",
+    ),
 ]
 
 
