@@ -331,6 +331,7 @@ FormCase = tuple[str, Callable[[World], str], Callable[[World, str], dict[str, s
 
 HTML_NAME_FORMS: list[FormCase] = [
     ("gm", lambda w: "/campaigns", lambda w, s: {"name": s, "system": "hh"}),
+    ("gm", lambda w: f"{w.html}/settings", lambda w, s: {"name": s, "version": "1"}),
     ("player", lambda w: f"{w.html}/characters", lambda w, s: {"name": s, "kind": "pc"}),
     (
         "player",
