@@ -314,3 +314,62 @@ async def test_a_body_at_the_limit_is_read(client: httpx.AsyncClient, app: FastA
         "/api/v1/auth/login", content=padded, headers={"content-type": "application/json"}
     )
     assert r.status_code == 401, r.text
+
+
+# --- H1: the other collections ---------------------------------------------------------------
+
+
+async def test_bestiary_encounters_and_participants_are_limited(
+    make_client: ClientFactory, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(limits, "BESTIARY_ENTRIES_PER_CAMPAIGN", 2)
+    monkeypatch.setattr(limits, "ENCOUNTERS_PER_CAMPAIGN", 1)
+    monkeypatch.setattr(limits, "PARTICIPANTS_PER_ENCOUNTER", 3)
+    t = await make_table(make_client, app)
+    r = await t.gm.post(f"{api(t)}/bestiary", json={"name": "Goblin"})
+    assert r.status_code == 201, r.text
+    entry = r.json()["id"]
+    # The samples do not fit beside it: none of them is added.
+    r = await t.gm.post(f"{api(t)}/bestiary/samples")
+    assert r.status_code == 422, r.text
+    assert len((await t.gm.get(f"{api(t)}/bestiary")).json()) == 1
+    r = await t.gm.post(f"{api(t)}/encounters", json={"name": "Überfall"})
+    assert r.status_code == 201, r.text
+    encounter = r.json()["id"]
+    for path in (f"{api(t)}/encounters", f"{api(t)}/encounters/{encounter}/duplicate"):
+        r = await t.gm.post(path, json={"name": "Noch einer"})
+        assert r.status_code == 422, (path, r.text)
+    participants = f"{api(t)}/encounters/{encounter}/participants"
+    r = await t.gm.post(participants, json={"entry_id": entry, "count": 4})
+    assert r.status_code == 422 and "count" in r.json()["errors"], r.text
+    r = await t.gm.post(participants, json={"entry_id": entry, "count": 3})
+    assert r.status_code == 201, r.text
+    r = await t.gm.post(participants, json={"entry_id": entry, "count": 1})
+    assert r.status_code == 422, r.text
+    # The HTML form answers on the encounter page, the message with the controls.
+    r = await t.gm.post(
+        f"/campaigns/{t.campaign_id}/encounters/{encounter}/participants",
+        data={"entry_id": str(entry), "count": "1"},
+    )
+    assert r.status_code == 422 and 'role="alert"' in r.text
+    assert len((await t.gm.get(f"{api(t)}/encounters/{encounter}")).json()["participants"]) == 3
+
+
+async def test_campaigns_invites_and_members_are_limited(
+    make_client: ClientFactory, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(limits, "CAMPAIGNS_PER_GM", 1)
+    monkeypatch.setattr(limits, "INVITES_PER_CAMPAIGN", 2)
+    monkeypatch.setattr(limits, "MEMBERS_PER_CAMPAIGN", 3)
+    t = await make_table(make_client, app)  # the GM runs one campaign with 3 members
+    r = await t.gm.post("/api/v1/campaigns", json={"name": "Zweite", "system": "hh"})
+    assert r.status_code == 422 and "name" in r.json()["errors"], r.text
+    # The campaign has the player invite and the observer invite: no third one.
+    r = await t.gm.post(
+        f"/campaigns/{t.campaign_id}/invites", data={"role": "player", "expires_days": ""}
+    )
+    assert r.status_code == 422 and 'role="alert"' in r.text
+    r = await t.outsider.post("/api/v1/campaigns/join", json={"invite_code": t.invite_code})
+    assert r.status_code == 422 and "invite_code" in r.json()["errors"], r.text
+    r = await t.outsider.get(f"{api(t)}/characters")
+    assert r.status_code == 404
