@@ -73,8 +73,8 @@ LOG_PAGE = 50
 #: Entries of a sheet's history in one API answer.
 HISTORY_API_PAGE = 200
 #: Events a (re)connecting stream reads from the database at a time.
-REPLAY_BATCH = 500
-#: Entries of the combat log on an encounter's page.
+REPLAY_BATCH = 200
+#: Entries per page of an encounter's combat log (page and API).
 COMBAT_LOG_ENTRIES = 200
 #: Undo steps kept per encounter.
 UNDO_STEPS = 30

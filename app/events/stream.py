@@ -16,6 +16,7 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app import limits
 from app.config import Settings
 from app.core.viewer import Viewer
 from app.events import types
@@ -27,7 +28,7 @@ from app.events.service import VisibleEvent, events_after, project
 MEMBERSHIP_EVENTS = frozenset(
     {types.MemberRemoved.TYPE, types.MemberRoleChanged.TYPE, types.GmTransferred.TYPE}
 )
-BATCH = 200
+BATCH = limits.REPLAY_BATCH
 
 
 @dataclass(frozen=True, slots=True)
