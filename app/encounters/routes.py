@@ -76,9 +76,10 @@ async def create(
 ) -> Response:
     data = await _form(request)
     try:
-        encounter = await service.create_encounter(
-            session, user, campaign_id, data.get("name", ""), data.get("notes", "")
-        )
+        async with attempt(session):
+            encounter = await service.create_encounter(
+                session, user, campaign_id, data.get("name", ""), data.get("notes", "")
+            )
     except ValidationFailed as exc:
         return await _index_page(request, session, user, campaign_id, exc.fields, 422)
     return redirect(request, _url(campaign_id, encounter.id))
@@ -116,16 +117,17 @@ async def update(
 ) -> Response:
     data = await _form(request)
     try:
-        await service.update_encounter(
-            session,
-            user,
-            campaign_id,
-            encounter_id,
-            actions._version(data),
-            data.get("name", ""),
-            data.get("notes", ""),
-            {k: data[k] for k in ("surprise", "defence_timeout") if k in data},
-        )
+        async with attempt(session):
+            await service.update_encounter(
+                session,
+                user,
+                campaign_id,
+                encounter_id,
+                actions._version(data),
+                data.get("name", ""),
+                data.get("notes", ""),
+                {k: data[k] for k in ("surprise", "defence_timeout") if k in data},
+            )
     except ValidationFailed as exc:
         return await _refused(request, session, user, campaign_id, encounter_id, exc)
     return redirect(request, _url(campaign_id, encounter_id))
@@ -139,10 +141,11 @@ async def _refused(
     encounter_id: int,
     exc: ValidationFailed,
 ) -> Response:
-    """The encounter page again, nothing saved, the messages with the controls (422)."""
-    await session.rollback()
-    await session.refresh(user)
+    """The encounter page again, the messages with the controls (422: nothing is saved)."""
     context = await _context(session, user, campaign_id, encounter_id)
+    await COMBAT_PAGE.contribute(
+        session, context["viewer"], CombatPage(campaign_id, encounter_id), context
+    )
     context["errors"] = exc.fields
     return page(request, TEMPLATE, context, status_code=422)
 
@@ -175,17 +178,18 @@ async def add_participant(
     data = await _form(request)
     hidden = data.get("hidden") == "1"
     try:
-        if data.get("character_id"):
-            await service.add_character(
-                session, user, ctx.roller, campaign_id, encounter_id,
-                actions._int(data, "character_id"), data.get("side", "abenteurer"), hidden,
-            )  # fmt: skip
-        else:
-            await service.add_monsters(
-                session, user, ctx.roller, campaign_id, encounter_id,
-                actions._int(data, "entry_id"), actions._int(data, "count", 1),
-                data.get("side", "gegner"), hidden,
-            )  # fmt: skip
+        async with attempt(session):
+            if data.get("character_id"):
+                await service.add_character(
+                    session, user, ctx.roller, campaign_id, encounter_id,
+                    actions._int(data, "character_id"), data.get("side", "abenteurer"), hidden,
+                )  # fmt: skip
+            else:
+                await service.add_monsters(
+                    session, user, ctx.roller, campaign_id, encounter_id,
+                    actions._int(data, "entry_id"), actions._int(data, "count", 1),
+                    data.get("side", "gegner"), hidden,
+                )  # fmt: skip
     except ValidationFailed as exc:
         return await _refused(request, session, user, campaign_id, encounter_id, exc)
     return redirect(request, _url(campaign_id, encounter_id))
