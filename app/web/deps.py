@@ -19,6 +19,7 @@ from app.events.service import PENDING_KEY
 from app.i18n import _, negotiate, set_locale
 from app.web.context import AppContext
 from app.web.security import SAFE_METHODS
+from app.web.templating import OffLoopHTMLResponse
 
 COOKIE_NAME = "tafelrunde_session"
 SECURE_COOKIE_NAME = "__Host-tafelrunde_session"
@@ -59,6 +60,9 @@ class TransactionalRoute(APIRoute):
 
         async def handle(request: Request) -> Response:
             response = await handler(request)
+            if isinstance(response, OffLoopHTMLResponse):
+                # While the session is open: after a rollback its objects are expired.
+                await response.render_off_loop()
             if response.status_code >= 400:
                 request.scope[FAILED_RESPONSE] = True
             return response

@@ -112,19 +112,29 @@ def is_htmx(request: Request) -> bool:
 
 
 class OffLoopHTMLResponse(HTMLResponse):
-    """HTML rendered in a worker thread as the response is sent (after the request's
-    commit). Rendering is the bulk of a page's CPU, and grows with the collections on it (a
-    sheet at its item limit takes a few hundred ms): in a thread it costs the event loop
-    only the interpreter's switch interval (5 ms) at a time, so other requests go on."""
+    """HTML rendered in a worker thread. Rendering is the bulk of a page's CPU and grows
+    with the collections on it (a sheet at its item limit takes a few hundred ms): in a
+    thread it costs the event loop only the interpreter's switch interval (5 ms) at a time,
+    so other requests go on. A route's page is rendered by :class:`app.web.deps.
+    TransactionalRoute` while the request's session is still open (a template error still
+    rolls the request back); a page built outside a route (an error page) when it is sent."""
 
     def __init__(self, render_html: Callable[[], str], status_code: int) -> None:
-        self._render_html = render_html
+        self._render_html: Callable[[], str] | None = render_html
         super().__init__(status_code=status_code)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self.body = (await anyio.to_thread.run_sync(self._render_html)).encode(self.charset)
+    async def render_off_loop(self) -> None:
+        """Render once, in a worker thread."""
+        if self._render_html is None:
+            return
+        html = await anyio.to_thread.run_sync(self._render_html)
+        self._render_html = None
+        self.body = html.encode(self.charset)
         self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]
         self.raw_headers.append((b"content-length", str(len(self.body)).encode("latin-1")))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.render_off_loop()
         await super().__call__(scope, receive, send)
 
 
