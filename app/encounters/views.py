@@ -19,9 +19,9 @@ from app.encounters.systems import system
 from app.events.models import CampaignEvent
 from app.i18n import N_, gettext
 
-LOG_SHOWN = 8
+LOG_SHOWN = 6
 """Combat log entries a page shows; older ones come on request ("Older entries"). Live entries
-push the oldest shown out of view: ``static/css/app.css`` hides those past the eighth."""
+push the oldest shown out of view: ``static/css/app.css`` hides those past the sixth."""
 LOG_READ = 4 * LOG_SHOWN
 """Log events read for one window: many steps (a turn passed on) have no line to show."""
 
