@@ -60,6 +60,27 @@ def _pages(world: World) -> list[tuple[str, BrowserContext, str]]:
     return both
 
 
+def all_pages(
+    world: World, browser: Browser, base_url: str, viewport: ViewportSize
+) -> Iterator[tuple[str, Page]]:
+    """Every main page in turn, loaded at ``viewport``: logged out, as the GM, as the player."""
+    anonymous = browser.new_context(base_url=base_url, viewport=viewport)
+    try:
+        for path in ("/login", "/register"):
+            page = anonymous.new_page()
+            page.goto(path)
+            yield path, page
+            page.close()
+    finally:
+        anonymous.close()
+    for name, context, path in _pages(world):
+        page = context.new_page()
+        page.set_viewport_size(viewport)
+        page.goto(path)
+        yield name, page
+        page.close()
+
+
 def _problems(page: Page, where: str) -> list[str]:
     """What is wrong with the page as shown: empty when it fits."""
     m = page.evaluate(MEASURE, TARGETS)
@@ -78,20 +99,8 @@ def _problems(page: Page, where: str) -> list[str]:
 @pytest.mark.parametrize("size", SIZES)
 def test_every_main_page_fits(world: World, browser: Browser, base_url: str, size: str) -> None:
     found: list[str] = []
-    anonymous = browser.new_context(base_url=base_url, viewport=SIZES[size])
-    try:
-        page = anonymous.new_page()
-        for path in ("/login", "/register"):
-            page.goto(path)
-            found += _problems(page, f"{path} {size}")
-    finally:
-        anonymous.close()
-    for name, context, path in _pages(world):
-        page = context.new_page()
-        page.set_viewport_size(SIZES[size])
-        page.goto(path)
+    for name, page in all_pages(world, browser, base_url, SIZES[size]):
         found += _problems(page, f"{name} {size}")
-        page.close()
     assert not found, "\n".join(found)
 
 
