@@ -26,6 +26,7 @@ from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
 from app.web import errors
 from app.web.context import AppContext
+from app.web.deps import TransactionalRoute
 from app.web.security import CrossOriginProtection, SecurityHeaders
 from app.web.static import favicon, static_app
 
@@ -87,7 +88,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         characters_routes.router,
     ):
         app.include_router(router)
-    app.add_api_route("/favicon.ico", favicon, include_in_schema=False)
+    app.router.add_api_route(
+        "/favicon.ico", favicon, include_in_schema=False, route_class_override=TransactionalRoute
+    )
     app.mount("/static", static_app(), name="static")
     return app
 
