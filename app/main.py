@@ -5,10 +5,8 @@ from __future__ import annotations
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 
 from app.accounts import api as accounts_api
 from app.accounts import routes as accounts_routes
@@ -28,9 +26,9 @@ from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
 from app.web import errors
 from app.web.context import AppContext
+from app.web.deps import TransactionalRoute
 from app.web.security import CrossOriginProtection, SecurityHeaders
-
-STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
+from app.web.static import favicon, static_app
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -93,7 +91,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         characters_routes.router,
     ):
         app.include_router(router)
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.router.add_api_route(
+        "/favicon.ico", favicon, include_in_schema=False, route_class_override=TransactionalRoute
+    )
+    app.mount("/static", static_app(), name="static")
     return app
 
 

@@ -87,7 +87,7 @@ async def create(
 
 async def _context(session: Any, user: User, campaign_id: int, encounter_id: int) -> dict[str, Any]:
     loaded = await service.load(session, user, campaign_id, encounter_id)
-    log = await service.log_entries(session, loaded)
+    log = await service.log_entries(session, loaded, views.LOG_READ)
     context = views.page_context(loaded, log)
     if loaded.viewer.is_gm and loaded.encounter.status == "prepared":
         context["characters"] = (
@@ -109,6 +109,31 @@ async def detail(
     key = CombatPage(campaign_id, encounter_id)
     await COMBAT_PAGE.contribute(session, context["viewer"], key, context)
     return page(request, TEMPLATE, context)
+
+
+@router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/log", response_class=HTMLResponse)
+async def older_log(
+    request: Request,
+    campaign_id: int,
+    encounter_id: int,
+    session: Session,
+    user: CurrentUser,
+    before: int = Query(ge=1),
+) -> Response:
+    """The combat log entries before the seq ``before``: appended to the page's log by HTMX
+    (with the next "Older entries" link), a page of their own without JavaScript."""
+    loaded = await service.load(session, user, campaign_id, encounter_id)
+    log = await service.log_entries(session, loaded, views.LOG_READ, before=before)
+    context = {
+        "campaign": loaded.campaign,
+        "campaign_id": campaign_id,
+        "encounter": loaded.encounter,
+        "viewer": loaded.viewer,
+        "inline": is_htmx(request),
+        "older": True,
+        **views.log_window(loaded, log),
+    }
+    return page(request, "encounters/log.html", context, block="older")
 
 
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}")

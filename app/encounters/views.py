@@ -19,6 +19,12 @@ from app.encounters.systems import system
 from app.events.models import CampaignEvent
 from app.i18n import N_, gettext
 
+LOG_SHOWN = 6
+"""Combat log entries a page shows; older ones come on request ("Older entries"). Live entries
+push the oldest shown out of view: ``static/css/app.css`` hides those past the sixth."""
+LOG_READ = 4 * LOG_SHOWN
+"""Log events read for one window: many steps (a turn passed on) have no line to show."""
+
 STATUS_LABELS = {"prepared": N_("Prepared"), "running": N_("Running"), "ended": N_("Ended")}
 
 
@@ -188,9 +194,24 @@ def manage_context(loaded: Loaded, participant_id: int) -> dict[str, Any] | None
     }
 
 
-def page_context(loaded: Loaded, log: list[CampaignEvent]) -> dict[str, Any]:
+def log_window(loaded: Loaded, log: list[CampaignEvent], shown: int = LOG_SHOWN) -> dict[str, Any]:
+    """The newest ``shown`` entries with lines of ``log`` (newest first, as read with
+    ``LOG_READ``) and the seq to page back from (``older_than``) when there may be more.
+    Steps without a line to show (a turn passed on) are skipped."""
     undone = set(loaded.encounter.state.get("undone", [])) if loaded.encounter.state else set()
-    entries = [entry_view(e, undone) for e in log]
+    entries = [v for v in (entry_view(e, undone) for e in log) if v["lines"]]
+    window = entries[:shown]
+    older_than: int | None = None
+    if len(entries) > shown:
+        older_than = window[-1]["seq"]
+    elif len(log) >= LOG_READ:  # a full read: older steps may be before it
+        older_than = log[-1].seq
+    return {"entries": window, "older_than": older_than}
+
+
+def page_context(loaded: Loaded, log: list[CampaignEvent]) -> dict[str, Any]:
+    """The combat page; ``log`` is the newest entries, one more than shown when there are
+    older ones."""
     roster = rows(loaded)
     return {
         "campaign": loaded.campaign,
@@ -204,7 +225,7 @@ def page_context(loaded: Loaded, log: list[CampaignEvent]) -> dict[str, Any]:
         "turn": turn(loaded),
         "pending": pending(loaded),
         "controls": controls(loaded, roster),
-        "entries": [e for e in entries if e["lines"]],
+        **log_window(loaded, log),
         "last_seq": loaded.campaign.last_seq,
         "status_label": STATUS_LABELS.get(loaded.encounter.status, loaded.encounter.status),
         "participants": loaded.participants,

@@ -22,6 +22,7 @@ from markupsafe import Markup
 from starlette.types import Receive, Scope, Send
 
 from app import i18n
+from app.web.static import static_url
 
 BERLIN = get_timezone("Europe/Berlin")
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates"
@@ -89,6 +90,7 @@ def build_environment() -> Environment:
     env.filters["isotime"] = _isotime
     env.globals["role_label"] = role_label
     env.globals["slot"] = _slot
+    env.globals["static_url"] = static_url
     macros = env.get_template("_macros.html").module
     # Globals rather than imports: a block rendered alone does not run its template's imports.
     env.globals["field_error"] = macros.field_error  # type: ignore[attr-defined]

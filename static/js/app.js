@@ -45,4 +45,64 @@
   });
   document.addEventListener("htmx:sseOpen", function () { setStatus("online"); });
   document.addEventListener("htmx:sseError", function () { setStatus("offline"); });
+
+  // Focus after a swap is kept or moved on purpose, never dropped on <body>: when a swap took
+  // the focused element away, focus goes to the element of the same id if it came back, else
+  // the swapped region's heading, else the page's [data-focus-home] (the combat page's
+  // actions), else <main>. Nobody's focus moves when it was not lost to a swap.
+  var lastFocused = null;
+  document.addEventListener("focusin", function (evt) { lastFocused = evt.target; });
+
+  function focusable(el) {
+    if (!el.matches("a[href], button, input, select, textarea, summary, [tabindex]")) {
+      el.setAttribute("tabindex", "-1");
+    }
+    el.focus();
+  }
+
+  function restoreFocus(region) {
+    var active = document.activeElement;
+    if (active && active !== document.body) return;
+    if (!lastFocused || lastFocused.isConnected) return;
+    var again = lastFocused.id ? document.getElementById(lastFocused.id) : null;
+    var heading = region && region.isConnected ? region.querySelector("h1, h2, h3") : null;
+    var next = again || heading || document.querySelector("[data-focus-home]") ||
+      document.getElementById("main");
+    if (next) focusable(next);
+  }
+
+  // The sheet's roll dialog: the roll link that opened it gets the focus back on close.
+  var opener = null;
+  document.addEventListener("click", function (evt) {
+    var link = evt.target.closest ? evt.target.closest("a.roll-link") : null;
+    if (link) opener = { el: link, roll: link.getAttribute("data-roll") };
+  }, true);
+
+  function openDialog(dialog) {
+    var previous = lastFocused;
+    if (!dialog.open && typeof dialog.showModal === "function") dialog.showModal();
+    // A field that re-rendered the dialog (a changed option) keeps the focus.
+    var again = previous && previous.id ? document.getElementById(previous.id) : null;
+    if (again && dialog.contains(again) && !dialog.querySelector("[autofocus]")) again.focus();
+  }
+
+  document.addEventListener("close", function (evt) {
+    // A dialog replaced by its next version is not closed by the user: keep the focus there.
+    if (evt.target.id !== "roll-dialog" || !evt.target.isConnected || !opener) return;
+    var link = opener.el.isConnected ? opener.el : document.querySelector(
+      'a.roll-link[data-roll="' + CSS.escape(opener.roll || "") + '"]');
+    if (link) link.focus();
+  }, true);
+
+  // At once after the swap (not after settling): the old dialog is gone, the new one waits.
+  document.addEventListener("htmx:afterSwap", function (evt) {
+    var target = evt.detail && evt.detail.target;
+    var dialog = document.getElementById("roll-dialog");
+    if (target && target.id === "roll-dialog" && dialog && dialog.querySelector("form")) {
+      openDialog(dialog);
+    }
+  });
+  document.addEventListener("htmx:afterSettle", function (evt) {
+    if (evt.target.id !== "roll-dialog") restoreFocus(evt.target);
+  });
 })();

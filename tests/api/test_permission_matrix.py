@@ -70,6 +70,7 @@ CASES: dict[str, Case] = {
     "home": Case("GET", "/", _same(303, anonymous=LOGIN)),
     "register_form": Case("GET", "/register", _same(200, anonymous=200)),
     "login_form": Case("GET", "/login", _same(200, anonymous=200)),
+    "favicon": Case("GET", "/favicon.ico", _same(301, anonymous=301)),
     "logout": Case("POST", "/logout", _same(LOGIN, anonymous=LOGIN)),
     "logout_everywhere": Case("POST", "/logout-everywhere", _same(LOGIN, anonymous=LOGIN)),
     "language": Case("POST", "/language", _same(303, anonymous=303), form={"locale": "en"}),

@@ -93,6 +93,6 @@ async def test_static_assets_are_served_locally(make_client: ClientFactory) -> N
         "/static/js/app.js",
         "/static/css/app.css",
     ):
-        assert f'"{asset}"' in page
+        assert f'"{asset}?v=' in page
         assert (await client.get(asset)).status_code == 200
     assert "http://" not in page.split("<body")[0] and "https://" not in page.split("<body")[0]

@@ -134,6 +134,7 @@ def test_live_dice_log_between_gm_and_player(
         expect(player.locator("#roll-form button[type=submit]")).to_be_in_viewport()
 
     # English, per user: the reloaded page speaks English; the stub still hides everything.
+    player.locator("header.top details.menu > summary").click()
     player.locator("#lang-select").select_option("en")
     player.locator("form.lang button[type=submit]").click()
     expect(player.locator("html")).to_have_attribute("lang", "en")

@@ -1,0 +1,108 @@
+"""A table with something on every main page, built through the JSON API for the layout,
+accessibility and phone tests: a GM and a player, one campaign per rule system with a
+character carrying items, and a running H&H fight."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.sync_api import APIRequestContext, Browser, BrowserContext
+
+from tests.browser.conftest import DESKTOP
+from tests.browser.flows import unique
+from tests.conftest import PASSWORD
+
+SYSTEMS = ("hh", "ds4", "pf2e")
+
+
+@dataclass
+class World:
+    gm: BrowserContext
+    player: BrowserContext
+    campaigns: dict[str, int] = field(default_factory=dict)
+    sheets: dict[str, str] = field(default_factory=dict)
+    encounter: str = ""
+    encounter_api: str = ""
+
+    @property
+    def hh(self) -> int:
+        return self.campaigns["hh"]
+
+    def gm_pages(self) -> dict[str, str]:
+        """Name → path of every main page the GM opens."""
+        c = f"/campaigns/{self.hh}"
+        return {
+            "campaigns": "/campaigns",
+            "campaign": c,
+            "characters": f"{c}/characters",
+            "library": f"{c}/items",
+            "bestiary": f"{c}/bestiary",
+            "encounters": f"{c}/encounters",
+            "combat-gm": self.encounter,
+            "settings": f"{c}/settings",
+        }
+
+    def player_pages(self) -> dict[str, str]:
+        """Name → path of every main page the player opens (the sheets carry the inventory)."""
+        pages = {f"sheet-{system}": path for system, path in self.sheets.items()}
+        pages["history-hh"] = self.sheets["hh"] + "/history"
+        pages["combat-player"] = self.encounter
+        return pages
+
+
+def ok(response: Any, *statuses: int) -> Any:
+    assert response.status in (statuses or (200, 201)), (response.status, response.text())
+    return response.json() if response.status != 204 else None
+
+
+def account(browser: Browser, base_url: str, name: str) -> BrowserContext:
+    """A browser context logged in as a fresh user (cookie from the API login)."""
+    context = browser.new_context(base_url=base_url, viewport=DESKTOP)
+    username = unique(name)
+    body = {"username": username, "password": PASSWORD}
+    ok(context.request.post("/api/v1/auth/register", data=body))
+    ok(context.request.post("/api/v1/auth/login", data=body))
+    return context
+
+
+def _campaign(gm: APIRequestContext, player: APIRequestContext, system: str) -> int:
+    created = ok(gm.post("/api/v1/campaigns", data={"name": f"Runde {system}", "system": system}))
+    ok(player.post("/api/v1/campaigns/join", data={"invite_code": created["invite_code"]}))
+    return int(created["id"])
+
+
+def _character(player: APIRequestContext, campaign_id: int, name: str) -> int:
+    base = f"/api/v1/campaigns/{campaign_id}"
+    character = ok(player.post(f"{base}/characters", data={"name": name}))
+    starters = ok(player.get(f"{base}/starter-items"))
+    items = f"{base}/characters/{character['id']}/items"
+    for starter in starters[:3]:
+        ok(player.post(items, data={"starter": starter["key"]}))
+    return int(character["id"])
+
+
+def _running_fight(gm: APIRequestContext, campaign_id: int, character_id: int) -> str:
+    base = f"/api/v1/campaigns/{campaign_id}"
+    goblin = next(e for e in ok(gm.post(f"{base}/bestiary/samples")) if e["name"] == "Goblin")
+    encounter = ok(gm.post(f"{base}/encounters", data={"name": "Am Pass"}))
+    api = f"{base}/encounters/{encounter['id']}"
+    ok(gm.post(f"{api}/participants", data={"character_id": character_id}))
+    ok(gm.post(f"{api}/participants", data={"entry_id": goblin["id"], "count": 2}))
+    ok(gm.post(f"{api}/actions/start", data={}))
+    return api
+
+
+def build_world(browser: Browser, base_url: str) -> World:
+    world = World(account(browser, base_url, "sl"), account(browser, base_url, "held"))
+    gm, player = world.gm.request, world.player.request
+    for system in SYSTEMS:
+        campaign_id = _campaign(gm, player, system)
+        world.campaigns[system] = campaign_id
+        character_id = _character(player, campaign_id, f"Alrik {system}")
+        _character(player, campaign_id, f"Brida {system}")  # someone to give items to
+        world.sheets[system] = f"/campaigns/{campaign_id}/characters/{character_id}"
+    hh_character = int(world.sheets["hh"].rsplit("/", 1)[1])
+    world.encounter_api = _running_fight(gm, world.hh, hh_character)
+    world.encounter = world.encounter_api.removeprefix("/api/v1")
+    return world
