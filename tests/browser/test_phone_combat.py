@@ -89,7 +89,7 @@ def bottom(page: Page, selector: str) -> float:
     """Where the element ends, in page coordinates."""
     box = page.locator(selector).bounding_box()
     assert box is not None, selector
-    return box["y"] + box["height"] + page.evaluate("window.scrollY")
+    return box["y"] + box["height"] + float(page.evaluate("window.scrollY"))
 
 
 def page_height(page: Page) -> int:
