@@ -70,9 +70,12 @@ def create_engine(url: str) -> AsyncEngine:
         event.listen(engine.sync_engine, "connect", _sqlite_on_connect)
         _serialize_sqlite_writes(engine.sync_engine)
         return engine
-    # No pre-ping (a round trip per request); connections are recycled instead, and a dead
-    # one fails that request only.
-    return create_async_engine(url, pool_size=20, max_overflow=20, pool_recycle=1800)
+    # Pre-ping: a pooled connection is tested when a request takes it (one short round trip),
+    # so after a database restart no request fails on a stale connection; while the database
+    # is away the ping fails and the request gets a 503 (app/web/errors.py).
+    return create_async_engine(
+        url, pool_size=20, max_overflow=20, pool_recycle=1800, pool_pre_ping=True
+    )
 
 
 def _serialize_sqlite_writes(engine: Engine) -> None:
