@@ -9,6 +9,22 @@ import sys
 
 from app.config import Settings
 
+#: Live views fan out across processes only through PostgreSQL LISTEN/NOTIFY; on SQLite a
+#: second worker would see the first one's events only at its next poll.
+SQLITE_ONE_WORKER = (
+    "tafelrunde serve: --workers %(workers)d needs PostgreSQL. On SQLite the workers cannot "
+    "tell each other about new events, so live views would lag by up to "
+    "TAFELRUNDE_STREAM_POLL_SECONDS. Run one worker, or set TAFELRUNDE_DATABASE_URL to a "
+    "PostgreSQL database."
+)
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
 
 def _serve(args: argparse.Namespace) -> None:
     import uvicorn
@@ -16,6 +32,8 @@ def _serve(args: argparse.Namespace) -> None:
     from app.migrate import upgrade
 
     settings = Settings()
+    if args.workers > 1 and not settings.is_postgres:
+        raise SystemExit(SQLITE_ONE_WORKER % {"workers": args.workers})
     upgrade(settings.resolved_database_url)
     settings.resolved_secret_key  # noqa: B018 - fail early in production without a key
     # X-Forwarded-For only from the configured proxies; by default from no one (uvicorn
@@ -73,7 +91,9 @@ def main(argv: list[str] | None = None) -> None:
     serve = commands.add_parser("serve", help="apply migrations and run the web server")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument(
+        "--workers", type=_positive, default=1, help="worker processes (more than 1: PostgreSQL)"
+    )
     serve.set_defaults(func=_serve)
     migrate = commands.add_parser("migrate", help="apply database migrations")
     migrate.set_defaults(func=_migrate)
