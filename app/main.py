@@ -26,7 +26,7 @@ from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
 from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
-from app.web import errors
+from app.web import api_docs, errors
 from app.web.context import AppContext
 from app.web.security import CrossOriginProtection, SecurityHeaders
 
@@ -70,7 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         lifespan=lifespan,
         openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
+        docs_url=None,  # app.web.api_docs serves it from static/vendor
         redoc_url=None,
     )
     app.state.ctx = ctx
@@ -88,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         campaigns_routes.router,
         encounters_routes.router,
         characters_routes.router,
+        api_docs.router,
     ):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
