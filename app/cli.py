@@ -1,4 +1,4 @@
-"""The ``tafelrunde`` command: serve, migrate, create-user."""
+"""The ``tafelrunde`` command: serve, migrate, create-user, backup, restore."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import getpass
 import sys
+from pathlib import Path
 
 from app.config import Settings
 
@@ -85,6 +86,28 @@ def _create_user(args: argparse.Namespace) -> None:
     print(f"User {args.username} created.")
 
 
+def _backup(args: argparse.Namespace) -> None:
+    from app.backup import BackupError, backup
+
+    try:
+        summary = asyncio.run(backup(Settings().resolved_database_url, args.file, args.format))
+    except BackupError as exc:
+        raise SystemExit(f"tafelrunde backup: {exc}") from exc
+    print(f"Backed up {summary.total} rows (schema {summary.revision}) to {args.file}.")
+
+
+def _restore(args: argparse.Namespace) -> None:
+    from app.backup import BackupError, restore
+
+    try:
+        summary = asyncio.run(
+            restore(Settings().resolved_database_url, args.file, replace=args.replace)
+        )
+    except BackupError as exc:
+        raise SystemExit(f"tafelrunde restore: {exc}") from exc
+    print(f"Restored {summary.total} rows (schema {summary.revision}) from {args.file}.")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="tafelrunde", description="Tafelrunde virtual tabletop")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -101,6 +124,23 @@ def main(argv: list[str] | None = None) -> None:
     create_user.add_argument("username")
     create_user.add_argument("--password", help="read from the terminal when omitted")
     create_user.set_defaults(func=_create_user)
+    backup = commands.add_parser(
+        "backup", help="write a consistent copy of the whole database to FILE"
+    )
+    backup.add_argument("file", type=Path)
+    backup.add_argument(
+        "--format",
+        choices=("sqlite", "jsonl"),
+        help="sqlite: a database file (SQLite only, the default there); "
+        "jsonl: a portable archive (the default on PostgreSQL)",
+    )
+    backup.set_defaults(func=_backup)
+    restore = commands.add_parser(
+        "restore", help="load a backup (either format) into the configured database"
+    )
+    restore.add_argument("file", type=Path)
+    restore.add_argument("--replace", action="store_true", help="delete the database's data first")
+    restore.set_defaults(func=_restore)
     args = parser.parse_args(argv)
     args.func(args)
 
