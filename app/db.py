@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import DateTime, Dialect, MetaData, event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -92,6 +93,17 @@ def _serialize_sqlite_writes(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def _begin_immediate(conn: Any) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def is_database_unavailable(exc: BaseException) -> bool:
+    """The database cannot be reached or cannot take the write (down, restarting, full)."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+
+
+def is_storage_full(exc: BaseException) -> bool:
+    return "database or disk is full" in str(exc) or "No space left on device" in str(exc)
 
 
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

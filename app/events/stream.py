@@ -10,14 +10,17 @@ gets every later event exactly once.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
 from app.core.viewer import Viewer
+from app.db import is_database_unavailable
 from app.events import types
 from app.events.broker import Broker
 from app.events.models import CampaignEvent
@@ -28,6 +31,10 @@ MEMBERSHIP_EVENTS = frozenset(
     {types.MemberRemoved.TYPE, types.MemberRoleChanged.TYPE, types.GmTransferred.TYPE}
 )
 BATCH = 200
+#: Seconds between a stream's attempts to read the log while the database is away.
+DATABASE_RETRY_SECONDS = 1.0
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +150,16 @@ async def follow(
             return
         viewer, checked = current, loop.time()
         while not subscription.ended:
-            events, more = await read_after(ctx, campaign_id, after)
+            try:
+                events, more = await read_after(ctx, campaign_id, after)
+            except DBAPIError as exc:
+                if not is_database_unavailable(exc):
+                    raise
+                # The database is away (a restart): keep the stream open and try again;
+                # pings keep the connection alive meanwhile.
+                log.warning("stream waits for the database: %s", exc.orig)
+                await asyncio.sleep(DATABASE_RETRY_SECONDS)
+                continue
             if events:
                 if any(e.type in MEMBERSHIP_EVENTS for e in events):
                     async with ctx.sessionmaker() as session:
@@ -164,7 +180,12 @@ async def follow(
             if subscription.ended:
                 return
             if not rung or loop.time() - checked >= poll:
-                current = await _recheck(ctx, campaign_id, viewer, recheck, quiet=not rung)
+                try:
+                    current = await _recheck(ctx, campaign_id, viewer, recheck, quiet=not rung)
+                except DBAPIError as exc:
+                    if not is_database_unavailable(exc):
+                        raise
+                    continue  # the next read waits for the database
                 if current is None:
                     return
                 viewer, checked = current, loop.time()

@@ -6,8 +6,9 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from app.db import is_database_unavailable, is_storage_full
 from app.errors import AppError, LoginFailed, TooManyRequests, Unauthenticated, ValidationFailed
 from app.i18n import _, negotiate, set_locale
 from app.web.deps import LANG_COOKIE
@@ -84,17 +85,6 @@ async def handle_app_error(request: Request, exc: Exception) -> Response:
         {"title": titles.get(exc.status_code, _("Something went wrong")), "message": exc.message},
         status_code=exc.status_code,
     )
-
-
-def is_database_unavailable(exc: BaseException) -> bool:
-    """The database cannot be reached or cannot take the write (down, restarting, full)."""
-    if isinstance(exc, OperationalError | InterfaceError):
-        return True
-    return isinstance(exc, DBAPIError) and exc.connection_invalidated
-
-
-def is_storage_full(exc: BaseException) -> bool:
-    return "database or disk is full" in str(exc) or "No space left on device" in str(exc)
 
 
 async def handle_integrity_error(request: Request, exc: Exception) -> Response:
