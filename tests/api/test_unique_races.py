@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import Index, UniqueConstraint, func, select
+from sqlalchemy import Index, Select, UniqueConstraint, func, select
 
 from app.accounts.models import UserSession
 from app.campaigns.models import Invite, Membership
@@ -45,9 +45,9 @@ async def at_once(calls: list[Awaitable[httpx.Response]]) -> list[httpx.Response
     return responses
 
 
-async def count(app: FastAPI, statement: object) -> int:
+async def count(app: FastAPI, statement: Select[int]) -> int:
     async with app.state.ctx.sessionmaker() as session:
-        return int(await session.scalar(statement))  # type: ignore[call-overload]
+        return int(await session.scalar(statement) or 0)
 
 
 async def race_register(app: FastAPI, make_client: ClientFactory) -> None:

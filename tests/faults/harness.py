@@ -336,12 +336,12 @@ def log_of(cluster: PgCluster, url: str, campaign_id: int) -> dict[int, str | No
     """seq → roll label (None for other events) of the campaign's log in the database."""
     rows = cluster.execute(
         url,
-        f"SELECT seq, type, payload FROM campaign_event WHERE campaign_id = {campaign_id} "
-        "ORDER BY seq",
+        "SELECT seq, type, payload->>'label' FROM campaign_event "
+        f"WHERE campaign_id = {campaign_id} ORDER BY seq",
     )
     return {
-        int(seq): (payload.get("label") if type_ == "roll" else None)  # type: ignore[union-attr,call-overload]
-        for seq, type_, payload in rows
+        int(str(seq)): (str(label) if type_ == "roll" and label is not None else None)
+        for seq, type_, label in rows
     }
 
 
