@@ -233,6 +233,7 @@ class Answer:
     seq: int | None
     label: str
     retry_after: str | None = None
+    error: str = ""
 
 
 @dataclass
@@ -263,8 +264,8 @@ class Load:
             label = f"c{n}-{i}"
             try:
                 r = await client.post(self.path, json={"expression": "1d20", "label": label})
-            except httpx.HTTPError:
-                self.answers.append(Answer(time.monotonic(), None, None, label))
+            except httpx.HTTPError as exc:
+                self.answers.append(Answer(time.monotonic(), None, None, label, error=repr(exc)))
                 await asyncio.sleep(0.1)
                 continue
             seq = r.json()["event_id"] if r.status_code == 201 else None
