@@ -9,11 +9,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
+from app.web.deps import TransactionalRoute
 from app.web.templating import render
 
 SWAGGER_UI = "/static/vendor/swagger-ui-5.35.0"
 
-router = APIRouter()
+router = APIRouter(route_class=TransactionalRoute)  # like every router (no session here)
 
 
 @router.get("/api/docs", include_in_schema=False, response_class=HTMLResponse)
