@@ -55,6 +55,12 @@ class Settings(BaseSettings):
     #: A live stream whose client has not taken a message for this long is closed (a client
     #: that stopped reading must not hold the server's buffers).
     stream_send_timeout_seconds: float = Field(default=30.0, gt=0)
+    #: Writes (POST/PUT/PATCH/DELETE) a signed-in user may make per minute, after a burst of
+    #: ``write_burst`` at once; more answer 429 with ``Retry-After``. Counted per process.
+    write_rate_per_minute: float = Field(default=120.0, gt=0)
+    write_burst: int = Field(default=60, ge=1)
+    #: Request bodies above this many bytes answer 413 before they are read.
+    max_body_bytes: int = Field(default=1_048_576, ge=1024)
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -72,6 +72,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/api/openapi.json",
         docs_url=None,  # app.web.api_docs serves it from static/vendor
         redoc_url=None,
+        # Starlette's body limit: 413 on a larger Content-Length before a byte of the body is
+        # read, and on a chunked body as soon as the bytes received pass the limit.
+        max_body_size=settings.max_body_bytes,
     )
     app.state.ctx = ctx
     app.add_middleware(CrossOriginProtection)

@@ -109,6 +109,9 @@ def start_servers(pg: str, suffix: str) -> tuple[Server, Server]:
         TAFELRUNDE_SECRET_KEY="bench-secret",
         TAFELRUNDE_ARGON2_TIME_COST="1",
         TAFELRUNDE_ARGON2_MEMORY_KIB="8192",
+        # The load generator posts far more rolls per user than the write rate limit allows.
+        TAFELRUNDE_WRITE_RATE_PER_MINUTE="1000000",
+        TAFELRUNDE_WRITE_BURST="1000000",
         BENCH_DATABASE_URL=f"{pg}/{base_db}",
     )
     sp, bp = free_port(), free_port()

@@ -88,6 +88,9 @@ def settings(database_url: str, data_dir: Path) -> Settings:
         argon2_time_cost=1,
         argon2_memory_kib=8192,
         stream_poll_seconds=5,
+        # Tests write fast; tests/api/test_limits.py sets a low limit where it is the subject.
+        write_rate_per_minute=1_000_000,
+        write_burst=1_000_000,
     )
 
 
@@ -171,6 +174,8 @@ class LiveServer:
             "TAFELRUNDE_SECRET_KEY": "test-secret",
             "TAFELRUNDE_ENVIRONMENT": "test",
             "TAFELRUNDE_STREAM_POLL_SECONDS": "5",
+            "TAFELRUNDE_WRITE_RATE_PER_MINUTE": "1000000",
+            "TAFELRUNDE_WRITE_BURST": "1000000",
         }
         self.process = subprocess.Popen(
             [

@@ -112,6 +112,14 @@ async def login(
             block="form",
             status_code=429,
         )
+    except ValidationFailed as exc:
+        return page(
+            request,
+            "accounts/login.html",
+            {**context, "error": " ".join(exc.fields.values())},
+            block="form",
+            status_code=422,
+        )
     response = redirect(request, _safe_next(next))
     set_session_cookie(request, response, result.token)
     return response

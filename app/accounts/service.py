@@ -14,6 +14,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, delete, func, select, u
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.accounts.models import LoginFailure, User, UserSession
 from app.accounts.passwords import Hasher
 from app.config import Settings
@@ -68,7 +69,7 @@ def validate_registration(username: str, password: str, email: str | None) -> di
         errors["password"] = _("At most %(max)d characters.", max=PASSWORD_MAX)
     elif password.lower() in COMMON_PASSWORDS or password.lower() == username.lower():
         errors["password"] = _("This password is too easy to guess.")
-    if email and not EMAIL_RE.match(email):
+    if email and (not EMAIL_RE.match(email) or limits.name_problem(email, 254)):
         errors["email"] = _("This is not an e-mail address.")
     return errors
 
@@ -171,6 +172,7 @@ async def login(
     user_agent: str | None,
 ) -> LoginResult:
     """Check the password, throttled per account and address and per address; open a session."""
+    limits.check_no_nul(username, "username")
     key = username.strip().lower()[:32]
     address = address[:64]
     await _check_throttle(session, settings, key, address)

@@ -8,13 +8,14 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from app.campaigns import service
+from app.limits import Name
 from app.web.deps import CurrentUser, Session, TransactionalRoute
 
 router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=TransactionalRoute)
 
 
 class CampaignIn(BaseModel):
-    name: str = Field(max_length=200)
+    name: Name
     system: Literal["hh", "ds4", "pf2e"]
 
 

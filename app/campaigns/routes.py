@@ -310,12 +310,13 @@ async def join_page(request: Request, code: str, session: Session, user: Optiona
         return RedirectResponse(f"/login?next=/join/{code}", status_code=303)
     try:
         invite, campaign = await service.invite_by_code(session, code)
-    except NotFound as exc:
+    except (NotFound, ValidationFailed) as exc:
+        error = " ".join(exc.fields.values()) if isinstance(exc, ValidationFailed) else exc.message
         return page(
             request,
             "campaigns/join.html",
-            {"invite": None, "campaign": None, "error": str(exc), "code": code},
-            status_code=404,
+            {"invite": None, "campaign": None, "error": error, "code": code},
+            status_code=exc.status_code,
         )
     return page(
         request,

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns.models import Campaign, Invite, Membership, RuleSystem
 from app.campaigns.permissions import Action, allowed, authorize
@@ -47,11 +48,21 @@ def _new_code() -> str:
     return secrets.token_urlsafe(9)
 
 
+async def _count_memberships(session: AsyncSession, *where: Any) -> int:
+    return int(
+        await session.scalar(select(func.count()).select_from(Membership).where(*where)) or 0
+    )
+
+
 async def create_campaign(session: AsyncSession, user: User, name: str, system: str) -> Campaign:
+    running = await _count_memberships(
+        session, Membership.user_id == user.id, Membership.role == Role.gm
+    )
+    limits.check_room(running, limits.CAMPAIGNS_PER_GM, "name")
     name = name.strip()
     errors: dict[str, str] = {}
-    if not 1 <= len(name) <= 100:
-        errors["name"] = _("Give the campaign a name of at most 100 characters.")
+    if problem := limits.name_problem(name):
+        errors["name"] = problem
     if system not in RuleSystem.__members__:
         errors["system"] = _("Choose Helden & Halunken, Dungeonslayers 4 or Pathfinder 2e.")
     if errors:
@@ -118,6 +129,9 @@ async def create_invite(
     session: AsyncSession, user: User, campaign_id: int, role: str, expires_days: int | None
 ) -> Invite:
     await open_campaign(session, user, campaign_id, Action.manage_invites)
+    limits.check_room(
+        len(await active_invites(session, campaign_id)), limits.INVITES_PER_CAMPAIGN, "role"
+    )
     errors: dict[str, str] = {}
     if role not in (r.value for r in INVITE_ROLES):
         errors["role"] = _("Invite as player or observer.")
@@ -152,6 +166,9 @@ async def invite_by_code(
     session: AsyncSession, code: str, *, lock_campaign: bool = False
 ) -> tuple[Invite, Campaign]:
     """The invite and its campaign; ``lock_campaign`` holds the campaign row until commit."""
+    code = limits.check_no_nul(code, "invite_code")
+    if len(code) > limits.INVITE_CODE_MAX:
+        raise NotFound(_("This invite code is not valid."))
     statement = (
         select(Invite, Campaign)
         .join(Campaign, Campaign.id == Invite.campaign_id)
@@ -183,6 +200,8 @@ async def join(session: AsyncSession, user: User, code: str) -> tuple[Campaign, 
     )
     if existing is not None:
         return campaign, Role(existing.role)
+    members = await _count_memberships(session, Membership.campaign_id == campaign.id)
+    limits.check_room(members, limits.MEMBERS_PER_CAMPAIGN, "invite_code")
     session.add(Membership(campaign_id=campaign.id, user_id=user.id, role=invite.role))
     await append_event(
         session,
@@ -283,10 +302,11 @@ async def update_settings(
     campaign, _viewer = await open_campaign(session, user, campaign_id, Action.edit_settings)
     if campaign.version != version:
         raise Conflict(_("Someone changed these settings meanwhile. Here are the current values."))
+    limits.check_data(data)
     name = str(data.get("name", campaign.name)).strip()
     errors: dict[str, str] = {}
-    if not 1 <= len(name) <= 100:
-        errors["name"] = _("Give the campaign a name of at most 100 characters.")
+    if problem := limits.name_problem(name):
+        errors["name"] = problem
     options, option_errors = validate_settings(RuleSystem(campaign.system), data)
     errors.update(option_errors)
     if errors:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from app.characters import rolling, service
 from app.characters.models import Character, Item
 from app.characters.systems.registry import character_system
+from app.limits import Name, Text
 from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
 
 router = APIRouter(
@@ -18,7 +19,7 @@ router = APIRouter(
 
 
 class CharacterIn(BaseModel):
-    name: str = Field(max_length=200)
+    name: Name
     kind: Literal["pc", "npc"] = "pc"
     owner_id: int | None = None
     hidden_from_players: bool = False
@@ -88,7 +89,7 @@ class CharacterOut(CharacterSummary):
 
 class ItemIn(BaseModel):
     name: str = Field(default="", max_length=200)
-    description: str = Field(default="", max_length=5000)
+    description: Text = ""
     quantity: int = 1
     price: int | None = None
     fields: dict[str, Any] = Field(default_factory=dict)
@@ -99,8 +100,8 @@ class ItemIn(BaseModel):
 
 class ItemPatch(BaseModel):
     version: int | None = None
-    name: str = Field(max_length=200)
-    description: str = Field(default="", max_length=5000)
+    name: Name
+    description: Text = ""
     quantity: int = 1
     price: int | None = None
     fields: dict[str, Any] = Field(default_factory=dict)

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.exc import StaleDataError
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns.models import Campaign, Membership
 from app.campaigns.permissions import (
@@ -40,7 +41,6 @@ from app.rules.dice import Roller
 
 EXPORT_FORMAT = "tafelrunde-character"
 EXPORT_VERSION = 1
-NAME_MAX = 100
 #: ``AsyncSession.info`` key: the browser tab a change came from (its own live view skips it).
 ORIGIN_KEY = "origin_tab"
 
@@ -227,10 +227,24 @@ def _check_version(character: Character, version: int | None) -> None:
 
 
 def _check_name(name: str, key: str = "name") -> str:
-    name = name.strip()
-    if not 1 <= len(name) <= NAME_MAX:
-        raise ValidationFailed({key: _("Give a name of at most %(max)d characters.", max=NAME_MAX)})
-    return name
+    return limits.check_name(name, key)
+
+
+async def _count(session: AsyncSession, *where: Any) -> int:
+    return int(await session.scalar(select(func.count()).select_from(Item).where(*where)) or 0)
+
+
+async def _check_room_for_character(session: AsyncSession, campaign_id: int) -> None:
+    count = await session.scalar(
+        select(func.count()).select_from(Character).where(Character.campaign_id == campaign_id)
+    )
+    limits.check_room(int(count or 0), limits.CHARACTERS_PER_CAMPAIGN, "name")
+
+
+async def _check_room_for_item(session: AsyncSession, character_id: int, adding: int = 1) -> None:
+    """422 (field ``items``) unless ``adding`` more items fit on the sheet."""
+    count = await _count(session, Item.character_id == character_id)
+    limits.check_room(count + adding - 1, limits.ITEMS_PER_CHARACTER, "items")
 
 
 async def create_character(
@@ -248,6 +262,7 @@ async def create_character(
     campaign, viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.create_character
     )
+    await _check_room_for_character(session, campaign_id)
     errors: dict[str, str] = {}
     try:
         name = _check_name(name)
@@ -273,6 +288,7 @@ async def create_character(
     system = character_system(campaign.system)
     sheet = system.default_data(kind)
     if data is not None:
+        limits.check_data(data, "data")
         sheet, field_errors = normalised_sheet(system, data, kind)
         errors.update(field_errors)
         errors.update(system.cross_check(sheet, []))
@@ -314,6 +330,7 @@ async def update_fields(
     opened = await open_character(session, user, campaign_id, character_id, edit=True)
     character = opened.character
     _check_version(character, version)
+    limits.check_data(changes)
     system = character_system(character.system)
     specs = sheets.by_key(system.fields(character.kind))
     errors: dict[str, str] = {}
@@ -489,8 +506,14 @@ def _validate_item_input(
         name = _check_name(name)
     except ValidationFailed as exc:
         errors.update(exc.fields)
-    if len(description) > 5000:
-        errors["description"] = _("At most %(max)d characters.", max=5000)
+    description_problem = limits.text_problem(description)
+    if description_problem:
+        errors["description"] = description_problem
+    data_problem = limits.data_problem(fields)
+    if data_problem:
+        key = data_problem[0].split(".", 1)[0]
+        errors[f"fields.{key}" if key else "fields"] = data_problem[1]
+        raise ValidationFailed(errors)
     if not 1 <= quantity <= 9999:
         errors["quantity"] = _("Between %(min)d and %(max)d.", min=1, max=9999)
     if price is not None and not 0 <= price <= 100_000_000:
@@ -523,6 +546,7 @@ async def add_item(
     """
     opened = await open_character(session, user, campaign_id, character_id, edit=True)
     character = opened.character
+    await _check_room_for_item(session, character.id)
     if starter:
         found = catalog.find_starter(character_system(character.system).starter_items(), starter)
         if found is None:
@@ -739,6 +763,7 @@ async def move_item(
             {"quantity": _("Between %(min)d and %(max)d.", min=1, max=item.quantity)}
         )
     if count < item.quantity:
+        await _check_room_for_item(session, target.id)
         item.quantity -= count
         moved = Item(
             campaign_id=campaign_id,
@@ -752,6 +777,7 @@ async def move_item(
         )
         session.add(moved)
     else:
+        await _check_room_for_item(session, target.id)
         moved = item
     moved.character_id = target.id
     moved.equipped, moved.slot = False, None
@@ -812,6 +838,8 @@ async def add_library_item(
     campaign, _viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.manage_item_library
     )
+    library_size = await _count(session, Item.campaign_id == campaign_id, Item.in_library.is_(True))
+    limits.check_room(library_size, limits.LIBRARY_ITEMS_PER_CAMPAIGN, "name")
     if starter:
         found = catalog.find_starter(character_system(campaign.system).starter_items(), starter)
         if found is None:
@@ -1033,6 +1061,15 @@ async def import_character(
 
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         raise bad(_("This is not a Tafelrunde character file."))
+    # Bounds first, before any work that grows with the file.
+    items_in_file = document.get("items", [])
+    if isinstance(items_in_file, list) and len(items_in_file) > limits.ITEMS_PER_CHARACTER:
+        raise bad(_("A character carries at most %(max)d items.", max=limits.ITEMS_PER_CHARACTER))
+    too_much = limits.data_problem({"data": document.get("data")}) or limits.data_problem(
+        document, limits.FILE_ENTRIES_MAX
+    )
+    if too_much is not None:
+        raise bad(f"{too_much[0]}: {too_much[1]}" if too_much[0] else too_much[1])
     if document.get("format_version") != EXPORT_VERSION:
         raise bad(_("This file has an unknown format version."))
     system = document.get("system")
@@ -1052,6 +1089,8 @@ async def import_character(
     )
     if not isinstance(name, str) or not isinstance(data, dict) or not isinstance(items, list):
         raise bad(_("The file lacks a name, sheet data or an item list."))
+    if name_problem := limits.name_problem(name.strip()):
+        raise bad(f"name: {name_problem}")
     if kind == CharacterKind.npc.value and not allowed(viewer.role, Action.manage_characters):
         kind = CharacterKind.pc.value
     rules = character_system(campaign.system)
@@ -1125,7 +1164,7 @@ async def import_character(
 # --- history --------------------------------------------------------------------------------
 
 
-HISTORY_PAGE = 50
+HISTORY_PAGE = limits.LOG_PAGE
 
 
 async def history(
@@ -1133,7 +1172,7 @@ async def history(
     user: User,
     campaign_id: int,
     character_id: int,
-    limit: int = 200,
+    limit: int = limits.HISTORY_API_PAGE,
     *,
     before: int | None = None,
 ) -> tuple[Opened, list[VisibleEvent]]:

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.accounts.models import User
 from app.encounters import service
 from app.encounters.combat import CombatError, Report, State, current_pid
@@ -48,7 +49,9 @@ def _int(data: Mapping[str, Any], key: str, default: int | None = None) -> int:
 
 
 def _str(data: Mapping[str, Any], key: str, default: str = "") -> str:
-    return str(data.get(key, default) or default).strip()
+    """A text parameter of an action (ids, keys, a reason): the free-text rule, so no NUL
+    reaches the combat state or the log."""
+    return limits.check_text(str(data.get(key, default) or default).strip(), key)
 
 
 def _version(data: Mapping[str, Any]) -> int | None:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from app.encounters import actions, foresight, service, views
 from app.encounters.models import BestiaryEntry, Encounter
+from app.limits import Name, Text
 from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
 
 router = APIRouter(
@@ -20,14 +21,14 @@ router = APIRouter(
 
 
 class EntryIn(BaseModel):
-    name: str = Field(max_length=200)
+    name: Name
     data: dict[str, Any] = Field(default_factory=dict)
     version: int | None = None
 
 
 class EncounterIn(BaseModel):
-    name: str = Field(max_length=200)
-    notes: str = Field(default="", max_length=5000)
+    name: Name
+    notes: Text = ""
     settings: dict[str, Any] | None = None
     version: int | None = None
 
@@ -43,7 +44,7 @@ class ParticipantIn(BaseModel):
 class ParticipantPatch(BaseModel):
     side: str | None = None
     hidden: bool | None = None
-    name: str | None = None
+    name: Name | None = None
     stats: dict[str, Any] | None = None
 
 
@@ -247,6 +248,22 @@ async def forecast(
     req = foresight.ForecastRequest(body.actor_id, body.target_id, body.options, body.assume)
     result = await foresight.forecast(session, user, campaign_id, encounter_id, req)
     return foresight.as_json(result, body.assume)
+
+
+class RiskIn(BaseModel):
+    trials: int = Field(default=foresight.DEFAULT_TRIALS, ge=2, le=foresight.MAX_TRIALS)
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+
+
+@router.post("/encounters/{encounter_id}/risk")
+async def risk(
+    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser,
+    body: RiskIn | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The GM's risk estimate: the fight simulated ``trials`` times (issue 18)."""
+    req = body or RiskIn()
+    result = await foresight.risk(session, user, campaign_id, encounter_id, req.trials, req.seed)
+    return foresight.risk_json(result)
 
 
 @router.post("/encounters/{encounter_id}/actions/{action}")

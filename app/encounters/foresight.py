@@ -9,8 +9,12 @@ most the chance of the attack roll itself, so no probability can leak a hidden v
 
 from __future__ import annotations
 
+import asyncio
+import random
+import time
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -18,11 +22,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.accounts.models import User
 from app.campaigns.permissions import Action
 from app.encounters.combat import CombatError
-from app.encounters.service import Loaded, combat_error, load, owns
+from app.encounters.service import Loaded, combat_error, load, owns, participant_figure
 from app.encounters.systems import system
 from app.encounters.systems.protocol import Forecast
 from app.errors import Conflict, Forbidden, ValidationFailed
 from app.i18n import _
+from app.rules.dice import SecureRoller
+from app.rules.odds import Estimate, RiskResult
 
 Assumption = Literal["defends", "no_reaction"]
 ASSUMPTIONS: tuple[str, ...] = ("defends", "no_reaction")
@@ -127,3 +133,82 @@ def display(result: Forecast) -> dict[str, Any]:
             "defends": out.defends,
         }
     return view
+
+
+#: The risk estimate's limits: trials per request, and the CPU time one request may take.
+DEFAULT_TRIALS = 2000
+MAX_TRIALS = 20_000
+RISK_BUDGET_SECONDS = 5.0
+
+
+class SeededRoller:
+    """Dice from a seeded generator: a risk estimate with a ``seed`` can be repeated. Only
+    for simulations; every roll of the game comes from :class:`SecureRoller`."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def roll(self, sides: int) -> int:
+        return self._rng.randint(1, sides)
+
+
+async def risk(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    encounter_id: int,
+    trials: int = DEFAULT_TRIALS,
+    seed: int | None = None,
+) -> RiskResult:
+    """The GM's risk estimate of an encounter (prepared or running), off the event loop."""
+    if not 2 <= trials <= MAX_TRIALS:
+        raise ValidationFailed({"trials": _("Between %(min)d and %(max)d.", min=2, max=MAX_TRIALS)})
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    enc = loaded.encounter
+    if enc.status == "running":
+        figures = list(enc.state.get("figures", {}).values())
+    else:
+        figures = [
+            participant_figure(loaded.campaign.system, p, enc.settings) for p in loaded.participants
+        ]
+    if len({f["side"] for f in figures}) < 2:
+        raise ValidationFailed({"trials": _("The encounter needs two sides to simulate.")})
+    roller = SeededRoller(seed) if seed is not None else SecureRoller()
+    deadline = time.monotonic() + RISK_BUDGET_SECONDS
+    rules = system(loaded.campaign.system)
+    run = partial(
+        rules.simulate, figures, enc.settings, roller, trials, lambda: time.monotonic() > deadline
+    )
+    try:
+        return await asyncio.to_thread(run)
+    except CombatError as exc:
+        raise combat_error(exc) from None
+
+
+def _estimate(e: Estimate) -> float:
+    return round(e.value, 6)
+
+
+def risk_json(result: RiskResult) -> dict[str, Any]:
+    """The stable JSON shape of ``POST …/risk``."""
+    return {
+        "trials": result.trials,
+        "p_any_down": _estimate(result.p_any_down),
+        "p_any_dead": _estimate(result.p_any_dead),
+        "p_wipe": _estimate(result.p_wipe),
+        "rounds": {"mean": _estimate(result.rounds_mean), "p90": result.rounds_p90},
+        "participants": {
+            pid: {
+                "p_down": _estimate(r.p_down),
+                "p_dead": _estimate(r.p_dead),
+                "expected_damage": _estimate(r.expected_damage),
+            }
+            for pid, r in result.figures.items()
+        },
+        "stderr": {
+            "p_any_down": _estimate(Estimate(result.p_any_down.stderr, 0)),
+            "p_any_dead": _estimate(Estimate(result.p_any_dead.stderr, 0)),
+            "p_wipe": _estimate(Estimate(result.p_wipe.stderr, 0)),
+            "rounds_mean": _estimate(Estimate(result.rounds_mean.stderr, 0)),
+        },
+    }

@@ -43,6 +43,17 @@ def _url(campaign_id: int, encounter_id: int | None = None) -> str:
 async def index(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    return await _index_page(request, session, user, campaign_id)
+
+
+async def _index_page(
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    errors: dict[str, str] | None = None,
+    status_code: int = 200,
+) -> Response:
     items = await service.encounters(session, user, campaign_id)
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
     return page(
@@ -52,9 +63,10 @@ async def index(
             "campaign": campaign,
             "viewer": viewer,
             "encounters": items,
-            "errors": {},
+            "errors": errors or {},
             "status_labels": views.STATUS_LABELS,
         },
+        status_code=status_code,
     )
 
 
@@ -63,9 +75,13 @@ async def create(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
     data = await _form(request)
-    encounter = await service.create_encounter(
-        session, user, campaign_id, data.get("name", ""), data.get("notes", "")
-    )
+    try:
+        async with attempt(session):
+            encounter = await service.create_encounter(
+                session, user, campaign_id, data.get("name", ""), data.get("notes", "")
+            )
+    except ValidationFailed as exc:
+        return await _index_page(request, session, user, campaign_id, exc.fields, 422)
     return redirect(request, _url(campaign_id, encounter.id))
 
 
@@ -100,17 +116,38 @@ async def update(
     request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
 ) -> Response:
     data = await _form(request)
-    await service.update_encounter(
-        session,
-        user,
-        campaign_id,
-        encounter_id,
-        actions._version(data),
-        data.get("name", ""),
-        data.get("notes", ""),
-        {k: data[k] for k in ("surprise", "defence_timeout") if k in data},
-    )
+    try:
+        async with attempt(session):
+            await service.update_encounter(
+                session,
+                user,
+                campaign_id,
+                encounter_id,
+                actions._version(data),
+                data.get("name", ""),
+                data.get("notes", ""),
+                {k: data[k] for k in ("surprise", "defence_timeout") if k in data},
+            )
+    except ValidationFailed as exc:
+        return await _refused(request, session, user, campaign_id, encounter_id, exc)
     return redirect(request, _url(campaign_id, encounter_id))
+
+
+async def _refused(
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    encounter_id: int,
+    exc: ValidationFailed,
+) -> Response:
+    """The encounter page again, the messages with the controls (422: nothing is saved)."""
+    context = await _context(session, user, campaign_id, encounter_id)
+    await COMBAT_PAGE.contribute(
+        session, context["viewer"], CombatPage(campaign_id, encounter_id), context
+    )
+    context["errors"] = exc.fields
+    return page(request, TEMPLATE, context, status_code=422)
 
 
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/duplicate")
@@ -140,17 +177,21 @@ async def add_participant(
 ) -> Response:
     data = await _form(request)
     hidden = data.get("hidden") == "1"
-    if data.get("character_id"):
-        await service.add_character(
-            session, user, ctx.roller, campaign_id, encounter_id,
-            actions._int(data, "character_id"), data.get("side", "abenteurer"), hidden,
-        )  # fmt: skip
-    else:
-        await service.add_monsters(
-            session, user, ctx.roller, campaign_id, encounter_id,
-            actions._int(data, "entry_id"), actions._int(data, "count", 1),
-            data.get("side", "gegner"), hidden,
-        )  # fmt: skip
+    try:
+        async with attempt(session):
+            if data.get("character_id"):
+                await service.add_character(
+                    session, user, ctx.roller, campaign_id, encounter_id,
+                    actions._int(data, "character_id"), data.get("side", "abenteurer"), hidden,
+                )  # fmt: skip
+            else:
+                await service.add_monsters(
+                    session, user, ctx.roller, campaign_id, encounter_id,
+                    actions._int(data, "entry_id"), actions._int(data, "count", 1),
+                    data.get("side", "gegner"), hidden,
+                )  # fmt: skip
+    except ValidationFailed as exc:
+        return await _refused(request, session, user, campaign_id, encounter_id, exc)
     return redirect(request, _url(campaign_id, encounter_id))
 
 

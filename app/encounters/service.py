@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 from sqlalchemy.orm.exc import StaleDataError
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns.models import Campaign, RuleSystem
 from app.campaigns.permissions import Action, allowed, authorize
@@ -52,10 +53,10 @@ from app.i18n import N_, _
 from app.rules.dice import Roller
 
 MAX_COPIES = 20
-HISTORY = 30
-NAME_MAX = 100
+HISTORY = limits.UNDO_STEPS
+NAME_MAX = limits.NAME_MAX
 #: Combat log entries per page (page and API).
-LOG_PAGE = 200
+LOG_PAGE = limits.COMBAT_LOG_ENTRIES
 
 Op = Callable[[State, Report], None]
 
@@ -118,10 +119,28 @@ async def bestiary_entry(
 
 
 def _name(name: str, field: str = "name") -> str:
-    name = name.strip()
-    if not 1 <= len(name) <= NAME_MAX:
-        raise ValidationFailed({field: _("Give a name of at most 100 characters.")})
-    return name
+    return limits.check_name(name, field)
+
+
+async def _check_room_for_entry(session: AsyncSession, campaign_id: int, adding: int = 1) -> None:
+    count = await session.scalar(
+        select(func.count())
+        .select_from(BestiaryEntry)
+        .where(BestiaryEntry.campaign_id == campaign_id)
+    )
+    limits.check_room(int(count or 0) + adding - 1, limits.BESTIARY_ENTRIES_PER_CAMPAIGN, "name")
+
+
+async def _check_room_for_encounter(session: AsyncSession, campaign_id: int) -> None:
+    count = await session.scalar(
+        select(func.count()).select_from(Encounter).where(Encounter.campaign_id == campaign_id)
+    )
+    limits.check_room(int(count or 0), limits.ENCOUNTERS_PER_CAMPAIGN, "name")
+
+
+def _check_room_for_participants(loaded: Loaded, adding: int, field: str) -> None:
+    count = len(loaded.participants) + adding - 1
+    limits.check_room(count, limits.PARTICIPANTS_PER_ENCOUNTER, field)
 
 
 async def _prep_event(
@@ -158,6 +177,8 @@ async def create_entry(
     session: AsyncSession, user: User, campaign_id: int, name: str, data: dict[str, Any]
 ) -> BestiaryEntry:
     campaign, _viewer = await _gm(session, user, campaign_id)
+    await _check_room_for_entry(session, campaign_id)
+    limits.check_data(data)
     errors: dict[str, str] = {}
     try:
         name = _name(name)
@@ -189,6 +210,7 @@ async def update_entry(
     if version is not None and version != entry.version:
         raise Conflict(_("Someone changed this entry meanwhile."))
     name = _name(name)
+    limits.check_data(data)
     entry.data = statblocks.validate(entry.system, data)
     entry.name = name
     entry.sample = False
@@ -228,8 +250,9 @@ async def add_samples(session: AsyncSession, user: User, campaign_id: int) -> li
             data=statblocks.validate(campaign.system, block),
             sample=True,
         )
-        session.add(entry)
         added.append(entry)
+    await _check_room_for_entry(session, campaign_id, len(added))
+    session.add_all(added)
     await session.flush()
     if added:
         await _prep_event(
@@ -346,12 +369,14 @@ async def create_encounter(
     session: AsyncSession, user: User, campaign_id: int, name: str, notes: str
 ) -> Encounter:
     campaign, _viewer = await _gm(session, user, campaign_id)
+    await _check_room_for_encounter(session, campaign_id)
     name = _name(name)
+    notes = limits.check_text(notes.strip(), "notes")
     options = rule_options(RuleSystem(campaign.system), campaign.settings)
     encounter = Encounter(
         campaign_id=campaign_id,
         name=name,
-        notes=notes.strip()[:5000],
+        notes=notes,
         settings={k: v for k, v in options.items()},
         state={},
         history=[],
@@ -378,7 +403,7 @@ async def update_encounter(
     enc = loaded.encounter
     _check_version(enc, version)
     enc.name = _name(name)
-    enc.notes = notes.strip()[:5000]
+    enc.notes = limits.check_text(notes.strip(), "notes")
     if settings:
         new = dict(enc.settings)
         if "surprise" in settings:
@@ -407,6 +432,7 @@ async def duplicate(
     session: AsyncSession, user: User, campaign_id: int, encounter_id: int
 ) -> Encounter:
     loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    await _check_room_for_encounter(session, campaign_id)
     src = loaded.encounter
     copy_ = Encounter(
         campaign_id=campaign_id,
@@ -490,6 +516,7 @@ async def add_character(
         raise ValidationFailed({"character_id": _("Choose a character of this campaign.")})
     if any(p.character_id == character_id for p in loaded.participants):
         raise ValidationFailed({"character_id": _("This character takes part already.")})
+    _check_room_for_participants(loaded, 1, "character_id")
     items = (await session.scalars(select(Item).where(Item.character_id == character.id))).all()
     system = loaded.campaign.system
     stats = statblocks.validate(
@@ -536,6 +563,7 @@ async def add_monsters(
         raise ValidationFailed({"entry_id": _("Choose an entry of the bestiary.")})
     if not 1 <= count <= MAX_COPIES:
         raise ValidationFailed({"count": _("Between 1 and %(max)d.", max=MAX_COPIES)})
+    _check_room_for_participants(loaded, count, "count")
     _side(side)
     used = {p.name for p in loaded.participants}
     position = await _next_position(session, encounter_id)
@@ -590,7 +618,7 @@ async def _joined(
     mod = system(loaded.campaign.system)
     for p in added:
         pid = str(p.id)
-        state["figures"][pid] = _figure(loaded.campaign.system, p, enc.settings, owner)
+        state["figures"][pid] = participant_figure(loaded.campaign.system, p, enc.settings, owner)
         report.add(N_("%(name)s joins the fight."), who={pid}, name=p.name)
         try:
             mod.add_figure(state, pid, roller, report)
@@ -604,9 +632,10 @@ async def _joined(
     await _log(session, loaded, user, report, participants=all_participants, roster=True)
 
 
-def _figure(
-    system_name: str, p: Participant, settings: dict[str, Any], owner: int | None
+def participant_figure(
+    system_name: str, p: Participant, settings: dict[str, Any], owner: int | None = None
 ) -> dict[str, Any]:
+    """The JSON figure a participant enters the fight with."""
     stats = statblocks.validate(system_name, p.stats)
     data: dict[str, Any] = system(system_name).new_figure(
         str(p.id), p.name, p.side, stats, npc=p.character_id is None, settings=settings
@@ -638,6 +667,7 @@ async def update_participant(
     if side is not None:
         p.side = _side(side)
     if stats is not None:
+        limits.check_data(stats)
         p.stats = statblocks.validate(loaded.campaign.system, stats)
     was_hidden = p.hidden
     if hidden is not None:
@@ -722,7 +752,7 @@ async def start(
     owners = await _owners(session, loaded.participants)
     state = fresh_state(loaded.campaign.system)
     for p in loaded.participants:
-        state["figures"][str(p.id)] = _figure(
+        state["figures"][str(p.id)] = participant_figure(
             loaded.campaign.system, p, enc.settings, owners.get(p.id)
         )
     report = Report()

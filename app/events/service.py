@@ -23,6 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.events.models import CampaignEvent
@@ -362,7 +363,7 @@ def project(events: Sequence[CampaignEvent], viewer: Viewer) -> list[VisibleEven
 
 
 async def events_after(
-    session: AsyncSession, campaign_id: int, after: int, limit: int = 500
+    session: AsyncSession, campaign_id: int, after: int, limit: int = limits.REPLAY_BATCH
 ) -> Sequence[CampaignEvent]:
     return (
         await session.scalars(

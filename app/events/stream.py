@@ -18,6 +18,7 @@ from typing import Protocol
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app import limits
 from app.config import Settings
 from app.core.viewer import Viewer
 from app.db import is_database_unavailable
@@ -30,7 +31,7 @@ from app.events.service import VisibleEvent, events_after, project
 MEMBERSHIP_EVENTS = frozenset(
     {types.MemberRemoved.TYPE, types.MemberRoleChanged.TYPE, types.GmTransferred.TYPE}
 )
-BATCH = 200
+BATCH = limits.REPLAY_BATCH
 #: Seconds between a stream's attempts to read the log while the database is away.
 DATABASE_RETRY_SECONDS = 1.0
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
@@ -17,8 +18,8 @@ from app.i18n import _
 from app.rules import expression as dice_expression
 from app.rules.dice import Roller
 
-LABEL_MAX = 100
-PAGE_SIZE = 50
+LABEL_MAX = limits.LABEL_MAX
+PAGE_SIZE = limits.LOG_PAGE
 
 
 async def roll(
@@ -39,8 +40,12 @@ async def roll(
         parsed = dice_expression.parse(expression)
     except dice_expression.ExpressionError as exc:
         errors["expression"] = _(exc.message, **exc.params)
-    if len(label) > LABEL_MAX:
-        errors["label"] = _("At most %(max)d characters.", max=LABEL_MAX)
+    # A label shows in everyone's dice log next to a name: the name rule, but it may be empty.
+    if label and (
+        label_problem := limits.text_problem(label, LABEL_MAX)
+        or limits.name_problem(label, LABEL_MAX)
+    ):
+        errors["label"] = label_problem
     if visibility not in VISIBILITIES:
         errors["visibility"] = _("Choose public, GM only or GM and me.")
     if errors or parsed is None:

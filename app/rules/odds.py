@@ -6,7 +6,8 @@ encounter adapters and the API show it as it is.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -37,3 +38,43 @@ class ActionForecast:
 def distribution(counts: Mapping[int, int], total: int) -> dict[int, Fraction]:
     """Integer counts out of ``total`` as exact probabilities, sorted by value."""
     return {v: Fraction(c, total) for v, c in sorted(counts.items()) if c}
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A proportion over the trials with its standard error."""
+
+    value: float
+    stderr: float
+
+
+def proportion(hits: int, n: int) -> Estimate:
+    p = hits / n
+    return Estimate(p, math.sqrt(p * (1 - p) / n))
+
+
+def mean_estimate(values: Sequence[float]) -> Estimate:
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+    return Estimate(mean, math.sqrt(var / n))
+
+
+@dataclass(frozen=True, slots=True)
+class FigureRisk:
+    p_down: Estimate
+    p_dead: Estimate
+    expected_damage: Estimate
+
+
+@dataclass(frozen=True, slots=True)
+class RiskResult:
+    """What ``trials`` fights showed; ``party`` is the side whose risk is asked."""
+
+    trials: int
+    p_any_down: Estimate
+    p_any_dead: Estimate
+    p_wipe: Estimate
+    rounds_mean: Estimate
+    rounds_p90: int
+    figures: Mapping[str, FigureRisk]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -12,6 +12,7 @@ from app.config import Settings
 from app.events.broker import Broker, PostgresListener
 from app.events.models import CampaignEvent
 from app.events.service import PENDING_KEY
+from app.limits import WriteRateLimiter
 from app.rules.dice import Roller
 
 
@@ -24,6 +25,12 @@ class AppContext:
     hasher: Hasher
     roller: Roller
     listener: PostgresListener | None = None
+    write_limiter: WriteRateLimiter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.write_limiter = WriteRateLimiter(
+            self.settings.write_rate_per_minute, self.settings.write_burst
+        )
 
     async def commit(self, session: AsyncSession) -> None:
         """Commit, then wake this process's live streams for the events just written, and

@@ -18,6 +18,8 @@ from app.errors import AppError, Unauthenticated
 from app.events.service import PENDING_KEY
 from app.i18n import _, negotiate, set_locale
 from app.web.context import AppContext
+from app.web.security import SAFE_METHODS
+from app.web.templating import OffLoopHTMLResponse
 
 COOKIE_NAME = "tafelrunde_session"
 SECURE_COOKIE_NAME = "__Host-tafelrunde_session"
@@ -58,6 +60,9 @@ class TransactionalRoute(APIRoute):
 
         async def handle(request: Request) -> Response:
             response = await handler(request)
+            if isinstance(response, OffLoopHTMLResponse):
+                # While the session is open: after a rollback its objects are expired.
+                await response.render_off_loop()
             if response.status_code >= 400:
                 request.scope[FAILED_RESPONSE] = True
             return response
@@ -166,6 +171,8 @@ async def optional_user(request: Request, session: Session, ctx: Ctx) -> User | 
     # A plain snapshot for templates: error pages render after the session rolled back.
     request.state.user = SignedIn(user.id, user.username) if user else None
     apply_locale(request, user)
+    if user is not None and request.method not in SAFE_METHODS:
+        ctx.write_limiter.take(user.id)
     return user
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import logging
 
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
@@ -79,11 +82,29 @@ async def handle_app_error(request: Request, exc: Exception) -> Response:
             return Response(status_code=401, headers={"HX-Redirect": f"/login?next={target}"})
         return RedirectResponse(f"/login?next={target}", status_code=303)
     titles = {403: _("Not allowed"), 404: _("Not found"), 409: _("Changed meanwhile")}
-    return page(
+    response = page(
         request,
         "error.html",
         {"title": titles.get(exc.status_code, _("Something went wrong")), "message": exc.message},
         status_code=exc.status_code,
+    )
+    response.headers.update(headers)
+    return response
+
+
+async def handle_request_validation(request: Request, exc: Exception) -> Response:
+    """FastAPI's 422 for a body or parameter its schema refuses, with the ``errors`` map
+    (field → message) every 422 of the API carries, as the services' refusals do."""
+    assert isinstance(exc, RequestValidationError)
+    if not _is_api(request):
+        return await request_validation_exception_handler(request, exc)
+    errors: dict[str, str] = {}
+    for error in exc.errors():
+        loc = [str(part) for part in error.get("loc", ())]
+        field = ".".join(loc[1:]) if len(loc) > 1 else ".".join(loc)
+        errors.setdefault(field, str(error.get("msg", "")).removeprefix("Value error, "))
+    return JSONResponse(
+        {"detail": jsonable_encoder(exc.errors()), "errors": errors}, status_code=422
     )
 
 
@@ -127,3 +148,4 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(AppError, handle_app_error)
     app.add_exception_handler(IntegrityError, handle_integrity_error)
     app.add_exception_handler(DBAPIError, handle_database_error)
+    app.add_exception_handler(RequestValidationError, handle_request_validation)

@@ -5,10 +5,13 @@ The full page, the HTMX response and the live push all render the same block.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
 from babel.dates import format_datetime, get_timezone
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -16,6 +19,7 @@ from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescap
 from jinja2.runtime import Context
 from jinja2_fragments import render_block
 from markupsafe import Markup
+from starlette.types import Receive, Scope, Send
 
 from app import i18n
 
@@ -107,6 +111,38 @@ def is_htmx(request: Request) -> bool:
     return request.headers.get("hx-request") == "true"
 
 
+class OffLoopHTMLResponse(HTMLResponse):
+    """HTML rendered in a worker thread. Rendering is the bulk of a page's CPU and grows
+    with the collections on it (a sheet at its item limit takes a few hundred ms): in a
+    thread it costs the event loop only the interpreter's switch interval (5 ms) at a time,
+    so other requests go on. A route's page is rendered by :class:`app.web.deps.
+    TransactionalRoute` while the request's session is still open (a template error still
+    rolls the request back); a page built outside a route (an error page) when it is sent."""
+
+    def __init__(self, render_html: Callable[[], str], status_code: int) -> None:
+        self._render_html: Callable[[], str] | None = render_html
+        super().__init__(status_code=status_code)
+
+    async def render_off_loop(self) -> None:
+        """Render once, in a worker thread."""
+        if self._render_html is None:
+            return
+        html = await anyio.to_thread.run_sync(self._render_html)
+        self._render_html = None
+        self.body = html.encode(self.charset)
+        self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]
+        self.raw_headers.append((b"content-length", str(len(self.body)).encode("latin-1")))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.render_off_loop()
+        await super().__call__(scope, receive, send)
+
+
+def _render_in(locale: str, template: str, block: str | None, context: dict[str, Any]) -> str:
+    i18n.set_locale(locale)
+    return render(template, block, **context)
+
+
 def page(
     request: Request,
     template: str,
@@ -115,10 +151,12 @@ def page(
     block: str | None = None,
     status_code: int = 200,
 ) -> HTMLResponse:
-    """The whole page, or only ``block`` when HTMX asked for a fragment."""
+    """The whole page, or only ``block`` when HTMX asked for a fragment (rendered off the
+    event loop, see :class:`OffLoopHTMLResponse`)."""
     context = {"request": request, "user": getattr(request.state, "user", None), **context}
-    html = render(template, block if block and is_htmx(request) else None, **context)
-    return HTMLResponse(html, status_code=status_code)
+    chosen = block if block and is_htmx(request) else None
+    render_html = partial(_render_in, i18n.get_locale(), template, chosen, context)
+    return OffLoopHTMLResponse(render_html, status_code)
 
 
 def redirect(request: Request, url: str) -> Response:

@@ -182,3 +182,44 @@ async def test_attack_form_odds_with_and_without_javascript(
     assert full.status_code == 200 and "<html" in full.text and 'data-odds="hit"' in full.text
     refused = await alrik.post(url, data={**form, "attacker": pids["Brida"], "target": "x"})
     assert refused.status_code == 422 and 'role="alert"' in refused.text
+
+
+async def test_gm_risk_estimate_of_a_prepared_and_a_running_encounter(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight = await make_fight(make_client, app, "hh", players=1, prefix="risk")
+    gm, player = fight.gm, fight.players[0]
+    await add_character(app, fight, "p0", "Alrik", ALRIK_STATS, "hh")
+    r = await gm.post(f"/api/v1/campaigns/{fight.campaign_id}/bestiary/samples")
+    goblin = next(e for e in r.json() if e["name"] == "Goblin")
+    r = await gm.post(f"/api/v1/campaigns/{fight.campaign_id}/encounters", json={"name": "R"})
+    fight.encounter_id = r.json()["id"]
+    url = f"{fight.base}/risk"
+    # One side only: nothing to simulate.
+    await gm.post(f"{fight.base}/participants", json={"character_id": fight.characters["Alrik"]})
+    r = await gm.post(url, json={"trials": 50})
+    assert r.status_code == 422 and "trials" in r.json()["errors"]
+    await gm.post(f"{fight.base}/participants", json={"entry_id": goblin["id"], "count": 2})
+    first = await gm.post(url, json={"trials": 400, "seed": 11})
+    assert first.status_code == 200, first.text
+    out = first.json()
+    assert out["trials"] == 400 and len(out["participants"]) == 3
+    assert 0 <= out["p_wipe"] <= out["p_any_down"] <= 1 and out["rounds"]["mean"] >= 1
+    assert 0 < out["stderr"]["p_any_down"] < 0.05 or out["p_any_down"] in (0, 1)
+    # The same seed, the same answer; nothing written.
+    again = await gm.post(url, json={"trials": 400, "seed": 11})
+    assert again.json() == out
+    # Players may not ask; limits are explicit.
+    assert (await player.post(url, json={"trials": 10})).status_code in (403, 404)
+    assert (await gm.post(url, json={"trials": 20_001})).status_code == 422
+    # A running fight is simulated from its current state.
+    script(app)
+    await fight.act(gm, "start")
+    running = await gm.post(url, json={"trials": 100, "seed": 3})
+    assert running.status_code == 200 and running.json()["trials"] == 100
+
+
+ALRIK_STATS = {
+    "lp": 20, "rs": 1, "initiative": 10, "angriff": 12, "verteidigung": 11,
+    "unbeugsamkeit": 10, "willenskraft": 9, "schaden_w": 10, "schaden_bonus": 1,
+}  # fmt: skip

@@ -144,6 +144,9 @@ class AppProcess:
             "TAFELRUNDE_ENVIRONMENT": "test",
             "TAFELRUNDE_STREAM_POLL_SECONDS": str(poll_seconds),
             "TAFELRUNDE_STREAM_SEND_TIMEOUT_SECONDS": str(send_timeout),
+            # The load is one user posting as fast as the server answers: no write rate limit.
+            "TAFELRUNDE_WRITE_RATE_PER_MINUTE": "1000000",
+            "TAFELRUNDE_WRITE_BURST": "1000000",
         }
         with self.log.open("w") as log:
             self.process = subprocess.Popen(

@@ -54,6 +54,8 @@ async def test_disk_full_on_sqlite_answers_503_keeps_reads_and_recovers(tmp_path
         argon2_time_cost=1,
         argon2_memory_kib=8192,
         stream_poll_seconds=2,
+        write_rate_per_minute=1_000_000,
+        write_burst=1_000_000,
     )
     app = create_app(settings)
     cap = {"pages": UNLIMITED}

@@ -8,6 +8,7 @@ Zehrend and Sterben (``end_of_round``), Zielen, Kampfmanöver, Moral, shaking of
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
@@ -28,10 +29,12 @@ from app.rules import hh
 from app.rules.dice import Roller
 from app.rules.hh import forecast as hh_forecast
 from app.rules.hh import magic
+from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_target
 from app.rules.hh.luck import check_luck
 from app.rules.hh.probe import ProbeResult
 from app.rules.hh.state import Change, Figure, Zustand
+from app.rules.odds import RiskResult
 
 CONDITIONS = (
     "angeschlagen",
@@ -387,6 +390,20 @@ def forecast(
     if defends is not None:
         spec = replace(spec, defend=defends)
     return Forecast(p_attack, hh_forecast.forecast_attack(attacker, target, spec), ())
+
+
+def simulate(
+    figures: list[dict[str, Any]],
+    settings: dict[str, Any],
+    roller: Roller,
+    trials: int,
+    should_stop: Callable[[], bool],
+) -> RiskResult:
+    """The fight between ``figures`` played ``trials`` times (``app.rules.hh.simulation``)."""
+    fighters = [hh_simulation.Fighter(to_figure(f), str(f["side"]), _spec(f, {})) for f in figures]
+    return hh_simulation.simulate(
+        roller, fighters, "abenteurer", trials, options(settings), should_stop=should_stop
+    )
 
 
 def attack(
@@ -924,6 +941,7 @@ class HhRules(Common):
     advance = staticmethod(advance)
     attack = staticmethod(attack)
     forecast = staticmethod(forecast)
+    simulate = staticmethod(simulate)
     respond = staticmethod(respond)
     add_condition = staticmethod(add_condition)
     remove_condition = staticmethod(remove_condition)

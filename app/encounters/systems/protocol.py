@@ -9,7 +9,7 @@ Templates show what a system offers through ``partials`` (slot → template).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypedDict
 from app.encounters.combat import CombatError, Report, State
 from app.i18n import N_
 from app.rules.dice import Roller
-from app.rules.odds import ActionForecast
+from app.rules.odds import ActionForecast, RiskResult
 
 Settings = dict[str, Any]
 
@@ -97,6 +97,13 @@ class CombatRules(Protocol):
         anything. ``known``: the caller may know the target's values; ``defends``: assume
         the target defends (``None``: as it would, with a reaction if one is left)."""
 
+    def simulate(
+        self, figures: list[dict[str, Any]], settings: Settings, roller: Roller, trials: int,
+        should_stop: Callable[[], bool],
+    ) -> RiskResult:  # fmt: skip
+        """Play the fight between ``figures`` (JSON figures) ``trials`` times to its end; the
+        risk is the Abenteurer side's. ``should_stop`` ends it early (a time budget)."""
+
     def respond(
         self, state: State, choice: str, roller: Roller, report: Report, settings: Settings
     ) -> None: ...
@@ -165,6 +172,12 @@ class Common:
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": [], "maneuvers": [], "spells": []}
+
+    def simulate(
+        self, figures: list[dict[str, Any]], settings: Settings, roller: Roller, trials: int,
+        should_stop: Callable[[], bool],
+    ) -> RiskResult:  # fmt: skip
+        raise unavailable()
 
     def aim(self, state: State, pid: str, report: Report) -> None:
         raise unavailable()

@@ -1,0 +1,171 @@
+"""An H&H fight played to its end many times with the real engine, for the GM's risk estimate.
+
+:func:`simulate` runs ``trials`` fights between two sides with the engine's own round order
+(hh.md §5), reactions, attacks and defences (§6), damage, dying and death (§7) and the end
+of round (zehrend, Sterbend-Probe), with simple policies:
+
+- every figure that can act attacks on each of its turns, the enemy it is most likely to
+  drop: the one with the fewest LP left (a cheap stand-in for a forecast per target,
+  which would cost milliseconds per turn);
+- a defender defends while it has a reaction left (the engine's rule);
+- nobody spends Glück (the estimate is for the GM: it errs towards danger), nobody moves
+  and nobody heals or stabilises a dying figure.
+
+A fight ends when one side has no figure on its feet (LP > 0 and able to act) or after
+``max_rounds``. The dice come from the roller passed in, so a seeded roller gives the same
+result every time. What it reports per figure: the chance to go down (LP ≤ 0 at some point)
+or to die, and the expected damage taken (LP lost, counting below 0).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from app.rules.dice import Roller
+from app.rules.hh.attack import AttackSpec, resolve_attack
+from app.rules.hh.initiative import round_order, start_of_round
+from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
+from app.rules.hh.round_end import end_of_round
+from app.rules.hh.state import Figure
+from app.rules.odds import FigureRisk, RiskResult, mean_estimate, proportion
+
+#: A fight still running after this many rounds is counted as ended there.
+MAX_ROUNDS = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Fighter:
+    """A figure in the simulation: its state, its side and how it attacks."""
+
+    figure: Figure
+    side: str
+    attack: AttackSpec = field(default_factory=AttackSpec)
+
+
+@dataclass(slots=True)
+class _Tally:
+    down: int = 0
+    dead: int = 0
+    damage: list[float] = field(default_factory=list)
+
+
+def _standing(f: Figure) -> bool:
+    return f.lp > 0 and f.can_act
+
+
+def _target(figures: dict[str, Figure], sides: Mapping[str, str], side: str) -> str | None:
+    """The enemy with the fewest LP left among those still standing."""
+    enemies = [f for fid, f in figures.items() if sides[fid] != side and _standing(f)]
+    return min(enemies, key=lambda f: (f.lp, f.id)).id if enemies else None
+
+
+def _over(figures: dict[str, Figure], sides: Mapping[str, str]) -> bool:
+    standing = {sides[fid] for fid, f in figures.items() if _standing(f)}
+    return len(standing) < 2
+
+
+def _turn(
+    roller: Roller,
+    figures: dict[str, Figure],
+    sides: Mapping[str, str],
+    specs: Mapping[str, AttackSpec],
+    actor: str,
+    options: RuleOptions,
+) -> None:
+    me = figures[actor]
+    if not me.can_act:
+        return
+    target = _target(figures, sides, sides[actor])
+    if target is None:
+        return
+    result = resolve_attack(roller, me, figures[target], options, specs[actor])
+    figures[actor] = result.attacker
+    figures[target] = result.defender
+
+
+def _round(
+    roller: Roller,
+    figures: dict[str, Figure],
+    sides: Mapping[str, str],
+    specs: Mapping[str, AttackSpec],
+    options: RuleOptions,
+) -> None:
+    granted, _ = start_of_round(list(figures.values()))
+    figures.update({f.id: f for f in granted})
+    for turn in round_order(list(figures.values())):
+        _turn(roller, figures, sides, specs, turn.figure, options)
+        if _over(figures, sides):
+            return
+    ended = end_of_round(roller, list(figures.values()), options)
+    figures.update({f.id: f for f in ended.figures})
+
+
+def fight(
+    roller: Roller,
+    fighters: Sequence[Fighter],
+    options: RuleOptions = DEFAULT_OPTIONS,
+    max_rounds: int = MAX_ROUNDS,
+) -> tuple[dict[str, Figure], int, set[str]]:
+    """One fight to its end: the final figures, the rounds played, who went down."""
+    figures = {f.figure.id: f.figure for f in fighters}
+    sides = {f.figure.id: f.side for f in fighters}
+    specs = {f.figure.id: f.attack for f in fighters}
+    went_down: set[str] = set()
+    rounds = 0
+    while rounds < max_rounds and not _over(figures, sides):
+        rounds += 1
+        _round(roller, figures, sides, specs, options)
+        went_down |= {fid for fid, f in figures.items() if f.lp <= 0 or f.dead}
+    return figures, rounds, went_down
+
+
+def simulate(
+    roller: Roller,
+    fighters: Sequence[Fighter],
+    party_side: str,
+    trials: int,
+    options: RuleOptions = DEFAULT_OPTIONS,
+    max_rounds: int = MAX_ROUNDS,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> RiskResult:
+    """Play ``trials`` fights; the risks are those of the figures on ``party_side``.
+
+    ``should_stop`` is asked after every fight (the caller's time budget): the result then
+    counts the fights played so far (at least 2), and ``trials`` says how many.
+    """
+    if trials < 2:
+        raise ValueError("a risk estimate needs at least 2 trials")
+    party = [f.figure.id for f in fighters if f.side == party_side]
+    start_lp = {f.figure.id: f.figure.lp for f in fighters}
+    tallies = {f.figure.id: _Tally() for f in fighters}
+    any_down = any_dead = wipes = 0
+    rounds: list[float] = []
+    played_fights = 0
+    while played_fights < trials and (played_fights < 2 or not should_stop()):
+        played_fights += 1
+        final, played, went_down = fight(roller, fighters, options, max_rounds)
+        rounds.append(played)
+        for fid, f in final.items():
+            tally = tallies[fid]
+            tally.down += fid in went_down
+            tally.dead += f.dead
+            tally.damage.append(start_lp[fid] - f.lp)
+        any_down += any(p in went_down for p in party)
+        any_dead += any(final[p].dead for p in party)
+        wipes += all(p in went_down for p in party)
+    n = played_fights
+    ordered = sorted(rounds)
+    return RiskResult(
+        trials=n,
+        p_any_down=proportion(any_down, n),
+        p_any_dead=proportion(any_dead, n),
+        p_wipe=proportion(wipes, n),
+        rounds_mean=mean_estimate(rounds),
+        rounds_p90=int(ordered[min(n - 1, math.ceil(0.9 * n) - 1)]),
+        figures={
+            fid: FigureRisk(proportion(t.down, n), proportion(t.dead, n), mean_estimate(t.damage))
+            for fid, t in tallies.items()
+        },
+    )
