@@ -6,7 +6,7 @@ list with these types.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -25,6 +25,66 @@ class ItemField:
     maximum: float = 999
 
 
+class _Refused(Exception):
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _parse_bool(spec: ItemField, value: Any) -> Any:
+    return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "on", "yes")
+
+
+def _parse_number(spec: ItemField, value: Any) -> Any:
+    try:
+        number = float(str(value).replace(",", ".")) if spec.kind == "float" else int(str(value))
+    except ValueError:
+        raise _Refused(gettext("Enter a number.")) from None
+    if not spec.minimum <= number <= spec.maximum:
+        raise _Refused(gettext("Between %(min)s and %(max)s.", min=spec.minimum, max=spec.maximum))
+    return number
+
+
+def _parse_choice(spec: ItemField, value: Any) -> Any:
+    if str(value) not in {c[0] for c in spec.choices}:
+        raise _Refused(gettext("Choose one of the listed values."))
+    return str(value)
+
+
+def _parse_list(spec: ItemField, value: Any) -> Any:
+    items = (
+        [str(v).strip() for v in value]
+        if isinstance(value, list)
+        else [v.strip() for v in str(value).split(",")]
+    )
+    allowed = {c[0] for c in spec.choices}
+    bad = [v for v in items if v and v not in allowed]
+    if bad:
+        raise _Refused(
+            gettext(
+                "Unknown: %(bad)s. Allowed: %(allowed)s.",
+                bad=", ".join(bad),
+                allowed=", ".join(sorted(allowed)),
+            )
+        )
+    return [v for v in items if v]
+
+
+def _parse_text(spec: ItemField, value: Any) -> Any:
+    text = str(value).strip()
+    if len(text) > 200:
+        raise _Refused(gettext("At most %(max)d characters.", max=200))
+    return text
+
+
+_PARSERS: dict[str, Callable[[ItemField, Any], Any]] = {
+    "bool": _parse_bool,
+    "int": _parse_number,
+    "float": _parse_number,
+    "choice": _parse_choice,
+    "list": _parse_list,
+}
+
+
 def parse_item_fields(
     specs: Sequence[ItemField], raw: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -32,59 +92,13 @@ def parse_item_fields(
     out: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for spec in specs:
-        if spec.key not in raw:
-            continue
-        value = raw[spec.key]
-        name = f"fields.{spec.key}"
+        value = raw.get(spec.key)
         if value is None or (value == "" and spec.kind not in ("bool", "text")):
             continue
         try:
-            if spec.kind == "bool":
-                out[spec.key] = (
-                    value
-                    if isinstance(value, bool)
-                    else str(value).lower() in ("1", "true", "on", "yes")
-                )
-            elif spec.kind in ("int", "float"):
-                number = (
-                    float(str(value).replace(",", ".")) if spec.kind == "float" else int(str(value))
-                )
-                if not spec.minimum <= number <= spec.maximum:
-                    errors[name] = gettext(
-                        "Between %(min)s and %(max)s.", min=spec.minimum, max=spec.maximum
-                    )
-                    continue
-                out[spec.key] = number
-            elif spec.kind == "choice":
-                if str(value) not in {c[0] for c in spec.choices}:
-                    errors[name] = gettext("Choose one of the listed values.")
-                    continue
-                if value:
-                    out[spec.key] = str(value)
-            elif spec.kind == "list":
-                items = (
-                    [str(v).strip() for v in value]
-                    if isinstance(value, list)
-                    else [v.strip() for v in str(value).split(",")]
-                )
-                allowed = {c[0] for c in spec.choices}
-                bad = [v for v in items if v and v not in allowed]
-                if bad:
-                    errors[name] = gettext(
-                        "Unknown: %(bad)s. Allowed: %(allowed)s.",
-                        bad=", ".join(bad),
-                        allowed=", ".join(sorted(allowed)),
-                    )
-                    continue
-                out[spec.key] = [v for v in items if v]
-            else:
-                text = str(value).strip()
-                if len(text) > 200:
-                    errors[name] = gettext("At most %(max)d characters.", max=200)
-                    continue
-                out[spec.key] = text
-        except ValueError:
-            errors[name] = gettext("Enter a number.")
+            out[spec.key] = _PARSERS.get(spec.kind, _parse_text)(spec, value)
+        except _Refused as exc:
+            errors[f"fields.{spec.key}"] = exc.message
     return out, errors
 
 

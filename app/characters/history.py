@@ -3,14 +3,14 @@ field labels of the system's sheet fields and item fields (:mod:`app.characters.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from app.characters import sheets
 from app.characters.systems.registry import character_system
 from app.events.service import VisibleEvent
-from app.i18n import _
+from app.i18n import N_, _
 
 META_LABELS = {"name": "Name", "hidden_from_players": "Hide from players", "owner_id": "Owner"}
 
@@ -85,51 +85,83 @@ def _item_changes(system: str, before: Mapping[str, Any], after: Mapping[str, An
     return out
 
 
+Describer = Callable[[str, Mapping[str, Any], Mapping[int, str]], list[str]]
+
+
+def _created(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    return [_("created as NSC") if e.get("kind") == "npc" else _("created")]
+
+
+def _updated(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    key = str(e.get("field", ""))
+    before = _field_value(system, key, e.get("before"), owners)
+    after = _field_value(system, key, e.get("after"), owners)
+    return [f"{_field_label(system, key)}: {before} → {after}"]
+
+
+def _item_added(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    item, qty = e.get("item_name", ""), e.get("quantity")
+    if e.get("container") == sheets.RUCKSACK:
+        return [_("Item «%(item)s» (%(qty)s) put into the Rucksack", item=item, qty=qty)]
+    return [_("Item «%(item)s» (%(qty)s) added", item=item, qty=qty)]
+
+
+def _item_updated(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    changes = _item_changes(system, e.get("before") or {}, e.get("after") or {})
+    return [_("Item «%(item)s» edited", item=e.get("item_name", "")), *changes]
+
+
+def _item_moved(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    """Without the other character's name when it is hidden from the viewer."""
+    item, qty, to = e.get("item_name", ""), e.get("quantity"), e.get("to_character_name")
+    if to is None:
+        return [_("%(qty)s × «%(item)s» given away", qty=qty, item=item)]
+    return [_("%(qty)s × «%(item)s» given to %(name)s", qty=qty, item=item, name=to)]
+
+
+def _item_received(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    item, qty, source = e.get("item_name", ""), e.get("quantity"), e.get("from_character_name")
+    if source is None:
+        return [_("%(qty)s × «%(item)s» received", qty=qty, item=item)]
+    return [_("%(qty)s × «%(item)s» received from %(name)s", qty=qty, item=item, name=source)]
+
+
+def _fixed(text: str) -> Describer:
+    return lambda system, e, owners: [_(text)]
+
+
+def _with_item(text: str, **where: bool) -> Describer:
+    def describe(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+        extra = {k: _where(system, e) for k in where}
+        return [_(text, item=e.get("item_name", ""), **extra)]
+
+    return describe
+
+
+DESCRIBERS: dict[str, Describer] = {
+    "character_created": _created,
+    "character_updated": _updated,
+    "character_archived": _fixed(N_("archived")),
+    "character_restored": _fixed(N_("restored")),
+    "character_deleted": _fixed(N_("deleted")),
+    "character_imported": lambda system, e, owners: [
+        _("imported with %(count)s items", count=e.get("items", 0))
+    ],
+    "character_item_added": _item_added,
+    "character_item_updated": _item_updated,
+    "character_item_removed": _with_item(N_("Item «%(item)s» removed")),
+    "character_item_equipped": _with_item(N_("Item «%(item)s» equipped: %(slot)s"), slot=True),
+    "character_item_unequipped": _with_item(N_("Item «%(item)s» put away: %(where)s"), where=True),
+    "character_item_moved": _item_moved,
+    "character_item_received": _item_received,
+}
+
+
 def describe(system: str, entry: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
     """The sentences for one event as the viewer received it (``VisibleEvent.data()``)."""
-    kind = entry.get("type", "")
-    item = entry.get("item_name", "")
-    qty = entry.get("quantity")
-    if kind == "character_created":
-        return [_("created as NSC") if entry.get("kind") == "npc" else _("created")]
-    if kind == "character_updated":
-        key = str(entry.get("field", ""))
-        before = _field_value(system, key, entry.get("before"), owners)
-        after = _field_value(system, key, entry.get("after"), owners)
-        return [f"{_field_label(system, key)}: {before} → {after}"]
-    if kind == "character_archived":
-        return [_("archived")]
-    if kind == "character_restored":
-        return [_("restored")]
-    if kind == "character_deleted":
-        return [_("deleted")]
-    if kind == "character_imported":
-        return [_("imported with %(count)s items", count=entry.get("items", 0))]
-    if kind == "character_item_added":
-        if entry.get("container") == sheets.RUCKSACK:
-            return [_("Item «%(item)s» (%(qty)s) put into the Rucksack", item=item, qty=qty)]
-        return [_("Item «%(item)s» (%(qty)s) added", item=item, qty=qty)]
-    if kind == "character_item_updated":
-        changes = _item_changes(system, entry.get("before") or {}, entry.get("after") or {})
-        return [_("Item «%(item)s» edited", item=item), *changes]
-    if kind == "character_item_removed":
-        return [_("Item «%(item)s» removed", item=item)]
-    if kind == "character_item_equipped":
-        return [_("Item «%(item)s» equipped: %(slot)s", item=item, slot=_where(system, entry))]
-    if kind == "character_item_unequipped":
-        return [_("Item «%(item)s» put away: %(where)s", item=item, where=_where(system, entry))]
-    # Without the other character's name when it is hidden from the viewer.
-    if kind == "character_item_moved":
-        to = entry.get("to_character_name")
-        if to is None:
-            return [_("%(qty)s × «%(item)s» given away", qty=qty, item=item)]
-        return [_("%(qty)s × «%(item)s» given to %(name)s", qty=qty, item=item, name=to)]
-    if kind == "character_item_received":
-        source = entry.get("from_character_name")
-        if source is None:
-            return [_("%(qty)s × «%(item)s» received", qty=qty, item=item)]
-        return [_("%(qty)s × «%(item)s» received from %(name)s", qty=qty, item=item, name=source)]
-    return [kind]
+    kind = str(entry.get("type", ""))
+    describer = DESCRIBERS.get(kind)
+    return describer(system, entry, owners) if describer is not None else [kind]
 
 
 def entries(

@@ -7,7 +7,7 @@ events are visible to GMs only.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -317,6 +317,46 @@ async def create_character(
 META_FIELDS = ("name", "hidden_from_players", "owner_id")
 
 
+def _sheet_changes(
+    specs: Mapping[str, sheets.FieldSpec], data: dict[str, Any], changes: dict[str, Any]
+) -> tuple[list[str], dict[str, str]]:
+    """Parse each sheet field into ``data``; the keys that changed and the errors."""
+    touched: list[str] = []
+    errors: dict[str, str] = {}
+    for key, raw in changes.items():
+        spec = specs.get(key)
+        if spec is None:
+            errors[key] = _("Unknown field.")
+            continue
+        try:
+            value = sheets.parse_field(spec, raw)
+        except sheets.FieldError as exc:
+            errors[key] = exc.message
+            continue
+        if sheets.get_value(data, key) != value:
+            sheets.set_value(data, key, value)
+            touched.append(key)
+    return touched, errors
+
+
+def _broken_rules(
+    system: CharacterSystem,
+    specs: Mapping[str, sheets.FieldSpec],
+    before: dict[str, Any],
+    after: dict[str, Any],
+    items: Sequence[Item],
+    touched: list[str],
+) -> dict[str, str]:
+    """Cross-field rules this change breaks (not old, untouched problems)."""
+    before_cross = system.cross_check(before, items)
+    groups = {t.split(".")[0] for t in touched}
+    return {
+        key if key in specs else touched[0]: message
+        for key, message in system.cross_check(after, items).items()
+        if key in touched or key not in before_cross or key.split(".")[0] in groups
+    }
+
+
 async def update_fields(
     session: AsyncSession,
     user: User,
@@ -334,45 +374,22 @@ async def update_fields(
     system = character_system(character.system)
     specs = sheets.by_key(system.fields(character.kind))
     errors: dict[str, str] = {}
-    data = copy.deepcopy(character.data)
     meta: dict[str, Any] = {}
-    touched: list[str] = []
-    for key, raw in changes.items():
-        if key in META_FIELDS:
-            try:
-                meta[key] = await _parse_meta(session, opened, key, raw)
-            except ValidationFailed as exc:
-                errors.update(exc.fields)
-            continue
-        spec = specs.get(key)
-        if spec is None:
-            errors[key] = _("Unknown field.")
-            continue
+    for key in [k for k in changes if k in META_FIELDS]:
         try:
-            value = sheets.parse_field(spec, raw)
-        except sheets.FieldError as exc:
-            errors[key] = exc.message
-            continue
-        if sheets.get_value(data, key) != value:
-            sheets.set_value(data, key, value)
-            touched.append(key)
+            meta[key] = await _parse_meta(session, opened, key, changes[key])
+        except ValidationFailed as exc:
+            errors.update(exc.fields)
+    data = copy.deepcopy(character.data)
+    sheet = {k: v for k, v in changes.items() if k not in META_FIELDS}
+    touched, sheet_errors = _sheet_changes(specs, data, sheet)
+    errors.update(sheet_errors)
     touched += system.follow_up(data, touched)
     if not errors and touched:
-        cross = system.cross_check(data, opened.items)
-        before_cross = system.cross_check(character.data, opened.items)
-        for key, message in cross.items():
-            # Only complain about rules this change breaks (not old, untouched problems).
-            if (
-                key in touched
-                or key not in before_cross
-                or key.split(".")[0] in {t.split(".")[0] for t in touched}
-            ):
-                errors[key if key in specs else touched[0]] = message
+        errors = _broken_rules(system, specs, character.data, data, opened.items, touched)
     if errors:
         raise ValidationFailed(errors)
-    events: list[tuple[str, Any, Any]] = []
-    for key in touched:
-        events.append((key, sheets.get_value(character.data, key), sheets.get_value(data, key)))
+    events = [(k, sheets.get_value(character.data, k), sheets.get_value(data, k)) for k in touched]
     if touched:
         character.data = data
     for key, value in meta.items():
@@ -1047,6 +1064,73 @@ def export(opened: Opened) -> dict[str, Any]:
     }
 
 
+def _bad_file(message: str) -> ValidationFailed:
+    return ValidationFailed({"file": message})
+
+
+def _check_import_file(document: Any, campaign_system: str) -> None:
+    """Format, bounds (before any work that grows with the file), version and system."""
+    if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+        raise _bad_file(_("This is not a Tafelrunde character file."))
+    items_in_file = document.get("items", [])
+    if isinstance(items_in_file, list) and len(items_in_file) > limits.ITEMS_PER_CHARACTER:
+        raise _bad_file(
+            _("A character carries at most %(max)d items.", max=limits.ITEMS_PER_CHARACTER)
+        )
+    too_much = limits.data_problem({"data": document.get("data")}) or limits.data_problem(
+        document, limits.FILE_ENTRIES_MAX
+    )
+    if too_much is not None:
+        raise _bad_file(f"{too_much[0]}: {too_much[1]}" if too_much[0] else too_much[1])
+    if document.get("format_version") != EXPORT_VERSION:
+        raise _bad_file(_("This file has an unknown format version."))
+    system = document.get("system")
+    if system != campaign_system:
+        raise _bad_file(
+            _(
+                "This character belongs to %(file)s, the campaign plays %(campaign)s.",
+                file=str(system),
+                campaign=campaign_system,
+            )
+        )
+
+
+def _import_item(system: str, campaign_id: int, n: int, raw: Any) -> Item:
+    """Item ``n`` of a character file, checked like an item typed in by hand."""
+    if not isinstance(raw, dict):
+        raise _bad_file(_("Item %(n)d is malformed.", n=n))
+    try:
+        quantity = int(raw.get("quantity", 1))
+        price = None if raw.get("price") is None else int(raw["price"])
+        item_name, parsed = _validate_item_input(
+            system,
+            str(raw.get("name", "")),
+            str(raw.get("description", "")),
+            quantity,
+            price,
+            raw.get("fields") or {},
+        )
+    except (ValueError, TypeError):
+        raise _bad_file(_("Item %(n)d is malformed.", n=n)) from None
+    except ValidationFailed as exc:
+        raise _bad_file(_("Item %(n)d: %(problem)s", n=n, problem=exc.message)) from None
+    slot = raw.get("slot")
+    container = raw.get("container")
+    equipped = bool(raw.get("equipped", False)) and isinstance(slot, str)
+    return Item(
+        campaign_id=campaign_id,
+        in_library=False,
+        name=item_name,
+        description=str(raw.get("description", "")),
+        quantity=quantity,
+        price=price,
+        fields=parsed,
+        slot=slot if equipped else None,
+        equipped=equipped,
+        container=container if container == sheets.RUCKSACK else None,
+    )
+
+
 async def import_character(
     session: AsyncSession, user: User, campaign_id: int, document: Any
 ) -> Character:
@@ -1055,32 +1139,7 @@ async def import_character(
     campaign, viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.create_character
     )
-
-    def bad(message: str) -> ValidationFailed:
-        return ValidationFailed({"file": message})
-
-    if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-        raise bad(_("This is not a Tafelrunde character file."))
-    # Bounds first, before any work that grows with the file.
-    items_in_file = document.get("items", [])
-    if isinstance(items_in_file, list) and len(items_in_file) > limits.ITEMS_PER_CHARACTER:
-        raise bad(_("A character carries at most %(max)d items.", max=limits.ITEMS_PER_CHARACTER))
-    too_much = limits.data_problem({"data": document.get("data")}) or limits.data_problem(
-        document, limits.FILE_ENTRIES_MAX
-    )
-    if too_much is not None:
-        raise bad(f"{too_much[0]}: {too_much[1]}" if too_much[0] else too_much[1])
-    if document.get("format_version") != EXPORT_VERSION:
-        raise bad(_("This file has an unknown format version."))
-    system = document.get("system")
-    if system != campaign.system:
-        raise bad(
-            _(
-                "This character belongs to %(file)s, the campaign plays %(campaign)s.",
-                file=str(system),
-                campaign=campaign.system,
-            )
-        )
+    _check_import_file(document, campaign.system)
     name, kind, data, items = (
         document.get("name"),
         document.get("kind", "pc"),
@@ -1088,9 +1147,9 @@ async def import_character(
         document.get("items", []),
     )
     if not isinstance(name, str) or not isinstance(data, dict) or not isinstance(items, list):
-        raise bad(_("The file lacks a name, sheet data or an item list."))
+        raise _bad_file(_("The file lacks a name, sheet data or an item list."))
     if name_problem := limits.name_problem(name.strip()):
-        raise bad(f"name: {name_problem}")
+        raise _bad_file(f"name: {name_problem}")
     if kind == CharacterKind.npc.value and not allowed(viewer.role, Action.manage_characters):
         kind = CharacterKind.pc.value
     rules = character_system(campaign.system)
@@ -1099,46 +1158,13 @@ async def import_character(
     )
     if errors:
         first = next(iter(errors.items()))
-        raise bad(_("Sheet value %(field)s: %(problem)s", field=first[0], problem=first[1]))
-    parsed_items: list[Item] = []
-    for n, raw in enumerate(items, start=1):
-        if not isinstance(raw, dict):
-            raise bad(_("Item %(n)d is malformed.", n=n))
-        try:
-            quantity = int(raw.get("quantity", 1))
-            price = None if raw.get("price") is None else int(raw["price"])
-            item_name, parsed = _validate_item_input(
-                system,
-                str(raw.get("name", "")),
-                str(raw.get("description", "")),
-                quantity,
-                price,
-                raw.get("fields") or {},
-            )
-        except (ValueError, TypeError):
-            raise bad(_("Item %(n)d is malformed.", n=n)) from None
-        except ValidationFailed as exc:
-            raise bad(_("Item %(n)d: %(problem)s", n=n, problem=exc.message)) from None
-        slot = raw.get("slot")
-        container = raw.get("container")
-        equipped = bool(raw.get("equipped", False)) and isinstance(slot, str)
-        parsed_items.append(
-            Item(
-                campaign_id=campaign_id,
-                in_library=False,
-                name=item_name,
-                description=str(raw.get("description", "")),
-                quantity=quantity,
-                price=price,
-                fields=parsed,
-                slot=slot if equipped else None,
-                equipped=equipped,
-                container=container if container == sheets.RUCKSACK else None,
-            )
-        )
+        raise _bad_file(_("Sheet value %(field)s: %(problem)s", field=first[0], problem=first[1]))
+    parsed_items = [
+        _import_item(campaign.system, campaign_id, n, raw) for n, raw in enumerate(items, start=1)
+    ]
     problem = rules.import_problem(sheet, parsed_items)
     if problem is not None:
-        raise bad(problem)
+        raise _bad_file(problem)
     character = await create_character(
         session,
         user,

@@ -111,64 +111,48 @@ async def append_event(
         visibility = hide_parties(data, visibility, hidden_characters)
     if visibility not in event.VISIBILITIES:
         raise ValueError(f"{event.TYPE!r} events are never {visibility!r}")
-    type_, subject = event.TYPE, event.subject
     now = utcnow()
     payload_json = json.dumps(data)
-    # What the log holds: plain JSON (whose non-string keys JSON turns into strings).
-    payload = json.loads(payload_json)
+    row: dict[str, Any] = {
+        "campaign_id": campaign_id,
+        "type": event.TYPE,
+        "subject": event.subject,
+        "actor_id": actor_id,
+        "visibility": visibility,
+        "audience_user_id": audience_user_id,
+        # What the log holds: plain JSON (whose non-string keys JSON turns into strings).
+        "payload": json.loads(payload_json),
+        "created_at": now,
+    }
     if session.bind is not None and session.bind.dialect.name == "postgresql":
         event_id, seq = await _append_postgres(
-            session,
-            campaign_id,
-            type_,
-            subject,
-            payload_json,
-            actor_id,
-            visibility,
-            audience_user_id,
-            now,
-        )
+            session, campaign_id, event.TYPE, event.subject, payload_json, actor_id,
+            visibility, audience_user_id, now,
+        )  # fmt: skip
     else:
-        seq = (
-            await session.execute(
-                update(_CAMPAIGN_SEQ)
-                .where(_CAMPAIGN_SEQ.c.id == campaign_id)
-                .values(last_seq=_CAMPAIGN_SEQ.c.last_seq + 1)
-                .returning(_CAMPAIGN_SEQ.c.last_seq)
-            )
-        ).scalar_one()
-        event_id = (
-            await session.execute(
-                insert(CampaignEvent)
-                .values(
-                    campaign_id=campaign_id,
-                    seq=seq,
-                    type=type_,
-                    subject=subject,
-                    actor_id=actor_id,
-                    visibility=visibility,
-                    audience_user_id=audience_user_id,
-                    payload=payload,
-                    created_at=now,
-                )
-                .returning(CampaignEvent.id)
-            )
-        ).scalar_one()
+        event_id, seq = await _append_sqlite(session, row)
     # The returned object is not tracked by the session: the log is append-only.
-    logged = CampaignEvent(
-        id=event_id,
-        campaign_id=campaign_id,
-        seq=seq,
-        type=type_,
-        subject=subject,
-        actor_id=actor_id,
-        visibility=visibility,
-        audience_user_id=audience_user_id,
-        payload=payload,
-        created_at=now,
-    )
+    logged = CampaignEvent(id=event_id, seq=seq, **row)
     session.info.setdefault(PENDING_KEY, []).append(logged)
     return logged
+
+
+async def _append_sqlite(session: AsyncSession, row: dict[str, Any]) -> tuple[int, int]:
+    """The next ``seq`` (the UPDATE holds the campaign's lock until commit), then the row."""
+    seq = (
+        await session.execute(
+            update(_CAMPAIGN_SEQ)
+            .where(_CAMPAIGN_SEQ.c.id == row["campaign_id"])
+            .values(last_seq=_CAMPAIGN_SEQ.c.last_seq + 1)
+            .returning(_CAMPAIGN_SEQ.c.last_seq)
+        )
+    ).scalar_one()
+    event_id = (
+        await session.execute(
+            insert(CampaignEvent).values(seq=seq, **row).returning(CampaignEvent.id)
+        )
+    ).scalar_one()
+    return int(event_id), int(seq)
 
 
 _APPEND_POSTGRES = text(
