@@ -117,11 +117,31 @@ async def _recheck(
     """Once per poll interval: is the viewer still a member with a live session? After a
     quiet interval also the backstop: the next read goes to the database even if a
     notification was lost."""
-    async with ctx.sessionmaker() as session:
-        current = await recheck(session, viewer)
+    try:
+        async with ctx.sessionmaker() as session:
+            current = await recheck(session, viewer)
+    except DBAPIError as exc:
+        if not is_database_unavailable(exc):
+            raise
+        return viewer  # nobody can log out meanwhile; the next read waits for the database
     if quiet:
         ctx.broker.invalidate(campaign_id)
     return current
+
+
+async def _read_waiting_for_database(
+    ctx: StreamContext, campaign_id: int, after: int
+) -> tuple[Sequence[CampaignEvent], bool]:
+    """:func:`read_after`, tried again every second while the database is away (a restart):
+    the stream stays open, its pings keep the connection alive meanwhile."""
+    while True:
+        try:
+            return await read_after(ctx, campaign_id, after)
+        except DBAPIError as exc:
+            if not is_database_unavailable(exc):
+                raise
+            log.warning("stream waits for the database: %s", exc.orig)
+            await asyncio.sleep(DATABASE_RETRY_SECONDS)
 
 
 async def follow(
@@ -151,16 +171,7 @@ async def follow(
             return
         viewer, checked = current, loop.time()
         while not subscription.ended:
-            try:
-                events, more = await read_after(ctx, campaign_id, after)
-            except DBAPIError as exc:
-                if not is_database_unavailable(exc):
-                    raise
-                # The database is away (a restart): keep the stream open and try again;
-                # pings keep the connection alive meanwhile.
-                log.warning("stream waits for the database: %s", exc.orig)
-                await asyncio.sleep(DATABASE_RETRY_SECONDS)
-                continue
+            events, more = await _read_waiting_for_database(ctx, campaign_id, after)
             if events:
                 if any(e.type in MEMBERSHIP_EVENTS for e in events):
                     async with ctx.sessionmaker() as session:
@@ -181,12 +192,7 @@ async def follow(
             if subscription.ended:
                 return
             if not rung or loop.time() - checked >= poll:
-                try:
-                    current = await _recheck(ctx, campaign_id, viewer, recheck, quiet=not rung)
-                except DBAPIError as exc:
-                    if not is_database_unavailable(exc):
-                        raise
-                    continue  # the next read waits for the database
+                current = await _recheck(ctx, campaign_id, viewer, recheck, quiet=not rung)
                 if current is None:
                     return
                 viewer, checked = current, loop.time()
