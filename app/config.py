@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     argon2_memory_kib: int = 65536
     #: Seconds a live stream waits for a notification before it re-reads the log anyway.
     stream_poll_seconds: float = Field(default=15.0, gt=0)
+    #: A live stream whose client has not taken a message for this long is closed (a client
+    #: that stopped reading must not hold the server's buffers).
+    stream_send_timeout_seconds: float = Field(default=30.0, gt=0)
     #: Writes (POST/PUT/PATCH/DELETE) a signed-in user may make per minute, after a burst of
     #: ``write_burst`` at once; more answer 429 with ``Retry-After``. Counted per process.
     write_rate_per_minute: float = Field(default=120.0, gt=0)

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import DateTime, Dialect, MetaData, event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -70,9 +71,12 @@ def create_engine(url: str) -> AsyncEngine:
         event.listen(engine.sync_engine, "connect", _sqlite_on_connect)
         _serialize_sqlite_writes(engine.sync_engine)
         return engine
-    # No pre-ping (a round trip per request); connections are recycled instead, and a dead
-    # one fails that request only.
-    return create_async_engine(url, pool_size=20, max_overflow=20, pool_recycle=1800)
+    # Pre-ping: a pooled connection is tested when a request takes it (one short round trip),
+    # so after a database restart no request fails on a stale connection; while the database
+    # is away the ping fails and the request gets a 503 (app/web/errors.py).
+    return create_async_engine(
+        url, pool_size=20, max_overflow=20, pool_recycle=1800, pool_pre_ping=True
+    )
 
 
 def _serialize_sqlite_writes(engine: Engine) -> None:
@@ -89,6 +93,17 @@ def _serialize_sqlite_writes(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def _begin_immediate(conn: Any) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def is_database_unavailable(exc: BaseException) -> bool:
+    """The database cannot be reached or cannot take the write (down, restarting, full)."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+
+
+def is_storage_full(exc: BaseException) -> bool:
+    return "database or disk is full" in str(exc) or "No space left on device" in str(exc)
 
 
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

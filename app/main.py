@@ -24,7 +24,7 @@ from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
 from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
-from app.web import errors
+from app.web import api_docs, errors
 from app.web.context import AppContext
 from app.web.deps import TransactionalRoute
 from app.web.security import CrossOriginProtection, SecurityHeaders
@@ -68,7 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         lifespan=lifespan,
         openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
+        docs_url=None,  # app.web.api_docs serves it from static/vendor
         redoc_url=None,
         # Starlette's body limit: 413 on a larger Content-Length before a byte of the body is
         # read, and on a chunked body as soon as the bytes received pass the limit.
@@ -89,6 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         campaigns_routes.router,
         encounters_routes.router,
         characters_routes.router,
+        api_docs.router,
     ):
         app.include_router(router)
     app.router.add_api_route(

@@ -89,3 +89,19 @@ def test_production_refuses_to_start_without_a_secret(tmp_path: Path) -> None:
         timeout=60,
     )
     assert r.returncode != 0 and "TAFELRUNDE_SECRET_KEY" in r.stderr
+
+
+def test_serve_refuses_several_workers_on_sqlite(tmp_path: Path) -> None:
+    """L4: on SQLite a second worker would see new events only at the next poll."""
+    result = subprocess.run(
+        [sys.executable, "-m", "app.cli", "serve", "--workers", "2"],
+        cwd=tmp_path,
+        env=_env(tmp_path / "data"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "--workers 2 needs PostgreSQL" in result.stderr
+    assert "TAFELRUNDE_DATABASE_URL" in result.stderr
+    assert not (tmp_path / "data" / "tafelrunde.db").exists(), "refused before migrating"

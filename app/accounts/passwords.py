@@ -12,21 +12,22 @@ from anyio import to_thread
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-_limit = asyncio.Semaphore(2)
-
 
 class Hasher:
     def __init__(self, time_cost: int, memory_kib: int) -> None:
         self._ph = PasswordHasher(time_cost=time_cost, memory_cost=memory_kib)
         # Verified when the user does not exist, so timing does not reveal which names exist.
         self._dummy = self._ph.hash("tafelrunde-dummy-password")
+        # One per hasher (one per app, so one event loop): a module-level semaphore is bound
+        # to the first loop that waits on it and fails in any other.
+        self._limit = asyncio.Semaphore(2)
 
     async def hash(self, password: str) -> str:
-        async with _limit:
+        async with self._limit:
             return await to_thread.run_sync(self._ph.hash, password)
 
     async def verify(self, stored: str | None, password: str) -> bool:
-        async with _limit:
+        async with self._limit:
             return await to_thread.run_sync(self._verify, stored, password)
 
     def _verify(self, stored: str | None, password: str) -> bool:

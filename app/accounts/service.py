@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import ColumnElement, Select, bindparam, delete, func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
@@ -91,8 +92,13 @@ async def register(
         email=email,
         password_hash=await hasher.hash(password),
     )
-    session.add(user)
-    await session.flush()
+    try:
+        # A savepoint: a concurrent registration of the same name that committed first
+        # makes this insert fail; that is "name taken", not a server error.
+        async with session.begin_nested():
+            session.add(user)
+    except IntegrityError as exc:
+        raise ValidationFailed({"username": _("This name is taken.")}) from exc
     return user
 
 

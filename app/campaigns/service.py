@@ -162,17 +162,21 @@ async def revoke_invite(
     invite.revoked_at = utcnow()
 
 
-async def invite_by_code(session: AsyncSession, code: str) -> tuple[Invite, Campaign]:
+async def invite_by_code(
+    session: AsyncSession, code: str, *, lock_campaign: bool = False
+) -> tuple[Invite, Campaign]:
+    """The invite and its campaign; ``lock_campaign`` holds the campaign row until commit."""
     code = limits.check_no_nul(code, "invite_code")
     if len(code) > limits.INVITE_CODE_MAX:
         raise NotFound(_("This invite code is not valid."))
-    row = (
-        await session.execute(
-            select(Invite, Campaign)
-            .join(Campaign, Campaign.id == Invite.campaign_id)
-            .where(Invite.code == code.strip())
-        )
-    ).first()
+    statement = (
+        select(Invite, Campaign)
+        .join(Campaign, Campaign.id == Invite.campaign_id)
+        .where(Invite.code == code.strip())
+    )
+    if lock_campaign:
+        statement = statement.with_for_update(of=Campaign)
+    row = (await session.execute(statement)).first()
     if row is None:
         raise NotFound(_("This invite code is not valid."))
     invite, campaign = row
@@ -182,8 +186,13 @@ async def invite_by_code(session: AsyncSession, code: str) -> tuple[Invite, Camp
 
 
 async def join(session: AsyncSession, user: User, code: str) -> tuple[Campaign, Role]:
-    """Join by invite code; an existing member keeps their role."""
-    invite, campaign = await invite_by_code(session, code)
+    """Join by invite code; an existing member keeps their role.
+
+    The campaign row is locked before the membership check, so two joins of one user at
+    once run one after the other: the second finds the membership and answers like a
+    repeated join (on SQLite the IMMEDIATE transaction already serializes them).
+    """
+    invite, campaign = await invite_by_code(session, code, lock_campaign=True)
     existing = await session.scalar(
         select(Membership).where(
             Membership.campaign_id == campaign.id, Membership.user_id == user.id

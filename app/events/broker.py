@@ -25,6 +25,9 @@ from app.events.service import NOTIFY_CHANNEL, event_from_note
 
 log = logging.getLogger(__name__)
 
+#: The LISTEN connection's first retry after it drops; doubled per failure, up to 10 s.
+FIRST_RETRY_SECONDS = 0.5
+
 
 class Subscription:
     """One stream's doorbell. A plain future per wait instead of ``asyncio.wait_for``, which
@@ -229,13 +232,15 @@ class PostgresListener:
                 await self._task
 
     async def _supervise(self) -> None:
-        delay = 0.5
+        delay = FIRST_RETRY_SECONDS
         while True:
             try:
                 await self._listen()
             except asyncio.CancelledError:
                 raise
             except Exception:
+                if self.connected.is_set():
+                    delay = FIRST_RETRY_SECONDS  # it was up: a new outage starts over
                 log.warning("LISTEN connection lost; reconnecting in %.1fs", delay, exc_info=True)
             self.connected.clear()
             await asyncio.sleep(delay)

@@ -10,15 +10,18 @@ gets every later event exactly once.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app import limits
 from app.config import Settings
 from app.core.viewer import Viewer
+from app.db import is_database_unavailable
 from app.events import types
 from app.events.broker import Broker
 from app.events.models import CampaignEvent
@@ -29,6 +32,10 @@ MEMBERSHIP_EVENTS = frozenset(
     {types.MemberRemoved.TYPE, types.MemberRoleChanged.TYPE, types.GmTransferred.TYPE}
 )
 BATCH = limits.REPLAY_BATCH
+#: Seconds between a stream's attempts to read the log while the database is away.
+DATABASE_RETRY_SECONDS = 1.0
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +117,31 @@ async def _recheck(
     """Once per poll interval: is the viewer still a member with a live session? After a
     quiet interval also the backstop: the next read goes to the database even if a
     notification was lost."""
-    async with ctx.sessionmaker() as session:
-        current = await recheck(session, viewer)
+    try:
+        async with ctx.sessionmaker() as session:
+            current = await recheck(session, viewer)
+    except DBAPIError as exc:
+        if not is_database_unavailable(exc):
+            raise
+        return viewer  # nobody can log out meanwhile; the next read waits for the database
     if quiet:
         ctx.broker.invalidate(campaign_id)
     return current
+
+
+async def _read_waiting_for_database(
+    ctx: StreamContext, campaign_id: int, after: int
+) -> tuple[Sequence[CampaignEvent], bool]:
+    """:func:`read_after`, tried again every second while the database is away (a restart):
+    the stream stays open, its pings keep the connection alive meanwhile."""
+    while True:
+        try:
+            return await read_after(ctx, campaign_id, after)
+        except DBAPIError as exc:
+            if not is_database_unavailable(exc):
+                raise
+            log.warning("stream waits for the database: %s", exc.orig)
+            await asyncio.sleep(DATABASE_RETRY_SECONDS)
 
 
 async def follow(
@@ -144,7 +171,7 @@ async def follow(
             return
         viewer, checked = current, loop.time()
         while not subscription.ended:
-            events, more = await read_after(ctx, campaign_id, after)
+            events, more = await _read_waiting_for_database(ctx, campaign_id, after)
             if events:
                 if any(e.type in MEMBERSHIP_EVENTS for e in events):
                     async with ctx.sessionmaker() as session:

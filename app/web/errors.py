@@ -2,20 +2,51 @@
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from app.db import is_database_unavailable, is_storage_full
 from app.errors import AppError, LoginFailed, TooManyRequests, Unauthenticated, ValidationFailed
 from app.i18n import _, negotiate, set_locale
 from app.web.deps import LANG_COOKIE
 from app.web.templating import page
 
+log = logging.getLogger(__name__)
+
+#: Seconds a client is asked to wait when the database is away (``Retry-After``).
+DATABASE_RETRY_AFTER = 5
+
 
 def _is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
+
+
+def _use_request_locale(request: Request) -> None:
+    locale = (
+        getattr(request.state, "locale", None)
+        or request.cookies.get(LANG_COOKIE)
+        or negotiate(request.headers.get("accept-language"))
+    )
+    set_locale(locale)
+
+
+def _plain_error(
+    request: Request, status_code: int, title: str, message: str, headers: dict[str, str]
+) -> Response:
+    """An error that is no ``AppError``: JSON ``detail`` under /api, the error page elsewhere."""
+    if _is_api(request):
+        return JSONResponse({"detail": message}, status_code=status_code, headers=headers)
+    response = page(
+        request, "error.html", {"title": title, "message": message}, status_code=status_code
+    )
+    response.headers.update(headers)
+    return response
 
 
 async def handle_app_error(request: Request, exc: Exception) -> Response:
@@ -36,12 +67,7 @@ async def handle_app_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, Unauthenticated):
             headers["WWW-Authenticate"] = "Bearer"
         return JSONResponse(body, status_code=exc.status_code, headers=headers)
-    locale = (
-        getattr(request.state, "locale", None)
-        or request.cookies.get(LANG_COOKIE)
-        or negotiate(request.headers.get("accept-language"))
-    )
-    set_locale(locale)
+    _use_request_locale(request)
     if isinstance(exc, LoginFailed) and hasattr(request.state, "login_context"):
         return page(
             request,
@@ -82,6 +108,44 @@ async def handle_request_validation(request: Request, exc: Exception) -> Respons
     )
 
 
+async def handle_integrity_error(request: Request, exc: Exception) -> Response:
+    """A unique or foreign key violation: a concurrent request got there first → 409.
+
+    The services check what they can before writing (and lock where a race is likely);
+    this is the answer for the race that slips past a check, instead of a 500.
+    """
+    log.info("integrity error answered 409: %s", exc)
+    _use_request_locale(request)
+    return _plain_error(
+        request,
+        409,
+        _("Changed meanwhile"),
+        _("Someone else changed the same thing at the same moment. Reload and try again."),
+        {},
+    )
+
+
+async def handle_database_error(request: Request, exc: Exception) -> Response:
+    """The database is away: 503 with ``Retry-After``; anything else stays a 500."""
+    assert isinstance(exc, DBAPIError)
+    if not is_database_unavailable(exc):
+        raise exc
+    _use_request_locale(request)
+    headers = {"Retry-After": str(DATABASE_RETRY_AFTER)}
+    if is_storage_full(exc):
+        log.error("database storage is full: %s", exc)
+        message = _("The server's storage is full, so nothing was saved. Please tell the operator.")
+    else:
+        log.warning("database unavailable: %s", exc)
+        message = _(
+            "The database cannot be reached right now, so nothing was saved. "
+            "Please try again in a few seconds."
+        )
+    return _plain_error(request, 503, _("Temporarily unavailable"), message, headers)
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(AppError, handle_app_error)
+    app.add_exception_handler(IntegrityError, handle_integrity_error)
+    app.add_exception_handler(DBAPIError, handle_database_error)
     app.add_exception_handler(RequestValidationError, handle_request_validation)

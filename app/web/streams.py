@@ -55,5 +55,8 @@ def event_stream(
             yield item.frame()
 
     return EventSourceResponse(
-        frames(), ping=15, send_timeout=30, headers={"Cache-Control": "no-store"}
+        frames(),
+        ping=15,
+        send_timeout=ctx.settings.stream_send_timeout_seconds,
+        headers={"Cache-Control": "no-store"},
     )

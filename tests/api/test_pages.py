@@ -82,3 +82,17 @@ async def test_campaign_list_shows_roles(make_client: ClientFactory) -> None:
     await gm.post("/campaigns", data={"name": "Erste", "system": "ds4"})
     page = (await gm.get("/campaigns")).text
     assert "Erste" in page and "Dungeonslayers 4" in page and "Spielleitung" in page
+
+
+async def test_api_docs_are_served_from_the_app(client: httpx.AsyncClient) -> None:
+    """L5: no CDN and no inline script, which the CSP would block."""
+    r = await client.get("/api/docs")
+    assert r.status_code == 200
+    assert "cdn" not in r.text.lower()
+    assert "<script>" not in r.text
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
+        assert asset in r.text
+        path = r.text.split('href="' if asset.endswith(".css") else 'src="')
+        url = next(part.split('"')[0] for part in path if part.split('"')[0].endswith(asset))
+        assert (await client.get(url)).status_code == 200
+    assert (await client.get("/static/js/api-docs.js")).status_code == 200

@@ -132,8 +132,10 @@ CASES: dict[str, Case] = {
     "join": Case("POST", "/join/{code}", _same(303, anonymous=LOGIN)),
 }
 
-#: Routes open to everyone by design (they create or start a session).
+#: Routes open to everyone by design (they create or start a session, or show the API's
+#: documentation, like /api/openapi.json).
 PUBLIC = {
+    ("GET", "/api/docs"),
     ("POST", "/api/v1/auth/register"),
     ("POST", "/api/v1/auth/login"),
     ("POST", "/register"),
