@@ -6,6 +6,7 @@ from app.characters.models import Character, Item
 from app.db import Base
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.events.models import CampaignEvent
+from app.talk.models import ChatMessage, ChatRead, ChatRecipient, Handout, HandoutReader
 
 __all__ = [
     "Base",
@@ -13,7 +14,12 @@ __all__ = [
     "Campaign",
     "CampaignEvent",
     "Character",
+    "ChatMessage",
+    "ChatRead",
+    "ChatRecipient",
     "Encounter",
+    "Handout",
+    "HandoutReader",
     "Invite",
     "Item",
     "LoginFailure",
