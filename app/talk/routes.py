@@ -15,7 +15,7 @@ from app.campaigns import service as campaigns
 from app.core.viewer import Role
 from app.errors import ValidationFailed
 from app.talk import handouts, service, views
-from app.talk.live import render_chat
+from app.talk.live import CHAT_PAGE, ChatPage
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
@@ -45,14 +45,25 @@ async def _chat_page(
     campaign_id: int,
     *,
     before: int | None = None,
-    block: str | None = None,
-    extra: dict[str, Any] | None = None,
-    status_code: int = 200,
 ) -> HTMLResponse:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     context = await views.chat_context(session, viewer, campaign, before)
-    context.update(extra or {})
-    return page(request, "talk/chat.html", context, block=block, status_code=status_code)
+    return page(request, "talk/chat.html", context)
+
+
+async def _chat_form(
+    request: Request,
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    extra: dict[str, Any],
+    status_code: int = 200,
+) -> HTMLResponse:
+    """The chat form alone (HTMX) or, without JS after bad input, the chat page with it."""
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = {**await views.chat_context(session, viewer, campaign), **extra}
+    template = "talk/_form.html" if is_htmx(request) else "talk/chat.html"
+    return page(request, template, context, status_code=status_code)
 
 
 @router.get("/campaigns/{campaign_id}/chat", response_class=HTMLResponse)
@@ -82,20 +93,21 @@ async def send(
     kind: Annotated[str, Form()] = "",
     as_character_id: Annotated[str, Form()] = "",
     to: Annotated[list[str] | None, Form()] = None,
+    back: Annotated[str, Form()] = "",
 ) -> Response:
+    extra = {"on_campaign_page": back == "campaign"}
     try:
         message = await service.send(
             session, ctx.roller, user, campaign_id, _draft(text, kind, as_character_id, to or [])
         )
     except ValidationFailed as exc:
         values = {"text": text, "kind": kind, "as_character_id": as_character_id, "to": to or []}
-        return await _chat_page(
+        return await _chat_form(
             request,
             session,
             user,
             campaign_id,
-            block="chat_form",
-            extra={"errors": exc.fields, "values": values},
+            {**extra, "errors": exc.fields, "values": values},
             status_code=422,
         )
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
@@ -103,9 +115,9 @@ async def send(
     if is_htmx(request):
         # The message itself arrives over the live stream, like everyone else's.
         values = {"kind": kind, "as_character_id": as_character_id}
-        return await _chat_page(
-            request, session, user, campaign_id, block="chat_form", extra={"values": values}
-        )
+        return await _chat_form(request, session, user, campaign_id, {**extra, "values": values})
+    if back == "campaign":
+        return redirect(request, f"/campaigns/{campaign_id}")
     return redirect(request, f"/campaigns/{campaign_id}/chat")
 
 
@@ -144,7 +156,12 @@ async def live(
     """The chat page's live region as HTML, for the HTMX SSE extension."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     return event_stream(
-        request, ctx, campaign_id, viewer, resume_point(last_event_id, after), render_chat
+        request,
+        ctx,
+        campaign_id,
+        viewer,
+        resume_point(last_event_id, after),
+        CHAT_PAGE.stream(ChatPage(campaign_id)),
     )
 
 

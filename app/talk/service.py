@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
-from sqlalchemy import ColumnElement, exists, func, or_, select
+from sqlalchemy import ColumnElement, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
 from app.accounts.models import User
@@ -135,8 +136,11 @@ async def send(
         visibility=visibility,
         audience_user_id=user.id if visibility == "self" else None,
     )
-    message.seq = event.seq
-    await session.flush()
+    # Its order is its event's seq, known only now; set without counting as an edit.
+    await session.execute(
+        update(ChatMessage).where(ChatMessage.id == message.id).values(seq=event.seq)
+    )
+    set_committed_value(message, "seq", event.seq)
     return message
 
 
@@ -399,17 +403,21 @@ class Page:
 
 
 async def page(
-    session: AsyncSession, viewer: Viewer, campaign_id: int, before: int | None = None
+    session: AsyncSession,
+    viewer: Viewer,
+    campaign_id: int,
+    before: int | None = None,
+    size: int = PAGE_SIZE,
 ) -> Page:
-    """The newest ``PAGE_SIZE`` messages ``viewer`` may read older than ``before``."""
+    """The newest ``size`` messages ``viewer`` may read older than ``before``."""
     query = select(ChatMessage).where(ChatMessage.campaign_id == campaign_id, readable_by(viewer))
     if before is not None:
         query = query.where(ChatMessage.seq < before)
     rows = list(
-        (await session.scalars(query.order_by(ChatMessage.seq.desc()).limit(PAGE_SIZE + 1))).all()
+        (await session.scalars(query.order_by(ChatMessage.seq.desc()).limit(size + 1))).all()
     )
-    more = len(rows) > PAGE_SIZE
-    rows = rows[:PAGE_SIZE]
+    more = len(rows) > size
+    rows = rows[:size]
     rows.reverse()
     return Page(
         rows, await recipients_of(session, [m.id for m in rows]), rows[0].seq if more else None

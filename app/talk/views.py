@@ -95,12 +95,16 @@ async def handouts_context(session: AsyncSession, viewer: Viewer, campaign_id: i
 
 
 async def chat_context(
-    session: AsyncSession, viewer: Viewer, campaign: Campaign, before: int | None = None
+    session: AsyncSession,
+    viewer: Viewer,
+    campaign: Campaign,
+    before: int | None = None,
+    size: int = service.PAGE_SIZE,
 ) -> View:
     """The chat page for ``viewer``: a page of messages, the form's choices, the handouts."""
     members = await campaigns.members(session, campaign.id)
     names = {m.user_id: m.username for m in members}
-    page = await service.page(session, viewer, campaign.id, before)
+    page = await service.page(session, viewer, campaign.id, before, size)
     return {
         "campaign": campaign,
         "campaign_id": campaign.id,
