@@ -72,6 +72,15 @@ class Command:
     roll: tuple[str, str] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A command that passed every check: whom it reaches, who speaks."""
+
+    recipients: list[int]
+    speaker: str | None
+    character_id: int | None
+
+
 async def send(
     session: AsyncSession, roller: Roller, user: User, campaign_id: int, draft: Draft
 ) -> ChatMessage:
@@ -79,12 +88,41 @@ async def send(
     viewer = await authorize_viewer(session, campaign_id, user.id, user.username, Action.chat)
     await _check_rate(session, campaign_id, user.id)
     command = await _parse(session, campaign_id, draft)
+    checked = await _check(session, viewer, campaign_id, draft, command)
+    roll = await _inline_roll(session, roller, user, campaign_id, command) if command.roll else None
+    if command.roll is not None:
+        visibility = command.roll[1]
+    else:
+        visibility = "public" if command.to is None else "listed"
+    message = ChatMessage(
+        campaign_id=campaign_id,
+        author_id=user.id,
+        author_name=user.username,
+        kind=command.kind,
+        text=command.text,
+        speaker=checked.speaker,
+        character_id=checked.character_id,
+        visibility=visibility,
+        to_gm=command.to == "gm",
+        roll=roll,
+    )
+    session.add(message)
+    await session.flush()
+    session.add_all(ChatRecipient(message_id=message.id, user_id=uid) for uid in checked.recipients)
+    await _log_posted(session, user, message, checked.recipients)
+    return message
+
+
+async def _check(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, draft: Draft, command: Command
+) -> Checked:
+    """Every field of the message checked at once (422 with a message per field)."""
     errors = _text_errors(command.text, required=command.roll is None)
     if command.kind not in (*KINDS, "roll"):
         errors["kind"] = _("Choose out of character, in character or emote.")
     recipients: list[int] = []
     if isinstance(command.to, list):
-        recipients, error = await _recipients(session, campaign_id, user.id, command.to)
+        recipients, error = await _recipients(session, campaign_id, viewer.user_id, command.to)
         if error:
             errors["to"] = error
     speaker, character_id = None, None
@@ -98,50 +136,35 @@ async def send(
         errors["as_character_id"] = _("Choose the character you speak as.")
     if errors:
         raise ValidationFailed(errors)
-    roll = await _inline_roll(session, roller, user, campaign_id, command) if command.roll else None
-    if command.roll is not None:
-        visibility = command.roll[1]
-    else:
-        visibility = "public" if command.to is None else "listed"
-    message = ChatMessage(
-        campaign_id=campaign_id,
-        author_id=user.id,
-        author_name=user.username,
-        kind=command.kind,
-        text=command.text,
-        speaker=speaker,
-        character_id=character_id,
-        visibility=visibility,
-        to_gm=command.to == "gm",
-        roll=roll,
-    )
-    session.add(message)
-    await session.flush()
-    session.add_all(ChatRecipient(message_id=message.id, user_id=uid) for uid in recipients)
+    return Checked(recipients, speaker, character_id)
+
+
+async def _log_posted(
+    session: AsyncSession, user: User, message: ChatMessage, recipients: list[int]
+) -> None:
     event = await append_event(
         session,
-        campaign_id,
+        message.campaign_id,
         ChatMessagePosted(
             actor_name=user.username,
             message_id=message.id,
             kind=message.kind,
             text=message.text,
-            speaker=speaker,
-            character_id=character_id,
+            speaker=message.speaker,
+            character_id=message.character_id,
             to=recipients,
             to_gm=message.to_gm,
-            roll=roll,
+            roll=message.roll,
         ),
         actor_id=user.id,
-        visibility=visibility,
-        audience_user_id=user.id if visibility == "self" else None,
+        visibility=message.visibility,
+        audience_user_id=user.id if message.visibility == "self" else None,
     )
     # Its order is its event's seq, known only now; set without counting as an edit.
     await session.execute(
         update(ChatMessage).where(ChatMessage.id == message.id).values(seq=event.seq)
     )
     set_committed_value(message, "seq", event.seq)
-    return message
 
 
 async def _check_rate(session: AsyncSession, campaign_id: int, user_id: int) -> None:
