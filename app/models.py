@@ -6,7 +6,15 @@ from app.characters.models import Character, Item
 from app.db import Base
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.events.models import CampaignEvent
-from app.talk.models import ChatMessage, ChatRead, ChatRecipient, Handout, HandoutReader
+from app.talk.models import (
+    ChatMessage,
+    ChatRead,
+    ChatRecipient,
+    Handout,
+    HandoutReader,
+    JournalNote,
+    JournalReader,
+)
 
 __all__ = [
     "Base",
@@ -22,6 +30,8 @@ __all__ = [
     "HandoutReader",
     "Invite",
     "Item",
+    "JournalNote",
+    "JournalReader",
     "LoginFailure",
     "Membership",
     "Participant",

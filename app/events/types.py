@@ -509,3 +509,19 @@ class HandoutShown(EventPayload):
     handout_id: int
     title: str
     to: list[int]
+
+
+@event_type("journal_note_shared")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JournalNoteShared(EventPayload):
+    """A journal note as its readers now see it: written or changed while shared with the
+    group (``public``) or with chosen members (``listed``). Private notes write no event."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = frozenset({"public", "listed"})
+
+    note_id: int
+    title: str
+    body: str
+    #: ``group`` or ``listed``.
+    sharing: str
+    to: list[int]

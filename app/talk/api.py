@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, Field
 
 from app.campaigns import service as campaigns
-from app.talk import handouts, service, views
+from app.talk import handouts, journal, service, views
 from app.web.deps import Ctx, CurrentUser, Session
 
 router = APIRouter(prefix="/api/v1/campaigns/{campaign_id}", tags=["talk"])
@@ -162,3 +162,53 @@ async def list_handouts(campaign_id: int, session: Session, user: CurrentUser) -
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shelf = await views.handouts_context(session, viewer, campaign_id)
     return HandoutList(handouts=[{**h, "html": str(h["html"])} for h in shelf["handouts"]])
+
+
+class NoteIn(BaseModel):
+    title: str = Field(max_length=RAW_MAX)
+    body: str = Field(default="", max_length=RAW_MAX)
+    sharing: Literal["private", "group", "listed"] = "private"
+    to: list[int] | None = Field(default=None, max_length=200)
+    version: int | None = None
+
+
+class NoteList(BaseModel):
+    notes: list[dict[str, Any]]
+
+
+async def _note_out(
+    session: Session, user: CurrentUser, campaign_id: int, note_id: int
+) -> dict[str, Any]:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    notes = (await views.journal_context(session, viewer, campaign))["notes"]
+    found = next(n for n in notes if n["id"] == note_id)
+    return {**found, "html": str(found["html"])}
+
+
+def _note_draft(body: NoteIn) -> journal.NoteDraft:
+    return journal.NoteDraft(body.title, body.body, body.sharing, body.to)
+
+
+@router.post("/journal", status_code=201)
+async def create_note(
+    campaign_id: int, body: NoteIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    note = await journal.create(session, user, campaign_id, _note_draft(body))
+    return await _note_out(session, user, campaign_id, note.id)
+
+
+@router.patch("/journal/{note_id}")
+async def update_note(
+    campaign_id: int, note_id: int, body: NoteIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """Change one's own note; the whole note is sent (title, body, sharing, to)."""
+    await journal.update(session, user, campaign_id, note_id, _note_draft(body), body.version)
+    return await _note_out(session, user, campaign_id, note_id)
+
+
+@router.get("/journal", response_model=NoteList)
+async def notes(campaign_id: int, session: Session, user: CurrentUser) -> NoteList:
+    """The notes the caller may read: their own, the group's, those shared with them."""
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    shown = (await views.journal_context(session, viewer, campaign))["notes"]
+    return NoteList(notes=[{**n, "html": str(n["html"])} for n in shown])

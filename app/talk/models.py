@@ -108,3 +108,41 @@ class HandoutReader(Base):
     user_id: Mapped[int] = mapped_column(
         ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, index=True
     )
+
+
+class JournalNote(Base):
+    """A campaign note: private to its author, shared with the group, or (GMs) with chosen
+    members (``journal_reader``)."""
+
+    __tablename__ = "journal_note"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
+    )
+    author_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL")
+    )
+    author_name: Mapped[str] = mapped_column(String(32))
+    title: Mapped[str] = mapped_column(String(200))
+    body: Mapped[str] = mapped_column(Text)
+    #: ``private``, ``group`` or ``listed``.
+    sharing: Mapped[str] = mapped_column(String(8), default="private")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
+
+class JournalReader(Base):
+    """A member a ``listed`` journal note is shared with."""
+
+    __tablename__ = "journal_reader"
+
+    note_id: Mapped[int] = mapped_column(
+        ForeignKey("journal_note.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, index=True
+    )

@@ -14,7 +14,7 @@ from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.core.viewer import Role
 from app.errors import ValidationFailed
-from app.talk import handouts, service, views
+from app.talk import handouts, journal, service, views
 from app.talk.live import CHAT_PAGE, ChatPage
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.streams import event_stream, resume_point
@@ -240,3 +240,37 @@ async def show_handout(
         extra = {"show_errors": {handout_id: next(iter(exc.fields.values()))}}
         return await _handouts_page(request, session, user, campaign_id, extra, 422)
     return redirect(request, f"/campaigns/{campaign_id}/handouts")
+
+
+@router.get("/campaigns/{campaign_id}/journal", response_class=HTMLResponse)
+async def journal_page(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = await views.journal_context(session, viewer, campaign)
+    return page(request, "talk/journal.html", context)
+
+
+@router.post("/campaigns/{campaign_id}/journal")
+async def write_note(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    title: Annotated[str, Form()] = "",
+    body: Annotated[str, Form()] = "",
+    sharing: Annotated[str, Form()] = "private",
+    to: Annotated[list[str] | None, Form()] = None,
+) -> Response:
+    readers = [int(t) if t.isdigit() else 0 for t in to or []]
+    try:
+        await journal.create(
+            session, user, campaign_id, journal.NoteDraft(title, body, sharing, readers)
+        )
+    except ValidationFailed as exc:
+        campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+        context = await views.journal_context(session, viewer, campaign)
+        values = {"title": title, "body": body, "sharing": sharing, "to": to or []}
+        context.update(errors=exc.fields, values=values)
+        return page(request, "talk/journal.html", context, status_code=422)
+    return redirect(request, f"/campaigns/{campaign_id}/journal")

@@ -16,7 +16,7 @@ from app.campaigns import service as campaigns
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed
 from app.core.viewer import Viewer
-from app.talk import handouts, service
+from app.talk import handouts, journal, service
 from app.talk.markup import render_markup
 from app.talk.models import ChatMessage
 
@@ -121,4 +121,39 @@ async def chat_context(
         "errors": {},
         "values": {},
         **await handouts_context(session, viewer, campaign.id),
+    }
+
+
+def note_view(view: journal.NoteView, viewer: Viewer, names: dict[int, str]) -> View:
+    n = view.note
+    return {
+        "id": n.id,
+        "title": n.title,
+        "body": n.body,
+        "html": render_markup(n.body),
+        "author_id": n.author_id,
+        "author_name": n.author_name,
+        "sharing": n.sharing,
+        "mine": n.author_id == viewer.user_id,
+        "readers": view.readers,
+        "reader_names": [names.get(uid, "?") for uid in view.readers],
+        "updated_at": n.updated_at.isoformat(),
+        "version": n.version,
+    }
+
+
+async def journal_context(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> View:
+    """The journal page for ``viewer``: the notes they may read and the form's choices."""
+    members = await campaigns.members(session, campaign.id)
+    names = {m.user_id: m.username for m in members}
+    notes = await journal.readable(session, viewer, campaign.id)
+    return {
+        "campaign": campaign,
+        "campaign_id": campaign.id,
+        "viewer": viewer,
+        "notes": [note_view(n, viewer, names) for n in notes],
+        "others": [m for m in members if m.user_id != viewer.user_id],
+        "can_write": allowed(viewer.role, Action.chat),
+        "errors": {},
+        "values": {},
     }

@@ -1,4 +1,4 @@
-"""table talk: chat messages, whisper recipients, last-read marks, handouts
+"""table talk: chat messages, whisper recipients, last-read marks, handouts, journal
 
 Revision ID: 0005
 Revises: 0004
@@ -144,8 +144,68 @@ def upgrade() -> None:
     with op.batch_alter_table("chat_recipient", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_chat_recipient_user_id"), ["user_id"], unique=False)
 
+    op.create_table(
+        "journal_note",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("campaign_id", sa.Integer(), nullable=False),
+        sa.Column("author_id", sa.Integer(), nullable=True),
+        sa.Column("author_name", sa.String(length=32), nullable=False),
+        sa.Column("title", sa.String(length=200), nullable=False),
+        sa.Column("body", sa.Text(), nullable=False),
+        sa.Column("sharing", sa.String(length=8), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["author_id"],
+            ["user_account.id"],
+            name=op.f("fk_journal_note_author_id_user_account"),
+            ondelete="SET NULL",
+        ),
+        sa.ForeignKeyConstraint(
+            ["campaign_id"],
+            ["campaign.id"],
+            name=op.f("fk_journal_note_campaign_id_campaign"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_journal_note")),
+    )
+    with op.batch_alter_table("journal_note", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_journal_note_campaign_id"), ["campaign_id"], unique=False
+        )
+
+    op.create_table(
+        "journal_reader",
+        sa.Column("note_id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["note_id"],
+            ["journal_note.id"],
+            name=op.f("fk_journal_reader_note_id_journal_note"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["user_account.id"],
+            name=op.f("fk_journal_reader_user_id_user_account"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("note_id", "user_id", name=op.f("pk_journal_reader")),
+    )
+    with op.batch_alter_table("journal_reader", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_journal_reader_user_id"), ["user_id"], unique=False)
+
 
 def downgrade() -> None:
+    with op.batch_alter_table("journal_reader", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_journal_reader_user_id"))
+
+    op.drop_table("journal_reader")
+    with op.batch_alter_table("journal_note", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_journal_note_campaign_id"))
+
+    op.drop_table("journal_note")
     with op.batch_alter_table("chat_recipient", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_chat_recipient_user_id"))
 

@@ -156,6 +156,8 @@ COVERED_ELSEWHERE = {
     "/api/v1/campaigns/{campaign_id}/handouts": "tests/api/test_talk_matrix.py",
     "/campaigns/{campaign_id}/chat": "tests/api/test_talk_matrix.py",
     "/campaigns/{campaign_id}/handouts": "tests/api/test_talk_matrix.py",
+    "/api/v1/campaigns/{campaign_id}/journal": "tests/api/test_talk_matrix.py",
+    "/campaigns/{campaign_id}/journal": "tests/api/test_talk_matrix.py",
 }
 
 

@@ -3,6 +3,7 @@ edit window, delete, paging, unread counts, Markdown-lite against XSS, handouts.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from html.parser import HTMLParser
 from typing import Any
@@ -22,8 +23,15 @@ from tests.api.regions import element
 from tests.conftest import ClientFactory, register
 
 
+@dataclass
+class TalkTable(Table):
+    """The table with a second player, the bystander of whispers."""
+
+    player2: httpx.AsyncClient
+
+
 @pytest.fixture
-async def table(make_client: ClientFactory, app: FastAPI) -> Table:
+async def table(make_client: ClientFactory, app: FastAPI) -> TalkTable:
     """GM, two players (``player``, ``player2``), an observer, an outsider."""
     t = await make_table(make_client, app)
     second = make_client()
@@ -31,8 +39,7 @@ async def table(make_client: ClientFactory, app: FastAPI) -> Table:
     t.ids["player2"] = body["user"]["id"]  # type: ignore[index]
     r = await second.post("/api/v1/campaigns/join", json={"invite_code": t.invite_code})
     assert r.status_code == 200, r.text
-    t.player2 = second  # type: ignore[attr-defined]
-    return t
+    return TalkTable(**vars(t), player2=second)
 
 
 def url(t: Table, path: str = "") -> str:
@@ -51,7 +58,7 @@ async def texts(client: httpx.AsyncClient, t: Table) -> list[str]:
     return [m["text"] for m in r.json()["messages"]]
 
 
-async def test_out_of_character_in_character_and_emote(table: Table, app: FastAPI) -> None:
+async def test_out_of_character_in_character_and_emote(table: TalkTable, app: FastAPI) -> None:
     t = table
     r = await t.player.post(
         f"/api/v1/campaigns/{t.campaign_id}/characters", json={"name": "Alrik", "kind": "pc"}
@@ -66,7 +73,7 @@ async def test_out_of_character_in_character_and_emote(table: Table, app: FastAP
     assert emote["kind"] == "emote" and emote["text"] == "zieht sein Schwert"
     assert emote["speaker"] == "Alrik"
     # Another player may not speak as Alrik; the GM may (as any NSC or character).
-    r = await t.player2.post(  # type: ignore[attr-defined]
+    r = await t.player2.post(
         url(t), json={"text": "Ich bin Alrik", "kind": "ic", "as_character_id": alrik}
     )
     assert r.status_code == 422 and "as_character_id" in r.json()["errors"]
@@ -108,7 +115,7 @@ async def test_out_of_character_in_character_and_emote(table: Table, app: FastAP
     ],
 )
 async def test_bad_messages_are_refused_at_the_field(
-    table: Table, app: FastAPI, body: dict[str, Any], field: str
+    table: TalkTable, app: FastAPI, body: dict[str, Any], field: str
 ) -> None:
     r = await table.player.post(url(table), json=body)
     assert r.status_code == 422, r.text
@@ -117,19 +124,19 @@ async def test_bad_messages_are_refused_at_the_field(
         assert (await session.scalars(select(ChatMessage))).all() == []
 
 
-async def test_a_100_kb_message_is_refused(table: Table) -> None:
+async def test_a_100_kb_message_is_refused(table: TalkTable) -> None:
     r = await table.player.post(url(table), json={"text": "x" * 100_001})
     assert r.status_code == 422
     r = await table.player.post(url(table), json={"text": "x" * 99_000})
     assert r.status_code == 422 and "text" in r.json()["errors"]
 
 
-async def test_a_whisper_reaches_only_its_recipients_and_the_gm(table: Table) -> None:
+async def test_a_whisper_reaches_only_its_recipients_and_the_gm(table: TalkTable) -> None:
     t = table
     secret = "GEHEIMNIS-4711"
     sent = await say(t.player, t, text=f"/w player2_user {secret}")
     assert sent["whisper"] and sent["to"] == [t.ids["player2"]]
-    for client in (t.gm, t.player, t.player2):  # type: ignore[attr-defined]
+    for client in (t.gm, t.player, t.player2):
         assert secret in await texts(client, t)
     assert secret not in await texts(t.observer, t)
     r = await t.outsider.get(url(t))
@@ -143,16 +150,16 @@ async def test_a_whisper_reaches_only_its_recipients_and_the_gm(table: Table) ->
     assert secret not in campaign_page.text
     # To the GM only: the GM and the sender.
     to_gm = "NUR-FUER-DIE-SL"
-    sent = await say(t.player2, t, text=to_gm, to="gm")  # type: ignore[attr-defined]
+    sent = await say(t.player2, t, text=to_gm, to="gm")
     assert sent["to_gm"] and sent["to"] == []
     assert to_gm in await texts(t.gm, t)
-    assert to_gm in await texts(t.player2, t)  # type: ignore[attr-defined]
+    assert to_gm in await texts(t.player2, t)
     assert to_gm not in await texts(t.player, t)
     assert to_gm not in await texts(t.observer, t)
 
 
 async def test_whisper_edits_and_deletions_stay_with_the_whisper(
-    table: Table, app: FastAPI
+    table: TalkTable, app: FastAPI
 ) -> None:
     t = table
     sent = await say(t.player, t, text="erst", to=[t.ids["player2"]])
@@ -160,7 +167,7 @@ async def test_whisper_edits_and_deletions_stay_with_the_whisper(
     assert r.status_code == 200, r.text
     assert r.json()["edited"] and r.json()["text"] == "GEAENDERT-GEHEIM"
     assert "GEAENDERT-GEHEIM" not in await texts(t.observer, t)
-    assert "GEAENDERT-GEHEIM" in await texts(t.player2, t)  # type: ignore[attr-defined]
+    assert "GEAENDERT-GEHEIM" in await texts(t.player2, t)
     async with app.state.ctx.sessionmaker() as session:
         events = (
             await session.scalars(
@@ -174,10 +181,10 @@ async def test_whisper_edits_and_deletions_stay_with_the_whisper(
     assert events[1].payload["before"] == "erst" and events[1].payload["to"] == [t.ids["player2"]]
 
 
-async def test_edit_window_and_who_may_edit_or_delete(table: Table, app: FastAPI) -> None:
+async def test_edit_window_and_who_may_edit_or_delete(table: TalkTable, app: FastAPI) -> None:
     t = table
     mine = await say(t.player, t, text="Tippfehlr")
-    r = await t.player2.patch(url(t, f"/{mine['id']}"), json={"text": "fremd"})  # type: ignore[attr-defined]
+    r = await t.player2.patch(url(t, f"/{mine['id']}"), json={"text": "fremd"})
     assert r.status_code == 403
     r = await t.gm.patch(url(t, f"/{mine['id']}"), json={"text": "SL"})
     assert r.status_code == 403  # the GM deletes, but does not put words in mouths
@@ -199,10 +206,10 @@ async def test_edit_window_and_who_may_edit_or_delete(table: Table, app: FastAPI
     assert (await t.player.delete(url(t, f"/{mine['id']}"))).status_code == 403
     # The GM may delete any message at any time; it stays in the chat as deleted.
     assert (await t.gm.delete(url(t, f"/{mine['id']}"))).status_code == 204
-    (shown,) = (await t.player2.get(url(t))).json()["messages"]  # type: ignore[attr-defined]
+    (shown,) = (await t.player2.get(url(t))).json()["messages"]
     assert shown["deleted"] and shown["text"] == "" and shown["html"] == ""
     assert (await t.gm.delete(url(t, f"/{mine['id']}"))).status_code == 409
-    page = await t.player2.get(f"/campaigns/{t.campaign_id}/chat")  # type: ignore[attr-defined]
+    page = await t.player2.get(f"/campaigns/{t.campaign_id}/chat")
     assert "Tippfehler" not in page.text and "Nachricht gelöscht." in page.text
     async with app.state.ctx.sessionmaker() as session:
         kinds = (
@@ -215,17 +222,17 @@ async def test_edit_window_and_who_may_edit_or_delete(table: Table, app: FastAPI
     assert kinds == ["chat_message", "chat_message_edited", "chat_message_deleted"]
 
 
-async def test_own_delete_within_the_window(table: Table) -> None:
+async def test_own_delete_within_the_window(table: TalkTable) -> None:
     t = table
     mine = await say(t.player, t, text="Hoppla")
-    assert (await t.player2.delete(url(t, f"/{mine['id']}"))).status_code == 403  # type: ignore[attr-defined]
+    assert (await t.player2.delete(url(t, f"/{mine['id']}"))).status_code == 403
     assert (await t.player.delete(url(t, f"/{mine['id']}"))).status_code == 204
     assert await texts(t.gm, t) == [""]
     assert (await t.player.patch(url(t, f"/{mine['id']}"), json={"text": "x"})).status_code == 409
 
 
 async def test_inline_rolls_land_in_the_dice_log_with_their_visibility(
-    table: Table, app: FastAPI
+    table: TalkTable, app: FastAPI
 ) -> None:
     t = table
     app.state.ctx.roller = ScriptedRoller([15, 4, 6])
@@ -235,23 +242,23 @@ async def test_inline_rolls_land_in_the_dice_log_with_their_visibility(
     secret = await say(t.player, t, text="/gr 2W10 Sinnesschärfe")
     assert secret["visibility"] == "self" and secret["roll"]["total"] == 10
     rolls = f"/api/v1/campaigns/{t.campaign_id}/rolls"
-    log = {e["seq"]: e for e in (await t.player2.get(rolls)).json()["rolls"]}  # type: ignore[attr-defined]
+    log = {e["seq"]: e for e in (await t.player2.get(rolls)).json()["rolls"]}
     assert log[public["roll"]["seq"]]["total"] == 22 and not log[public["roll"]["seq"]]["secret"]
     assert log[secret["roll"]["seq"]]["secret"] and "total" not in log[secret["roll"]["seq"]]
     gm_log = {e["seq"]: e for e in (await t.gm.get(rolls)).json()["rolls"]}
     assert gm_log[secret["roll"]["seq"]]["total"] == 10
     assert gm_log[secret["roll"]["seq"]]["label"] == "Sinnesschärfe"
     # In the chat the GM roll reaches the GMs and the roller only.
-    other = (await t.player2.get(url(t))).json()["messages"]  # type: ignore[attr-defined]
+    other = (await t.player2.get(url(t))).json()["messages"]
     assert [m["kind"] for m in other] == ["roll"]
     assert [m["kind"] for m in (await t.player.get(url(t))).json()["messages"]] == ["roll"] * 2
     assert [m["kind"] for m in (await t.gm.get(url(t))).json()["messages"]] == ["roll"] * 2
-    page = await t.player2.get(f"/campaigns/{t.campaign_id}/chat")  # type: ignore[attr-defined]
+    page = await t.player2.get(f"/campaigns/{t.campaign_id}/chat")
     assert "Sinnesschärfe" not in page.text and "Angriff" in page.text
 
 
 async def test_paging_back_with_before(
-    table: Table, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+    table: TalkTable, app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     t = table
     monkeypatch.setattr(service, "RATE_LIMIT", 1000)
@@ -268,7 +275,7 @@ async def test_paging_back_with_before(
     assert "Nachricht 4" in page.text and "Nachricht 5<" not in page.text
 
 
-async def test_rate_limit(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_rate_limit(table: TalkTable, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(service, "RATE_LIMIT", 3)
     for i in range(3):
         await say(table.player, table, text=f"{i}")
@@ -277,24 +284,24 @@ async def test_rate_limit(table: Table, monkeypatch: pytest.MonkeyPatch) -> None
     await say(table.gm, table, text="die SL darf noch")
 
 
-async def test_unread_counts_per_member(table: Table) -> None:
+async def test_unread_counts_per_member(table: TalkTable) -> None:
     t = table
     unread = url(t, "/unread")
     await say(t.gm, t, text="eins")
     await say(t.gm, t, text="zwei")
     await say(t.gm, t, text="nur für player", to=[t.ids["player"]])
     assert (await t.player.get(unread)).json() == {"unread": 3}
-    assert (await t.player2.get(unread)).json() == {"unread": 2}  # type: ignore[attr-defined]
+    assert (await t.player2.get(unread)).json() == {"unread": 2}
     assert (await t.gm.get(unread)).json() == {"unread": 0}  # one's own do not count
     # Opening the chat page marks it read; so does the API.
     assert (await t.player.get(f"/campaigns/{t.campaign_id}/chat")).status_code == 200
     assert (await t.player.get(unread)).json() == {"unread": 0}
-    r = await t.player2.post(url(t, "/read"), json={})  # type: ignore[attr-defined]
+    r = await t.player2.post(url(t, "/read"), json={})
     assert r.json() == {"unread": 0}
     await say(t.player, t, text="drei")
-    assert (await t.player2.get(unread)).json() == {"unread": 1}  # type: ignore[attr-defined]
+    assert (await t.player2.get(unread)).json() == {"unread": 1}
     assert (await t.player.get(unread)).json() == {"unread": 0}
-    badge = await t.player2.get(f"/campaigns/{t.campaign_id}/chat/badge")  # type: ignore[attr-defined]
+    badge = await t.player2.get(f"/campaigns/{t.campaign_id}/chat/badge")
     assert 'class="badge unread"' in badge.text and ">1<" in badge.text
     assert (await t.outsider.get(unread)).status_code == 404
 
@@ -340,7 +347,7 @@ def assert_harmless(html: str) -> None:
 
 
 @pytest.mark.parametrize("payload", XSS)
-async def test_markdown_lite_never_lets_html_through(table: Table, payload: str) -> None:
+async def test_markdown_lite_never_lets_html_through(table: TalkTable, payload: str) -> None:
     t = table
     sent = await say(t.player, t, text=payload)
     assert_harmless(sent["html"])
@@ -352,7 +359,7 @@ async def test_markdown_lite_never_lets_html_through(table: Table, payload: str)
         assert raw not in page.text
 
 
-async def test_markdown_lite_renders_bold_italics_and_safe_links(table: Table) -> None:
+async def test_markdown_lite_renders_bold_italics_and_safe_links(table: TalkTable) -> None:
     t = table
     sent = await say(t.player, t, text="**Achtung** *leise* [Karte](https://example.com/k?a=1&b=2)")
     assert sent["html"] == (
@@ -362,7 +369,7 @@ async def test_markdown_lite_renders_bold_italics_and_safe_links(table: Table) -
     )
 
 
-async def test_handouts_shown_to_chosen_players_or_everyone(table: Table, app: FastAPI) -> None:
+async def test_handouts_shown_to_chosen_players_or_everyone(table: TalkTable, app: FastAPI) -> None:
     t = table
     base = f"/api/v1/campaigns/{t.campaign_id}/handouts"
     r = await t.player.post(base, json={"title": "Meins"})
@@ -380,8 +387,8 @@ async def test_handouts_shown_to_chosen_players_or_everyone(table: Table, app: F
     (shown,) = (await t.player.get(base)).json()["handouts"]
     assert shown["title"] == "Brief" and "<strong>Mitternacht</strong>" in shown["html"]
     assert shown["readers"] == []  # players do not learn who else got it
-    assert (await t.player2.get(base)).json() == {"handouts": []}  # type: ignore[attr-defined]
-    page = await t.player2.get(f"/campaigns/{t.campaign_id}/chat")  # type: ignore[attr-defined]
+    assert (await t.player2.get(base)).json() == {"handouts": []}
+    page = await t.player2.get(f"/campaigns/{t.campaign_id}/chat")
     assert "Mitternacht" not in page.text and "Brief" not in page.text
     r = await t.gm.post(base, json={"title": "Aushang", "body": "Kopfgeld!", "shown_to": "all"})
     assert r.status_code == 201
@@ -402,7 +409,7 @@ async def test_handouts_shown_to_chosen_players_or_everyone(table: Table, app: F
     ]
 
 
-async def test_chat_form_without_javascript(table: Table) -> None:
+async def test_chat_form_without_javascript(table: TalkTable) -> None:
     t = table
     chat = f"/campaigns/{t.campaign_id}/chat"
     r = await t.player.post(chat, data={"text": "Hallo Runde", "kind": "ooc"})
@@ -413,7 +420,7 @@ async def test_chat_form_without_javascript(table: Table) -> None:
     assert r.status_code == 422 and 'id="text-error"' in r.text
     r = await t.player.post(chat, data={"text": "zurück", "back": "campaign"})
     assert r.headers["location"] == f"/campaigns/{t.campaign_id}"
-    page = await t.player2.get(chat)  # type: ignore[attr-defined]
+    page = await t.player2.get(chat)
     assert "Hallo Runde" in page.text and "Psst" in page.text
     assert "Psst" not in (await t.observer.get(chat)).text
     mid = (await t.player.get(url(t))).json()["messages"][0]["id"]
@@ -423,6 +430,69 @@ async def test_chat_form_without_javascript(table: Table) -> None:
     assert r.status_code == 303
     assert "Hallo, Runde!" not in (await t.gm.get(chat)).text
     # The campaign page shows the chat panel (its newest messages and the form).
-    campaign = await t.player2.get(f"/campaigns/{t.campaign_id}")  # type: ignore[attr-defined]
+    campaign = await t.player2.get(f"/campaigns/{t.campaign_id}")
     assert 'id="talk-panel"' in campaign.text and "Psst" in campaign.text
     assert "Psst" not in (await t.observer.get(f"/campaigns/{t.campaign_id}")).text
+
+
+async def test_journal_private_group_and_chosen_members(table: TalkTable, app: FastAPI) -> None:
+    t = table
+    base = f"/api/v1/campaigns/{t.campaign_id}/journal"
+
+    async def titles(client: httpx.AsyncClient) -> list[str]:
+        r = await client.get(base)
+        assert r.status_code == 200, r.text
+        return sorted(n["title"] for n in r.json()["notes"])
+
+    r = await t.player.post(base, json={"title": "Mein Verdacht", "body": "Der Wirt lügt."})
+    assert r.status_code == 201 and r.json()["sharing"] == "private"
+    private = r.json()
+    r = await t.player.post(base, json={"title": "Questliste", "sharing": "group"})
+    assert r.status_code == 201
+    r = await t.player.post(base, json={"title": "x", "sharing": "listed", "to": [t.ids["gm"]]})
+    assert r.status_code == 422 and "sharing" in r.json()["errors"]  # chosen readers: GMs only
+    r = await t.gm.post(
+        base, json={"title": "Nur für player", "sharing": "listed", "to": [t.ids["player"]]}
+    )
+    assert r.status_code == 201 and r.json()["readers"] == [t.ids["player"]]
+    r = await t.gm.post(base, json={"title": "y", "sharing": "listed", "to": [999999]})
+    assert r.status_code == 422 and "to" in r.json()["errors"]
+    r = await t.gm.post(base, json={"title": ""})
+    assert r.status_code == 422 and "title" in r.json()["errors"]
+    assert (await t.observer.post(base, json={"title": "z"})).status_code == 403
+    assert await titles(t.player) == ["Mein Verdacht", "Nur für player", "Questliste"]
+    assert await titles(t.gm) == ["Nur für player", "Questliste"]  # private is private
+    assert await titles(t.player2) == ["Questliste"]
+    assert await titles(t.observer) == ["Questliste"]
+    # Sharing a private note later: then it is an event to its readers.
+    r = await t.player.patch(
+        f"{base}/{private['id']}",
+        json={"title": "Mein Verdacht", "body": "Der Wirt lügt.", "sharing": "group", "version": 1},
+    )
+    assert r.status_code == 200, r.text
+    assert "Mein Verdacht" in await titles(t.gm)
+    r = await t.player2.patch(f"{base}/{private['id']}", json={"title": "fremd"})
+    assert r.status_code == 404
+    r = await t.player.patch(f"{base}/{private['id']}", json={"title": "alt", "version": 1})
+    assert r.status_code == 409
+    async with app.state.ctx.sessionmaker() as session:
+        events = (
+            await session.scalars(
+                select(CampaignEvent)
+                .where(CampaignEvent.type == "journal_note_shared")
+                .order_by(CampaignEvent.seq)
+            )
+        ).all()
+    assert [(e.payload["title"], e.visibility) for e in events] == [
+        ("Questliste", "public"),
+        ("Nur für player", "listed"),
+        ("Mein Verdacht", "public"),
+    ]
+    page = await t.player2.get(f"/campaigns/{t.campaign_id}/journal")
+    assert "Questliste" in page.text and "Nur für player" not in page.text
+    r = await t.player2.post(
+        f"/campaigns/{t.campaign_id}/journal", data={"title": "Notiz", "sharing": "private"}
+    )
+    assert r.status_code == 303
+    r = await t.player2.post(f"/campaigns/{t.campaign_id}/journal", data={"title": ""})
+    assert r.status_code == 422 and 'id="title-error"' in r.text

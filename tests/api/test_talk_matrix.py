@@ -52,6 +52,17 @@ CASES: dict[str, Case] = {
     "handouts_page": Case("GET", f"{PAGE}/handouts", MEMBERS_PAGE),
     "create_handout": Case("POST", f"{PAGE}/handouts", GM_ONLY_FORM, form={"title": "Brief"}),
     "show_handout": Case("POST", f"{PAGE}/handouts/{{hid}}/show", GM_ONLY_FORM, form={"to": "all"}),
+    "api_write_note": Case(
+        "POST", f"{API}/journal", _members(404, 403, 201, 201, 401), json={"title": "Notiz"}
+    ),
+    "api_notes": Case("GET", f"{API}/journal", MEMBERS),
+    "api_update_note": Case(
+        "PATCH", f"{API}/journal/{{nid}}", _members(404, 403, 404, 200, 401), json={"title": "Neu"}
+    ),
+    "journal": Case("GET", f"{PAGE}/journal", MEMBERS_PAGE),
+    "write_note": Case(
+        "POST", f"{PAGE}/journal", _members(404, 403, 303, 303, LOGIN), form={"title": "Notiz"}
+    ),
 }
 PREFIXES = [p for p, where in COVERED_ELSEWHERE.items() if where.endswith("test_talk_matrix.py")]
 
@@ -60,7 +71,10 @@ def test_every_talk_route_is_in_the_matrix(app: FastAPI) -> None:
     covered = {
         (
             c.method,
-            _template(c.path).replace("{mid}", "{message_id}").replace("{hid}", "{handout_id}"),
+            _template(c.path)
+            .replace("{mid}", "{message_id}")
+            .replace("{hid}", "{handout_id}")
+            .replace("{nid}", "{note_id}"),
         )
         for c in CASES.values()
     }
@@ -85,7 +99,14 @@ async def test_talk_route_answers_every_role(
     assert r.status_code == 201, r.text
     r2 = await table.gm.post(f"{api}/handouts", json={"title": "Karte"})
     assert r2.status_code == 201, r2.text
-    values = {"cid": table.campaign_id, "mid": r.json()["id"], "hid": r2.json()["id"]}
+    r3 = await table.gm.post(f"{api}/journal", json={"title": "SL-Notiz"})
+    assert r3.status_code == 201, r3.text
+    values = {
+        "cid": table.campaign_id,
+        "mid": r.json()["id"],
+        "hid": r2.json()["id"],
+        "nid": r3.json()["id"],
+    }
     path = case.path.format(**values)
     for role in ROLES:
         expected = case.expect[role]
