@@ -380,16 +380,16 @@ async def delete(session: AsyncSession, user: User, campaign_id: int, message_id
     message = await _changeable(session, user, campaign_id, message_id, deleting=True)
     message.deleted_at = utcnow()
     await _flush(session)
+    readers = await _recipient_ids(session, message.id)
+    author = message.author_id
+    if message.visibility == "listed" and author is not None and author not in (user.id, *readers):
+        # A GM deleted someone's whisper: its author still reads of the deletion.
+        readers = sorted([*readers, author])
     await append_event(
         session,
         campaign_id,
-        ChatMessageDeleted(
-            actor_name=user.username,
-            message_id=message.id,
-            to=await _recipient_ids(session, message.id),
-        ),
-        # The author stays the event's actor: a whisper's deletion reaches its readers.
-        actor_id=message.author_id,
+        ChatMessageDeleted(actor_name=user.username, message_id=message.id, to=readers),
+        actor_id=user.id,
         visibility=message.visibility,
         audience_user_id=message.author_id if message.visibility == "self" else None,
     )

@@ -13,8 +13,10 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import select, update
 
+from app.core.viewer import Role, Viewer
 from app.db import utcnow
 from app.events.models import CampaignEvent
+from app.events.service import project
 from app.rules.dice import ScriptedRoller
 from app.talk import service
 from app.talk.models import ChatMessage
@@ -496,3 +498,26 @@ async def test_journal_private_group_and_chosen_members(table: TalkTable, app: F
     assert r.status_code == 303
     r = await t.player2.post(f"/campaigns/{t.campaign_id}/journal", data={"title": ""})
     assert r.status_code == 422 and 'id="title-error"' in r.text
+
+
+async def test_a_gm_deleting_a_whisper_tells_exactly_its_readers(
+    table: TalkTable, app: FastAPI
+) -> None:
+    t = table
+    sent = await say(t.player, t, text="psst", to=[t.ids["player2"]])
+    assert (await t.gm.delete(url(t, f"/{sent['id']}"))).status_code == 204
+    async with app.state.ctx.sessionmaker() as session:
+        deleted = await session.scalar(
+            select(CampaignEvent).where(CampaignEvent.type == "chat_message_deleted")
+        )
+    assert deleted is not None and deleted.actor_id == t.ids["gm"]
+    seen = {
+        role: bool(project([deleted], Viewer(t.ids[role], role, Role(kind))))
+        for role, kind in (
+            ("gm", "gm"),
+            ("player", "player"),
+            ("player2", "player"),
+            ("observer", "observer"),
+        )
+    }
+    assert seen == {"gm": True, "player": True, "player2": True, "observer": False}
