@@ -9,9 +9,11 @@ from pydantic import BaseModel, Field
 
 from app.campaigns import service as campaigns
 from app.talk import handouts, journal, service, views
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
 
-router = APIRouter(prefix="/api/v1/campaigns/{campaign_id}", tags=["talk"])
+router = APIRouter(
+    prefix="/api/v1/campaigns/{campaign_id}", tags=["talk"], route_class=TransactionalRoute
+)
 
 #: Bodies are cut off well above the services' own limits (which answer at the field).
 RAW_MAX = 100_000

@@ -2,8 +2,9 @@
 
 - ``CHAT_PAGE`` (``/campaigns/{id}/chat``, the chat on a phone) with its region ``chat``:
   new, edited and deleted messages and the handouts list.
-- The region ``chat`` on the campaign page (``CAMPAIGN_PAGE``, slot ``main``): the newest
-  messages, the form, and the same pushes.
+- The region ``chat`` on the campaign page (``CAMPAIGN_PAGE``, slot ``main``) and on the
+  combat page (``COMBAT_PAGE``, slot ``side``, bundled into its ``combat`` messages): the
+  newest messages, the form, and the same pushes.
 
 Every event the viewer may see (``app.events.service.project`` has already dropped the
 whispers and GM rolls not meant for them) becomes one SSE message ``chat`` of out-of-band
@@ -24,6 +25,7 @@ from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.models import Campaign
 from app.campaigns.views import CampaignPage
 from app.core.viewer import Viewer
+from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
 from app.events.types import (
@@ -117,11 +119,18 @@ CHAT_PAGE.register(
 )
 
 
-async def _load_panel(session: AsyncSession, viewer: Viewer, key: CampaignPage) -> dict[str, Any]:
-    campaign = await session.get(Campaign, key.campaign_id)
+async def _panel(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, back: str
+) -> dict[str, Any]:
+    """The panel's context; its form returns to ``back`` (the page it is on)."""
+    campaign = await session.get(Campaign, campaign_id)
     assert campaign is not None
     context = await views.chat_context(session, viewer, campaign, size=PANEL_SIZE)
-    return {"talk": {**context, "on_campaign_page": True}}
+    return {"talk": {**context, "on_campaign_page": True, "back": back}}
+
+
+async def _load_panel(session: AsyncSession, viewer: Viewer, key: CampaignPage) -> dict[str, Any]:
+    return await _panel(session, viewer, key.campaign_id, f"/campaigns/{key.campaign_id}")
 
 
 def _panel_html(context: Mapping[str, Any]) -> str:
@@ -140,6 +149,30 @@ CAMPAIGN_PAGE.register(
         _push_panel,
         load=_load_panel,
         slot="main",
+        html=_panel_html,
+    )
+)
+
+
+async def _load_combat_panel(
+    session: AsyncSession, viewer: Viewer, key: CombatPage
+) -> dict[str, Any]:
+    back = f"/campaigns/{key.campaign_id}/encounters/{key.encounter_id}"
+    return await _panel(session, viewer, key.campaign_id, back)
+
+
+async def _push_combat_panel(batch: Batch[CombatPage]) -> list[Outgoing]:
+    assert batch.session is not None
+    return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
+
+
+COMBAT_PAGE.register(
+    Region(
+        "chat",
+        lambda _key, e: reacts(e),
+        _push_combat_panel,
+        load=_load_combat_panel,
+        slot="side",
         html=_panel_html,
     )
 )

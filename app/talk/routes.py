@@ -3,6 +3,7 @@ unread badge for the campaign page, the handouts page."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, Header, Query, Request
@@ -16,11 +17,11 @@ from app.core.viewer import Role
 from app.errors import ValidationFailed
 from app.talk import handouts, journal, service, views
 from app.talk.live import CHAT_PAGE, ChatPage
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute, attempt
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
 
 
 def _draft(text: str, kind: str, as_character_id: str, to: list[str]) -> service.Draft:
@@ -82,6 +83,15 @@ async def chat(
     return response
 
 
+_BACK = re.compile(r"^/campaigns/(\d+)(/encounters/\d+)?$")
+
+
+def _returns_within(back: str, campaign_id: int) -> bool:
+    """Only the campaign's own page or one of its combat pages (never elsewhere)."""
+    match = _BACK.match(back)
+    return match is not None and int(match.group(1)) == campaign_id
+
+
 @router.post("/campaigns/{campaign_id}/chat")
 async def send(
     request: Request,
@@ -95,11 +105,17 @@ async def send(
     to: Annotated[list[str] | None, Form()] = None,
     back: Annotated[str, Form()] = "",
 ) -> Response:
-    extra = {"on_campaign_page": back == "campaign"}
+    back = back if _returns_within(back, campaign_id) else ""
+    extra = {"on_campaign_page": bool(back), "back": back}
     try:
-        message = await service.send(
-            session, ctx.roller, user, campaign_id, _draft(text, kind, as_character_id, to or [])
-        )
+        async with attempt(session):
+            message = await service.send(
+                session,
+                ctx.roller,
+                user,
+                campaign_id,
+                _draft(text, kind, as_character_id, to or []),
+            )
     except ValidationFailed as exc:
         values = {"text": text, "kind": kind, "as_character_id": as_character_id, "to": to or []}
         return await _chat_form(
@@ -116,9 +132,7 @@ async def send(
         # The message itself arrives over the live stream, like everyone else's.
         values = {"kind": kind, "as_character_id": as_character_id}
         return await _chat_form(request, session, user, campaign_id, {**extra, "values": values})
-    if back == "campaign":
-        return redirect(request, f"/campaigns/{campaign_id}")
-    return redirect(request, f"/campaigns/{campaign_id}/chat")
+    return redirect(request, back or f"/campaigns/{campaign_id}/chat")
 
 
 @router.post("/campaigns/{campaign_id}/chat/{message_id}/edit")
@@ -214,7 +228,8 @@ async def create_handout(
     body: Annotated[str, Form()] = "",
 ) -> Response:
     try:
-        await handouts.create(session, user, campaign_id, title, body)
+        async with attempt(session):
+            await handouts.create(session, user, campaign_id, title, body)
     except ValidationFailed as exc:
         extra = {"errors": exc.fields, "values": {"title": title, "body": body}}
         return await _handouts_page(request, session, user, campaign_id, extra, 422)
@@ -235,7 +250,8 @@ async def show_handout(
         "all" if "all" in chosen else [int(t) if t.isdigit() else 0 for t in chosen]
     )
     try:
-        await handouts.show(session, user, campaign_id, handout_id, audience)
+        async with attempt(session):
+            await handouts.show(session, user, campaign_id, handout_id, audience)
     except ValidationFailed as exc:
         extra = {"show_errors": {handout_id: next(iter(exc.fields.values()))}}
         return await _handouts_page(request, session, user, campaign_id, extra, 422)
@@ -264,9 +280,10 @@ async def write_note(
 ) -> Response:
     readers = [int(t) if t.isdigit() else 0 for t in to or []]
     try:
-        await journal.create(
-            session, user, campaign_id, journal.NoteDraft(title, body, sharing, readers)
-        )
+        async with attempt(session):
+            await journal.create(
+                session, user, campaign_id, journal.NoteDraft(title, body, sharing, readers)
+            )
     except ValidationFailed as exc:
         campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
         context = await views.journal_context(session, viewer, campaign)

@@ -57,6 +57,7 @@ COMPARED = {
     # tests/api/test_talk_live.py
     ("chat", "chat"),
     ("campaign", "chat"),
+    ("combat", "chat"),
 }
 
 

@@ -420,8 +420,10 @@ async def test_chat_form_without_javascript(table: TalkTable) -> None:
     assert r.status_code == 303
     r = await t.player.post(chat, data={"text": "", "kind": "ooc"})
     assert r.status_code == 422 and 'id="text-error"' in r.text
-    r = await t.player.post(chat, data={"text": "zurück", "back": "campaign"})
+    r = await t.player.post(chat, data={"text": "zurück", "back": f"/campaigns/{t.campaign_id}"})
     assert r.headers["location"] == f"/campaigns/{t.campaign_id}"
+    r = await t.player.post(chat, data={"text": "weg", "back": "https://evil.example/"})
+    assert r.headers["location"] == chat
     page = await t.player2.get(chat)
     assert "Hallo Runde" in page.text and "Psst" in page.text
     assert "Psst" not in (await t.observer.get(chat)).text

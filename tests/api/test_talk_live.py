@@ -9,10 +9,12 @@ from fastapi import FastAPI
 
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.views import CampaignPage
+from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.talk.live import CHAT_PAGE, ChatPage
 from tests.api.helpers import make_table
 from tests.api.regions import element, last_seq, normalise, pushed, viewer
 from tests.conftest import ClientFactory
+from tests.encounters.helpers import make_fight
 
 SECRET = "FLUESTERN-0815"
 
@@ -62,3 +64,44 @@ async def test_chat_pushes_match_the_page_and_keep_whispers(
             shelf = [m for m in out if 'id="handouts"' in m.data][-1]
             assert normalise(element(shelf.data, "handouts")) == element(html, "handouts")
             assert "Brief" in shelf.data
+
+
+async def test_chat_on_the_combat_page_joins_its_bundled_push(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight = await make_fight(make_client, app, "hh", players=2, prefix="talk")
+    cid = fight.campaign_id
+    r = await fight.gm.post(f"/api/v1/campaigns/{cid}/bestiary/samples")
+    goblin = next(e for e in r.json() if e["name"] == "Goblin")
+    r = await fight.gm.post(f"/api/v1/campaigns/{cid}/encounters", json={"name": "Überfall"})
+    fight.encounter_id = r.json()["id"]
+    await fight.gm.post(f"{fight.base}/participants", json={"entry_id": goblin["id"], "count": 2})
+    await fight.act(fight.gm, "start")
+    key = CombatPage(cid, fight.encounter_id)
+    url = f"/campaigns/{cid}/encounters/{fight.encounter_id}"
+    before = await last_seq(app, cid)
+    api = f"/api/v1/campaigns/{cid}/messages"
+    said = (await fight.players[0].post(api, json={"text": "Deckung!"})).json()
+    r = await fight.players[0].post(api, json={"text": SECRET, "to": [fight.ids["gm"]]})
+    whisper = r.json()
+    who = {
+        "gm": (viewer(fight.ids["gm"], "talkgmhh", "gm"), fight.gm),
+        "bystander": (viewer(fight.ids["p1"], "talkp1hh", "player"), fight.players[1]),
+    }
+    for role, (seen_by, client) in who.items():
+        html = (await client.get(url)).text
+        assert 'id="talk-panel"' in html
+        out = await pushed(app, COMBAT_PAGE, key, seen_by, cid, before)
+        assert {m.event for m in out} == {"combat"}
+        line = f"msg-{said['id']}"
+        assert element(out[0].data, line) == element(html, line), role
+        joined = "\n".join(m.data for m in out)
+        if role == "gm":
+            assert [m.seq for m in out] == [said["seq"], whisper["seq"]]
+            assert SECRET in joined and SECRET in html
+        else:
+            assert [m.seq for m in out] == [said["seq"]]
+            assert SECRET not in joined and SECRET not in html
+    # Its form returns to the combat page.
+    r = await fight.players[0].post(f"/campaigns/{cid}/chat", data={"text": "Los!", "back": url})
+    assert r.status_code == 303 and r.headers["location"] == url
