@@ -14,6 +14,7 @@ from typing import Literal
 from sqlalchemy import exists, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns.models import Membership
 from app.campaigns.permissions import Action, authorize_viewer
@@ -53,10 +54,10 @@ async def create(
     errors: dict[str, str] = {}
     if not title:
         errors["title"] = _("Give the handout a title.")
-    elif len(title) > TITLE_MAX:
-        errors["title"] = _("At most %(max)d characters.", max=TITLE_MAX)
-    if len(body) > BODY_MAX:
-        errors["body"] = _("At most %(max)d characters.", max=BODY_MAX)
+    elif problem := limits.name_problem(title, TITLE_MAX):
+        errors["title"] = problem
+    if problem := limits.text_problem(body, BODY_MAX):
+        errors["body"] = problem
     if shown_to is not None:
         errors.update(await _audience_errors(session, campaign_id, shown_to))
     if errors:

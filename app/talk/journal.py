@@ -14,6 +14,7 @@ from sqlalchemy import exists, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.exc import StaleDataError
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns.models import Membership
 from app.campaigns.permissions import Action, authorize_viewer
@@ -95,10 +96,10 @@ async def _check(
     title = draft.title.strip()
     if not title:
         errors["title"] = _("Give the note a title.")
-    elif len(title) > TITLE_MAX:
-        errors["title"] = _("At most %(max)d characters.", max=TITLE_MAX)
-    if len(draft.body) > BODY_MAX:
-        errors["body"] = _("At most %(max)d characters.", max=BODY_MAX)
+    elif problem := limits.name_problem(title, TITLE_MAX):
+        errors["title"] = problem
+    if problem := limits.text_problem(draft.body, BODY_MAX):
+        errors["body"] = problem
     readers: list[int] = []
     if draft.sharing not in SHARINGS or (draft.sharing == "listed" and not viewer.is_gm):
         errors["sharing"] = _("Keep it private or share it with the group.")

@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns.models import Membership
 from app.campaigns.permissions import Action, allowed, authorize_viewer
@@ -186,9 +187,8 @@ async def _check_rate(session: AsyncSession, campaign_id: int, user_id: int) -> 
 def _text_errors(text: str, *, required: bool = True) -> dict[str, str]:
     if required and not text.strip():
         return {"text": _("Write something.")}
-    if len(text) > TEXT_MAX:
-        return {"text": _("At most %(max)d characters.", max=TEXT_MAX)}
-    return {}
+    problem = limits.text_problem(text, TEXT_MAX)
+    return {"text": problem} if problem else {}
 
 
 async def _parse(session: AsyncSession, campaign_id: int, draft: Draft) -> Command:

@@ -523,3 +523,21 @@ async def test_a_gm_deleting_a_whisper_tells_exactly_its_readers(
         )
     }
     assert seen == {"gm": True, "player": True, "player2": True, "observer": False}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/messages", {"text": "Al\x00rik"}, "text"),
+        ("/handouts", {"title": "Brief", "body": "Al\x00rik"}, "body"),
+        ("/handouts", {"title": "Br\u202eief"}, "title"),
+        ("/journal", {"title": "Notiz", "body": "Al\x00rik"}, "body"),
+        ("/journal", {"title": "No\u200btiz"}, "title"),
+    ],
+)
+async def test_nul_and_invisible_characters_are_refused_at_the_field(
+    table: TalkTable, path: str, body: dict[str, Any], field: str
+) -> None:
+    r = await table.gm.post(f"/api/v1/campaigns/{table.campaign_id}{path}", json=body)
+    assert r.status_code == 422, r.text
+    assert field in r.json()["errors"]
