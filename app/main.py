@@ -24,6 +24,8 @@ from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
 from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
+from app.talk import api as talk_api
+from app.talk import routes as talk_routes
 from app.web import api_docs, errors
 from app.web.context import AppContext
 from app.web.deps import TransactionalRoute
@@ -84,12 +86,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         rolls_api.router,
         characters_api.router,
         encounters_api.router,
+        talk_api.router,
         events_routes.router,
         accounts_routes.router,
         campaigns_routes.router,
         encounters_routes.router,
         characters_routes.router,
         api_docs.router,
+        talk_routes.router,
     ):
         app.include_router(router)
     app.router.add_api_route(

@@ -6,6 +6,15 @@ from app.characters.models import Character, Item
 from app.db import Base
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.events.models import CampaignEvent
+from app.talk.models import (
+    ChatMessage,
+    ChatRead,
+    ChatRecipient,
+    Handout,
+    HandoutReader,
+    JournalNote,
+    JournalReader,
+)
 
 __all__ = [
     "Base",
@@ -13,9 +22,16 @@ __all__ = [
     "Campaign",
     "CampaignEvent",
     "Character",
+    "ChatMessage",
+    "ChatRead",
+    "ChatRecipient",
     "Encounter",
+    "Handout",
+    "HandoutReader",
     "Invite",
     "Item",
+    "JournalNote",
+    "JournalReader",
     "LoginFailure",
     "Membership",
     "Participant",

@@ -30,6 +30,10 @@ class Action(StrEnum):
     run_encounters = "run_encounters"
     #: Take part in a combat: act with one's own characters, answer one's defence prompts.
     act_in_combat = "act_in_combat"
+    #: Write in the campaign chat, whisper, edit and delete one's own messages (issue 16).
+    chat = "chat"
+    #: Prepare handouts and show them; delete any chat message.
+    manage_talk = "manage_talk"
 
 
 _ALLOWED: dict[Action, frozenset[Role]] = {
@@ -45,6 +49,8 @@ _ALLOWED: dict[Action, frozenset[Role]] = {
     Action.manage_item_library: frozenset({Role.gm, Role.co_gm}),
     Action.run_encounters: frozenset({Role.gm, Role.co_gm}),
     Action.act_in_combat: frozenset({Role.gm, Role.co_gm, Role.player}),
+    Action.chat: frozenset({Role.gm, Role.co_gm, Role.player}),
+    Action.manage_talk: frozenset({Role.gm, Role.co_gm}),
 }
 
 

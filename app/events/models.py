@@ -27,7 +27,8 @@ class CampaignEvent(Base):
     #: the payload's ``subject``, see ``app.events.types``).
     subject: Mapped[str | None] = mapped_column(String(40))
     actor_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
-    #: "public" (every member), "gm" (GMs only) or "self" (GMs and ``audience_user_id``).
+    #: "public" (every member), "gm" (GMs only), "self" (GMs and ``audience_user_id``) or
+    #: "listed" (GMs, the actor and the user ids in the payload's ``to``).
     visibility: Mapped[str] = mapped_column(String(8), default="public")
     audience_user_id: Mapped[int | None] = mapped_column(
         ForeignKey("user_account.id", ondelete="SET NULL")

@@ -36,7 +36,9 @@ PENDING_KEY = "pending_events"
 #: limit; a larger one carries only the ids and the streams read the log.
 NOTE_MAX = 7000
 
-VISIBILITIES = ("public", "gm", "self")
+#: ``listed``: the actor, the users in the payload's ``to`` and the GMs (a whisper, a handout
+#: shown to chosen players).
+VISIBILITIES = ("public", "gm", "self", "listed")
 #: The log's sequence counter lives on the campaign row, whose lock keeps ``seq`` gap-free;
 #: the log names just the two columns it needs instead of importing the campaigns package,
 #: which sits above it (as ``_APPEND_POSTGRES`` names the table in SQL).
@@ -275,16 +277,23 @@ def can_see(event: CampaignEvent, viewer: Viewer) -> bool:
     """Whether ``viewer`` may see this event's content."""
     if event.visibility == "public" or viewer.is_gm:
         return True
+    if event.visibility == "listed":
+        return event.actor_id == viewer.user_id or viewer.user_id in event.payload.get("to", ())
     return event.visibility == "self" and event.audience_user_id == viewer.user_id
 
 
 def visible_to(viewer: Viewer) -> ColumnElement[bool]:
-    """:func:`can_see` as an SQL condition on ``campaign_event``."""
+    """:func:`can_see` as an SQL condition on ``campaign_event``.
+
+    A ``listed`` event counts here for its actor only (its other readers are in the JSON
+    payload); no subject query reads one: chat and handout events have no subject.
+    """
     if viewer.is_gm:
         return true()
     return or_(
         CampaignEvent.visibility == "public",
         and_(CampaignEvent.visibility == "self", CampaignEvent.audience_user_id == viewer.user_id),
+        and_(CampaignEvent.visibility == "listed", CampaignEvent.actor_id == viewer.user_id),
     )
 
 

@@ -12,7 +12,7 @@ from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
 from app.errors import ValidationFailed
 from app.events.models import CampaignEvent
-from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_before, project
+from app.events.service import VisibleEvent, append_event, events_before, project
 from app.events.types import Roll
 from app.i18n import _
 from app.rules import expression as dice_expression
@@ -46,7 +46,7 @@ async def roll(
         or limits.name_problem(label, LABEL_MAX)
     ):
         errors["label"] = label_problem
-    if visibility not in VISIBILITIES:
+    if visibility not in Roll.VISIBILITIES:
         errors["visibility"] = _("Choose public, GM only or GM and me.")
     if errors or parsed is None:
         raise ValidationFailed(errors)

@@ -54,6 +54,10 @@ COMPARED = {
     ("combat", "turn"),
     ("combat", "pending"),
     ("combat", "controls"),
+    # tests/api/test_talk_live.py
+    ("chat", "chat"),
+    ("campaign", "chat"),
+    ("combat", "chat"),
 }
 
 

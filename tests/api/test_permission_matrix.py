@@ -155,6 +155,12 @@ COVERED_ELSEWHERE = {
     "/campaigns/{campaign_id}/encounters": "tests/api/test_encounters*.py",
     "/campaigns/{campaign_id}/bestiary": "tests/api/test_encounters*.py",
     "/encounters": "tests/api/test_encounters*.py",
+    "/api/v1/campaigns/{campaign_id}/messages": "tests/api/test_talk_matrix.py",
+    "/api/v1/campaigns/{campaign_id}/handouts": "tests/api/test_talk_matrix.py",
+    "/campaigns/{campaign_id}/chat": "tests/api/test_talk_matrix.py",
+    "/campaigns/{campaign_id}/handouts": "tests/api/test_talk_matrix.py",
+    "/api/v1/campaigns/{campaign_id}/journal": "tests/api/test_talk_matrix.py",
+    "/campaigns/{campaign_id}/journal": "tests/api/test_talk_matrix.py",
 }
 
 

@@ -1,0 +1,216 @@
+"""JSON API of table talk: chat messages (send, page back, edit, delete, unread) and handouts."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Query, Response
+from pydantic import BaseModel, Field
+
+from app.campaigns import service as campaigns
+from app.talk import handouts, journal, service, views
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+
+router = APIRouter(
+    prefix="/api/v1/campaigns/{campaign_id}", tags=["talk"], route_class=TransactionalRoute
+)
+
+#: Bodies are cut off well above the services' own limits (which answer at the field).
+RAW_MAX = 100_000
+
+
+class MessageIn(BaseModel):
+    text: str = Field(max_length=RAW_MAX)
+    to: list[int] | Literal["gm"] | None = Field(default=None, max_length=service.RECIPIENTS_MAX)
+    as_character_id: int | None = None
+    kind: Literal["ooc", "ic", "emote"] | None = None
+
+
+class MessageEdit(BaseModel):
+    text: str = Field(max_length=RAW_MAX)
+    version: int | None = None
+
+
+class MessagePage(BaseModel):
+    messages: list[dict[str, Any]]
+    next_before: int | None
+    unread: int
+
+
+class Unread(BaseModel):
+    unread: int
+
+
+class ReadMark(BaseModel):
+    seq: int | None = Field(default=None, ge=0)
+
+
+class HandoutIn(BaseModel):
+    title: str = Field(max_length=RAW_MAX)
+    body: str = Field(default="", max_length=RAW_MAX)
+    shown_to: list[int] | Literal["all"] | None = Field(default=None, max_length=200)
+
+
+class ShowIn(BaseModel):
+    to: list[int] | Literal["all"] = Field(max_length=200)
+
+
+class HandoutList(BaseModel):
+    handouts: list[dict[str, Any]]
+
+
+def _out(view: views.View) -> dict[str, Any]:
+    """A message as JSON: ``html`` is the rendered Markdown-lite, as a string."""
+    return {**view, "html": str(view["html"]), "event_id": view["seq"]}
+
+
+async def _message_out(
+    session: Session, user: CurrentUser, campaign_id: int, message_id: int
+) -> dict[str, Any]:
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    rows = await service.messages_by_id(session, viewer, campaign_id, [message_id])
+    return _out((await views.messages_context(session, viewer, campaign_id, rows))[0])
+
+
+@router.post("/messages", status_code=201)
+async def send(
+    campaign_id: int, body: MessageIn, session: Session, user: CurrentUser, ctx: Ctx
+) -> dict[str, Any]:
+    draft = service.Draft(body.text, body.to, body.as_character_id, body.kind)
+    message = await service.send(session, ctx.roller, user, campaign_id, draft)
+    return await _message_out(session, user, campaign_id, message.id)
+
+
+@router.get("/messages", response_model=MessagePage)
+async def messages(
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    before: int | None = Query(default=None, ge=1),
+) -> MessagePage:
+    """A page of messages the caller may read, oldest first; ``next_before`` pages back."""
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    page = await service.page(session, viewer, campaign_id, before)
+    shown = await views.messages_context(session, viewer, campaign_id, page.messages)
+    return MessagePage(
+        messages=[_out(m) for m in shown],
+        next_before=page.next_before,
+        unread=await service.unread(session, viewer, campaign_id),
+    )
+
+
+@router.get("/messages/unread", response_model=Unread)
+async def unread(campaign_id: int, session: Session, user: CurrentUser) -> Unread:
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    return Unread(unread=await service.unread(session, viewer, campaign_id))
+
+
+@router.post("/messages/read", response_model=Unread)
+async def mark_read(
+    campaign_id: int, body: ReadMark, session: Session, user: CurrentUser
+) -> Unread:
+    """Move the caller's last-read mark to ``seq`` (default: the newest message)."""
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    await service.mark_read(session, viewer, campaign_id, body.seq)
+    return Unread(unread=await service.unread(session, viewer, campaign_id))
+
+
+@router.patch("/messages/{message_id}")
+async def edit(
+    campaign_id: int, message_id: int, body: MessageEdit, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    await service.edit(session, user, campaign_id, message_id, body.text, body.version)
+    return await _message_out(session, user, campaign_id, message_id)
+
+
+@router.delete("/messages/{message_id}", status_code=204)
+async def delete(
+    campaign_id: int, message_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.delete(session, user, campaign_id, message_id)
+    return Response(status_code=204)
+
+
+async def _handout_out(
+    session: Session, user: CurrentUser, campaign_id: int, handout_id: int
+) -> dict[str, Any]:
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    shelf = await views.handouts_context(session, viewer, campaign_id)
+    found = next(h for h in shelf["handouts"] if h["id"] == handout_id)
+    return {**found, "html": str(found["html"])}
+
+
+@router.post("/handouts", status_code=201)
+async def create_handout(
+    campaign_id: int, body: HandoutIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    handout = await handouts.create(
+        session, user, campaign_id, body.title, body.body, body.shown_to
+    )
+    return await _handout_out(session, user, campaign_id, handout.id)
+
+
+@router.post("/handouts/{handout_id}/show")
+async def show_handout(
+    campaign_id: int, handout_id: int, body: ShowIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    await handouts.show(session, user, campaign_id, handout_id, body.to)
+    return await _handout_out(session, user, campaign_id, handout_id)
+
+
+@router.get("/handouts", response_model=HandoutList)
+async def list_handouts(campaign_id: int, session: Session, user: CurrentUser) -> HandoutList:
+    """The handouts the caller may read (the GMs: all, with whom each was shown to)."""
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    shelf = await views.handouts_context(session, viewer, campaign_id)
+    return HandoutList(handouts=[{**h, "html": str(h["html"])} for h in shelf["handouts"]])
+
+
+class NoteIn(BaseModel):
+    title: str = Field(max_length=RAW_MAX)
+    body: str = Field(default="", max_length=RAW_MAX)
+    sharing: Literal["private", "group", "listed"] = "private"
+    to: list[int] | None = Field(default=None, max_length=200)
+    version: int | None = None
+
+
+class NoteList(BaseModel):
+    notes: list[dict[str, Any]]
+
+
+async def _note_out(
+    session: Session, user: CurrentUser, campaign_id: int, note_id: int
+) -> dict[str, Any]:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    notes = (await views.journal_context(session, viewer, campaign))["notes"]
+    found = next(n for n in notes if n["id"] == note_id)
+    return {**found, "html": str(found["html"])}
+
+
+def _note_draft(body: NoteIn) -> journal.NoteDraft:
+    return journal.NoteDraft(body.title, body.body, body.sharing, body.to)
+
+
+@router.post("/journal", status_code=201)
+async def create_note(
+    campaign_id: int, body: NoteIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    note = await journal.create(session, user, campaign_id, _note_draft(body))
+    return await _note_out(session, user, campaign_id, note.id)
+
+
+@router.patch("/journal/{note_id}")
+async def update_note(
+    campaign_id: int, note_id: int, body: NoteIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """Change one's own note; the whole note is sent (title, body, sharing, to)."""
+    await journal.update(session, user, campaign_id, note_id, _note_draft(body), body.version)
+    return await _note_out(session, user, campaign_id, note_id)
+
+
+@router.get("/journal", response_model=NoteList)
+async def notes(campaign_id: int, session: Session, user: CurrentUser) -> NoteList:
+    """The notes the caller may read: their own, the group's, those shared with them."""
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    shown = (await views.journal_context(session, viewer, campaign))["notes"]
+    return NoteList(notes=[{**n, "html": str(n["html"])} for n in shown])

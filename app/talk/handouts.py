@@ -1,0 +1,175 @@
+"""Handouts: texts the GMs prepare and show to everyone or to chosen players when they choose.
+
+A prepared handout is the GMs' secret (``handout_created`` is ``gm``); showing it is a
+``handout_shown`` event to its audience only (``public`` for everyone, ``listed`` with the
+players in ``to``). Showing again adds readers; nobody loses a handout once shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import exists, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app import limits
+from app.accounts.models import User
+from app.campaigns.models import Membership
+from app.campaigns.permissions import Action, authorize_viewer
+from app.core.viewer import Viewer
+from app.errors import NotFound, ValidationFailed
+from app.events.service import append_event
+from app.events.types import HandoutCreated, HandoutShown
+from app.i18n import _
+from app.talk.models import Handout, HandoutReader
+
+TITLE_MAX = 200
+BODY_MAX = 20_000
+#: Handouts listed per campaign (the newest shown first).
+LIST_MAX = 200
+
+Audience = list[int] | Literal["all"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandoutView:
+    handout: Handout
+    #: Whom it was shown to (GMs only; empty for players).
+    readers: list[int]
+
+
+async def create(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    title: str,
+    body: str,
+    shown_to: Audience | None = None,
+) -> Handout:
+    """Prepare a handout (GMs); with ``shown_to`` show it at once."""
+    await authorize_viewer(session, campaign_id, user.id, user.username, Action.manage_talk)
+    title, body = title.strip(), body.strip()
+    errors: dict[str, str] = {}
+    if not title:
+        errors["title"] = _("Give the handout a title.")
+    elif problem := limits.name_problem(title, TITLE_MAX):
+        errors["title"] = problem
+    if problem := limits.text_problem(body, BODY_MAX):
+        errors["body"] = problem
+    if shown_to is not None:
+        errors.update(await _audience_errors(session, campaign_id, shown_to))
+    if errors:
+        raise ValidationFailed(errors)
+    handout = Handout(campaign_id=campaign_id, title=title, body=body)
+    session.add(handout)
+    await session.flush()
+    await append_event(
+        session,
+        campaign_id,
+        HandoutCreated(actor_name=user.username, handout_id=handout.id, title=title),
+        actor_id=user.id,
+        visibility="gm",
+    )
+    if shown_to is not None:
+        await _show(session, user, handout, shown_to)
+    return handout
+
+
+async def show(
+    session: AsyncSession, user: User, campaign_id: int, handout_id: int, to: Audience
+) -> Handout:
+    """Show a prepared handout to everyone or to chosen members (GMs)."""
+    await authorize_viewer(session, campaign_id, user.id, user.username, Action.manage_talk)
+    handout = await session.get(Handout, handout_id)
+    if handout is None or handout.campaign_id != campaign_id:
+        raise NotFound(_("Handout not found."))
+    errors = await _audience_errors(session, campaign_id, to)
+    if errors:
+        raise ValidationFailed(errors)
+    await _show(session, user, handout, to)
+    return handout
+
+
+async def _audience_errors(session: AsyncSession, campaign_id: int, to: Audience) -> dict[str, str]:
+    if to == "all":
+        return {}
+    if not to:
+        return {"to": _("Choose whom to show it to.")}
+    members = set(
+        (
+            await session.scalars(
+                select(Membership.user_id).where(
+                    Membership.campaign_id == campaign_id, Membership.user_id.in_(to)
+                )
+            )
+        ).all()
+    )
+    if members != set(to):
+        return {"to": _("Show it only to members of this campaign.")}
+    return {}
+
+
+async def _show(session: AsyncSession, user: User, handout: Handout, to: Audience) -> None:
+    readers: list[int] = []
+    if to == "all":
+        handout.shown_to_all = True
+    else:
+        known = set(
+            (
+                await session.scalars(
+                    select(HandoutReader.user_id).where(HandoutReader.handout_id == handout.id)
+                )
+            ).all()
+        )
+        readers = sorted(set(to))
+        session.add_all(
+            HandoutReader(handout_id=handout.id, user_id=uid) for uid in readers if uid not in known
+        )
+    event = await append_event(
+        session,
+        handout.campaign_id,
+        HandoutShown(
+            actor_name=user.username, handout_id=handout.id, title=handout.title, to=readers
+        ),
+        actor_id=user.id,
+        visibility="public" if to == "all" else "listed",
+    )
+    handout.shown_seq = event.seq
+    await session.flush()
+
+
+async def visible(session: AsyncSession, viewer: Viewer, campaign_id: int) -> list[HandoutView]:
+    """The handouts ``viewer`` may read: for the GMs every one (with its readers), for the
+    others those shown to everyone or to them; the latest shown first."""
+    query = select(Handout).where(Handout.campaign_id == campaign_id)
+    if not viewer.is_gm:
+        query = query.where(
+            or_(
+                Handout.shown_to_all.is_(True),
+                exists().where(
+                    HandoutReader.handout_id == Handout.id, HandoutReader.user_id == viewer.user_id
+                ),
+            )
+        )
+    rows = (
+        await session.scalars(
+            query.order_by(Handout.shown_seq.desc(), Handout.id.desc()).limit(LIST_MAX)
+        )
+    ).all()
+    readers = await _readers(session, [h.id for h in rows]) if viewer.is_gm else {}
+    return [HandoutView(h, readers.get(h.id, [])) for h in rows]
+
+
+async def _readers(session: AsyncSession, ids: Sequence[int]) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    if not ids:
+        return out
+    for handout_id, user_id in await session.execute(
+        select(HandoutReader.handout_id, HandoutReader.user_id)
+        .where(HandoutReader.handout_id.in_(ids))
+        .order_by(HandoutReader.user_id)
+    ):
+        out.setdefault(handout_id, []).append(user_id)
+    return out

@@ -1,0 +1,192 @@
+"""Journal notes: each member's campaign notes, private or shared.
+
+A note is private to its author, shared with the group (every member), or, for the GMs,
+shared with chosen members. A private note is nobody else's business: not even the GMs
+read it, and it writes no event (like the chat's last-read mark, it is no shared state).
+Writing or changing a shared note is a ``journal_note_shared`` event to its readers only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import exists, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.exc import StaleDataError
+
+from app import limits
+from app.accounts.models import User
+from app.campaigns.models import Membership
+from app.campaigns.permissions import Action, authorize_viewer
+from app.core.viewer import Viewer
+from app.db import utcnow
+from app.errors import Conflict, NotFound, ValidationFailed
+from app.events.service import append_event
+from app.events.types import JournalNoteShared
+from app.i18n import _
+from app.talk.handouts import BODY_MAX, TITLE_MAX
+from app.talk.models import JournalNote, JournalReader
+
+SHARINGS = ("private", "group", "listed")
+#: Notes listed per member and campaign (the newest first).
+LIST_MAX = 200
+
+
+@dataclass(frozen=True, slots=True)
+class NoteDraft:
+    title: str
+    body: str
+    sharing: str = "private"
+    #: ``listed``: the members it is shared with.
+    to: list[int] | None = None
+
+
+async def create(
+    session: AsyncSession, user: User, campaign_id: int, draft: NoteDraft
+) -> JournalNote:
+    viewer = await authorize_viewer(session, campaign_id, user.id, user.username, Action.chat)
+    readers = await _check(session, viewer, campaign_id, draft)
+    note = JournalNote(
+        campaign_id=campaign_id,
+        author_id=user.id,
+        author_name=user.username,
+        title=draft.title.strip(),
+        body=draft.body.strip(),
+        sharing=draft.sharing,
+    )
+    session.add(note)
+    await session.flush()
+    await _set_readers(session, note, readers)
+    await _announce(session, user, note, readers)
+    return note
+
+
+async def update(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    note_id: int,
+    draft: NoteDraft,
+    version: int | None = None,
+) -> JournalNote:
+    """Change one's own note (text, sharing, readers)."""
+    viewer = await authorize_viewer(session, campaign_id, user.id, user.username, Action.chat)
+    note = await session.get(JournalNote, note_id)
+    if note is None or note.campaign_id != campaign_id or note.author_id != user.id:
+        raise NotFound(_("Note not found."))
+    if version is not None and version != note.version:
+        raise Conflict(_("The note changed meanwhile."))
+    readers = await _check(session, viewer, campaign_id, draft)
+    note.title, note.body, note.sharing = draft.title.strip(), draft.body.strip(), draft.sharing
+    note.updated_at = utcnow()
+    try:
+        await session.flush()
+    except StaleDataError as exc:
+        raise Conflict(_("The note changed meanwhile.")) from exc
+    await _set_readers(session, note, readers)
+    await _announce(session, user, note, readers)
+    return note
+
+
+async def _check(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, draft: NoteDraft
+) -> list[int]:
+    """The note's fields checked at once; its readers (``listed``) back."""
+    errors: dict[str, str] = {}
+    title = draft.title.strip()
+    if not title:
+        errors["title"] = _("Give the note a title.")
+    elif problem := limits.name_problem(title, TITLE_MAX):
+        errors["title"] = problem
+    if problem := limits.text_problem(draft.body, BODY_MAX):
+        errors["body"] = problem
+    readers: list[int] = []
+    if draft.sharing not in SHARINGS or (draft.sharing == "listed" and not viewer.is_gm):
+        errors["sharing"] = _("Keep it private or share it with the group.")
+    elif draft.sharing == "listed":
+        readers = sorted(set(draft.to or []) - {viewer.user_id})
+        members = set(
+            (
+                await session.scalars(
+                    select(Membership.user_id).where(
+                        Membership.campaign_id == campaign_id, Membership.user_id.in_(readers)
+                    )
+                )
+            ).all()
+        )
+        if not readers or members != set(readers):
+            errors["to"] = _("Share it with members of this campaign.")
+    if errors:
+        raise ValidationFailed(errors)
+    return readers
+
+
+async def _set_readers(session: AsyncSession, note: JournalNote, readers: list[int]) -> None:
+    for old in (
+        await session.scalars(select(JournalReader).where(JournalReader.note_id == note.id))
+    ).all():
+        await session.delete(old)
+    await session.flush()
+    session.add_all(JournalReader(note_id=note.id, user_id=uid) for uid in readers)
+    await session.flush()
+
+
+async def _announce(
+    session: AsyncSession, user: User, note: JournalNote, readers: list[int]
+) -> None:
+    if note.sharing == "private":
+        return
+    await append_event(
+        session,
+        note.campaign_id,
+        JournalNoteShared(
+            actor_name=user.username,
+            note_id=note.id,
+            title=note.title,
+            body=note.body,
+            sharing=note.sharing,
+            to=readers,
+        ),
+        actor_id=user.id,
+        visibility="public" if note.sharing == "group" else "listed",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class NoteView:
+    note: JournalNote
+    #: Its readers, for its author only.
+    readers: list[int]
+
+
+async def readable(session: AsyncSession, viewer: Viewer, campaign_id: int) -> list[NoteView]:
+    """The notes ``viewer`` may read: their own, the group's, those shared with them."""
+    rows = (
+        await session.scalars(
+            select(JournalNote)
+            .where(
+                JournalNote.campaign_id == campaign_id,
+                or_(
+                    JournalNote.author_id == viewer.user_id,
+                    JournalNote.sharing == "group",
+                    exists().where(
+                        JournalReader.note_id == JournalNote.id,
+                        JournalReader.user_id == viewer.user_id,
+                        JournalNote.sharing == "listed",
+                    ),
+                ),
+            )
+            .order_by(JournalNote.updated_at.desc(), JournalNote.id.desc())
+            .limit(LIST_MAX)
+        )
+    ).all()
+    own = [n.id for n in rows if n.author_id == viewer.user_id]
+    readers: dict[int, list[int]] = {}
+    if own:
+        for note_id, user_id in await session.execute(
+            select(JournalReader.note_id, JournalReader.user_id)
+            .where(JournalReader.note_id.in_(own))
+            .order_by(JournalReader.user_id)
+        ):
+            readers.setdefault(note_id, []).append(user_id)
+    return [NoteView(n, readers.get(n.id, [])) for n in rows]

@@ -1,0 +1,178 @@
+"""The chat's live regions, on the region registry (``app.web.regions``).
+
+- ``CHAT_PAGE`` (``/campaigns/{id}/chat``, the chat on a phone) with its region ``chat``:
+  new, edited and deleted messages and the handouts list.
+- The region ``chat`` on the campaign page (``CAMPAIGN_PAGE``, slot ``main``) and on the
+  combat page (``COMBAT_PAGE``, slot ``side``, bundled into its ``combat`` messages): the
+  newest messages, the form, and the same pushes.
+
+Every event the viewer may see (``app.events.service.project`` has already dropped the
+whispers and GM rolls not meant for them) becomes one SSE message ``chat`` of out-of-band
+swaps into the region's hidden sink: a new message is appended to ``#chat-log``, an edited
+or deleted one replaces its line, a shown handout re-renders ``#handouts``. Lines are
+rendered from the current rows with the page's own templates (``app.talk.views``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.campaigns.live import CAMPAIGN_PAGE
+from app.campaigns.models import Campaign
+from app.campaigns.views import CampaignPage
+from app.core.viewer import Viewer
+from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.events.service import VisibleEvent
+from app.events.stream import Outgoing
+from app.events.types import (
+    ChatMessageDeleted,
+    ChatMessageEdited,
+    ChatMessagePosted,
+    HandoutCreated,
+    HandoutShown,
+)
+from app.talk import service, views
+from app.web.regions import Batch, Page, Region
+from app.web.templating import render
+
+MESSAGE_EVENTS = frozenset(
+    {ChatMessagePosted.TYPE, ChatMessageEdited.TYPE, ChatMessageDeleted.TYPE}
+)
+HANDOUT_EVENTS = frozenset({HandoutCreated.TYPE, HandoutShown.TYPE})
+#: Messages the campaign page's chat panel shows (the chat page pages back further).
+PANEL_SIZE = 20
+
+
+@dataclass(frozen=True, slots=True)
+class ChatPage:
+    """What a chat page is about (the key of its live stream)."""
+
+    campaign_id: int
+
+
+async def chat_live_context(
+    session: AsyncSession, viewer: Viewer, key: ChatPage, parts: frozenset[str]
+) -> dict[str, Any] | None:
+    """The chat page's context for a push: the region loads its rows itself."""
+    if await session.get(Campaign, key.campaign_id) is None:
+        return None
+    return {"campaign_id": key.campaign_id, "viewer": viewer}
+
+
+CHAT_PAGE: Page[ChatPage] = Page("chat", load=chat_live_context)
+
+
+def reacts(event: VisibleEvent) -> bool:
+    """Whether the chat region shows something for this (projected) event."""
+    return not event.redacted and event.type in MESSAGE_EVENTS | HANDOUT_EVENTS
+
+
+async def push_chat(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, events: Sequence[VisibleEvent]
+) -> list[Outgoing]:
+    """One ``chat`` message of out-of-band swaps per event."""
+    ids = [int(e.event.payload["message_id"]) for e in events if e.type in MESSAGE_EVENTS]
+    rows = await service.messages_by_id(session, viewer, campaign_id, ids)
+    lines = {m["id"]: m for m in await views.messages_context(session, viewer, campaign_id, rows)}
+    shelf = (
+        await views.handouts_context(session, viewer, campaign_id)
+        if any(e.type in HANDOUT_EVENTS for e in events)
+        else None
+    )
+    out: list[Outgoing] = []
+    for event in events:
+        if event.type in HANDOUT_EVENTS and shelf is not None:
+            html = render("talk/_handouts.html", **shelf, oob=True)
+            out.append(Outgoing(event.seq, "chat", html))
+            continue
+        line = lines.get(int(event.event.payload.get("message_id", 0)))
+        if line is not None:
+            out.append(Outgoing(event.seq, "chat", _line(line, viewer, campaign_id, event.type)))
+    return out
+
+
+def _line(line: views.View, viewer: Viewer, campaign_id: int, type_: str) -> str:
+    """A new message appended to the log, a changed one replacing its line."""
+    context: dict[str, Any] = {
+        "m": line,
+        "viewer": viewer,
+        "campaign_id": campaign_id,
+        "text_max": service.TEXT_MAX,
+    }
+    if type_ == ChatMessagePosted.TYPE:
+        html = render("talk/_message.html", **context)
+        return f'<div hx-swap-oob="beforeend:#chat-log">{html}</div>'
+    return render("talk/_message.html", **context, oob_replace=True)
+
+
+async def _push_chat_page(batch: Batch[ChatPage]) -> list[Outgoing]:
+    assert batch.session is not None
+    return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
+
+
+CHAT_PAGE.register(
+    Region("chat", lambda _key, e: reacts(e), _push_chat_page, parts=frozenset({"chat"}))
+)
+
+
+async def _panel(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, back: str
+) -> dict[str, Any]:
+    """The panel's context; its form returns to ``back`` (the page it is on)."""
+    campaign = await session.get(Campaign, campaign_id)
+    assert campaign is not None
+    context = await views.chat_context(session, viewer, campaign, size=PANEL_SIZE)
+    return {"talk": {**context, "on_campaign_page": True, "back": back}}
+
+
+async def _load_panel(session: AsyncSession, viewer: Viewer, key: CampaignPage) -> dict[str, Any]:
+    return await _panel(session, viewer, key.campaign_id, f"/campaigns/{key.campaign_id}")
+
+
+def _panel_html(context: Mapping[str, Any]) -> str:
+    return render("talk/_panel.html", **context["talk"])
+
+
+async def _push_panel(batch: Batch[CampaignPage]) -> list[Outgoing]:
+    assert batch.session is not None
+    return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
+
+
+CAMPAIGN_PAGE.register(
+    Region(
+        "chat",
+        lambda _key, e: reacts(e),
+        _push_panel,
+        load=_load_panel,
+        slot="main",
+        html=_panel_html,
+    )
+)
+
+
+async def _load_combat_panel(
+    session: AsyncSession, viewer: Viewer, key: CombatPage
+) -> dict[str, Any]:
+    back = f"/campaigns/{key.campaign_id}/encounters/{key.encounter_id}"
+    return await _panel(session, viewer, key.campaign_id, back)
+
+
+async def _push_combat_panel(batch: Batch[CombatPage]) -> list[Outgoing]:
+    assert batch.session is not None
+    return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
+
+
+COMBAT_PAGE.register(
+    Region(
+        "chat",
+        lambda _key, e: reacts(e),
+        _push_combat_panel,
+        load=_load_combat_panel,
+        slot="side",
+        html=_panel_html,
+    )
+)

@@ -1,0 +1,293 @@
+"""HTML pages of table talk: the chat page (forms post and redirect), its live stream, the
+unread badge for the campaign page, the handouts page."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Form, Header, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+from sse_starlette import EventSourceResponse
+
+from app.accounts.models import User
+from app.campaigns import service as campaigns
+from app.core.viewer import Role
+from app.errors import ValidationFailed
+from app.talk import handouts, journal, service, views
+from app.talk.live import CHAT_PAGE, ChatPage
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute, attempt
+from app.web.streams import event_stream, resume_point
+from app.web.templating import is_htmx, page, redirect
+
+router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
+
+
+def _draft(text: str, kind: str, as_character_id: str, to: list[str]) -> service.Draft:
+    """The chat form as a draft: ``to`` holds ``gm`` and/or user ids."""
+    chosen: list[int] | Literal["gm"] | None = None
+    if "gm" in to:
+        chosen = "gm"
+    elif to:
+        chosen = [int(t) if t.isdigit() else 0 for t in to]
+    return service.Draft(
+        text=text,
+        to=chosen,
+        as_character_id=int(as_character_id) if as_character_id.isdigit() else None,
+        kind=kind or None,
+    )
+
+
+async def _chat_page(
+    request: Request,
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    *,
+    before: int | None = None,
+) -> HTMLResponse:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = await views.chat_context(session, viewer, campaign, before)
+    return page(request, "talk/chat.html", context)
+
+
+async def _chat_form(
+    request: Request,
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    extra: dict[str, Any],
+    status_code: int = 200,
+) -> HTMLResponse:
+    """The chat form alone (HTMX) or, without JS after bad input, the chat page with it."""
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = {**await views.chat_context(session, viewer, campaign), **extra}
+    template = "talk/_form.html" if is_htmx(request) else "talk/chat.html"
+    return page(request, template, context, status_code=status_code)
+
+
+@router.get("/campaigns/{campaign_id}/chat", response_class=HTMLResponse)
+async def chat(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    before: int | None = Query(default=None, ge=1),
+) -> Response:
+    """The chat page; opening its newest page marks the chat read."""
+    response = await _chat_page(request, session, user, campaign_id, before=before)
+    if before is None:
+        _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+        await service.mark_read(session, viewer, campaign_id)
+    return response
+
+
+_BACK = re.compile(r"^/campaigns/(\d+)(/encounters/\d+)?$")
+
+
+def _returns_within(back: str, campaign_id: int) -> bool:
+    """Only the campaign's own page or one of its combat pages (never elsewhere)."""
+    match = _BACK.match(back)
+    return match is not None and int(match.group(1)) == campaign_id
+
+
+@router.post("/campaigns/{campaign_id}/chat")
+async def send(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    text: Annotated[str, Form()] = "",
+    kind: Annotated[str, Form()] = "",
+    as_character_id: Annotated[str, Form()] = "",
+    to: Annotated[list[str] | None, Form()] = None,
+    back: Annotated[str, Form()] = "",
+) -> Response:
+    back = back if _returns_within(back, campaign_id) else ""
+    extra = {"on_campaign_page": bool(back), "back": back}
+    try:
+        async with attempt(session):
+            message = await service.send(
+                session,
+                ctx.roller,
+                user,
+                campaign_id,
+                _draft(text, kind, as_character_id, to or []),
+            )
+    except ValidationFailed as exc:
+        values = {"text": text, "kind": kind, "as_character_id": as_character_id, "to": to or []}
+        return await _chat_form(
+            request,
+            session,
+            user,
+            campaign_id,
+            {**extra, "errors": exc.fields, "values": values},
+            status_code=422,
+        )
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    await service.mark_read(session, viewer, campaign_id, message.seq)
+    if is_htmx(request):
+        # The message itself arrives over the live stream, like everyone else's.
+        values = {"kind": kind, "as_character_id": as_character_id}
+        return await _chat_form(request, session, user, campaign_id, {**extra, "values": values})
+    return redirect(request, back or f"/campaigns/{campaign_id}/chat")
+
+
+@router.post("/campaigns/{campaign_id}/chat/{message_id}/edit")
+async def edit(
+    request: Request,
+    campaign_id: int,
+    message_id: int,
+    session: Session,
+    user: CurrentUser,
+    text: Annotated[str, Form()] = "",
+    version: Annotated[int | None, Form()] = None,
+) -> Response:
+    await service.edit(session, user, campaign_id, message_id, text, version)
+    return redirect(request, f"/campaigns/{campaign_id}/chat")
+
+
+@router.post("/campaigns/{campaign_id}/chat/{message_id}/delete")
+async def delete(
+    request: Request, campaign_id: int, message_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await service.delete(session, user, campaign_id, message_id)
+    return redirect(request, f"/campaigns/{campaign_id}/chat")
+
+
+@router.get("/campaigns/{campaign_id}/chat/live")
+async def live(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+) -> EventSourceResponse:
+    """The chat page's live region as HTML, for the HTMX SSE extension."""
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    return event_stream(
+        request,
+        ctx,
+        campaign_id,
+        viewer,
+        resume_point(last_event_id, after),
+        CHAT_PAGE.stream(ChatPage(campaign_id)),
+    )
+
+
+@router.get("/campaigns/{campaign_id}/chat/badge", response_class=HTMLResponse)
+async def badge(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """The chat link with the viewer's unread count (loaded into the campaign page)."""
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    count = await service.unread(session, viewer, campaign_id)
+    return page(request, "talk/_badge.html", {"campaign_id": campaign_id, "unread": count})
+
+
+async def _handouts_page(
+    request: Request,
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    extra: dict[str, Any] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    members = await campaigns.members(session, campaign_id)
+    context = {
+        **await views.handouts_context(session, viewer, campaign_id),
+        "campaign": campaign,
+        "players": [m for m in members if m.role in (Role.player, Role.observer)],
+        "errors": {},
+        "values": {},
+        "show_errors": {},
+        **(extra or {}),
+    }
+    return page(request, "talk/handouts.html", context, status_code=status_code)
+
+
+@router.get("/campaigns/{campaign_id}/handouts", response_class=HTMLResponse)
+async def handouts_page(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    return await _handouts_page(request, session, user, campaign_id)
+
+
+@router.post("/campaigns/{campaign_id}/handouts")
+async def create_handout(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    title: Annotated[str, Form()] = "",
+    body: Annotated[str, Form()] = "",
+) -> Response:
+    try:
+        async with attempt(session):
+            await handouts.create(session, user, campaign_id, title, body)
+    except ValidationFailed as exc:
+        extra = {"errors": exc.fields, "values": {"title": title, "body": body}}
+        return await _handouts_page(request, session, user, campaign_id, extra, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/handouts")
+
+
+@router.post("/campaigns/{campaign_id}/handouts/{handout_id}/show")
+async def show_handout(
+    request: Request,
+    campaign_id: int,
+    handout_id: int,
+    session: Session,
+    user: CurrentUser,
+    to: Annotated[list[str] | None, Form()] = None,
+) -> Response:
+    chosen = to or []
+    audience: handouts.Audience = (
+        "all" if "all" in chosen else [int(t) if t.isdigit() else 0 for t in chosen]
+    )
+    try:
+        async with attempt(session):
+            await handouts.show(session, user, campaign_id, handout_id, audience)
+    except ValidationFailed as exc:
+        extra = {"show_errors": {handout_id: next(iter(exc.fields.values()))}}
+        return await _handouts_page(request, session, user, campaign_id, extra, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/handouts")
+
+
+@router.get("/campaigns/{campaign_id}/journal", response_class=HTMLResponse)
+async def journal_page(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = await views.journal_context(session, viewer, campaign)
+    return page(request, "talk/journal.html", context)
+
+
+@router.post("/campaigns/{campaign_id}/journal")
+async def write_note(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    title: Annotated[str, Form()] = "",
+    body: Annotated[str, Form()] = "",
+    sharing: Annotated[str, Form()] = "private",
+    to: Annotated[list[str] | None, Form()] = None,
+) -> Response:
+    readers = [int(t) if t.isdigit() else 0 for t in to or []]
+    try:
+        async with attempt(session):
+            await journal.create(
+                session, user, campaign_id, journal.NoteDraft(title, body, sharing, readers)
+            )
+    except ValidationFailed as exc:
+        campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+        context = await views.journal_context(session, viewer, campaign)
+        values = {"title": title, "body": body, "sharing": sharing, "to": to or []}
+        context.update(errors=exc.fields, values=values)
+        return page(request, "talk/journal.html", context, status_code=422)
+    return redirect(request, f"/campaigns/{campaign_id}/journal")

@@ -1,0 +1,553 @@
+"""The campaign chat: send (with ``/me``, ``/w``, ``/r``, ``/gr``), edit, delete, read, page.
+
+Who reads a message is decided once, when it is sent, and stored with it: its visibility
+(``public``, ``self`` for a ``/gr`` roll: the GMs and the sender, ``listed`` for a whisper)
+and, for a whisper, its recipients. **The GMs read every whisper** (the table's rule, shown
+on the chat page): a whisper "to the GM" is a whisper to the GMs; one to players is read by
+them, the sender and the GMs. The same rule is ``can_see`` of the campaign log for the
+``chat_*`` events, so the page, the API, the stream and a replay agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Literal
+
+from sqlalchemy import ColumnElement, exists, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.exc import StaleDataError
+
+from app import limits
+from app.accounts.models import User
+from app.campaigns.models import Membership
+from app.campaigns.permissions import Action, allowed, authorize_viewer
+from app.characters.models import Character
+from app.core.viewer import Viewer
+from app.db import utcnow
+from app.errors import Conflict, Forbidden, NotFound, TooManyRequests, ValidationFailed
+from app.events.service import append_event
+from app.events.types import ChatMessageDeleted, ChatMessageEdited, ChatMessagePosted, Roll
+from app.i18n import _
+from app.rolls import service as rolls
+from app.rules.dice import Roller
+from app.talk.models import ChatMessage, ChatRead, ChatRecipient
+
+#: A message's text, in characters (a 100 kB paste is refused at the field).
+TEXT_MAX = 2000
+#: How long the sender may edit or delete a message.
+EDIT_WINDOW = timedelta(minutes=5)
+#: Messages per page (the chat page, ``GET …/messages``).
+PAGE_SIZE = 50
+#: Recipients of one whisper.
+RECIPIENTS_MAX = 20
+#: Messages one member may send per ``RATE_WINDOW`` in one campaign.
+RATE_LIMIT = 20
+RATE_WINDOW = timedelta(seconds=30)
+
+Kind = Literal["ooc", "ic", "emote"]
+KINDS: tuple[str, ...] = ("ooc", "ic", "emote")
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A message as a member asks to send it (form or JSON)."""
+
+    text: str
+    #: User ids to whisper to, ``"gm"`` for the GMs only, ``None`` for everyone.
+    to: list[int] | Literal["gm"] | None = None
+    as_character_id: int | None = None
+    kind: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """What a draft means after its leading ``/command``."""
+
+    kind: str
+    text: str
+    to: list[int] | Literal["gm"] | None
+    #: ``/r`` and ``/gr``: the expression and the roll's visibility.
+    roll: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A command that passed every check: whom it reaches, who speaks."""
+
+    recipients: list[int]
+    speaker: str | None
+    character_id: int | None
+
+
+async def send(
+    session: AsyncSession, roller: Roller, user: User, campaign_id: int, draft: Draft
+) -> ChatMessage:
+    """Send a message for a member who may chat; a ``chat_message`` event (and a ``roll``)."""
+    viewer = await authorize_viewer(session, campaign_id, user.id, user.username, Action.chat)
+    await _check_rate(session, campaign_id, user.id)
+    command = await _parse(session, campaign_id, draft)
+    checked = await _check(session, viewer, campaign_id, draft, command)
+    roll = await _inline_roll(session, roller, user, campaign_id, command) if command.roll else None
+    if command.roll is not None:
+        visibility = command.roll[1]
+    else:
+        visibility = "public" if command.to is None else "listed"
+    message = ChatMessage(
+        campaign_id=campaign_id,
+        author_id=user.id,
+        author_name=user.username,
+        kind=command.kind,
+        text=command.text,
+        speaker=checked.speaker,
+        character_id=checked.character_id,
+        visibility=visibility,
+        to_gm=command.to == "gm",
+        roll=roll,
+    )
+    session.add(message)
+    await session.flush()
+    session.add_all(ChatRecipient(message_id=message.id, user_id=uid) for uid in checked.recipients)
+    await _log_posted(session, user, message, checked.recipients)
+    return message
+
+
+async def _check(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, draft: Draft, command: Command
+) -> Checked:
+    """Every field of the message checked at once (422 with a message per field)."""
+    errors = _text_errors(command.text, required=command.roll is None)
+    if command.kind not in (*KINDS, "roll"):
+        errors["kind"] = _("Choose out of character, in character or emote.")
+    recipients: list[int] = []
+    if isinstance(command.to, list):
+        recipients, error = await _recipients(session, campaign_id, viewer.user_id, command.to)
+        if error:
+            errors["to"] = error
+    speaker, character_id = None, None
+    if command.kind in ("ic", "emote") and draft.as_character_id is not None:
+        character = await _speaking_as(session, viewer, campaign_id, draft.as_character_id)
+        if character is None:
+            errors["as_character_id"] = _("You cannot speak as this character.")
+        else:
+            speaker, character_id = character.name, character.id
+    elif command.kind == "ic":
+        errors["as_character_id"] = _("Choose the character you speak as.")
+    if errors:
+        raise ValidationFailed(errors)
+    return Checked(recipients, speaker, character_id)
+
+
+async def _log_posted(
+    session: AsyncSession, user: User, message: ChatMessage, recipients: list[int]
+) -> None:
+    event = await append_event(
+        session,
+        message.campaign_id,
+        ChatMessagePosted(
+            actor_name=user.username,
+            message_id=message.id,
+            kind=message.kind,
+            text=message.text,
+            speaker=message.speaker,
+            character_id=message.character_id,
+            to=recipients,
+            to_gm=message.to_gm,
+            roll=message.roll,
+        ),
+        actor_id=user.id,
+        visibility=message.visibility,
+        audience_user_id=user.id if message.visibility == "self" else None,
+    )
+    # Its order is its event's seq, known only now; set without counting as an edit.
+    await session.execute(
+        update(ChatMessage).where(ChatMessage.id == message.id).values(seq=event.seq)
+    )
+    set_committed_value(message, "seq", event.seq)
+
+
+async def _check_rate(session: AsyncSession, campaign_id: int, user_id: int) -> None:
+    recent = await session.scalar(
+        select(func.count())
+        .select_from(ChatMessage)
+        .where(
+            ChatMessage.campaign_id == campaign_id,
+            ChatMessage.author_id == user_id,
+            ChatMessage.created_at > utcnow() - RATE_WINDOW,
+        )
+    )
+    if (recent or 0) >= RATE_LIMIT:
+        raise TooManyRequests(
+            _("Too many messages; wait a moment."), int(RATE_WINDOW.total_seconds())
+        )
+
+
+def _text_errors(text: str, *, required: bool = True) -> dict[str, str]:
+    if required and not text.strip():
+        return {"text": _("Write something.")}
+    problem = limits.text_problem(text, TEXT_MAX)
+    return {"text": problem} if problem else {}
+
+
+async def _parse(session: AsyncSession, campaign_id: int, draft: Draft) -> Command:
+    """Read ``/me text``, ``/w name[,name|gm] text``, ``/r expr [label]``, ``/gr expr [label]``;
+    anything else is the draft as it is."""
+    text = draft.text.strip()
+    head, _sep, rest = text.partition(" ")
+    rest = rest.strip()
+    match head.lower():
+        case "/me":
+            return Command("emote", rest, draft.to)
+        case "/w":
+            names, _sep, said = rest.partition(" ")
+            to = await _names_to_ids(session, campaign_id, names)
+            return Command(draft.kind or "ooc", said.strip(), to)
+        case "/r" | "/gr":
+            expression, _sep, label = rest.partition(" ")
+            visibility = "public" if head.lower() == "/r" else "self"
+            return Command("roll", label.strip(), None, (expression, visibility))
+    return Command(draft.kind or "ooc", text, draft.to)
+
+
+async def _names_to_ids(
+    session: AsyncSession, campaign_id: int, names: str
+) -> list[int] | Literal["gm"]:
+    """``/w`` recipients by username (comma-separated) or ``gm``; unknown names become
+    ``0`` so that the recipient check reports them."""
+    wanted = [n for n in names.split(",") if n]
+    if [n.lower() for n in wanted] == ["gm"]:
+        return "gm"
+    rows = (
+        await session.execute(
+            select(User.username, User.id)
+            .join(Membership, Membership.user_id == User.id)
+            .where(Membership.campaign_id == campaign_id, User.username.in_(wanted))
+        )
+    ).all()
+    by_name = {name.lower(): uid for name, uid in rows}
+    return [by_name.get(n.lower(), 0) for n in wanted] or [0]
+
+
+async def _recipients(
+    session: AsyncSession, campaign_id: int, sender_id: int, wanted: Sequence[int]
+) -> tuple[list[int], str | None]:
+    """The whisper's recipients (each once), or the message for the ``to`` field."""
+    unique = sorted(set(wanted) - {sender_id})
+    if not unique:
+        return [], _("Choose whom to whisper to.")
+    if len(unique) > RECIPIENTS_MAX:
+        return [], _("At most %(max)d recipients.", max=RECIPIENTS_MAX)
+    members = set(
+        (
+            await session.scalars(
+                select(Membership.user_id).where(
+                    Membership.campaign_id == campaign_id, Membership.user_id.in_(unique)
+                )
+            )
+        ).all()
+    )
+    if members != set(unique):
+        return [], _("Whisper only to members of this campaign.")
+    return unique, None
+
+
+async def _speaking_as(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, character_id: int
+) -> Character | None:
+    """The character ``viewer`` may speak as: one of their own; for the GMs, any of the
+    campaign (an NSC)."""
+    character = await session.get(Character, character_id)
+    if character is None or character.campaign_id != campaign_id or character.archived_at:
+        return None
+    if viewer.is_gm or character.owner_id == viewer.user_id:
+        return character
+    return None
+
+
+async def _inline_roll(
+    session: AsyncSession, roller: Roller, user: User, campaign_id: int, command: Command
+) -> dict[str, object]:
+    """Roll through the dice log (its checks, its event); the chat keeps what it shows."""
+    assert command.roll is not None
+    expression, visibility = command.roll
+    try:
+        event = await rolls.roll(
+            session, roller, user, campaign_id, expression, command.text, visibility
+        )
+    except ValidationFailed as exc:
+        raise ValidationFailed({"text": next(iter(exc.fields.values()))}) from exc
+    rolled = Roll.from_json(event.payload)
+    return {
+        "seq": event.seq,
+        "expression": rolled.expression,
+        "label": rolled.label,
+        "total": rolled.total,
+        "dice": rolled.dice,
+        "signs": rolled.signs,
+        "modifier": rolled.modifier,
+    }
+
+
+EDIT_MINUTES = int(EDIT_WINDOW.total_seconds() // 60)
+
+
+async def _changeable(
+    session: AsyncSession, user: User, campaign_id: int, message_id: int, *, deleting: bool
+) -> ChatMessage:
+    """A message the member may edit (their own, within the edit window) or delete (also
+    any message, for the GMs)."""
+    viewer = await authorize_viewer(session, campaign_id, user.id, user.username, Action.chat)
+    message = await _message(session, viewer, campaign_id, message_id)
+    if message.deleted_at is not None:
+        raise Conflict(_("This message was deleted."))
+    if deleting and allowed(viewer.role, Action.manage_talk):
+        return message
+    if message.author_id != user.id:
+        raise Forbidden(_("You can only change your own messages."))
+    if utcnow() - message.created_at > EDIT_WINDOW:
+        raise Forbidden(
+            _("Messages can be changed for %(minutes)d minutes only.", minutes=EDIT_MINUTES)
+        )
+    return message
+
+
+async def _message(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, message_id: int
+) -> ChatMessage:
+    message = await session.scalar(
+        select(ChatMessage).where(
+            ChatMessage.id == message_id,
+            ChatMessage.campaign_id == campaign_id,
+            readable_by(viewer),
+        )
+    )
+    if message is None:
+        raise NotFound(_("Message not found."))
+    return message
+
+
+async def _recipient_ids(session: AsyncSession, message_id: int) -> list[int]:
+    return sorted(
+        (
+            await session.scalars(
+                select(ChatRecipient.user_id).where(ChatRecipient.message_id == message_id)
+            )
+        ).all()
+    )
+
+
+async def edit(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    message_id: int,
+    text: str,
+    version: int | None = None,
+) -> ChatMessage:
+    """Change one's own message's text (not a roll's) within the edit window."""
+    message = await _changeable(session, user, campaign_id, message_id, deleting=False)
+    if message.kind == "roll":
+        raise ValidationFailed({"text": _("A roll cannot be edited.")})
+    if version is not None and version != message.version:
+        raise Conflict(_("The message changed meanwhile."))
+    errors = _text_errors(text)
+    if errors:
+        raise ValidationFailed(errors)
+    before, message.text, message.edited_at = message.text, text.strip(), utcnow()
+    await _flush(session)
+    await append_event(
+        session,
+        campaign_id,
+        ChatMessageEdited(
+            actor_name=user.username,
+            message_id=message.id,
+            text=message.text,
+            before=before,
+            to=await _recipient_ids(session, message.id),
+        ),
+        actor_id=message.author_id,
+        visibility=message.visibility,
+        audience_user_id=message.author_id if message.visibility == "self" else None,
+    )
+    return message
+
+
+async def delete(session: AsyncSession, user: User, campaign_id: int, message_id: int) -> None:
+    """Withdraw a message: one's own within the edit window, or any as a GM. Its text stays
+    in the log (``chat_message``); the chat shows that it was deleted."""
+    message = await _changeable(session, user, campaign_id, message_id, deleting=True)
+    message.deleted_at = utcnow()
+    await _flush(session)
+    readers = await _recipient_ids(session, message.id)
+    author = message.author_id
+    if message.visibility == "listed" and author is not None and author not in (user.id, *readers):
+        # A GM deleted someone's whisper: its author still reads of the deletion.
+        readers = sorted([*readers, author])
+    await append_event(
+        session,
+        campaign_id,
+        ChatMessageDeleted(actor_name=user.username, message_id=message.id, to=readers),
+        actor_id=user.id,
+        visibility=message.visibility,
+        audience_user_id=message.author_id if message.visibility == "self" else None,
+    )
+
+
+async def _flush(session: AsyncSession) -> None:
+    try:
+        await session.flush()
+    except StaleDataError as exc:
+        raise Conflict(_("The message changed meanwhile.")) from exc
+
+
+def readable_by(viewer: Viewer) -> ColumnElement[bool]:
+    """The messages ``viewer`` may read, in SQL: public ones; for the GMs all; else their
+    own and the whispers naming them."""
+    if viewer.is_gm:
+        return ChatMessage.id.is_not(None)
+    return or_(
+        ChatMessage.visibility == "public",
+        ChatMessage.author_id == viewer.user_id,
+        exists().where(
+            ChatRecipient.message_id == ChatMessage.id, ChatRecipient.user_id == viewer.user_id
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    #: Oldest first (the order the chat shows them in).
+    messages: list[ChatMessage]
+    recipients: dict[int, list[int]]
+    #: The ``before`` cursor of the next older page, if there is one.
+    next_before: int | None
+
+
+async def page(
+    session: AsyncSession,
+    viewer: Viewer,
+    campaign_id: int,
+    before: int | None = None,
+    size: int = PAGE_SIZE,
+) -> Page:
+    """The newest ``size`` messages ``viewer`` may read older than ``before``."""
+    query = select(ChatMessage).where(ChatMessage.campaign_id == campaign_id, readable_by(viewer))
+    if before is not None:
+        query = query.where(ChatMessage.seq < before)
+    rows = list(
+        (await session.scalars(query.order_by(ChatMessage.seq.desc()).limit(size + 1))).all()
+    )
+    more = len(rows) > size
+    rows = rows[:size]
+    rows.reverse()
+    return Page(
+        rows, await recipients_of(session, [m.id for m in rows]), rows[0].seq if more else None
+    )
+
+
+async def messages_by_id(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, ids: Sequence[int]
+) -> list[ChatMessage]:
+    """The messages of ``ids`` that ``viewer`` may read (for a live push)."""
+    return list(
+        (
+            await session.scalars(
+                select(ChatMessage)
+                .where(
+                    ChatMessage.campaign_id == campaign_id,
+                    ChatMessage.id.in_(ids),
+                    readable_by(viewer),
+                )
+                .order_by(ChatMessage.seq)
+            )
+        ).all()
+    )
+
+
+async def recipients_of(session: AsyncSession, ids: Sequence[int]) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    if not ids:
+        return out
+    for message_id, user_id in await session.execute(
+        select(ChatRecipient.message_id, ChatRecipient.user_id)
+        .where(ChatRecipient.message_id.in_(ids))
+        .order_by(ChatRecipient.user_id)
+    ):
+        out.setdefault(message_id, []).append(user_id)
+    return out
+
+
+async def unread(session: AsyncSession, viewer: Viewer, campaign_id: int) -> int:
+    """Messages by others that ``viewer`` may read and has not seen yet."""
+    last = await session.scalar(
+        select(ChatRead.last_seq).where(
+            ChatRead.campaign_id == campaign_id, ChatRead.user_id == viewer.user_id
+        )
+    )
+    count = await session.scalar(
+        select(func.count())
+        .select_from(ChatMessage)
+        .where(
+            ChatMessage.campaign_id == campaign_id,
+            ChatMessage.seq > (last or 0),
+            or_(ChatMessage.author_id.is_(None), ChatMessage.author_id != viewer.user_id),
+            readable_by(viewer),
+        )
+    )
+    return count or 0
+
+
+async def mark_read(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, upto: int | None = None
+) -> None:
+    """Move the viewer's last-read mark forward to ``upto`` (default: the newest message).
+    A private marker, not shared state: no event."""
+    if upto is None:
+        upto = await session.scalar(
+            select(func.max(ChatMessage.seq)).where(ChatMessage.campaign_id == campaign_id)
+        )
+    if not upto:
+        return
+    mark = await session.get(ChatRead, (campaign_id, viewer.user_id))
+    if mark is None:
+        session.add(ChatRead(campaign_id=campaign_id, user_id=viewer.user_id, last_seq=upto))
+    elif upto > mark.last_seq:
+        mark.last_seq = upto
+    await session.flush()
+
+
+@dataclass(frozen=True, slots=True)
+class Speaker:
+    id: int
+    name: str
+
+
+async def speakers(session: AsyncSession, viewer: Viewer, campaign_id: int) -> list[Speaker]:
+    """The characters ``viewer`` may speak as (own ones; for the GMs every one)."""
+    query = select(Character.id, Character.name).where(
+        Character.campaign_id == campaign_id, Character.archived_at.is_(None)
+    )
+    if not viewer.is_gm:
+        query = query.where(Character.owner_id == viewer.user_id)
+    return [Speaker(i, n) for i, n in await session.execute(query.order_by(Character.name))]
+
+
+def may_edit(message: ChatMessage, viewer: Viewer) -> bool:
+    """Whether the chat offers ``viewer`` to edit ``message`` (the service decides)."""
+    return (
+        message.deleted_at is None
+        and message.kind != "roll"
+        and message.author_id == viewer.user_id
+        and utcnow() - message.created_at <= EDIT_WINDOW
+    )
+
+
+def may_delete(message: ChatMessage, viewer: Viewer) -> bool:
+    """Whether the chat offers ``viewer`` to delete ``message``."""
+    if message.deleted_at is not None:
+        return False
+    if allowed(viewer.role, Action.manage_talk):
+        return True
+    return message.author_id == viewer.user_id and utcnow() - message.created_at <= EDIT_WINDOW
