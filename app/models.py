@@ -6,6 +6,7 @@ from app.characters.models import Character, Item
 from app.db import Base
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.events.models import CampaignEvent
+from app.idempotency.models import IdempotentRequest
 
 __all__ = [
     "Base",
@@ -14,6 +15,7 @@ __all__ = [
     "CampaignEvent",
     "Character",
     "Encounter",
+    "IdempotentRequest",
     "Invite",
     "Item",
     "LoginFailure",

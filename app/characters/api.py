@@ -11,10 +11,11 @@ from app.characters import rolling, service
 from app.characters.models import Character, Item
 from app.characters.systems.registry import character_system
 from app.limits import Name, Text
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 
 router = APIRouter(
-    prefix="/api/v1/campaigns/{campaign_id}", tags=["characters"], route_class=TransactionalRoute
+    prefix="/api/v1/campaigns/{campaign_id}", tags=["characters"], route_class=IdempotentRoute
 )
 
 
@@ -225,7 +226,7 @@ async def list_characters(
     return [_summary(c) for c in rows]
 
 
-@router.post("/characters", status_code=201, response_model=CharacterOut)
+@router.post("/characters", status_code=201, response_model=CharacterOut, dependencies=[IDEMPOTENT])
 async def create(
     campaign_id: int, body: CharacterIn, session: Session, user: CurrentUser
 ) -> CharacterOut:
@@ -242,7 +243,9 @@ async def create(
     return _full(await service.open_character(session, user, campaign_id, character.id))
 
 
-@router.post("/characters/import", status_code=201, response_model=CharacterOut)
+@router.post(
+    "/characters/import", status_code=201, response_model=CharacterOut, dependencies=[IDEMPOTENT]
+)
 async def import_character(
     campaign_id: int, body: dict[str, Any], session: Session, user: CurrentUser
 ) -> CharacterOut:
@@ -316,7 +319,12 @@ async def history(
     return [e.data() for e in events]
 
 
-@router.post("/characters/{character_id}/items", status_code=201, response_model=ItemOut)
+@router.post(
+    "/characters/{character_id}/items",
+    status_code=201,
+    response_model=ItemOut,
+    dependencies=[IDEMPOTENT],
+)
 async def add_item(
     campaign_id: int, character_id: int, body: ItemIn, session: Session, user: CurrentUser
 ) -> ItemOut:
@@ -426,7 +434,12 @@ async def odds(
     return OddsOut(headline=result.headline, details=list(result.details))
 
 
-@router.post("/characters/{character_id}/roll", status_code=201, response_model=RollOut)
+@router.post(
+    "/characters/{character_id}/roll",
+    status_code=201,
+    response_model=RollOut,
+    dependencies=[IDEMPOTENT],
+)
 async def roll(
     campaign_id: int,
     character_id: int,
@@ -459,7 +472,7 @@ async def library(campaign_id: int, session: Session, user: CurrentUser) -> list
     return [_item(i) for i in items]
 
 
-@router.post("/items", status_code=201, response_model=ItemOut)
+@router.post("/items", status_code=201, response_model=ItemOut, dependencies=[IDEMPOTENT])
 async def add_library_item(
     campaign_id: int, body: ItemIn, session: Session, user: CurrentUser
 ) -> ItemOut:

@@ -13,10 +13,11 @@ from pydantic import BaseModel, Field
 from app.encounters import actions, foresight, service, views
 from app.encounters.models import BestiaryEntry, Encounter
 from app.limits import Name, Text
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 
 router = APIRouter(
-    prefix="/api/v1/campaigns/{campaign_id}", tags=["encounters"], route_class=TransactionalRoute
+    prefix="/api/v1/campaigns/{campaign_id}", tags=["encounters"], route_class=IdempotentRoute
 )
 
 
@@ -70,14 +71,14 @@ async def list_bestiary(
     return [_entry(e) for e in await service.bestiary(session, user, campaign_id)]
 
 
-@router.post("/bestiary", status_code=201)
+@router.post("/bestiary", status_code=201, dependencies=[IDEMPOTENT])
 async def create_entry(
     campaign_id: int, body: EntryIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     return _entry(await service.create_entry(session, user, campaign_id, body.name, body.data))
 
 
-@router.post("/bestiary/samples", status_code=201)
+@router.post("/bestiary/samples", status_code=201, dependencies=[IDEMPOTENT])
 async def add_samples(
     campaign_id: int, session: Session, user: CurrentUser
 ) -> list[dict[str, Any]]:
@@ -115,7 +116,7 @@ async def list_encounters(
     return [_summary(e) for e in await service.encounters(session, user, campaign_id)]
 
 
-@router.post("/encounters", status_code=201)
+@router.post("/encounters", status_code=201, dependencies=[IDEMPOTENT])
 async def create_encounter(
     campaign_id: int, body: EncounterIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
@@ -176,7 +177,7 @@ async def delete_encounter(
     await service.delete_encounter(session, user, campaign_id, encounter_id)
 
 
-@router.post("/encounters/{encounter_id}/duplicate", status_code=201)
+@router.post("/encounters/{encounter_id}/duplicate", status_code=201, dependencies=[IDEMPOTENT])
 async def duplicate(
     campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
@@ -184,7 +185,7 @@ async def duplicate(
     return await _view(session, user, campaign_id, enc.id)
 
 
-@router.post("/encounters/{encounter_id}/participants", status_code=201)
+@router.post("/encounters/{encounter_id}/participants", status_code=201, dependencies=[IDEMPOTENT])
 async def add_participants(
     campaign_id: int,
     encounter_id: int,
@@ -266,7 +267,7 @@ async def risk(
     return foresight.risk_json(result)
 
 
-@router.post("/encounters/{encounter_id}/actions/{action}")
+@router.post("/encounters/{encounter_id}/actions/{action}", dependencies=[IDEMPOTENT])
 async def act(
     campaign_id: int,
     encounter_id: int,

@@ -10,10 +10,11 @@ from pydantic import BaseModel, Field
 from app.campaigns import service as campaigns
 from app.events.types import Roll
 from app.rolls import service
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 
 router = APIRouter(
-    prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=TransactionalRoute
+    prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=IdempotentRoute
 )
 
 
@@ -44,7 +45,7 @@ class RollPage(BaseModel):
     next_before: int | None
 
 
-@router.post("", status_code=201, response_model=RollOut)
+@router.post("", status_code=201, response_model=RollOut, dependencies=[IDEMPOTENT])
 async def roll(
     campaign_id: int, body: RollIn, session: Session, user: CurrentUser, ctx: Ctx
 ) -> RollOut:
