@@ -26,6 +26,8 @@ from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
 from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
+from app.transfer import api as transfer_api
+from app.transfer import routes as transfer_routes
 from app.web import errors
 from app.web.context import AppContext
 from app.web.security import CrossOriginProtection, SecurityHeaders
@@ -86,11 +88,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         rolls_api.router,
         characters_api.router,
         encounters_api.router,
+        transfer_api.router,
         events_routes.router,
         accounts_routes.router,
         campaigns_routes.router,
         encounters_routes.router,
         characters_routes.router,
+        transfer_routes.router,
     ):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

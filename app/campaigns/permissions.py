@@ -30,6 +30,8 @@ class Action(StrEnum):
     run_encounters = "run_encounters"
     #: Take part in a combat: act with one's own characters, answer one's defence prompts.
     act_in_combat = "act_in_combat"
+    #: Export the whole campaign (every sheet, secret and log entry) as one document.
+    export_campaign = "export_campaign"
 
 
 _ALLOWED: dict[Action, frozenset[Role]] = {
@@ -45,6 +47,7 @@ _ALLOWED: dict[Action, frozenset[Role]] = {
     Action.manage_item_library: frozenset({Role.gm, Role.co_gm}),
     Action.run_encounters: frozenset({Role.gm, Role.co_gm}),
     Action.act_in_combat: frozenset({Role.gm, Role.co_gm, Role.player}),
+    Action.export_campaign: frozenset({Role.gm}),
 }
 
 

@@ -248,14 +248,14 @@ def _settings_context(
 async def settings_form(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
-    campaign, _viewer = await service.open_campaign(
-        session, user, campaign_id, Action.edit_settings
-    )
+    campaign, viewer = await service.open_campaign(session, user, campaign_id, Action.edit_settings)
     values = {
         "name": campaign.name,
         **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
     }
-    return page(request, "campaigns/settings.html", _settings_context(campaign, {}, values))
+    context = _settings_context(campaign, {}, values)
+    context["can_export"] = allowed(viewer.role, Action.export_campaign)
+    return page(request, "campaigns/settings.html", context)
 
 
 @router.post("/campaigns/{campaign_id}/settings")
