@@ -133,9 +133,7 @@ def write_config(path: Path, ids: dict[str, int]) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def run_pass(
-    config: Path, url: str, token: str, options: argparse.Namespace, *select: str
-) -> int:
+def run_pass(config: Path, url: str, token: str, options: argparse.Namespace, *select: str) -> int:
     command = [
         str(SCHEMATHESIS),
         "--config-file",
