@@ -100,13 +100,12 @@ IDEMPOTENT = Depends(claim_idempotency_key)
 
 
 def _replayed(answer: service.StoredAnswer) -> Response:
+    """The stored answer again; Content-Length is recomputed (and absent on a 204)."""
     response = Response(content=answer.body, status_code=answer.status)
-    response.raw_headers = [
+    response.raw_headers.extend(
         (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers
-    ] + [
-        (b"content-length", str(len(answer.body)).encode()),
-        (REPLAY_HEADER.lower().encode(), b"true"),
-    ]
+    )
+    response.raw_headers.append((REPLAY_HEADER.lower().encode(), b"true"))
     return response
 
 
