@@ -65,7 +65,7 @@ async def test_the_same_key_for_another_request_is_refused_at_the_field(
     events = await _count(app, CampaignEvent)
     r = await table.gm.post(url, json={"expression": "1W20"}, headers=headers)
     assert r.status_code == 422
-    assert "anderen Anfrage" in r.json()["errors"]["idempotency_key"]
+    assert "andere Anfrage" in r.json()["errors"]["idempotency_key"]
     other_path = await table.gm.post(
         "/api/v1/campaigns", json={"name": "X", "system": "hh"}, headers=headers
     )
