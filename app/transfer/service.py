@@ -14,6 +14,7 @@ and times): the import appends no event of its own, so a re-export equals the ex
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from collections.abc import Sequence
@@ -32,7 +33,7 @@ from app.characters.models import Character, Item
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.errors import AppError, ValidationFailed
 from app.events.models import CampaignEvent
-from app.events.types import EVENT_TYPES
+from app.events.types import EVENT_TYPES, EventPayload
 from app.i18n import _
 from app.transfer.refs import IdMaps, remap
 
@@ -219,6 +220,8 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
     _number(maps, "bestiary", [b.id for b in bestiary])
     _number(maps, "encounter", [e.id for e in encounters])
     _number(maps, "participant", [p.id for p in participants])
+    # The log is the unbounded part: renumbered in a worker thread, off the event loop.
+    event_docs = await asyncio.to_thread(lambda: [_event_doc(e, maps) for e in events])
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -238,7 +241,7 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
             for b in bestiary
         ],
         "encounters": [_encounter_doc(e, participants, maps) for e in encounters],
-        "events": [_event_doc(e, maps) for e in events],
+        "events": event_docs,
     }
 
 
@@ -357,9 +360,8 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
     await _import_items(session, campaign.id, doc.items, maps)
     await _import_bestiary(session, campaign.id, doc.bestiary, maps)
     await _import_encounters(session, campaign.id, doc.encounters, maps)
-    for event in doc.events:
-        cls = EVENT_TYPES[event.type]
-        payload = cls.from_json(remap(event.payload, maps, pids=event.type == "combat"))
+    payloads = await asyncio.to_thread(_imported_payloads, doc.events, maps)
+    for event, payload in zip(doc.events, payloads, strict=True):
         session.add(
             CampaignEvent(
                 campaign_id=campaign.id,
@@ -376,6 +378,14 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
     campaign.last_seq = max((e.seq for e in doc.events), default=0)
     await session.flush()
     return campaign
+
+
+def _imported_payloads(events: list[EventDoc], maps: IdMaps) -> list[EventPayload]:
+    """The log's payloads renumbered and typed (CPU work, run in a worker thread)."""
+    return [
+        EVENT_TYPES[e.type].from_json(remap(e.payload, maps, pids=e.type == "combat"))
+        for e in events
+    ]
 
 
 async def _import_users(
