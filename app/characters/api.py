@@ -13,6 +13,7 @@ from app.characters.systems.registry import character_system
 from app.limits import Name, Text
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, RowId
 
 router = APIRouter(
     prefix="/api/v1/campaigns/{campaign_id}", tags=["characters"], route_class=IdempotentRoute
@@ -22,7 +23,7 @@ router = APIRouter(
 class CharacterIn(BaseModel):
     name: Name
     kind: Literal["pc", "npc"] = "pc"
-    owner_id: int | None = None
+    owner_id: RowId | None = None
     hidden_from_players: bool = False
     data: dict[str, Any] | None = Field(
         default=None, description="Sheet values; missing ones take the system's defaults."
@@ -95,7 +96,7 @@ class ItemIn(BaseModel):
     price: int | None = None
     fields: dict[str, Any] = Field(default_factory=dict)
     starter: str = Field(default="", description="Key of a starter item instead of the values.")
-    library_item_id: int | None = Field(default=None, description="Copy from the library.")
+    library_item_id: RowId | None = Field(default=None, description="Copy from the library.")
     container: Literal["default", "rucksack", ""] = "default"
 
 
@@ -117,7 +118,7 @@ class UnequipIn(BaseModel):
 
 
 class MoveIn(BaseModel):
-    to_character_id: int
+    to_character_id: RowId
     quantity: int | None = None
 
 
@@ -312,7 +313,7 @@ async def history(
     character_id: int,
     session: Session,
     user: CurrentUser,
-    before: int | None = Query(default=None, ge=1),
+    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> list[dict[str, Any]]:
     """The sheet's events, newest first; ``before`` (a seq) pages back."""
     _opened, events = await service.history(session, user, campaign_id, character_id, before=before)

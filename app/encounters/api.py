@@ -15,6 +15,7 @@ from app.encounters.models import BestiaryEntry, Encounter
 from app.limits import Name, Text
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, RowId
 
 router = APIRouter(
     prefix="/api/v1/campaigns/{campaign_id}", tags=["encounters"], route_class=IdempotentRoute
@@ -35,8 +36,8 @@ class EncounterIn(BaseModel):
 
 
 class ParticipantIn(BaseModel):
-    character_id: int | None = None
-    entry_id: int | None = None
+    character_id: RowId | None = None
+    entry_id: RowId | None = None
     count: int = 1
     side: str | None = None
     hidden: bool = False
@@ -147,7 +148,7 @@ async def get_log(
     encounter_id: int,
     session: Session,
     user: CurrentUser,
-    before: int | None = Query(default=None, ge=1),
+    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
     limit: int = Query(default=service.LOG_PAGE, ge=1, le=service.LOG_PAGE),
 ) -> list[dict[str, Any]]:
     """The combat log entries the caller may see, newest first; page back with ``before``

@@ -12,6 +12,7 @@ from app.events.types import Roll
 from app.rolls import service
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID
 
 router = APIRouter(
     prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=IdempotentRoute
@@ -69,7 +70,7 @@ async def log(
     campaign_id: int,
     session: Session,
     user: CurrentUser,
-    before: int | None = Query(default=None, ge=1),
+    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> RollPage:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     page, next_before = await service.log_page(session, viewer, campaign_id, before)
