@@ -160,7 +160,8 @@ def run_pass(config: Path, url: str, token: str, options: argparse.Namespace, *s
         *select,
     ]
     print("+", " ".join(command[3:]).replace(token, "…"), flush=True)
-    return subprocess.run(command, cwd=ROOT, check=False).returncode
+    # In the temp dir: schemathesis keeps its crash cache in .schemathesis/ of the cwd.
+    return subprocess.run(command, cwd=config.parent, check=False).returncode
 
 
 def main() -> int:

@@ -13,7 +13,7 @@ from app.campaigns import service, views
 from app.campaigns import settings as rule_settings
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.models import Campaign, RuleSystem
-from app.campaigns.permissions import Action
+from app.campaigns.permissions import Action, allowed
 from app.campaigns.views import CampaignPage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.rolls import service as rolls

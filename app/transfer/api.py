@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -50,12 +49,6 @@ async def read_body(request: Request) -> bytes:
     return await request.body()
 
 
-def document_response(document: dict[str, Any], filename: str | None = None) -> Response:
-    headers = {"Content-Disposition": f'attachment; filename="{filename}"'} if filename else {}
-    body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
-    return Response(body, media_type="application/json", headers=headers)
-
-
 @router.get(
     "/{campaign_id}/export",
     responses={200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
@@ -63,7 +56,8 @@ def document_response(document: dict[str, Any], filename: str | None = None) -> 
 async def export(campaign_id: int, session: Session, user: CurrentUser) -> Response:
     """The whole campaign as one document (GM only); ``POST /import`` reads it back."""
     document = await service.export_campaign(session, user, campaign_id)
-    return await asyncio.to_thread(document_response, document)
+    body = await asyncio.to_thread(service.encode_document, document)
+    return Response(body, media_type="application/json")
 
 
 @router.post(

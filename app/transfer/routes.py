@@ -12,7 +12,6 @@ from app.campaigns import service as campaigns
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.transfer import service
-from app.transfer.api import document_response
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.templating import page, redirect
@@ -23,7 +22,11 @@ router = APIRouter(route_class=IdempotentRoute, include_in_schema=False)
 @router.get("/campaigns/{campaign_id}/export")
 async def export(campaign_id: int, session: Session, user: CurrentUser) -> Response:
     document = await service.export_campaign(session, user, campaign_id)
-    return await asyncio.to_thread(document_response, document, f"campaign-{campaign_id}.json")
+    body = await asyncio.to_thread(service.encode_document, document)
+    disposition = f'attachment; filename="campaign-{campaign_id}.json"'
+    return Response(
+        body, media_type="application/json", headers={"Content-Disposition": disposition}
+    )
 
 
 @router.post("/campaigns/import", dependencies=[IDEMPOTENT])

@@ -26,10 +26,11 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
-from app.campaigns.models import Campaign, Invite, Membership, Role, RuleSystem
+from app.campaigns.models import Campaign, Invite, Membership, RuleSystem
 from app.campaigns.permissions import Action, authorize
 from app.campaigns.settings import validate_settings
 from app.characters.models import Character, Item
+from app.core.viewer import Role
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.errors import AppError, ValidationFailed
 from app.events.models import CampaignEvent
@@ -309,6 +310,11 @@ def _event_doc(e: CampaignEvent, maps: IdMaps) -> dict[str, Any]:
         "payload": remap(e.payload, maps, pids=e.type == "combat"),
         "created_at": e.created_at.isoformat(),
     }
+
+
+def encode_document(document: dict[str, Any]) -> bytes:
+    """The document as compact UTF-8 JSON (CPU work: the routes run it in a worker thread)."""
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def parse_document(raw: object) -> CampaignDocument:
