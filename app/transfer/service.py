@@ -34,6 +34,7 @@ from app.core.viewer import Role
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.errors import AppError, ValidationFailed
 from app.events.models import CampaignEvent
+from app.events.service import WITHHELD_KEY
 from app.events.types import EVENT_TYPES, EventPayload
 from app.i18n import _
 from app.transfer.refs import IdMaps, remap
@@ -377,13 +378,23 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
                 actor_id=maps.id("user", event.actor),
                 visibility=event.visibility,
                 audience_user_id=maps.id("user", event.audience),
-                payload=payload.to_json(),
+                payload=_stored(payload, event.payload),
                 created_at=event.created_at,
             )
         )
     campaign.last_seq = max((e.seq for e in doc.events), default=0)
     await session.flush()
     return campaign
+
+
+def _stored(payload: EventPayload, raw: dict[str, Any]) -> dict[str, Any]:
+    """The payload as the log stores it: its fields, and which parties the log withholds
+    from players (``append_event`` marks those of hidden characters)."""
+    stored = payload.to_json()
+    withheld = raw.get(WITHHELD_KEY)
+    if isinstance(withheld, list) and all(isinstance(k, str) for k in withheld):
+        stored[WITHHELD_KEY] = withheld
+    return stored
 
 
 def _imported_payloads(events: list[EventDoc], maps: IdMaps) -> list[EventPayload]:

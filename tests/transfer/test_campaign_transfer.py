@@ -66,6 +66,8 @@ async def test_export_import_export_loses_nothing(make_client: ClientFactory, ap
     new_id = r.json()["id"]
     assert new_id != fight.campaign_id and r.json()["events"] == len(first["events"])
     second = await _export(fight.gm, new_id)
+    for a, b in zip(first["events"], second["events"], strict=True):
+        assert a == b
     assert second == first
     # The copy has rows of its own, and its combat state names its own participants.
     (copy,) = (await fight.gm.get(f"/api/v1/campaigns/{new_id}/encounters")).json()
