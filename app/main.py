@@ -26,6 +26,8 @@ from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
 from app.talk import api as talk_api
 from app.talk import routes as talk_routes
+from app.transfer import api as transfer_api
+from app.transfer import routes as transfer_routes
 from app.web import api_docs, errors
 from app.web.context import AppContext
 from app.web.deps import TransactionalRoute
@@ -87,6 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         characters_api.router,
         encounters_api.router,
         talk_api.router,
+        transfer_api.router,
         events_routes.router,
         accounts_routes.router,
         campaigns_routes.router,
@@ -94,6 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         characters_routes.router,
         api_docs.router,
         talk_routes.router,
+        transfer_routes.router,
     ):
         app.include_router(router)
     app.router.add_api_route(

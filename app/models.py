@@ -6,6 +6,7 @@ from app.characters.models import Character, Item
 from app.db import Base
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.events.models import CampaignEvent
+from app.idempotency.models import IdempotentRequest
 from app.talk.models import (
     ChatMessage,
     ChatRead,
@@ -28,6 +29,7 @@ __all__ = [
     "Encounter",
     "Handout",
     "HandoutReader",
+    "IdempotentRequest",
     "Invite",
     "Item",
     "JournalNote",

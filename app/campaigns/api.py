@@ -9,9 +9,10 @@ from pydantic import BaseModel, Field
 
 from app.campaigns import service
 from app.limits import Name
-from app.web.deps import CurrentUser, Session, TransactionalRoute
+from app.web.deps import CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 
-router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=TransactionalRoute)
+router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=IdempotentRoute)
 
 
 class CampaignIn(BaseModel):
@@ -56,7 +57,7 @@ class CampaignListItem(BaseModel):
     role: str
 
 
-@router.post("", status_code=201, response_model=CampaignCreated)
+@router.post("", status_code=201, response_model=CampaignCreated, dependencies=[IDEMPOTENT])
 async def create(body: CampaignIn, session: Session, user: CurrentUser) -> CampaignCreated:
     campaign = await service.create_campaign(session, user, body.name, body.system)
     invites = await service.active_invites(session, campaign.id)
@@ -75,7 +76,7 @@ async def list_mine(session: Session, user: CurrentUser) -> list[CampaignListIte
     ]
 
 
-@router.post("/join", response_model=Joined)
+@router.post("/join", response_model=Joined, dependencies=[IDEMPOTENT])
 async def join(body: JoinIn, session: Session, user: CurrentUser) -> Joined:
     campaign, role = await service.join(session, user, body.invite_code)
     return Joined(campaign_id=campaign.id, role=role)

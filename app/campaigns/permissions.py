@@ -34,6 +34,8 @@ class Action(StrEnum):
     chat = "chat"
     #: Prepare handouts and show them; delete any chat message.
     manage_talk = "manage_talk"
+    #: Export the whole campaign (every sheet, secret and log entry) as one document.
+    export_campaign = "export_campaign"
 
 
 _ALLOWED: dict[Action, frozenset[Role]] = {
@@ -51,6 +53,7 @@ _ALLOWED: dict[Action, frozenset[Role]] = {
     Action.act_in_combat: frozenset({Role.gm, Role.co_gm, Role.player}),
     Action.chat: frozenset({Role.gm, Role.co_gm, Role.player}),
     Action.manage_talk: frozenset({Role.gm, Role.co_gm}),
+    Action.export_campaign: frozenset({Role.gm}),
 }
 
 

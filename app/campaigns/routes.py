@@ -13,15 +13,16 @@ from app.campaigns import service, views
 from app.campaigns import settings as rule_settings
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.models import Campaign, RuleSystem
-from app.campaigns.permissions import Action
+from app.campaigns.permissions import Action, allowed
 from app.campaigns.views import CampaignPage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.rolls import service as rolls
-from app.web.deps import Ctx, CurrentUser, OptionalUser, Session, TransactionalRoute
+from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
+router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
 
 
 @router.get("/")
@@ -39,7 +40,7 @@ async def index(request: Request, session: Session, user: CurrentUser) -> Respon
     )
 
 
-@router.post("/campaigns")
+@router.post("/campaigns", dependencies=[IDEMPOTENT])
 async def create(
     request: Request,
     session: Session,
@@ -118,7 +119,7 @@ async def live(
     )
 
 
-@router.post("/campaigns/{campaign_id}/rolls")
+@router.post("/campaigns/{campaign_id}/rolls", dependencies=[IDEMPOTENT])
 async def roll(
     request: Request,
     campaign_id: int,
@@ -149,7 +150,7 @@ async def roll(
     return redirect(request, f"/campaigns/{campaign_id}")
 
 
-@router.post("/campaigns/{campaign_id}/invites")
+@router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])
 async def create_invite(
     request: Request,
     campaign_id: int,
@@ -247,14 +248,14 @@ def _settings_context(
 async def settings_form(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
-    campaign, _viewer = await service.open_campaign(
-        session, user, campaign_id, Action.edit_settings
-    )
+    campaign, viewer = await service.open_campaign(session, user, campaign_id, Action.edit_settings)
     values = {
         "name": campaign.name,
         **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
     }
-    return page(request, "campaigns/settings.html", _settings_context(campaign, {}, values))
+    context = _settings_context(campaign, {}, values)
+    context["can_export"] = allowed(viewer.role, Action.export_campaign)
+    return page(request, "campaigns/settings.html", context)
 
 
 @router.post("/campaigns/{campaign_id}/settings")
@@ -331,7 +332,7 @@ async def join_page(request: Request, code: str, session: Session, user: Optiona
     )
 
 
-@router.post("/join/{code}")
+@router.post("/join/{code}", dependencies=[IDEMPOTENT])
 async def join(request: Request, code: str, session: Session, user: CurrentUser) -> Response:
     campaign, _role = await service.join(session, user, code)
     return redirect(request, f"/campaigns/{campaign.id}")

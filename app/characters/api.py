@@ -11,17 +11,19 @@ from app.characters import rolling, service
 from app.characters.models import Character, Item
 from app.characters.systems.registry import character_system
 from app.limits import Name, Text
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, RowId
 
 router = APIRouter(
-    prefix="/api/v1/campaigns/{campaign_id}", tags=["characters"], route_class=TransactionalRoute
+    prefix="/api/v1/campaigns/{campaign_id}", tags=["characters"], route_class=IdempotentRoute
 )
 
 
 class CharacterIn(BaseModel):
     name: Name
     kind: Literal["pc", "npc"] = "pc"
-    owner_id: int | None = None
+    owner_id: RowId | None = None
     hidden_from_players: bool = False
     data: dict[str, Any] | None = Field(
         default=None, description="Sheet values; missing ones take the system's defaults."
@@ -94,7 +96,7 @@ class ItemIn(BaseModel):
     price: int | None = None
     fields: dict[str, Any] = Field(default_factory=dict)
     starter: str = Field(default="", description="Key of a starter item instead of the values.")
-    library_item_id: int | None = Field(default=None, description="Copy from the library.")
+    library_item_id: RowId | None = Field(default=None, description="Copy from the library.")
     container: Literal["default", "rucksack", ""] = "default"
 
 
@@ -116,7 +118,7 @@ class UnequipIn(BaseModel):
 
 
 class MoveIn(BaseModel):
-    to_character_id: int
+    to_character_id: RowId
     quantity: int | None = None
 
 
@@ -225,7 +227,7 @@ async def list_characters(
     return [_summary(c) for c in rows]
 
 
-@router.post("/characters", status_code=201, response_model=CharacterOut)
+@router.post("/characters", status_code=201, response_model=CharacterOut, dependencies=[IDEMPOTENT])
 async def create(
     campaign_id: int, body: CharacterIn, session: Session, user: CurrentUser
 ) -> CharacterOut:
@@ -242,7 +244,9 @@ async def create(
     return _full(await service.open_character(session, user, campaign_id, character.id))
 
 
-@router.post("/characters/import", status_code=201, response_model=CharacterOut)
+@router.post(
+    "/characters/import", status_code=201, response_model=CharacterOut, dependencies=[IDEMPOTENT]
+)
 async def import_character(
     campaign_id: int, body: dict[str, Any], session: Session, user: CurrentUser
 ) -> CharacterOut:
@@ -309,14 +313,19 @@ async def history(
     character_id: int,
     session: Session,
     user: CurrentUser,
-    before: int | None = Query(default=None, ge=1),
+    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> list[dict[str, Any]]:
     """The sheet's events, newest first; ``before`` (a seq) pages back."""
     _opened, events = await service.history(session, user, campaign_id, character_id, before=before)
     return [e.data() for e in events]
 
 
-@router.post("/characters/{character_id}/items", status_code=201, response_model=ItemOut)
+@router.post(
+    "/characters/{character_id}/items",
+    status_code=201,
+    response_model=ItemOut,
+    dependencies=[IDEMPOTENT],
+)
 async def add_item(
     campaign_id: int, character_id: int, body: ItemIn, session: Session, user: CurrentUser
 ) -> ItemOut:
@@ -426,7 +435,12 @@ async def odds(
     return OddsOut(headline=result.headline, details=list(result.details))
 
 
-@router.post("/characters/{character_id}/roll", status_code=201, response_model=RollOut)
+@router.post(
+    "/characters/{character_id}/roll",
+    status_code=201,
+    response_model=RollOut,
+    dependencies=[IDEMPOTENT],
+)
 async def roll(
     campaign_id: int,
     character_id: int,
@@ -459,7 +473,7 @@ async def library(campaign_id: int, session: Session, user: CurrentUser) -> list
     return [_item(i) for i in items]
 
 
-@router.post("/items", status_code=201, response_model=ItemOut)
+@router.post("/items", status_code=201, response_model=ItemOut, dependencies=[IDEMPOTENT])
 async def add_library_item(
     campaign_id: int, body: ItemIn, session: Session, user: CurrentUser
 ) -> ItemOut:

@@ -20,11 +20,12 @@ from app.characters.systems.registry import character_system
 from app.characters.views import base_url as _base
 from app.errors import Conflict, ValidationFailed
 from app.i18n import _
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute, attempt
+from app.web.deps import Ctx, CurrentUser, Session, attempt
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
+router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
 
 SHEET = "characters/sheet.html"
 TAB_RE = re.compile(r"^[0-9a-f]{8,32}$")
@@ -109,7 +110,7 @@ async def index(
     return await _list_page(request, session, user, campaign_id)
 
 
-@router.post("/campaigns/{campaign_id}/characters")
+@router.post("/campaigns/{campaign_id}/characters", dependencies=[IDEMPOTENT])
 async def create(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
@@ -139,7 +140,7 @@ async def create(
     return redirect(request, _base(campaign_id, character.id))
 
 
-@router.post("/campaigns/{campaign_id}/characters/import")
+@router.post("/campaigns/{campaign_id}/characters/import", dependencies=[IDEMPOTENT])
 async def import_file(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
@@ -338,7 +339,7 @@ async def roll_dialog(
     return page(request, SHEET, context, block="roll_dialog")
 
 
-@router.post("/campaigns/{campaign_id}/characters/{character_id}/roll")
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/roll", dependencies=[IDEMPOTENT])
 async def roll(
     request: Request,
     campaign_id: int,
@@ -551,7 +552,7 @@ async def history_live(
     )
 
 
-@router.post("/campaigns/{campaign_id}/characters/{character_id}/items")
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/items", dependencies=[IDEMPOTENT])
 async def add_item(
     request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
 ) -> Response:
@@ -690,7 +691,7 @@ async def library(
     return await _library_page(request, session, user, campaign_id)
 
 
-@router.post("/campaigns/{campaign_id}/items")
+@router.post("/campaigns/{campaign_id}/items", dependencies=[IDEMPOTENT])
 async def add_library_item(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:

@@ -13,10 +13,12 @@ from pydantic import BaseModel, Field
 from app.encounters import actions, foresight, service, views
 from app.encounters.models import BestiaryEntry, Encounter
 from app.limits import Name, Text
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, RowId
 
 router = APIRouter(
-    prefix="/api/v1/campaigns/{campaign_id}", tags=["encounters"], route_class=TransactionalRoute
+    prefix="/api/v1/campaigns/{campaign_id}", tags=["encounters"], route_class=IdempotentRoute
 )
 
 
@@ -34,8 +36,8 @@ class EncounterIn(BaseModel):
 
 
 class ParticipantIn(BaseModel):
-    character_id: int | None = None
-    entry_id: int | None = None
+    character_id: RowId | None = None
+    entry_id: RowId | None = None
     count: int = 1
     side: str | None = None
     hidden: bool = False
@@ -70,14 +72,14 @@ async def list_bestiary(
     return [_entry(e) for e in await service.bestiary(session, user, campaign_id)]
 
 
-@router.post("/bestiary", status_code=201)
+@router.post("/bestiary", status_code=201, dependencies=[IDEMPOTENT])
 async def create_entry(
     campaign_id: int, body: EntryIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     return _entry(await service.create_entry(session, user, campaign_id, body.name, body.data))
 
 
-@router.post("/bestiary/samples", status_code=201)
+@router.post("/bestiary/samples", status_code=201, dependencies=[IDEMPOTENT])
 async def add_samples(
     campaign_id: int, session: Session, user: CurrentUser
 ) -> list[dict[str, Any]]:
@@ -115,7 +117,7 @@ async def list_encounters(
     return [_summary(e) for e in await service.encounters(session, user, campaign_id)]
 
 
-@router.post("/encounters", status_code=201)
+@router.post("/encounters", status_code=201, dependencies=[IDEMPOTENT])
 async def create_encounter(
     campaign_id: int, body: EncounterIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
@@ -146,7 +148,7 @@ async def get_log(
     encounter_id: int,
     session: Session,
     user: CurrentUser,
-    before: int | None = Query(default=None, ge=1),
+    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
     limit: int = Query(default=service.LOG_PAGE, ge=1, le=service.LOG_PAGE),
 ) -> list[dict[str, Any]]:
     """The combat log entries the caller may see, newest first; page back with ``before``
@@ -176,7 +178,7 @@ async def delete_encounter(
     await service.delete_encounter(session, user, campaign_id, encounter_id)
 
 
-@router.post("/encounters/{encounter_id}/duplicate", status_code=201)
+@router.post("/encounters/{encounter_id}/duplicate", status_code=201, dependencies=[IDEMPOTENT])
 async def duplicate(
     campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
@@ -184,7 +186,7 @@ async def duplicate(
     return await _view(session, user, campaign_id, enc.id)
 
 
-@router.post("/encounters/{encounter_id}/participants", status_code=201)
+@router.post("/encounters/{encounter_id}/participants", status_code=201, dependencies=[IDEMPOTENT])
 async def add_participants(
     campaign_id: int,
     encounter_id: int,
@@ -266,7 +268,7 @@ async def risk(
     return foresight.risk_json(result)
 
 
-@router.post("/encounters/{encounter_id}/actions/{action}")
+@router.post("/encounters/{encounter_id}/actions/{action}", dependencies=[IDEMPOTENT])
 async def act(
     campaign_id: int,
     encounter_id: int,

@@ -17,11 +17,12 @@ from app.encounters import actions, foresight, service, statblocks, views
 from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute, attempt
+from app.web.deps import Ctx, CurrentUser, Session, attempt
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
+router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
 TEMPLATE = "encounters/combat.html"
 
 
@@ -70,7 +71,7 @@ async def _index_page(
     )
 
 
-@router.post("/campaigns/{campaign_id}/encounters")
+@router.post("/campaigns/{campaign_id}/encounters", dependencies=[IDEMPOTENT])
 async def create(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
@@ -175,7 +176,9 @@ async def _refused(
     return page(request, TEMPLATE, context, status_code=422)
 
 
-@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/duplicate")
+@router.post(
+    "/campaigns/{campaign_id}/encounters/{encounter_id}/duplicate", dependencies=[IDEMPOTENT]
+)
 async def duplicate(
     request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
 ) -> Response:
@@ -191,7 +194,9 @@ async def delete(
     return redirect(request, _url(campaign_id))
 
 
-@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/participants")
+@router.post(
+    "/campaigns/{campaign_id}/encounters/{encounter_id}/participants", dependencies=[IDEMPOTENT]
+)
 async def add_participant(
     request: Request,
     campaign_id: int,
@@ -320,7 +325,9 @@ async def forecast(
     return page(request, "encounters/forecast.html", context, block="forecast", status_code=status)
 
 
-@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/{action}")
+@router.post(
+    "/campaigns/{campaign_id}/encounters/{encounter_id}/{action}", dependencies=[IDEMPOTENT]
+)
 async def act(
     request: Request,
     campaign_id: int,
@@ -400,7 +407,7 @@ async def bestiary(
     return await _bestiary_page(request, session, user, campaign_id, {})
 
 
-@router.post("/campaigns/{campaign_id}/bestiary")
+@router.post("/campaigns/{campaign_id}/bestiary", dependencies=[IDEMPOTENT])
 async def create_entry(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
@@ -421,7 +428,7 @@ async def create_entry(
     return redirect(request, f"/campaigns/{campaign_id}/bestiary")
 
 
-@router.post("/campaigns/{campaign_id}/bestiary/samples")
+@router.post("/campaigns/{campaign_id}/bestiary/samples", dependencies=[IDEMPOTENT])
 async def samples(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:

@@ -10,10 +10,12 @@ from pydantic import BaseModel, Field
 from app.campaigns import service as campaigns
 from app.events.types import Roll
 from app.rolls import service
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID
 
 router = APIRouter(
-    prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=TransactionalRoute
+    prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=IdempotentRoute
 )
 
 
@@ -44,7 +46,7 @@ class RollPage(BaseModel):
     next_before: int | None
 
 
-@router.post("", status_code=201, response_model=RollOut)
+@router.post("", status_code=201, response_model=RollOut, dependencies=[IDEMPOTENT])
 async def roll(
     campaign_id: int, body: RollIn, session: Session, user: CurrentUser, ctx: Ctx
 ) -> RollOut:
@@ -68,7 +70,7 @@ async def log(
     campaign_id: int,
     session: Session,
     user: CurrentUser,
-    before: int | None = Query(default=None, ge=1),
+    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> RollPage:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     page, next_before = await service.log_page(session, viewer, campaign_id, before)

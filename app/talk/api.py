@@ -9,10 +9,11 @@ from pydantic import BaseModel, Field
 
 from app.campaigns import service as campaigns
 from app.talk import handouts, journal, service, views
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 
 router = APIRouter(
-    prefix="/api/v1/campaigns/{campaign_id}", tags=["talk"], route_class=TransactionalRoute
+    prefix="/api/v1/campaigns/{campaign_id}", tags=["talk"], route_class=IdempotentRoute
 )
 
 #: Bodies are cut off well above the services' own limits (which answer at the field).
@@ -72,7 +73,7 @@ async def _message_out(
     return _out((await views.messages_context(session, viewer, campaign_id, rows))[0])
 
 
-@router.post("/messages", status_code=201)
+@router.post("/messages", status_code=201, dependencies=[IDEMPOTENT])
 async def send(
     campaign_id: int, body: MessageIn, session: Session, user: CurrentUser, ctx: Ctx
 ) -> dict[str, Any]:
@@ -140,7 +141,7 @@ async def _handout_out(
     return {**found, "html": str(found["html"])}
 
 
-@router.post("/handouts", status_code=201)
+@router.post("/handouts", status_code=201, dependencies=[IDEMPOTENT])
 async def create_handout(
     campaign_id: int, body: HandoutIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
@@ -191,7 +192,7 @@ def _note_draft(body: NoteIn) -> journal.NoteDraft:
     return journal.NoteDraft(body.title, body.body, body.sharing, body.to)
 
 
-@router.post("/journal", status_code=201)
+@router.post("/journal", status_code=201, dependencies=[IDEMPOTENT])
 async def create_note(
     campaign_id: int, body: NoteIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:

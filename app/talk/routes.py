@@ -17,11 +17,12 @@ from app.core.viewer import Role
 from app.errors import ValidationFailed
 from app.talk import handouts, journal, service, views
 from app.talk.live import CHAT_PAGE, ChatPage
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute, attempt
+from app.web.deps import Ctx, CurrentUser, Session, attempt
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
+router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
 
 
 def _draft(text: str, kind: str, as_character_id: str, to: list[str]) -> service.Draft:
@@ -92,7 +93,7 @@ def _returns_within(back: str, campaign_id: int) -> bool:
     return match is not None and int(match.group(1)) == campaign_id
 
 
-@router.post("/campaigns/{campaign_id}/chat")
+@router.post("/campaigns/{campaign_id}/chat", dependencies=[IDEMPOTENT])
 async def send(
     request: Request,
     campaign_id: int,
@@ -218,7 +219,7 @@ async def handouts_page(
     return await _handouts_page(request, session, user, campaign_id)
 
 
-@router.post("/campaigns/{campaign_id}/handouts")
+@router.post("/campaigns/{campaign_id}/handouts", dependencies=[IDEMPOTENT])
 async def create_handout(
     request: Request,
     campaign_id: int,
@@ -267,7 +268,7 @@ async def journal_page(
     return page(request, "talk/journal.html", context)
 
 
-@router.post("/campaigns/{campaign_id}/journal")
+@router.post("/campaigns/{campaign_id}/journal", dependencies=[IDEMPOTENT])
 async def write_note(
     request: Request,
     campaign_id: int,

@@ -17,12 +17,14 @@ from app.campaigns.permissions import current_viewer
 from app.core.viewer import Viewer
 from app.events.stream import Recheck, Render, StreamContext, follow
 from app.web.deps import session_token
+from app.web.ids import MAX_ROW_ID
 
 
 def resume_point(last_event_id: str | None, after: int | None) -> int:
     """Where a (re)connecting stream resumes: the later of ``Last-Event-ID`` and ``?after=``."""
     header = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
-    return max(header, after or 0)
+    # Beyond any seq (a 32-bit column): clamped, so the database never sees the number.
+    return min(max(header, after or 0), MAX_ROW_ID)
 
 
 def recheck_for(campaign_id: int, session_hash: str | None) -> Recheck:

@@ -10,6 +10,7 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import anyio
 from babel.dates import format_datetime, get_timezone
@@ -43,6 +44,11 @@ ROLE_LABELS = {
     "player": i18n.N_("Player"),
     "observer": i18n.N_("Observer"),
 }
+
+
+def idempotency_field() -> Markup:
+    """A fresh key per rendered form: a double submit of it answers like the first."""
+    return Markup(f'<input type="hidden" name="idempotency_key" value="{uuid4()}">')
 
 
 def role_label(role: str) -> str:
@@ -91,6 +97,7 @@ def build_environment() -> Environment:
     env.globals["role_label"] = role_label
     env.globals["slot"] = _slot
     env.globals["static_url"] = static_url
+    env.globals["idempotency_field"] = idempotency_field
     macros = env.get_template("_macros.html").module
     # Globals rather than imports: a block rendered alone does not run its template's imports.
     env.globals["field_error"] = macros.field_error  # type: ignore[attr-defined]

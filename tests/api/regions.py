@@ -81,9 +81,11 @@ def inner(html: str, value: str) -> str:
 
 
 def normalise(html: str) -> str:
-    """Whitespace collapsed and the out-of-band marker dropped: the push swaps a region with
-    ``hx-swap-oob``, the page has it in place; everything else must be the same."""
+    """Whitespace collapsed, the out-of-band marker and the forms' idempotency keys dropped:
+    the push swaps a region with ``hx-swap-oob``, the page has it in place, and every render
+    of a form gets a fresh key; everything else must be the same."""
     html = html.replace('hx-swap-oob="true"', "")
+    html = re.sub(r'(name="idempotency_key" value=)"[0-9a-f-]{36}"', r'\1""', html)
     html = re.sub(r"\s+", " ", html)
     html = re.sub(r"\s+>", ">", html)
     return re.sub(r">\s+<", "><", html).strip()

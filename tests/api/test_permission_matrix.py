@@ -130,6 +130,11 @@ CASES: dict[str, Case] = {
     "join_form": Case("GET", "/join", _same(200, anonymous=LOGIN)),
     "join_page": Case("GET", "/join/{code}", _same(200, anonymous=LOGIN)),
     "join": Case("POST", "/join/{code}", _same(303, anonymous=LOGIN)),
+    "api_export": Case("GET", "/api/v1/campaigns/{cid}/export", _members(404, 403, 403, 200, 401)),
+    "export": Case("GET", "/campaigns/{cid}/export", _members(404, 403, 403, 200, LOGIN)),
+    # Anyone signed in may import (into a new campaign of their own); an empty one is refused.
+    "api_import": Case("POST", "/api/v1/campaigns/import", _same(422), json={}),
+    "import": Case("POST", "/campaigns/import", _same(422, anonymous=LOGIN)),
 }
 
 #: Routes open to everyone by design (they create or start a session, or show the API's

@@ -1,0 +1,117 @@
+"""Claim an idempotency key, replay its stored answer, or remember a new one.
+
+A creating request that carries a key (the ``Idempotency-Key`` header, or the hidden
+``idempotency_key`` field of a form) first claims ``(user, key)`` with an insert that does
+nothing on conflict. On PostgreSQL that insert waits for a concurrent request holding the
+same key until it commits or rolls back, so two requests in flight never both create; on
+SQLite every write transaction is serialized anyway. The answer is stored in the same
+transaction as what the request created: a rollback forgets both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.errors import Conflict, ValidationFailed
+from app.i18n import _
+from app.idempotency.models import IdempotentRequest
+
+#: How long a key is remembered. Expired keys are purged lazily, when their user claims one.
+KEY_TTL = timedelta(hours=24)
+MAX_KEY_LENGTH = 100
+FIELD = "idempotency_key"
+#: Response headers never replayed: recomputed by the server, or not the caller's to repeat.
+_UNREPLAYED_HEADERS = frozenset({"content-length", "set-cookie", "date", "server"})
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAnswer:
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+def check_key(key: str) -> str:
+    """A key is 1 to 100 printable ASCII characters (a UUID fits)."""
+    if not key or len(key) > MAX_KEY_LENGTH or not all(" " < c <= "~" for c in key):
+        raise ValidationFailed(
+            {FIELD: _("An idempotency key is 1 to 100 printable ASCII characters.")}
+        )
+    return key
+
+
+def fingerprint(method: str, target: str, body_digest: str) -> str:
+    """SHA-256 over method, path with query, and a digest of the body."""
+    return hashlib.sha256(f"{method}\n{target}\n{body_digest}".encode()).hexdigest()
+
+
+async def claim(
+    session: AsyncSession, user_id: int, key: str, print_: str, now: datetime
+) -> StoredAnswer | None:
+    """Claim ``key`` for this request (None), or the stored answer of its first request.
+
+    Same key with another request → 422; the first request still running → 409.
+    """
+    await session.execute(
+        delete(IdempotentRequest).where(
+            IdempotentRequest.user_id == user_id, IdempotentRequest.created_at < now - KEY_TTL
+        )
+    )
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    claimed = await session.execute(
+        insert(IdempotentRequest)
+        .values(user_id=user_id, key=key, fingerprint=print_, created_at=now)
+        .on_conflict_do_nothing()
+        .returning(IdempotentRequest.key)
+    )
+    if claimed.first() is not None:
+        return None
+    first = (
+        await session.execute(
+            select(IdempotentRequest).where(
+                IdempotentRequest.user_id == user_id, IdempotentRequest.key == key
+            )
+        )
+    ).scalar_one()
+    if first.fingerprint != print_:
+        raise ValidationFailed(
+            {FIELD: _("This idempotency key was already used for a different request.")}
+        )
+    if first.status is None or first.body is None or first.headers is None:
+        raise Conflict(_("The first request with this idempotency key is still running."))
+    headers = [(str(k), str(v)) for k, v in json.loads(first.headers)]
+    return StoredAnswer(first.status, headers, first.body)
+
+
+async def remember(
+    session: AsyncSession,
+    user_id: int,
+    key: str,
+    status: int,
+    headers: list[tuple[str, str]],
+    body: bytes,
+) -> None:
+    """Store the answer of the request that claimed ``key``, in its transaction."""
+    kept = [(k, v) for k, v in headers if k.lower() not in _UNREPLAYED_HEADERS]
+    await session.execute(
+        update(IdempotentRequest)
+        .where(IdempotentRequest.user_id == user_id, IdempotentRequest.key == key)
+        .values(status=status, headers=json.dumps(kept), body=body)
+    )
+
+
+async def release(session: AsyncSession, user_id: int, key: str) -> None:
+    """Forget a claim whose request failed, so the caller may retry with the same key."""
+    await session.execute(
+        delete(IdempotentRequest).where(
+            IdempotentRequest.user_id == user_id, IdempotentRequest.key == key
+        )
+    )

@@ -1,0 +1,1 @@
+"""Whole-campaign export and import (JSON), for moving a campaign between servers."""

@@ -1,0 +1,89 @@
+"""JSON API of the campaign export and import."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import BaseModel
+
+from app.transfer import service
+from app.web.deps import CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+
+router = APIRouter(route_class=IdempotentRoute, prefix="/api/v1/campaigns", tags=["transfer"])
+
+
+class Imported(BaseModel):
+    id: int
+    name: str
+    system: str
+    characters: int
+    events: int
+
+
+def _inline_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON schema with its ``$defs`` inlined: OpenAPI resolves refs from its own root."""
+    defs = schema.pop("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return walk(defs[node["$ref"].rsplit("/", 1)[-1]])
+            return {key: walk(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [walk(value) for value in node]
+        return node
+
+    inlined: dict[str, Any] = walk(schema)
+    return inlined
+
+
+async def read_body(request: Request) -> bytes:
+    """The body, refused with 413 above the import limit before it is read when announced."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit():
+        service.check_size(int(declared))
+    return await request.body()
+
+
+@router.get(
+    "/{campaign_id}/export",
+    responses={200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
+)
+async def export(campaign_id: int, session: Session, user: CurrentUser) -> Response:
+    """The whole campaign as one document (GM only); ``POST /import`` reads it back."""
+    document = await service.export_campaign(session, user, campaign_id)
+    body = await asyncio.to_thread(service.encode_document, document)
+    return Response(body, media_type="application/json")
+
+
+@router.post(
+    "/import",
+    status_code=201,
+    response_model=Imported,
+    dependencies=[IDEMPOTENT],
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": _inline_schema(service.CampaignDocument.model_json_schema())
+                }
+            },
+        }
+    },
+)
+async def import_(request: Request, session: Session, user: CurrentUser) -> Imported:
+    """A new campaign of yours from an exported document (at most 16 MiB)."""
+    document = await asyncio.to_thread(service.read_document, await read_body(request))
+    campaign = await service.import_campaign(session, user, document)
+    return Imported(
+        id=campaign.id,
+        name=campaign.name,
+        system=campaign.system,
+        characters=len(document.characters),
+        events=len(document.events),
+    )

@@ -1,0 +1,528 @@
+"""Export a whole campaign as one JSON document, and import such a document as a new campaign.
+
+The document (format ``tafelrunde-campaign``, version 1) holds the campaign and its settings,
+the users it names (by user name, with their role), characters, items (carried and the
+library), the bestiary, encounters with their participants and combat state, and the whole
+event log. Rows are named by refs, not database ids (see :mod:`app.transfer.refs`).
+
+An import creates a new campaign owned by the importer (its GM). Users are matched by name
+on this server: a match keeps their role (a former GM becomes co-GM), and their ids in the
+log and sheets; users this server lacks are dropped, their characters go to the importer and
+their ids in the log become null. The log is imported as it is (same seqs, types, payloads
+and times): the import appends no event of its own, so a re-export equals the export.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.accounts.models import User
+from app.campaigns.models import Campaign, Invite, Membership, RuleSystem
+from app.campaigns.permissions import Action, authorize
+from app.campaigns.settings import validate_settings
+from app.characters.models import Character, Item
+from app.core.viewer import Role
+from app.encounters.models import BestiaryEntry, Encounter, Participant
+from app.errors import AppError, ValidationFailed
+from app.events.models import CampaignEvent
+from app.events.service import WITHHELD_KEY
+from app.events.types import EVENT_TYPES, EventPayload
+from app.i18n import _
+from app.transfer.refs import IdMaps, remap
+
+FORMAT = "tafelrunde-campaign"
+VERSION = 1
+#: The largest import document accepted, in bytes (see docs/security.md, "Campaign export").
+MAX_IMPORT_BYTES = 16 * 1024 * 1024
+
+
+class TooLarge(AppError):
+    status_code = 413
+
+
+def check_size(size: int) -> None:
+    if size > MAX_IMPORT_BYTES:
+        raise TooLarge(
+            _("A campaign document may have at most %(mib)d MiB.", mib=MAX_IMPORT_BYTES >> 20)
+        )
+
+
+def read_document(body: bytes) -> CampaignDocument:
+    """Parse and check a document (CPU work: the routes run it in a worker thread)."""
+    check_size(len(body))
+    try:
+        raw = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise ValidationFailed({"document": _("This is not a JSON document.")}) from None
+    return parse_document(raw)
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class UserDoc(_Doc):
+    ref: int
+    username: str = Field(min_length=1, max_length=32)
+    role: Role | None
+
+
+class CampaignDoc(_Doc):
+    name: str = Field(min_length=1, max_length=100)
+    system: RuleSystem
+    settings: dict[str, Any]
+
+
+class CharacterDoc(_Doc):
+    ref: int
+    owner: int | None
+    name: str = Field(min_length=1, max_length=100)
+    kind: str = Field(pattern="^(pc|npc)$")
+    hidden_from_players: bool
+    archived_at: datetime | None
+    data: dict[str, Any]
+
+
+class ItemDoc(_Doc):
+    ref: int
+    character: int | None
+    in_library: bool
+    name: str = Field(min_length=1, max_length=100)
+    description: str
+    quantity: int
+    price: int | None
+    fields: dict[str, Any]
+    slot: str | None = Field(max_length=20)
+    equipped: bool
+    container: str | None = Field(max_length=20)
+
+
+class BestiaryDoc(_Doc):
+    ref: int
+    system: RuleSystem
+    name: str = Field(min_length=1, max_length=100)
+    data: dict[str, Any]
+    sample: bool
+
+
+class ParticipantDoc(_Doc):
+    ref: int
+    character: int | None
+    bestiary_entry: int | None
+    name: str = Field(min_length=1, max_length=100)
+    side: str = Field(max_length=12)
+    hidden: bool
+    stats: dict[str, Any]
+    position: int
+
+
+class EncounterDoc(_Doc):
+    ref: int
+    name: str = Field(min_length=1, max_length=100)
+    notes: str
+    status: str = Field(pattern="^(prepared|running|ended)$")
+    settings: dict[str, Any]
+    state: dict[str, Any]
+    history: list[Any]
+    participants: list[ParticipantDoc]
+
+
+class EventDoc(_Doc):
+    seq: int = Field(ge=1)
+    type: str
+    actor: int | None
+    visibility: str
+    audience: int | None
+    payload: dict[str, Any]
+    created_at: datetime
+
+
+class CampaignDocument(_Doc):
+    format: str = Field(pattern=f"^{FORMAT}$")
+    version: int = Field(ge=VERSION, le=VERSION)
+    campaign: CampaignDoc
+    users: list[UserDoc]
+    characters: list[CharacterDoc]
+    items: list[ItemDoc]
+    bestiary: list[BestiaryDoc]
+    encounters: list[EncounterDoc]
+    events: list[EventDoc]
+
+
+T = TypeVar("T")
+
+
+async def _rows(session: AsyncSession, model: type[T], *where: Any, order: Any) -> list[T]:
+    return list((await session.scalars(select(model).where(*where).order_by(order))).all())
+
+
+def _number(maps: IdMaps, kind: str, ids: Sequence[int]) -> None:
+    maps.by_kind[kind] = {old: ref for ref, old in enumerate(ids, start=1)}
+
+
+async def _users(
+    session: AsyncSession, campaign_id: int, characters: list[Character], events: list[Any]
+) -> list[tuple[int, str, str | None]]:
+    """(id, name, role or None) of every member and every user the sheets or the log name."""
+    roles = dict(
+        (
+            await session.execute(
+                select(Membership.user_id, Membership.role).where(
+                    Membership.campaign_id == campaign_id
+                )
+            )
+        ).all()
+    )
+    named = {c.owner_id for c in characters} | {e.actor_id for e in events}
+    named |= {e.audience_user_id for e in events}
+    ids = sorted(set(roles) | {i for i in named if i is not None})
+    names = dict(
+        (await session.execute(select(User.id, User.username).where(User.id.in_(ids)))).all()
+    )
+    return [(i, names[i], roles.get(i)) for i in ids if i in names]
+
+
+async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -> dict[str, Any]:
+    campaign, _viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.export_campaign
+    )
+    characters = await _rows(
+        session, Character, Character.campaign_id == campaign_id, order=Character.id
+    )
+    items = await _rows(session, Item, Item.campaign_id == campaign_id, order=Item.id)
+    bestiary = await _rows(
+        session, BestiaryEntry, BestiaryEntry.campaign_id == campaign_id, order=BestiaryEntry.id
+    )
+    encounters = await _rows(
+        session, Encounter, Encounter.campaign_id == campaign_id, order=Encounter.id
+    )
+    participants = await _rows(
+        session,
+        Participant,
+        Participant.encounter_id.in_([e.id for e in encounters]),
+        order=Participant.id,
+    )
+    events = await _rows(
+        session, CampaignEvent, CampaignEvent.campaign_id == campaign_id, order=CampaignEvent.seq
+    )
+    users = await _users(session, campaign_id, characters, events)
+    maps = IdMaps()
+    _number(maps, "user", [u[0] for u in users])
+    _number(maps, "character", [c.id for c in characters])
+    _number(maps, "item", [i.id for i in items])
+    _number(maps, "bestiary", [b.id for b in bestiary])
+    _number(maps, "encounter", [e.id for e in encounters])
+    _number(maps, "participant", [p.id for p in participants])
+    # The log is the unbounded part: renumbered in a worker thread, off the event loop.
+    event_docs = await asyncio.to_thread(lambda: [_event_doc(e, maps) for e in events])
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "campaign": {
+            "name": campaign.name,
+            "system": campaign.system,
+            "settings": campaign.settings,
+        },
+        "users": [
+            {"ref": maps.id("user", i), "username": name, "role": role} for i, name, role in users
+        ],
+        "characters": [_character_doc(c, maps) for c in characters],
+        "items": [_item_doc(i, maps) for i in items],
+        "bestiary": [
+            {"ref": maps.id("bestiary", b.id), "system": b.system, "name": b.name}
+            | {"data": b.data, "sample": b.sample}
+            for b in bestiary
+        ],
+        "encounters": [_encounter_doc(e, participants, maps) for e in encounters],
+        "events": event_docs,
+    }
+
+
+def _character_doc(c: Character, maps: IdMaps) -> dict[str, Any]:
+    return {
+        "ref": maps.id("character", c.id),
+        "owner": maps.id("user", c.owner_id),
+        "name": c.name,
+        "kind": c.kind,
+        "hidden_from_players": c.hidden_from_players,
+        "archived_at": c.archived_at.isoformat() if c.archived_at else None,
+        "data": remap(c.data, maps, pids=False),
+    }
+
+
+def _item_doc(i: Item, maps: IdMaps) -> dict[str, Any]:
+    return {
+        "ref": maps.id("item", i.id),
+        "character": maps.id("character", i.character_id),
+        "in_library": i.in_library,
+        "name": i.name,
+        "description": i.description,
+        "quantity": i.quantity,
+        "price": i.price,
+        "fields": remap(i.fields, maps, pids=False),
+        "slot": i.slot,
+        "equipped": i.equipped,
+        "container": i.container,
+    }
+
+
+def _encounter_doc(e: Encounter, participants: list[Participant], maps: IdMaps) -> dict[str, Any]:
+    return {
+        "ref": maps.id("encounter", e.id),
+        "name": e.name,
+        "notes": e.notes,
+        "status": e.status,
+        "settings": e.settings,
+        "state": remap(e.state, maps, pids=True),
+        "history": remap(e.history, maps, pids=True),
+        "participants": [
+            {
+                "ref": maps.id("participant", p.id),
+                "character": maps.id("character", p.character_id),
+                "bestiary_entry": maps.id("bestiary", p.bestiary_entry_id),
+                "name": p.name,
+                "side": p.side,
+                "hidden": p.hidden,
+                "stats": remap(p.stats, maps, pids=True),
+                "position": p.position,
+            }
+            for p in participants
+            if p.encounter_id == e.id
+        ],
+    }
+
+
+def _event_doc(e: CampaignEvent, maps: IdMaps) -> dict[str, Any]:
+    return {
+        "seq": e.seq,
+        "type": e.type,
+        "actor": maps.id("user", e.actor_id),
+        "visibility": e.visibility,
+        "audience": maps.id("user", e.audience_user_id),
+        "payload": remap(e.payload, maps, pids=e.type == "combat"),
+        "created_at": e.created_at.isoformat(),
+    }
+
+
+def encode_document(document: dict[str, Any]) -> bytes:
+    """The document as compact UTF-8 JSON (CPU work: the routes run it in a worker thread)."""
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def parse_document(raw: object) -> CampaignDocument:
+    """The document checked field by field (422 naming the first wrong fields)."""
+    try:
+        doc = CampaignDocument.model_validate(raw)
+    except ValidationError as exc:
+        raise ValidationFailed(
+            {
+                ".".join(str(p) for p in err["loc"]) or "document": err["msg"]
+                for err in exc.errors()[:10]
+            }
+        ) from None
+    _check_events(doc.events)
+    return doc
+
+
+def _check_events(events: list[EventDoc]) -> None:
+    seqs = [e.seq for e in events]
+    if seqs != sorted(set(seqs)):
+        raise ValidationFailed({"events": _("The log's seqs must be distinct and ascending.")})
+    for n, event in enumerate(events):
+        cls = EVENT_TYPES.get(event.type)
+        if cls is None or event.visibility not in cls.VISIBILITIES:
+            raise ValidationFailed({f"events.{n}": _("Unknown event type or visibility.")})
+        try:
+            cls.from_json(event.payload)
+        except TypeError:
+            raise ValidationFailed(
+                {f"events.{n}.payload": _("Not a payload of this type.")}
+            ) from None
+
+
+async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocument) -> Campaign:
+    """A new campaign from ``doc``, owned by ``user`` (see the module's docstring)."""
+    known, errors = validate_settings(doc.campaign.system, doc.campaign.settings)
+    if errors:
+        raise ValidationFailed({f"campaign.settings.{k}": v for k, v in errors.items()})
+    # The options as stored (absent ones keep meaning "the default"), unknown keys dropped.
+    settings = {k: v for k, v in doc.campaign.settings.items() if k in known}
+    campaign = Campaign(name=doc.campaign.name, system=doc.campaign.system, settings=settings)
+    session.add(campaign)
+    await session.flush()
+    session.add(Membership(campaign_id=campaign.id, user_id=user.id, role=Role.gm))
+    session.add(Invite(campaign_id=campaign.id, code=secrets.token_urlsafe(9), role=Role.player))
+    maps = IdMaps()
+    await _import_users(session, user, campaign.id, doc.users, maps)
+    await _import_characters(session, user, campaign.id, doc.characters, maps)
+    await _import_items(session, campaign.id, doc.items, maps)
+    await _import_bestiary(session, campaign.id, doc.bestiary, maps)
+    await _import_encounters(session, campaign.id, doc.encounters, maps)
+    payloads = await asyncio.to_thread(_imported_payloads, doc.events, maps)
+    for event, payload in zip(doc.events, payloads, strict=True):
+        session.add(
+            CampaignEvent(
+                campaign_id=campaign.id,
+                seq=event.seq,
+                type=event.type,
+                subject=payload.subject,
+                actor_id=maps.id("user", event.actor),
+                visibility=event.visibility,
+                audience_user_id=maps.id("user", event.audience),
+                payload=_stored(payload, event.payload),
+                created_at=event.created_at,
+            )
+        )
+    campaign.last_seq = max((e.seq for e in doc.events), default=0)
+    await session.flush()
+    return campaign
+
+
+def _stored(payload: EventPayload, raw: dict[str, Any]) -> dict[str, Any]:
+    """The payload as the log stores it: its fields, and which parties the log withholds
+    from players (``append_event`` marks those of hidden characters)."""
+    stored = payload.to_json()
+    withheld = raw.get(WITHHELD_KEY)
+    if isinstance(withheld, list) and all(isinstance(k, str) for k in withheld):
+        stored[WITHHELD_KEY] = withheld
+    return stored
+
+
+def _imported_payloads(events: list[EventDoc], maps: IdMaps) -> list[EventPayload]:
+    """The log's payloads renumbered and typed (CPU work, run in a worker thread)."""
+    return [
+        EVENT_TYPES[e.type].from_json(remap(e.payload, maps, pids=e.type == "combat"))
+        for e in events
+    ]
+
+
+async def _import_users(
+    session: AsyncSession, importer: User, campaign_id: int, users: list[UserDoc], maps: IdMaps
+) -> None:
+    keys = {u.username.lower() for u in users}
+    found = dict(
+        (
+            await session.execute(
+                select(User.username_key, User.id).where(User.username_key.in_(keys))
+            )
+        ).all()
+    )
+    for u in users:
+        target = found.get(u.username.lower())
+        if target is None:
+            continue
+        maps.by_kind["user"][u.ref] = target
+        if target != importer.id and u.role is not None:
+            role = Role.co_gm if u.role is Role.gm else u.role
+            session.add(Membership(campaign_id=campaign_id, user_id=target, role=role))
+
+
+async def _import_characters(
+    session: AsyncSession, importer: User, campaign_id: int, docs: list[CharacterDoc], maps: IdMaps
+) -> None:
+    system = (await session.get(Campaign, campaign_id)).system  # type: ignore[union-attr]
+    rows = [
+        Character(
+            campaign_id=campaign_id,
+            owner_id=None if c.owner is None else (maps.id("user", c.owner) or importer.id),
+            system=system,
+            name=c.name,
+            kind=c.kind,
+            hidden_from_players=c.hidden_from_players,
+            archived_at=c.archived_at,
+            data=c.data,
+        )
+        for c in docs
+    ]
+    await _add_all(session, rows, maps, "character", [c.ref for c in docs])
+    for row in rows:
+        row.data = remap(row.data, maps, pids=False)
+
+
+async def _import_items(
+    session: AsyncSession, campaign_id: int, docs: list[ItemDoc], maps: IdMaps
+) -> None:
+    rows = [
+        Item(
+            campaign_id=campaign_id,
+            character_id=maps.id("character", i.character),
+            in_library=i.in_library,
+            name=i.name,
+            description=i.description,
+            quantity=i.quantity,
+            price=i.price,
+            fields=i.fields,
+            slot=i.slot,
+            equipped=i.equipped,
+            container=i.container,
+        )
+        for i in docs
+        if i.in_library or maps.id("character", i.character) is not None
+    ]
+    kept = [i.ref for i in docs if i.in_library or maps.id("character", i.character) is not None]
+    await _add_all(session, rows, maps, "item", kept)
+
+
+async def _import_bestiary(
+    session: AsyncSession, campaign_id: int, docs: list[BestiaryDoc], maps: IdMaps
+) -> None:
+    rows = [
+        BestiaryEntry(
+            campaign_id=campaign_id, system=b.system, name=b.name, data=b.data, sample=b.sample
+        )
+        for b in docs
+    ]
+    await _add_all(session, rows, maps, "bestiary", [b.ref for b in docs])
+
+
+async def _import_encounters(
+    session: AsyncSession, campaign_id: int, docs: list[EncounterDoc], maps: IdMaps
+) -> None:
+    rows = [
+        Encounter(campaign_id=campaign_id, name=e.name, notes=e.notes, status=e.status)
+        for e in docs
+    ]
+    await _add_all(session, rows, maps, "encounter", [e.ref for e in docs])
+    figures = [
+        Participant(
+            encounter_id=row.id,
+            character_id=maps.id("character", p.character),
+            bestiary_entry_id=maps.id("bestiary", p.bestiary_entry),
+            name=p.name,
+            side=p.side,
+            hidden=p.hidden,
+            stats={},
+            position=p.position,
+        )
+        for row, e in zip(rows, docs, strict=True)
+        for p in e.participants
+    ]
+    await _add_all(
+        session, figures, maps, "participant", [p.ref for e in docs for p in e.participants]
+    )
+    stats = [p.stats for e in docs for p in e.participants]
+    for figure, raw in zip(figures, stats, strict=True):
+        figure.stats = remap(raw, maps, pids=True)
+    for row, e in zip(rows, docs, strict=True):
+        row.settings = e.settings
+        row.state = remap(e.state, maps, pids=True)
+        row.history = remap(e.history, maps, pids=True)
+
+
+async def _add_all(
+    session: AsyncSession, rows: Sequence[Any], maps: IdMaps, kind: str, refs: list[int]
+) -> None:
+    if len(set(refs)) != len(refs):
+        raise ValidationFailed({kind: _("Every ref must be distinct.")})
+    session.add_all(rows)
+    await session.flush()
+    maps.by_kind[kind] |= {ref: row.id for ref, row in zip(refs, rows, strict=True)}
