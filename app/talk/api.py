@@ -11,6 +11,7 @@ from app.campaigns import service as campaigns
 from app.talk import handouts, journal, service, views
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, PathId
 
 router = APIRouter(
     prefix="/api/v1/campaigns/{campaign_id}", tags=["talk"], route_class=IdempotentRoute
@@ -66,7 +67,7 @@ def _out(view: views.View) -> dict[str, Any]:
 
 
 async def _message_out(
-    session: Session, user: CurrentUser, campaign_id: int, message_id: int
+    session: Session, user: CurrentUser, campaign_id: int, message_id: PathId
 ) -> dict[str, Any]:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     rows = await service.messages_by_id(session, viewer, campaign_id, [message_id])
@@ -87,7 +88,7 @@ async def messages(
     campaign_id: int,
     session: Session,
     user: CurrentUser,
-    before: int | None = Query(default=None, ge=1),
+    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> MessagePage:
     """A page of messages the caller may read, oldest first; ``next_before`` pages back."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
@@ -118,7 +119,7 @@ async def mark_read(
 
 @router.patch("/messages/{message_id}")
 async def edit(
-    campaign_id: int, message_id: int, body: MessageEdit, session: Session, user: CurrentUser
+    campaign_id: int, message_id: PathId, body: MessageEdit, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     await service.edit(session, user, campaign_id, message_id, body.text, body.version)
     return await _message_out(session, user, campaign_id, message_id)
@@ -126,14 +127,14 @@ async def edit(
 
 @router.delete("/messages/{message_id}", status_code=204)
 async def delete(
-    campaign_id: int, message_id: int, session: Session, user: CurrentUser
+    campaign_id: int, message_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.delete(session, user, campaign_id, message_id)
     return Response(status_code=204)
 
 
 async def _handout_out(
-    session: Session, user: CurrentUser, campaign_id: int, handout_id: int
+    session: Session, user: CurrentUser, campaign_id: int, handout_id: PathId
 ) -> dict[str, Any]:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shelf = await views.handouts_context(session, viewer, campaign_id)
@@ -153,7 +154,7 @@ async def create_handout(
 
 @router.post("/handouts/{handout_id}/show")
 async def show_handout(
-    campaign_id: int, handout_id: int, body: ShowIn, session: Session, user: CurrentUser
+    campaign_id: int, handout_id: PathId, body: ShowIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     await handouts.show(session, user, campaign_id, handout_id, body.to)
     return await _handout_out(session, user, campaign_id, handout_id)
@@ -180,7 +181,7 @@ class NoteList(BaseModel):
 
 
 async def _note_out(
-    session: Session, user: CurrentUser, campaign_id: int, note_id: int
+    session: Session, user: CurrentUser, campaign_id: int, note_id: PathId
 ) -> dict[str, Any]:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     notes = (await views.journal_context(session, viewer, campaign))["notes"]
@@ -202,7 +203,7 @@ async def create_note(
 
 @router.patch("/journal/{note_id}")
 async def update_note(
-    campaign_id: int, note_id: int, body: NoteIn, session: Session, user: CurrentUser
+    campaign_id: int, note_id: PathId, body: NoteIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """Change one's own note; the whole note is sent (title, body, sharing, to)."""
     await journal.update(session, user, campaign_id, note_id, _note_draft(body), body.version)

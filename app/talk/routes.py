@@ -19,6 +19,7 @@ from app.talk import handouts, journal, service, views
 from app.talk.live import CHAT_PAGE, ChatPage
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, PathId
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
@@ -74,7 +75,7 @@ async def chat(
     campaign_id: int,
     session: Session,
     user: CurrentUser,
-    before: int | None = Query(default=None, ge=1),
+    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> Response:
     """The chat page; opening its newest page marks the chat read."""
     response = await _chat_page(request, session, user, campaign_id, before=before)
@@ -140,7 +141,7 @@ async def send(
 async def edit(
     request: Request,
     campaign_id: int,
-    message_id: int,
+    message_id: PathId,
     session: Session,
     user: CurrentUser,
     text: Annotated[str, Form()] = "",
@@ -152,7 +153,7 @@ async def edit(
 
 @router.post("/campaigns/{campaign_id}/chat/{message_id}/delete")
 async def delete(
-    request: Request, campaign_id: int, message_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: int, message_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.delete(session, user, campaign_id, message_id)
     return redirect(request, f"/campaigns/{campaign_id}/chat")
@@ -241,7 +242,7 @@ async def create_handout(
 async def show_handout(
     request: Request,
     campaign_id: int,
-    handout_id: int,
+    handout_id: PathId,
     session: Session,
     user: CurrentUser,
     to: Annotated[list[str] | None, Form()] = None,

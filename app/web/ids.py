@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from fastapi import Path
 from pydantic import Field
 
 #: The largest id or seq a request may name (PostgreSQL ``integer``).
@@ -15,3 +16,6 @@ MAX_ROW_ID = 2**31 - 1
 
 #: A reference to a row in a request body.
 RowId = Annotated[int, Field(ge=1, le=MAX_ROW_ID)]
+
+#: A row id in a URL path.
+PathId = Annotated[int, Path(ge=1, le=MAX_ROW_ID)]
