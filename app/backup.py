@@ -17,6 +17,7 @@ transaction and moves PostgreSQL's id sequences past the restored ids.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import sqlite3
 import tempfile
@@ -26,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from sqlalchemy import DateTime, Table, delete, func, insert, select, text
+from sqlalchemy import DateTime, LargeBinary, Table, delete, func, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from app.db import create_engine
@@ -70,20 +71,35 @@ def _is_datetime(table: Table, column: str) -> bool:
     )
 
 
+def _is_binary(table: Table, column: str) -> bool:
+    return isinstance(table.c[column].type, LargeBinary)
+
+
+def _encode_value(value: Any) -> Any:
+    """Datetimes as ISO text, bytes (stored answers) as base64 text; the rest as it is."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    return value
+
+
 def _encode(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        name: value.isoformat() if isinstance(value, datetime) else value
-        for name, value in row.items()
-    }
+    return {name: _encode_value(value) for name, value in row.items()}
+
+
+def _decode_value(table: Table, name: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if _is_datetime(table, name):
+        return datetime.fromisoformat(value)
+    if _is_binary(table, name):
+        return base64.b64decode(value)
+    return value
 
 
 def _decode(table: Table, row: dict[str, Any]) -> dict[str, Any]:
-    return {
-        name: datetime.fromisoformat(value)
-        if value is not None and _is_datetime(table, name)
-        else value
-        for name, value in row.items()
-    }
+    return {name: _decode_value(table, name, value) for name, value in row.items()}
 
 
 def sqlite_online_backup(source: Path, target: Path) -> None:

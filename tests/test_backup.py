@@ -24,7 +24,7 @@ from app.config import Environment, Settings
 from app.db import create_engine
 from app.main import create_app
 from app.migrate import upgrade
-from tests.api.helpers import make_table
+from tests.api.helpers import Table, make_table
 from tests.conftest import CHEAP_ARGON2, PASSWORD, ROOT, ClientFactory, register
 
 Rows = dict[str, list[dict[str, Any]]]
@@ -52,6 +52,23 @@ async def fill_every_table(app: FastAPI, make_client: ClientFactory) -> None:
     for client in (table.gm, table.player):
         r = await client.post(f"{base}/rolls", json={"expression": "2d6+1", "label": "Ärger"})
         assert r.status_code == 201, r.text
+    await _fill_talk(table, base)
+
+
+async def _fill_talk(table: Table, base: str) -> None:
+    """Table talk's tables (a whisper, a read marker, a handout, a shared note) and a stored
+    idempotent answer."""
+    player = table.ids["player"]
+    whisper = {"text": "Psst", "to": [player]}
+    r = await table.gm.post(f"{base}/messages", json=whisper, headers={"Idempotency-Key": "k-1"})
+    assert r.status_code == 201, r.text
+    r = await table.player.post(f"{base}/messages/read", json={})
+    assert r.status_code == 200, r.text
+    handout = {"title": "Karte", "body": "Der Pass", "shown_to": [player]}
+    assert (await table.gm.post(f"{base}/handouts", json=handout)).status_code == 201
+    note = {"title": "Spuren", "sharing": "listed", "to": [player]}
+    r = await table.gm.post(f"{base}/journal", json=note)
+    assert r.status_code == 201, r.text
 
 
 async def read_all(url: str) -> Rows:

@@ -236,7 +236,9 @@ async def test_the_largest_sheet_renders_off_the_event_loop(
     sheet = f"/campaigns/{t.campaign_id}/characters/{r.json()['id']}"
     await t.player.get(sheet)  # templates compiled
     stall, duration = min([await loop_stall_during(t.player.get(sheet)) for _ in range(3)])
-    assert stall < duration / 2, (stall, duration)
+    # On the loop the render stalled it for ~90 % of the request; off it, the loop gets turns
+    # (the margin allows for a loaded machine, where the worker thread holds the GIL longer).
+    assert stall < duration * 0.75, (stall, duration)
 
 
 # --- L1: the body ----------------------------------------------------------------------------
