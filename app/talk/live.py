@@ -137,6 +137,11 @@ def _panel_html(context: Mapping[str, Any]) -> str:
     return render("talk/_panel.html", **context["talk"])
 
 
+def _combat_panel_html(context: Mapping[str, Any]) -> str:
+    """Beside a fight the chat is a closed disclosure: the fight comes first on a phone."""
+    return render("talk/_combat_panel.html", **context["talk"])
+
+
 async def _push_panel(batch: Batch[CampaignPage]) -> list[Outgoing]:
     assert batch.session is not None
     return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
@@ -173,6 +178,6 @@ COMBAT_PAGE.register(
         _push_combat_panel,
         load=_load_combat_panel,
         slot="side",
-        html=_panel_html,
+        html=_combat_panel_html,
     )
 )
