@@ -60,11 +60,18 @@
     el.focus();
   }
 
+  // A sheet's roll link has no id; a live push of the sheet brings back the one for the same
+  // value (a roll from the dialog is itself such a push).
+  function sameRollLink(el) {
+    var roll = el.getAttribute && el.getAttribute("data-roll");
+    return roll ? document.querySelector('a.roll-link[data-roll="' + CSS.escape(roll) + '"]') : null;
+  }
+
   function restoreFocus(region) {
     var active = document.activeElement;
     if (active && active !== document.body) return;
     if (!lastFocused || lastFocused.isConnected) return;
-    var again = lastFocused.id ? document.getElementById(lastFocused.id) : null;
+    var again = lastFocused.id ? document.getElementById(lastFocused.id) : sameRollLink(lastFocused);
     var heading = region && region.isConnected ? region.querySelector("h1, h2, h3") : null;
     var next = again || heading || document.querySelector("[data-focus-home]") ||
       document.getElementById("main");
@@ -75,7 +82,7 @@
   var opener = null;
   document.addEventListener("click", function (evt) {
     var link = evt.target.closest ? evt.target.closest("a.roll-link") : null;
-    if (link) opener = { el: link, roll: link.getAttribute("data-roll") };
+    if (link) opener = { el: link };
   }, true);
 
   function openDialog(dialog) {
@@ -89,8 +96,7 @@
   document.addEventListener("close", function (evt) {
     // A dialog replaced by its next version is not closed by the user: keep the focus there.
     if (evt.target.id !== "roll-dialog" || !evt.target.isConnected || !opener) return;
-    var link = opener.el.isConnected ? opener.el : document.querySelector(
-      'a.roll-link[data-roll="' + CSS.escape(opener.roll || "") + '"]');
+    var link = opener.el.isConnected ? opener.el : sameRollLink(opener.el);
     if (link) link.focus();
   }, true);
 
