@@ -204,19 +204,19 @@ class CharacterUpdated(CharacterEvent):
 @event_type("character_archived")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterArchived(CharacterEvent):
-    pass
+    """A sheet was archived (it leaves the lists, its history stays)."""
 
 
 @event_type("character_restored")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterRestored(CharacterEvent):
-    pass
+    """An archived sheet came back."""
 
 
 @event_type("character_deleted")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterDeleted(CharacterEvent):
-    pass
+    """A sheet was deleted; its events stay in the log."""
 
 
 @event_type("character_imported")
@@ -241,7 +241,7 @@ class SheetItemEvent(CharacterEvent):
 @event_type("character_item_added")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemAdded(SheetItemEvent):
-    pass
+    """An item was added to a sheet (the item's fields come from the base class)."""
 
 
 @event_type("character_item_updated")
@@ -255,7 +255,7 @@ class CharacterItemUpdated(SheetItemEvent):
 @event_type("character_item_removed")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemRemoved(SheetItemEvent):
-    pass
+    """An item was removed from a sheet."""
 
 
 @event_type("character_item_equipped")
