@@ -28,7 +28,7 @@ from app.encounters.systems.protocol import Forecast
 from app.errors import Conflict, Forbidden, ValidationFailed
 from app.i18n import _
 from app.rules.dice import SecureRoller
-from app.rules.odds import Estimate, RiskResult
+from app.rules.odds import BudgetRating, Estimate, RiskResult
 
 Assumption = Literal["defends", "no_reaction"]
 ASSUMPTIONS: tuple[str, ...] = ("defends", "no_reaction")
@@ -152,6 +152,17 @@ class SeededRoller:
         return self._rng.randint(1, sides)
 
 
+@dataclass(frozen=True, slots=True)
+class RiskReport:
+    """A risk estimate with what the page shows beside it: the rule system's own rating
+    (PF2e's XP budget, else ``None``), the participants' names and sides."""
+
+    result: RiskResult
+    rating: BudgetRating | None
+    names: dict[str, str]
+    sides: dict[str, str]
+
+
 async def risk(
     session: AsyncSession,
     user: User,
@@ -159,7 +170,7 @@ async def risk(
     encounter_id: int,
     trials: int = DEFAULT_TRIALS,
     seed: int | None = None,
-) -> RiskResult:
+) -> RiskReport:
     """The GM's risk estimate of an encounter (prepared or running), off the event loop."""
     if not 2 <= trials <= MAX_TRIALS:
         raise ValidationFailed({"trials": _("Between %(min)d and %(max)d.", min=2, max=MAX_TRIALS)})
@@ -180,18 +191,23 @@ async def risk(
         rules.simulate, figures, enc.settings, roller, trials, lambda: time.monotonic() > deadline
     )
     try:
-        return await asyncio.to_thread(run)
+        result = await asyncio.to_thread(run)
     except CombatError as exc:
         raise combat_error(exc) from None
+    names = {str(f["id"]): str(f["name"]) for f in figures}
+    sides = {str(f["id"]): str(f["side"]) for f in figures}
+    return RiskReport(result, rules.rating(figures), names, sides)
 
 
 def _estimate(e: Estimate) -> float:
     return round(e.value, 6)
 
 
-def risk_json(result: RiskResult) -> dict[str, Any]:
-    """The stable JSON shape of ``POST …/risk``."""
-    return {
+def risk_json(report: RiskReport) -> dict[str, Any]:
+    """The stable JSON shape of ``POST …/risk``; ``xp_budget`` only where the rule system
+    has one (PF2e)."""
+    result = report.result
+    out: dict[str, Any] = {
         "trials": result.trials,
         "p_any_down": _estimate(result.p_any_down),
         "p_any_dead": _estimate(result.p_any_dead),
@@ -210,5 +226,22 @@ def risk_json(result: RiskResult) -> dict[str, Any]:
             "p_any_dead": _estimate(Estimate(result.p_any_dead.stderr, 0)),
             "p_wipe": _estimate(Estimate(result.p_wipe.stderr, 0)),
             "rounds_mean": _estimate(Estimate(result.rounds_mean.stderr, 0)),
+            "participants": {
+                pid: {
+                    "p_down": _estimate(Estimate(r.p_down.stderr, 0)),
+                    "p_dead": _estimate(Estimate(r.p_dead.stderr, 0)),
+                    "expected_damage": _estimate(Estimate(r.expected_damage.stderr, 0)),
+                }
+                for pid, r in result.figures.items()
+            },
         },
     }
+    if report.rating is not None:
+        out["xp_budget"] = {
+            "xp": report.rating.xp,
+            "rating": report.rating.rating,
+            "party_level": report.rating.party_level,
+            "party_size": report.rating.party_size,
+            "budgets": dict(report.rating.budgets),
+        }
+    return out

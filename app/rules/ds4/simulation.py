@@ -124,16 +124,18 @@ def _round(
     tiebreaks.update(order.tiebreaks)
     sides = {fid: c.side for fid, c in combatants.items()}
     for entry in order.order:
-        if not _standing(fighters[entry.id]):
+        me = fighters[entry.id]
+        if not _standing(me):
             continue
-        me = fighters[entry.id] = replace(fighters[entry.id], prone=False)
+        if me.prone:
+            me = fighters[entry.id] = replace(me, prone=False)
         target = _target(chances, fighters, sides, entry.id)
         if target is None:
             return
         c = combatants[entry.id]
         out = attack(roller, me, fighters[target], c.weapon, c.kind)
         fighters[target] = out.target
-        if _over(fighters, sides):
+        if not _standing(out.target) and _over(fighters, sides):
             return
 
 
