@@ -31,8 +31,8 @@ from app.i18n import N_
 from app.rules import pf2e
 from app.rules.dice import Roller
 from app.rules.expression import ExpressionError, parse
-from app.rules.pf2e import Modifier, Statistic
 from app.rules.odds import BudgetRating, RiskResult
+from app.rules.pf2e import Modifier, Statistic
 from app.rules.pf2e import budget as pf2e_budget
 from app.rules.pf2e import forecast as pf2e_forecast
 from app.rules.pf2e import simulation as pf2e_simulation
@@ -328,13 +328,20 @@ def _sim_strikes(data: dict[str, Any]) -> tuple[pf2e_simulation.StrikeOption, ..
     extra = list(_status_penalties(data))
     if data.get("conditions", {}).get("liegend"):
         extra.append(Modifier("Liegend", "circumstance", -2))
-    return tuple(
-        pf2e_simulation.StrikeOption(
-            Statistic(s["name"], (Modifier("Angriff", "untyped", int(s["bonus"])),)),
-            parse(str(s["schaden"])), bool(s.get("agil")), tuple(extra), _strength_bonus(s),
-        )  # fmt: skip
-        for s in data.get("angriffe", [])
-    )
+    out = []
+    for s in data.get("angriffe", []):
+        attack = Statistic(s["name"], (Modifier("Angriff", "untyped", int(s["bonus"])),))
+        damage = parse(str(s["schaden"]))
+        out.append(pf2e_simulation.StrikeOption(
+            attack, damage, bool(s.get("agil")), tuple(extra), _strength_bonus(s)))  # fmt: skip
+    return tuple(out)
+
+
+def _sim_figure(f: dict[str, Any]) -> pf2e_simulation.Combatant:
+    perception = _stat("Wahrnehmung", int(f["wahrnehmung"]), f)
+    return pf2e_simulation.Combatant(
+        str(f["id"]), str(f["side"]), int(f["hp"]), effective_ac(f), perception,
+        _sim_strikes(f), bool(f.get("npc")))  # fmt: skip
 
 
 def simulate(
@@ -346,14 +353,7 @@ def simulate(
 ) -> RiskResult:
     """The fight between ``figures`` played ``trials`` times (``app.rules.pf2e.simulation``)."""
     try:
-        combatants = [
-            pf2e_simulation.Combatant(
-                str(f["id"]), str(f["side"]), int(f["hp"]), effective_ac(f),
-                _stat("Wahrnehmung", int(f["wahrnehmung"]), f), _sim_strikes(f),
-                bool(f.get("npc")),
-            )  # fmt: skip
-            for f in figures
-        ]
+        combatants = [_sim_figure(f) for f in figures]
         return pf2e_simulation.simulate(
             roller, combatants, "abenteurer", trials, should_stop=should_stop
         )

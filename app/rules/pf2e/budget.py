@@ -43,7 +43,8 @@ def creature_xp(difference: int) -> int:
     if difference <= 4:
         return CREATURE_XP[difference]
     beyond = difference - 4  # +5: 240, +6: 320, +7: 480, +8: 640, …
-    return 160 * 2 ** (beyond // 2) * (3 if beyond % 2 else 2) // 2
+    doublings: int = beyond // 2
+    return 160 * (1 << doublings) * (3 if beyond % 2 else 2) // 2
 
 
 def budgets(party_size: int) -> dict[str, int]:
