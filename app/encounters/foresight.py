@@ -17,8 +17,10 @@ from fractions import Fraction
 from functools import partial
 from typing import Any, Literal
 
+from babel.numbers import format_decimal
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns.permissions import Action
 from app.encounters.combat import CombatError
@@ -26,7 +28,7 @@ from app.encounters.service import Loaded, combat_error, load, owns, participant
 from app.encounters.systems import system
 from app.encounters.systems.protocol import Forecast
 from app.errors import Conflict, Forbidden, ValidationFailed
-from app.i18n import _
+from app.i18n import N_, _, get_locale
 from app.rules.dice import SecureRoller
 from app.rules.odds import BudgetRating, Estimate, RiskResult
 
@@ -135,10 +137,9 @@ def display(result: Forecast) -> dict[str, Any]:
     return view
 
 
-#: The risk estimate's limits: trials per request, and the CPU time one request may take.
+#: Fights a risk estimate plays unless asked for another number (the limits: app.limits).
 DEFAULT_TRIALS = 2000
-MAX_TRIALS = 20_000
-RISK_BUDGET_SECONDS = 5.0
+MAX_TRIALS = limits.RISK_TRIALS_MAX
 
 
 class SeededRoller:
@@ -185,7 +186,7 @@ async def risk(
     if len({f["side"] for f in figures}) < 2:
         raise ValidationFailed({"trials": _("The encounter needs two sides to simulate.")})
     roller = SeededRoller(seed) if seed is not None else SecureRoller()
-    deadline = time.monotonic() + RISK_BUDGET_SECONDS
+    deadline = time.monotonic() + limits.RISK_SECONDS
     rules = system(loaded.campaign.system)
     run = partial(
         rules.simulate, figures, enc.settings, roller, trials, lambda: time.monotonic() > deadline
@@ -245,3 +246,73 @@ def risk_json(report: RiskReport) -> dict[str, Any]:
             "budgets": dict(report.rating.budgets),
         }
     return out
+
+
+#: The XP budget's threat ratings as the page names them.
+THREAT_LABELS = {
+    "trivial": N_("Trivial"),
+    "low": N_("Low"),
+    "moderate": N_("Moderate"),
+    "severe": N_("Severe"),
+    "extreme": N_("Extreme"),
+}
+
+
+def _share(e: Estimate) -> tuple[str, str]:
+    """A proportion and its standard error as percentages in the page's language."""
+    return _decimal(e.value * 100) + " %", _decimal(e.stderr * 100)
+
+
+def _decimal(x: float) -> str:
+    return format_decimal(x, format="0.0", locale=get_locale())
+
+
+def risk_form(data: dict[str, Any]) -> tuple[int, int | None]:
+    """The risk form's trials and seed; a bad number is refused at its field."""
+    values: list[int | None] = []
+    for name, default in (("trials", str(DEFAULT_TRIALS)), ("seed", "")):
+        raw = str(data.get(name, default)).strip() or default
+        try:
+            values.append(int(raw) if raw else None)
+        except ValueError:
+            raise ValidationFailed({name: _("Enter a number.")}) from None
+    if values[1] is not None and not 0 <= values[1] < 2**63:
+        raise ValidationFailed({"seed": _("Enter a number.")})
+    return values[0] or DEFAULT_TRIALS, values[1]
+
+
+def risk_display(report: RiskReport) -> dict[str, Any]:
+    """What the prep page shows of a risk estimate: percentages with their standard
+    errors, the rounds, every participant (the party first), and the XP budget."""
+    r = report.result
+    order = sorted(r.figures, key=lambda pid: (report.sides[pid] != "abenteurer", pid))
+    view: dict[str, Any] = {
+        "trials": r.trials,
+        "p_any_down": _share(r.p_any_down),
+        "p_any_dead": _share(r.p_any_dead),
+        "p_wipe": _share(r.p_wipe),
+        "rounds": (_decimal(r.rounds_mean.value), _decimal(r.rounds_mean.stderr), r.rounds_p90),
+        "participants": [
+            {
+                "pid": pid,
+                "name": report.names[pid],
+                "party": report.sides[pid] == "abenteurer",
+                "p_down": _share(r.figures[pid].p_down),
+                "damage": (
+                    _decimal(r.figures[pid].expected_damage.value),
+                    _decimal(r.figures[pid].expected_damage.stderr),
+                ),
+            }
+            for pid in order
+        ],
+        "rating": None,
+    }
+    if report.rating is not None:
+        view["rating"] = {
+            "xp": report.rating.xp,
+            "label": THREAT_LABELS[report.rating.rating],
+            "party_level": report.rating.party_level,
+            "party_size": report.rating.party_size,
+            "budgets": [(THREAT_LABELS[t], xp) for t, xp in report.rating.budgets.items()],
+        }
+    return view
