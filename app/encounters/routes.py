@@ -325,13 +325,11 @@ async def forecast(
     return page(request, "encounters/forecast.html", context, block="forecast", status_code=status)
 
 
-@router.post(
-    "/campaigns/{campaign_id}/encounters/{encounter_id}/risk", response_class=HTMLResponse
-)
+@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/risk", response_class=HTMLResponse)
 async def risk(
     request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
 ) -> Response:
-    """"Risiko abschätzen" on the prep page: the page with the estimate (the result region
+    """ "Risiko abschätzen" on the prep page: the page with the estimate (the result region
     alone for HTMX). It changes nothing; the GM runs it again after changing the encounter."""
     data = await _form(request)
     context = await _context(session, user, campaign_id, encounter_id)

@@ -1,4 +1,4 @@
-""""Risiko abschätzen" on the encounter prep page: the GM's form, with and without HTMX."""
+""" "Risiko abschätzen" on the encounter prep page: the GM's form, with and without HTMX."""
 
 from __future__ import annotations
 

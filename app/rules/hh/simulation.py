@@ -65,16 +65,18 @@ def _turn(
     specs: Mapping[str, AttackSpec],
     actor: str,
     options: RuleOptions,
-) -> None:
+) -> bool:
+    """One figure's turn; whether it ended with a figure out (the fight may be over)."""
     me = figures[actor]
     if not me.can_act:
-        return
+        return False
     target = _target(figures, sides, sides[actor])
     if target is None:
-        return
+        return True
     result = resolve_attack(roller, me, figures[target], options, specs[actor])
     figures[actor] = result.attacker
     figures[target] = result.defender
+    return not (_standing(result.defender) and _standing(result.attacker))
 
 
 def _round(
@@ -87,8 +89,7 @@ def _round(
     granted, _ = start_of_round(list(figures.values()))
     figures.update({f.id: f for f in granted})
     for turn in round_order(list(figures.values())):
-        _turn(roller, figures, sides, specs, turn.figure, options)
-        if _over(figures, sides):
+        if _turn(roller, figures, sides, specs, turn.figure, options) and _over(figures, sides):
             return
     ended = end_of_round(roller, list(figures.values()), options)
     figures.update({f.id: f for f in ended.figures})
