@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import Fight, add_character, make_fight
 
-HERO = {
+HERO: dict[str, dict[str, Any]] = {
     "hh": {"lp": 20, "rs": 1, "initiative": 10, "angriff": 12, "verteidigung": 11},
     "pf2e": {"wahrnehmung": 6, "rk": 18, "tp": 20, "reflex": 5, "wille": 3, "zaehigkeit": 7,
              "angriffe": [{"name": "Langschwert", "bonus": 9, "schaden": "1W8+4"}]},
