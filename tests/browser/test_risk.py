@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.flows import create_campaign, invite_link, join, register
+from tests.browser.test_accessibility import violations
 from tests.browser.test_combat import _add_character
 
 PHONE = {"width": 390, "height": 844}
@@ -46,6 +47,7 @@ def test_gm_estimates_the_risk_and_runs_it_again(
     _add_goblin(gm, "1")
     expect(gm.locator(".prepare")).to_contain_text("Goblin 1")
 
+    gm.locator("#risk-trials").fill("500")
     gm.locator("#risk-seed").fill("7")
     gm.evaluate("window.samePage = true")
     gm.locator("#risk-button").click()
@@ -55,14 +57,16 @@ def test_gm_estimates_the_risk_and_runs_it_again(
         expect(risk.locator(f"[data-risk={key}]")).to_contain_text("±")
     expect(risk.locator("[data-risk=rounds]")).to_contain_text("im Mittel")
     expect(risk.locator("[data-risk-pid]")).to_have_count(2)
-    expect(risk).to_contain_text("2000 simulierte Kämpfe")
+    expect(risk).to_contain_text("500 simulierte Kämpfe")
     first = risk.locator("[data-risk=any_down]").inner_text()
     # HTMX swapped the region: the page was not reloaded and the form keeps its seed.
     expect(gm.locator("#risk-seed")).to_have_value("7")
+    expect(gm.locator("#risk-trials")).to_have_value("500")
     assert gm.evaluate("window.samePage === true")
     gm.screenshot(path="/tmp/fore/risk-phone.png", full_page=True) if SHOT else None
     width = gm.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], width
+    assert not violations(gm)  # axe-core: no critical or serious problem with the results
 
     # Three more goblins: the GM runs it again and the danger grows.
     _add_goblin(gm, "3")
