@@ -106,15 +106,15 @@ def _over(fighters: dict[str, Fighter], sides: Mapping[str, str]) -> bool:
     return len({sides[fid] for fid, f in fighters.items() if _standing(f)}) < 2
 
 
-def _round(
+def _order(
     roller: Roller,
-    chances: _Chances,
     combatants: Mapping[str, Combatant],
     fighters: dict[str, Fighter],
     tiebreaks: dict[str, tuple[int, ...]],
     surprise: str | None,
     number: int,
-) -> None:
+) -> tuple[str, ...]:
+    """The engine's acting order of round ``number`` (the living; Stechen kept)."""
     people = [
         InitiativeCombatant(fid, combatants[fid].initiative, combatants[fid].side)
         for fid, f in fighters.items()
@@ -122,17 +122,27 @@ def _round(
     ]
     order = roll_initiative(roller, people, tiebreaks, surprise, round=number)
     tiebreaks.update(order.tiebreaks)
+    return order.ids
+
+
+def _round(
+    roller: Roller,
+    chances: _Chances,
+    combatants: Mapping[str, Combatant],
+    fighters: dict[str, Fighter],
+    order: Sequence[str],
+) -> None:
     sides = {fid: c.side for fid, c in combatants.items()}
-    for entry in order.order:
-        me = fighters[entry.id]
+    for fid in order:
+        me = fighters[fid]
         if not _standing(me):
             continue
         if me.prone:
-            me = fighters[entry.id] = replace(me, prone=False)
-        target = _target(chances, fighters, sides, entry.id)
+            me = fighters[fid] = replace(me, prone=False)
+        target = _target(chances, fighters, sides, fid)
         if target is None:
             return
-        c = combatants[entry.id]
+        c = combatants[fid]
         out = attack(roller, me, fighters[target], c.weapon, c.kind)
         fighters[target] = out.target
         if not _standing(out.target) and _over(fighters, sides):
@@ -146,17 +156,24 @@ def fight(
     max_rounds: int = MAX_ROUNDS,
     chances: _Chances | None = None,
 ) -> tuple[dict[str, Fighter], int, set[str]]:
-    """One fight to its end: the final fighters, the rounds played, who went down."""
+    """One fight to its end: the final fighters, the rounds played, who went down.
+
+    The order is the engine's; once no surprise bonus counts any more it stays the same
+    (the values do not change and the Stechen is kept), so it is not rolled again."""
     by_id = {c.fighter.id: c for c in combatants}
     chances = chances or _Chances(by_id)
     fighters = {fid: c.fighter for fid, c in by_id.items()}
     sides = {fid: c.side for fid, c in by_id.items()}
     tiebreaks: dict[str, tuple[int, ...]] = {}
+    steady: tuple[str, ...] | None = None
     went_down: set[str] = set()
     rounds = 0
     while rounds < max_rounds and not _over(fighters, sides):
         rounds += 1
-        _round(roller, chances, by_id, fighters, tiebreaks, surprise, rounds)
+        order = steady or _order(roller, by_id, fighters, tiebreaks, surprise, rounds)
+        if rounds > 1 or surprise is None:
+            steady = order
+        _round(roller, chances, by_id, fighters, order)
         went_down |= {fid for fid, f in fighters.items() if not _standing(f)}
     return fighters, rounds, went_down
 
