@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
-from app.rules.ds4.combat import AttackKind, Condition, Fighter
+import pytest
+
+from app.rules.ds4 import simulation
+from app.rules.ds4.combat import AttackKind, AttackOutcome, Condition, Fighter
+from app.rules.ds4.combat import attack as real_attack
 from app.rules.ds4.equipment import Weapon
 from app.rules.ds4.simulation import Combatant, best_attack, fight, simulate
 
@@ -86,3 +91,38 @@ def test_each_figure_uses_its_best_attack() -> None:
     assert best_attack(archer) is AttackKind.SCHIESSEN
     assert best_attack(mage) is AttackKind.ZIELZAUBER
     assert best_attack(even) is AttackKind.SCHLAGEN
+
+
+def test_the_surprising_side_acts_first_in_round_one_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    attackers: list[str] = []
+
+    def recording(roller: Any, attacker: Fighter, *args: Any, **kwargs: Any) -> AttackOutcome:
+        attackers.append(attacker.id)
+        return real_attack(roller, attacker, *args, **kwargs)
+
+    monkeypatch.setattr(simulation, "attack", recording)
+    slow = Combatant(Fighter("h", lebenskraft=99, koerper=8, abwehr=30, schlagen=1),
+                     "abenteurer", 1, AttackKind.SCHLAGEN, None)  # fmt: skip
+    fast = Combatant(Fighter("o", lebenskraft=99, koerper=8, abwehr=30, schlagen=1),
+                     "gegner", 5, AttackKind.SCHLAGEN, None)  # fmt: skip
+    fight(SeededRoller(1), [slow, fast], surprise="abenteurer", max_rounds=3)
+    assert attackers == ["h", "o", "o", "h", "o", "h"]  # 1 + 10 > 5 in round 1, then 5 > 1
+
+
+def test_each_figure_attacks_the_enemy_it_is_most_likely_to_drop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    targets: list[str] = []
+
+    def recording(roller: Any, attacker: Fighter, target: Fighter, *a: Any) -> AttackOutcome:
+        targets.append(target.id)
+        return real_attack(roller, attacker, target, *a)
+
+    monkeypatch.setattr(simulation, "attack", recording)
+    hero = Combatant(Fighter("h", lebenskraft=30, koerper=8, abwehr=8, schlagen=14),
+                     "abenteurer", 10, AttackKind.SCHLAGEN, None)  # fmt: skip
+    # Fewer LK behind a strong Abwehr is the harder one to drop: the forecast decides.
+    open_ = _monster("a", 0, 6, 8, 2, 0)
+    armoured = _monster("b", 0, 4, 8, 20, 0)
+    fight(SeededRoller(3), [hero, open_, armoured], max_rounds=1)
+    assert targets[0] == "a0"

@@ -104,14 +104,28 @@ def test_three_strikes_a_turn_with_the_multiple_attack_penalty(
     assert sorted(t[0][1] for t in turns) == [False, False, True, True]
 
 
-def test_the_policy_takes_the_enemy_it_can_drop() -> None:
-    """Two goblins, one nearly down: the first Strike goes to the one it can drop."""
-    hero = _figure("h", "abenteurer", 20, 18, 30, "1W4+4", npc=False)
-    fresh = _figure("a", "gegner", 40, 10, 0, "1W4", npc=True)
-    weak = _figure("b", "gegner", 3, 10, 0, "1W4", npc=True)
-    fast = Combatant("h", "abenteurer", 20, 18, _stat("W", 40), hero.strikes, False)
-    hp, _ = fight(SeededRoller(4), [fast, fresh, weak], max_rounds=1)
-    assert hp["b"] == 0
+def test_the_policy_takes_the_enemy_it_can_drop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fewest TP behind an RK it can hardly hit is not the likeliest drop."""
+    armour: list[int] = []
+
+    def recording(roller: Any, attack: Statistic, ac: int, *args: Any, **kw: Any) -> StrikeResult:
+        armour.append(ac)
+        return real_strike(roller, attack, ac, *args, **kw)
+
+    monkeypatch.setattr(simulation, "strike", recording)
+    hero = Combatant(
+        "h",
+        "abenteurer",
+        20,
+        18,
+        _stat("W", 40),
+        _figure("h", "abenteurer", 20, 18, 5, "2W6+6", npc=False).strikes,
+        False,
+    )
+    open_ = _figure("a", "gegner", 8, 10, 0, "1W4", npc=True)
+    armoured = _figure("b", "gegner", 3, 30, 0, "1W4", npc=True)
+    fight(SeededRoller(4), [hero, open_, armoured], max_rounds=1)
+    assert armour[0] == 10
 
 
 @pytest.mark.parametrize(
