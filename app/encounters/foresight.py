@@ -270,15 +270,16 @@ def _decimal(x: float) -> str:
 def risk_form(data: dict[str, Any]) -> tuple[int, int | None]:
     """The risk form's trials and seed; a bad number is refused at its field."""
     values: list[int | None] = []
-    for name, default in (("trials", str(DEFAULT_TRIALS)), ("seed", "")):
-        raw = str(data.get(name, default)).strip() or default
+    for name in ("trials", "seed"):
+        raw = str(data.get(name, "")).strip()
         try:
             values.append(int(raw) if raw else None)
         except ValueError:
             raise ValidationFailed({name: _("Enter a number.")}) from None
-    if values[1] is not None and not 0 <= values[1] < 2**63:
+    trials, seed = values
+    if seed is not None and not 0 <= seed < 2**63:
         raise ValidationFailed({"seed": _("Enter a number.")})
-    return values[0] or DEFAULT_TRIALS, values[1]
+    return DEFAULT_TRIALS if trials is None else trials, seed
 
 
 def risk_display(report: RiskReport) -> dict[str, Any]:

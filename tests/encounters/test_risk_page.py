@@ -60,8 +60,9 @@ async def test_bad_numbers_are_refused_at_the_field(
 ) -> None:
     fight = await _prepared(make_client, app, "hh")
     url = f"{_page(fight)}/risk"
-    for data, field in (({"trials": "viele"}, "trials"), ({"trials": "1"}, "trials"),
-                        ({"trials": "20001"}, "trials"), ({"seed": "x"}, "seed")):  # fmt: skip
+    for data, field in (({"trials": "viele"}, "trials"), ({"trials": "0"}, "trials"),
+                        ({"trials": "1"}, "trials"), ({"trials": "20001"}, "trials"),
+                        ({"seed": "x"}, "seed"), ({"seed": "-1"}, "seed")):  # fmt: skip
         r = await fight.gm.post(url, data=data, headers={"HX-Request": "true"})
         assert r.status_code == 422, data
         assert f'id="risk-{field}-error"' in r.text and 'aria-invalid="true"' in r.text
