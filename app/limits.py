@@ -88,6 +88,13 @@ COMBAT_LOG_ENTRIES = 200
 #: Undo steps kept per encounter.
 UNDO_STEPS = 30
 
+# --- the GM's risk estimate (issue 18) ------------------------------------------------------
+
+#: Simulated fights of one risk estimate.
+RISK_TRIALS_MAX = 20_000
+#: Seconds one risk estimate may run (in a worker thread); then the fights played so far count.
+RISK_SECONDS = 5
+
 # --- the rules ------------------------------------------------------------------------------
 
 #: Characters a name may not contain: control characters (``Cc``), format characters

@@ -17,8 +17,10 @@ from fractions import Fraction
 from functools import partial
 from typing import Any, Literal
 
+from babel.numbers import format_decimal
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns.permissions import Action
 from app.encounters.combat import CombatError
@@ -26,9 +28,9 @@ from app.encounters.service import Loaded, combat_error, load, owns, participant
 from app.encounters.systems import system
 from app.encounters.systems.protocol import Forecast
 from app.errors import Conflict, Forbidden, ValidationFailed
-from app.i18n import _
+from app.i18n import N_, _, get_locale
 from app.rules.dice import SecureRoller
-from app.rules.odds import Estimate, RiskResult
+from app.rules.odds import BudgetRating, Estimate, RiskResult
 
 Assumption = Literal["defends", "no_reaction"]
 ASSUMPTIONS: tuple[str, ...] = ("defends", "no_reaction")
@@ -135,10 +137,9 @@ def display(result: Forecast) -> dict[str, Any]:
     return view
 
 
-#: The risk estimate's limits: trials per request, and the CPU time one request may take.
+#: Fights a risk estimate plays unless asked for another number (the limits: app.limits).
 DEFAULT_TRIALS = 2000
-MAX_TRIALS = 20_000
-RISK_BUDGET_SECONDS = 5.0
+MAX_TRIALS = limits.RISK_TRIALS_MAX
 
 
 class SeededRoller:
@@ -152,6 +153,17 @@ class SeededRoller:
         return self._rng.randint(1, sides)
 
 
+@dataclass(frozen=True, slots=True)
+class RiskReport:
+    """A risk estimate with what the page shows beside it: the rule system's own rating
+    (PF2e's XP budget, else ``None``), the participants' names and sides."""
+
+    result: RiskResult
+    rating: BudgetRating | None
+    names: dict[str, str]
+    sides: dict[str, str]
+
+
 async def risk(
     session: AsyncSession,
     user: User,
@@ -159,7 +171,7 @@ async def risk(
     encounter_id: int,
     trials: int = DEFAULT_TRIALS,
     seed: int | None = None,
-) -> RiskResult:
+) -> RiskReport:
     """The GM's risk estimate of an encounter (prepared or running), off the event loop."""
     if not 2 <= trials <= MAX_TRIALS:
         raise ValidationFailed({"trials": _("Between %(min)d and %(max)d.", min=2, max=MAX_TRIALS)})
@@ -174,24 +186,29 @@ async def risk(
     if len({f["side"] for f in figures}) < 2:
         raise ValidationFailed({"trials": _("The encounter needs two sides to simulate.")})
     roller = SeededRoller(seed) if seed is not None else SecureRoller()
-    deadline = time.monotonic() + RISK_BUDGET_SECONDS
+    deadline = time.monotonic() + limits.RISK_SECONDS
     rules = system(loaded.campaign.system)
     run = partial(
         rules.simulate, figures, enc.settings, roller, trials, lambda: time.monotonic() > deadline
     )
     try:
-        return await asyncio.to_thread(run)
+        result = await asyncio.to_thread(run)
     except CombatError as exc:
         raise combat_error(exc) from None
+    names = {str(f["id"]): str(f["name"]) for f in figures}
+    sides = {str(f["id"]): str(f["side"]) for f in figures}
+    return RiskReport(result, rules.rating(figures), names, sides)
 
 
 def _estimate(e: Estimate) -> float:
     return round(e.value, 6)
 
 
-def risk_json(result: RiskResult) -> dict[str, Any]:
-    """The stable JSON shape of ``POST …/risk``."""
-    return {
+def risk_json(report: RiskReport) -> dict[str, Any]:
+    """The stable JSON shape of ``POST …/risk``; ``xp_budget`` only where the rule system
+    has one (PF2e)."""
+    result = report.result
+    out: dict[str, Any] = {
         "trials": result.trials,
         "p_any_down": _estimate(result.p_any_down),
         "p_any_dead": _estimate(result.p_any_dead),
@@ -210,5 +227,93 @@ def risk_json(result: RiskResult) -> dict[str, Any]:
             "p_any_dead": _estimate(Estimate(result.p_any_dead.stderr, 0)),
             "p_wipe": _estimate(Estimate(result.p_wipe.stderr, 0)),
             "rounds_mean": _estimate(Estimate(result.rounds_mean.stderr, 0)),
+            "participants": {
+                pid: {
+                    "p_down": _estimate(Estimate(r.p_down.stderr, 0)),
+                    "p_dead": _estimate(Estimate(r.p_dead.stderr, 0)),
+                    "expected_damage": _estimate(Estimate(r.expected_damage.stderr, 0)),
+                }
+                for pid, r in result.figures.items()
+            },
         },
     }
+    if report.rating is not None:
+        out["xp_budget"] = {
+            "xp": report.rating.xp,
+            "rating": report.rating.rating,
+            "party_level": report.rating.party_level,
+            "party_size": report.rating.party_size,
+            "budgets": dict(report.rating.budgets),
+        }
+    return out
+
+
+#: The XP budget's threat ratings as the page names them.
+THREAT_LABELS = {
+    "trivial": N_("Trivial"),
+    "low": N_("Low"),
+    "moderate": N_("Moderate"),
+    "severe": N_("Severe"),
+    "extreme": N_("Extreme"),
+}
+
+
+def _share(e: Estimate) -> tuple[str, str]:
+    """A proportion and its standard error as percentages in the page's language."""
+    return _decimal(e.value * 100) + " %", _decimal(e.stderr * 100)
+
+
+def _decimal(x: float) -> str:
+    return format_decimal(x, format="0.0", locale=get_locale())
+
+
+def risk_form(data: dict[str, Any]) -> tuple[int, int | None]:
+    """The risk form's trials and seed; a bad number is refused at its field."""
+    values: list[int | None] = []
+    for name in ("trials", "seed"):
+        raw = str(data.get(name, "")).strip()
+        try:
+            values.append(int(raw) if raw else None)
+        except ValueError:
+            raise ValidationFailed({name: _("Enter a number.")}) from None
+    trials, seed = values
+    if seed is not None and not 0 <= seed < 2**63:
+        raise ValidationFailed({"seed": _("Enter a number.")})
+    return DEFAULT_TRIALS if trials is None else trials, seed
+
+
+def risk_display(report: RiskReport) -> dict[str, Any]:
+    """What the prep page shows of a risk estimate: percentages with their standard
+    errors, the rounds, every participant (the party first), and the XP budget."""
+    r = report.result
+    order = sorted(r.figures, key=lambda pid: (report.sides[pid] != "abenteurer", pid))
+    view: dict[str, Any] = {
+        "trials": r.trials,
+        "p_any_down": _share(r.p_any_down),
+        "p_any_dead": _share(r.p_any_dead),
+        "p_wipe": _share(r.p_wipe),
+        "rounds": (_decimal(r.rounds_mean.value), _decimal(r.rounds_mean.stderr), r.rounds_p90),
+        "participants": [
+            {
+                "pid": pid,
+                "name": report.names[pid],
+                "party": report.sides[pid] == "abenteurer",
+                "p_down": _share(r.figures[pid].p_down),
+                "damage": (
+                    _decimal(r.figures[pid].expected_damage.value),
+                    _decimal(r.figures[pid].expected_damage.stderr),
+                ),
+            }
+            for pid in order
+        ],
+        "rating": None,
+    }
+    if report.rating is not None:
+        view["rating"] = {
+            "xp": report.rating.xp,
+            "label": THREAT_LABELS[report.rating.rating],
+            "party_level": report.rating.party_level,
+            "party_size": report.rating.party_size,
+            "budgets": [(THREAT_LABELS[t], xp) for t, xp in report.rating.budgets.items()],
+        }
+    return view

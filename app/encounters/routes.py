@@ -325,6 +325,25 @@ async def forecast(
     return page(request, "encounters/forecast.html", context, block="forecast", status_code=status)
 
 
+@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/risk", response_class=HTMLResponse)
+async def risk(
+    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """ "Risiko abschätzen" on the prep page: the page with the estimate (the result region
+    alone for HTMX). It changes nothing; the GM runs it again after changing the encounter."""
+    data = await _form(request)
+    context = await _context(session, user, campaign_id, encounter_id)
+    context["risk_form"] = {"trials": data.get("trials", ""), "seed": data.get("seed", "")}
+    status = 200
+    try:
+        trials, seed = foresight.risk_form(data)
+        report = await foresight.risk(session, user, campaign_id, encounter_id, trials, seed)
+        context["risk"] = foresight.risk_display(report)
+    except ValidationFailed as exc:
+        context["risk_errors"], status = exc.fields, 422
+    return page(request, TEMPLATE, context, block="risk", status_code=status)
+
+
 @router.post(
     "/campaigns/{campaign_id}/encounters/{encounter_id}/{action}", dependencies=[IDEMPOTENT]
 )

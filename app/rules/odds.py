@@ -7,7 +7,7 @@ encounter adapters and the API show it as it is.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -78,3 +78,80 @@ class RiskResult:
     rounds_mean: Estimate
     rounds_p90: int
     figures: Mapping[str, FigureRisk]
+
+
+@dataclass(frozen=True, slots=True)
+class FightOutcome:
+    """One simulated fight: rounds played, who went down or died, and the points each lost."""
+
+    rounds: int
+    down: frozenset[str]
+    dead: frozenset[str]
+    damage: Mapping[str, float]
+
+
+def run_trials(
+    play: Callable[[], FightOutcome],
+    ids: Sequence[str],
+    party: Sequence[str],
+    trials: int,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> RiskResult:
+    """Play up to ``trials`` fights and count them; the risks are those of ``party``.
+
+    ``should_stop`` is asked after every fight (the caller's time budget): the result then
+    counts the fights played so far (at least 2), and ``trials`` says how many. Shared by
+    the rule systems' simulations, so every system's estimate means the same.
+    """
+    if trials < 2:
+        raise ValueError("a risk estimate needs at least 2 trials")
+    down = dict.fromkeys(ids, 0)
+    dead = dict.fromkeys(ids, 0)
+    damage: dict[str, list[float]] = {fid: [] for fid in ids}
+    any_down = any_dead = wipes = 0
+    rounds: list[float] = []
+    while len(rounds) < trials and (len(rounds) < 2 or not should_stop()):
+        out = play()
+        rounds.append(out.rounds)
+        for fid in ids:
+            down[fid] += fid in out.down
+            dead[fid] += fid in out.dead
+            damage[fid].append(out.damage.get(fid, 0.0))
+        any_down += any(p in out.down for p in party)
+        any_dead += any(p in out.dead for p in party)
+        wipes += bool(party) and all(p in out.down for p in party)
+    n = len(rounds)
+    ordered = sorted(rounds)
+    return RiskResult(
+        trials=n,
+        p_any_down=proportion(any_down, n),
+        p_any_dead=proportion(any_dead, n),
+        p_wipe=proportion(wipes, n),
+        rounds_mean=mean_estimate(rounds),
+        rounds_p90=int(ordered[min(n - 1, math.ceil(0.9 * n) - 1)]),
+        figures={
+            fid: FigureRisk(
+                proportion(down[fid], n), proportion(dead[fid], n), mean_estimate(damage[fid])
+            )
+            for fid in ids
+        },
+    )
+
+
+#: The threat ratings of an encounter budget, from the least to the most dangerous.
+THREATS = ("trivial", "low", "moderate", "severe", "extreme")
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetRating:
+    """A rule system's own difficulty guideline for an encounter (PF2e: the XP budget).
+
+    ``xp`` is the encounter's total, ``rating`` one of :data:`THREATS`, ``budgets`` the
+    XP each threat allows this party.
+    """
+
+    xp: int
+    rating: str
+    party_level: int
+    party_size: int
+    budgets: Mapping[str, int]

@@ -223,3 +223,41 @@ ALRIK_STATS = {
     "lp": 20, "rs": 1, "initiative": 10, "angriff": 12, "verteidigung": 11,
     "unbeugsamkeit": 10, "willenskraft": 9, "schaden_w": 10, "schaden_bonus": 1,
 }  # fmt: skip
+
+
+async def test_ds4_and_pf2e_risk_estimates(make_client: ClientFactory, app: FastAPI) -> None:
+    """POST …/risk for DS4 and PF2e: the same shape, a seed repeats, PF2e adds its XP budget."""
+    for system, stats, sample in (
+        ("ds4", {"lk": 20, "koerper": 8, "abwehr": 8, "initiative": 8, "schlagen": 12,
+                 "ga": 0}, "Goblin"),
+        ("pf2e", {"wahrnehmung": 6, "rk": 18, "tp": 20, "reflex": 5, "wille": 3,
+                  "zaehigkeit": 7, "angriffe": [{"name": "Langschwert", "bonus": 9,
+                                                 "schaden": "1W8+4"}]}, "Goblin-Krieger"),
+    ):  # fmt: skip
+        fight = await make_fight(make_client, app, system, prefix=f"risk{system}")
+        await add_character(app, fight, "p0", "Held", stats, system)
+        gm, player = fight.gm, fight.players[0]
+        r = await gm.post(f"/api/v1/campaigns/{fight.campaign_id}/bestiary/samples")
+        entry = next(e for e in r.json() if e["name"] == sample)
+        r = await gm.post(f"/api/v1/campaigns/{fight.campaign_id}/encounters", json={"name": "K"})
+        fight.encounter_id = r.json()["id"]
+        await gm.post(f"{fight.base}/participants", json={"character_id": fight.characters["Held"]})
+        await gm.post(f"{fight.base}/participants", json={"entry_id": entry["id"], "count": 2})
+        url = f"{fight.base}/risk"
+        first = await gm.post(url, json={"trials": 300, "seed": 5})
+        assert first.status_code == 200, first.text
+        out = first.json()
+        assert out["trials"] == 300 and len(out["participants"]) == 3
+        assert 0 <= out["p_wipe"] <= out["p_any_down"] <= 1 and out["rounds"]["mean"] >= 1
+        assert set(out["stderr"]["participants"]) == set(out["participants"])
+        assert (await gm.post(url, json={"trials": 300, "seed": 5})).json() == out
+        assert (await player.post(url, json={"trials": 10})).status_code in (403, 404)
+        if system == "pf2e":  # two level −1 goblins against one level 1 hero: 2 × 20 XP
+            assert out["xp_budget"]["xp"] == 40 and out["xp_budget"]["rating"] == "extreme"
+            assert out["xp_budget"]["party_level"] == 1 and out["xp_budget"]["party_size"] == 1
+        else:
+            assert "xp_budget" not in out
+        script(app, 3, 17, 9, 12, 5, 14, 8, 2)
+        await fight.act(gm, "start")
+        running = await gm.post(url, json={"trials": 50, "seed": 3})
+        assert running.status_code == 200 and running.json()["trials"] == 50

@@ -7,6 +7,7 @@ round 1 (``roll_initiative``), Schlagen/Schießen/Zielzauber with the automatic 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
@@ -24,6 +25,8 @@ from app.i18n import N_
 from app.rules import ds4
 from app.rules.dice import Roller
 from app.rules.ds4 import forecast as ds4_forecast
+from app.rules.ds4 import simulation as ds4_simulation
+from app.rules.odds import RiskResult
 
 CONDITIONS = ("liegend",)
 KINDS = {"schlagen": ds4.AttackKind.SCHLAGEN, "schiessen": ds4.AttackKind.SCHIESSEN,
@@ -177,6 +180,15 @@ def _fighter(data: dict[str, Any]) -> ds4.Fighter:
     )
 
 
+def _weapon(data: dict[str, Any], kind: ds4.AttackKind) -> ds4.Weapon | None:
+    """The weapon of an attack of ``kind``: its GA; none for a Zielzauber."""
+    ranged = kind is ds4.AttackKind.SCHIESSEN
+    ga = int(data["fern_ga"] if ranged else data["ga"])
+    name = str(data["fernwaffe"] if ranged else data["waffe"]) or "Waffe"
+    return None if kind is ds4.AttackKind.ZIELZAUBER else ds4.Weapon(
+        id=name.lower(), wb=0, ga=ga, ranged=ranged)  # fmt: skip
+
+
 def _attack_inputs(
     state: State, attacker_id: str, target_id: str, params: dict[str, Any]
 ) -> tuple[ds4.Fighter, ds4.Weapon | None, ds4.AttackKind, ds4.AttackModifiers]:
@@ -194,11 +206,7 @@ def _attack_inputs(
     attacker = _fighter(a)
     if attacker.attack_value(kind) <= 0:
         raise CombatError(N_("%(name)s has no value for this attack."), name=a["name"])
-    ranged = kind is ds4.AttackKind.SCHIESSEN
-    ga = int(a["fern_ga"] if ranged else a["ga"])
-    name = str(a["fernwaffe"] if ranged else a["waffe"]) or "Waffe"
-    weapon = None if kind is ds4.AttackKind.ZIELZAUBER else ds4.Weapon(
-        id=name.lower(), wb=0, ga=ga, ranged=ranged)  # fmt: skip
+    weapon = _weapon(a, kind)
     try:
         position = ds4.Position(str(params.get("position", "front")))
         distance = float(params.get("distance", 0) or 0)
@@ -239,6 +247,31 @@ def forecast(
     return Forecast(
         p_attack, ds4_forecast.forecast_attack(attacker, target, weapon, kind, mods), ()
     )
+
+
+def simulate(
+    figures: list[dict[str, Any]],
+    settings: dict[str, Any],
+    roller: Roller,
+    trials: int,
+    should_stop: Callable[[], bool],
+) -> RiskResult:
+    """The fight between ``figures`` played ``trials`` times (``app.rules.ds4.simulation``)."""
+    combatants = []
+    for f in figures:
+        fighter = _fighter(f)
+        kind = ds4_simulation.best_attack(fighter)
+        combatants.append(ds4_simulation.Combatant(
+            fighter, str(f["side"]), int(f["initiative"]), kind, _weapon(f, kind)))  # fmt: skip
+    surprise = settings.get("surprise") or None
+    if surprise not in ("abenteurer", "gegner", "neutral"):
+        surprise = None
+    try:
+        return ds4_simulation.simulate(
+            roller, combatants, "abenteurer", trials, surprise, should_stop=should_stop
+        )
+    except ValueError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
 
 
 def attack(
@@ -390,6 +423,7 @@ class Ds4Rules(Common):
     advance = staticmethod(advance)
     attack = staticmethod(attack)
     forecast = staticmethod(forecast)
+    simulate = staticmethod(simulate)
     respond = staticmethod(respond)
     add_condition = staticmethod(add_condition)
     remove_condition = staticmethod(remove_condition)

@@ -13,6 +13,7 @@ rolls and Unvorbereitet.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -30,8 +31,11 @@ from app.i18n import N_
 from app.rules import pf2e
 from app.rules.dice import Roller
 from app.rules.expression import ExpressionError, parse
+from app.rules.odds import BudgetRating, RiskResult
 from app.rules.pf2e import Modifier, Statistic
+from app.rules.pf2e import budget as pf2e_budget
 from app.rules.pf2e import forecast as pf2e_forecast
+from app.rules.pf2e import simulation as pf2e_simulation
 
 CONDITIONS = ("verängstigt", "kränkelnd", "unvorbereitet", "liegend", "anhaltender Schaden")
 VALUED = ("verängstigt", "kränkelnd")
@@ -47,6 +51,7 @@ def new_figure(
         "name": name,
         "side": side,
         "npc": npc,
+        "stufe": int(stats.get("stufe", 1)),
         "hp": int(stats["tp"]),
         "hp_max": int(stats["tp"]),
         "rk": int(stats["rk"]),
@@ -318,6 +323,54 @@ def forecast(
     return Forecast(outcome.p_hit, outcome, ())
 
 
+def _sim_strikes(data: dict[str, Any]) -> tuple[pf2e_simulation.StrikeOption, ...]:
+    """A figure's Strikes as :func:`_strike_inputs` builds them, for the simulation."""
+    extra = list(_status_penalties(data))
+    if data.get("conditions", {}).get("liegend"):
+        extra.append(Modifier("Liegend", "circumstance", -2))
+    out = []
+    for s in data.get("angriffe", []):
+        attack = Statistic(s["name"], (Modifier("Angriff", "untyped", int(s["bonus"])),))
+        damage = parse(str(s["schaden"]))
+        out.append(pf2e_simulation.StrikeOption(
+            attack, damage, bool(s.get("agil")), tuple(extra), _strength_bonus(s)))  # fmt: skip
+    return tuple(out)
+
+
+def _sim_figure(f: dict[str, Any]) -> pf2e_simulation.Combatant:
+    perception = _stat("Wahrnehmung", int(f["wahrnehmung"]), f)
+    return pf2e_simulation.Combatant(
+        str(f["id"]), str(f["side"]), int(f["hp"]), effective_ac(f), perception,
+        _sim_strikes(f), bool(f.get("npc")))  # fmt: skip
+
+
+def simulate(
+    figures: list[dict[str, Any]],
+    settings: dict[str, Any],
+    roller: Roller,
+    trials: int,
+    should_stop: Callable[[], bool],
+) -> RiskResult:
+    """The fight between ``figures`` played ``trials`` times (``app.rules.pf2e.simulation``)."""
+    try:
+        combatants = [_sim_figure(f) for f in figures]
+        return pf2e_simulation.simulate(
+            roller, combatants, "abenteurer", trials, should_stop=should_stop
+        )
+    except (ExpressionError, ValueError) as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+
+
+def rating(figures: list[dict[str, Any]]) -> BudgetRating | None:
+    """The XP budget (``app.rules.pf2e.budget``): the Abenteurer side is the party, every
+    other figure a creature; ``None`` without a party or without levels."""
+    party = [f for f in figures if f["side"] == "abenteurer"]
+    if not party or any("stufe" not in f for f in figures):
+        return None
+    others = [int(f["stufe"]) for f in figures if f["side"] != "abenteurer"]
+    return pf2e_budget.rate([int(f["stufe"]) for f in party], others)
+
+
 def attack(
     state: State,
     attacker_id: str,
@@ -519,6 +572,8 @@ class Pf2eRules(Common):
     advance = staticmethod(advance)
     attack = staticmethod(attack)
     forecast = staticmethod(forecast)
+    simulate = staticmethod(simulate)
+    rating = staticmethod(rating)
     respond = staticmethod(respond)
     add_condition = staticmethod(add_condition)
     remove_condition = staticmethod(remove_condition)

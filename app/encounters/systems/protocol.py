@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypedDict
 from app.encounters.combat import CombatError, Report, State
 from app.i18n import N_
 from app.rules.dice import Roller
-from app.rules.odds import ActionForecast, RiskResult
+from app.rules.odds import ActionForecast, BudgetRating, RiskResult
 
 Settings = dict[str, Any]
 
@@ -104,6 +104,10 @@ class CombatRules(Protocol):
         """Play the fight between ``figures`` (JSON figures) ``trials`` times to its end; the
         risk is the Abenteurer side's. ``should_stop`` ends it early (a time budget)."""
 
+    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
+        """The system's own difficulty guideline for a fight between ``figures`` (PF2e: the
+        XP budget), shown beside the simulated risk; ``None`` where the system has none."""
+
     def respond(
         self, state: State, choice: str, roller: Roller, report: Report, settings: Settings
     ) -> None: ...
@@ -178,6 +182,9 @@ class Common:
         should_stop: Callable[[], bool],
     ) -> RiskResult:  # fmt: skip
         raise unavailable()
+
+    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
+        return None
 
     def aim(self, state: State, pid: str, report: Report) -> None:
         raise unavailable()

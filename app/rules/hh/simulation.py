@@ -19,7 +19,6 @@ or to die, and the expected damage taken (LP lost, counting below 0).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -29,7 +28,7 @@ from app.rules.hh.initiative import round_order, start_of_round
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.round_end import end_of_round
 from app.rules.hh.state import Figure
-from app.rules.odds import FigureRisk, RiskResult, mean_estimate, proportion
+from app.rules.odds import FightOutcome, RiskResult, run_trials
 
 #: A fight still running after this many rounds is counted as ended there.
 MAX_ROUNDS = 30
@@ -42,13 +41,6 @@ class Fighter:
     figure: Figure
     side: str
     attack: AttackSpec = field(default_factory=AttackSpec)
-
-
-@dataclass(slots=True)
-class _Tally:
-    down: int = 0
-    dead: int = 0
-    damage: list[float] = field(default_factory=list)
 
 
 def _standing(f: Figure) -> bool:
@@ -73,16 +65,18 @@ def _turn(
     specs: Mapping[str, AttackSpec],
     actor: str,
     options: RuleOptions,
-) -> None:
+) -> bool:
+    """One figure's turn; whether it ended with a figure out (the fight may be over)."""
     me = figures[actor]
     if not me.can_act:
-        return
+        return False
     target = _target(figures, sides, sides[actor])
     if target is None:
-        return
+        return True
     result = resolve_attack(roller, me, figures[target], options, specs[actor])
     figures[actor] = result.attacker
     figures[target] = result.defender
+    return not (_standing(result.defender) and _standing(result.attacker))
 
 
 def _round(
@@ -95,8 +89,7 @@ def _round(
     granted, _ = start_of_round(list(figures.values()))
     figures.update({f.id: f for f in granted})
     for turn in round_order(list(figures.values())):
-        _turn(roller, figures, sides, specs, turn.figure, options)
-        if _over(figures, sides):
+        if _turn(roller, figures, sides, specs, turn.figure, options) and _over(figures, sides):
             return
     ended = end_of_round(roller, list(figures.values()), options)
     figures.update({f.id: f for f in ended.figures})
@@ -135,37 +128,16 @@ def simulate(
     ``should_stop`` is asked after every fight (the caller's time budget): the result then
     counts the fights played so far (at least 2), and ``trials`` says how many.
     """
-    if trials < 2:
-        raise ValueError("a risk estimate needs at least 2 trials")
-    party = [f.figure.id for f in fighters if f.side == party_side]
     start_lp = {f.figure.id: f.figure.lp for f in fighters}
-    tallies = {f.figure.id: _Tally() for f in fighters}
-    any_down = any_dead = wipes = 0
-    rounds: list[float] = []
-    played_fights = 0
-    while played_fights < trials and (played_fights < 2 or not should_stop()):
-        played_fights += 1
+
+    def play() -> FightOutcome:
         final, played, went_down = fight(roller, fighters, options, max_rounds)
-        rounds.append(played)
-        for fid, f in final.items():
-            tally = tallies[fid]
-            tally.down += fid in went_down
-            tally.dead += f.dead
-            tally.damage.append(start_lp[fid] - f.lp)
-        any_down += any(p in went_down for p in party)
-        any_dead += any(final[p].dead for p in party)
-        wipes += all(p in went_down for p in party)
-    n = played_fights
-    ordered = sorted(rounds)
-    return RiskResult(
-        trials=n,
-        p_any_down=proportion(any_down, n),
-        p_any_dead=proportion(any_dead, n),
-        p_wipe=proportion(wipes, n),
-        rounds_mean=mean_estimate(rounds),
-        rounds_p90=int(ordered[min(n - 1, math.ceil(0.9 * n) - 1)]),
-        figures={
-            fid: FigureRisk(proportion(t.down, n), proportion(t.dead, n), mean_estimate(t.damage))
-            for fid, t in tallies.items()
-        },
-    )
+        return FightOutcome(
+            played,
+            frozenset(went_down),
+            frozenset(fid for fid, f in final.items() if f.dead),
+            {fid: start_lp[fid] - f.lp for fid, f in final.items()},
+        )
+
+    party = [f.figure.id for f in fighters if f.side == party_side]
+    return run_trials(play, list(start_lp), party, trials, should_stop)
