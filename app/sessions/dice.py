@@ -3,13 +3,11 @@
 Outside a fair-play session that is the app's roller (``SecureRoller``). While one is open,
 it is a :class:`FairRoller`: each face is derived from the session's ``server_seed``, the
 ``seq`` of the event the face goes to, the requesting member and their client seed
-(``docs/fairplay.md``, "The derivation"), and recorded for that event's ``fairplay``.
+(``docs/fairplay.md``, "The derivation"; the function is the standalone verifier's,
+``app/sessions/verify_fairplay.py``), and recorded for that event's ``fairplay``.
 """
 
 from __future__ import annotations
-
-import hashlib
-import hmac
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -18,34 +16,7 @@ from app.events import fairplay
 from app.events.service import lock_log
 from app.rules.dice import Roller
 from app.sessions.models import ClientSeed, GameSession
-
-PREFIX = "tafelrunde-fairplay-v1"
-_TWO_64 = 1 << 64
-
-
-def derive_face(
-    server_seed: bytes,
-    campaign_id: int,
-    seq: int,
-    user_id: int,
-    client_seed: str,
-    k: int,
-    sides: int,
-) -> int:
-    """Draw ``k`` of event ``seq``: HMAC-SHA256 under the seed, the first 8 bytes as a
-    big-endian number, rejection sampling above the largest multiple of ``sides``."""
-    if sides < 1:
-        raise ValueError(f"a die needs at least one side, not {sides}")
-    limit = _TWO_64 - (_TWO_64 % sides)
-    j = 0
-    while True:
-        msg = f"{PREFIX}|{campaign_id}|{seq}|{user_id}|{client_seed}|{k}|{j}"
-        h = hmac.new(server_seed, msg.encode(), hashlib.sha256).digest()
-        u = int.from_bytes(h[:8], "big")
-        if u < limit:
-            return u % sides + 1
-        j += 1
-
+from app.sessions.verify_fairplay import derive_face
 
 class FairRoller:
     """A :class:`~app.rules.dice.Roller` for one member's request in a fair-play session.
