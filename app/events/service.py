@@ -193,13 +193,13 @@ async def _append_locked(session: AsyncSession, row: dict[str, Any]) -> tuple[in
             insert(CampaignEvent).values(seq=seq, **row).returning(CampaignEvent.id)
         )
     ).scalar_one()
-    if session_id is not None and session.bind is not None:
-        if session.bind.dialect.name == "postgresql":
-            # Id-only: the listeners read the chained event from the log.
-            await session.execute(
-                text("SELECT pg_notify(:channel, :note)"),
-                {"channel": NOTIFY_CHANNEL, "note": f"{campaign_id}:{seq}:{event_id}"},
-            )
+    bind = session.bind
+    if session_id is not None and bind is not None and bind.dialect.name == "postgresql":
+        # Id-only: the listeners read the chained event from the log.
+        await session.execute(
+            text("SELECT pg_notify(:channel, :note)"),
+            {"channel": NOTIFY_CHANNEL, "note": f"{campaign_id}:{seq}:{event_id}"},
+        )
     return int(event_id), int(seq)
 
 
@@ -391,7 +391,6 @@ class VisibleEvent:
                         left_out.update(party.keys)
             payload = {k: v for k, v in payload.items() if k not in left_out}
         return {**payload, **base, "secret": False}
-
 
     def fairplay(self) -> dict[str, Any] | None:
         """The event's fair-play record as this viewer gets it: digest and chain link always,

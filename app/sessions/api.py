@@ -64,9 +64,7 @@ class SessionOut(BaseModel):
 
 
 @router.put("/fairplay", response_model=RuleOut)
-async def configure(
-    campaign_id: int, body: RuleIn, session: Session, user: CurrentUser
-) -> RuleOut:
+async def configure(campaign_id: int, body: RuleIn, session: Session, user: CurrentUser) -> RuleOut:
     rule = await service.configure(
         session, user, campaign_id, enabled=body.enabled, overrides=body.overrides,
         reveal_secret_rolls=body.reveal_secret_rolls,
@@ -134,7 +132,7 @@ async def export(
     session_id: PathId,
     session: Session,
     user: CurrentUser,
-    format: Literal["md", "html"] = Query(default="md"),  # noqa: A002
+    format: Literal["md", "html"] = Query(default="md"),
 ) -> Response:
     """The session record as Markdown or as a printable HTML page, with exactly what the
     caller may see (a GM's includes the secret rolls)."""

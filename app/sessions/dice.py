@@ -18,6 +18,7 @@ from app.rules.dice import Roller
 from app.sessions.models import ClientSeed, GameSession
 from app.sessions.verify_fairplay import derive_face
 
+
 class FairRoller:
     """A :class:`~app.rules.dice.Roller` for one member's request in a fair-play session.
 

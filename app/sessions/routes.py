@@ -41,7 +41,9 @@ async def _sessions_page(
 ) -> HTMLResponse:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     context = await views.sessions_context(session, viewer, campaign)
-    return page(request, "sessions/index.html", {**context, **(extra or {})}, status_code=status_code)
+    return page(
+        request, "sessions/index.html", {**context, **(extra or {})}, status_code=status_code
+    )
 
 
 @router.get("/campaigns/{campaign_id}/sessions", response_class=HTMLResponse)

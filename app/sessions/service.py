@@ -277,7 +277,12 @@ async def fairplay_export(
         )
         record = e.fairplay if whole or e.fairplay is None else {**e.fairplay, "draws": None}
         out.append(
-            {"seq": e.seq, "type": e.type, "fairplay": record, "payload": e.payload if whole else None}
+            {
+                "seq": e.seq,
+                "type": e.type,
+                "fairplay": record,
+                "payload": e.payload if whole else None,
+            }
         )
     return {
         "campaign_id": campaign_id,
@@ -286,4 +291,3 @@ async def fairplay_export(
         "server_seed": game.server_seed if game.ended_at is not None else None,
         "events": out,
     }
-

@@ -94,7 +94,7 @@ def _dice(e: dict[str, Any], fp: dict[str, Any], ctx: dict[str, Any], out: Check
         return
     for k, (sides, face) in enumerate(draws):
         want = derive_face(
-            seed, ctx["campaign_id"], e["seq"], fp.get("user_id"), fp.get("client_seed"), k, sides
+            seed, ctx["campaign_id"], e["seq"], fp["user_id"], fp["client_seed"], k, sides
         )
         if want != face:
             out.problems.append(f"die {k + 1} (d{sides}) shows {face}, the derivation gives {want}")

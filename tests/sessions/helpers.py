@@ -34,8 +34,8 @@ async def roll(client: httpx.AsyncClient, t: Table, expression: str, **extra: st
     return int(r.json()["event_id"])
 
 
-async def export(client: httpx.AsyncClient, t: Table, session_id: int) -> dict[str, Any]:
-    r = await client.get(f"{base(t)}/sessions/{session_id}/fairplay")
+async def export(client: httpx.AsyncClient, campaign_id: int, session_id: int) -> dict[str, Any]:
+    r = await client.get(f"/api/v1/campaigns/{campaign_id}/sessions/{session_id}/fairplay")
     assert r.status_code == 200, r.text
     body: dict[str, Any] = r.json()
     return body

@@ -25,7 +25,9 @@ def _faces(payload: dict[str, Any]) -> list[int]:
     return [f for d in payload["dice"] for f in d["faces"]]
 
 
-async def _played(make_client: ClientFactory, app: FastAPI) -> tuple[Any, dict[str, Any], dict[str, int]]:
+async def _played(
+    make_client: ClientFactory, app: FastAPI
+) -> tuple[Any, dict[str, Any], dict[str, int]]:
     """A session: the player sets a seed and rolls, the GM rolls openly and secretly, a chat
     line; then the GM ends it. Returns the table, the session and the rolls' seqs."""
     t = await make_table(make_client, app)
@@ -42,7 +44,9 @@ async def _played(make_client: ClientFactory, app: FastAPI) -> tuple[Any, dict[s
     assert r.status_code == 201, r.text
     r = await t.gm.post(f"{base(t)}/sessions/{sid}/end")
     assert r.status_code == 200, r.text
-    assert hashlib.sha256(bytes.fromhex(r.json()["server_seed"])).hexdigest() == started["commitment"]
+    assert (
+        hashlib.sha256(bytes.fromhex(r.json()["server_seed"])).hexdigest() == started["commitment"]
+    )
     return t, started, seqs
 
 
@@ -50,7 +54,7 @@ async def test_an_ended_session_verifies_with_the_standalone_script(
     make_client: ClientFactory, app: FastAPI, tmp_path: Path
 ) -> None:
     t, started, seqs = await _played(make_client, app)
-    data = await export(t.player, t, started["id"])
+    data = await export(t.player, t.campaign_id, started["id"])
     assert data["commitment"] == started["commitment"] and data["server_seed"]
     assert data["events"][0]["type"] == "session_started"
     assert data["events"][-1]["type"] == "session_ended"
@@ -112,7 +116,7 @@ async def test_any_change_fails_at_that_event(
     make_client: ClientFactory, app: FastAPI, tamper: Any
 ) -> None:
     t, started, seqs = await _played(make_client, app)
-    data = tampered(await export(t.player, t, started["id"]))
+    data = tampered(await export(t.player, t.campaign_id, started["id"]))
     target = seqs["gm"]
     tamper(data, target)
     report = verify(data)
@@ -129,9 +133,9 @@ async def test_a_roll_cannot_come_before_the_commitment(
     first = await roll(t.player, t, "1W6")
     r = await t.gm.post(f"{base(t)}/sessions/{started['id']}/end")
     assert r.status_code == 200
-    data = await export(t.player, t, started["id"])
+    data = await export(t.player, t.campaign_id, started["id"])
     # The roll before the start is not part of the session; the commitment comes first.
-    assert [e["seq"] for e in data["events"]][0] > before
+    assert data["events"][0]["seq"] > before
     assert data["events"][0]["type"] == "session_started"
     assert data["events"][0]["payload"]["commitment"] == started["commitment"]
     assert first > data["events"][0]["seq"]
@@ -152,14 +156,14 @@ async def test_a_secret_gm_roll_is_digest_only_until_revealed(
     started = await fair_session(t, reveal=True)
     sid = started["id"]
     secret = await roll(t.gm, t, "1W20", visibility="gm", label="Falle")
-    during = event(await export(t.player, t, sid), secret)
+    during = event(await export(t.player, t.campaign_id, sid), secret)
     assert during["payload"] is None and during["fairplay"]["draws"] is None
     assert len(during["fairplay"]["digest"]) == 64 and len(during["fairplay"]["chain"]) == 64
-    report = verify(await export(t.player, t, sid))
+    report = verify(await export(t.player, t.campaign_id, sid))
     assert report.ok and not report.seed_published
     assert next(e for e in report.events if e.seq == secret).secret
     assert (await t.gm.post(f"{base(t)}/sessions/{sid}/end")).status_code == 200
-    after = await export(t.player, t, sid)
+    after = await export(t.player, t.campaign_id, sid)
     revealed = event(after, secret)
     assert revealed["payload"]["label"] == "Falle" and revealed["fairplay"]["draws"]
     report = verify(after)
@@ -173,11 +177,11 @@ async def test_a_kept_secret_stays_committed_after_the_end(
     started = await fair_session(t, reveal=False)
     secret = await roll(t.gm, t, "1W20", visibility="gm")
     assert (await t.gm.post(f"{base(t)}/sessions/{started['id']}/end")).status_code == 200
-    data = await export(t.player, t, started["id"])
+    data = await export(t.player, t.campaign_id, started["id"])
     assert event(data, secret)["payload"] is None
     report = verify(data)
     assert report.ok and next(e for e in report.events if e.seq == secret).secret
-    gm_view = event(await export(t.gm, t, started["id"]), secret)
+    gm_view = event(await export(t.gm, t.campaign_id, started["id"]), secret)
     assert gm_view["payload"] is not None and gm_view["fairplay"]["draws"]
 
 
