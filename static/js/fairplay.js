@@ -158,7 +158,7 @@
   }
 
   function fill(template, values) {
-    return template.replace(/%\((\w+)\)s/g, function (_m, name) { return String(values[name]); });
+    return template.replace(/\{(\w+)\}/g, function (_m, name) { return String(values[name]); });
   }
 
   function show(root, report) {
