@@ -194,3 +194,54 @@ async def test_rolls_outside_fair_play_carry_no_record(
     await roll(t.player, t, "1W6")
     r = await t.player.get(f"{base(t)}/sessions/{r.json()['id']}/fairplay")
     assert r.status_code == 409
+
+
+async def test_a_sheet_roll_with_gluck_lists_its_dice_on_the_roll(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Glück changes the sheet after the roll: the roll event carries the faces."""
+    t = await make_table(make_client, app)
+    r = await t.player.post(f"{base(t)}/characters", json={"name": "Alrik"})
+    assert r.status_code == 201, r.text
+    cid = r.json()["id"]
+    sid = (await fair_session(t))["id"]
+    r = await t.player.post(
+        f"{base(t)}/characters/{cid}/roll", json={"target": "attack:Kampfkunst", "luck": "bonus"}
+    )
+    assert r.status_code == 201, r.text
+    assert (await t.gm.post(f"{base(t)}/sessions/{sid}/end")).status_code == 200
+    data = await export(t.player, t.campaign_id, sid)
+    assert verify(data).ok
+    (rolled,) = [e for e in data["events"] if e["type"] == "roll"]
+    assert [f for _s, f in rolled["fairplay"]["draws"]] == _faces(rolled["payload"])
+    changed = next(e for e in data["events"] if e["type"] == "character_updated")
+    assert changed["seq"] > rolled["seq"] and changed["fairplay"]["draws"] == []
+
+
+async def test_the_stream_stub_of_a_secret_roll_keeps_digest_and_chain(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    from sqlalchemy import select
+
+    from app.core.viewer import Role, Viewer
+    from app.events.models import CampaignEvent
+    from app.events.service import project
+
+    t = await make_table(make_client, app)
+    await fair_session(t)
+    secret = await roll(t.gm, t, "1W20", visibility="gm")
+    async with app.state.ctx.sessionmaker() as session:
+        row = await session.scalar(
+            select(CampaignEvent).where(
+                CampaignEvent.campaign_id == t.campaign_id, CampaignEvent.seq == secret
+            )
+        )
+    assert row is not None and row.fairplay is not None
+    player = Viewer(t.ids["player"], "player_user", Role.player)
+    (stub,) = project([row], player)
+    data = stub.data()
+    assert data["secret"] is True and "total" not in data
+    assert data["fairplay"]["draws"] is None
+    assert data["fairplay"]["chain"] == row.fairplay["chain"]
+    (whole,) = project([row], Viewer(t.ids["gm"], "gm_user", Role.gm))
+    assert whole.data()["fairplay"]["draws"] == row.fairplay["draws"]

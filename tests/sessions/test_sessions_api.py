@@ -73,7 +73,7 @@ async def test_gm_overrides_follow_the_table_rule(
     adjust: dict[str, object] = {"participant": pids["Goblin 1"], "delta": -3, "reason": "Sturz"}
     if rule == "forbidden":
         r = await fight.gm.post(f"{fight.base}/actions/adjust", json=adjust)
-        assert r.status_code == 409 and "forbids" in r.text
+        assert r.status_code == 409 and "verbietet" in r.text
         return
     r = await fight.gm.post(f"{fight.base}/actions/adjust", json=adjust)
     assert r.status_code == 200, r.text
