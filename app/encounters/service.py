@@ -615,6 +615,8 @@ async def _joined(
             names=[p.name for p in added],
         )
         return
+    # The encounter row before the log's lock, in the order every combat step takes them.
+    await session.execute(select(Encounter.id).where(Encounter.id == enc.id).with_for_update())
     dice = await roller_for(session, enc.campaign_id, user.id, roller)
     state = clone(enc.state)
     report = Report()
@@ -759,6 +761,8 @@ async def start(
             loaded.campaign.system, p, enc.settings, owners.get(p.id)
         )
     report = Report()
+    # The encounter row before the log's lock, in the order every combat step takes them.
+    await session.execute(select(Encounter.id).where(Encounter.id == enc.id).with_for_update())
     dice = await roller_for(session, campaign_id, user.id, roller)
     try:
         system(loaded.campaign.system).start(state, dice, report, enc.settings)
