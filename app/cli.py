@@ -108,6 +108,12 @@ def _restore(args: argparse.Namespace) -> None:
     print(f"Restored {summary.total} rows (schema {summary.revision}) from {args.file}.")
 
 
+def _verify(args: argparse.Namespace) -> None:
+    from app.sessions.verify_fairplay import main as verify
+
+    raise SystemExit(verify([str(args.file)]))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="tafelrunde", description="Tafelrunde virtual tabletop")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -141,6 +147,11 @@ def main(argv: list[str] | None = None) -> None:
     restore.add_argument("file", type=Path)
     restore.add_argument("--replace", action="store_true", help="delete the database's data first")
     restore.set_defaults(func=_restore)
+    verify = commands.add_parser(
+        "verify", help="verify a fair-play session export (the …/sessions/{id}/fairplay JSON)"
+    )
+    verify.add_argument("file", type=Path)
+    verify.set_defaults(func=_verify)
     args = parser.parse_args(argv)
     args.func(args)
 

@@ -34,6 +34,8 @@ LABEL_MAX = 100
 KEY_MAX = 100
 #: An invite code as typed (the real ones have 12 characters).
 INVITE_CODE_MAX = 64
+#: A member's client seed for a fair-play session (any text).
+CLIENT_SEED_MAX = 64
 
 # --- structured data ------------------------------------------------------------------------
 
@@ -51,6 +53,8 @@ CAMPAIGNS_PER_GM = 50
 MEMBERS_PER_CAMPAIGN = 100
 #: Invites of a campaign that are neither revoked nor expired.
 INVITES_PER_CAMPAIGN = 50
+#: Game sessions of a campaign (ended ones included).
+SESSIONS_PER_CAMPAIGN = 1000
 #: Characters of a campaign, archived ones included.
 CHARACTERS_PER_CAMPAIGN = 200
 #: Items a character carries (an import with more is refused as a whole).

@@ -24,6 +24,8 @@ from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
 from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
+from app.sessions import api as sessions_api
+from app.sessions import routes as sessions_routes
 from app.talk import api as talk_api
 from app.talk import routes as talk_routes
 from app.transfer import api as transfer_api
@@ -89,6 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         characters_api.router,
         encounters_api.router,
         talk_api.router,
+        sessions_api.router,
         transfer_api.router,
         events_routes.router,
         accounts_routes.router,
@@ -97,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         characters_routes.router,
         api_docs.router,
         talk_routes.router,
+        sessions_routes.router,
         transfer_routes.router,
     ):
         app.include_router(router)

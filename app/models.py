@@ -7,6 +7,7 @@ from app.db import Base
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.events.models import CampaignEvent
 from app.idempotency.models import IdempotentRequest
+from app.sessions.models import ClientSeed, FairPlayRule, GameSession
 from app.talk.models import (
     ChatMessage,
     ChatRead,
@@ -26,7 +27,10 @@ __all__ = [
     "ChatMessage",
     "ChatRead",
     "ChatRecipient",
+    "ClientSeed",
     "Encounter",
+    "FairPlayRule",
+    "GameSession",
     "Handout",
     "HandoutReader",
     "IdempotentRequest",

@@ -53,6 +53,19 @@ async def fill_every_table(app: FastAPI, make_client: ClientFactory) -> None:
         r = await client.post(f"{base}/rolls", json={"expression": "2d6+1", "label": "Ärger"})
         assert r.status_code == 201, r.text
     await _fill_talk(table, base)
+    await _fill_sessions(table, base)
+
+
+async def _fill_sessions(table: Table, base: str) -> None:
+    """A fair-play session (its rule, a client seed, chained events), left running."""
+    rule = {"enabled": True, "overrides": "marked", "reveal_secret_rolls": True}
+    assert (await table.gm.put(f"{base}/fairplay", json=rule)).status_code == 200
+    r = await table.gm.post(f"{base}/sessions")
+    assert r.status_code == 201, r.text
+    r = await table.player.put(f"{base}/sessions/{r.json()['id']}/seed", json={"client_seed": "x"})
+    assert r.status_code == 200, r.text
+    r = await table.player.post(f"{base}/rolls", json={"expression": "1d6"})
+    assert r.status_code == 201, r.text
 
 
 async def _fill_talk(table: Table, base: str) -> None:

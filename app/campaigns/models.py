@@ -25,6 +25,11 @@ class Campaign(Base):
     settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     #: Last event sequence number handed out; bumped under this row's lock (gap-free log).
     last_seq: Mapped[int] = mapped_column(default=0)
+    #: The open fair-play game session (``app.sessions``), read and written by the log under
+    #: the same lock as ``last_seq`` to chain the session's events; NULL when none is open.
+    fairplay_session_id: Mapped[int | None] = mapped_column(default=None)
+    #: The newest link of that session's hash chain (its commitment before the first event).
+    fairplay_chain: Mapped[str | None] = mapped_column(String(64), default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     version: Mapped[int] = mapped_column(default=1)
 

@@ -36,6 +36,12 @@ class Action(StrEnum):
     manage_talk = "manage_talk"
     #: Export the whole campaign (every sheet, secret and log entry) as one document.
     export_campaign = "export_campaign"
+    #: Start and end game sessions (issue 17).
+    run_sessions = "run_sessions"
+    #: Turn fair play on or off and choose its table rule.
+    configure_fairplay = "configure_fairplay"
+    #: Set one's own client seed for the open session.
+    set_client_seed = "set_client_seed"
 
 
 _ALLOWED: dict[Action, frozenset[Role]] = {
@@ -54,6 +60,9 @@ _ALLOWED: dict[Action, frozenset[Role]] = {
     Action.chat: frozenset({Role.gm, Role.co_gm, Role.player}),
     Action.manage_talk: frozenset({Role.gm, Role.co_gm}),
     Action.export_campaign: frozenset({Role.gm}),
+    Action.run_sessions: frozenset({Role.gm, Role.co_gm}),
+    Action.configure_fairplay: frozenset({Role.gm}),
+    Action.set_client_seed: frozenset(Role),
 }
 
 

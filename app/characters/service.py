@@ -38,6 +38,7 @@ from app.events.models import CampaignEvent
 from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_about, project
 from app.i18n import _
 from app.rules.dice import Roller
+from app.sessions.dice import roller_for
 
 EXPORT_FORMAT = "tafelrunde-character"
 EXPORT_VERSION = 1
@@ -986,29 +987,15 @@ async def roll(
     """Roll from the sheet through the engine; the result is a ``roll`` event in the dice log.
 
     Only those who may edit the sheet roll from it. Glück spent or burned changes the sheet
-    (recorded as ``character_updated``). Rolls of a hidden NSC are GM-only.
+    (recorded as ``character_updated``, after the roll: in a fair-play session the roll
+    event is the one that lists the faces). Rolls of a hidden NSC are GM-only.
     """
     opened = await open_character(session, user, campaign_id, character_id, to_roll=True)
     if req.visibility not in VISIBILITIES:
         raise ValidationFailed({"visibility": _("Choose public, GM only or GM and me.")})
     c = opened.character
-    result = character_system(c.system).roll(roller, c.data, opened.items, req)
-    if result.sheet_changes:
-        data = copy.deepcopy(c.data)
-        for key, value in result.sheet_changes.items():
-            before = sheets.get_value(c.data, key)
-            sheets.set_value(data, key, value)
-            await _record(
-                session,
-                c,
-                user,
-                types.CharacterUpdated(
-                    **_about(session, c, user), field=key, before=before, after=value
-                ),
-            )
-        c.data = data
-        c.updated_at = utcnow()
-        await _flush(session)
+    dice = await roller_for(session, campaign_id, user.id, roller)
+    result = character_system(c.system).roll(dice, c.data, opened.items, req)
     payload = types.Roll.build(
         actor_name=user.username,
         expression=result.expression,
@@ -1025,7 +1012,7 @@ async def roll(
             target=req.target,
         ),
     )
-    return await append_event(
+    event = await append_event(
         session,
         campaign_id,
         payload,
@@ -1034,6 +1021,23 @@ async def roll(
         audience_user_id=user.id if req.visibility == "self" else None,
         hidden_characters=[c.id] if c.hidden_from_players else (),
     )
+    if result.sheet_changes:
+        data = copy.deepcopy(c.data)
+        for key, value in result.sheet_changes.items():
+            before = sheets.get_value(c.data, key)
+            sheets.set_value(data, key, value)
+            await _record(
+                session,
+                c,
+                user,
+                types.CharacterUpdated(
+                    **_about(session, c, user), field=key, before=before, after=value
+                ),
+            )
+        c.data = data
+        c.updated_at = utcnow()
+        await _flush(session)
+    return event
 
 
 # --- export / import ------------------------------------------------------------------------

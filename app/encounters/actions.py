@@ -203,22 +203,25 @@ class Step:
     undoable: bool = True
     allow_pending: bool = False
     passes_rest: bool = False
+    #: A GM override (an LP edit): the fair-play table rule decides (``app.sessions``).
+    override: bool = False
 
     async def perform(self, call: Call, data: Mapping[str, Any]) -> Encounter:
         args = _read(self.inputs, data, self.passes_rest)
 
-        def op(loaded: service.Loaded, state: State, report: Report) -> None:
+        def op(loaded: service.Loaded, state: State, report: Report, roller: Roller) -> None:
             rules = system(loaded.campaign.system)
             if self.system_action and self.name not in rules.actions:
                 raise unavailable()
-            turn = Turn(loaded, state, report, call.roller, rules, args)
+            turn = Turn(loaded, state, report, roller, rules, args)
             if self.as_current:
                 service.may_act(loaded, turn.actor)
             self.run(turn)
 
         return await service.operate(
             call.session, call.user, call.campaign_id, call.encounter_id, _version(data), op,
-            gm_only=self.gm_only, undoable=self.undoable, allow_pending=self.allow_pending,
+            roller=call.roller, gm_only=self.gm_only, undoable=self.undoable,
+            allow_pending=self.allow_pending, override=self.override,
         )  # fmt: skip
 
 
@@ -261,11 +264,12 @@ def step(
     undoable: bool = True,
     allow_pending: bool = False,
     passes_rest: bool = False,
+    override: bool = False,
 ) -> Callable[[Run], Run]:
     def register(run: Run) -> Run:
         ACTIONS[name] = Step(
             name, run, inputs, gm_only, as_current, system_action, undoable, allow_pending,
-            passes_rest,
+            passes_rest, override,
         )  # fmt: skip
         return run
 
@@ -385,6 +389,7 @@ def _uncondition(t: Turn) -> None:
     ),
     Text("reason", message=N_("Give a reason (at most 200 characters)."), max_length=REASON_MAX),
     gm_only=True,
+    override=True,
 )
 def _adjust(t: Turn) -> None:
     a = t.args

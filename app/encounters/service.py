@@ -51,6 +51,8 @@ from app.events.models import CampaignEvent
 from app.events.service import append_event, events_about
 from app.i18n import N_, _
 from app.rules.dice import Roller
+from app.sessions import service as sessions
+from app.sessions.dice import roller_for
 
 MAX_COPIES = 20
 HISTORY = limits.UNDO_STEPS
@@ -613,6 +615,9 @@ async def _joined(
             names=[p.name for p in added],
         )
         return
+    # The encounter row before the log's lock, in the order every combat step takes them.
+    await session.execute(select(Encounter.id).where(Encounter.id == enc.id).with_for_update())
+    dice = await roller_for(session, enc.campaign_id, user.id, roller)
     state = clone(enc.state)
     report = Report()
     mod = system(loaded.campaign.system)
@@ -621,7 +626,7 @@ async def _joined(
         state["figures"][pid] = participant_figure(loaded.campaign.system, p, enc.settings, owner)
         report.add(N_("%(name)s joins the fight."), who={pid}, name=p.name)
         try:
-            mod.add_figure(state, pid, roller, report)
+            mod.add_figure(state, pid, dice, report)
         except CombatError as exc:
             raise combat_error(exc) from None
     report.order_changed = True
@@ -756,8 +761,11 @@ async def start(
             loaded.campaign.system, p, enc.settings, owners.get(p.id)
         )
     report = Report()
+    # The encounter row before the log's lock, in the order every combat step takes them.
+    await session.execute(select(Encounter.id).where(Encounter.id == enc.id).with_for_update())
+    dice = await roller_for(session, campaign_id, user.id, roller)
     try:
-        system(loaded.campaign.system).start(state, roller, report, enc.settings)
+        system(loaded.campaign.system).start(state, dice, report, enc.settings)
     except CombatError as exc:
         raise combat_error(exc) from None
     enc.state = state
@@ -830,13 +838,19 @@ async def operate(
     campaign_id: int,
     encounter_id: int,
     version: int | None,
-    op: Callable[[Loaded, State, Report], None],
+    op: Callable[[Loaded, State, Report, Roller], None],
     *,
+    roller: Roller,
     gm_only: bool = False,
     undoable: bool = True,
     allow_pending: bool = False,
+    override: bool = False,
 ) -> Encounter:
-    """Run one combat operation on a copy of the state, then save and log it."""
+    """Run one combat operation on a copy of the state, then save and log it.
+
+    Its dice come from :func:`app.sessions.dice.roller_for` (fair play), asked once the
+    encounter row is locked; an ``override`` (a GM's LP edit) follows the session's table
+    rule."""
     action = Action.run_encounters if gm_only else Action.act_in_combat
     loaded = await load(
         session, user, campaign_id, encounter_id, action, with_history=True, for_update=True
@@ -847,10 +861,13 @@ async def operate(
         raise Conflict(_("This encounter is not running."))
     if enc.state.get("pending") and not allow_pending:
         raise ValidationFailed({"combat": _("First the open defence must be answered.")})
+    if override:
+        await sessions.guard_override(session, campaign_id)
+    dice = await roller_for(session, campaign_id, user.id, roller)
     state = clone(enc.state)
     report = Report()
     try:
-        op(loaded, state, report)
+        op(loaded, state, report, dice)
     except CombatError as exc:
         raise combat_error(exc) from None
     # The log first, so that the encounter row is written once, with the seqs of its events
@@ -992,6 +1009,7 @@ async def undo(
     _check_version(enc, version)
     if enc.status != "running" or not enc.history:
         raise ValidationFailed({"combat": _("There is nothing to undo.")})
+    await sessions.guard_override(session, campaign_id)
     history = list(enc.history)
     last = history.pop()
     undone_seqs: list[int] = [int(s) for s in (last.get("seq") or [])]

@@ -35,3 +35,6 @@ class CampaignEvent(Base):
     )
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    #: In a fair-play session: ``{session_id, user_id, client_seed, draws, digest, chain}``
+    #: (``docs/fairplay.md``); NULL outside one.
+    fairplay: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Integer,
+    String,
     and_,
     column,
     insert,
@@ -26,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app import limits
 from app.core.viewer import Viewer
 from app.db import utcnow
+from app.events import fairplay
 from app.events.models import CampaignEvent
 from app.events.types import EventPayload, Roll
 
@@ -42,7 +44,13 @@ VISIBILITIES = ("public", "gm", "self", "listed")
 #: The log's sequence counter lives on the campaign row, whose lock keeps ``seq`` gap-free;
 #: the log names just the two columns it needs instead of importing the campaigns package,
 #: which sits above it (as ``_APPEND_POSTGRES`` names the table in SQL).
-_CAMPAIGN_SEQ = table("campaign", column("id", Integer), column("last_seq", Integer))
+_CAMPAIGN_SEQ = table(
+    "campaign",
+    column("id", Integer),
+    column("last_seq", Integer),
+    column("fairplay_session_id", Integer),
+    column("fairplay_chain", String),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,34 +134,72 @@ async def append_event(
         "payload": json.loads(payload_json),
         "created_at": now,
     }
+    added: tuple[int, int] | None = None
     if session.bind is not None and session.bind.dialect.name == "postgresql":
-        event_id, seq = await _append_postgres(
+        added = await _append_postgres(
             session, campaign_id, event.TYPE, event.subject, payload_json, actor_id,
             visibility, audience_user_id, now,
         )  # fmt: skip
-    else:
-        event_id, seq = await _append_sqlite(session, row)
+    if added is None:
+        # SQLite, or an open fair-play session (which the one-statement path leaves alone).
+        added = await _append_locked(session, row)
+    event_id, seq = added
+    fairplay.note_next_seq(session, campaign_id, seq + 1)
     # The returned object is not tracked by the session: the log is append-only.
     logged = CampaignEvent(id=event_id, seq=seq, **row)
     session.info.setdefault(PENDING_KEY, []).append(logged)
     return logged
 
 
-async def _append_sqlite(session: AsyncSession, row: dict[str, Any]) -> tuple[int, int]:
-    """The next ``seq`` (the UPDATE holds the campaign's lock until commit), then the row."""
-    seq = (
+async def lock_log(session: AsyncSession, campaign_id: int) -> tuple[int, int | None]:
+    """Take the campaign's log lock until commit: the next ``seq`` and the open fair-play
+    session (for a roller that must know the ``seq`` of the event its faces go to)."""
+    last, session_id = (
         await session.execute(
             update(_CAMPAIGN_SEQ)
-            .where(_CAMPAIGN_SEQ.c.id == row["campaign_id"])
-            .values(last_seq=_CAMPAIGN_SEQ.c.last_seq + 1)
-            .returning(_CAMPAIGN_SEQ.c.last_seq)
+            .where(_CAMPAIGN_SEQ.c.id == campaign_id)
+            .values(last_seq=_CAMPAIGN_SEQ.c.last_seq)
+            .returning(_CAMPAIGN_SEQ.c.last_seq, _CAMPAIGN_SEQ.c.fairplay_session_id)
         )
-    ).scalar_one()
+    ).one()
+    fairplay.note_next_seq(session, campaign_id, int(last) + 1)
+    return int(last) + 1, session_id
+
+
+async def _append_locked(session: AsyncSession, row: dict[str, Any]) -> tuple[int, int]:
+    """The next ``seq`` (the UPDATE holds the campaign's lock until commit), then the row;
+    in a fair-play session with its ``fairplay`` record and the chain moved on."""
+    campaign_id = row["campaign_id"]
+    c = _CAMPAIGN_SEQ.c
+    seq, session_id, chain = (
+        await session.execute(
+            update(_CAMPAIGN_SEQ)
+            .where(c.id == campaign_id)
+            .values(last_seq=c.last_seq + 1)
+            .returning(c.last_seq, c.fairplay_session_id, c.fairplay_chain)
+        )
+    ).one()
+    if session_id is not None:
+        row["fairplay"] = fairplay.record(
+            session, campaign_id, session_id, seq, row["actor_id"], row["payload"], chain
+        )
+        await session.execute(
+            update(_CAMPAIGN_SEQ)
+            .where(c.id == campaign_id)
+            .values(fairplay_chain=row["fairplay"]["chain"])
+        )
     event_id = (
         await session.execute(
             insert(CampaignEvent).values(seq=seq, **row).returning(CampaignEvent.id)
         )
     ).scalar_one()
+    bind = session.bind
+    if session_id is not None and bind is not None and bind.dialect.name == "postgresql":
+        # Id-only: the listeners read the chained event from the log.
+        await session.execute(
+            text("SELECT pg_notify(:channel, :note)"),
+            {"channel": NOTIFY_CHANNEL, "note": f"{campaign_id}:{seq}:{event_id}"},
+        )
     return int(event_id), int(seq)
 
 
@@ -161,7 +207,8 @@ _APPEND_POSTGRES = text(
     """
     WITH next AS (
         UPDATE campaign SET last_seq = last_seq + 1
-        WHERE id = CAST(:campaign_id AS INTEGER) RETURNING last_seq
+        WHERE id = CAST(:campaign_id AS INTEGER) AND fairplay_session_id IS NULL
+        RETURNING last_seq
     ), added AS (
         INSERT INTO campaign_event
             (campaign_id, seq, type, subject, actor_id, visibility, audience_user_id, payload,
@@ -192,9 +239,11 @@ async def _append_postgres(
     visibility: str,
     audience_user_id: int | None,
     now: datetime,
-) -> tuple[int, int]:
+) -> tuple[int, int] | None:
     """Seq, insert and NOTIFY in one round trip. The UPDATE still takes the campaign row's
-    lock until commit, and the NOTIFY is still delivered at commit."""
+    lock until commit, and the NOTIFY is still delivered at commit. ``None`` (nothing
+    written, no lock taken) while a fair-play session is open: its events take the chained
+    path."""
     row = (
         await session.execute(
             _APPEND_POSTGRES,
@@ -213,8 +262,8 @@ async def _append_postgres(
                 ),
             },
         )
-    ).one()
-    return int(row[0]), int(row[1])
+    ).one_or_none()
+    return None if row is None else (int(row[0]), int(row[1]))
 
 
 def note_of(
@@ -329,6 +378,8 @@ class VisibleEvent:
             "actor": {"id": e.actor_id, "username": e.payload.get("actor_name")},
             "visibility": e.visibility,
         }
+        if e.fairplay is not None:
+            base["fairplay"] = self.fairplay()
         if self.redacted:
             return {**base, "secret": True}
         payload = e.payload
@@ -340,6 +391,14 @@ class VisibleEvent:
                         left_out.update(party.keys)
             payload = {k: v for k, v in payload.items() if k not in left_out}
         return {**payload, **base, "secret": False}
+
+    def fairplay(self) -> dict[str, Any] | None:
+        """The event's fair-play record as this viewer gets it: digest and chain link always,
+        the faces only with the payload (a secret roll's draws are as secret as its faces)."""
+        record = self.event.fairplay
+        if record is None or self.form == "whole":
+            return record
+        return {**record, "draws": None}
 
 
 def project(events: Sequence[CampaignEvent], viewer: Viewer) -> list[VisibleEvent]:

@@ -17,6 +17,7 @@ from app.events.types import Roll
 from app.i18n import _
 from app.rules import expression as dice_expression
 from app.rules.dice import Roller
+from app.sessions.dice import roller_for
 
 LABEL_MAX = limits.LABEL_MAX
 PAGE_SIZE = limits.LOG_PAGE
@@ -50,7 +51,8 @@ async def roll(
         errors["visibility"] = _("Choose public, GM only or GM and me.")
     if errors or parsed is None:
         raise ValidationFailed(errors)
-    result = dice_expression.roll(parsed, roller)
+    dice = await roller_for(session, campaign_id, user.id, roller)
+    result = dice_expression.roll(parsed, dice)
     payload = Roll.build(
         actor_name=user.username,
         expression=parsed.notation(),

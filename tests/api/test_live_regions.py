@@ -58,6 +58,8 @@ COMPARED = {
     ("chat", "chat"),
     ("campaign", "chat"),
     ("combat", "chat"),
+    # tests/sessions/test_sessions_live.py
+    ("campaign", "sessions"),
 }
 
 

@@ -166,6 +166,11 @@ COVERED_ELSEWHERE = {
     "/campaigns/{campaign_id}/handouts": "tests/api/test_talk_matrix.py",
     "/api/v1/campaigns/{campaign_id}/journal": "tests/api/test_talk_matrix.py",
     "/campaigns/{campaign_id}/journal": "tests/api/test_talk_matrix.py",
+    "/api/v1/campaigns/{campaign_id}/sessions": "tests/sessions/test_sessions_matrix.py",
+    "/campaigns/{campaign_id}/sessions": "tests/sessions/test_sessions_matrix.py",
+    "/api/v1/campaigns/{campaign_id}/fairplay": "tests/sessions/test_sessions_matrix.py",
+    "/campaigns/{campaign_id}/fairplay": "tests/sessions/test_sessions_matrix.py",
+    "/fairplay/": "tests/sessions/test_sessions_matrix.py",
 }
 
 

@@ -41,6 +41,7 @@ class World:
             "encounters": f"{c}/encounters",
             "combat-gm": self.encounter,
             "settings": f"{c}/settings",
+            "sessions": f"{c}/sessions",
         }
 
     def player_pages(self) -> dict[str, str]:
@@ -48,6 +49,7 @@ class World:
         pages = {f"sheet-{system}": path for system, path in self.sheets.items()}
         pages["history-hh"] = self.sheets["hh"] + "/history"
         pages["combat-player"] = self.encounter
+        pages["sessions-player"] = f"/campaigns/{self.hh}/sessions"
         return pages
 
 

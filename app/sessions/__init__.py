@@ -1,0 +1,1 @@
+"""Game sessions (Spielsitzungen): start and end, the session record, and fair play."""

@@ -1,0 +1,77 @@
+"""Where every die of the server comes from: :func:`roller_for`.
+
+Outside a fair-play session that is the app's roller (``SecureRoller``). While one is open,
+it is a :class:`FairRoller`: each face is derived from the session's ``server_seed``, the
+``seq`` of the event the face goes to, the requesting member and their client seed
+(``docs/fairplay.md``, "The derivation"; the function is the standalone verifier's,
+``app/sessions/verify_fairplay.py``), and recorded for that event's ``fairplay``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.events import fairplay
+from app.events.service import lock_log
+from app.rules.dice import Roller
+from app.sessions.models import ClientSeed, GameSession
+from app.sessions.verify_fairplay import derive_face
+
+
+class FairRoller:
+    """A :class:`~app.rules.dice.Roller` for one member's request in a fair-play session.
+
+    Its faces go to the next event the request appends (the transaction holds the
+    campaign's log lock, so that ``seq`` is known); after that event, to the next one.
+    """
+
+    def __init__(
+        self,
+        session: AsyncSession,
+        campaign_id: int,
+        server_seed: bytes,
+        user_id: int,
+        client_seed: str,
+    ) -> None:
+        self._session = session
+        self._campaign_id = campaign_id
+        self._seed = server_seed
+        self.user_id = user_id
+        self.client_seed = client_seed
+
+    def roll(self, sides: int) -> int:
+        seq = fairplay.next_seq(self._session, self._campaign_id)
+        if seq is None:
+            raise RuntimeError("a fair roll needs the campaign's log lock")
+        pending = fairplay.pending_draws(self._session, self._campaign_id)
+        if pending is None or pending.seq != seq:
+            pending = fairplay.PendingDraws(seq, self.user_id, self.client_seed)
+            fairplay.set_pending(self._session, self._campaign_id, pending)
+        face = derive_face(
+            self._seed, self._campaign_id, seq, self.user_id, self.client_seed,
+            len(pending.draws), sides,
+        )  # fmt: skip
+        pending.draws.append([sides, face])
+        return face
+
+
+async def roller_for(
+    session: AsyncSession, campaign_id: int, user_id: int, default: Roller
+) -> Roller:
+    """The roller for a request of ``user_id`` in the campaign: ``default`` outside a
+    fair-play session, else a :class:`FairRoller` (taking the log lock until commit)."""
+    _next, session_id = await lock_log(session, campaign_id)
+    if session_id is None:
+        return default
+    open_session = await session.get_one(GameSession, session_id)
+    if open_session.server_seed is None:
+        raise RuntimeError("a fair-play session without its seed")
+    client_seed = await session.scalar(
+        select(ClientSeed.client_seed).where(
+            ClientSeed.session_id == session_id, ClientSeed.user_id == user_id
+        )
+    )
+    return FairRoller(
+        session, campaign_id, bytes.fromhex(open_session.server_seed), user_id, client_seed or ""
+    )

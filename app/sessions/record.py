@@ -1,0 +1,126 @@
+"""The session record (Sitzungsprotokoll): chat, dice, combat log and handouts of one
+session, exactly as one member may see them (``app.events.service.project``), as lines for
+the Markdown export and the printable HTML page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.viewer import Viewer
+from app.events.models import CampaignEvent
+from app.events.service import VisibleEvent, project
+from app.i18n import _, gettext
+
+#: The event types a record shows, in the log's order.
+RECORDED = frozenset(
+    {
+        "roll",
+        "combat",
+        "chat_message",
+        "chat_message_edited",
+        "chat_message_deleted",
+        "handout_shown",
+        "session_started",
+        "session_ended",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    seq: int
+    created_at: str
+    who: str
+    text: str
+    #: ``chat``, ``roll``, ``combat``, ``handout`` or ``session``.
+    kind: str
+    restricted: bool
+
+
+def _faces(dice: Sequence[dict[str, Any]]) -> str:
+    return " ".join("[" + ", ".join(str(f) for f in d.get("faces", [])) + "]" for d in dice)
+
+
+def _roll(data: dict[str, Any]) -> str:
+    if data["secret"]:
+        return _("rolled secretly")
+    label = f"{data['label']}: " if data.get("label") else ""
+    text = f"{label}{data['expression']} {_faces(data.get('dice', []))} = {data['total']}"
+    return f"{text} ({data['summary']})" if data.get("summary") else text
+
+
+def _combat(data: dict[str, Any]) -> str:
+    lines = []
+    for entry in data.get("entries", []):
+        params = dict(entry.get("params", {}))
+        try:
+            lines.append(gettext(entry["msg"], **params) if params else gettext(entry["msg"]))
+        except (KeyError, TypeError, ValueError):
+            lines.append(str(entry["msg"]))
+    return " · ".join(lines)
+
+
+def _chat(data: dict[str, Any]) -> str:
+    type_ = data["type"]
+    if type_ == "chat_message_deleted":
+        return _("deleted a message")
+    if type_ == "chat_message_edited":
+        return _("edited a message: %(text)s", text=data.get("text", ""))
+    speaker = data.get("speaker")
+    text = str(data.get("text", ""))
+    return f"{speaker}: {text}" if speaker else text
+
+
+def _text(data: dict[str, Any]) -> tuple[str, str]:
+    """What one event says, and its kind."""
+    type_ = data["type"]
+    if type_ == "roll":
+        return _roll(data), "roll"
+    if type_ == "combat":
+        return _combat(data), "combat"
+    if type_.startswith("chat_"):
+        return _chat(data), "chat"
+    if type_ == "handout_shown":
+        return _("showed the handout “%(title)s”", title=data.get("title", "")), "handout"
+    if type_ == "session_started":
+        return _("started the session"), "session"
+    return _("ended the session"), "session"
+
+
+def lines(events: Sequence[CampaignEvent], viewer: Viewer) -> list[Line]:
+    """The record's lines for ``viewer``: what they may see of each recorded event."""
+    shown: list[VisibleEvent] = project([e for e in events if e.type in RECORDED], viewer)
+    out = []
+    for visible in shown:
+        data = visible.data()
+        text, kind = _text(data)
+        if not text:
+            continue
+        out.append(
+            Line(
+                seq=visible.seq,
+                created_at=data["created_at"],
+                who=str(data["actor"]["username"] or ""),
+                text=text,
+                kind=kind,
+                restricted=data["visibility"] != "public",
+            )
+        )
+    return out
+
+
+def markdown(title: str, subtitle: str, record: Sequence[Line]) -> str:
+    """The record as Markdown (text is escaped so a message cannot format the file)."""
+    out = [f"# {_md(title)}", "", _md(subtitle), ""]
+    for line in record:
+        mark = " 🔒" if line.restricted else ""
+        out.append(f"- `{line.created_at[11:19]}` **{_md(line.who)}**{mark}: {_md(line.text)}")
+    return "\n".join(out) + "\n"
+
+
+def _md(text: str) -> str:
+    """Markdown's special characters escaped, line breaks kept inside the list item."""
+    escaped = "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>" else ch for ch in text)
+    return escaped.replace("\n", "  \n  ")

@@ -1,0 +1,142 @@
+"""HTML pages of game sessions: the sessions page (start, end, the table rule, the client
+seed, the records), the verification page and the standalone verifier to download."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, PlainTextResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.accounts.models import User
+from app.campaigns import service as campaigns
+from app.errors import ValidationFailed
+from app.sessions import live, service, views
+from app.web.deps import CurrentUser, Session, attempt
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import PathId
+from app.web.templating import page, redirect
+
+router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
+
+#: The standalone verifier, served as it is (standard library only, one file).
+VERIFIER = Path(__file__).with_name("verify_fairplay.py")
+
+
+def _back(campaign_id: int, back: str) -> str:
+    """Where a form returns: the campaign page or the sessions page (nowhere else)."""
+    sessions = f"/campaigns/{campaign_id}/sessions"
+    return sessions if back == sessions else f"/campaigns/{campaign_id}"
+
+
+async def _sessions_page(
+    request: Request,
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    extra: dict[str, Any] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = await views.sessions_context(session, viewer, campaign)
+    return page(
+        request, "sessions/index.html", {**context, **(extra or {})}, status_code=status_code
+    )
+
+
+@router.get("/campaigns/{campaign_id}/sessions", response_class=HTMLResponse)
+async def sessions_page(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> HTMLResponse:
+    return await _sessions_page(request, session, user, campaign_id)
+
+
+@router.post("/campaigns/{campaign_id}/sessions", dependencies=[IDEMPOTENT])
+async def start(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    back: Annotated[str, Form()] = "",
+) -> Response:
+    await service.start(session, user, campaign_id)
+    return redirect(request, _back(campaign_id, back))
+
+
+@router.post("/campaigns/{campaign_id}/sessions/{session_id}/end")
+async def end(
+    request: Request,
+    campaign_id: int,
+    session_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    back: Annotated[str, Form()] = "",
+) -> Response:
+    await service.end(session, user, campaign_id, session_id)
+    return redirect(request, _back(campaign_id, back))
+
+
+@router.post("/campaigns/{campaign_id}/sessions/{session_id}/seed", response_model=None)
+async def set_seed(
+    request: Request,
+    campaign_id: int,
+    session_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    client_seed: Annotated[str, Form()] = "",
+) -> Response:
+    try:
+        async with attempt(session):
+            await service.set_seed(session, user, campaign_id, session_id, client_seed)
+    except ValidationFailed as exc:
+        extra = {"errors": exc.fields, "client_seed": client_seed}
+        return await _sessions_page(request, session, user, campaign_id, extra, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/sessions")
+
+
+@router.post("/campaigns/{campaign_id}/fairplay")
+async def configure(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    overrides: Annotated[str, Form()] = "marked",
+    enabled: Annotated[bool, Form()] = False,
+    reveal_secret_rolls: Annotated[bool, Form()] = False,
+) -> Response:
+    await service.configure(
+        session, user, campaign_id, enabled=enabled, overrides=overrides,
+        reveal_secret_rolls=reveal_secret_rolls,
+    )  # fmt: skip
+    return redirect(request, f"/campaigns/{campaign_id}/sessions")
+
+
+@router.get("/campaigns/{campaign_id}/sessions/{session_id}/verify", response_class=HTMLResponse)
+async def verify_page(
+    request: Request, campaign_id: int, session_id: PathId, session: Session, user: CurrentUser
+) -> HTMLResponse:
+    """The verification page: ``static/js/fairplay.js`` checks the export in the browser."""
+    game, viewer = await service.open_game(session, user, campaign_id, session_id)
+    campaign, _viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = {
+        "campaign": campaign,
+        "campaign_id": campaign_id,
+        "viewer": viewer,
+        "session": views.session_view(game),
+    }
+    return page(request, "sessions/verify.html", context)
+
+
+@router.get("/fairplay/verify_fairplay.py", response_class=PlainTextResponse)
+async def verifier() -> PlainTextResponse:
+    """The standalone verifier (``python3 verify_fairplay.py SESSION.json``)."""
+    return PlainTextResponse(
+        VERIFIER.read_text(encoding="utf-8"),
+        media_type="text/x-python; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="verify_fairplay.py"'},
+    )
+
+
+__all__ = ["live", "router"]

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Verify a Tafelrunde fair-play session: ``python3 verify_fairplay.py SESSION.json``.
+
+One file, the Python standard library only: download it from the session's verification
+page (or take ``scripts/verify_fairplay.py``), save the session's fair-play export
+(``GET /api/v1/campaigns/{cid}/sessions/{id}/fairplay``) and run it. It recomputes, for
+every event: the digest of its payload, its link of the hash chain (from the commitment),
+the order of the events (no gap, none moved), and every die from the published server
+seed, the event's ``seq``, the roller and their client seed. Each event is reported as
+``✓`` or with what is wrong; the exit status is 0 only when nothing is wrong.
+The algorithm is in ``docs/fairplay.md`` ("The derivation").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+PREFIX = "tafelrunde-fairplay-v1"
+_TWO_64 = 1 << 64
+
+
+def derive_face(
+    server_seed: bytes,
+    campaign_id: int,
+    seq: int,
+    user_id: int,
+    client_seed: str,
+    k: int,
+    sides: int,
+) -> int:
+    """Draw ``k`` of event ``seq``: HMAC-SHA256 keyed with the seed, the first 8 bytes as
+    a big-endian number ``u``, a face ``u mod sides + 1`` unless ``u`` lies above the largest
+    multiple of ``sides`` (then the next attempt ``j``)."""
+    if sides < 1:
+        raise ValueError(f"a die needs at least one side, not {sides}")
+    limit = _TWO_64 - (_TWO_64 % sides)
+    j = 0
+    while True:
+        msg = f"{PREFIX}|{campaign_id}|{seq}|{user_id}|{client_seed}|{k}|{j}"
+        u = int.from_bytes(hmac.new(server_seed, msg.encode(), hashlib.sha256).digest()[:8], "big")
+        if u < limit:
+            return u % sides + 1
+        j += 1
+
+
+def canonical(payload: Any) -> bytes:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Checked:
+    """One event as verified: ``problems`` empty means ✓."""
+
+    seq: int
+    type: str
+    dice: int = 0
+    secret: bool = False
+    override: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    events: list[Checked]
+    problems: list[str]
+    seed_published: bool
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(not e.problems for e in self.events)
+
+    @property
+    def first_failure(self) -> int | None:
+        return next((e.seq for e in self.events if e.problems), None)
+
+
+def _dice(e: dict[str, Any], fp: dict[str, Any], ctx: dict[str, Any], out: Checked) -> None:
+    draws = fp.get("draws")
+    if draws is None:
+        out.secret = True
+        return
+    out.dice = len(draws)
+    seed = ctx["seed"]
+    if seed is None or not draws:
+        return
+    for k, (sides, face) in enumerate(draws):
+        want = derive_face(
+            seed, ctx["campaign_id"], e["seq"], fp["user_id"], fp["client_seed"], k, sides
+        )
+        if want != face:
+            out.problems.append(f"die {k + 1} (d{sides}) shows {face}, the derivation gives {want}")
+
+
+def _event(e: dict[str, Any], ctx: dict[str, Any]) -> Checked:
+    out = Checked(int(e.get("seq", 0)), str(e.get("type", "?")))
+    fp = e.get("fairplay")
+    if not isinstance(fp, dict):
+        out.problems.append("no fair-play record")
+        return out
+    out.override = bool(fp.get("override"))
+    if ctx["last_seq"] is not None and out.seq != ctx["last_seq"] + 1:
+        out.problems.append(
+            f"expected event {ctx['last_seq'] + 1} next, got {out.seq} (missing or moved)"
+        )
+    ctx["last_seq"] = out.seq
+    if fp.get("session_id") != ctx["session_id"]:
+        out.problems.append("belongs to another session")
+    payload = e.get("payload")
+    if payload is not None and sha256_hex(canonical(payload)) != fp.get("digest"):
+        out.problems.append("the payload does not match its digest")
+    link = sha256_hex((ctx["chain"] + str(fp.get("digest"))).encode())
+    if link != fp.get("chain"):
+        out.problems.append("the hash chain is broken here")
+    ctx["chain"] = str(fp.get("chain"))
+    _dice(e, fp, ctx, out)
+    return out
+
+
+def _session_problems(data: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
+    problems = []
+    seed_hex = data.get("server_seed")
+    if seed_hex is not None and sha256_hex(bytes.fromhex(seed_hex)) != data.get("commitment"):
+        problems.append("the server seed does not match the commitment")
+    first = events[0] if events else None
+    if first is None or first.get("type") != "session_started":
+        problems.append("the session does not begin with its commitment (session_started)")
+    elif first.get("payload") is not None and first["payload"].get("commitment") != data.get(
+        "commitment"
+    ):
+        problems.append("session_started publishes another commitment")
+    if seed_hex is not None:
+        last = events[-1] if events else {}
+        if last.get("type") != "session_ended":
+            problems.append("the session's end (session_ended) is missing")
+        elif (last.get("payload") or {}).get("server_seed") != seed_hex:
+            problems.append("session_ended publishes another server seed")
+    return problems
+
+
+def verify(data: dict[str, Any]) -> Report:
+    """Check a session's fair-play export (the JSON of ``…/sessions/{id}/fairplay``)."""
+    events = list(data.get("events") or [])
+    seed_hex = data.get("server_seed")
+    ctx: dict[str, Any] = {
+        "campaign_id": data.get("campaign_id"),
+        "session_id": data.get("session_id"),
+        "seed": bytes.fromhex(seed_hex) if seed_hex else None,
+        "chain": str(data.get("commitment")),
+        "last_seq": None,
+    }
+    checked = [_event(e, ctx) for e in events]
+    return Report(checked, _session_problems(data, events), seed_hex is not None)
+
+
+def render(report: Report) -> str:
+    """The report as text: one line per event, then the summary."""
+    lines = [f"! {p}" for p in report.problems]
+    for e in report.events:
+        mark = "✓" if not e.problems else "✗ " + "; ".join(e.problems)
+        notes = [f"{e.dice} dice"] if e.dice else []
+        notes += ["secret (digest only)"] if e.secret else []
+        notes += ["GM override"] if e.override else []
+        extra = f" ({', '.join(notes)})" if notes else ""
+        lines.append(f"{e.seq:>6} {e.type:<22} {mark}{extra}")
+    dice = sum(e.dice for e in report.events if not e.secret)
+    overrides = sum(1 for e in report.events if e.override)
+    secret = sum(1 for e in report.events if e.secret)
+    verdict = "OK" if report.ok else f"FAILED at event {report.first_failure}"
+    if report.ok and not report.seed_published:
+        verdict = "OK so far (the server seed is published when the session ends)"
+    lines.append(
+        f"{verdict}: {len(report.events)} events, {dice} dice, {secret} secret, "
+        f"{overrides} GM overrides"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: verify_fairplay.py SESSION.json", file=sys.stderr)
+        return 2
+    with open(args[0], encoding="utf-8") as f:
+        report = verify(json.load(f))
+    print(render(report))
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

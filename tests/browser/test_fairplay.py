@@ -1,0 +1,88 @@
+"""Fair play in the browser (issue 17): the GM turns it on and runs a session, a player on a
+phone sets a seed and rolls, and after the end verifies every roll on the page (Web
+Crypto); a tampered export, chosen as a file, shows the failing event."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, ViewportSize, expect
+
+from tests.browser.conftest import OpenPage
+from tests.browser.flows import create_campaign, invite_link, join, register, roll
+from tests.browser.test_accessibility import violations
+
+pytestmark = pytest.mark.browser
+
+PHONE: ViewportSize = {"width": 390, "height": 844}
+
+
+def _sessions(page: Page, path: str) -> None:
+    page.goto(f"{path}/sessions")
+    expect(page.locator("h1")).to_contain_text("Spielsitzungen")
+
+
+def test_a_player_verifies_an_ended_session(open_page: OpenPage, tmp_path: Path) -> None:
+    gm = open_page()
+    register(gm, "sl")
+    path = create_campaign(gm, "Nordmark")
+    link = invite_link(gm)
+    player = open_page(PHONE)
+    register(player, "spieler")
+    join(player, link)
+
+    _sessions(gm, path)
+    gm.locator("#fairplay-enabled").check()
+    gm.locator("#fairplay-overrides").select_option("marked")
+    gm.get_by_role("button", name="Tischregel speichern").click()
+    expect(gm.locator("#fairplay-heading + p")).to_contain_text("Fair Play ist an.")
+    gm.goto(path)
+    gm.locator("#sessions-panel").get_by_role("button", name="Sitzung beginnen").click()
+    expect(gm.locator("#sessions-panel")).to_contain_text("Eine Sitzung läuft")
+
+    _sessions(player, path)
+    seed = player.locator("#client-seed")
+    expect(seed).not_to_have_value("")  # a random default, made in the browser
+    seed.fill("Glückskeks")
+    player.get_by_role("button", name="Meinen Seed setzen").click()
+    expect(player.locator("#client-seed")).to_have_value("Glückskeks")
+    player.goto(path)
+    roll(player, "3W6+1", "Klettern")
+    roll(player, "1W20", "Wahrnehmung")
+    gm.goto(path)
+    roll(gm, "2W10", "Hinterhalt", "gm")
+    gm.locator("#sessions-panel").get_by_role("button", name="Sitzung beenden").click()
+    expect(gm.locator("#sessions-panel")).not_to_contain_text("Eine Sitzung läuft")
+
+    _sessions(player, path)
+    player.get_by_role("link", name="Würfel prüfen").first.click()
+    expect(player).to_have_url(re.compile(r"/sessions/\d+/verify$"))
+    player.get_by_role("button", name="Diese Sitzung prüfen").click()
+    summary = player.locator("#fairplay-summary")
+    expect(summary).to_contain_text("Jeder Wurf geprüft")
+    events = player.locator("#fairplay-events li")
+    assert events.count() >= 6
+    expect(player.locator("#fairplay-events li.fairplay-bad")).to_have_count(0)
+    for text in events.all_inner_texts():
+        assert "✓" in text, text
+    width = player.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width
+    assert violations(player) == []
+
+    # A tampered export (one face of the player's first roll changed) fails at that event.
+    url = player.url.replace("/campaigns/", "/api/v1/campaigns/").replace("/verify", "/fairplay")
+    data = player.request.get(url).json()
+    rolled = next(e for e in data["events"] if e["type"] == "roll" and e["payload"])
+    sides, face = rolled["fairplay"]["draws"][0]
+    rolled["fairplay"]["draws"][0] = [sides, face % sides + 1]
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    player.locator("#fairplay-file").set_input_files(str(tampered))
+    expect(summary).to_contain_text(f"Prüfung fehlgeschlagen bei Ereignis {rolled['seq']}")
+    bad = player.locator(f"#fairplay-event-{rolled['seq']}")
+    expect(bad).to_have_class(re.compile("fairplay-bad"))
+    expect(bad).to_contain_text("ein Würfel passt nicht zur Ableitung")
+    expect(player.locator("#fairplay-events li.fairplay-bad")).to_have_count(1)
