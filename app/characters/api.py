@@ -273,6 +273,22 @@ async def patch(
     return _full(opened)
 
 
+class RestIn(BaseModel):
+    rest: str = Field(description="one of the system's rests, e.g. verschnaufen (DS4)")
+    version: int | None = None
+
+
+@router.post("/characters/{character_id}/rest", response_model=CharacterOut)
+async def rest(
+    campaign_id: int, character_id: int, body: RestIn, session: Session, user: CurrentUser
+) -> CharacterOut:
+    """Take a rest from the sheet (DS4: Verschnaufen after a fight)."""
+    opened = await service.take_rest(
+        session, user, campaign_id, character_id, body.version, body.rest
+    )
+    return _full(opened)
+
+
 @router.post("/characters/{character_id}/archive", response_model=CharacterSummary)
 async def archive(
     campaign_id: int, character_id: int, session: Session, user: CurrentUser

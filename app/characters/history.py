@@ -138,9 +138,15 @@ def _with_item(text: str, **where: bool) -> Describer:
     return describe
 
 
+def _rested(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    """The rest's name (a rule term) and its rule text."""
+    return [_("%(rest)s taken", rest=e.get("label", "")), str(e.get("detail", ""))]
+
+
 DESCRIBERS: dict[str, Describer] = {
     "character_created": _created,
     "character_updated": _updated,
+    "character_rested": _rested,
     "character_archived": _fixed(N_("archived")),
     "character_restored": _fixed(N_("restored")),
     "character_deleted": _fixed(N_("deleted")),

@@ -85,6 +85,7 @@ def sheet_context(
         "item_fields": system.item_fields,
         "starters": system.starter_items(),
         "partials": system.partials,
+        "rests": system.rests,
         "roll": roll,
         "others": others,
         "library": library,

@@ -145,7 +145,9 @@ async def test_pf2e_frightened_counts_down_and_sickened_ends_by_retching(
     assert r.status_code == 422 and "SG" in r.text
 
 
-async def test_ds4_immersieg_patzer_and_one_aktion(make_client: ClientFactory, app: FastAPI) -> None:
+async def test_ds4_immersieg_patzer_and_one_aktion(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
     fight = await make_fight(make_client, app, "ds4")
     gm, player = fight.gm, fight.players[0]
     await add_character(

@@ -24,7 +24,7 @@ from app.characters.sheets import (
     percent,
     signed,
 )
-from app.characters.systems.protocol import SheetPartials
+from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -542,6 +542,7 @@ class PF2eSystem:
     partials = SheetPartials(roll_fields="characters/systems/pf2e/_roll_fields.html")
     roll_difficulties: tuple[tuple[str, str], ...] = ()
     luck_options: tuple[tuple[str, str], ...] = ()
+    rests: tuple[tuple[str, str], ...] = ()
 
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()
@@ -598,6 +599,9 @@ class PF2eSystem:
         req: RollRequest,
     ) -> RollOutcome:
         return _check_roll(roller, data, items, req)
+
+    def rest(self, data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
+        return gettext("This rest does not exist in this rule system.")
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]
