@@ -93,7 +93,7 @@ async def test_pf2e_dying_recovery_check_and_wounded(
 async def test_pf2e_persistent_fire_ends_on_a_flat_check(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
-    fight, valeros, goblin = await _pf2e_fight(make_client, app)
+    fight, _valeros, goblin = await _pf2e_fight(make_client, app)
     gm, player = fight.gm, fight.players[0]
     await fight.act(gm, "condition", participant=goblin, condition="anhaltender Schaden",
                     cause="1W4 Feuer")  # fmt: skip
