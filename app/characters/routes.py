@@ -361,7 +361,9 @@ async def roll(
         status = 422
         errors = exc.fields
     roll_ctx = await _roll_context(session, user, opened, params)
-    if event is not None:
+    if event is not None and service.hidden_from_roller(event, opened.viewer):
+        roll_ctx["result"] = {"summary": _("Verdeckter Wurf: only the GM sees the result.")}
+    elif event is not None:
         roll_ctx["result"] = event.payload
     else:
         roll_ctx["errors"] = errors

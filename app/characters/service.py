@@ -1070,6 +1070,13 @@ async def roll(
     )
 
 
+def hidden_from_roller(event: CampaignEvent, viewer: Viewer) -> bool:
+    """A Verdeckter Wurf (PF2e, seed 002): the roller who is not a GM learns only that the
+    roll happened, like the other players; the GMs see everything."""
+    outcome = event.payload.get("outcome") or {}
+    return bool(outcome.get("secret")) and not viewer.is_gm
+
+
 # --- export / import ------------------------------------------------------------------------
 
 
