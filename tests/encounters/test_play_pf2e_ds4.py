@@ -90,6 +90,32 @@ async def test_pf2e_dying_recovery_check_and_wounded(
     assert view["turn"]["name"] == "Goblin-Krieger 1"
 
 
+async def test_pf2e_wounded_on_the_sheet_counts_in_the_fight(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Verwundet outlasts a fight: the sheet's value enters it, and 0 TP then means
+    Sterbend 1 + Verwundet 1 = 2; the sheet shows «verwundet 1»."""
+    fight = await make_fight(make_client, app, "pf2e", prefix="w")
+    gm, player = fight.gm, fight.players[0]
+    api = f"/api/v1/campaigns/{fight.campaign_id}"
+    r = await player.post(f"{api}/characters", json={"name": "Kyra", "data": {"wounded": 1}})
+    assert r.status_code == 201, r.text
+    kyra = r.json()
+    sheet = (await player.get(f"/campaigns/{fight.campaign_id}/characters/{kyra['id']}")).text
+    assert "«verwundet 1»" in sheet
+    r = await gm.post(f"{api}/encounters", json={"name": "Gasse"})
+    fight.encounter_id = r.json()["id"]
+    await gm.post(f"{fight.base}/participants", json={"character_id": kyra["id"]})
+    goblin = next(e for e in (await gm.post(f"{api}/bestiary/samples")).json())
+    await gm.post(f"{fight.base}/participants", json={"entry_id": goblin["id"], "count": 1})
+    script(app, 10, 10)
+    view = await fight.act(gm, "start")
+    pid = fight.pid(view, "Kyra")
+    assert _row(view, pid)["conditions"] == ["verwundet 1"]
+    view = await fight.act(gm, "adjust", participant=pid, delta=-99, reason="Sturz")
+    assert sorted(_row(view, pid)["conditions"]) == ["sterbend 2", "verwundet 1"]
+
+
 async def test_pf2e_persistent_fire_ends_on_a_flat_check(
     make_client: ClientFactory, app: FastAPI
 ) -> None:

@@ -77,6 +77,8 @@ def _fields() -> list[FieldSpec]:
         FieldSpec("level", "Stufe", minimum=-1, maximum=25),
         FieldSpec("hp", "TP", minimum=-999, maximum=9999),
         FieldSpec("hp_max", "TP max", minimum=0, maximum=9999),
+        FieldSpec("wounded", "Verwundet", minimum=0, maximum=3),
+        FieldSpec("doomed", "Todgeweiht", minimum=0, maximum=3),
         FieldSpec("spell_attribute", "Zauberattribut", "choice", choices=ATTRS),
     ]
     out += [
@@ -113,6 +115,8 @@ def _default() -> dict[str, Any]:
         "level": 1,
         "hp": 15,
         "hp_max": 15,
+        "wounded": 0,
+        "doomed": 0,
         "spell_attribute": "intelligence",
         "attributes": {a.value: 0 for a in pf2e.Attribute},
         "ranks": {
@@ -268,7 +272,12 @@ def _view(data: Mapping[str, Any], items: Sequence[ItemLike]) -> SheetView:
             add(f"attack:{item.id}", f"attack:{item.id}", dc=False)
     for name in SKILLS:
         add(f"skill:{name}", f"skill:{name}")
-    return SheetView(tuple(derived))
+    conditions = tuple(
+        f"{label} {int(data.get(key) or 0)}"
+        for key, label in (("wounded", "verwundet"), ("doomed", "todgeweiht"))
+        if int(data.get(key) or 0)
+    )
+    return SheetView(tuple(derived), conditions=conditions)
 
 
 def cross_check(data: Mapping[str, Any]) -> dict[str, str]:
@@ -526,6 +535,9 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
         "reflex": modifier("save:reflex"),
         "wille": modifier("save:will"),
         "tp": int(data.get("hp_max", 15)),
+        #: Verwundet and Todgeweiht outlast a fight (docs/rules/pf2e.md §9).
+        "verwundet": int(data.get("wounded") or 0),
+        "todgeweiht": int(data.get("doomed") or 0),
         "angriffe": strikes,
     }
 

@@ -61,7 +61,9 @@ def new_figure(
         "wille": int(stats["wille"]),
         "zaehigkeit": int(stats["zaehigkeit"]),
         "angriffe": list(stats.get("angriffe", [])),
-        "conditions": {},
+        "conditions": {
+            k: int(stats.get(k) or 0) for k in ("verwundet", "todgeweiht") if stats.get(k)
+        },
         "persistent": [],
     }
 
