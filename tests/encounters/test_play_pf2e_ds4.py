@@ -215,3 +215,23 @@ async def test_ds4_immersieg_patzer_and_one_aktion(
     view = await fight.act(player, "shake_off", condition="Waffe fallen gelassen")
     assert "Waffe fallen gelassen" not in _row(view, alrik)["conditions"]
     await fight.act(player, "attack", 422, target=ork_pid)  # picking it up was the Aktion
+
+
+async def test_pf2e_secret_save_with_fortune(make_client: ClientFactory, app: FastAPI) -> None:
+    """Seed 002: the GM rolls a Verdeckter Wurf; Glück keeps the higher of two W20; the
+    players see only that it was rolled; Glück and Unglück together cancel (one die)."""
+    fight, valeros, _goblin = await _pf2e_fight(make_client, app)
+    gm, player = fight.gm, fight.players[0]
+    roller = script(app, 3, 17)  # Glück: 3 and 17, the 17 counts: 17 + 7 = 24 ≥ 20
+    await fight.act(gm, "save", targets=[valeros], save="zaehigkeit", dc=20, fortune=True,
+                    secret=True)  # fmt: skip
+    assert roller.remaining == 0
+    gm_details = await _details(gm, fight)
+    assert "Zähigkeit: 2W20: (3) + 17 +7 = 24 gegen Zähigkeit-SG 20 – Erfolg" in gm_details
+    texts = await _texts(player, fight)
+    assert "Die Spielleitung hat einen Verdeckten Wurf gewürfelt." in texts, texts
+    assert not any("Zähigkeit" in t for t in texts + await _details(player, fight))
+    roller = script(app, 4)  # both cancel: one die
+    await fight.act(gm, "save", targets=[valeros], save="zaehigkeit", dc=20, fortune=True,
+                    misfortune=True)  # fmt: skip
+    assert roller.remaining == 0

@@ -470,7 +470,9 @@ def save(
     roller: Roller,
     report: Report,
 ) -> None:
-    """Saves of the targets against a DC; with ``damage`` an einfacher Rettungswurf."""
+    """Saves of the targets against a DC; with ``damage`` an einfacher Rettungswurf.
+    ``fortune``/``misfortune`` (Glück/Unglück, seed 002) count for every target; a secret
+    save (``report.secret``) is a Verdeckter Wurf: the players see only that it happened."""
     kind = str(params.get("save", "reflex"))
     if kind not in SAVES:
         raise CombatError(N_("Choose Reflex, Wille or Zähigkeit."))
@@ -507,6 +509,9 @@ def save(
             dc,
             damage=damage_roll.total if damage_roll else None,
             dc_label=f"{SAVES[kind]}-SG",
+            fortune=bool(params.get("fortune")),
+            misfortune=bool(params.get("misfortune")),
+            secret=report.secret,
         )
         report.changed.add(tid)
         report.involved.add(tid)
