@@ -36,7 +36,7 @@ from tests.api.test_characters import Table, create, make_table
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import add_character, make_fight, script
 from tests.encounters.test_hh import hh_fight
-from tests.encounters.test_play_pf2e_ds4 import _pf2e_fight
+from tests.encounters.test_play_pf2e_ds4 import pf2e_fight
 
 #: Rendered as lines: the renderer of each is below.
 WITH_LINES = {t for t in EVENT_TYPES if t.startswith("character_")} | {"combat", "roll"}
@@ -229,7 +229,7 @@ async def _sheet_flow(t: Table, system: str) -> None:
 
 
 async def _pf2e_fight_flow(make_client: ClientFactory, app: FastAPI) -> None:
-    fight, valeros, goblin = await _pf2e_fight(make_client, app)
+    fight, valeros, goblin = await pf2e_fight(make_client, app)
     gm, player = fight.gm, fight.players[0]
     await fight.act(gm, "condition", participant=goblin, condition="anhaltender Schaden",
                     cause="1W6 Feuer")  # fmt: skip

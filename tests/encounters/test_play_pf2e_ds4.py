@@ -18,7 +18,7 @@ VALEROS = {
 }  # fmt: skip
 
 
-async def _pf2e_fight(make_client: ClientFactory, app: FastAPI) -> tuple[Fight, str, str]:
+async def pf2e_fight(make_client: ClientFactory, app: FastAPI) -> tuple[Fight, str, str]:
     """Valeros against one Goblin-Krieger; Valeros acts first. Returns (fight, him, goblin)."""
     fight = await make_fight(make_client, app, "pf2e")
     gm = fight.gm
@@ -52,7 +52,7 @@ async def _details(client: httpx.AsyncClient, fight: Fight) -> list[str]:
 async def test_pf2e_dying_recovery_check_and_wounded(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
-    fight, valeros, goblin = await _pf2e_fight(make_client, app)
+    fight, valeros, goblin = await pf2e_fight(make_client, app)
     gm, player = fight.gm, fight.players[0]
     await fight.act(player, "next")
     # The goblin's turn: Valeros falls to 0 TP → Sterbend 1 (no critical, Verwundet 0).
@@ -119,7 +119,7 @@ async def test_pf2e_wounded_on_the_sheet_counts_in_the_fight(
 async def test_pf2e_persistent_fire_ends_on_a_flat_check(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
-    fight, _valeros, goblin = await _pf2e_fight(make_client, app)
+    fight, _valeros, goblin = await pf2e_fight(make_client, app)
     gm, player = fight.gm, fight.players[0]
     await fight.act(gm, "condition", participant=goblin, condition="anhaltender Schaden",
                     cause="1W4 Feuer")  # fmt: skip
@@ -149,7 +149,7 @@ async def test_pf2e_persistent_fire_ends_on_a_flat_check(
 async def test_pf2e_frightened_counts_down_and_sickened_ends_by_retching(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
-    fight, valeros, goblin = await _pf2e_fight(make_client, app)
+    fight, valeros, goblin = await pf2e_fight(make_client, app)
     gm, player = fight.gm, fight.players[0]
     await fight.act(gm, "condition", participant=valeros, condition="verängstigt", value=2)
     await fight.act(
@@ -220,7 +220,7 @@ async def test_ds4_immersieg_patzer_and_one_aktion(
 async def test_pf2e_secret_save_with_fortune(make_client: ClientFactory, app: FastAPI) -> None:
     """Seed 002: the GM rolls a Verdeckter Wurf; Glück keeps the higher of two W20; the
     players see only that it was rolled; Glück and Unglück together cancel (one die)."""
-    fight, valeros, _goblin = await _pf2e_fight(make_client, app)
+    fight, valeros, _goblin = await pf2e_fight(make_client, app)
     gm, player = fight.gm, fight.players[0]
     roller = script(app, 3, 17)  # Glück: 3 and 17, the 17 counts: 17 + 7 = 24 ≥ 20
     await fight.act(gm, "save", targets=[valeros], save="zaehigkeit", dc=20, fortune=True,
