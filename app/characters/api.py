@@ -143,16 +143,20 @@ class OddsOut(BaseModel):
 
 
 class RollOut(BaseModel):
+    """A sheet roll; a Verdeckter Wurf (PF2e) shows its roller who is not a GM only that it
+    happened (``secret``, the values ``None``), as the dice log does."""
+
     event_id: int
     visibility: str
     expression: str
     label: str
-    dice: list[dict[str, Any]]
-    modifier: int
-    total: int
+    secret: bool = False
+    dice: list[dict[str, Any]] | None
+    modifier: int | None
+    total: int | None
     system: str
-    summary: str
-    outcome: dict[str, Any]
+    summary: str | None
+    outcome: dict[str, Any] | None
 
 
 class StarterOut(BaseModel):
@@ -269,6 +273,22 @@ async def patch(
     """Change fields, validated against the system's ranges (422 per field); 409 if stale."""
     opened = await service.update_fields(
         session, user, campaign_id, character_id, body.version, body.changes
+    )
+    return _full(opened)
+
+
+class RestIn(BaseModel):
+    rest: str = Field(description="one of the system's rests, e.g. verschnaufen (DS4)")
+    version: int | None = None
+
+
+@router.post("/characters/{character_id}/rest", response_model=CharacterOut)
+async def rest(
+    campaign_id: int, character_id: int, body: RestIn, session: Session, user: CurrentUser
+) -> CharacterOut:
+    """Take a rest from the sheet (DS4: Verschnaufen after a fight)."""
+    opened = await service.take_rest(
+        session, user, campaign_id, character_id, body.version, body.rest
     )
     return _full(opened)
 
@@ -452,6 +472,13 @@ async def roll(
     """Roll from the sheet; the result is a ``roll`` event in the campaign's dice log."""
     event = await service.roll(session, ctx.roller, user, campaign_id, character_id, body.request())
     p = event.payload
+    opened = await service.open_character(session, user, campaign_id, character_id)
+    if service.hidden_from_roller(event, opened.viewer):
+        return RollOut(
+            event_id=event.seq, visibility=event.visibility, expression=p["expression"],
+            label=p["label"], secret=True, dice=None, modifier=None, total=None,
+            system=p["system"], summary=None, outcome=None,
+        )  # fmt: skip
     return RollOut(
         event_id=event.seq,
         visibility=event.visibility,

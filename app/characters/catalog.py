@@ -25,6 +25,37 @@ class ItemField:
     maximum: float = 999
 
 
+def field_value_text(spec: ItemField, value: Any) -> str:
+    """One item field's value as a user reads it (choices and flags translated)."""
+    names = dict(spec.choices)
+    if spec.kind == "bool":
+        return gettext("yes") if value else gettext("no")
+    if value is None or value == "" or value == []:
+        return "—"
+    if spec.kind == "choice":
+        return gettext(names.get(str(value), str(value)))
+    if spec.kind == "list" and isinstance(value, list):
+        return ", ".join(gettext(names.get(str(v), str(v))) for v in value)
+    if spec.kind == "float" and isinstance(value, int | float):
+        return f"{value:g}"
+    return str(value)
+
+
+def field_texts(specs: Sequence[ItemField], fields: dict[str, Any] | None) -> list[str]:
+    """An item's fields as a user reads them: translated labels and values in the order of
+    the system's fields. A set flag shows its label alone, an unset one nothing; keys the
+    system does not know are left out (never a raw key or a Python value on screen)."""
+    values = fields or {}
+    out: list[str] = []
+    for spec in specs:
+        value = values.get(spec.key)
+        if value is None or value == "" or value == [] or value is False:
+            continue
+        label = gettext(spec.label)
+        out.append(label if spec.kind == "bool" else f"{label}: {field_value_text(spec, value)}")
+    return out
+
+
 class _Refused(Exception):
     def __init__(self, message: str) -> None:
         self.message = message

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from app.characters import sheets
+from app.characters import catalog, sheets
 from app.characters.systems.registry import character_system
 from app.events.service import VisibleEvent
 from app.i18n import N_, _
@@ -69,19 +69,13 @@ def _item_changes(system: str, before: Mapping[str, Any], after: Mapping[str, An
     for key, label in labels.items():
         if before.get(key) != after.get(key):
             out.append(f"{label}: {_plain(before.get(key))} → {_plain(after.get(key))}")
-    specs = {f.key: f for f in character_system(system).item_fields}
     old, new = before.get("fields") or {}, after.get("fields") or {}
-    for key in sorted(
-        set(old) | set(new), key=lambda k: list(specs).index(k) if k in specs else 99
-    ):
-        if old.get(key) != new.get(key):
-            spec = specs.get(key)
-            label = _(spec.label) if spec else key
-            values = [old.get(key), new.get(key)]
-            if spec is not None and spec.kind == "choice":
-                names = dict(spec.choices)
-                values = [_(names[v]) if v in names else v for v in values]
-            out.append(f"{label}: {_plain(values[0])} → {_plain(values[1])}")
+    for spec in character_system(system).item_fields:
+        if old.get(spec.key) != new.get(spec.key):
+            values = [
+                catalog.field_value_text(spec, v) for v in (old.get(spec.key), new.get(spec.key))
+            ]
+            out.append(f"{_(spec.label)}: {values[0]} → {values[1]}")
     return out
 
 
@@ -138,9 +132,15 @@ def _with_item(text: str, **where: bool) -> Describer:
     return describe
 
 
+def _rested(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    """The rest's name (a rule term) and its rule text."""
+    return [_("%(rest)s taken", rest=e.get("label", "")), str(e.get("detail", ""))]
+
+
 DESCRIBERS: dict[str, Describer] = {
     "character_created": _created,
     "character_updated": _updated,
+    "character_rested": _rested,
     "character_archived": _fixed(N_("archived")),
     "character_restored": _fixed(N_("restored")),
     "character_deleted": _fixed(N_("deleted")),

@@ -361,7 +361,9 @@ async def roll(
         status = 422
         errors = exc.fields
     roll_ctx = await _roll_context(session, user, opened, params)
-    if event is not None:
+    if event is not None and service.hidden_from_roller(event, opened.viewer):
+        roll_ctx["result"] = {"summary": _("Verdeckter Wurf: only the GM sees the result.")}
+    elif event is not None:
         roll_ctx["result"] = event.payload
     else:
         roll_ctx["errors"] = errors
@@ -445,6 +447,22 @@ def _item_form(system: str, values: dict[str, str]) -> tuple[int, int | None, di
     if errors:
         raise ValidationFailed(errors)
     return numbers["quantity"] or 0, numbers["price"], fields
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/rest")
+async def rest(
+    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """A rest from the sheet (DS4: Verschnaufen); refusals show at the rest buttons."""
+    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+
+    async def work() -> None:
+        await service.take_rest(
+            session, user, campaign_id, character_id, _int(form.get("version", "")),
+            form.get("rest", ""),
+        )  # fmt: skip
+
+    return await _action(request, session, user, campaign_id, character_id, work)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/archive")

@@ -449,6 +449,40 @@ async def set_archived(
     return character
 
 
+async def take_rest(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    version: int | None,
+    key: str,
+) -> Opened:
+    """A rest from the sheet (the system's ``rests``): its changes in one write and one
+    ``character_rested`` event; refused at ``rest`` with the system's reason."""
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    character = opened.character
+    _check_version(character, version)
+    system = character_system(character.system)
+    labels = dict(system.rests)
+    if key not in labels:
+        raise ValidationFailed({"rest": _("This rest does not exist in this rule system.")})
+    result = system.rest(character.data, opened.items, key)
+    if isinstance(result, str):
+        raise ValidationFailed({"rest": result})
+    data = copy.deepcopy(character.data)
+    changes = {k: [data.get(k), v] for k, v in result.changes.items()}
+    data.update(result.changes)
+    character.data = data
+    character.updated_at = utcnow()
+    await _flush(session)
+    event = types.CharacterRested(
+        **_about(session, character, user), rest=key, label=labels[key], changes=changes,
+        detail=result.detail,
+    )  # fmt: skip
+    await _record(session, character, user, event)
+    return opened
+
+
 async def delete_character(
     session: AsyncSession, user: User, campaign_id: int, character_id: int, *, confirm: bool
 ) -> None:
@@ -1038,6 +1072,13 @@ async def roll(
         c.updated_at = utcnow()
         await _flush(session)
     return event
+
+
+def hidden_from_roller(event: CampaignEvent, viewer: Viewer) -> bool:
+    """A Verdeckter Wurf (PF2e, seed 002): the roller who is not a GM learns only that the
+    roll happened, like the other players; the GMs see everything."""
+    outcome = event.payload.get("outcome") or {}
+    return bool(outcome.get("secret")) and not viewer.is_gm
 
 
 # --- export / import ------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import can_edit_character
-from app.characters import service, sheets
+from app.characters import catalog, service, sheets
 from app.characters.history import entries as history_entries
 from app.characters.models import Character, Item
 from app.characters.systems.registry import character_system
@@ -83,8 +83,10 @@ def sheet_context(
         "base": base_url(campaign.id, character.id),
         "equip_slots": system.equip_slots,
         "item_fields": system.item_fields,
+        "item_texts": {i.id: catalog.field_texts(system.item_fields, i.fields) for i in items},
         "starters": system.starter_items(),
         "partials": system.partials,
+        "rests": system.rests,
         "roll": roll,
         "others": others,
         "library": library,

@@ -481,10 +481,17 @@ def _shake_off(t: Turn) -> None:
     Text("save", "reflex"),
     Text("dc"),
     Text("damage"),
+    Flag("fortune"),
+    Flag("misfortune"),
+    Flag("secret"),
     gm_only=True,
     system_action=True,
 )
 def _save(t: Turn) -> None:
     a = t.args
-    params = {"save": a.text("save"), "dc": a.text("dc"), "damage": a.text("damage")}
+    t.report.secret = a.flag("secret")
+    params: dict[str, Any] = {
+        "save": a.text("save"), "dc": a.text("dc"), "damage": a.text("damage"),
+        "fortune": a.flag("fortune"), "misfortune": a.flag("misfortune"),
+    }  # fmt: skip
     t.rules.save(t.state, a.text("source") or None, a.items("targets"), params, t.roller, t.report)

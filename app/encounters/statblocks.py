@@ -89,6 +89,8 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("reflex", "Reflex", "int", 5, -5, 50),
         Field("wille", "Wille", "int", 5, -5, 50),
         Field("tp", "TP", "int", 15, 1, 999),
+        Field("verwundet", "Verwundet", "int", 0, 0, 3),
+        Field("todgeweiht", "Todgeweiht", "int", 0, 0, 3),
         Field("merkmale", "Merkmale", "text", ""),
         Field("beute", "Beute", "text", ""),
     ),

@@ -66,7 +66,7 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
             exact = gm or p.character_id is not None
             row.update(
                 status=key,
-                status_label=label,
+                status_label=gettext(label),
                 points=v["points"] if exact else None,
                 conditions=v["conditions"],
                 extra=v["extra"] if exact else [],

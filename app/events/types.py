@@ -201,6 +201,18 @@ class CharacterUpdated(CharacterEvent):
     after: Any
 
 
+@event_type("character_rested")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterRested(CharacterEvent):
+    #: The rest's key (``verschnaufen``) and its label as the sheet offers it.
+    rest: str
+    label: str
+    #: Data key → ``[before, after]`` of every value the rest changed.
+    changes: dict[str, list[Any]]
+    #: The rule text (German rule terms), e.g. ``Verschnaufen: LK 5 → 12 (+7, …)``.
+    detail: str
+
+
 @event_type("character_archived")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterArchived(CharacterEvent):

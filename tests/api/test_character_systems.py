@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi import FastAPI
 
+from app.rules.dice import ScriptedRoller
 from tests.api.test_characters import create, make_table
 from tests.conftest import ClientFactory
 
@@ -56,3 +57,23 @@ async def test_sg_and_attack_fields_only_in_a_pf2e_roll_dialog(
         assert r.status_code == 200, r.text
         attack = (await t["player"].get(base, params={"target": f"attack:{dagger}"})).text
         assert 'id="roll-attack-number"' in attack
+
+
+async def test_pf2e_roll_dialog_states_the_fortune_rules_and_keeps_secret_rolls_secret(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Seed 002: one Glück and one Unglück at most, both cancel; a Verdeckter Wurf shows
+    its roller only that it happened (the dialog as the dice log)."""
+    t = await make_table(make_client, app, "pf2e")
+    c = await create(t)
+    base = f"/campaigns/{t.campaign_id}/characters/{c['id']}/roll"
+    dialog = (await t["player"].get(base, params={"target": "perception", "dc": "15"})).text
+    assert 'id="roll-fortune-rules"' in dialog and "heben sich auf" in dialog
+    app.state.ctx.roller = ScriptedRoller([17, 4])
+    form = {"target": "perception", "dc": "15", "fortune": "on", "visibility": "gm"}
+    answer = (await t["player"].post(base, data=form)).text
+    assert "Verdeckter Wurf: Nur die SL sieht das Ergebnis." in answer
+    assert "gegen SG 15" not in answer
+    app.state.ctx.roller = ScriptedRoller([17, 4])
+    gm_answer = (await t["gm"].post(base, data=form)).text
+    assert "gegen SG 15" in gm_answer  # the GM rolling sees everything

@@ -750,9 +750,13 @@ async def test_ds4_and_pf2e_rolls(make_client: ClientFactory, app: FastAPI) -> N
         json={"target": "save:will", "dc": 13, "visibility": "gm"},
     )
     assert r.status_code == 201, r.text
-    assert r.json()["visibility"] == "gm" and r.json()["total"] == 18
+    # A Verdeckter Wurf: the roller learns only that it happened (seed 002); the GM all.
+    assert r.json()["visibility"] == "gm" and r.json()["secret"] is True
+    assert r.json()["total"] is None and r.json()["summary"] is None
     log = (await t2["player"].get(f"{t2.api}/rolls")).json()["rolls"]
     assert log[0]["secret"] is True and "total" not in log[0]
+    log = (await t2["gm"].get(f"{t2.api}/rolls")).json()["rolls"]
+    assert log[0]["total"] == 18
 
 
 # --- export / import ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from app.characters.sheets import (
     number,
     percent,
 )
-from app.characters.systems.protocol import SheetPartials
+from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import ds4
 from app.rules.dice import Roller
@@ -610,6 +610,33 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
     }
 
 
+# --- rest ----------------------------------------------------------------------------------
+
+RESTS = (("verschnaufen", "Verschnaufen"),)
+#: The LK right after the last Verschnaufen: the next one needs a change of LK since (a fight).
+RESTED_LK = "verschnauft_lk"
+
+
+def rest(data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
+    """Verschnaufen after a fight: half the LK lost back (``ds4.verschnaufen``), once per
+    fight: refused while the LK are still those the last one left (docs/rules/ds4.md)."""
+    if key != "verschnaufen":
+        return gettext("This rest does not exist in this rule system.")
+    character = engine_character(data, items)
+    lk_max = ds4.combat_values(character).lebenskraft.value
+    lk = int(data.get("lk", lk_max))
+    if ds4.condition(lk, character.attributes.koerper) is ds4.Condition.DEAD:
+        return gettext("A dead character does not catch their breath.")
+    if lk >= lk_max:
+        return gettext("No Lebenskraft lost: Verschnaufen gives nothing back.")
+    last = data.get(RESTED_LK)
+    if isinstance(last, int) and lk == last:
+        return gettext("Verschnaufen once after a fight: the LK have not changed since.")
+    new = ds4.verschnaufen(lk, lk_max)
+    detail = f"Verschnaufen: LK {lk} → {new} (+{new - lk}, die Hälfte von {lk_max - lk} verlorenen)"
+    return Rest({"lk": new, RESTED_LK: new}, detail)
+
+
 # --- the system -----------------------------------------------------------------------------
 
 
@@ -622,6 +649,7 @@ class DS4System:
     partials = SheetPartials()
     roll_difficulties = DIFFICULTIES
     luck_options: tuple[tuple[str, str], ...] = ()
+    rests = RESTS
 
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()
@@ -678,6 +706,9 @@ class DS4System:
         req: RollRequest,
     ) -> RollOutcome:
         return _check_roll(roller, data, items, req)
+
+    def rest(self, data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
+        return rest(data, items, key)
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]

@@ -25,7 +25,7 @@ from app.characters.sheets import (
     percent,
     signed,
 )
-from app.characters.systems.protocol import SheetPartials
+from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import hh
 from app.rules.dice import Roller
@@ -727,6 +727,7 @@ class HHSystem:
     partials = SheetPartials(item_actions="characters/systems/hh/_item_actions.html")
     roll_difficulties = DIFFICULTIES
     luck_options = LUCK_OPTIONS
+    rests: tuple[tuple[str, str], ...] = ()
 
     def fields(self, kind: str) -> list[FieldSpec]:
         return _npc_fields() if kind == "npc" else _pc_fields()
@@ -792,6 +793,9 @@ class HHSystem:
         req: RollRequest,
     ) -> RollOutcome:
         return _probe_roll(roller, data, items, req)
+
+    def rest(self, data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
+        return gettext("This rest does not exist in this rule system.")
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]

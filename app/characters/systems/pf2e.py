@@ -24,7 +24,7 @@ from app.characters.sheets import (
     percent,
     signed,
 )
-from app.characters.systems.protocol import SheetPartials
+from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -77,6 +77,8 @@ def _fields() -> list[FieldSpec]:
         FieldSpec("level", "Stufe", minimum=-1, maximum=25),
         FieldSpec("hp", "TP", minimum=-999, maximum=9999),
         FieldSpec("hp_max", "TP max", minimum=0, maximum=9999),
+        FieldSpec("wounded", "Verwundet", minimum=0, maximum=3),
+        FieldSpec("doomed", "Todgeweiht", minimum=0, maximum=3),
         FieldSpec("spell_attribute", "Zauberattribut", "choice", choices=ATTRS),
     ]
     out += [
@@ -113,6 +115,8 @@ def _default() -> dict[str, Any]:
         "level": 1,
         "hp": 15,
         "hp_max": 15,
+        "wounded": 0,
+        "doomed": 0,
         "spell_attribute": "intelligence",
         "attributes": {a.value: 0 for a in pf2e.Attribute},
         "ranks": {
@@ -268,7 +272,12 @@ def _view(data: Mapping[str, Any], items: Sequence[ItemLike]) -> SheetView:
             add(f"attack:{item.id}", f"attack:{item.id}", dc=False)
     for name in SKILLS:
         add(f"skill:{name}", f"skill:{name}")
-    return SheetView(tuple(derived))
+    conditions = tuple(
+        f"{label} {int(data.get(key) or 0)}"
+        for key, label in (("wounded", "verwundet"), ("doomed", "todgeweiht"))
+        if int(data.get(key) or 0)
+    )
+    return SheetView(tuple(derived), conditions=conditions)
 
 
 def cross_check(data: Mapping[str, Any]) -> dict[str, str]:
@@ -526,6 +535,9 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
         "reflex": modifier("save:reflex"),
         "wille": modifier("save:will"),
         "tp": int(data.get("hp_max", 15)),
+        #: Verwundet and Todgeweiht outlast a fight (docs/rules/pf2e.md §9).
+        "verwundet": int(data.get("wounded") or 0),
+        "todgeweiht": int(data.get("doomed") or 0),
         "angriffe": strikes,
     }
 
@@ -542,6 +554,7 @@ class PF2eSystem:
     partials = SheetPartials(roll_fields="characters/systems/pf2e/_roll_fields.html")
     roll_difficulties: tuple[tuple[str, str], ...] = ()
     luck_options: tuple[tuple[str, str], ...] = ()
+    rests: tuple[tuple[str, str], ...] = ()
 
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()
@@ -598,6 +611,9 @@ class PF2eSystem:
         req: RollRequest,
     ) -> RollOutcome:
         return _check_roll(roller, data, items, req)
+
+    def rest(self, data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
+        return gettext("This rest does not exist in this rule system.")
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]

@@ -35,6 +35,14 @@ class SheetPartials:
     roll_fields: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Rest:
+    """What a rest from the sheet changes: data key → new value, and the rule text."""
+
+    changes: Mapping[str, Any]
+    detail: str
+
+
 class CharacterSystem(Protocol):
     """One rule system as the characters domain sees it (sheet, inventory, rolls, combat)."""
 
@@ -62,6 +70,11 @@ class CharacterSystem(Protocol):
     @property
     def luck_options(self) -> Choices:
         """Glück options declared before a roll (empty: the dialog shows none)."""
+        ...
+
+    @property
+    def rests(self) -> Choices:
+        """The rests the sheet offers as actions (DS4: Verschnaufen; empty: none)."""
         ...
 
     # --- sheet ---------------------------------------------------------------------------
@@ -133,6 +146,10 @@ class CharacterSystem(Protocol):
         items: Sequence[ItemLike],
         req: RollRequest,
     ) -> RollOutcome: ...
+
+    def rest(self, data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
+        """What the rest ``key`` changes, or why it cannot be taken now (a message)."""
+        ...
 
     # --- combat --------------------------------------------------------------------------
 

@@ -3,6 +3,10 @@
 Initiative order with the W20 Stechen kept for the whole combat and the surprise +10 in
 round 1 (``roll_initiative``), Schlagen/Schießen/Zielzauber with the automatic Abwehr
 (``attack``), Patzer effects, LK thresholds (``condition``).
+
+One Aktion per turn (ds4.md §2): an attack, Aufstehen or picking up a dropped weapon
+(``shake_off``). A weapon dropped on a Patzer must be picked up before the next attack of
+that kind; an attack's Immersieg is logged as a line of its own (the target rolls no Abwehr).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from app.encounters.combat import (
+    SIDE_LABELS,
     CombatError,
     Report,
     State,
@@ -29,6 +34,7 @@ from app.rules.ds4 import simulation as ds4_simulation
 from app.rules.odds import RiskResult
 
 CONDITIONS = ("liegend",)
+DROPPED = "Waffe fallen gelassen"
 KINDS = {"schlagen": ds4.AttackKind.SCHLAGEN, "schiessen": ds4.AttackKind.SCHIESSEN,
          "zielzauber": ds4.AttackKind.ZIELZAUBER}  # fmt: skip
 
@@ -65,20 +71,20 @@ def _condition(data: dict[str, Any]) -> ds4.Condition:
 def _status(data: dict[str, Any]) -> tuple[str, str]:
     cond = _condition(data)
     if cond is ds4.Condition.DEAD:
-        return "dead", "tot"
+        return "dead", N_("dead")
     if cond is ds4.Condition.UNCONSCIOUS:
-        return "down", "bewusstlos"
+        return "down", N_("unconscious")
     if data["lk"] <= data["lk_max"] // 2:
-        return "hurt", "schwer verletzt"
+        return "hurt", N_("badly hurt")
     if data["lk"] < data["lk_max"]:
-        return "scratched", "verletzt"
-    return "fine", "unverletzt"
+        return "scratched", N_("hurt")
+    return "fine", N_("unhurt")
 
 
 def view(data: dict[str, Any]) -> dict[str, Any]:
     conditions = ["liegend"] if data.get("prone") else []
     if data.get("weapon_dropped"):
-        conditions.append("Waffe fallen gelassen")
+        conditions.append(DROPPED)
     return {
         "status": _status(data),
         "points": f"{data['lk']}/{data['lk_max']} LK",
@@ -130,8 +136,12 @@ def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]
     state["surprise"] = surprise if surprise in ("abenteurer", "gegner", "neutral") else None
     _order(state, roller, report)
     state["turn"] = 0
-    details = [f"Überraschung: {state['surprise']} +10 in Runde 1"] if state["surprise"] else []
-    report.add(N_("Combat starts: round %(round)d."), details, who=set(), round=1)
+    report.add(N_("Combat starts: round %(round)d."), who=set(), round=1)
+    if state["surprise"]:
+        report.add(
+            N_("Surprise: %(side)s get +10 on initiative in round 1."), who=set(),
+            side=SIDE_LABELS[state["surprise"]],
+        )  # fmt: skip
     for t in state["order"]:
         report.add(
             N_("%(name)s: initiative %(value)s."),
@@ -201,6 +211,12 @@ def _attack_inputs(
         raise CombatError(N_("Choose Schlagen, Schießen or Zielzauber."))
     if defeated(a):
         raise CombatError(N_("%(name)s cannot act now."), name=a["name"])
+    _check_aktion(state, attacker_id)
+    if kind is not ds4.AttackKind.ZIELZAUBER and a.get("weapon_dropped") in (True, kind.value):
+        raise CombatError(
+            N_("%(name)s dropped the weapon on a Patzer: pick it up first (an Aktion)."),
+            name=a["name"],
+        )
     if _condition(t) is ds4.Condition.DEAD:
         raise CombatError(N_("%(name)s is already dead."), name=t["name"])
     attacker = _fighter(a)
@@ -222,6 +238,20 @@ def _attack_inputs(
         extra=extra,
     )
     return attacker, weapon, kind, mods
+
+
+def _check_aktion(state: State, pid: str) -> None:
+    """One Aktion per turn: a second one in the figure's own turn is refused."""
+    turn = current_turn(state)
+    if turn is not None and turn["pid"] == pid and state["turn_actions"].get("aktion"):
+        name = state["figures"][pid]["name"]
+        raise CombatError(N_("%(name)s has already used the Aktion of this turn."), name=name)
+
+
+def _use_aktion(state: State, pid: str) -> None:
+    turn = current_turn(state)
+    if turn is not None and turn["pid"] == pid:
+        state["turn_actions"]["aktion"] = True
 
 
 #: What an attack's forecast needs of a target whose values the caller may not know.
@@ -296,23 +326,9 @@ def attack(
     details = [_check_text(label, out.attack)]
     if out.abwehr is not None:
         details.append(_check_text("Abwehr", out.abwehr))
-    elif out.unblockable:
-        details.append(f"Immersieg: {t['name']} würfelt keine Abwehr")
     a["prone"] = out.attacker.prone
-    if out.weapon_dropped or out.weapon_broken:
-        a["weapon_dropped"] = True
-        details.append("Patzer: Waffe fallen gelassen" if out.weapon_dropped
-                       else "Patzer: Waffe zerbrochen")  # fmt: skip
-    if out.spell_dropped:
-        details.append("Patzer: Zauber fällt aus dem Slot")
     t["lk"] = out.target.lebenskraft
     t["prone"] = out.target.prone
-    if out.target_fell_prone:
-        details.append(f"Patzer bei der Abwehr: {t['name']} liegt am Boden")
-    if out.target_dead:
-        details.append(f"{t['name']}: tot")
-    elif out.target_unconscious:
-        details.append(f"{t['name']}: bewusstlos")
     report.changed |= {attacker_id, target_id}
     headline = (
         N_("%(attacker)s hits %(target)s: %(damage)d damage.")
@@ -321,7 +337,35 @@ def attack(
     )
     entry = report.add(headline, details, attacker=a["name"], target=t["name"], damage=out.damage)
     entry.dice = [r.roll.as_dict() for r in out.rolls]
+    _effects(out, a, t, kind, report)
     state["turn_actions"]["attacks"] = int(state["turn_actions"].get("attacks", 0)) + 1
+    _use_aktion(state, attacker_id)
+
+
+def _effects(
+    out: ds4.AttackOutcome, a: dict[str, Any], t: dict[str, Any], kind: ds4.AttackKind,
+    report: Report,
+) -> None:  # fmt: skip
+    """Immersieg and Patzer effects and the target's LK threshold, one log line each."""
+    names = {"attacker": a["name"], "target": t["name"]}
+    if out.unblockable:
+        report.add(N_("Immersieg: %(target)s rolls no Abwehr against it."), **names)
+    if out.weapon_dropped or out.weapon_broken:
+        a["weapon_dropped"] = kind.value
+        report.add(
+            N_("Patzer: %(attacker)s drops the weapon.")
+            if out.weapon_dropped
+            else N_("Patzer: the weapon of %(attacker)s breaks."),
+            **names,
+        )
+    if out.spell_dropped:
+        report.add(N_("Patzer: the spell of %(attacker)s drops out of its slot."), **names)
+    if out.target_fell_prone:
+        report.add(N_("Patzer on the Abwehr: %(target)s falls prone."), **names)
+    if out.target_dead:
+        report.add(N_("%(target)s is dead."), **names)
+    elif out.target_unconscious:
+        report.add(N_("%(target)s is unconscious."), **names)
 
 
 def _check_text(label: str, roll: ds4.CheckRoll) -> str:
@@ -360,7 +404,7 @@ def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
     f = figure(state, pid)
     if key == "liegend":
         f["prone"] = False
-    if key == "Waffe fallen gelassen":
+    if key == DROPPED:
         f["weapon_dropped"] = False
     report.changed.add(pid)
     report.involved.add(pid)
@@ -404,14 +448,39 @@ def check(
     entry.dice = [roll.roll.as_dict()]
 
 
+def shake_off(
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
+) -> None:
+    """Aufstehen or picking up the dropped weapon: the figure's Aktion of this turn."""
+    f = figure(state, pid)
+    if defeated(f):
+        raise CombatError(N_("%(name)s cannot act now."), name=f["name"])
+    if key == "liegend" and f.get("prone"):
+        f["prone"] = False
+        msg = N_("%(name)s stands up.")
+    elif key == DROPPED and f.get("weapon_dropped"):
+        f["weapon_dropped"] = False
+        msg = N_("%(name)s picks up the weapon.")
+    else:
+        raise CombatError(N_("Nothing to do: %(name)s is not «%(condition)s»."),
+                          name=f["name"], condition=key)  # fmt: skip
+    _check_aktion(state, pid)
+    _use_aktion(state, pid)
+    report.changed.add(pid)
+    report.involved.add(pid)
+    report.add(msg, name=f["name"])
+
+
 class Ds4Rules(Common):
     """Dungeonslayers 4 (registered in ``app.encounters.systems``)."""
 
     name = "ds4"
     conditions = CONDITIONS
+    actions = frozenset(("shake_off",))
     partials = MappingProxyType(
         {
             "attack": "encounters/systems/ds4/attack.html",
+            "actions": "encounters/systems/ds4/actions.html",
             "prepare": "encounters/systems/ds4/prepare.html",
         }
     )
@@ -429,6 +498,7 @@ class Ds4Rules(Common):
     remove_condition = staticmethod(remove_condition)
     adjust = staticmethod(adjust)
     check = staticmethod(check)
+    shake_off = staticmethod(shake_off)
 
 
 RULES = Ds4Rules()

@@ -203,6 +203,19 @@ def _names(state: State) -> dict[str, str]:
     return {pid: str(f.get("name", pid)) for pid, f in state["figures"].items()}
 
 
+#: The log's German words for the changes without an amount (never the internal kind).
+CHANGE_WORDS = {
+    "extra_action": "zusätzliche Handlung", "unconscious": "bewusstlos",
+    "conscious": "bei Bewusstsein", "stabilised": "stabilisiert", "dead": "tot",
+    "revived": "wiederbelebt", "out": "kampfunfähig", "on_feet": "steht auf",
+    "lose_next_action": "verliert die nächste Handlung", "jammed_weapon": "Waffe blockiert",
+    "free_move": "freie Bewegung", "slide": "rutscht weg", "defence_bonus": "Verteidigungsbonus",
+    "counter_attack": "Gegenangriff", "attack_negated": "Angriff abgewendet", "moved": "bewegt",
+    "disarmed": "entwaffnet", "grappled": "gepackt", "complication": "Komplikation",
+    "heilkunde": "Heilkunde", "rast": "Rast", "sterbend": "sterbend",
+}  # fmt: skip
+
+
 def describe_changes(state: State, changes: tuple[Change, ...] | list[Change]) -> list[str]:
     names = _names(state)
     out: list[str] = []
@@ -218,8 +231,8 @@ def describe_changes(state: State, changes: tuple[Change, ...] | list[Change]) -
         elif c.kind == "condition_removed":
             text = f"{who}: «{c.condition}» endet"
         else:
-            text = f"{who}: {c.kind.replace('_', ' ')}"
-        if c.detail and c.kind not in ("defence_bonus", "counter_attack"):
+            text = f"{who}: {CHANGE_WORDS.get(c.kind, c.kind)}"
+        if c.detail and c.kind not in ("defence_bonus", "counter_attack") and c.detail not in text:
             text += f" ({c.detail})"
         out.append(text)
     return out

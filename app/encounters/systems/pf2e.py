@@ -5,10 +5,12 @@ MAP and range penalty against RK (``strike``), saves against a DC with einfacher
 Rettungswurf damage (``save_against``), Verdeckte Würfe (``roll_check(secret=True)``),
 persistent damage at the end of a turn with its DC 15 Einfacher Wurf.
 
-Conditions (project decisions, as the rules state them): Verängstigt N and Kränkelnd N are
-status penalties on every check and DC (Verängstigt drops by 1 at the end of the
-creature's turn); Unvorbereitet −2 circumstance on RK; Liegend −2 circumstance on attack
-rolls and Unvorbereitet.
+Conditions (project decisions, as the rules state them; docs/rules/pf2e.md): Verängstigt N
+and Kränkelnd N are status penalties on every check and DC (Verängstigt drops by 1 at the
+end of the creature's turn; Kränkelnd ends by Würgen, the ``shake_off`` action); Unvorbereitet
+−2 circumstance on RK; Liegend −2 circumstance on attack rolls and Unvorbereitet. A player
+character at 0 TP is Sterbend (``app.rules.pf2e.conditions``): its turn starts with a
+Genesungswurf and it dies at Sterbend 4 − Todgeweiht; monsters die at 0 TP.
 """
 
 from __future__ import annotations
@@ -37,10 +39,14 @@ from app.rules.pf2e import budget as pf2e_budget
 from app.rules.pf2e import forecast as pf2e_forecast
 from app.rules.pf2e import simulation as pf2e_simulation
 
-CONDITIONS = ("verängstigt", "kränkelnd", "unvorbereitet", "liegend", "anhaltender Schaden")
-VALUED = ("verängstigt", "kränkelnd")
+CONDITIONS = (
+    "verängstigt", "kränkelnd", "unvorbereitet", "liegend", "anhaltender Schaden",
+    "sterbend", "verwundet", "todgeweiht",
+)  # fmt: skip
+VALUED = ("verängstigt", "kränkelnd", "sterbend", "verwundet", "todgeweiht")
 SAVES = {"reflex": "Reflex", "wille": "Wille", "zaehigkeit": "Zähigkeit"}
-PERSISTENT_DC = 15
+#: Removing this "condition" brings a dead player character back (a GM's correction).
+DEAD = "tot"
 
 
 def new_figure(
@@ -60,26 +66,33 @@ def new_figure(
         "wille": int(stats["wille"]),
         "zaehigkeit": int(stats["zaehigkeit"]),
         "angriffe": list(stats.get("angriffe", [])),
-        "conditions": {},
+        "conditions": {
+            k: int(stats.get(k) or 0) for k in ("verwundet", "todgeweiht") if stats.get(k)
+        },
         "persistent": [],
     }
 
 
 def _status(data: dict[str, Any]) -> tuple[str, str]:
+    """State key and label (a msgid, translated by the view)."""
+    if data.get("dead"):
+        return "dead", N_("dead")
     if data["hp"] <= 0:
-        return ("dead", "besiegt") if data.get("npc") else ("down", "bewusstlos")
+        return ("dead", N_("defeated")) if data.get("npc") else ("down", N_("unconscious"))
     if data["hp"] <= data["hp_max"] // 2:
-        return "hurt", "schwer verletzt"
+        return "hurt", N_("badly hurt")
     if data["hp"] < data["hp_max"]:
-        return "scratched", "verletzt"
-    return "fine", "unverletzt"
+        return "scratched", N_("hurt")
+    return "fine", N_("unhurt")
 
 
 def view(data: dict[str, Any]) -> dict[str, Any]:
     conds = [
         f"{k} {v}" if k in VALUED else k for k, v in sorted(data.get("conditions", {}).items())
     ]
-    conds += [f"anhaltend {p['schaden']} {p.get('art', '')}".strip() for p in data["persistent"]]
+    conds += [_persistent_label(p) for p in data["persistent"]]
+    if data.get("dead"):
+        conds.append(DEAD)
     return {
         "status": _status(data),
         "points": f"{data['hp']}/{data['hp_max']} TP",
@@ -90,8 +103,69 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _persistent_label(p: dict[str, Any]) -> str:
+    return f"anhaltend {p['schaden']} {p.get('art', '')}".strip()
+
+
 def defeated(data: dict[str, Any]) -> bool:
-    return int(data["hp"]) <= 0
+    """Out of the fight: it cannot act (at 0 TP, Sterbend or not, or dead)."""
+    return int(data["hp"]) <= 0 or bool(data.get("dead"))
+
+
+def _takes_turn(data: dict[str, Any]) -> bool:
+    """Its turn comes: it can act, or it is Sterbend and makes its Genesungswurf."""
+    return not data.get("dead") and (int(data["hp"]) > 0 or _dying(data).dying > 0)
+
+
+def _dying(data: dict[str, Any]) -> pf2e.Dying:
+    conds = data.get("conditions", {})
+    return pf2e.Dying(
+        int(conds.get("sterbend", 0)), int(conds.get("verwundet", 0)),
+        int(conds.get("todgeweiht", 0)),
+    )  # fmt: skip
+
+
+def _set_dying(data: dict[str, Any], value: pf2e.Dying) -> None:
+    conds = data.setdefault("conditions", {})
+    for key, n in (("sterbend", value.dying), ("verwundet", value.wounded),
+                   ("todgeweiht", value.doomed)):  # fmt: skip
+        if n:
+            conds[key] = n
+        else:
+            conds.pop(key, None)
+    if value.dead:
+        data["dead"] = True
+
+
+def _take_damage(
+    state: State, pid: str, amount: int, report: Report, *, critical: bool = False
+) -> None:
+    """Lower the TP; a player character at 0 TP becomes or stays Sterbend (logged)."""
+    f = state["figures"][pid]
+    if amount <= 0 or f.get("dead"):
+        return
+    f["hp"] = max(0, int(f["hp"]) - amount)
+    report.changed.add(pid)
+    if f["hp"] > 0:
+        return
+    if f.get("npc"):
+        report.add(N_("%(name)s is defeated."), who={pid}, name=f["name"])
+        return
+    before = _dying(f)
+    after = (
+        pf2e.damaged_while_dying(before, critical=critical)
+        if before.dying
+        else pf2e.knocked_out(before, critical=critical)
+    )
+    _set_dying(f, after)
+    details = [f"{before.describe()} → {after.describe()}"]
+    if after.dead:
+        report.add(N_("%(name)s dies."), details, who={pid}, name=f["name"])
+    else:
+        report.add(
+            N_("%(name)s falls: Sterbend %(value)d."), details, who={pid}, name=f["name"],
+            value=after.dying,
+        )  # fmt: skip
 
 
 def _status_penalties(data: dict[str, Any]) -> list[Modifier]:
@@ -196,10 +270,12 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
     report.turn_changed = True
     while True:
         while state["turn"] < len(state["order"]):
-            if not defeated(state["figures"][state["order"][state["turn"]]["pid"]]):
+            pid = str(state["order"][state["turn"]]["pid"])
+            if _takes_turn(state["figures"][pid]):
+                _start_of_turn(state, pid, roller, report)
                 return
             state["turn"] += 1
-        if all(defeated(f) for f in state["figures"].values()):
+        if not any(_takes_turn(state["figures"][str(t["pid"])]) for t in state["order"]):
             return
         report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
         state["round"] += 1
@@ -207,29 +283,55 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
         report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
 
 
-def _end_of_turn(state: State, pid: str, roller: Roller, report: Report) -> None:
+def _start_of_turn(state: State, pid: str, roller: Roller, report: Report) -> None:
+    """A Sterbend figure's turn begins with its Genesungswurf."""
     f = state["figures"][pid]
-    conds = f.get("conditions", {})
-    details: list[str] = []
-    dice: list[dict[str, Any]] = []
+    before = _dying(f)
+    if not before.dying:
+        return
+    result = pf2e.recovery_check(roller, before)
+    _set_dying(f, result.after)
+    report.changed.add(pid)
+    report.involved.add(pid)
+    if result.after.dead:
+        msg = N_("%(name)s dies.")
+    elif result.after.dying:
+        msg = N_("%(name)s: Genesungswurf, still Sterbend %(value)d.")
+    else:
+        msg = N_("%(name)s: Genesungswurf, no longer Sterbend (unconscious at 0 TP).")
+    entry = report.add(msg, [result.describe()], who={pid}, name=f["name"],
+                       value=result.after.dying)  # fmt: skip
+    entry.dice = [d.as_dict() for d in result.dice]
+
+
+def _end_of_turn(state: State, pid: str, roller: Roller, report: Report) -> None:
+    """Anhaltender Schaden with its Einfacher Wurf SG 15, then Verängstigt drops by 1."""
+    f = state["figures"][pid]
     for p in list(f.get("persistent", [])):
-        dmg = pf2e.roll_damage(roller, str(p["schaden"]))
-        f["hp"] = max(0, int(f["hp"]) - dmg.total)
-        details.append(f"Anhaltender Schaden {p.get('art', '')}: {dmg.describe()}".strip())
-        dice += [d.as_dict() for d in dmg.dice]
-        flat = pf2e.roll_flat_check(roller, PERSISTENT_DC)
-        dice += [d.as_dict() for d in flat.dice]
-        details.append(f"Einfacher Wurf SG {PERSISTENT_DC}: {flat.outcome_label}")
-        if flat.success:
+        if f.get("dead"):
+            break
+        result = pf2e.persistent_damage(roller, str(p["schaden"]), str(p.get("art", "")))
+        if result.ended:
             f["persistent"].remove(p)
+        msg = (
+            N_("End of turn of %(name)s: %(damage)d persistent damage, which ends.")
+            if result.ended
+            else N_("End of turn of %(name)s: %(damage)d persistent damage, which goes on.")
+        )
+        entry = report.add(msg, result.describe(), who={pid}, name=f["name"],
+                           damage=result.damage.total)  # fmt: skip
+        entry.dice = [d.as_dict() for d in result.dice]
+        report.involved.add(pid)
+        _take_damage(state, pid, result.damage.total, report)
+    conds = f.get("conditions", {})
     if conds.get("verängstigt"):
-        conds["verängstigt"] = int(conds["verängstigt"]) - 1
-        details.append(f"Verängstigt sinkt auf {conds['verängstigt']}")
+        conds["verängstigt"] = pf2e.frightened_after_turn(int(conds["verängstigt"]))
         if conds["verängstigt"] <= 0:
             del conds["verängstigt"]
-    if details:
-        entry = report.add(N_("End of turn of %(name)s."), details, who={pid}, name=f["name"])
-        entry.dice = dice
+        report.add(
+            N_("End of turn of %(name)s: Verängstigt drops to %(value)d."),
+            who={pid}, name=f["name"], value=conds.get("verängstigt", 0),
+        )  # fmt: skip
         report.changed.add(pid)
         report.involved.add(pid)
 
@@ -400,18 +502,17 @@ def attack(
     report.involved |= {attacker_id, target_id}
     report.secret = report.secret or bool(params.get("secret", False))
     damage = result.damage_total
-    t["hp"] = max(0, int(t["hp"]) - damage)
     report.changed.add(target_id)
-    details = [result.describe()]
-    if t["hp"] <= 0:
-        details.append(f"{t['name']}: {_status(t)[1]}")
     headline = (
         N_("%(attacker)s hits %(target)s: %(damage)d damage.")
         if result.hit
         else N_("%(attacker)s does not hit %(target)s.")
     )
-    entry = report.add(headline, details, attacker=a["name"], target=t["name"], damage=damage)
+    entry = report.add(
+        headline, [result.describe()], attacker=a["name"], target=t["name"], damage=damage
+    )
     entry.dice = [d.as_dict() for d in result.dice]
+    _take_damage(state, target_id, damage, report, critical=result.critical)
 
 
 def save(
@@ -422,7 +523,9 @@ def save(
     roller: Roller,
     report: Report,
 ) -> None:
-    """Saves of the targets against a DC; with ``damage`` an einfacher Rettungswurf."""
+    """Saves of the targets against a DC; with ``damage`` an einfacher Rettungswurf.
+    ``fortune``/``misfortune`` (Glück/Unglück, seed 002) count for every target; a secret
+    save (``report.secret``) is a Verdeckter Wurf: the players see only that it happened."""
     kind = str(params.get("save", "reflex"))
     if kind not in SAVES:
         raise CombatError(N_("Choose Reflex, Wille or Zähigkeit."))
@@ -459,9 +562,10 @@ def save(
             dc,
             damage=damage_roll.total if damage_roll else None,
             dc_label=f"{SAVES[kind]}-SG",
+            fortune=bool(params.get("fortune")),
+            misfortune=bool(params.get("misfortune")),
+            secret=report.secret,
         )
-        if res.damage_taken:
-            t["hp"] = max(0, int(t["hp"]) - res.damage_taken)
         report.changed.add(tid)
         report.involved.add(tid)
         entry = report.add(
@@ -473,6 +577,8 @@ def save(
             outcome=res.degree.label,
         )
         entry.dice = [d.as_dict() for d in res.dice]
+        critical = res.degree is pf2e.Degree.CRITICAL_FAILURE
+        _take_damage(state, tid, res.damage_taken or 0, report, critical=critical)
 
 
 def respond(
@@ -481,23 +587,36 @@ def respond(
     raise CombatError(N_("Nothing is waiting for an answer."))
 
 
+def _persistent(cause: str) -> dict[str, str]:
+    """``cause`` of Anhaltender Schaden: a dice expression, then the damage type (``2W6 Feuer``)."""
+    expression, _, kind = (cause.strip() or "1W6").partition(" ")
+    try:
+        parse(expression)
+    except ExpressionError:
+        raise CombatError(N_("Damage must be a dice expression such as 1W6+2.")) from None
+    return {"schaden": expression, "art": kind.strip()}
+
+
 def add_condition(
     state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
     *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
+    """The GM gives a condition. Anhaltender Schaden of a type the figure already has
+    replaces it; Kränkelnd keeps the SG given as ``cause`` for Würgen."""
     if key not in CONDITIONS:
         raise CombatError(N_("Unknown condition."))
     f = figure(state, pid)
     if key == "anhaltender Schaden":
-        try:
-            parse(cause or "1W6")
-        except ExpressionError:
-            raise CombatError(N_("Damage must be a dice expression such as 1W6+2.")) from None
-        f["persistent"].append({"schaden": cause or "1W6", "art": ""})
-        label = f"anhaltender Schaden {cause or '1W6'}"
+        new = _persistent(cause)
+        f["persistent"] = [p for p in f["persistent"] if p.get("art") != new["art"]] + [new]
+        label = _persistent_label(new)
     else:
         f["conditions"][key] = max(1, value) if key in VALUED else 1
-        label = f"{key} {value}" if key in VALUED else key
+        label = f"{key} {f['conditions'][key]}" if key in VALUED else key
+        if key == "kränkelnd" and cause.strip().removeprefix("SG").strip().isdigit():
+            f.setdefault("condition_dc", {})[key] = int(cause.strip().removeprefix("SG"))
+        if key == "sterbend":
+            _set_dying(f, _dying(f))
     report.changed.add(pid)
     report.involved.add(pid)
     report.add(N_("GM: %(name)s gets «%(condition)s»."), name=f["name"], condition=label)
@@ -506,7 +625,10 @@ def add_condition(
 def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
     f = figure(state, pid)
     if key.startswith("anhaltend"):
-        f["persistent"] = []
+        kept = [p for p in f["persistent"] if _persistent_label(p) != key]
+        f["persistent"] = kept if len(kept) < len(f["persistent"]) else []
+    elif key == DEAD:
+        f["dead"] = False
     else:
         f["conditions"].pop(key.split(" ")[0], None)
     report.changed.add(pid)
@@ -518,8 +640,8 @@ def adjust(
     state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
     settings: dict[str, Any],
 ) -> None:  # fmt: skip
+    """The GM's TP change: damage counts as damage (Sterbend), healing ends Sterbend."""
     f = figure(state, pid)
-    f["hp"] = max(0, min(int(f["hp_max"]), int(f["hp"]) + delta))
     report.changed.add(pid)
     report.involved.add(pid)
     report.add(
@@ -528,6 +650,45 @@ def adjust(
         delta=f"{delta:+d}",
         reason=reason,
     )
+    if delta < 0:
+        _take_damage(state, pid, -delta, report)
+        return
+    f["hp"] = min(int(f["hp_max"]), int(f["hp"]) + delta)
+    before = _dying(f)
+    if before.dying and not f.get("dead"):
+        after = pf2e.lose_dying(before)
+        _set_dying(f, after)
+        report.add(
+            N_("%(name)s is no longer Sterbend."), [f"{before.describe()} → {after.describe()}"],
+            who={pid}, name=f["name"],
+        )  # fmt: skip
+
+
+def shake_off(
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
+) -> None:
+    """Würgen (one action): a Zähigkeit save against Kränkelnd's SG lowers its value."""
+    f = figure(state, pid)
+    value = int(f.get("conditions", {}).get("kränkelnd", 0))
+    if key != "kränkelnd" or not value:
+        raise CombatError(N_("%(name)s is not Kränkelnd."), name=f["name"])
+    if defeated(f):
+        raise CombatError(N_("%(name)s cannot act now."), name=f["name"])
+    dc = f.get("condition_dc", {}).get("kränkelnd")
+    if dc is None:
+        raise CombatError(N_("The SG of Kränkelnd is not known: the GM gives it as the cause."))
+    result = pf2e.retch(roller, _stat("Zähigkeit", int(f["zaehigkeit"]), f), int(dc), value)
+    if result.after:
+        f["conditions"]["kränkelnd"] = result.after
+    else:
+        f["conditions"].pop("kränkelnd", None)
+    report.changed.add(pid)
+    report.involved.add(pid)
+    entry = report.add(
+        N_("%(name)s retches: Kränkelnd %(before)d → %(after)d."), [result.describe()],
+        name=f["name"], before=result.before, after=result.after,
+    )  # fmt: skip
+    entry.dice = [d.as_dict() for d in result.check.dice]
 
 
 def check(
@@ -557,10 +718,11 @@ class Pf2eRules(Common):
 
     name = "pf2e"
     conditions = CONDITIONS
-    actions = frozenset(("save",))
+    actions = frozenset(("save", "shake_off"))
     partials = MappingProxyType(
         {
             "attack": "encounters/systems/pf2e/attack.html",
+            "actions": "encounters/systems/pf2e/actions.html",
             "gm_tools": "encounters/systems/pf2e/gm_tools.html",
         }
     )
@@ -580,6 +742,7 @@ class Pf2eRules(Common):
     adjust = staticmethod(adjust)
     check = staticmethod(check)
     save = staticmethod(save)
+    shake_off = staticmethod(shake_off)
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}

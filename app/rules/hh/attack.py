@@ -18,7 +18,7 @@ from app.rules.hh.opposed import OpposedResult, evaluate_opposed
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.probe import ProbeResult, evaluate_probe, roll_probe
 from app.rules.hh.state import Change, Figure, Zustand, skill_category
-from app.rules.hh.tables import TableEffect, TableEntry, table_entry
+from app.rules.hh.tables import TABLE_TITLES, TableEffect, TableEntry, table_entry
 
 #: A stray hit on living cover happens on 1W10 ≤ this (50 %).
 STRAY_HIT_MAX = 5
@@ -65,7 +65,8 @@ class TableRoll:
     entry: TableEntry
 
     def describe(self) -> str:
-        return f"{self.table}: {self.dice.describe()} − {self.qs} = {self.roll} → {self.entry.name}"
+        title = TABLE_TITLES.get(self.table, self.table)
+        return f"{title}: {self.dice.describe()} − {self.qs} = {self.roll} → {self.entry.name}"
 
 
 @dataclass(frozen=True, slots=True)

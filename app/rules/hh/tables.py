@@ -20,6 +20,15 @@ TABLE_NAMES: tuple[str, ...] = (
     "kontrollverlust",
 )
 
+#: The tables' German titles, as the log shows them (seed 003).
+TABLE_TITLES: dict[str, str] = {
+    "angriff_volltreffer": "Volltreffer beim Angriff",
+    "angriff_patzer": "Patzer beim Angriff",
+    "verteidigung_volltreffer": "Volltreffer bei der Verteidigung",
+    "verteidigung_patzer": "Patzer bei der Verteidigung",
+    "kontrollverlust": "Kontrollverlust",
+}
+
 #: Lower bound of each band; the first band is everything ≤ 0.
 BAND_STARTS: tuple[int, ...] = (-(10**9), 1, 3, 5, 7, 10, 15)
 BAND_LABELS: tuple[str, ...] = ("≤0", "1–2", "3–4", "5–6", "7–9", "10–14", "15+")

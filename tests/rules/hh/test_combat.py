@@ -254,7 +254,9 @@ def test_attack_volltreffer_table_and_effects() -> None:
     assert r.tables[0].entry.key == "kopftreffer" and r.tables[0].roll == 6
     assert r.damage_dice is not None and len(r.damage_dice.faces) == 4
     assert r.defender.has("verwirrt")
-    assert "angriff_volltreffer" in r.describe()
+    assert (
+        "Volltreffer beim Angriff: " in r.describe() and "angriff_volltreffer" not in r.describe()
+    )
 
 
 def test_zerschmetterter_leib_is_direct() -> None:
