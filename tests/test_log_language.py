@@ -58,6 +58,10 @@ NO_LINES = {
     "handout_created": "the handout list: the GM's title and image",
     "handout_shown": "the handout list",
     "journal_note_shared": "the journal: the user's own words",
+    "session_started": "the sessions panel and the session record (translated start line)",
+    "session_ended": "the sessions panel and the session record",
+    "client_seed_set": "the sessions page: the member's own seed",
+    "fairplay_configured": "the fair-play form and the verification page",
 }
 
 SNAKE = re.compile(r"\b[a-zäöüß]+(?:_[a-zäöüß0-9]+)+\b")
