@@ -159,11 +159,11 @@ async def test_combat_action_on_one_process_reaches_a_viewer_on_another(
             raise AssertionError("every action went to the stream's process")
         seq = await last_seq(app, fight)
         async with asyncio.timeout(10):
-            async for got_seq, event, data in stream:
-                assert event == "combat"
-                if got_seq >= seq:
+            async for message in stream:
+                assert message[1] == "combat"
+                if message[0] >= seq:
                     break
-        assert got_seq == seq and "Goblin 1" in data
+        assert message[0] == seq and "Goblin 1" in message[2]
     await fight.gm.aclose()
     await player.aclose()
 
