@@ -83,7 +83,7 @@ def front(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 
 def _upstream(response: httpx.Response) -> str:
-    upstream = response.headers.get("x-upstream", "")
+    upstream = str(response.headers.get("x-upstream", ""))
     assert upstream.startswith("127.0.0.1:"), response.headers
     return upstream
 
