@@ -13,19 +13,28 @@ fragments use, asked only for the ``parts`` the reacting regions need) plus what
 another package names one, and the page template places its ``html`` there
 (``{{ slot("side") }}``).
 
+Viewers who see the same thing share one render (:class:`Page` ``audience``): while a
+push for one batch of events is rendered for a viewer, every other stream of the page whose
+viewer has the same audience key and got the same batch (same events in the same form)
+waits for that render instead of loading the page's context and rendering it again. A page
+whose regions render nothing that depends on who exactly is looking, beyond what the key
+says, may share; by default (no ``audience``) every stream renders for itself.
+
 This module knows no page and no region of its own: they come to it from their packages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import asyncio
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from markupsafe import Markup
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.core.viewer import Viewer
+from app.core.viewer import Role, Viewer
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Render
 
@@ -36,6 +45,24 @@ Context = dict[str, Any]
 #: reacting regions render from (``None``: the whole page). ``None`` back means the viewer may
 #: no longer see what the page is about.
 Loader = Callable[[AsyncSession, Viewer, K, frozenset[str]], Awaitable[Context | None]]
+
+
+#: Who sees the same page as whom: viewers with equal keys get the same render.
+Audience = Callable[[Viewer], Hashable]
+#: Seconds a finished shared render is kept for streams that wake a little later.
+SHARED_SECONDS = 2.0
+#: Shared renders kept at most per page (the oldest go first).
+SHARED_MAX = 512
+
+
+def shared_by(*roles: Role) -> Audience:
+    """An audience in which every viewer of one of ``roles`` sees the same as the others of
+    that role (e.g. observers), and everyone else sees a page of their own."""
+
+    def audience(viewer: Viewer) -> Hashable:
+        return (viewer.role,) if viewer.role in roles else (viewer.user_id, viewer.role)
+
+    return audience
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +112,8 @@ class Page(Generic[K]):
 
     ``bundle`` joins every region's messages about one event into one message of that name
     (the combat page swaps them out of band from one sink); ``gone`` is the message sent
-    when the viewer may no longer see what the page is about.
+    when the viewer may no longer see what the page is about; ``audience`` says which
+    viewers share one render (see the module's docstring).
     """
 
     name: str
@@ -93,6 +121,11 @@ class Page(Generic[K]):
     bundle: str | None = None
     gone: str | None = None
     regions: tuple[Region[K], ...] = field(default=())
+    audience: Audience | None = None
+    #: Shared renders by (key, audience, batch), with the batch they keep alive.
+    _shared: OrderedDict[Hashable, tuple[asyncio.Task[list[Outgoing]], object]] = field(
+        default_factory=OrderedDict, repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.name in PAGES:
@@ -118,7 +151,8 @@ class Page(Generic[K]):
         return context
 
     def stream(self, key: K) -> Render:
-        """The render function of this page's live stream about ``key``."""
+        """The render function of this page's live stream about ``key``: shared by the
+        viewers of one audience who got the same batch."""
 
         async def render(
             sessions: async_sessionmaker[AsyncSession],
@@ -128,18 +162,63 @@ class Page(Generic[K]):
             active = [(r, mine) for r in self.regions if (mine := _reacting(r, key, events))]
             if not active:
                 return []
-            last = events[-1].seq
-            if not any(r.parts or r.load for r, _mine in active):
-                return await self._push(active, key, viewer, last, {}, None)
-            parts = frozenset().union(*(r.parts for r, _mine in active))
-            async with sessions() as session:
-                context = await self.load(session, viewer, key, parts)
-                if context is None:
-                    return [Outgoing(last, self.gone, "")] if self.gone else []
-                await _load_regions(session, viewer, key, context, [r for r, _m in active])
-                return await self._push(active, key, viewer, last, context, session)
+            if self.audience is None:
+                return await self._render(sessions, key, viewer, active, events[-1].seq)
+            # The event objects, not their seq: streams of a campaign share them (its tail in
+            # the broker), and a seq may come again after a delete (SQLite reuses ids).
+            shared = (key, self.audience(viewer), tuple((id(e.event), e.form) for e in events))
+            task = self._shared.get(shared, (None, None))[0]
+            if task is None:
+                rendering = self._render(sessions, key, viewer, active, events[-1].seq)
+                task = asyncio.ensure_future(rendering)
+                self._keep(shared, task, events)
+            # A stream that ends meanwhile must not cancel the render the others wait for.
+            return await asyncio.shield(task)
 
         return render
+
+    def _keep(
+        self,
+        shared: Hashable,
+        task: asyncio.Task[list[Outgoing]],
+        events: Sequence[VisibleEvent],
+    ) -> None:
+        """Keep the render while it may be asked for again; ``events`` stay alive with it, so
+        the ids in its key cannot be another object's meanwhile."""
+        self._shared[shared] = (task, events)
+        while len(self._shared) > SHARED_MAX:
+            self._shared.popitem(last=False)
+
+        def forget(done: asyncio.Task[list[Outgoing]]) -> None:
+            if done.cancelled() or done.exception() is not None:
+                self._drop(shared, done)  # a failed render is not served again
+            else:
+                asyncio.get_running_loop().call_later(SHARED_SECONDS, self._drop, shared, done)
+
+        task.add_done_callback(forget)
+
+    def _drop(self, shared: Hashable, task: asyncio.Task[list[Outgoing]]) -> None:
+        if self._shared.get(shared, (None, None))[0] is task:
+            del self._shared[shared]
+
+    async def _render(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        key: K,
+        viewer: Viewer,
+        active: list[tuple[Region[K], list[VisibleEvent]]],
+        last: int,
+    ) -> list[Outgoing]:
+        """One push for ``viewer`` (and everyone of their audience) about a batch."""
+        if not any(r.parts or r.load for r, _mine in active):
+            return await self._push(active, key, viewer, last, {}, None)
+        parts = frozenset().union(*(r.parts for r, _mine in active))
+        async with sessions() as session:
+            context = await self.load(session, viewer, key, parts)
+            if context is None:
+                return [Outgoing(last, self.gone, "")] if self.gone else []
+            await _load_regions(session, viewer, key, context, [r for r, _m in active])
+            return await self._push(active, key, viewer, last, context, session)
 
     async def _push(
         self,
