@@ -49,7 +49,7 @@ async def _observers(
         body = await register(client, f"zuschauer{i}")
         r = await client.post("/api/v1/campaigns/join", json={"invite_code": code})
         assert r.json()["role"] == "observer", r.text
-        out.append((client, int(body["user"]["id"])))  # type: ignore[call-overload]
+        out.append((client, int(body["user"]["id"])))  # type: ignore[index]
     return out
 
 
