@@ -23,7 +23,7 @@ from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, can_see
 from app.events.stream import Outgoing
-from app.web.regions import Batch, Page, Region, shared_by
+from app.web.regions import Batch, Page, Region, shared_by, shared_load
 from app.web.templating import render
 
 TEMPLATE = "encounters/combat.html"
@@ -41,7 +41,10 @@ class CombatPage:
 async def live_context(
     session: AsyncSession, viewer: Viewer, key: CombatPage, _parts: frozenset[str]
 ) -> dict[str, Any] | None:
-    loaded = await service.load_as(session, viewer, key.campaign_id, key.encounter_id)
+    rows = await shared_load(
+        ("combat rows", key), lambda: service.live_rows(session, key.campaign_id, key.encounter_id)
+    )
+    loaded = service.as_viewer(rows, viewer)
     return None if loaded is None else views.page_context(loaded, [])
 
 

@@ -20,14 +20,19 @@ waits for that render instead of loading the page's context and rendering it aga
 whose regions render nothing that depends on who exactly is looking, beyond what the key
 says, may share; by default (no ``audience``) every stream renders for itself.
 
+What a page's context builder reads the same way for every viewer it may read once per
+step for all of them (:func:`shared_load`), so a step costs one read however many watch.
+
 This module knows no page and no region of its own: they come to it from their packages.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -39,6 +44,7 @@ from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Render
 
 K = TypeVar("K")
+T = TypeVar("T")
 Context = dict[str, Any]
 
 #: The page's context builder for one viewer: ``parts`` names the parts of the page the
@@ -63,6 +69,48 @@ def shared_by(*roles: Role) -> Audience:
         return (viewer.role,) if viewer.role in roles else (viewer.user_id, viewer.role)
 
     return audience
+
+
+#: The last event of the batch a live push is rendered for (``None``: not in a push).
+_PUSHING: ContextVar[object | None] = ContextVar("pushing", default=None)
+#: Shared loads by key: the last event of the batch whose push started it, and the load.
+_LOADS: dict[Hashable, tuple[object, asyncio.Task[Any]]] = {}
+
+
+async def shared_load(key: Hashable, load: Callable[[], Awaitable[T]]) -> T:
+    """``load()``, shared by the live pushes of every viewer woken by one step; ``key``
+    names what is loaded (unique across pages).
+
+    For what a context builder reads the same way for every viewer (rows, not their
+    projection). A load started by one push serves the pushes whose batch ends with the
+    very same event (the same object: streams of a campaign share its tail in the broker),
+    so it started after everything they show was committed. Outside a live push (the full
+    page, HTMX answers) it is just ``load()``.
+    """
+    last = _PUSHING.get()
+    if last is None:
+        return await load()
+    known = _LOADS.get(key)
+    if known is not None and known[0] is last:
+        with contextlib.suppress(Exception):  # its push failed or ended: load here
+            result: T = await asyncio.shield(known[1])
+            return result
+    task: asyncio.Task[T] = asyncio.ensure_future(load())
+    _LOADS[key] = (last, task)
+
+    def forget(done: asyncio.Task[T]) -> None:
+        asyncio.get_running_loop().call_later(SHARED_SECONDS, _forget, key, done)
+
+    task.add_done_callback(forget)
+    # Shielded: a push that ends meanwhile (its stream closed) fails the load, it does not
+    # cancel it under the others, who then load for themselves.
+    return await asyncio.shield(task)
+
+
+def _forget(key: Hashable, task: asyncio.Task[Any]) -> None:
+    known = _LOADS.get(key)
+    if known is not None and known[1] is task:
+        del _LOADS[key]
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,13 +211,13 @@ class Page(Generic[K]):
             if not active:
                 return []
             if self.audience is None:
-                return await self._render(sessions, key, viewer, active, events[-1].seq)
+                return await self._render(sessions, key, viewer, active, events[-1])
             # The event objects, not their seq: streams of a campaign share them (its tail in
             # the broker), and a seq may come again after a delete (SQLite reuses ids).
             shared = (key, self.audience(viewer), tuple((id(e.event), e.form) for e in events))
             task = self._shared.get(shared, (None, None))[0]
             if task is None:
-                rendering = self._render(sessions, key, viewer, active, events[-1].seq)
+                rendering = self._render(sessions, key, viewer, active, events[-1])
                 task = asyncio.ensure_future(rendering)
                 self._keep(shared, task, events)
             # A stream that ends meanwhile must not cancel the render the others wait for.
@@ -207,18 +255,34 @@ class Page(Generic[K]):
         key: K,
         viewer: Viewer,
         active: list[tuple[Region[K], list[VisibleEvent]]],
-        last: int,
+        final: VisibleEvent,
     ) -> list[Outgoing]:
         """One push for ``viewer`` (and everyone of their audience) about a batch."""
+        last = final.seq
         if not any(r.parts or r.load for r, _mine in active):
             return await self._push(active, key, viewer, last, {}, None)
         parts = frozenset().union(*(r.parts for r, _mine in active))
-        async with sessions() as session:
-            context = await self.load(session, viewer, key, parts)
-            if context is None:
-                return [Outgoing(last, self.gone, "")] if self.gone else []
-            await _load_regions(session, viewer, key, context, [r for r, _m in active])
-            return await self._push(active, key, viewer, last, context, session)
+        pushing = _PUSHING.set(final.event)
+        try:
+            async with sessions() as session:
+                return await self._load_and_push(session, active, key, viewer, last, parts)
+        finally:
+            _PUSHING.reset(pushing)
+
+    async def _load_and_push(
+        self,
+        session: AsyncSession,
+        active: list[tuple[Region[K], list[VisibleEvent]]],
+        key: K,
+        viewer: Viewer,
+        last: int,
+        parts: frozenset[str],
+    ) -> list[Outgoing]:
+        context = await self.load(session, viewer, key, parts)
+        if context is None:
+            return [Outgoing(last, self.gone, "")] if self.gone else []
+        await _load_regions(session, viewer, key, context, [r for r, _m in active])
+        return await self._push(active, key, viewer, last, context, session)
 
     async def _push(
         self,

@@ -1,7 +1,7 @@
 """Viewers who see the same combat page share one live render (``app.web.regions``
 ``audience``): observers get one render between them, each player and the GM their own; the
-database is read once per distinct view, not once per viewer; and what each gets is still
-exactly what their own page shows."""
+database is read once per step for all of them (``shared_load``), not once per viewer; and
+what each gets is still exactly what their own page shows."""
 
 from __future__ import annotations
 
@@ -80,11 +80,10 @@ async def test_observers_share_one_render_and_one_read(
     before = await last_seq(app, cid)
     await fight.act(fight.gm, "adjust", participant=pids["Goblin 3"], delta=-1, reason="Heimlich")
     await fight.act(fight.gm, "adjust", participant=pids["Goblin 1"], delta=-1, reason="Treffer")
-    # One of each: the cost of three distinct views.
-    _alone, three_views = await _push_to_all(app, key, cid, before, [gm, player, observers[0]])
-    # The same three views with two more observers: not one statement more.
+    _alone, one_viewer = await _push_to_all(app, key, cid, before, [observers[0]])
+    # GM, player and three observers: three renders, and the rows read once for all.
     out, five_viewers = await _push_to_all(app, key, cid, before, [gm, player, *observers])
-    assert five_viewers == three_views > 0
+    assert five_viewers == one_viewer > 0
     gm_out, player_out, *observer_outs = out
     assert all(o is observer_outs[0] for o in observer_outs), "observers share one render"
     assert player_out is not observer_outs[0] and gm_out is not player_out
