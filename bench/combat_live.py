@@ -287,7 +287,7 @@ async def measure(
         PYTHONPATH=str(app_root),
     )
     cmd = [sys.executable, "-m", "app.cli", "serve", "--port", str(port)]
-    server = Server("combat", cmd, env, port)
+    server = Server("combat", cmd, env, port, cwd=app_root)
     server.start()
     try:
         base = f"http://127.0.0.1:{port}"
@@ -317,11 +317,13 @@ def main() -> None:
     p.add_argument("--pg", default=os.environ.get("BENCH_PG", "postgresql://postgres@127.0.0.1"))
     p.add_argument("--app-root", type=Path, default=ROOT, help="checkout the server runs from")
     p.add_argument("--steps", type=int, default=120, help="fight steps per viewer count")
+    p.add_argument("--viewers", default="8,40", help="viewer counts, comma-separated")
     p.add_argument("--smoke", action="store_true", help="8 and 10 viewers, 8 steps")
     p.add_argument("--profile", type=Path, default=None, help="py-spy raw profile to this file")
     a = p.parse_args()
     raise_nofile()
-    counts, steps = ([8, 10], 8) if a.smoke else ([8, 40], a.steps)
+    counts = [8, 10] if a.smoke else [int(n) for n in a.viewers.split(",")]
+    steps = 8 if a.smoke else a.steps
     res = asyncio.run(measure(a.pg, a.app_root.resolve(), counts, steps, a.profile))
     for r in res["runs"]:
         print(
