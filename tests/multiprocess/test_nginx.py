@@ -19,6 +19,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
@@ -37,6 +38,23 @@ ADDRESS_FREE = 3
 class Front:
     url: str
     upstreams: list[int]
+    pid: int
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux ``/proc``)."""
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            out += [int(child), *_descendants(int(child))]
+    return out
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except FileNotFoundError:
+        return ""
 
 
 def _why_not(database_url: str) -> str | None:
@@ -76,7 +94,7 @@ def front(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         line = process.stdout.readline() if ready else ""
         assert line.startswith("ready "), f"nginx_front did not start: {line!r}"
         _, url, ports = line.split()
-        yield Front(url, [int(p) for p in ports.split(",")])
+        yield Front(url, [int(p) for p in ports.split(",")], process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(60)
@@ -115,6 +133,9 @@ async def test_two_servers_behind_nginx_each_answer(app: FastAPI, front: Front) 
     async with httpx.AsyncClient(base_url=front.url) as client:
         seen = {_upstream(await client.get("/login")) for _ in range(4)}
     assert seen == {f"127.0.0.1:{p}" for p in front.upstreams}
+    # `tafelrunde serve --workers 2` runs two worker processes per server: four in all.
+    workers = [p for p in _descendants(front.pid) if "spawn_main" in _cmdline(p)]
+    assert len(workers) == 4, [_cmdline(p) for p in _descendants(front.pid)]
 
 
 async def test_roll_on_one_process_reaches_streams_on_another(app: FastAPI, front: Front) -> None:
