@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.loadgen import NO_TIMEOUT, cpu_seconds, pct  # noqa: E402
-from bench.run import Server, free_port, quiesce, raise_nofile, recreate_db  # noqa: E402
+from bench.run import Server, drop_db, free_port, quiesce, raise_nofile, recreate_db  # noqa: E402
 
 PASSWORD = "bench-password-4711"
 #: An H&H player character (the test suite's Alrik).
@@ -300,7 +300,7 @@ async def measure(
                 spy.wait(30)
     finally:
         server.stop()
-        recreate_db(pg, DB)
+        drop_db(pg, DB)
     return {"app_root": str(app_root), "runs": out}
 
 
