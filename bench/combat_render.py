@@ -23,6 +23,7 @@ from sqlalchemy import event
 
 from app.config import Settings
 from app.main import create_app
+from app.web import templating
 
 PASSWORD = "bench-password-4711"
 
@@ -37,6 +38,15 @@ async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
         statements.append(stmt)
 
     event.listen(engine.sync_engine, "before_cursor_execute", count)
+    captured: dict[str, Any] = {}
+    real_render = templating.render
+
+    def spy(template: str, block: str | None = None, **context: Any) -> str:
+        if block is None:  # the page itself, not a region's slot rendered into it
+            captured.update(template=template, block=block, context=dict(context))
+        return real_render(template, block, **context)
+
+    templating.render = spy
     transport = httpx.ASGITransport(app=application)
     try:
         async with httpx.AsyncClient(transport=transport, base_url="http://bench") as c:
@@ -74,7 +84,15 @@ async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
                 cpu.append((time.process_time() - t_cpu) * 1000)
                 assert r.status_code == 200
                 counts.append(len(statements))
+            # The baseline: the same template with the same context, from memory.
+            tmpl, block, context = captured["template"], captured["block"], captured["context"]
+            mem: list[float] = []
+            for _ in range(renders):
+                t = time.perf_counter()
+                real_render(tmpl, block, **dict(context))
+                mem.append((time.perf_counter() - t) * 1000)
     finally:
+        templating.render = real_render
         await engine.dispose()
     return {
         "participants": goblins,
@@ -82,6 +100,7 @@ async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
         "p50_ms": round(statistics.median(times), 1),
         "cpu_p50_ms": round(statistics.median(cpu), 1),
         "p95_ms": round(sorted(times)[int(0.95 * (len(times) - 1))], 1),
+        "template_from_memory_p50_ms": round(statistics.median(mem), 2),
         "sql_per_render": sorted(set(counts)),
         "bytes": len(r.content),
     }
@@ -91,8 +110,9 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--db", required=True)
     p.add_argument("--renders", type=int, default=100)
+    p.add_argument("--participants", default="2,20", help="comma-separated counts")
     a = p.parse_args()
-    for goblins in (2, 20):
+    for goblins in (int(n) for n in a.participants.split(",")):
         print(json.dumps(asyncio.run(measure(a.db, goblins, a.renders))))
 
 

@@ -23,6 +23,11 @@ ROLL_BODY = {"expression": "1d20+3", "label": "Angriff", "visibility": "public"}
 NO_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_read=None, sock_connect=30)
 
 
+#: Campaigns per GM account before the load generator signs up the next GM (the app
+#: allows ``app.limits.CAMPAIGNS_PER_GM``).
+GM_CAMPAIGNS = 40
+
+
 @dataclass
 class Camp:
     id: int
@@ -88,6 +93,8 @@ class ServiceTarget(Target):
         out = []
         for _ in range(n):
             self._n += 1
+            if self._n % GM_CAMPAIGNS == 0:  # a GM may lead only so many (app.limits)
+                self.gm = await self._user(http, f"bench_gm{self._n // GM_CAMPAIGNS}")
             body = {"name": f"Bench {self._n}", "system": "hh"}
             async with http.post(f"{self.base}/api/v1/campaigns", json=body, headers=self.gm) as r:
                 if r.status != 201:

@@ -47,7 +47,8 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
     real_render = templating.render
 
     def spy(template: str, block: str | None = None, **context: Any) -> str:
-        captured.update(template=template, block=block, context=dict(context))
+        if block is None:  # the page itself, not a region's slot rendered into it
+            captured.update(template=template, block=block, context=dict(context))
         return real_render(template, block, **context)
 
     templating.render = spy

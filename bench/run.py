@@ -60,9 +60,18 @@ def recreate_db(pg: str, name: str) -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
+def drop_db(pg: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{pg}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 class Server:
-    def __init__(self, name: str, cmd: list[str], env: dict[str, str], port: int) -> None:
-        self.name, self.cmd, self.env, self.port = name, cmd, env, port
+    def __init__(
+        self, name: str, cmd: list[str], env: dict[str, str], port: int, cwd: Path = ROOT
+    ) -> None:
+        self.name, self.cmd, self.env, self.port, self.cwd = name, cmd, env, port, cwd
         self.log = Path(f"/tmp/bench-{name}-{port}.log")
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -70,7 +79,7 @@ class Server:
         # The child inherits our raised RLIMIT_NOFILE, so 2,000+ streams fit.
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
-                self.cmd, env=self.env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT
+                self.cmd, env=self.env, cwd=self.cwd, stdout=out, stderr=subprocess.STDOUT
             )
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
@@ -100,7 +109,7 @@ class Server:
 
 
 def start_servers(pg: str, suffix: str) -> tuple[Server, Server]:
-    app_db, base_db = f"bench_app{suffix}", f"bench_base{suffix}"
+    app_db, base_db = f"bench_perf_app{suffix}", f"bench_perf_base{suffix}"
     recreate_db(pg, app_db)
     recreate_db(pg, base_db)
     env = dict(os.environ)
@@ -248,7 +257,18 @@ async def scenarios(
             mid = round((lo + hi) / 2)
             if await step(t, mid):
                 out["throughput"][t.name]["best"] = float(mid)
-    n_idle = 30 if smoke else 2000
+    # Cost as work grows: the same roll rate spread over more and more campaigns (2 viewers
+    # each, so 2 to 2,000 open streams): CPU per roll and the process's memory.
+    out["scale"] = []
+    for n_camps in () if smoke else (1, 10, 100, 1000):  # the smoke run stays short
+        r = await loadgen.delivery(svc, n_camps, 2, 10.0 if smoke else 20.0, 2.0 if smoke else 8.0)
+        r["rss_kib"] = loadgen.rss_kib(svc.pid)
+        out["scale"].append(r)
+        print(
+            f"[scale {n_camps} campaigns] service: {_short(r)} rss {r['rss_kib']} KiB", flush=True
+        )
+        await quiesce(service, baseline)
+    n_idle = 30 if smoke else 10000
     for t in targets:
         r = await loadgen.idle_streams(t, n_idle, settle=1.0 if smoke else 3.0)
         out["idle"].append(r)
@@ -271,7 +291,7 @@ def _short(r: dict[str, Any]) -> str:
 
 
 def run_render(pg: str, suffix: str, smoke: bool) -> list[dict[str, Any]]:
-    db = f"{pg.replace('postgresql://', 'postgresql+psycopg://')}/bench_app{suffix}"
+    db = f"{pg.replace('postgresql://', 'postgresql+psycopg://')}/bench_perf_app{suffix}"
     out = []
     for entries in (10, 30) if smoke else (20, 200):
         cmd = [
@@ -294,6 +314,40 @@ def run_render(pg: str, suffix: str, smoke: bool) -> list[dict[str, Any]]:
             f"SQL {out[-1]['sql_per_render']}",
             flush=True,
         )
+    return out
+
+
+def run_combat(pg: str, smoke: bool) -> dict[str, Any]:
+    """The combat action pipeline (``bench/combat_live.py``): 8 and 40 viewers."""
+    cmd = [sys.executable, "-m", "bench.combat_live", "--pg", pg]
+    res = subprocess.run(
+        [*cmd, *(["--smoke"] if smoke else [])], cwd=ROOT, capture_output=True, text=True,
+        timeout=900,
+    )  # fmt: skip
+    if res.returncode != 0:
+        raise RuntimeError(f"combat pipeline harness failed:\n{res.stderr[-3000:]}")
+    out: dict[str, Any] = json.loads(res.stdout.strip().splitlines()[-1])
+    for r in out["runs"]:
+        print(
+            f"[combat {r['viewers']} viewers] p50 {r['all_viewers_p50']:.1f} "
+            f"p99 {r['all_viewers_p99']:.1f} ms, CPU {r['cpu_ms_per_step']:.1f} ms/step",
+            flush=True,
+        )
+    return out
+
+
+def run_combat_render(pg: str, suffix: str, smoke: bool) -> dict[str, Any]:
+    """The combat view of 20 participants (``bench/combat_render.py``)."""
+    db = f"{pg.replace('postgresql://', 'postgresql+psycopg://')}/bench_perf_app{suffix}"
+    cmd = [sys.executable, "-m", "bench.combat_render", "--db", db, "--participants", "20"]
+    res = subprocess.run(
+        [*cmd, "--renders", "5" if smoke else "100"], cwd=ROOT, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    if res.returncode != 0:
+        raise RuntimeError(f"combat render harness failed:\n{res.stderr[-3000:]}")
+    out: dict[str, Any] = json.loads(res.stdout.strip().splitlines()[-1])
+    print(f"[combat view 20] {out['p50_ms']:.1f} ms p50, SQL {out['sql_per_render']}", flush=True)
     return out
 
 
@@ -338,12 +392,141 @@ def fmt(x: float, nd: int = 1) -> str:
     return "n/a" if x != x else f"{x:.{nd}f}"
 
 
+def _extra_sections(res: dict[str, Any]) -> list[str]:
+    """Sections 5-7: the combat view, the combat action pipeline, cost as work grows."""
+    cr = res["combat_render"]
+    L = [
+        "## 5. Render: combat view, 20 participants (in-process, as the GM)",
+        "",
+        "| participants | renders | server p50 ms | CPU p50 ms | template from memory p50 ms "
+        "| ratio (wall) | ratio (CPU) | SQL per render | bytes |",
+        "|---|---|---|---|---|---|---|---|---|",
+        f"| {cr['participants']} | {cr['renders']} | {cr['p50_ms']:.1f} | {cr['cpu_p50_ms']:.1f} "
+        f"| {cr['template_from_memory_p50_ms']:.2f} "
+        f"| {ratio(cr['p50_ms'], cr['template_from_memory_p50_ms']):.2f}× "
+        f"| {ratio(cr['cpu_p50_ms'], cr['template_from_memory_p50_ms']):.2f}× "
+        f"| {', '.join(map(str, cr['sql_per_render']))} | {cr['bytes']} |",
+        "",
+        "## 6. Combat action pipeline (`bench/combat_live.py`): H&H fight, 20 participants",
+        "",
+        "The GM runs the fight one step at a time (attack, answer to the defence, heal, next",
+        "turn), each step after every viewer got the last; viewers: the GM, 4 players and",
+        "observers. Latency from the request to each viewer's message and to the last",
+        "viewer's; server CPU per step. Baseline: the same fight with 8 viewers, same run.",
+        "",
+        "| viewers | observers | steps | delivery p50 / p99 ms | all viewers p50 / p99 ms | "
+        "server CPU ms/step | ratio to 8 viewers (CPU) | missing | errors |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    runs = res["combat"]["runs"]
+    base = runs[0]["cpu_ms_per_step"]
+    for r in runs:
+        L.append(
+            f"| {r['viewers']} | {r['observers']} | {r['steps']} | {fmt(r['delivery_p50'])} / "
+            f"{fmt(r['delivery_p99'])} | {fmt(r['all_viewers_p50'])} / "
+            f"{fmt(r['all_viewers_p99'])} | {fmt(r['cpu_ms_per_step'])} | "
+            f"{fmt(ratio(r['cpu_ms_per_step'], base), 2)}× | {r['missing']} | "
+            f"{len(r['errors'])} |"
+        )
+    L += [
+        "",
+        "## 7. Cost as work grows: 20 rolls/s over 1 to 1,000 campaigns (2 viewers each)",
+        "",
+        "| campaigns | streams | rolls | p50 / p99 ms | lost | server CPU ms/roll "
+        "| ratio to 1 campaign | RSS after MiB |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    first = res["scale"][0]["server_cpu_ms_per_roll"]
+    for r in res["scale"]:
+        L.append(
+            f"| {r['campaigns']} | {r['campaigns'] * 2} | {r['posted']} | {fmt(r['p50'])} / "
+            f"{fmt(r['p99'])} | {r['lost']} | {fmt(r['server_cpu_ms_per_roll'], 2)} | "
+            f"{fmt(ratio(r['server_cpu_ms_per_roll'], first), 2)}× | "
+            f"{r['rss_kib'] / 1024:.1f} |"
+        )
+    L.append("")
+    return L
+
+
+def _verdicts(
+    res: dict[str, Any], by: dict[tuple[str, str], dict[str, Any]], all_faults: int
+) -> list[tuple[str, bool]]:
+    """The targets of issue 19, each a ratio to its baseline from this run."""
+    out: list[tuple[str, bool]] = []
+
+    def check(text: str, value: float, limit: float, at_least: bool = False) -> None:
+        ok = value >= limit if at_least else value <= limit
+        sign = "≥" if at_least else "≤"
+        miss = "" if ok else f", missed by {abs(value - limit) / limit * 100:.0f} %"
+        out.append((f"{text} {sign} {limit:g}× ({fmt(value, 2)}×{miss})", ok))
+
+    out.append(
+        (
+            f"No lost, duplicated or out-of-order deliveries, no errors ({all_faults})",
+            not all_faults,
+        )
+    )
+    for sc in ("20x8 @ 100/s", "smoke 2x3 @ 10/s"):
+        if (sc, "service") in by and (sc, "baseline") in by:
+            sv, bs = by[(sc, "service")], by[(sc, "baseline")]
+            cpu = ratio(sv["server_cpu_ms_per_roll"], bs["server_cpu_ms_per_roll"])
+            check(f"Roll: server CPU per roll, {sc}, service / baseline", cpu, 1.5)
+            check(f"Roll: p50 at {sc}, service / baseline", ratio(sv["p50"], bs["p50"]), 1.5)
+            check(f"Roll: p99 at {sc}, service / baseline", ratio(sv["p99"], bs["p99"]), 2.0)
+    sb, bb = res["throughput"]["service"]["best"], res["throughput"]["baseline"]["best"]
+    if bb:
+        check("Roll: sustained rate, service / baseline", ratio(sb, bb), 0.7, at_least=True)
+    big = res["render"][-1]
+    check(
+        f"Campaign page ({big['entries']} entries) p50 / template from memory (CPU p50: "
+        f"{ratio(big['cpu_p50_ms'], big['template_from_memory_p50_ms']):.2f}×)",
+        ratio(big["p50_ms"], big["template_from_memory_p50_ms"]), 2.0,
+    )  # fmt: skip
+    if "combat_render" in res:
+        cr = res["combat_render"]
+        check(
+            "Combat view (20 participants) p50 / template from memory (CPU p50: "
+            f"{ratio(cr['cpu_p50_ms'], cr['template_from_memory_p50_ms']):.2f}×)",
+            ratio(cr["p50_ms"], cr["template_from_memory_p50_ms"]), 2.0,
+        )  # fmt: skip
+    consts = {tuple(r["sql_per_render"]) for r in res["render"]}
+    out.append(
+        (
+            f"Campaign page: constant SQL statements per render ({sorted(consts)} for "
+            f"{', '.join(str(r['entries']) for r in res['render'])} entries)",
+            len(consts) == 1 and all(len(c) == 1 for c in consts),
+        )
+    )
+    runs = res.get("combat", {}).get("runs", [])
+    if runs:
+        check(
+        f"Combat step: server CPU, {runs[-1]['viewers']} viewers / {runs[0]['viewers']} viewers",
+        ratio(runs[-1]["cpu_ms_per_step"], runs[0]["cpu_ms_per_step"]), 1.3,
+        )  # fmt: skip
+    idle = {r["target"]: r for r in res["idle"]}["service"]
+    out.append(
+        (
+            f"Idle streams: {idle['streams']} open on one process ({idle['open_ok']}), one roll "
+            f"reached all (lost {idle['fanout']['lost']}, p99 {fmt(idle['fanout']['p99'])} ms)",
+            idle["open_ok"] == idle["streams"] and idle["fanout"]["lost"] == 0,
+        )
+    )
+    kib = idle["kib_per_stream"]
+    out.append((f"Idle streams: ≤ 32 KiB each ({kib:.1f} KiB)", kib <= 32))
+    scale = res["scale"]
+    if scale:
+        check(
+        f"Cost as work grows: CPU per roll, {scale[-1]['campaigns']} campaigns / 1 campaign",
+        ratio(scale[-1]["server_cpu_ms_per_roll"], scale[0]["server_cpu_ms_per_roll"]), 1.3,
+        )  # fmt: skip
+    return out
+
+
 def write_results(path: Path, res: dict[str, Any], argv: list[str]) -> list[tuple[str, bool]]:
     m = res["machine"]
     L: list[str] = []
-    verdicts: list[tuple[str, bool]] = []
     L += [
-        "# Benchmark results: the roll pipeline under load, against a bare baseline",
+        "# Benchmark results (issue 19): the live pipelines against their baselines",
         "",
         f"- Command: `{' '.join(shlex.quote(a) for a in argv)}` (from the repository root)",
         f"- Date: {res['date']}",
@@ -467,61 +650,12 @@ def write_results(path: Path, res: dict[str, Any], argv: list[str]) -> list[tupl
         "",
         "Statements of one render: " + "; ".join(f"`{s}…`" for s in big["statements"]),
         "",
-        "The combat view (20 participants) is measured by `bench/combat_render.py`: see below.",
-        "",
     ]
-    # Verdicts
-    hundred = [k for k in by if k[0].startswith("20x8 @ 100")]
-    if hundred:
-        s, b = by[("20x8 @ 100/s", "service")], by[("20x8 @ 100/s", "baseline")]
-        verdicts.append(
-            (
-                f"At 100 rolls/s, 20×8: p50 ≤ 2× baseline ({fmt(ratio(s['p50'], b['p50']), 2)}×)",
-                ratio(s["p50"], b["p50"]) <= 2,
-            )
-        )
-        verdicts.append(
-            (
-                f"At 100 rolls/s, 20×8: p99 ≤ 3× baseline ({fmt(ratio(s['p99'], b['p99']), 2)}×)",
-                ratio(s["p99"], b["p99"]) <= 3,
-            )
-        )
-    verdicts.insert(
-        0,
-        (
-            f"No lost, duplicated or out-of-order deliveries, no errors ({all_faults} faults)",
-            all_faults == 0,
-        ),
-    )
-    verdicts.append(
-        (
-            f"Sustained throughput ≥ 0.7× baseline ({fmt(ratio(sb, bb), 2)}×)",
-            bb > 0 and sb / bb >= 0.7,
-        )
-    )
-    verdicts.append(
-        (
-            f"≥ 2,000 idle streams at ≤ 64 KiB each ({si['open_ok']} open, "
-            f"{si['kib_per_stream']:.1f} KiB)",
-            si["open_ok"] >= 2000 and si["kib_per_stream"] <= 64,
-        )
-    )
-    verdicts.append(
-        (
-            f"Campaign page ≤ 20 ms p50 ({big['p50_ms']:.1f} ms, {big['entries']} entries)",
-            big["p50_ms"] <= 20,
-        )
-    )
-    consts = {tuple(r["sql_per_render"]) for r in res["render"]}
-    verdicts.append(
-        (
-            f"Constant SQL statements per render, no N+1 ({sorted(consts)} for "
-            f"{', '.join(str(r['entries']) for r in res['render'])} entries)",
-            len(consts) == 1 and all(len(c) == 1 for c in consts),
-        )
-    )
-    L += ["## Targets", "", "| target | result |", "|---|---|"]
-    L += [f"| {name} | {'PASS' if ok else '**FAIL**'} |" for name, ok in verdicts]
+    if "combat" in res:
+        L += _extra_sections(res)
+    verdicts = _verdicts(res, by, all_faults)
+    L += ["## Targets (issue 19)", "", "| target | result |", "|---|---|"]
+    L += [f"| {name} | {'PASS' if ok else '**missed**'} |" for name, ok in verdicts]
     L.append("")
     if res.get("notes"):
         L += [res["notes"], ""]
@@ -565,6 +699,11 @@ def main() -> int:
         service.stop()
         baseline.stop()
     res["render"] = run_render(a.pg, suffix, a.smoke)
+    if not a.smoke:  # the smoke run stays short (CI); both have a --smoke of their own
+        res["combat_render"] = run_combat_render(a.pg, suffix, a.smoke)
+        res["combat"] = run_combat(a.pg, a.smoke)
+    for db in (f"bench_perf_app{suffix}", f"bench_perf_base{suffix}"):
+        drop_db(a.pg, db)
     res["machine"] = machine()
     res["date"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     res["wall_s"] = time.monotonic() - t0

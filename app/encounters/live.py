@@ -17,13 +17,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.viewer import Viewer
+from app.core.viewer import Role, Viewer
 from app.encounters import service, views
 from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, can_see
 from app.events.stream import Outgoing
-from app.web.regions import Batch, Page, Region
+from app.web.regions import Batch, Page, Region, shared_by, shared_load
 from app.web.templating import render
 
 TEMPLATE = "encounters/combat.html"
@@ -41,11 +41,18 @@ class CombatPage:
 async def live_context(
     session: AsyncSession, viewer: Viewer, key: CombatPage, _parts: frozenset[str]
 ) -> dict[str, Any] | None:
-    loaded = await service.load_as(session, viewer, key.campaign_id, key.encounter_id)
+    rows = await shared_load(
+        ("combat rows", key), lambda: service.live_rows(session, key.campaign_id, key.encounter_id)
+    )
+    loaded = service.as_viewer(rows, viewer)
     return None if loaded is None else views.page_context(loaded, [])
 
 
-COMBAT_PAGE: Page[CombatPage] = Page("combat", load=live_context, bundle="combat")
+#: Observers all see the same fight (they act in none of it); a player sees their own
+#: controls, a GM the hidden figures: one render per observer crowd, player and GM.
+COMBAT_PAGE: Page[CombatPage] = Page(
+    "combat", load=live_context, bundle="combat", audience=shared_by(Role.observer)
+)
 
 
 def _combat_step(key: CombatPage, event: VisibleEvent) -> bool:

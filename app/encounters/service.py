@@ -333,11 +333,19 @@ async def load_as(
     session: AsyncSession, viewer: Viewer, campaign_id: int, encounter_id: int
 ) -> Loaded | None:
     """The encounter for a viewer whose membership the caller has checked (live stream)."""
+    return as_viewer(await live_rows(session, campaign_id, encounter_id), viewer)
+
+
+#: What a live stream reads of an encounter: the same for every viewer (:func:`as_viewer`).
+LiveRows = tuple[Campaign, Encounter, list[Participant], int]
+
+
+async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) -> LiveRows | None:
+    """The rows of :func:`load_as`, for any viewer: live streams read them once per step
+    for all their viewers (``app.web.regions.shared_load``)."""
     campaign = await session.get(Campaign, campaign_id)
     encounter, undo_steps = await _encounter(session, campaign_id, encounter_id, False)
     if campaign is None or encounter is None:
-        return None
-    if encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters):
         return None
     participants = list(
         (
@@ -348,6 +356,16 @@ async def load_as(
             )
         ).all()
     )
+    return campaign, encounter, participants, undo_steps
+
+
+def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
+    """The rows as ``viewer`` may see them: a prepared encounter only for those who run it."""
+    if rows is None:
+        return None
+    campaign, encounter, participants, undo_steps = rows
+    if encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters):
+        return None
     return Loaded(campaign, viewer, encounter, participants, undo_steps)
 
 

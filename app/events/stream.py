@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 from sqlalchemy.exc import DBAPIError
@@ -38,19 +39,24 @@ DATABASE_RETRY_SECONDS = 1.0
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Outgoing:
     seq: int
     event: str
     data: str
 
-    def frame(self) -> bytes:
-        """The message as an SSE frame: ``id``, ``event`` and one ``data`` line per line."""
+    @cached_property
+    def encoded(self) -> bytes:
+        """The message as an SSE frame: ``id``, ``event`` and one ``data`` line per line.
+        Built once: viewers who share a render (``app.web.regions``) share the frame too."""
         if "\n" in self.data or "\r" in self.data:
             data = "\r\n".join(f"data: {line}" for line in self.data.splitlines())
         else:
             data = f"data: {self.data}"
         return f"id: {self.seq}\r\nevent: {self.event}\r\n{data}\r\n\r\n".encode()
+
+    def frame(self) -> bytes:
+        return self.encoded
 
 
 #: Turns a batch of events into messages for one viewer. It gets the sessionmaker rather

@@ -13,29 +13,104 @@ fragments use, asked only for the ``parts`` the reacting regions need) plus what
 another package names one, and the page template places its ``html`` there
 (``{{ slot("side") }}``).
 
+Viewers who see the same thing share one render (:class:`Page` ``audience``): while a
+push for one batch of events is rendered for a viewer, every other stream of the page whose
+viewer has the same audience key and got the same batch (same events in the same form)
+waits for that render instead of loading the page's context and rendering it again. A page
+whose regions render nothing that depends on who exactly is looking, beyond what the key
+says, may share; by default (no ``audience``) every stream renders for itself.
+
+What a page's context builder reads the same way for every viewer it may read once per
+step for all of them (:func:`shared_load`), so a step costs one read however many watch.
+
 This module knows no page and no region of its own: they come to it from their packages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import asyncio
+import contextlib
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from markupsafe import Markup
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.core.viewer import Viewer
+from app.core.viewer import Role, Viewer
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Render
 
 K = TypeVar("K")
+T = TypeVar("T")
 Context = dict[str, Any]
 
 #: The page's context builder for one viewer: ``parts`` names the parts of the page the
 #: reacting regions render from (``None``: the whole page). ``None`` back means the viewer may
 #: no longer see what the page is about.
 Loader = Callable[[AsyncSession, Viewer, K, frozenset[str]], Awaitable[Context | None]]
+
+
+#: Who sees the same page as whom: viewers with equal keys get the same render.
+Audience = Callable[[Viewer], Hashable]
+#: Seconds a finished shared render is kept for streams that wake a little later.
+SHARED_SECONDS = 2.0
+#: Shared renders kept at most per page (the oldest go first).
+SHARED_MAX = 512
+
+
+def shared_by(*roles: Role) -> Audience:
+    """An audience in which every viewer of one of ``roles`` sees the same as the others of
+    that role (e.g. observers), and everyone else sees a page of their own."""
+
+    def audience(viewer: Viewer) -> Hashable:
+        return (viewer.role,) if viewer.role in roles else (viewer.user_id, viewer.role)
+
+    return audience
+
+
+#: The last event of the batch a live push is rendered for (``None``: not in a push).
+_PUSHING: ContextVar[object | None] = ContextVar("pushing", default=None)
+#: Shared loads by key: the last event of the batch whose push started it, and the load.
+_LOADS: dict[Hashable, tuple[object, asyncio.Task[Any]]] = {}
+
+
+async def shared_load(key: Hashable, load: Callable[[], Awaitable[T]]) -> T:
+    """``load()``, shared by the live pushes of every viewer woken by one step; ``key``
+    names what is loaded (unique across pages).
+
+    For what a context builder reads the same way for every viewer (rows, not their
+    projection). A load started by one push serves the pushes whose batch ends with the
+    very same event (the same object: streams of a campaign share its tail in the broker),
+    so it started after everything they show was committed. Outside a live push (the full
+    page, HTMX answers) it is just ``load()``.
+    """
+    last = _PUSHING.get()
+    if last is None:
+        return await load()
+    known = _LOADS.get(key)
+    if known is not None and known[0] is last:
+        with contextlib.suppress(Exception):  # its push failed or ended: load here
+            result: T = await asyncio.shield(known[1])
+            return result
+    task: asyncio.Task[T] = asyncio.ensure_future(load())
+    _LOADS[key] = (last, task)
+
+    def forget(done: asyncio.Task[T]) -> None:
+        asyncio.get_running_loop().call_later(SHARED_SECONDS, _forget, key, done)
+
+    task.add_done_callback(forget)
+    # Shielded: a push that ends meanwhile (its stream closed) fails the load, it does not
+    # cancel it under the others, who then load for themselves.
+    return await asyncio.shield(task)
+
+
+def _forget(key: Hashable, task: asyncio.Task[Any]) -> None:
+    known = _LOADS.get(key)
+    if known is not None and known[1] is task:
+        del _LOADS[key]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +160,8 @@ class Page(Generic[K]):
 
     ``bundle`` joins every region's messages about one event into one message of that name
     (the combat page swaps them out of band from one sink); ``gone`` is the message sent
-    when the viewer may no longer see what the page is about.
+    when the viewer may no longer see what the page is about; ``audience`` says which
+    viewers share one render (see the module's docstring).
     """
 
     name: str
@@ -93,6 +169,11 @@ class Page(Generic[K]):
     bundle: str | None = None
     gone: str | None = None
     regions: tuple[Region[K], ...] = field(default=())
+    audience: Audience | None = None
+    #: Shared renders by (key, audience, batch), with the batch they keep alive.
+    _shared: OrderedDict[Hashable, tuple[asyncio.Task[list[Outgoing]], object]] = field(
+        default_factory=OrderedDict, repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.name in PAGES:
@@ -118,7 +199,8 @@ class Page(Generic[K]):
         return context
 
     def stream(self, key: K) -> Render:
-        """The render function of this page's live stream about ``key``."""
+        """The render function of this page's live stream about ``key``: shared by the
+        viewers of one audience who got the same batch."""
 
         async def render(
             sessions: async_sessionmaker[AsyncSession],
@@ -128,18 +210,79 @@ class Page(Generic[K]):
             active = [(r, mine) for r in self.regions if (mine := _reacting(r, key, events))]
             if not active:
                 return []
-            last = events[-1].seq
-            if not any(r.parts or r.load for r, _mine in active):
-                return await self._push(active, key, viewer, last, {}, None)
-            parts = frozenset().union(*(r.parts for r, _mine in active))
-            async with sessions() as session:
-                context = await self.load(session, viewer, key, parts)
-                if context is None:
-                    return [Outgoing(last, self.gone, "")] if self.gone else []
-                await _load_regions(session, viewer, key, context, [r for r, _m in active])
-                return await self._push(active, key, viewer, last, context, session)
+            if self.audience is None:
+                return await self._render(sessions, key, viewer, active, events[-1])
+            # The event objects, not their seq: streams of a campaign share them (its tail in
+            # the broker), and a seq may come again after a delete (SQLite reuses ids).
+            shared = (key, self.audience(viewer), tuple((id(e.event), e.form) for e in events))
+            task = self._shared.get(shared, (None, None))[0]
+            if task is None:
+                rendering = self._render(sessions, key, viewer, active, events[-1])
+                task = asyncio.ensure_future(rendering)
+                self._keep(shared, task, events)
+            # A stream that ends meanwhile must not cancel the render the others wait for.
+            return await asyncio.shield(task)
 
         return render
+
+    def _keep(
+        self,
+        shared: Hashable,
+        task: asyncio.Task[list[Outgoing]],
+        events: Sequence[VisibleEvent],
+    ) -> None:
+        """Keep the render while it may be asked for again; ``events`` stay alive with it, so
+        the ids in its key cannot be another object's meanwhile."""
+        self._shared[shared] = (task, events)
+        while len(self._shared) > SHARED_MAX:
+            self._shared.popitem(last=False)
+
+        def forget(done: asyncio.Task[list[Outgoing]]) -> None:
+            if done.cancelled() or done.exception() is not None:
+                self._drop(shared, done)  # a failed render is not served again
+            else:
+                asyncio.get_running_loop().call_later(SHARED_SECONDS, self._drop, shared, done)
+
+        task.add_done_callback(forget)
+
+    def _drop(self, shared: Hashable, task: asyncio.Task[list[Outgoing]]) -> None:
+        if self._shared.get(shared, (None, None))[0] is task:
+            del self._shared[shared]
+
+    async def _render(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        key: K,
+        viewer: Viewer,
+        active: list[tuple[Region[K], list[VisibleEvent]]],
+        final: VisibleEvent,
+    ) -> list[Outgoing]:
+        """One push for ``viewer`` (and everyone of their audience) about a batch."""
+        last = final.seq
+        if not any(r.parts or r.load for r, _mine in active):
+            return await self._push(active, key, viewer, last, {}, None)
+        parts = frozenset().union(*(r.parts for r, _mine in active))
+        pushing = _PUSHING.set(final.event)
+        try:
+            async with sessions() as session:
+                return await self._load_and_push(session, active, key, viewer, last, parts)
+        finally:
+            _PUSHING.reset(pushing)
+
+    async def _load_and_push(
+        self,
+        session: AsyncSession,
+        active: list[tuple[Region[K], list[VisibleEvent]]],
+        key: K,
+        viewer: Viewer,
+        last: int,
+        parts: frozenset[str],
+    ) -> list[Outgoing]:
+        context = await self.load(session, viewer, key, parts)
+        if context is None:
+            return [Outgoing(last, self.gone, "")] if self.gone else []
+        await _load_regions(session, viewer, key, context, [r for r, _m in active])
+        return await self._push(active, key, viewer, last, context, session)
 
     async def _push(
         self,

@@ -1,0 +1,99 @@
+"""Viewers who see the same combat page share one live render (``app.web.regions``
+``audience``): observers get one render between them, each player and the GM their own; the
+database is read once per step for all of them (``shared_load``), not once per viewer; and
+what each gets is still exactly what their own page shows."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+from sqlalchemy import event
+
+from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.events.service import project
+from app.events.stream import Outgoing
+from tests.api.helpers import observer_code
+from tests.api.regions import element, events_after, last_seq, viewer
+from tests.api.test_live_regions import _fight
+from tests.conftest import ClientFactory, register
+
+
+@contextmanager
+def statements(app: FastAPI) -> Iterator[list[str]]:
+    """The SQL statements the app's engine runs meanwhile."""
+    seen: list[str] = []
+    engine = app.state.ctx.engine.sync_engine
+
+    def count(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        seen.append(sql)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+
+
+async def _observers(
+    make_client: ClientFactory, app: FastAPI, cid: int, gm: httpx.AsyncClient, n: int
+) -> list[tuple[httpx.AsyncClient, int]]:
+    code = await observer_code(app, cid, gm)
+    out = []
+    for i in range(n):
+        client = make_client()
+        body = await register(client, f"zuschauer{i}")
+        r = await client.post("/api/v1/campaigns/join", json={"invite_code": code})
+        assert r.json()["role"] == "observer", r.text
+        out.append((client, int(body["user"]["id"])))  # type: ignore[index]
+    return out
+
+
+async def _push_to_all(
+    app: FastAPI, key: CombatPage, cid: int, after: int, people: list[Any]
+) -> tuple[list[list[Outgoing]], int]:
+    """Every viewer's push for the events after ``after``, rendered at once like streams
+    woken by one notification (sharing the same event objects, as the broker's tail does);
+    and how many SQL statements that took."""
+    events = await events_after(app, cid, after)
+    render = COMBAT_PAGE.stream(key)
+    sessions = app.state.ctx.sessionmaker
+    await asyncio.sleep(2.5)  # no render of an earlier call is kept any more
+    with statements(app) as seen:
+        out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
+    return list(out), len(seen)
+
+
+async def test_observers_share_one_render_and_one_read(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, pids = await _fight(make_client, app)
+    cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
+    watchers = await _observers(make_client, app, cid, fight.gm, 3)
+    gm = viewer(fight.ids["gm"], "regionsgmhh", "gm")
+    player = viewer(fight.ids["p0"], "regionsp0hh", "player")
+    observers = [viewer(uid, f"zuschauer{i}", "observer") for i, (_c, uid) in enumerate(watchers)]
+    before = await last_seq(app, cid)
+    await fight.act(fight.gm, "adjust", participant=pids["Goblin 3"], delta=-1, reason="Heimlich")
+    await fight.act(fight.gm, "adjust", participant=pids["Goblin 1"], delta=-1, reason="Treffer")
+    _alone, one_viewer = await _push_to_all(app, key, cid, before, [observers[0]])
+    # GM, player and three observers: three renders, and the rows read once for all.
+    out, five_viewers = await _push_to_all(app, key, cid, before, [gm, player, *observers])
+    assert five_viewers == one_viewer > 0
+    gm_out, player_out, *observer_outs = out
+    assert all(o is observer_outs[0] for o in observer_outs), "observers share one render"
+    assert player_out is not observer_outs[0] and gm_out is not player_out
+    # Still each their own page: the hidden goblin for the GM only, and every observer's
+    # push is what that observer's own page shows.
+    assert "Goblin 3" in gm_out[-1].data
+    assert all("Goblin 3" not in m.data for m in player_out + observer_outs[0])
+    (message,) = observer_outs[0]
+    row = f"p-{pids['Goblin 1']}"
+    for client, _uid in watchers:
+        page = (await client.get(f"/campaigns/{cid}/encounters/{fight.encounter_id}")).text
+        assert element(message.data, row) == element(page, row)
+        assert element(message.data, "controls") == element(page, "controls")
