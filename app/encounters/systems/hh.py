@@ -30,7 +30,9 @@ from app.rules.dice import Roller
 from app.rules.hh import forecast as hh_forecast
 from app.rules.hh import magic
 from app.rules.hh import simulation as hh_simulation
-from app.rules.hh.attack import attack_target
+from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
+from app.rules.hh.conditions import zehrend
+from app.rules.hh.modifiers import Part, breakdown
 from app.rules.hh.luck import check_luck
 from app.rules.hh.probe import ProbeResult
 from app.rules.hh.state import Change, Figure, Zustand
@@ -142,6 +144,32 @@ def new_figure(
     return from_figure(fig, {"weapon": weapon, "spells": spells, "focus": None})
 
 
+#: The figure's values a player character's sheet holds (``CharacterSystem.combat_values``).
+SHEET_KEYS = ("lp", "lp_max", "wp", "wp_max", "gp", "gp_max", "rs", "be", "unconscious", "dead")
+
+
+def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
+    """What the fight writes back to the sheet: current resources, Glück, conditions."""
+    out = {k: data[k] for k in ("lp", "wp", "gp", "unconscious", "dead") if k in data}
+    out["glueck"] = int(dict(data.get("skills") or {}).get("Glück", 0))
+    out["conditions"] = [dict(z) for z in data.get("conditions", [])]
+    return out
+
+
+def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
+    """The sheet is the truth: its values replace the figure's (the fight keeps only what
+    the sheet has no place for: reactions, Zielen, focus, …)."""
+    if not values:
+        return
+    for key in SHEET_KEYS:
+        if key in values:
+            data[key] = values[key]
+    if "glueck" in values:
+        data["skills"] = {**dict(data.get("skills") or {}), "Glück": int(values["glueck"])}
+    if "conditions" in values:
+        data["conditions"] = [dict(z) for z in values["conditions"]]
+
+
 def _weapon(data: dict[str, Any]) -> hh.Weapon:
     w = data.get("weapon") or {}
     return hh.Weapon(
@@ -184,7 +212,8 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
     return {
         "status": _status(fig),
         "points": f"{fig.lp}/{fig.lp_max} LP",
-        "conditions": [z.label for z in fig.conditions],
+        # A dead figure shows «tot» only, no «angeschlagen»/«sterbend» badges (defect 9).
+        "conditions": [] if fig.dead else list(dict.fromkeys(z.label for z in fig.conditions)),
         "extra": extra,
         "initiative": fig.initiative,
         "out": fig.dead or fig.unconscious,
@@ -275,14 +304,19 @@ def _start_round(state: State, report: Report) -> None:
 
 
 def _skip_unable(state: State) -> None:
-    """Skip turns of figures that are dead or gone."""
+    """Skip turns of figures that are gone, dead, unconscious or «sterbend» (not kept on
+    their feet by Glück): they have no Handlung (hh.md §7)."""
     order = state["order"]
     while state["turn"] < len(order):
         pid = order[state["turn"]]["pid"]
         data = state["figures"].get(pid)
-        if data is not None and not data.get("dead"):
+        if data is not None and _has_turn(to_figure(data)):
             return
         state["turn"] += 1
+
+
+def _has_turn(fig: Figure) -> bool:
+    return not (fig.dead or fig.unconscious or (fig.has("sterbend") and not fig.on_feet))
 
 
 def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
@@ -425,7 +459,10 @@ def attack(
     report.involved |= {attacker_id, target_id}
     entry = report.add(
         N_("%(attacker)s attacks %(target)s."),
-        [f"Angriff ({spec.weapon.name}): {probe.describe()}"],
+        [
+            f"Angriff ({spec.weapon.name}): {attack_breakdown(attacker, spec).describe()}: "
+            f"{probe.describe()}"
+        ],
         attacker=attacker.name,
         target=target.name,
     )
@@ -514,14 +551,18 @@ def _resolve(
         _put(state, result.stray.defender, report)
     details: list[str] = []
     if result.defence is not None:
-        details.append(f"Verteidigung: {result.defence.describe()}")
+        b = defence_breakdown(target, attacker_id, spec)
+        details.append(f"Verteidigung: {b.describe()}: {result.defence.describe()}")
     elif asked and not spec.defend:
         details.append("keine Verteidigung")
     details += [t.describe() for t in result.tables]
     if result.hit:
         per_die = ", ".join(map(str, result.damage_per_die))
         dice = result.damage_dice.describe() if result.damage_dice else ""
-        details.append(f"Schaden QS {result.qs}: {dice} → {per_die} = {result.damage}")
+        details.append(
+            f"Schaden QS {result.qs}: {dice} + {spec.weapon.bonus} − RS {target.rs} je Würfel"
+            f" → {per_die} = {result.damage}"
+        )
     details += describe_changes(state, [c for c in result.changes if c.kind != "lp"])
     headline = (
         N_("%(attacker)s hits %(target)s: %(damage)d damage.")
@@ -629,7 +670,7 @@ def add_condition(
     if key not in CONDITIONS:
         raise CombatError(N_("Unknown condition."))
     fig = _get(state, pid)
-    z = Zustand(key, "LP" if key == "zehrend" else None, cause if key == "zehrend" else "")
+    z = zehrend(cause) if key == "zehrend" else Zustand(key)
     out = hh.apply_condition(roller, fig, z, options(settings))
     _put(state, out.figure, report)
     report.involved.add(pid)
@@ -676,13 +717,14 @@ def adjust(
 def check(
     state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report
 ) -> None:
+    """A GM's check: the same modifier path as every Probe (conditions, then the GM's)."""
     fig = _get(state, pid)
-    value = fig.skill(skill)
-    probe = hh.roll_probe(roller, value, modifier)
+    target = breakdown(fig, skill, "action", (Part("SL", modifier),))
+    probe = hh.roll_probe(roller, target.value, target.modifier)
     report.involved.add(pid)
     entry = report.add(
         N_("%(name)s: %(check)s – %(outcome)s."),
-        [probe.describe()],
+        [f"{target.describe()}: {probe.describe()}"],
         name=fig.name,
         check=f"{skill}-Probe",
         outcome=probe.outcome,
@@ -936,6 +978,8 @@ class HhRules(Common):
     default_check = "Spürsinn"
     new_figure = staticmethod(new_figure)
     view = staticmethod(view)
+    sheet_state = staticmethod(sheet_state)
+    take_sheet_state = staticmethod(take_sheet_state)
     start = staticmethod(start)
     add_figure = staticmethod(add_figure)
     advance = staticmethod(advance)

@@ -76,6 +76,13 @@ class CombatRules(Protocol):
 
     def view(self, data: dict[str, Any]) -> dict[str, Any]: ...
 
+    def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A player character's values the fight changes and the sheet keeps (the keys of
+        ``CharacterSystem.combat_values``); ``{}``: nothing goes back to the sheet."""
+
+    def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
+        """Set the figure ``data`` to the sheet's current ``values`` (the sheet is the truth)."""
+
     def offers(self, data: dict[str, Any]) -> Offers: ...
 
     def start(self, state: State, roller: Roller, report: Report, settings: Settings) -> None: ...
@@ -172,6 +179,12 @@ class Common:
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": [], "maneuvers": [], "spells": []}
+
+    def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
+        return None
 
     def simulate(
         self, figures: list[dict[str, Any]], settings: Settings, roller: Roller, trials: int,

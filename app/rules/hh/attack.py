@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from app.rules.dice import DieRoll, Roller, roll_dice
-from app.rules.hh.conditions import modifier_for
 from app.rules.hh.cover import CoverKind, aim_bonus, aim_qs, cover_modifier
 from app.rules.hh.damage import DamageKind, damage_per_roll, typed_damage
 from app.rules.hh.life import Log, _apply_condition, _damage
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.opposed import OpposedResult, evaluate_opposed
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.probe import ProbeResult, evaluate_probe, roll_probe
-from app.rules.hh.state import Change, Figure, Zustand, skill_category
+from app.rules.hh.state import Change, Figure, Zustand
 from app.rules.hh.tables import TableEffect, TableEntry, table_entry
 
 #: A stray hit on living cover happens on 1W10 ≤ this (50 %).
@@ -106,26 +106,48 @@ class AttackResult:
         return "; ".join(parts)
 
 
+def attack_breakdown(attacker: Figure, spec: AttackSpec) -> Breakdown:
+    """The attack Probe's target with each modifier: BE, conditions, Zielen, cover, spec."""
+    aim = attacker.aim if spec.aim is None else spec.aim
+    return breakdown(
+        attacker,
+        spec.skill,
+        "attack",
+        (
+            Part("Zielen", aim_bonus(aim)),
+            Part("Deckung", cover_modifier(spec.cover, prone=spec.prone_target)),
+            Part("Modifikator", spec.modifier),
+        ),
+    )
+
+
+def defence_breakdown(defender: Figure, attacker_id: str, spec: AttackSpec) -> Breakdown:
+    """The defence Probe's target with each modifier: BE, conditions, bonuses, spec."""
+    return breakdown(
+        defender,
+        spec.defence_skill,
+        "defence",
+        (
+            Part("Bonus", defender.defence_bonus_against(attacker_id)),
+            Part("Modifikator", spec.defence_modifier),
+        ),
+    )
+
+
+def _value_and_modifier(b: Breakdown) -> tuple[int, int]:
+    """(skill − BE, the other modifiers): the Probe's value and modifier (§6)."""
+    be = sum(p.value for p in b.parts if p.label == "BE")
+    return b.value + be, b.modifier - be
+
+
 def attack_target(attacker: Figure, spec: AttackSpec) -> tuple[int, int]:
     """(value, modifier) of the attack Probe: skill − BE; conditions, Zielen, cover, spec."""
-    aim = attacker.aim if spec.aim is None else spec.aim
-    modifier = (
-        spec.modifier
-        + modifier_for(attacker.conditions, skill_category(spec.skill), "attack")
-        + aim_bonus(aim)
-        + cover_modifier(spec.cover, prone=spec.prone_target)
-    )
-    return attacker.skill(spec.skill) - attacker.be, modifier
+    return _value_and_modifier(attack_breakdown(attacker, spec))
 
 
 def defence_target(defender: Figure, attacker_id: str, spec: AttackSpec) -> tuple[int, int]:
     """(value, modifier) of the defence Probe: skill − BE; conditions, bonuses, spec."""
-    modifier = (
-        spec.defence_modifier
-        + modifier_for(defender.conditions, skill_category(spec.defence_skill), "defence")
-        + defender.defence_bonus_against(attacker_id)
-    )
-    return defender.skill(spec.defence_skill) - defender.be, modifier
+    return _value_and_modifier(defence_breakdown(defender, attacker_id, spec))
 
 
 def _table_roll(roller: Roller, table: str, qs: int, log: Log) -> TableRoll:
