@@ -904,6 +904,14 @@ def may_act(loaded: Loaded, pid: str) -> None:
         raise ValidationFailed({"combat": _("It is not your turn.")})
 
 
+def may_use_luck(loaded: Loaded, pid: str) -> None:
+    """Glück is the figure's: its player spends it (at any time), or a GM."""
+    if loaded.viewer.is_gm:
+        return
+    if not allowed(loaded.viewer.role, Action.act_in_combat) or not owns(loaded, pid):
+        raise Forbidden(_("You can only act with your own character."))
+
+
 async def operate(
     session: AsyncSession,
     user: User,
@@ -1031,7 +1039,10 @@ def op_respond(loaded: Loaded, state: State, report: Report, roller: Roller, cho
     if how is None:
         raise CombatError(N_("Only the defender's player or the GM can answer now."))
     pending = state["pending"]
-    if how == "timeout":
+    if how == "timeout" and pending.get("kind") == "hit":
+        choice = "accept"
+        report.add(N_("No answer in time: the default is taken."), who=set())
+    elif how == "timeout":
         choice = "defend" if int(pending.get("reactions", 0)) > 0 else "none"
         report.add(N_("No answer in time: the default is taken."), who=set())
     elif how == "gm" and pending.get("owner") is not None:

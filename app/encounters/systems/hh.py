@@ -32,8 +32,9 @@ from app.rules.hh import magic
 from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
 from app.rules.hh.conditions import zehrend
-from app.rules.hh.modifiers import Part, breakdown
-from app.rules.hh.luck import check_luck
+from app.rules.hh.initiative import handlung_left
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
+from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
 from app.rules.hh.probe import ProbeResult
 from app.rules.hh.state import Change, Figure, Zustand
 from app.rules.odds import RiskResult
@@ -79,6 +80,11 @@ def from_figure(fig: Figure, base: dict[str, Any]) -> dict[str, Any]:
             value = [list(p) for p in value]
         out[name] = value
     return out
+
+
+def _with(target: Breakdown, probe: ProbeResult) -> str:
+    """The Probe, after its target's breakdown when modifiers made it (one modifier path)."""
+    return f"{target.describe()}; {probe.describe()}" if target.parts else probe.describe()
 
 
 def _get(state: State, pid: str) -> Figure:
@@ -150,7 +156,9 @@ SHEET_KEYS = ("lp", "lp_max", "wp", "wp_max", "gp", "gp_max", "rs", "be", "uncon
 
 def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
     """What the fight writes back to the sheet: current resources, Glück, conditions."""
-    out = {k: data[k] for k in ("lp", "wp", "gp", "unconscious", "dead") if k in data}
+    out: dict[str, Any] = {
+        k: data[k] for k in ("lp", "wp", "gp", "unconscious", "dead") if k in data
+    }
     out["glueck"] = int(dict(data.get("skills") or {}).get("Glück", 0))
     out["conditions"] = [dict(z) for z in data.get("conditions", [])]
     return out
@@ -319,6 +327,35 @@ def _has_turn(fig: Figure) -> bool:
     return not (fig.dead or fig.unconscious or (fig.has("sterbend") and not fig.on_feet))
 
 
+def _take_handlung(state: State, pid: str) -> None:
+    """One Handlung per Initiativeschritt (hh.md §5, ``handlung_left``); reactions are
+    counted per round by the figure's Reaktionen."""
+    actions = state["turn_actions"]
+    used = dict(actions.get("handlungen") or {})
+    granted = dict(actions.get("granted") or {})
+    if not handlung_left(int(used.get(pid, 0)), int(granted.get(pid, 0))):
+        name = str(state["figures"][pid].get("name", pid))
+        raise CombatError(N_("%(name)s has taken the Handlung of this step already."), name=name)
+    used[pid] = int(used.get(pid, 0)) + 1
+    actions["handlungen"] = used
+
+
+def _grant(state: State, pid: str) -> None:
+    actions = state["turn_actions"]
+    granted = dict(actions.get("granted") or {})
+    granted[pid] = int(granted.get(pid, 0)) + 1
+    actions["granted"] = granted
+
+
+def grant_action(state: State, pid: str, report: Report) -> None:
+    """The GM's explicit override: one more Handlung in this step, logged as such."""
+    fig = _get(state, pid)
+    _grant(state, pid)
+    report.involved.add(pid)
+    report.add(N_("GM override: %(name)s may take one more Handlung in this step."),
+               name=fig.name)  # fmt: skip
+
+
 def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     previous = current_turn(state)
     data = state["figures"][pid]
@@ -455,14 +492,12 @@ def attack(
     attacker, target, spec, (value, modifier) = _attack_inputs(
         state, attacker_id, target_id, params
     )
+    _take_handlung(state, attacker_id)
     probe = hh.roll_probe(roller, value, modifier)
     report.involved |= {attacker_id, target_id}
     entry = report.add(
         N_("%(attacker)s attacks %(target)s."),
-        [
-            f"Angriff ({spec.weapon.name}): {attack_breakdown(attacker, spec).describe()}: "
-            f"{probe.describe()}"
-        ],
+        [f"Angriff ({spec.weapon.name}): {_with(attack_breakdown(attacker, spec), probe)}"],
         attacker=attacker.name,
         target=target.name,
     )
@@ -495,11 +530,34 @@ def _probe(data: dict[str, Any]) -> ProbeResult:
     return ProbeResult(**values)
 
 
+class _Recorder:
+    """Rolls with a roller and keeps every face, so an attack can be resolved again with the
+    same dice once the target has answered «Treffer entgehen»."""
+
+    def __init__(self, roller: Roller, replay: list[int] | None = None) -> None:
+        self._roller = roller
+        self._replay = list(replay or [])
+        self.faces: list[int] = []
+
+    def roll(self, sides: int) -> int:
+        face = self._replay.pop(0) if self._replay else self._roller.roll(sides)
+        self.faces.append(face)
+        return face
+
+
+#: Answers to a hit the target may still spend Glück on (hh.md §4).
+HIT_CHOICES = ("accept", "halve", "reroll_defence")
+
+
 def respond(
     state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
 ) -> None:
-    """The defender's answer: ``defend``, ``defend_luck`` (1 GP: +4) or ``none``."""
+    """The target's answer: to an attack ``defend``, ``defend_luck`` (1 GP: +4) or ``none``;
+    to a hit ``accept``, ``halve`` (1 GP: Treffer entgehen) or ``reroll_defence`` (1 GP)."""
     pending = state.get("pending")
+    if pending and pending.get("kind") == "hit":
+        _answer_hit(state, pending, choice, roller, report, settings)
+        return
     if not pending or pending.get("kind") != "defence":
         raise CombatError(N_("Nothing is waiting for an answer."))
     if choice not in ("defend", "defend_luck", "none"):
@@ -509,12 +567,7 @@ def respond(
     spec = replace(_spec(state["figures"][attacker_id], spec_data), defend=choice != "none")
     target = _get(state, target_id)
     if choice == "defend_luck":
-        try:
-            check_luck(target, "bonus", before_roll=True)
-        except hh.LuckError as exc:
-            raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
-        target = target.evolve(gp=target.gp - 1)
-        _put(state, target, report)
+        target = _spend_luck(state, target, "bonus", report, before_roll=True)
         spec = replace(spec, defence_modifier=spec.defence_modifier + 4)
         report.add(N_("%(name)s spends 1 GP: +4 on the defence."), name=target.name)
     state["pending"] = None
@@ -523,6 +576,108 @@ def respond(
         state, attacker_id, target_id, spec, _probe(pending["probe"]), True, roller, report,
         settings,
     )  # fmt: skip
+
+
+def _spend_luck(
+    state: State,
+    fig: Figure,
+    option: str,
+    report: Report,
+    *,
+    before_roll: bool = False,
+    probe: ProbeResult | None = None,
+) -> Figure:
+    """Spend 1 GP of ``fig`` on ``option`` (the engine says whether it may) and store it."""
+    try:
+        check_luck(fig, option, before_roll=before_roll, probe=probe)
+    except hh.LuckError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    fig = fig.evolve(gp=fig.gp - 1)
+    _put(state, fig, report)
+    return fig
+
+
+def _answer_hit(
+    state: State,
+    pending: dict[str, Any],
+    choice: str,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """Treffer entgehen: the hit is booked with the same dice, its damage halved for 1 GP;
+    or the defence is rolled again for 1 GP (the better one counts, hh.md §4) and the
+    attack resolved anew — a hit then waits for the next answer."""
+    if choice not in HIT_CHOICES:
+        raise CombatError(N_("Choose one of the listed values."))
+    attacker_id, target_id = pending["attacker"], pending["target"]
+    data = pending["spec"]
+    spec = replace(
+        _spec(state["figures"][attacker_id], data),
+        defend=bool(data.get("defend", True)),
+        defence_modifier=int(data.get("defence_modifier", 0)),
+    )
+    probe, asked = _probe(pending["probe"]), bool(pending.get("asked"))
+    defence = _probe(pending["defence"]) if pending.get("defence") else None
+    state["pending"] = None
+    report.pending_changed = True
+    target = _get(state, target_id)
+    if choice == "reroll_defence":
+        _spend_luck(state, target, "reroll", report, probe=defence)
+        assert defence is not None
+        second = hh.roll_probe(roller, defence.value, defence.modifier)
+        kept = better_probe(defence, second)
+        report.add(
+            N_("%(name)s spends 1 GP: the defence is rolled again."),
+            [f"Verteidigung: {second.describe()}", f"zählt: {kept.describe()}"],
+            name=target.name,
+        ).dice = [d.as_dict() for d in second.rolls]
+        _resolve(state, attacker_id, target_id, spec, probe, asked, roller, report, settings,
+                 defence=kept)  # fmt: skip
+        return
+    if choice == "halve":
+        try:
+            check_luck(target, "halve_damage")
+        except hh.LuckError as exc:
+            raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+        spec = replace(spec, halve_damage=True)
+    replay = _Recorder(roller, [int(f) for f in pending.get("faces", [])])
+    given = defence if pending.get("defence_given") else None
+    _resolve(state, attacker_id, target_id, spec, probe, asked, replay, report, settings,
+             defence=given, offer=False)  # fmt: skip
+
+
+def _offer_luck(
+    state: State,
+    result: hh.AttackResult,
+    spec: hh.AttackSpec,
+    probe: ProbeResult,
+    asked: bool,
+    faces: list[int],
+    defence_given: bool,
+    settings: dict[str, Any],
+) -> None:
+    """The hit waits: its target may spend Glück before the damage is booked."""
+    data = state["figures"][result.target]
+    timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
+    state["pending"] = {
+        "kind": "hit",
+        "attacker": result.attacker.id,
+        "target": result.target,
+        "owner": data.get("owner"),
+        "probe": probe.as_dict(),
+        "spec": {**_spec_json(spec), "defend": spec.defend,
+                 "defence_modifier": spec.defence_modifier},
+        "asked": asked,
+        "defence": result.defence.as_dict() if result.defence is not None else None,
+        "defence_given": defence_given,
+        "faces": faces,
+        "damage": result.damage,
+        "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
+        "reactions": 0,
+        "luck": True,
+        "reroll": result.defence is not None and not result.defence.patzer,
+    }  # fmt: skip
 
 
 def _resolve(
@@ -535,35 +690,22 @@ def _resolve(
     roller: Roller,
     report: Report,
     settings: dict[str, Any],
+    *,
+    defence: ProbeResult | None = None,
+    offer: bool = True,
 ) -> None:
     attacker = _get(state, attacker_id)
     target = _get(state, target_id)
     if not asked:
         spec = replace(spec, defend=False)
     counter = _spec(state["figures"][target_id], {})
+    recorder = roller if isinstance(roller, _Recorder) else _Recorder(roller)
     result = hh.resolve_attack(
-        roller, attacker, target, options(settings), spec, attack_probe=probe,
-        counter_spec=counter,
+        recorder, attacker, target, options(settings), spec, attack_probe=probe,
+        counter_spec=counter, defence_probe=defence,
     )  # fmt: skip
-    _put(state, result.attacker, report)
-    _put(state, result.defender, report)
-    if result.stray is not None:
-        _put(state, result.stray.defender, report)
-    details: list[str] = []
-    if result.defence is not None:
-        b = defence_breakdown(target, attacker_id, spec)
-        details.append(f"Verteidigung: {b.describe()}: {result.defence.describe()}")
-    elif asked and not spec.defend:
-        details.append("keine Verteidigung")
-    details += [t.describe() for t in result.tables]
-    if result.hit:
-        per_die = ", ".join(map(str, result.damage_per_die))
-        dice = result.damage_dice.describe() if result.damage_dice else ""
-        details.append(
-            f"Schaden QS {result.qs}: {dice} + {spec.weapon.bonus} − RS {target.rs} je Würfel"
-            f" → {per_die} = {result.damage}"
-        )
-    details += describe_changes(state, [c for c in result.changes if c.kind != "lp"])
+    waits = offer and result.hit and result.damage > 0 and hh.can_spend(target)
+    details = _attack_details(state, attacker, target, spec, result, asked, booked=not waits)
     headline = (
         N_("%(attacker)s hits %(target)s: %(damage)d damage.")
         if result.hit
@@ -572,13 +714,57 @@ def _resolve(
     entry = report.add(
         headline, details, attacker=attacker.name, target=target.name, damage=result.damage
     )
-    skip = len(probe.rolls)
+    skip = len(probe.rolls) + (len(defence.rolls) if defence is not None else 0)
     entry.dice = [d.as_dict() for d in result.rolls[skip:]]
+    if waits:
+        _offer_luck(state, result, spec, probe, asked, recorder.faces, defence is not None,
+                    settings)  # fmt: skip
+        report.pending_changed = True
+        report.add(
+            N_("%(target)s may spend Glück: Treffer entgehen (half damage) or roll the "
+               "defence again; waiting for the answer."),
+            target=target.name,
+        )  # fmt: skip
+        return
+    _put(state, result.attacker, report)
+    _put(state, result.defender, report)
+    if result.stray is not None:
+        _put(state, result.stray.defender, report)
     _interrupt(state, target, result.defender, roller, report, settings)
     _interrupt(state, attacker, result.attacker, roller, report, settings)
 
 
+def _attack_details(
+    state: State,
+    attacker: Figure,
+    target: Figure,
+    spec: hh.AttackSpec,
+    result: hh.AttackResult,
+    asked: bool,
+    *,
+    booked: bool,
+) -> list[str]:
+    details: list[str] = []
+    if result.defence is not None:
+        b = defence_breakdown(target, attacker.id, spec)
+        details.append(f"Verteidigung: {_with(b, result.defence)}")
+    elif asked and not spec.defend:
+        details.append("keine Verteidigung")
+    details += [t.describe() for t in result.tables]
+    if result.hit:
+        per_die = ", ".join(map(str, result.damage_per_die))
+        dice = result.damage_dice.describe() if result.damage_dice else ""
+        halved = " (Treffer entgehen: halbiert)" if spec.halve_damage else ""
+        details.append(
+            f"Schaden QS {result.qs}, RS {target.rs}: {dice} → {per_die} = {result.damage}{halved}"
+        )
+    if booked:
+        details += describe_changes(state, [c for c in result.changes if c.kind != "lp"])
+    return details
+
+
 def aim(state: State, pid: str, report: Report) -> None:
+    _take_handlung(state, pid)
     fig, _change = hh.aim(_get(state, pid))
     _put(state, fig, report)
     report.add(N_("%(name)s takes aim (Zielen ×%(n)d)."), name=fig.name, n=fig.aim)
@@ -596,6 +782,7 @@ def maneuver(
     if key not in hh.MANEUVERS:
         raise CombatError(N_("Unknown Kampfmanöver."))
     attacker, target = _get(state, attacker_id), _get(state, target_id)
+    _take_handlung(state, attacker_id)
     try:
         result = hh.resolve_maneuver(roller, attacker, target, key, options(settings))
     except ValueError as exc:
@@ -646,6 +833,7 @@ def shake_off(
     state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
 ) -> None:
     fig = _get(state, pid)
+    _take_handlung(state, pid)
     skill = {"eingeschränkt": "Geschick", "benommen": "Glück"}.get(key, "")
     try:
         out = hh.shake_off(roller, fig, key, options(settings), skill=skill)
@@ -724,12 +912,68 @@ def check(
     report.involved.add(pid)
     entry = report.add(
         N_("%(name)s: %(check)s – %(outcome)s."),
-        [f"{target.describe()}: {probe.describe()}"],
+        [_with(target, probe)],
         name=fig.name,
         check=f"{skill}-Probe",
         outcome=probe.outcome,
     )
     entry.dice = [d.as_dict() for d in probe.rolls]
+
+
+def stabilise(
+    state: State, pid: str, target_id: str, roller: Roller, report: Report,
+    settings: dict[str, Any],
+) -> None:  # fmt: skip
+    """Handlung + Heilkunde on a dying figure (hh.md §7, ``app.rules.hh.life.stabilise``)."""
+    healer, dying = _get(state, pid), _get(state, target_id)
+    target = breakdown(healer, "Heilkunde", "action")
+    _take_handlung(state, pid)
+    try:
+        out = hh.stabilise(roller, healer, dying, options(settings))
+    except ValueError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    _put(state, out.figure, report)
+    report.involved |= {pid, target_id}
+    assert out.probe is not None
+    entry = report.add(
+        N_("%(name)s tends to %(target)s (Heilkunde): %(outcome)s."),
+        [_with(target, out.probe), *describe_changes(state, out.changes)],
+        name=healer.name,
+        target=dying.name,
+        outcome=out.probe.outcome,
+    )
+    entry.dice = [d.as_dict() for d in out.all_rolls]
+
+
+#: Glück spent or burned in a fight outside a roll (hh.md §4) → the engine's function.
+LUCK_ACTIONS = ("extra_action", "remove_condition", "stay_on_feet", "avoid_death")
+
+
+def luck(state: State, pid: str, option: str, condition: str, report: Report) -> None:
+    """Glück outside a roll: Zusätzliche Aktion (this step), Zustand aufheben, Auf den
+    Beinen bleiben, Tod abwenden (burned); the engine says whether it may."""
+    if option not in LUCK_ACTIONS:
+        raise CombatError(N_("Choose one of the listed values."))
+    fig = _get(state, pid)
+    try:
+        if option == "remove_condition":
+            out = hh.spend_to_remove_condition(fig, condition)
+        else:
+            check_luck(fig, option, before_roll=True)
+            out = {"extra_action": hh.extra_action, "stay_on_feet": hh.stay_on_feet,
+                   "avoid_death": hh.avoid_death}[option](fig)  # fmt: skip
+    except hh.LuckError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    if option == "extra_action":
+        _grant(state, pid)
+    _put(state, out.figure, report)
+    report.involved.add(pid)
+    report.add(
+        N_("%(name)s uses Glück: %(option)s."),
+        describe_changes(state, out.changes),
+        name=fig.name,
+        option=LUCK_NAMES[option],
+    )
 
 
 # --- magic (hh.md §9) ---------------------------------------------------------------------------
@@ -778,6 +1022,7 @@ def focus(state: State, pid: str, key: str, report: Report) -> None:
     if not fig.can_act:
         raise CombatError(N_("%(name)s cannot act now."), name=fig.name)
     spell = _spell(data, key)
+    _take_handlung(state, pid)
     current = _caster(data, fig).focus
     new = magic.add_focus(current, str(spell["key"]))
     data["focus"] = {"spell": new.spell, "points": new.points}
@@ -938,6 +1183,7 @@ def cast(
     spell = _spell(data, str(params.get("spell", "")))
     target_id = str(params.get("target") or "")
     target = _get(state, target_id) if target_id else None
+    _take_handlung(state, pid)
     out = magic.resolve_cast(
         roller, _caster(data, caster), magic.Spell(str(spell["key"]), int(spell.get("focus", 0))),
         _effect(spell), options(settings), target=target, distance=int(params.get("distance", 0)),
@@ -968,7 +1214,10 @@ class HhRules(Common):
 
     name = "hh"
     conditions = CONDITIONS
-    actions = frozenset(("aim", "maneuver", "focus", "cast", "morale", "shake_off"))
+    actions = frozenset(
+        ("aim", "maneuver", "focus", "cast", "morale", "shake_off", "stabilise", "luck",
+         "grant_action")
+    )  # fmt: skip
     partials = MappingProxyType(
         {
             "actions": "encounters/systems/hh/actions.html",
@@ -997,6 +1246,9 @@ class HhRules(Common):
     cast = staticmethod(cast)
     morale = staticmethod(morale)
     shake_off = staticmethod(shake_off)
+    stabilise = staticmethod(stabilise)
+    luck = staticmethod(luck)
+    grant_action = staticmethod(grant_action)
 
     def offers(self, data: dict[str, Any]) -> Offers:
         maneuvers = [(k, m.name) for k, m in hh.MANEUVERS.items()]

@@ -162,6 +162,17 @@ class CombatRules(Protocol):
         params: dict[str, Any], roller: Roller, report: Report,
     ) -> None: ...  # fmt: skip
 
+    def stabilise(
+        self, state: State, pid: str, target_id: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None: ...  # fmt: skip
+
+    def luck(self, state: State, pid: str, option: str, condition: str, report: Report) -> None:
+        """Glück spent or burned outside a roll (H&H)."""
+
+    def grant_action(self, state: State, pid: str, report: Report) -> None:
+        """The GM's override: one more Handlung in this step (H&H)."""
+
 
 def unavailable() -> CombatError:
     return CombatError(N_("Not available in this rule system."))
@@ -226,4 +237,16 @@ class Common:
         self, state: State, source_id: str | None, target_ids: list[str],
         params: dict[str, Any], roller: Roller, report: Report,
     ) -> None:  # fmt: skip
+        raise unavailable()
+
+    def stabilise(
+        self, state: State, pid: str, target_id: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None:  # fmt: skip
+        raise unavailable()
+
+    def luck(self, state: State, pid: str, option: str, condition: str, report: Report) -> None:
+        raise unavailable()
+
+    def grant_action(self, state: State, pid: str, report: Report) -> None:
         raise unavailable()

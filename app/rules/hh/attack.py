@@ -13,6 +13,7 @@ from app.rules.dice import DieRoll, Roller, roll_dice
 from app.rules.hh.cover import CoverKind, aim_bonus, aim_qs, cover_modifier
 from app.rules.hh.damage import DamageKind, damage_per_roll, typed_damage
 from app.rules.hh.life import Log, _apply_condition, _damage
+from app.rules.hh.luck import spend_to_halve_damage
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.opposed import OpposedResult, evaluate_opposed
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
@@ -52,6 +53,9 @@ class AttackSpec:
     non_lethal: bool = False
     #: This attack is a counter-attack (its own counter-attacks are not resolved).
     counter: bool = False
+    #: The target spends 1 GP on «Treffer entgehen»: the damage of a hit is halved before it
+    #: is booked (hh.md §4; thresholds judge the halved damage).
+    halve_damage: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +235,7 @@ def resolve_attack(
     covering: Figure | None = None,
     counter_spec: AttackSpec | None = None,
     attack_probe: ProbeResult | None = None,
+    defence_probe: ProbeResult | None = None,
 ) -> AttackResult:
     """Resolve one attack completely (hh.md §6).
 
@@ -244,7 +249,9 @@ def resolve_attack(
        Volltreffer (if the defender wins); their effects are applied.
     5. Damage: (QS + extra dice) × weapon die + bonus − RS each, kind/type/resistance.
     A defence Volltreffer's counter-attack is resolved with ``counter_spec`` if given,
-    otherwise recorded as a ``counter_attack`` change for the caller.
+    otherwise recorded as a ``counter_attack`` change for the caller. ``defence_probe`` is a
+    defence already rolled (kept after «Probe wiederholen»), ``spec.halve_damage`` spends a
+    GP of the target on «Treffer entgehen».
     """
     spec = spec or AttackSpec()
     if not attacker.can_act and not spec.counter:
@@ -260,7 +267,7 @@ def resolve_attack(
     if not attack.success:
         return _missed(roller, ctx, attack, (value, modifier), spec, options, covering)
 
-    defence, comparison = _defend(roller, ctx, attack, spec)
+    defence, comparison = _defend(roller, ctx, attack, spec, defence_probe)
     attacker_wins = comparison is None or comparison.winner == "attacker"
     base_qs = (comparison.qs if attacker_wins else 0) if comparison is not None else attack.qs
     tables = _roll_tables(roller, ctx, attack, defence, comparison, attacker_wins, base_qs)
@@ -342,7 +349,11 @@ def _missed(
 
 
 def _defend(
-    roller: Roller, ctx: _Ctx, attack: ProbeResult, spec: AttackSpec
+    roller: Roller,
+    ctx: _Ctx,
+    attack: ProbeResult,
+    spec: AttackSpec,
+    rolled: ProbeResult | None = None,
 ) -> tuple[ProbeResult | None, OpposedResult | None]:
     """The defence Probe and the comparison, if the defender defends and can react."""
     if not (spec.defend and ctx.defender.can_react):
@@ -350,7 +361,7 @@ def _defend(
     value, modifier = defence_target(ctx.defender, ctx.attacker.id, spec)
     ctx.log.add(Change(ctx.defender.id, "reactions", -1, detail="Verteidigung"))
     ctx.defender = ctx.defender.evolve(reactions_left=ctx.defender.reactions_left - 1)
-    defence = roll_probe(roller, value, modifier)
+    defence = rolled if rolled is not None else roll_probe(roller, value, modifier)
     ctx.log.rolls.extend(defence.rolls)
     return defence, evaluate_opposed(attack, defence)
 
@@ -391,6 +402,9 @@ def _deal_damage(
         damage_type=spec.weapon.damage_type,
         resistances=ctx.defender.resistances,
     )
+    if spec.halve_damage and amount > 0:
+        ctx.defender, spent, amount = spend_to_halve_damage(ctx.defender, amount)
+        ctx.log.changes.extend(spent)
     ctx.defender = _damage(
         roller, ctx.defender, amount, options, ctx.log, "LP", spec.non_lethal, "Angriff"
     )
