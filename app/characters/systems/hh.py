@@ -454,6 +454,8 @@ def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[st
         "dead": fig.dead,
     }
     out = {k: v for k, v in values.items() if get_value(data, COMBAT_KEYS[k]) is not None}
+    if data.get("skills"):
+        out["skills"] = dict(fig.skills)
     block = data.get("statblock")
     fixed: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
     out.update({k: v for k, v in (("rs", fig.rs), ("be", fig.be)) if k not in fixed})

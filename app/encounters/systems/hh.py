@@ -172,6 +172,8 @@ def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
     for key in SHEET_KEYS:
         if key in values:
             data[key] = values[key]
+    if "skills" in values:
+        data["skills"] = {**dict(data.get("skills") or {}), **dict(values["skills"])}
     if "glueck" in values:
         data["skills"] = {**dict(data.get("skills") or {}), "Glück": int(values["glueck"])}
     if "conditions" in values:
