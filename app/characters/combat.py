@@ -33,7 +33,9 @@ def combat_values(
     return character_system(system).combat_values(data, items)
 
 
-def sheet_changes(system: str, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+def sheet_changes(
+    system: str, data: Mapping[str, Any], values: Mapping[str, Any]
+) -> dict[str, Any]:
     """What a fight changed on the sheet: sheet key → (before, after) for each value that
     differs (``values`` as ``combat_values`` names them)."""
     out: dict[str, Any] = {}

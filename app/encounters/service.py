@@ -28,8 +28,8 @@ from app.campaigns.models import Campaign, RuleSystem
 from app.campaigns.permissions import Action, allowed, authorize
 from app.campaigns.settings import current as rule_options
 from app.characters.combat import combat_statblock, combat_values, sheet_changes
-from app.characters.sheets import set_value
 from app.characters.models import Character, Item
+from app.characters.sheets import set_value
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.encounters import statblocks

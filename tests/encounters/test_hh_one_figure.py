@@ -60,9 +60,13 @@ async def wounded_hero(make_client: ClientFactory, app: FastAPI, rucksack: int =
     cid, version = r.json()["id"], r.json()["version"]
     changes = {"skills.Kampfkunst": 12, "skills.Spürsinn": 10, "skills.Unbeugsamkeit": 10,
                "lp_max": 21, "lp": 10}  # fmt: skip
-    r = await t.player.patch(f"{api}/characters/{cid}", json={"version": version, "changes": changes})
+    r = await t.player.patch(
+        f"{api}/characters/{cid}", json={"version": version, "changes": changes}
+    )
     assert r.status_code == 200, r.text
-    armour = await t.player.post(f"{api}/characters/{cid}/items", json={"starter": "hh:lederruestung"})
+    armour = await t.player.post(
+        f"{api}/characters/{cid}/items", json={"starter": "hh:lederruestung"}
+    )
     r = await t.player.post(
         f"{api}/characters/{cid}/items/{armour.json()['id']}/equip", json={"slot": "koerper"}
     )

@@ -33,9 +33,9 @@ from app.rules.dice import Roller
 from app.rules.hh import inventory as hh_inventory
 from app.rules.hh import luck as hh_luck
 from app.rules.hh import probe as hh_probe
+from app.rules.hh.conditions import zustand_from_label
 from app.rules.hh.initiative import initiative as hh_initiative_value
 from app.rules.hh.initiative import initiative_steps, movement_per_action, reactions
-from app.rules.hh.conditions import zustand_from_label
 from app.rules.hh.life import set_lp
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.options import RuleOptions

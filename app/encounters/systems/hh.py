@@ -33,8 +33,8 @@ from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
 from app.rules.hh.conditions import zehrend
 from app.rules.hh.initiative import handlung_left
-from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.probe import ProbeResult
 from app.rules.hh.state import Change, Figure, Zustand
 from app.rules.odds import RiskResult

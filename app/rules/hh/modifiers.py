@@ -73,9 +73,7 @@ def condition_parts(conditions: Iterable[Zustand | str], skill: str, kind: str) 
     return out
 
 
-def breakdown(
-    figure: Figure, skill: str, kind: str, situational: Sequence[Part] = ()
-) -> Breakdown:
+def breakdown(figure: Figure, skill: str, kind: str, situational: Sequence[Part] = ()) -> Breakdown:
     """The target of ``figure``'s Probe with ``skill`` of ``kind`` (``action``, ``attack``,
     ``defence``, ``reaction``, ``other``): BE for attacks and defences, the conditions, then
     the ``situational`` parts in the caller's order (zero parts are left out)."""
