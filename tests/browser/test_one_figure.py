@@ -117,6 +117,14 @@ def test_a_wounded_hero_fights_falls_and_is_saved(browser: Browser, base_url: st
     expect(sheet.locator('input[name="lp"]')).to_have_value(str(lp))
     expect(sheet.locator('input[name="gp"]')).to_have_value("2")
 
+    # Healing written on the sheet shows in the fight, live.
+    lp_input = sheet.locator('input[name="lp"]')
+    with sheet.expect_response(lambda r: r.request.method == "POST"):
+        lp_input.fill(str(lp + 1))
+        lp_input.press("Tab")
+    lp += 1
+    expect(row).to_contain_text(f"{lp}/21 LP")
+
     # The GM books a trap: LP 0, «sterbend»; his step 6 is skipped, Brida (step 4) tends him.
     _act(gm, api, "adjust", participant=hero, delta=-lp, reason="Falle")
     expect(sheet.locator('[data-condition="sterbend"]')).to_be_visible()
