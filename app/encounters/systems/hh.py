@@ -1140,10 +1140,8 @@ def _cast_details(state: State, spell: dict[str, Any], out: magic.SpellOutcome) 
     result = out.cast
     assert result is not None and result.wirkprobe is not None
     where = "Berührung" if out.distance == "beruehrung" else f"{out.distance} Schritt"
-    details = [
-        f"Wirkprobe ({spell['name']}, Güteklasse {result.grade}, {where}): "
-        f"{result.wirkprobe.describe()}"
-    ]
+    probe = _with(result.target, result.wirkprobe) if result.target else result.wirkprobe.describe()
+    details = [f"Wirkprobe ({spell['name']}, Güteklasse {result.grade}, {where}): {probe}"]
     if result.focus_used:
         bonus = f", +{result.focus_bonus} QS" if result.focus_bonus else ""
         details.append(f"Fokus {result.focus_used}{bonus}")
