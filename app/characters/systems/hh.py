@@ -433,6 +433,17 @@ COMBAT_KEYS = {
 }
 
 
+#: Values every sheet with LP holds, also one saved before they were fields (issue 13).
+WITH_LP = frozenset({"conditions", "unconscious", "dead"})
+
+
+def _holds(data: Mapping[str, Any], key: str) -> bool:
+    """Whether the sheet has a place for the combat value ``key``."""
+    if get_value(data, COMBAT_KEYS[key]) is not None:
+        return True
+    return key in WITH_LP and data.get("lp") is not None
+
+
 def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
     """What a fight takes from the sheet at every step: the current values, conditions
     (with the Rucksack's) and the worn armour's RS and BE. Only what the sheet holds: a value
@@ -453,7 +464,7 @@ def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[st
         "unconscious": fig.unconscious,
         "dead": fig.dead,
     }
-    out = {k: v for k, v in values.items() if get_value(data, COMBAT_KEYS[k]) is not None}
+    out = {k: v for k, v in values.items() if _holds(data, k)}
     if data.get("skills"):
         out["skills"] = dict(fig.skills)
     block = data.get("statblock")
@@ -468,7 +479,7 @@ def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str
     out: dict[str, Any] = {}
     for key, value in values.items():
         sheet_key = COMBAT_KEYS.get(key)
-        if sheet_key is None or get_value(data, sheet_key) is None or key.endswith("_max"):
+        if sheet_key is None or not _holds(data, key) or key.endswith("_max"):
             continue
         if key == "conditions":
             zs = [Zustand(**z) for z in value]
