@@ -26,9 +26,9 @@ from types import MappingProxyType
 from typing import Literal
 
 from app.rules.dice import DieRoll, Roller, roll_dice
-from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.damage import damage, typed_damage
 from app.rules.hh.life import apply_condition, apply_damage
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.opposed import OpposedResult, evaluate_opposed
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.probe import ProbeResult, roll_probe
