@@ -52,7 +52,9 @@ class Hero:
         return r.text
 
 
-async def wounded_hero(make_client: ClientFactory, app: FastAPI, rucksack: int = 6) -> Hero:
+async def wounded_hero(
+    make_client: ClientFactory, app: FastAPI, rucksack: int = 6, goblins: int = 1
+) -> Hero:
     """Arjun at LP 10/21 in leather armour with a heavy Rucksack, against a goblin."""
     t = await make_table(make_client, app, "hh")
     api = f"/api/v1/campaigns/{t.campaign_id}"
@@ -80,7 +82,9 @@ async def wounded_hero(make_client: ClientFactory, app: FastAPI, rucksack: int =
     assert r.status_code == 201, r.text
     r = await t.gm.post(f"{api}/bestiary/samples")
     goblin = next(e for e in r.json() if e["name"] == "Goblin")
-    await t.gm.post(f"{api}/encounters/{eid}/participants", json={"entry_id": goblin["id"]})
+    await t.gm.post(
+        f"{api}/encounters/{eid}/participants", json={"entry_id": goblin["id"], "count": goblins}
+    )
     script(app)
     r = await t.gm.post(f"{api}/encounters/{eid}/actions/start", json={})
     assert r.status_code == 200, r.text
@@ -223,3 +227,19 @@ async def test_sterbend_skips_the_turn_and_heilkunde_stabilises(
     assert sheet["data"]["unconscious"] is True
     assert "sterbend" not in sheet["data"]["conditions"]
     assert "zehrend (LP, Blutung)" in sheet["data"]["conditions"]
+
+
+async def test_living_cover_and_the_stray_hit(make_client: ClientFactory, app: FastAPI) -> None:
+    """hh.md §6.6: an enemy of the attacker in between is cover −4; a miss that would have
+    hit without it hits the covering figure on 1W10 ≤ 5 with the uncovered roll."""
+    hero = await wounded_hero(make_client, app, goblins=2)
+    # Kampfkunst 12 − angeschlagen 2 − Deckung 4 = 6: 3+5 = 8 misses, uncovered (10) hits;
+    # 1W10 = 3 ≤ 5: Goblin 2 is hit with QS 2: 2W10 5, 6 − RS 1 each = 9.
+    script(app, 3, 5, 3, 5, 6)
+    await hero.act(
+        hero.table.player, "attack", target=hero.pids["Goblin 1"], covering=hero.pids["Goblin 2"]
+    )
+    assert (await hero.row("Goblin 2"))["points"] == "3/12 LP"
+    assert (await hero.row("Goblin 1"))["points"] == "12/12 LP"
+    log = await hero.log()
+    assert "Deckung 4 = 6" in log and "lebende Deckung Goblin 2" in log

@@ -32,6 +32,7 @@ from app.rules.hh import magic
 from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
 from app.rules.hh.conditions import zehrend
+from app.rules.hh.cover import living_cover
 from app.rules.hh.initiative import handlung_left
 from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
@@ -407,17 +408,34 @@ def _spec(data: dict[str, Any], params: dict[str, Any]) -> hh.AttackSpec:
         skill=ATTACK_SKILL,
         defence_skill=DEFENCE_SKILL,
         modifier=int(params.get("modifier", 0)),
-        cover=params.get("cover", "none"),
+        cover=params.get("cover") or "none",
         non_lethal=bool(params.get("non_lethal", False)),
+        living_cover=bool(params.get("covering")),
     )
 
 
-def _spec_json(spec: hh.AttackSpec) -> dict[str, Any]:
+def _spec_json(spec: hh.AttackSpec, covering: str = "") -> dict[str, Any]:
     return {
         "modifier": spec.modifier,
         "cover": spec.cover,
         "non_lethal": spec.non_lethal,
+        "covering": covering,
     }
+
+
+def _living_cover(
+    state: State, attacker: Figure, target: Figure, params: dict[str, Any]
+) -> dict[str, Any]:
+    """A figure between attacker and target is cover of the engine's category (hh.md §6.6:
+    the attacker's allies −2, enemies −4, smaller none, larger one stronger)."""
+    covering = str(params.get("covering") or "")
+    if not covering:
+        return params
+    if covering in (attacker.id, target.id) or covering not in state["figures"]:
+        raise CombatError(N_("Choose another figure as cover."))
+    cov = _get(state, covering)
+    cover = living_cover(cov.side == attacker.side, cov.size, target.size)
+    return {**params, "cover": cover, "covering": covering if cover != "none" else ""}
 
 
 def _attack_inputs(
@@ -432,7 +450,7 @@ def _attack_inputs(
         raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
     if target.dead:
         raise CombatError(N_("%(name)s is already dead."), name=target.name)
-    spec = _spec(state["figures"][attacker_id], params)
+    spec = _spec(state["figures"][attacker_id], _living_cover(state, attacker, target, params))
     try:
         return attacker, target, spec, attack_target(attacker, spec)
     except ValueError as exc:
@@ -495,6 +513,7 @@ def attack(
         state, attacker_id, target_id, params
     )
     _take_handlung(state, attacker_id)
+    covering = str(_living_cover(state, attacker, target, params).get("covering") or "")
     probe = hh.roll_probe(roller, value, modifier)
     report.involved |= {attacker_id, target_id}
     entry = report.add(
@@ -513,7 +532,7 @@ def attack(
             "target": target_id,
             "owner": target_owner,
             "probe": probe.as_dict(),
-            "spec": _spec_json(spec),
+            "spec": _spec_json(spec, covering),
             "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
             "reactions": target.reactions_left,
             "luck": hh.can_spend(target),
@@ -523,7 +542,8 @@ def attack(
             N_("%(target)s may defend (Reaktion); waiting for the answer."), target=target.name
         )
         return
-    _resolve(state, attacker_id, target_id, spec, probe, False, roller, report, settings)
+    _resolve(state, attacker_id, target_id, spec, probe, False, roller, report, settings,
+             covering=covering)  # fmt: skip
 
 
 def _probe(data: dict[str, Any]) -> ProbeResult:
@@ -576,7 +596,7 @@ def respond(
     report.pending_changed = True
     _resolve(
         state, attacker_id, target_id, spec, _probe(pending["probe"]), True, roller, report,
-        settings,
+        settings, covering=str(spec_data.get("covering") or ""),
     )  # fmt: skip
 
 
@@ -620,6 +640,7 @@ def _answer_hit(
         defence_modifier=int(data.get("defence_modifier", 0)),
     )
     probe, asked = _probe(pending["probe"]), bool(pending.get("asked"))
+    covering = str(data.get("covering") or "")
     defence = _probe(pending["defence"]) if pending.get("defence") else None
     state["pending"] = None
     report.pending_changed = True
@@ -635,7 +656,7 @@ def _answer_hit(
             name=target.name,
         ).dice = [d.as_dict() for d in second.rolls]
         _resolve(state, attacker_id, target_id, spec, probe, asked, roller, report, settings,
-                 defence=kept)  # fmt: skip
+                 defence=kept, covering=covering)  # fmt: skip
         return
     if choice == "halve":
         try:
@@ -646,7 +667,7 @@ def _answer_hit(
     replay = _Recorder(roller, [int(f) for f in pending.get("faces", [])])
     given = defence if pending.get("defence_given") else None
     _resolve(state, attacker_id, target_id, spec, probe, asked, replay, report, settings,
-             defence=given, offer=False)  # fmt: skip
+             defence=given, offer=False, covering=covering)  # fmt: skip
 
 
 def _offer_luck(
@@ -658,6 +679,7 @@ def _offer_luck(
     faces: list[int],
     defence_given: bool,
     settings: dict[str, Any],
+    covering: str,
 ) -> None:
     """The hit waits: its target may spend Glück before the damage is booked."""
     data = state["figures"][result.target]
@@ -668,7 +690,7 @@ def _offer_luck(
         "target": result.target,
         "owner": data.get("owner"),
         "probe": probe.as_dict(),
-        "spec": {**_spec_json(spec), "defend": spec.defend,
+        "spec": {**_spec_json(spec, covering), "defend": spec.defend,
                  "defence_modifier": spec.defence_modifier},
         "asked": asked,
         "defence": result.defence.as_dict() if result.defence is not None else None,
@@ -695,6 +717,7 @@ def _resolve(
     *,
     defence: ProbeResult | None = None,
     offer: bool = True,
+    covering: str = "",
 ) -> None:
     attacker = _get(state, attacker_id)
     target = _get(state, target_id)
@@ -705,6 +728,7 @@ def _resolve(
     result = hh.resolve_attack(
         recorder, attacker, target, options(settings), spec, attack_probe=probe,
         counter_spec=counter, defence_probe=defence,
+        covering=_get(state, covering) if covering in state["figures"] else None,
     )  # fmt: skip
     waits = offer and result.hit and result.damage > 0 and hh.can_spend(target)
     details = _attack_details(state, attacker, target, spec, result, asked, booked=not waits)
@@ -720,7 +744,7 @@ def _resolve(
     entry.dice = [d.as_dict() for d in result.rolls[skip:]]
     if waits:
         _offer_luck(state, result, spec, probe, asked, recorder.faces, defence is not None,
-                    settings)  # fmt: skip
+                    settings, covering)  # fmt: skip
         report.pending_changed = True
         report.add(
             N_("%(target)s may spend Glück: Treffer entgehen (half damage) or roll the "
@@ -753,6 +777,9 @@ def _attack_details(
     elif asked and not spec.defend:
         details.append("keine Verteidigung")
     details += [t.describe() for t in result.tables]
+    if result.stray is not None:
+        stray = str(state["figures"][result.stray.target].get("name", ""))
+        details.append(f"Fehlschuss trifft die lebende Deckung {stray}: {result.stray.damage}")
     if result.hit:
         per_die = ", ".join(map(str, result.damage_per_die))
         dice = result.damage_dice.describe() if result.damage_dice else ""
@@ -1220,6 +1247,7 @@ class HhRules(Common):
     )  # fmt: skip
     partials = MappingProxyType(
         {
+            "attack": "encounters/systems/hh/attack.html",
             "actions": "encounters/systems/hh/actions.html",
             "manage": "encounters/systems/hh/manage.html",
         }
