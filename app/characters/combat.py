@@ -1,9 +1,13 @@
-"""A character's combat stat block, for encounters: every number from the rules engines.
+"""A character in a fight: its stat block and its current values, one truth (issue 13).
 
 The encounter keeps a stat block per participant (``app.encounters.statblocks``); for a
 player character its system module builds it from the sheet and the equipped items
 (:meth:`CharacterSystem.combat_statblock`), through the same engine functions the sheet
 shows, so a fight and the sheet never disagree.
+
+The character row is the truth for a player character's current values (LP, WP, GP,
+conditions, worn armour): the encounter takes them at every step (:func:`combat_values`)
+and writes what the fight changed back to the sheet (:func:`sheet_changes`).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.characters.sheets import ItemLike
+from app.characters.sheets import ItemLike, get_value
 from app.characters.systems.registry import character_system
 
 
@@ -20,3 +24,23 @@ def combat_statblock(
 ) -> dict[str, Any]:
     """The encounter stat block of a character of ``system`` (keys of its bestiary schema)."""
     return character_system(system).combat_statblock(data, items)
+
+
+def combat_values(
+    system: str, data: Mapping[str, Any], items: Sequence[ItemLike]
+) -> dict[str, Any]:
+    """The sheet's current values a fight of ``system`` takes at every step (one truth)."""
+    return character_system(system).combat_values(data, items)
+
+
+def sheet_changes(
+    system: str, data: Mapping[str, Any], values: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What a fight changed on the sheet: sheet key → (before, after) for each value that
+    differs (``values`` as ``combat_values`` names them)."""
+    out: dict[str, Any] = {}
+    for key, after in character_system(system).sheet_values(data, values).items():
+        before = get_value(data, key)
+        if before != after:
+            out[key] = (before, after)
+    return out

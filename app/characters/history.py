@@ -93,6 +93,16 @@ def _updated(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> li
     return [f"{_field_label(system, key)}: {before} → {after}"]
 
 
+def _fought(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    lines = [_("changed in a fight")]
+    for change in e.get("changes") or []:
+        key = str(change.get("field", ""))
+        before = _field_value(system, key, change.get("before"), owners)
+        after = _field_value(system, key, change.get("after"), owners)
+        lines.append(f"{_field_label(system, key)}: {before} → {after}")
+    return lines
+
+
 def _item_added(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
     item, qty = e.get("item_name", ""), e.get("quantity")
     if e.get("container") == sheets.RUCKSACK:
@@ -141,6 +151,7 @@ DESCRIBERS: dict[str, Describer] = {
     "character_created": _created,
     "character_updated": _updated,
     "character_rested": _rested,
+    "character_fought": _fought,
     "character_archived": _fixed(N_("archived")),
     "character_restored": _fixed(N_("restored")),
     "character_deleted": _fixed(N_("deleted")),

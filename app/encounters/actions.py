@@ -495,3 +495,24 @@ def _save(t: Turn) -> None:
         "fortune": a.flag("fortune"), "misfortune": a.flag("misfortune"),
     }  # fmt: skip
     t.rules.save(t.state, a.text("source") or None, a.items("targets"), params, t.roller, t.report)
+
+
+@step("stabilise", Text("target", message=N_("Choose a target.")), as_current=True,
+      system_action=True)  # fmt: skip
+def _stabilise(t: Turn) -> None:
+    t.rules.stabilise(t.state, t.actor, t.args.text("target"), t.roller, t.report, t.settings)
+
+
+@step("luck", Text("participant"), Text("option"), Text("condition"), system_action=True,
+      allow_pending=True)  # fmt: skip
+def _luck(t: Turn) -> None:
+    """Glück outside a roll: the figure's player or the GM, also outside its turn."""
+    a = t.args
+    pid = a.text("participant") or t.actor
+    service.may_use_luck(t.loaded, pid)
+    t.rules.luck(t.state, pid, a.text("option"), a.text("condition"), t.report)
+
+
+@step("grant_action", Text("participant"), gm_only=True, system_action=True)
+def _grant_action(t: Turn) -> None:
+    t.rules.grant_action(t.state, t.args.text("participant") or t.actor, t.report)

@@ -63,6 +63,31 @@ def _combat_step(key: CombatPage, event: VisibleEvent) -> bool:
     )
 
 
+def _sheet_change(key: CombatPage, event: VisibleEvent) -> bool:
+    """A sheet changed outside the fight (its values are the fight's, issue 13); the fight's
+    own write-backs (``character_fought``) come with their ``combat`` step."""
+    return (
+        event.type.startswith("character_")
+        and event.type != types.CharacterFought.TYPE
+        and not event.redacted
+    )
+
+
+def _roster_change(key: CombatPage, event: VisibleEvent) -> bool:
+    return _combat_step(key, event) or _sheet_change(key, event)
+
+
+def _sheet_rows(context: dict[str, Any], visible: VisibleEvent) -> str:
+    """The row of the changed character's figure ("" when it is not in this fight)."""
+    cid = visible.event.payload.get("character_id")
+    pids = {str(p.id) for p in context["participants"] if p.character_id == cid}
+    return "\n".join(
+        render(TEMPLATE, "row", **{**context, "row": row, "oob": True})
+        for row in context["rows"]
+        if row["pid"] in pids and row.get("in_fight")
+    )
+
+
 def _oob(block: str, context: dict[str, Any]) -> str:
     return render(TEMPLATE, block, **{**context, "oob": True})
 
@@ -118,7 +143,9 @@ async def _push_roster(batch: Batch[CombatPage]) -> list[Outgoing]:
     out: list[Outgoing] = []
     for visible in batch.events:
         p = visible.event.payload
-        if p.get("roster_changed") or p.get("order_changed") or p.get("turn_changed"):
+        if visible.type != types.Combat.TYPE:
+            html = _sheet_rows(context, visible)
+        elif p.get("roster_changed") or p.get("order_changed") or p.get("turn_changed"):
             html = _oob("roster", context)
         else:
             changed = [rows[str(pid)] for pid in p.get("changed", []) if str(pid) in rows]
@@ -130,7 +157,7 @@ async def _push_roster(batch: Batch[CombatPage]) -> list[Outgoing]:
 
 
 COMBAT_PAGE.register(Region("log", _combat_step, _push_log, parts=STATE))
-COMBAT_PAGE.register(Region("roster", _combat_step, _push_roster, parts=STATE))
+COMBAT_PAGE.register(Region("roster", _roster_change, _push_roster, parts=STATE))
 COMBAT_PAGE.register(Region("turn", _combat_step, _per_event("turn"), parts=STATE))
 COMBAT_PAGE.register(Region("pending", _combat_step, _per_event("pending"), parts=STATE))
 COMBAT_PAGE.register(Region("controls", _combat_step, _per_event("controls"), parts=STATE))

@@ -10,14 +10,16 @@ player's stream never carries them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
 from app import limits
@@ -25,8 +27,9 @@ from app.accounts.models import User
 from app.campaigns.models import Campaign, RuleSystem
 from app.campaigns.permissions import Action, allowed, authorize
 from app.campaigns.settings import current as rule_options
-from app.characters.combat import combat_statblock
+from app.characters.combat import combat_statblock, combat_values, sheet_changes
 from app.characters.models import Character, Item
+from app.characters.sheets import set_value
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.encounters import statblocks
@@ -61,6 +64,8 @@ NAME_MAX = limits.NAME_MAX
 LOG_PAGE = limits.COMBAT_LOG_ENTRIES
 
 Op = Callable[[State, Report], None]
+#: A character and its items.
+Sheet = tuple[Character, list[Item]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +77,9 @@ class Loaded:
     #: Actions the GM can undo. ``encounter.history`` itself (up to ``HISTORY`` copies of
     #: the whole state) is loaded only by the use cases that change it.
     undo_steps: int
+    #: The player characters in the fight by participant id, with their items: the truth
+    #: of their current values (issue 13), already set into ``encounter.state``.
+    characters: Mapping[str, Sheet] = field(default_factory=dict)
 
     @property
     def by_id(self) -> dict[str, Participant]:
@@ -317,7 +325,12 @@ async def load(
         encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters)
     ):
         raise NotFound(_("Encounter not found."))
-    participants = list(
+    participants = await _participants(session, encounter_id)
+    return await _loaded(session, campaign, viewer, encounter, participants, undo_steps)
+
+
+async def _participants(session: AsyncSession, encounter_id: int) -> list[Participant]:
+    return list(
         (
             await session.scalars(
                 select(Participant)
@@ -326,7 +339,87 @@ async def load(
             )
         ).all()
     )
-    return Loaded(campaign, viewer, encounter, participants, undo_steps)
+
+
+async def _loaded(
+    session: AsyncSession,
+    campaign: Campaign,
+    viewer: Viewer,
+    encounter: Encounter,
+    participants: list[Participant],
+    undo_steps: int,
+) -> Loaded:
+    """The encounter with its player characters' sheets (:func:`_with_sheets`)."""
+    characters = await _with_sheets(session, campaign, encounter, participants)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters)
+
+
+async def _with_sheets(
+    session: AsyncSession, campaign: Campaign, encounter: Encounter, participants: list[Participant]
+) -> dict[str, Sheet]:
+    """The characters' sheets; a running fight's figures get the sheets' current values
+    (in memory: reading the fight writes nothing)."""
+    characters = await _sheets(session, participants)
+    if characters and encounter.state.get("figures"):
+        state = clone(encounter.state)
+        take_sheets(campaign.system, state, characters)
+        set_committed_value(encounter, "state", state)
+    return characters
+
+
+async def _sheets(session: AsyncSession, participants: Sequence[Participant]) -> dict[str, Sheet]:
+    """The characters of ``participants`` (player characters and NSC sheets) and their items."""
+    by_char = {p.character_id: str(p.id) for p in participants if p.character_id is not None}
+    if not by_char:
+        return {}
+    rows = (await session.scalars(select(Character).where(Character.id.in_(by_char)))).all()
+    items = (await session.scalars(select(Item).where(Item.character_id.in_(by_char)))).all()
+    out: dict[str, Sheet] = {by_char[c.id]: (c, []) for c in rows}
+    for item in items:
+        assert item.character_id is not None
+        out[by_char[item.character_id]][1].append(item)
+    return out
+
+
+def take_sheets(system_name: str, state: State, characters: Mapping[str, Sheet]) -> None:
+    """Set each character's figure to the sheet's current values (the sheet is the truth)."""
+    rules = system(system_name)
+    for pid, (character, items) in characters.items():
+        fig = state["figures"].get(pid)
+        if fig is not None:
+            rules.take_sheet_state(fig, combat_values(system_name, character.data, items))
+
+
+async def write_sheets(session: AsyncSession, loaded: Loaded, user: User, state: State) -> None:
+    """What the fight changed on its characters goes onto their sheets, one
+    ``character_fought`` event each (a stale sheet: 409 when flushed)."""
+    rules = system(loaded.campaign.system)
+    for pid, (character, _items) in loaded.characters.items():
+        fig = state["figures"].get(pid)
+        if fig is None:
+            continue
+        changes = sheet_changes(character.system, character.data, rules.sheet_state(fig))
+        if not changes:
+            continue
+        data = copy.deepcopy(character.data)
+        for key, (_before, after) in changes.items():
+            set_value(data, key, after)
+        character.data = data
+        character.updated_at = utcnow()
+        await append_event(
+            session,
+            loaded.campaign.id,
+            types.CharacterFought(
+                **types.about_character(user.username, character.id, character.name, None),
+                encounter_id=loaded.encounter.id,
+                changes=[
+                    {"field": k, "before": before, "after": after}
+                    for k, (before, after) in changes.items()
+                ],
+            ),
+            actor_id=user.id,
+            hidden_characters=[character.id] if character.hidden_from_players else (),
+        )
 
 
 async def load_as(
@@ -337,7 +430,7 @@ async def load_as(
 
 
 #: What a live stream reads of an encounter: the same for every viewer (:func:`as_viewer`).
-LiveRows = tuple[Campaign, Encounter, list[Participant], int]
+LiveRows = tuple[Campaign, Encounter, list[Participant], int, Mapping[str, "Sheet"]]
 
 
 async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) -> LiveRows | None:
@@ -347,26 +440,19 @@ async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) 
     encounter, undo_steps = await _encounter(session, campaign_id, encounter_id, False)
     if campaign is None or encounter is None:
         return None
-    participants = list(
-        (
-            await session.scalars(
-                select(Participant)
-                .where(Participant.encounter_id == encounter_id)
-                .order_by(Participant.position, Participant.id)
-            )
-        ).all()
-    )
-    return campaign, encounter, participants, undo_steps
+    participants = await _participants(session, encounter_id)
+    characters = await _with_sheets(session, campaign, encounter, participants)
+    return campaign, encounter, participants, undo_steps, characters
 
 
 def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
     """The rows as ``viewer`` may see them: a prepared encounter only for those who run it."""
     if rows is None:
         return None
-    campaign, encounter, participants, undo_steps = rows
+    campaign, encounter, participants, undo_steps, characters = rows
     if encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters):
         return None
-    return Loaded(campaign, viewer, encounter, participants, undo_steps)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters)
 
 
 async def _flush(session: AsyncSession) -> None:
@@ -639,9 +725,11 @@ async def _joined(
     state = clone(enc.state)
     report = Report()
     mod = system(loaded.campaign.system)
+    sheets = await _sheets(session, added)
     for p in added:
         pid = str(p.id)
         state["figures"][pid] = participant_figure(loaded.campaign.system, p, enc.settings, owner)
+        take_sheets(loaded.campaign.system, state, {k: v for k, v in sheets.items() if k == pid})
         report.add(N_("%(name)s joins the fight."), who={pid}, name=p.name)
         try:
             mod.add_figure(state, pid, dice, report)
@@ -778,6 +866,7 @@ async def start(
         state["figures"][str(p.id)] = participant_figure(
             loaded.campaign.system, p, enc.settings, owners.get(p.id)
         )
+    take_sheets(loaded.campaign.system, state, loaded.characters)
     report = Report()
     # The encounter row before the log's lock, in the order every combat step takes them.
     await session.execute(select(Encounter.id).where(Encounter.id == enc.id).with_for_update())
@@ -850,6 +939,14 @@ def may_act(loaded: Loaded, pid: str) -> None:
         raise ValidationFailed({"combat": _("It is not your turn.")})
 
 
+def may_use_luck(loaded: Loaded, pid: str) -> None:
+    """Glück is the figure's: its player spends it (at any time), or a GM."""
+    if loaded.viewer.is_gm:
+        return
+    if not allowed(loaded.viewer.role, Action.act_in_combat) or not owns(loaded, pid):
+        raise Forbidden(_("You can only act with your own character."))
+
+
 async def operate(
     session: AsyncSession,
     user: User,
@@ -891,6 +988,7 @@ async def operate(
     # The log first, so that the encounter row is written once, with the seqs of its events
     # in the undo history (the row was locked when loaded: no other writer between).
     seqs = await _log(session, loaded, user, report)
+    await write_sheets(session, loaded, user, state)
     if undoable:
         enc.history = [*enc.history, {"state": enc.state, "seq": seqs}][-HISTORY:]
     enc.state = state
@@ -985,7 +1083,10 @@ def op_respond(loaded: Loaded, state: State, report: Report, roller: Roller, cho
     if how is None:
         raise CombatError(N_("Only the defender's player or the GM can answer now."))
     pending = state["pending"]
-    if how == "timeout":
+    if how == "timeout" and pending.get("kind") == "hit":
+        choice = "accept"
+        report.add(N_("No answer in time: the default is taken."), who=set())
+    elif how == "timeout":
         choice = "defend" if int(pending.get("reactions", 0)) > 0 else "none"
         report.add(N_("No answer in time: the default is taken."), who=set())
     elif how == "gm" and pending.get("owner") is not None:
@@ -1048,6 +1149,8 @@ async def undo(
     )
     gm_only = all(v == "gm" for v in visible_before.all())
     await _log(session, loaded, user, report, undo_of=undone_seqs, gm_only=gm_only, roster=True)
+    await write_sheets(session, loaded, user, state)
+    await _flush(session)
     return enc
 
 

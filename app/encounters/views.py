@@ -115,6 +115,9 @@ def pending(loaded: Loaded) -> dict[str, Any] | None:
         "answer": can_answer(loaded, state),
         "luck": bool(p.get("luck")),
         "reactions": p.get("reactions", 0),
+        "kind": p.get("kind", "defence"),
+        "damage": p.get("damage"),
+        "reroll": bool(p.get("reroll")),
     }
 
 

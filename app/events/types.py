@@ -213,6 +213,17 @@ class CharacterRested(CharacterEvent):
     detail: str
 
 
+@event_type("character_fought")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterFought(CharacterEvent):
+    """A fight changed the sheet: the character row is the truth of its current values."""
+
+    #: The encounter whose step changed the sheet.
+    encounter_id: int
+    #: ``{"field", "before", "after"}`` per changed sheet key (``lp``, ``gp``, ``conditions``, …).
+    changes: list[dict[str, Any]]
+
+
 @event_type("character_archived")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterArchived(CharacterEvent):

@@ -598,7 +598,10 @@ async def test_roll_from_sheet_lands_in_the_dice_log(
     )
     assert r.status_code == 201, r.text
     body = r.json()
-    assert body["summary"] == "2W10: 5 + 6 = 11 ≤ 14 → Erfolg, QS 3"
+    assert (
+        body["summary"]
+        == "Kampfkunst 12 + Modifikator 2 = 14: 2W10: 5 + 6 = 11 ≤ 14 → Erfolg, QS 3"
+    )
     log = (await t["gm"].get(f"{t.api}/rolls")).json()["rolls"]
     entry = log[0]
     assert entry["dice"] == [{"sides": 10, "faces": [5, 6], "kept": [True, True]}]

@@ -121,6 +121,9 @@ async def test_defence_timeout_and_gm_override(make_client: ClientFactory, app: 
     # The GM overrides: no defence → hit with QS 2: W10+1 − RS 1 twice: 5 and 6.
     script(app, 5, 6)
     view = await fight.act(gm, "respond", choice="none")
+    # The hit waits for Brida's Glück (Treffer entgehen); she takes it.
+    assert view["pending"]["kind"] == "hit"
+    view = await fight.act(brida, "respond", choice="accept")
     brida_row = next(p for p in view["participants"] if p["name"] == "Brida")
     assert brida_row["points"] == "9/20 LP"
     assert (await fight.view(brida))["pending"] is None

@@ -61,6 +61,9 @@ async def test_focus_then_cast_gets_the_qs_bonus(make_client: ClientFactory, app
     assert "Fokus 1 auf Feuerball" in r.text
     # Wirkprobe Magiekunde 12, 5 Schritt (±0): 3+4 = 7 → QS 2, +1 QS for the focus = 3;
     # damage 3W6+1 − RS 1: 1+2+3 = 6 → Goblin 1 at 6/12 LP and «angeschlagen».
+    # Fokussieren was this step's Handlung (hh.md §5): casting now needs the GM's override.
+    await fight.act(alrik, "cast", 422, spell="feuerball", target=pids["Goblin 1"], distance=5)
+    await fight.act(fight.gm, "grant_action", participant=pids["Alrik"])
     roller = script(app, 3, 4, 1, 2, 3)
     view = await fight.act(alrik, "cast", spell="feuerball", target=pids["Goblin 1"], distance=5)
     assert roller.remaining == 0

@@ -715,5 +715,11 @@ class DS4System:
     ) -> dict[str, Any]:
         return combat_statblock(data, items)
 
+    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+        return {}
+
+    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+        return {}
+
 
 SYSTEM = DS4System()

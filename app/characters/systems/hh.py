@@ -21,6 +21,7 @@ from app.characters.sheets import (
     SheetView,
     Warning,
     equipped_in,
+    get_value,
     name_value_lines,
     percent,
     signed,
@@ -32,8 +33,11 @@ from app.rules.dice import Roller
 from app.rules.hh import inventory as hh_inventory
 from app.rules.hh import luck as hh_luck
 from app.rules.hh import probe as hh_probe
+from app.rules.hh.conditions import zustand_from_label
 from app.rules.hh.initiative import initiative as hh_initiative_value
 from app.rules.hh.initiative import initiative_steps, movement_per_action, reactions
+from app.rules.hh.life import set_lp
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.options import RuleOptions
 from app.rules.hh.state import Figure, Zustand
 
@@ -109,8 +113,39 @@ def _pc_fields() -> list[FieldSpec]:
         FieldSpec("bewegung", "Bewegung", minimum=0, maximum=50, group="resources"),
         FieldSpec("xp", "XP", minimum=0, maximum=1_000_000, group="resources"),
         FieldSpec("wears_rucksack", N_("Wears a Rucksack"), "bool", group="resources"),
+        FieldSpec(
+            "conditions",
+            "Zustände",
+            "text",
+            group="resources",
+            hint=N_("One per line: angeschlagen, zehrend (LP, Blutung)"),
+            parse=parse_conditions,
+            show=show_conditions,
+        ),
+        FieldSpec("unconscious", N_("Unconscious"), "bool", group="resources"),
+        FieldSpec("dead", N_("Dead"), "bool", group="resources"),
     ]
     return out
+
+
+def parse_conditions(text: str) -> dict[str, str]:
+    """Condition lines → ``{label: key}`` (labels as the engine writes them)."""
+    out: dict[str, str] = {}
+    for raw in text.splitlines():
+        if not raw.strip():
+            continue
+        try:
+            z = zustand_from_label(raw)
+        except ValueError:
+            raise FieldError(
+                gettext("%(name)s is not a Zustand of the rules.", name=raw.strip()[:40])
+            ) from None
+        out[z.label] = z.key
+    return out
+
+
+def show_conditions(value: Mapping[str, Any]) -> str:
+    return "\n".join(value)
 
 
 #: H&H resistance levels as the sheet writes them (rule terms, German in both languages) →
@@ -241,6 +276,9 @@ def _pc_default() -> dict[str, Any]:
         "bewegung": 8,
         "xp": 0,
         "wears_rucksack": True,
+        "conditions": {},
+        "unconscious": False,
+        "dead": False,
     }
 
 
@@ -306,11 +344,190 @@ def rule_options(settings: Mapping[str, Any]) -> RuleOptions:
         return RuleOptions()
 
 
+# --- one figure: the sheet's values as the engine's Figure (issue 13) -------------------------
+
+#: The cause of the «eingeschränkt» a heavy Rucksack gives: it is the inventory's, not stored.
+RUCKSACK_CAUSE = "Rucksack"
+
+
+def _item_number(item: ItemLike, key: str) -> int:
+    try:
+        return max(0, int((item.fields or {}).get(key) or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def armour(data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> tuple[int, list[Part]]:
+    """RS or BE (``key``): the sheet's own value (natural armour, other burdens) plus that of
+    every equipped item (armour, shield) — project decision, docs/rules/hh.md."""
+    parts = [Part(gettext("sheet"), int(data.get(key, 0) or 0))]
+    parts += [Part(i.name, _item_number(i, key)) for i in items if i.equipped]
+    parts = [p for p in parts if p.value]
+    return sum(p.value for p in parts), parts
+
+
+def stored_conditions(data: Mapping[str, Any]) -> tuple[Zustand, ...]:
+    out: list[Zustand] = []
+    for label in data.get("conditions") or {}:
+        try:
+            out.append(zustand_from_label(str(label)))
+        except ValueError:
+            continue
+    return tuple(out)
+
+
+def sheet_conditions(data: Mapping[str, Any], items: Sequence[ItemLike]) -> tuple[Zustand, ...]:
+    """The stored conditions and those of the inventory (a heavy Rucksack: «eingeschränkt»)."""
+    stored = stored_conditions(data)
+    keys = {z.key for z in stored}
+    extra = [
+        Zustand(c, cause=RUCKSACK_CAUSE)
+        for c in inventory_state(data, items).conditions
+        if c not in keys
+    ]
+    return (*stored, *extra)
+
+
+def sheet_figure(data: Mapping[str, Any], items: Sequence[ItemLike]) -> Figure:
+    """The character as the engine sees it, from the sheet and its equipped items."""
+    skills = {
+        k: int(v)
+        for k, v in {
+            **(data.get("extra_skills") or {}),
+            **(data.get("skills") or {}),
+            **(data.get("specializations") or {}),
+        }.items()
+        if v is not None
+    }
+    monsterstufe = data.get("monsterstufe")
+    return Figure(
+        id="sheet",
+        skills=skills,
+        monsterstufe=int(monsterstufe) if monsterstufe is not None else None,
+        lp=int(data.get("lp", 0)),
+        lp_max=int(data.get("lp_max", 0)),
+        wp=int(data.get("wp", 0)),
+        wp_max=int(data.get("wp_max", 0)),
+        gp=int(data.get("gp", 0)),
+        gp_max=int(data.get("gp_max", 0)),
+        rs=armour(data, items, "rs")[0],
+        be=armour(data, items, "be")[0],
+        conditions=sheet_conditions(data, items),
+        unconscious=bool(data.get("unconscious", False)),
+        dead=bool(data.get("dead", False)),
+    )
+
+
+#: Combat value → the sheet key that holds it.
+COMBAT_KEYS = {
+    "lp": "lp",
+    "lp_max": "lp_max",
+    "wp": "wp",
+    "wp_max": "wp_max",
+    "gp": "gp",
+    "gp_max": "gp_max",
+    "glueck": "skills.Glück",
+    "conditions": "conditions",
+    "unconscious": "unconscious",
+    "dead": "dead",
+}
+
+
+#: Values every sheet with LP holds, also one saved before they were fields (issue 13).
+WITH_LP = frozenset({"conditions", "unconscious", "dead"})
+
+
+def _holds(data: Mapping[str, Any], key: str) -> bool:
+    """Whether the sheet has a place for the combat value ``key``."""
+    if get_value(data, COMBAT_KEYS[key]) is not None:
+        return True
+    return key in WITH_LP and data.get("lp") is not None
+
+
+def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    """What a fight takes from the sheet at every step: the current values, conditions
+    (with the Rucksack's) and the worn armour's RS and BE. Only what the sheet holds: a value
+    the GM fixed in the sheet's ``statblock`` stays the stat block's."""
+    fig = sheet_figure(data, items)
+    values: dict[str, Any] = {
+        "lp": fig.lp,
+        "lp_max": fig.lp_max,
+        "wp": fig.wp,
+        "wp_max": fig.wp_max,
+        "gp": fig.gp,
+        "gp_max": fig.gp_max,
+        "glueck": fig.glueck,
+        "conditions": [
+            {"key": z.key, "resource": z.resource, "cause": z.cause, "probe_skill": z.probe_skill}
+            for z in fig.conditions
+        ],
+        "unconscious": fig.unconscious,
+        "dead": fig.dead,
+    }
+    out = {k: v for k, v in values.items() if _holds(data, k)}
+    if data.get("skills"):
+        out["skills"] = dict(fig.skills)
+    block = data.get("statblock")
+    fixed: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
+    out.update({k: v for k, v in (("rs", fig.rs), ("be", fig.be)) if k not in fixed})
+    return out
+
+
+def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """Sheet key → value for what a fight changed (``combat_values``' keys), for the keys the
+    sheet holds; the Rucksack's «eingeschränkt» stays the inventory's."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        sheet_key = COMBAT_KEYS.get(key)
+        if sheet_key is None or not _holds(data, key) or key.endswith("_max"):
+            continue
+        if key == "conditions":
+            zs = [Zustand(**z) for z in value]
+            value = {
+                z.label: z.key
+                for z in zs
+                if not (z.key == "eingeschränkt" and z.cause == RUCKSACK_CAUSE)
+            }
+        out[sheet_key] = value
+    return out
+
+
+def follow_up(data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+    """LP written on the sheet: the engine's thresholds (§7) add their conditions. The
+    sheet does not know the LP before the edit, so LP at or below a threshold count as
+    having fallen to it (project decision, docs/rules/hh.md)."""
+    if "lp" not in touched:
+        return []
+    fig = Figure(
+        id="sheet",
+        skills={"Unbeugsamkeit": skill_value(data, "Unbeugsamkeit")},
+        lp=max(1, int(data.get("lp_max", 0))) + 1,
+        lp_max=int(data.get("lp_max", 0)),
+        conditions=stored_conditions(data),
+        dead=bool(data.get("dead", False)),
+    )
+    return _book_lp(data, fig)
+
+
+def _book_lp(data: dict[str, Any], fig: Figure) -> list[str]:
+    out = set_lp(fig, int(data["lp"]))
+    changed: list[str] = []
+    conditions = {z.label: z.key for z in out.figure.conditions}
+    if conditions != dict(data.get("conditions") or {}):
+        data["conditions"] = conditions
+        changed.append("conditions")
+    if out.figure.dead and not data.get("dead"):
+        data["dead"] = True
+        changed.append("dead")
+    return changed
+
+
 def _view(
     data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
 ) -> SheetView:
     spuersinn = skill_value(data, "Spürsinn")
-    be = int(data.get("be", 0))
+    be, be_parts = armour(data, items, "be")
+    rs, rs_parts = armour(data, items, "rs")
     ini = hh_initiative_value(spuersinn, be)
     state = inventory_state(data, items)
     load = state.load
@@ -318,6 +535,8 @@ def _view(
         int(data.get("bewegung", 0)), rule_options(settings), eingeschraenkt=state.encumbered
     )
     derived = [
+        Derived("rs", "RS", str(rs), tuple((p.label, str(p.value)) for p in rs_parts)),
+        Derived("be", "BE", str(be), tuple((p.label, str(p.value)) for p in be_parts)),
         Derived(
             "initiative",
             "Initiative",
@@ -357,17 +576,27 @@ def _view(
         )
     if load.over_capacity:
         warnings.append(Warning(gettext("The Rucksack holds more than it can."), "error"))
+    fig = sheet_figure(data, items)
     for skill in ("Kampfkunst", "Magiekunde"):
+        b = breakdown(fig.evolve(skills={skill: skill_value(data, skill)}), skill, "attack")
         derived.append(
             Derived(
                 f"attack:{skill}",
                 f"{skill} − BE",
-                str(skill_value(data, skill) - be),
-                ((skill, str(skill_value(data, skill))), ("BE", signed(-be))),
+                str(b.target),
+                ((skill, str(b.value)), *((p.label, signed(p.value)) for p in b.parts)),
                 roll=f"attack:{skill}",
             )
         )
-    return SheetView(tuple(derived), tuple(warnings), state.conditions, load.as_dict())
+    return SheetView(tuple(derived), tuple(warnings), _shown_conditions(fig), load.as_dict())
+
+
+def _shown_conditions(fig: Figure) -> tuple[str, ...]:
+    """The badges of the sheet: a dead figure's are «tot» only (issue 13, defect 9)."""
+    if fig.dead:
+        return ("tot",)
+    labels = tuple(dict.fromkeys(z.label for z in fig.conditions))
+    return (*labels, "bewusstlos") if fig.unconscious else labels
 
 
 # --- fields with their own line format ----------------------------------------------------
@@ -575,7 +804,9 @@ def roll_targets(data: Mapping[str, Any]) -> list[Target]:
 
 def _probe_setup(
     data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
-) -> tuple[str, int, int, Figure]:
+) -> tuple[str, Breakdown, Figure]:
+    """The Probe's label, its target with every modifier (one path: BE, conditions, the
+    difficulty and the roller's modifier, ``app.rules.hh.modifiers``) and the figure."""
     kind, _, name = req.target.partition(":")
     known = (
         set(SKILLS) | set(data.get("specializations") or {}) | set(data.get("extra_skills") or {})
@@ -585,11 +816,10 @@ def _probe_setup(
         known.add("Monsterstufe")
     if kind not in ("skill", "attack") or name not in known:
         raise bad("target", gettext("Choose a Fertigkeit of this sheet."))
-    value = skill_value(data, name)
-    modifier = req.modifier
+    difficulty = 0
     if req.difficulty:
         try:
-            modifier += hh_probe.difficulty_modifier(req.difficulty)
+            difficulty = hh_probe.difficulty_modifier(req.difficulty)
         except ValueError:
             raise bad("difficulty", gettext("Choose one of the listed values.")) from None
     label = name
@@ -597,25 +827,14 @@ def _probe_setup(
         # An NSC's Fertigkeit that is not listed: the Monsterstufe is its Probenwert.
         label = f"{name} (Monsterstufe)"
     if kind == "attack":
-        modifier -= int(data.get("be", 0))
         label = f"{name} − BE"
-    skills = {
-        k: v
-        for k, v in {
-            **(data.get("extra_skills") or {}),
-            **(data.get("skills") or {}),
-            **(data.get("specializations") or {}),
-        }.items()
-        if v is not None
-    }
-    state = inventory_state(data, items)
-    figure = Figure(
-        id="sheet",
-        skills=skills,
-        gp=int(data.get("gp", 0)),
-        gp_max=int(data.get("gp_max", 0)),
-        be=int(data.get("be", 0)),
-        conditions=tuple(Zustand(c) for c in state.conditions),
+    figure = sheet_figure(data, items)
+    figure = figure.evolve(skills={**figure.skills, name: skill_value(data, name)})
+    target = breakdown(
+        figure,
+        name,
+        "attack" if kind == "attack" else "action",
+        (Part("Schwierigkeit", difficulty), Part("Modifikator", req.modifier)),
     )
     if req.luck:
         problems = hh_luck.luck_problems(figure, req.luck, before_roll=True)
@@ -623,20 +842,21 @@ def _probe_setup(
             problems = [gettext("Choose one of the listed values.")]
         if problems:
             raise bad("luck", "; ".join(problems))
-    return label, value, modifier, figure
+    return label, target, figure
 
 
 def _probe_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
-    _label, value, modifier, _figure = _probe_setup(data, items, req)
+    _label, target, _figure = _probe_setup(data, items, req)
     if req.luck == "auto_volltreffer":
         return Odds(gettext("Success chance: %(p)s", p="100 %"), (("Volltreffer", "100 %"),))
+    modifier = target.modifier
     if req.luck in ("bonus", "cancel_penalty"):
         modifier = hh_luck.luck_modifier(modifier, req.luck)  # type: ignore[arg-type]
-    odds = hh_probe.probe_odds(value, modifier)
+    odds = hh_probe.probe_odds(target.value, modifier)
     return Odds(
         gettext("Success chance: %(p)s", p=percent(odds.success)),
         (
-            (gettext("Target"), f"{value} {modifier:+d} = {value + modifier}"),
+            (gettext("Target"), target.describe()),
             ("Volltreffer", percent(odds.volltreffer_chance)),
             ("Patzer", percent(odds.patzer_chance)),
         ),
@@ -646,7 +866,8 @@ def _probe_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollReq
 def _probe_roll(
     roller: Roller, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
 ) -> RollOutcome:
-    label, value, modifier, figure = _probe_setup(data, items, req)
+    label, target, figure = _probe_setup(data, items, req)
+    value, modifier = target.value, target.modifier
     changes: dict[str, Any] = {}
     if req.luck == "auto_volltreffer":
         lucky = hh_luck.burn_for_volltreffer(figure, value, modifier)
@@ -658,7 +879,7 @@ def _probe_roll(
         changes = {"gp": lucky.figure.gp}
     else:
         result = hh_probe.roll_probe(roller, value, modifier)
-    outcome = {**result.as_dict(), "outcome": result.outcome}
+    outcome = {**result.as_dict(), "outcome": result.outcome, "breakdown": target.describe()}
     if req.luck:
         outcome["luck"] = hh_luck.LUCK_NAMES[req.luck]
     return RollOutcome(
@@ -667,7 +888,7 @@ def _probe_roll(
         dice=result.rolls,
         modifier=0,
         total=result.roll,
-        summary=result.describe(),
+        summary=f"{target.describe()}: {result.describe()}",
         outcome=outcome,
         sheet_changes=changes,
     )
@@ -683,7 +904,7 @@ def _die_sides(text: Any, default: int) -> int:
 
 
 def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
-    be = int(data.get("be", 0))
+    be = armour(data, items, "be")[0]
     spuersinn = skill_value(data, "Spürsinn")
     kampfkunst = skill_value(data, "Kampfkunst")
     weapon = equipped_in(items, "waffenhand")
@@ -696,7 +917,7 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
         "beute": ", ".join(beute) if isinstance(beute, list) else str(beute),
         "resistenzen": dict(data.get("resistances") or {}),
         "lp": int(data.get("lp_max", 20)),
-        "rs": int(data.get("rs", 0)),
+        "rs": armour(data, items, "rs")[0],
         "be": be,
         "initiative": hh.initiative(spuersinn, be),
         "bewegung": int(data.get("bewegung", 8)),
@@ -744,7 +965,7 @@ class HHSystem:
         return cross_check(data)
 
     def follow_up(self, data: dict[str, Any], touched: Sequence[str]) -> list[str]:
-        return []
+        return follow_up(data, touched)
 
     def starter_items(self) -> list[StarterItem]:
         return list(STARTERS)
@@ -801,6 +1022,12 @@ class HHSystem:
         self, data: Mapping[str, Any], items: Sequence[ItemLike]
     ) -> dict[str, Any]:
         return combat_statblock(data, items)
+
+    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+        return combat_values(data, items)
+
+    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+        return sheet_values(data, values)
 
 
 SYSTEM = HHSystem()

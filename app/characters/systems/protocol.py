@@ -158,3 +158,13 @@ class CharacterSystem(Protocol):
     ) -> dict[str, Any]:
         """The encounter stat block (the keys of the system's bestiary schema)."""
         ...
+
+    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+        """The values a fight takes from the sheet at every step (one truth, issue 13):
+        current resources, conditions, worn armour. ``{}``: the fight keeps its own."""
+        ...
+
+    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+        """Sheet key → value for ``values`` as a fight left them (``combat_values``' keys),
+        for the keys the sheet ``data`` holds."""
+        ...

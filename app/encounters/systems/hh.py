@@ -30,8 +30,12 @@ from app.rules.dice import Roller
 from app.rules.hh import forecast as hh_forecast
 from app.rules.hh import magic
 from app.rules.hh import simulation as hh_simulation
-from app.rules.hh.attack import attack_target
-from app.rules.hh.luck import check_luck
+from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
+from app.rules.hh.conditions import zehrend
+from app.rules.hh.cover import living_cover
+from app.rules.hh.initiative import handlung_left
+from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.probe import ProbeResult
 from app.rules.hh.state import Change, Figure, Zustand
 from app.rules.odds import RiskResult
@@ -77,6 +81,11 @@ def from_figure(fig: Figure, base: dict[str, Any]) -> dict[str, Any]:
             value = [list(p) for p in value]
         out[name] = value
     return out
+
+
+def _with(target: Breakdown, probe: ProbeResult) -> str:
+    """The Probe, after its target's breakdown when modifiers made it (one modifier path)."""
+    return f"{target.describe()}; {probe.describe()}" if target.parts else probe.describe()
 
 
 def _get(state: State, pid: str) -> Figure:
@@ -142,6 +151,36 @@ def new_figure(
     return from_figure(fig, {"weapon": weapon, "spells": spells, "focus": None})
 
 
+#: The figure's values a player character's sheet holds (``CharacterSystem.combat_values``).
+SHEET_KEYS = ("lp", "lp_max", "wp", "wp_max", "gp", "gp_max", "rs", "be", "unconscious", "dead")
+
+
+def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
+    """What the fight writes back to the sheet: current resources, Glück, conditions."""
+    out: dict[str, Any] = {
+        k: data[k] for k in ("lp", "wp", "gp", "unconscious", "dead") if k in data
+    }
+    out["glueck"] = int(dict(data.get("skills") or {}).get("Glück", 0))
+    out["conditions"] = [dict(z) for z in data.get("conditions", [])]
+    return out
+
+
+def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
+    """The sheet is the truth: its values replace the figure's (the fight keeps only what
+    the sheet has no place for: reactions, Zielen, focus, …)."""
+    if not values:
+        return
+    for key in SHEET_KEYS:
+        if key in values:
+            data[key] = values[key]
+    if "skills" in values:
+        data["skills"] = {**dict(data.get("skills") or {}), **dict(values["skills"])}
+    if "glueck" in values:
+        data["skills"] = {**dict(data.get("skills") or {}), "Glück": int(values["glueck"])}
+    if "conditions" in values:
+        data["conditions"] = [dict(z) for z in values["conditions"]]
+
+
 def _weapon(data: dict[str, Any]) -> hh.Weapon:
     w = data.get("weapon") or {}
     return hh.Weapon(
@@ -184,7 +223,8 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
     return {
         "status": _status(fig),
         "points": f"{fig.lp}/{fig.lp_max} LP",
-        "conditions": [z.label for z in fig.conditions],
+        # A dead figure shows «tot» only, no «angeschlagen»/«sterbend» badges (defect 9).
+        "conditions": [] if fig.dead else list(dict.fromkeys(z.label for z in fig.conditions)),
         "extra": extra,
         "initiative": fig.initiative,
         "out": fig.dead or fig.unconscious,
@@ -288,14 +328,48 @@ def _start_round(state: State, report: Report) -> None:
 
 
 def _skip_unable(state: State) -> None:
-    """Skip turns of figures that are dead or gone."""
+    """Skip turns of figures that are gone, dead, unconscious or «sterbend» (not kept on
+    their feet by Glück): they have no Handlung (hh.md §7)."""
     order = state["order"]
     while state["turn"] < len(order):
         pid = order[state["turn"]]["pid"]
         data = state["figures"].get(pid)
-        if data is not None and not data.get("dead"):
+        if data is not None and _has_turn(to_figure(data)):
             return
         state["turn"] += 1
+
+
+def _has_turn(fig: Figure) -> bool:
+    return not (fig.dead or fig.unconscious or (fig.has("sterbend") and not fig.on_feet))
+
+
+def _take_handlung(state: State, pid: str) -> None:
+    """One Handlung per Initiativeschritt (hh.md §5, ``handlung_left``); reactions are
+    counted per round by the figure's Reaktionen."""
+    actions = state["turn_actions"]
+    used = dict(actions.get("handlungen") or {})
+    granted = dict(actions.get("granted") or {})
+    if not handlung_left(int(used.get(pid, 0)), int(granted.get(pid, 0))):
+        name = str(state["figures"][pid].get("name", pid))
+        raise CombatError(N_("%(name)s has taken the Handlung of this step already."), name=name)
+    used[pid] = int(used.get(pid, 0)) + 1
+    actions["handlungen"] = used
+
+
+def _grant(state: State, pid: str) -> None:
+    actions = state["turn_actions"]
+    granted = dict(actions.get("granted") or {})
+    granted[pid] = int(granted.get(pid, 0)) + 1
+    actions["granted"] = granted
+
+
+def grant_action(state: State, pid: str, report: Report) -> None:
+    """The GM's explicit override: one more Handlung in this step, logged as such."""
+    fig = _get(state, pid)
+    _grant(state, pid)
+    report.involved.add(pid)
+    report.add(N_("GM override: %(name)s may take one more Handlung in this step."),
+               name=fig.name)  # fmt: skip
 
 
 def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
@@ -347,17 +421,34 @@ def _spec(data: dict[str, Any], params: dict[str, Any]) -> hh.AttackSpec:
         skill=ATTACK_SKILL,
         defence_skill=DEFENCE_SKILL,
         modifier=int(params.get("modifier", 0)),
-        cover=params.get("cover", "none"),
+        cover=params.get("cover") or "none",
         non_lethal=bool(params.get("non_lethal", False)),
+        living_cover=bool(params.get("covering")),
     )
 
 
-def _spec_json(spec: hh.AttackSpec) -> dict[str, Any]:
+def _spec_json(spec: hh.AttackSpec, covering: str = "") -> dict[str, Any]:
     return {
         "modifier": spec.modifier,
         "cover": spec.cover,
         "non_lethal": spec.non_lethal,
+        "covering": covering,
     }
+
+
+def _living_cover(
+    state: State, attacker: Figure, target: Figure, params: dict[str, Any]
+) -> dict[str, Any]:
+    """A figure between attacker and target is cover of the engine's category (hh.md §6.6:
+    the attacker's allies −2, enemies −4, smaller none, larger one stronger)."""
+    covering = str(params.get("covering") or "")
+    if not covering:
+        return params
+    if covering in (attacker.id, target.id) or covering not in state["figures"]:
+        raise CombatError(N_("Choose another figure as cover."))
+    cov = _get(state, covering)
+    cover = living_cover(cov.side == attacker.side, cov.size, target.size)
+    return {**params, "cover": cover, "covering": covering if cover != "none" else ""}
 
 
 def _attack_inputs(
@@ -372,7 +463,7 @@ def _attack_inputs(
         raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
     if target.dead:
         raise CombatError(N_("%(name)s is already dead."), name=target.name)
-    spec = _spec(state["figures"][attacker_id], params)
+    spec = _spec(state["figures"][attacker_id], _living_cover(state, attacker, target, params))
     try:
         return attacker, target, spec, attack_target(attacker, spec)
     except ValueError as exc:
@@ -434,11 +525,13 @@ def attack(
     attacker, target, spec, (value, modifier) = _attack_inputs(
         state, attacker_id, target_id, params
     )
+    _take_handlung(state, attacker_id)
+    covering = str(_living_cover(state, attacker, target, params).get("covering") or "")
     probe = hh.roll_probe(roller, value, modifier)
     report.involved |= {attacker_id, target_id}
     entry = report.add(
         N_("%(attacker)s attacks %(target)s."),
-        [f"Angriff ({spec.weapon.name}): {probe.describe()}"],
+        [f"Angriff ({spec.weapon.name}): {_with(attack_breakdown(attacker, spec), probe)}"],
         attacker=attacker.name,
         target=target.name,
     )
@@ -452,7 +545,7 @@ def attack(
             "target": target_id,
             "owner": target_owner,
             "probe": probe.as_dict(),
-            "spec": _spec_json(spec),
+            "spec": _spec_json(spec, covering),
             "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
             "reactions": target.reactions_left,
             "luck": hh.can_spend(target),
@@ -462,7 +555,8 @@ def attack(
             N_("%(target)s may defend (Reaktion); waiting for the answer."), target=target.name
         )
         return
-    _resolve(state, attacker_id, target_id, spec, probe, False, roller, report, settings)
+    _resolve(state, attacker_id, target_id, spec, probe, False, roller, report, settings,
+             covering=covering)  # fmt: skip
 
 
 def _probe(data: dict[str, Any]) -> ProbeResult:
@@ -471,11 +565,34 @@ def _probe(data: dict[str, Any]) -> ProbeResult:
     return ProbeResult(**values)
 
 
+class _Recorder:
+    """Rolls with a roller and keeps every face, so an attack can be resolved again with the
+    same dice once the target has answered «Treffer entgehen»."""
+
+    def __init__(self, roller: Roller, replay: list[int] | None = None) -> None:
+        self._roller = roller
+        self._replay = list(replay or [])
+        self.faces: list[int] = []
+
+    def roll(self, sides: int) -> int:
+        face = self._replay.pop(0) if self._replay else self._roller.roll(sides)
+        self.faces.append(face)
+        return face
+
+
+#: Answers to a hit the target may still spend Glück on (hh.md §4).
+HIT_CHOICES = ("accept", "halve", "reroll_defence")
+
+
 def respond(
     state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
 ) -> None:
-    """The defender's answer: ``defend``, ``defend_luck`` (1 GP: +4) or ``none``."""
+    """The target's answer: to an attack ``defend``, ``defend_luck`` (1 GP: +4) or ``none``;
+    to a hit ``accept``, ``halve`` (1 GP: Treffer entgehen) or ``reroll_defence`` (1 GP)."""
     pending = state.get("pending")
+    if pending and pending.get("kind") == "hit":
+        _answer_hit(state, pending, choice, roller, report, settings)
+        return
     if not pending or pending.get("kind") != "defence":
         raise CombatError(N_("Nothing is waiting for an answer."))
     if choice not in ("defend", "defend_luck", "none"):
@@ -485,20 +602,119 @@ def respond(
     spec = replace(_spec(state["figures"][attacker_id], spec_data), defend=choice != "none")
     target = _get(state, target_id)
     if choice == "defend_luck":
-        try:
-            check_luck(target, "bonus", before_roll=True)
-        except hh.LuckError as exc:
-            raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
-        target = target.evolve(gp=target.gp - 1)
-        _put(state, target, report)
+        target = _spend_luck(state, target, "bonus", report, before_roll=True)
         spec = replace(spec, defence_modifier=spec.defence_modifier + 4)
         report.add(N_("%(name)s spends 1 GP: +4 on the defence."), name=target.name)
     state["pending"] = None
     report.pending_changed = True
     _resolve(
         state, attacker_id, target_id, spec, _probe(pending["probe"]), True, roller, report,
-        settings,
+        settings, covering=str(spec_data.get("covering") or ""),
     )  # fmt: skip
+
+
+def _spend_luck(
+    state: State,
+    fig: Figure,
+    option: str,
+    report: Report,
+    *,
+    before_roll: bool = False,
+    probe: ProbeResult | None = None,
+) -> Figure:
+    """Spend 1 GP of ``fig`` on ``option`` (the engine says whether it may) and store it."""
+    try:
+        check_luck(fig, option, before_roll=before_roll, probe=probe)
+    except hh.LuckError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    fig = fig.evolve(gp=fig.gp - 1)
+    _put(state, fig, report)
+    return fig
+
+
+def _answer_hit(
+    state: State,
+    pending: dict[str, Any],
+    choice: str,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """Treffer entgehen: the hit is booked with the same dice, its damage halved for 1 GP;
+    or the defence is rolled again for 1 GP (the better one counts, hh.md §4) and the
+    attack resolved anew — a hit then waits for the next answer."""
+    if choice not in HIT_CHOICES:
+        raise CombatError(N_("Choose one of the listed values."))
+    attacker_id, target_id = pending["attacker"], pending["target"]
+    data = pending["spec"]
+    spec = replace(
+        _spec(state["figures"][attacker_id], data),
+        defend=bool(data.get("defend", True)),
+        defence_modifier=int(data.get("defence_modifier", 0)),
+    )
+    probe, asked = _probe(pending["probe"]), bool(pending.get("asked"))
+    covering = str(data.get("covering") or "")
+    defence = _probe(pending["defence"]) if pending.get("defence") else None
+    state["pending"] = None
+    report.pending_changed = True
+    target = _get(state, target_id)
+    if choice == "reroll_defence":
+        _spend_luck(state, target, "reroll", report, probe=defence)
+        assert defence is not None
+        second = hh.roll_probe(roller, defence.value, defence.modifier)
+        kept = better_probe(defence, second)
+        report.add(
+            N_("%(name)s spends 1 GP: the defence is rolled again."),
+            [f"Verteidigung: {second.describe()}", f"zählt: {kept.describe()}"],
+            name=target.name,
+        ).dice = [d.as_dict() for d in second.rolls]
+        _resolve(state, attacker_id, target_id, spec, probe, asked, roller, report, settings,
+                 defence=kept, covering=covering)  # fmt: skip
+        return
+    if choice == "halve":
+        try:
+            check_luck(target, "halve_damage")
+        except hh.LuckError as exc:
+            raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+        spec = replace(spec, halve_damage=True)
+    replay = _Recorder(roller, [int(f) for f in pending.get("faces", [])])
+    given = defence if pending.get("defence_given") else None
+    _resolve(state, attacker_id, target_id, spec, probe, asked, replay, report, settings,
+             defence=given, offer=False, covering=covering)  # fmt: skip
+
+
+def _offer_luck(
+    state: State,
+    result: hh.AttackResult,
+    spec: hh.AttackSpec,
+    probe: ProbeResult,
+    asked: bool,
+    faces: list[int],
+    defence_given: bool,
+    settings: dict[str, Any],
+    covering: str,
+) -> None:
+    """The hit waits: its target may spend Glück before the damage is booked."""
+    data = state["figures"][result.target]
+    timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
+    state["pending"] = {
+        "kind": "hit",
+        "attacker": result.attacker.id,
+        "target": result.target,
+        "owner": data.get("owner"),
+        "probe": probe.as_dict(),
+        "spec": {**_spec_json(spec, covering), "defend": spec.defend,
+                 "defence_modifier": spec.defence_modifier},
+        "asked": asked,
+        "defence": result.defence.as_dict() if result.defence is not None else None,
+        "defence_given": defence_given,
+        "faces": faces,
+        "damage": result.damage,
+        "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
+        "reactions": 0,
+        "luck": True,
+        "reroll": result.defence is not None and not result.defence.patzer,
+    }  # fmt: skip
 
 
 def _resolve(
@@ -511,31 +727,24 @@ def _resolve(
     roller: Roller,
     report: Report,
     settings: dict[str, Any],
+    *,
+    defence: ProbeResult | None = None,
+    offer: bool = True,
+    covering: str = "",
 ) -> None:
     attacker = _get(state, attacker_id)
     target = _get(state, target_id)
     if not asked:
         spec = replace(spec, defend=False)
     counter = _spec(state["figures"][target_id], {})
+    recorder = roller if isinstance(roller, _Recorder) else _Recorder(roller)
     result = hh.resolve_attack(
-        roller, attacker, target, options(settings), spec, attack_probe=probe,
-        counter_spec=counter,
+        recorder, attacker, target, options(settings), spec, attack_probe=probe,
+        counter_spec=counter, defence_probe=defence,
+        covering=_get(state, covering) if covering in state["figures"] else None,
     )  # fmt: skip
-    _put(state, result.attacker, report)
-    _put(state, result.defender, report)
-    if result.stray is not None:
-        _put(state, result.stray.defender, report)
-    details: list[str] = []
-    if result.defence is not None:
-        details.append(f"Verteidigung: {result.defence.describe()}")
-    elif asked and not spec.defend:
-        details.append("keine Verteidigung")
-    details += [t.describe() for t in result.tables]
-    if result.hit:
-        per_die = ", ".join(map(str, result.damage_per_die))
-        dice = result.damage_dice.describe() if result.damage_dice else ""
-        details.append(f"Schaden QS {result.qs}: {dice} → {per_die} = {result.damage}")
-    details += describe_changes(state, [c for c in result.changes if c.kind != "lp"])
+    waits = offer and result.hit and result.damage > 0 and hh.can_spend(target)
+    details = _attack_details(state, attacker, target, spec, result, asked, booked=not waits)
     headline = (
         N_("%(attacker)s hits %(target)s: %(damage)d damage.")
         if result.hit
@@ -544,13 +753,60 @@ def _resolve(
     entry = report.add(
         headline, details, attacker=attacker.name, target=target.name, damage=result.damage
     )
-    skip = len(probe.rolls)
+    skip = len(probe.rolls) + (len(defence.rolls) if defence is not None else 0)
     entry.dice = [d.as_dict() for d in result.rolls[skip:]]
+    if waits:
+        _offer_luck(state, result, spec, probe, asked, recorder.faces, defence is not None,
+                    settings, covering)  # fmt: skip
+        report.pending_changed = True
+        report.add(
+            N_("%(target)s may spend Glück: Treffer entgehen (half damage) or roll the "
+               "defence again; waiting for the answer."),
+            target=target.name,
+        )  # fmt: skip
+        return
+    _put(state, result.attacker, report)
+    _put(state, result.defender, report)
+    if result.stray is not None:
+        _put(state, result.stray.defender, report)
     _interrupt(state, target, result.defender, roller, report, settings)
     _interrupt(state, attacker, result.attacker, roller, report, settings)
 
 
+def _attack_details(
+    state: State,
+    attacker: Figure,
+    target: Figure,
+    spec: hh.AttackSpec,
+    result: hh.AttackResult,
+    asked: bool,
+    *,
+    booked: bool,
+) -> list[str]:
+    details: list[str] = []
+    if result.defence is not None:
+        b = defence_breakdown(target, attacker.id, spec)
+        details.append(f"Verteidigung: {_with(b, result.defence)}")
+    elif asked and not spec.defend:
+        details.append("keine Verteidigung")
+    details += [t.describe() for t in result.tables]
+    if result.stray is not None:
+        stray = str(state["figures"][result.stray.target].get("name", ""))
+        details.append(f"Fehlschuss trifft die lebende Deckung {stray}: {result.stray.damage}")
+    if result.hit:
+        per_die = ", ".join(map(str, result.damage_per_die))
+        dice = result.damage_dice.describe() if result.damage_dice else ""
+        halved = " (Treffer entgehen: halbiert)" if spec.halve_damage else ""
+        details.append(
+            f"Schaden QS {result.qs}, RS {target.rs}: {dice} → {per_die} = {result.damage}{halved}"
+        )
+    if booked:
+        details += describe_changes(state, [c for c in result.changes if c.kind != "lp"])
+    return details
+
+
 def aim(state: State, pid: str, report: Report) -> None:
+    _take_handlung(state, pid)
     fig, _change = hh.aim(_get(state, pid))
     _put(state, fig, report)
     report.add(N_("%(name)s takes aim (Zielen ×%(n)d)."), name=fig.name, n=fig.aim)
@@ -568,6 +824,7 @@ def maneuver(
     if key not in hh.MANEUVERS:
         raise CombatError(N_("Unknown Kampfmanöver."))
     attacker, target = _get(state, attacker_id), _get(state, target_id)
+    _take_handlung(state, attacker_id)
     try:
         result = hh.resolve_maneuver(roller, attacker, target, key, options(settings))
     except ValueError as exc:
@@ -618,6 +875,7 @@ def shake_off(
     state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
 ) -> None:
     fig = _get(state, pid)
+    _take_handlung(state, pid)
     skill = {"eingeschränkt": "Geschick", "benommen": "Glück"}.get(key, "")
     try:
         out = hh.shake_off(roller, fig, key, options(settings), skill=skill)
@@ -642,7 +900,7 @@ def add_condition(
     if key not in CONDITIONS:
         raise CombatError(N_("Unknown condition."))
     fig = _get(state, pid)
-    z = Zustand(key, "LP" if key == "zehrend" else None, cause if key == "zehrend" else "")
+    z = zehrend(cause) if key == "zehrend" else Zustand(key)
     out = hh.apply_condition(roller, fig, z, options(settings))
     _put(state, out.figure, report)
     report.involved.add(pid)
@@ -689,18 +947,75 @@ def adjust(
 def check(
     state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report
 ) -> None:
+    """A GM's check: the same modifier path as every Probe (conditions, then the GM's)."""
     fig = _get(state, pid)
-    value = fig.skill(skill)
-    probe = hh.roll_probe(roller, value, modifier)
+    target = breakdown(fig, skill, "action", (Part("SL", modifier),))
+    probe = hh.roll_probe(roller, target.value, target.modifier)
     report.involved.add(pid)
     entry = report.add(
         N_("%(name)s: %(check)s – %(outcome)s."),
-        [probe.describe()],
+        [_with(target, probe)],
         name=fig.name,
         check=f"{skill}-Probe",
         outcome=probe.outcome,
     )
     entry.dice = [d.as_dict() for d in probe.rolls]
+
+
+def stabilise(
+    state: State, pid: str, target_id: str, roller: Roller, report: Report,
+    settings: dict[str, Any],
+) -> None:  # fmt: skip
+    """Handlung + Heilkunde on a dying figure (hh.md §7, ``app.rules.hh.life.stabilise``)."""
+    healer, dying = _get(state, pid), _get(state, target_id)
+    target = breakdown(healer, "Heilkunde", "action")
+    _take_handlung(state, pid)
+    try:
+        out = hh.stabilise(roller, healer, dying, options(settings))
+    except ValueError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    _put(state, out.figure, report)
+    report.involved |= {pid, target_id}
+    assert out.probe is not None
+    entry = report.add(
+        N_("%(name)s tends to %(target)s (Heilkunde): %(outcome)s."),
+        [_with(target, out.probe), *describe_changes(state, out.changes)],
+        name=healer.name,
+        target=dying.name,
+        outcome=out.probe.outcome,
+    )
+    entry.dice = [d.as_dict() for d in out.all_rolls]
+
+
+#: Glück spent or burned in a fight outside a roll (hh.md §4) → the engine's function.
+LUCK_ACTIONS = ("extra_action", "remove_condition", "stay_on_feet", "avoid_death")
+
+
+def luck(state: State, pid: str, option: str, condition: str, report: Report) -> None:
+    """Glück outside a roll: Zusätzliche Aktion (this step), Zustand aufheben, Auf den
+    Beinen bleiben, Tod abwenden (burned); the engine says whether it may."""
+    if option not in LUCK_ACTIONS:
+        raise CombatError(N_("Choose one of the listed values."))
+    fig = _get(state, pid)
+    try:
+        if option == "remove_condition":
+            out = hh.spend_to_remove_condition(fig, condition)
+        else:
+            check_luck(fig, option, before_roll=True)
+            out = {"extra_action": hh.extra_action, "stay_on_feet": hh.stay_on_feet,
+                   "avoid_death": hh.avoid_death}[option](fig)  # fmt: skip
+    except hh.LuckError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    if option == "extra_action":
+        _grant(state, pid)
+    _put(state, out.figure, report)
+    report.involved.add(pid)
+    report.add(
+        N_("%(name)s uses Glück: %(option)s."),
+        describe_changes(state, out.changes),
+        name=fig.name,
+        option=LUCK_NAMES[option],
+    )
 
 
 # --- magic (hh.md §9) ---------------------------------------------------------------------------
@@ -749,6 +1064,7 @@ def focus(state: State, pid: str, key: str, report: Report) -> None:
     if not fig.can_act:
         raise CombatError(N_("%(name)s cannot act now."), name=fig.name)
     spell = _spell(data, key)
+    _take_handlung(state, pid)
     current = _caster(data, fig).focus
     new = magic.add_focus(current, str(spell["key"]))
     data["focus"] = {"spell": new.spell, "points": new.points}
@@ -864,10 +1180,8 @@ def _cast_details(state: State, spell: dict[str, Any], out: magic.SpellOutcome) 
     result = out.cast
     assert result is not None and result.wirkprobe is not None
     where = "Berührung" if out.distance == "beruehrung" else f"{out.distance} Schritt"
-    details = [
-        f"Wirkprobe ({spell['name']}, Güteklasse {result.grade}, {where}): "
-        f"{result.wirkprobe.describe()}"
-    ]
+    probe = _with(result.target, result.wirkprobe) if result.target else result.wirkprobe.describe()
+    details = [f"Wirkprobe ({spell['name']}, Güteklasse {result.grade}, {where}): {probe}"]
     if result.focus_used:
         bonus = f", +{result.focus_bonus} QS" if result.focus_bonus else ""
         details.append(f"Fokus {result.focus_used}{bonus}")
@@ -909,6 +1223,7 @@ def cast(
     spell = _spell(data, str(params.get("spell", "")))
     target_id = str(params.get("target") or "")
     target = _get(state, target_id) if target_id else None
+    _take_handlung(state, pid)
     out = magic.resolve_cast(
         roller, _caster(data, caster), magic.Spell(str(spell["key"]), int(spell.get("focus", 0))),
         _effect(spell), options(settings), target=target, distance=int(params.get("distance", 0)),
@@ -939,9 +1254,13 @@ class HhRules(Common):
 
     name = "hh"
     conditions = CONDITIONS
-    actions = frozenset(("aim", "maneuver", "focus", "cast", "morale", "shake_off"))
+    actions = frozenset(
+        ("aim", "maneuver", "focus", "cast", "morale", "shake_off", "stabilise", "luck",
+         "grant_action")
+    )  # fmt: skip
     partials = MappingProxyType(
         {
+            "attack": "encounters/systems/hh/attack.html",
             "actions": "encounters/systems/hh/actions.html",
             "manage": "encounters/systems/hh/manage.html",
         }
@@ -949,6 +1268,8 @@ class HhRules(Common):
     default_check = "Spürsinn"
     new_figure = staticmethod(new_figure)
     view = staticmethod(view)
+    sheet_state = staticmethod(sheet_state)
+    take_sheet_state = staticmethod(take_sheet_state)
     start = staticmethod(start)
     add_figure = staticmethod(add_figure)
     advance = staticmethod(advance)
@@ -966,6 +1287,9 @@ class HhRules(Common):
     cast = staticmethod(cast)
     morale = staticmethod(morale)
     shake_off = staticmethod(shake_off)
+    stabilise = staticmethod(stabilise)
+    luck = staticmethod(luck)
+    grant_action = staticmethod(grant_action)
 
     def offers(self, data: dict[str, Any]) -> Offers:
         maneuvers = [(k, m.name) for k, m in hh.MANEUVERS.items()]

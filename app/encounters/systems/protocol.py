@@ -76,6 +76,13 @@ class CombatRules(Protocol):
 
     def view(self, data: dict[str, Any]) -> dict[str, Any]: ...
 
+    def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A player character's values the fight changes and the sheet keeps (the keys of
+        ``CharacterSystem.combat_values``); ``{}``: nothing goes back to the sheet."""
+
+    def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
+        """Set the figure ``data`` to the sheet's current ``values`` (the sheet is the truth)."""
+
     def offers(self, data: dict[str, Any]) -> Offers: ...
 
     def start(self, state: State, roller: Roller, report: Report, settings: Settings) -> None: ...
@@ -159,6 +166,17 @@ class CombatRules(Protocol):
         params: dict[str, Any], roller: Roller, report: Report,
     ) -> None: ...  # fmt: skip
 
+    def stabilise(
+        self, state: State, pid: str, target_id: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None: ...  # fmt: skip
+
+    def luck(self, state: State, pid: str, option: str, condition: str, report: Report) -> None:
+        """Glück spent or burned outside a roll (H&H)."""
+
+    def grant_action(self, state: State, pid: str, report: Report) -> None:
+        """The GM's override: one more Handlung in this step (H&H)."""
+
 
 def unavailable() -> CombatError:
     return CombatError(N_("Not available in this rule system."))
@@ -176,6 +194,12 @@ class Common:
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": [], "maneuvers": [], "spells": []}
+
+    def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
+        return None
 
     def simulate(
         self, figures: list[dict[str, Any]], settings: Settings, roller: Roller, trials: int,
@@ -220,4 +244,16 @@ class Common:
         self, state: State, source_id: str | None, target_ids: list[str],
         params: dict[str, Any], roller: Roller, report: Report,
     ) -> None:  # fmt: skip
+        raise unavailable()
+
+    def stabilise(
+        self, state: State, pid: str, target_id: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None:  # fmt: skip
+        raise unavailable()
+
+    def luck(self, state: State, pid: str, option: str, condition: str, report: Report) -> None:
+        raise unavailable()
+
+    def grant_action(self, state: State, pid: str, report: Report) -> None:
         raise unavailable()

@@ -10,14 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from app.rules.dice import DieRoll, Roller, roll_dice
-from app.rules.hh.conditions import modifier_for
 from app.rules.hh.cover import CoverKind, aim_bonus, aim_qs, cover_modifier
 from app.rules.hh.damage import DamageKind, damage_per_roll, typed_damage
 from app.rules.hh.life import Log, _apply_condition, _damage
+from app.rules.hh.luck import spend_to_halve_damage
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.opposed import OpposedResult, evaluate_opposed
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.probe import ProbeResult, evaluate_probe, roll_probe
-from app.rules.hh.state import Change, Figure, Zustand, skill_category
+from app.rules.hh.state import Change, Figure, Zustand
 from app.rules.hh.tables import TABLE_TITLES, TableEffect, TableEntry, table_entry
 
 #: A stray hit on living cover happens on 1W10 ≤ this (50 %).
@@ -52,6 +53,9 @@ class AttackSpec:
     non_lethal: bool = False
     #: This attack is a counter-attack (its own counter-attacks are not resolved).
     counter: bool = False
+    #: The target spends 1 GP on «Treffer entgehen»: the damage of a hit is halved before it
+    #: is booked (hh.md §4; thresholds judge the halved damage).
+    halve_damage: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,26 +111,48 @@ class AttackResult:
         return "; ".join(parts)
 
 
+def attack_breakdown(attacker: Figure, spec: AttackSpec) -> Breakdown:
+    """The attack Probe's target with each modifier: BE, conditions, Zielen, cover, spec."""
+    aim = attacker.aim if spec.aim is None else spec.aim
+    return breakdown(
+        attacker,
+        spec.skill,
+        "attack",
+        (
+            Part("Zielen", aim_bonus(aim)),
+            Part("Deckung", cover_modifier(spec.cover, prone=spec.prone_target)),
+            Part("Modifikator", spec.modifier),
+        ),
+    )
+
+
+def defence_breakdown(defender: Figure, attacker_id: str, spec: AttackSpec) -> Breakdown:
+    """The defence Probe's target with each modifier: BE, conditions, bonuses, spec."""
+    return breakdown(
+        defender,
+        spec.defence_skill,
+        "defence",
+        (
+            Part("Bonus", defender.defence_bonus_against(attacker_id)),
+            Part("Modifikator", spec.defence_modifier),
+        ),
+    )
+
+
+def _value_and_modifier(b: Breakdown) -> tuple[int, int]:
+    """(skill − BE, the other modifiers): the Probe's value and modifier (§6)."""
+    be = sum(p.value for p in b.parts if p.label == "BE")
+    return b.value + be, b.modifier - be
+
+
 def attack_target(attacker: Figure, spec: AttackSpec) -> tuple[int, int]:
     """(value, modifier) of the attack Probe: skill − BE; conditions, Zielen, cover, spec."""
-    aim = attacker.aim if spec.aim is None else spec.aim
-    modifier = (
-        spec.modifier
-        + modifier_for(attacker.conditions, skill_category(spec.skill), "attack")
-        + aim_bonus(aim)
-        + cover_modifier(spec.cover, prone=spec.prone_target)
-    )
-    return attacker.skill(spec.skill) - attacker.be, modifier
+    return _value_and_modifier(attack_breakdown(attacker, spec))
 
 
 def defence_target(defender: Figure, attacker_id: str, spec: AttackSpec) -> tuple[int, int]:
     """(value, modifier) of the defence Probe: skill − BE; conditions, bonuses, spec."""
-    modifier = (
-        spec.defence_modifier
-        + modifier_for(defender.conditions, skill_category(spec.defence_skill), "defence")
-        + defender.defence_bonus_against(attacker_id)
-    )
-    return defender.skill(spec.defence_skill) - defender.be, modifier
+    return _value_and_modifier(defence_breakdown(defender, attacker_id, spec))
 
 
 def _table_roll(roller: Roller, table: str, qs: int, log: Log) -> TableRoll:
@@ -210,6 +236,7 @@ def resolve_attack(
     covering: Figure | None = None,
     counter_spec: AttackSpec | None = None,
     attack_probe: ProbeResult | None = None,
+    defence_probe: ProbeResult | None = None,
 ) -> AttackResult:
     """Resolve one attack completely (hh.md §6).
 
@@ -223,7 +250,9 @@ def resolve_attack(
        Volltreffer (if the defender wins); their effects are applied.
     5. Damage: (QS + extra dice) × weapon die + bonus − RS each, kind/type/resistance.
     A defence Volltreffer's counter-attack is resolved with ``counter_spec`` if given,
-    otherwise recorded as a ``counter_attack`` change for the caller.
+    otherwise recorded as a ``counter_attack`` change for the caller. ``defence_probe`` is a
+    defence already rolled (kept after «Probe wiederholen»), ``spec.halve_damage`` spends a
+    GP of the target on «Treffer entgehen».
     """
     spec = spec or AttackSpec()
     if not attacker.can_act and not spec.counter:
@@ -239,7 +268,7 @@ def resolve_attack(
     if not attack.success:
         return _missed(roller, ctx, attack, (value, modifier), spec, options, covering)
 
-    defence, comparison = _defend(roller, ctx, attack, spec)
+    defence, comparison = _defend(roller, ctx, attack, spec, defence_probe)
     attacker_wins = comparison is None or comparison.winner == "attacker"
     base_qs = (comparison.qs if attacker_wins else 0) if comparison is not None else attack.qs
     tables = _roll_tables(roller, ctx, attack, defence, comparison, attacker_wins, base_qs)
@@ -321,7 +350,11 @@ def _missed(
 
 
 def _defend(
-    roller: Roller, ctx: _Ctx, attack: ProbeResult, spec: AttackSpec
+    roller: Roller,
+    ctx: _Ctx,
+    attack: ProbeResult,
+    spec: AttackSpec,
+    rolled: ProbeResult | None = None,
 ) -> tuple[ProbeResult | None, OpposedResult | None]:
     """The defence Probe and the comparison, if the defender defends and can react."""
     if not (spec.defend and ctx.defender.can_react):
@@ -329,7 +362,7 @@ def _defend(
     value, modifier = defence_target(ctx.defender, ctx.attacker.id, spec)
     ctx.log.add(Change(ctx.defender.id, "reactions", -1, detail="Verteidigung"))
     ctx.defender = ctx.defender.evolve(reactions_left=ctx.defender.reactions_left - 1)
-    defence = roll_probe(roller, value, modifier)
+    defence = rolled if rolled is not None else roll_probe(roller, value, modifier)
     ctx.log.rolls.extend(defence.rolls)
     return defence, evaluate_opposed(attack, defence)
 
@@ -370,6 +403,9 @@ def _deal_damage(
         damage_type=spec.weapon.damage_type,
         resistances=ctx.defender.resistances,
     )
+    if spec.halve_damage and amount > 0:
+        ctx.defender, spent, amount = spend_to_halve_damage(ctx.defender, amount)
+        ctx.log.changes.extend(spent)
     ctx.defender = _damage(
         roller, ctx.defender, amount, options, ctx.log, "LP", spec.non_lethal, "Angriff"
     )

@@ -237,3 +237,29 @@ def modifier_for(conditions: Iterable[Zustand | str], category: str, kind: str) 
 
 def movement_factor_halved(conditions: Iterable[Zustand | str]) -> bool:
     return any(condition_def(k).halves_movement for k in _keys(conditions))
+
+
+def zehrend(cause: str) -> Zustand:
+    """«zehrend» from what a user types as its cause: ``"LP, Blutung"``, ``"WP, Gift"``,
+    ``"Blutung"`` (LP by default) or ``"WP"``. A leading ``LP``/``WP`` (or ``MP``, which is
+    WP, hh.md §8) names the resource and is not part of the cause."""
+    head, sep, rest = cause.partition(",")
+    word = head.strip().upper()
+    if word in ("LP", "WP", "MP"):
+        resource: Literal["LP", "WP"] = "LP" if word == "LP" else "WP"
+        return Zustand("zehrend", resource, rest.strip() if sep else "")
+    return Zustand("zehrend", "LP", cause.strip())
+
+
+def zustand_from_label(label: str) -> Zustand:
+    """A condition from its label (``"angeschlagen"``, ``"zehrend (LP, Blutung)"``);
+    :class:`ValueError` for a name that is not a condition of §8."""
+    text = label.strip()
+    key, _, inner = text.partition("(")
+    key = key.strip().lower()
+    condition_def(key)
+    if key == "zehrend":
+        return zehrend(inner.rstrip(")").strip())
+    if inner:
+        raise ValueError(f"«{key}» takes no cause")
+    return Zustand(key)

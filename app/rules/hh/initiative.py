@@ -144,3 +144,14 @@ REAKTIONEN: tuple[Handlung, ...] = (
     Handlung("sturz_abfangen", "Sturz abfangen", "Fange einen Sturz mit einer Probe ab."),
     Handlung("niederwerfen", "Niederwerfen", "Wirf dich zu Boden, um Deckung zu nutzen."),
 )
+
+
+#: Handlungen per Initiativeschritt (hh.md §5); more only through Glück («Zusätzliche
+#: Aktion») or an explicit GM override.
+HANDLUNGEN_PER_STEP = 1
+
+
+def handlung_left(used: int, granted: int = 0) -> bool:
+    """Whether a figure that has taken ``used`` Handlungen in this step may take another
+    (``granted``: extra ones from Glück or the GM)."""
+    return used < HANDLUNGEN_PER_STEP + max(0, granted)

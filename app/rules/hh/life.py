@@ -136,6 +136,29 @@ def _damage(
     return figure
 
 
+def set_lp(figure: Figure, lp: int, *, source: str = "") -> Outcome:
+    """LP written by hand (the sheet): bookkeeping, not damage (project decision).
+
+    Falling to max ÷ 2 or less adds «angeschlagen», to 0 or less «sterbend», to
+    −Unbeugsamkeit or less death (§7) — each only if not there yet: no escalation and no
+    dice. Rising LP end nothing (healing above 0 does not end «sterbend», §7)."""
+    if figure.dead or lp == figure.lp:
+        return Outcome(figure)
+    changes = [Change(figure.id, "lp", lp - figure.lp, detail=source)]
+    before, figure = figure.lp, figure.evolve(lp=lp)
+    added = []
+    if before > angeschlagen_threshold(figure.lp_max) >= lp and not figure.has("angeschlagen"):
+        added.append(Zustand("angeschlagen"))
+    if before > 0 >= lp and not figure.has("sterbend") and not figure.on_feet:
+        added.append(Zustand("sterbend"))
+    changes += [Change(figure.id, "condition_added", condition=z.key) for z in added]
+    figure = figure.evolve(conditions=(*figure.conditions, *added))
+    if is_dead_at(lp, figure.skill("Unbeugsamkeit")):
+        changes.append(Change(figure.id, "dead", detail=f"LP {lp} ≤ −Unbeugsamkeit"))
+        figure = figure.evolve(dead=True)
+    return Outcome(figure, tuple(changes))
+
+
 def heal(figure: Figure, amount: int, *, source: str = "") -> Outcome:
     """Heal LP up to the maximum. Does not end «sterbend» (hh.md §7); an unconscious figure
     that is not dying wakes up above 0 LP (project decision)."""

@@ -26,9 +26,9 @@ from types import MappingProxyType
 from typing import Literal
 
 from app.rules.dice import DieRoll, Roller, roll_dice
-from app.rules.hh.conditions import modifier_for
 from app.rules.hh.damage import damage, typed_damage
 from app.rules.hh.life import apply_condition, apply_damage
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.opposed import OpposedResult, evaluate_opposed
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.probe import ProbeResult, roll_probe
@@ -349,6 +349,8 @@ class CastResult:
     focus_after: Focus | None = None
     kontrollverlust: KontrollverlustResult | None = None
     changes: tuple[Change, ...] = ()
+    #: The Wirkprobe's target with each modifier (one modifier path, ``modifiers``).
+    target: Breakdown | None = None
 
     @property
     def ok(self) -> bool:
@@ -422,12 +424,16 @@ def cast_spell(
     cast_grade: Grade = grade or mastered
     range_mod = range_modifier(distance)
     assert range_mod is not None
-    total_mod = range_mod + weaker_grade_bonus(mastered, cast_grade) + modifier
-    if apply_conditions:
-        total_mod += modifier_for(caster.figure.conditions, "magical", "action")
+    situational = (
+        Part("Reichweite", range_mod),
+        Part("Güteklasse", weaker_grade_bonus(mastered, cast_grade)),
+        Part("Modifikator", modifier),
+    )
+    figure = caster.figure if apply_conditions else caster.figure.evolve(conditions=())
+    target = breakdown(figure, "Magiekunde", "action", situational)
     focus = caster.focus_for(spell.key)
     bonus = focus_qs_bonus(focus, options)
-    wirk = roll_probe(roller, caster.figure.skill("Magiekunde"), total_mod, extra_qs=bonus)
+    wirk = roll_probe(roller, target.value, target.modifier, extra_qs=bonus)
     defence_probe: ProbeResult | None = None
     comparison: OpposedResult | None = None
     success = wirk.success
@@ -441,6 +447,7 @@ def cast_spell(
     if wirk.patzer:
         loss = roll_kontrollverlust(roller, caster.figure, focus, lookup=lookup)
     return CastResult(
+        target=target,
         spell=spell.key,
         grade=cast_grade,
         wirkprobe=wirk,
@@ -530,10 +537,7 @@ def _refused(effect: SpellEffect, code: str, **params: object) -> SpellOutcome:
 
 def magic_defence(target: Figure) -> int:
     """A target's defence against a spell: Magiekunde − BE + its conditions' modifiers."""
-    return (
-        target.skill("Magiekunde") - target.be
-        + modifier_for(target.conditions, "magical", "defence")
-    )  # fmt: skip
+    return breakdown(target, "Magiekunde", "defence").target
 
 
 def spell_distance(effect: SpellEffect, distance: int) -> Distance | None:
