@@ -36,6 +36,7 @@ from tests.api.test_characters import Table, create, make_table
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import add_character, make_fight, script
 from tests.encounters.test_hh import hh_fight
+from tests.encounters.test_hh_one_figure import wounded_hero
 from tests.encounters.test_play_pf2e_ds4 import pf2e_fight
 
 #: Rendered as lines: the renderer of each is below.
@@ -300,6 +301,14 @@ async def _hh_fight_flow(make_client: ClientFactory, app: FastAPI) -> None:
     await fight.act(alrik, "next")
 
 
+async def _hh_sheet_fight_flow(make_client: ClientFactory, app: FastAPI) -> None:
+    """A hero with a real sheet in a fight: what the fight changes goes onto the sheet."""
+    hero = await wounded_hero(make_client, app)
+    await hero.act(
+        hero.table.gm, "adjust", participant=hero.pids["Arjun"], delta=-3, reason="Falle"
+    )
+
+
 async def test_every_line_and_item_field_speaks_the_users_language(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
@@ -310,6 +319,7 @@ async def test_every_line_and_item_field_speaks_the_users_language(
     await _pf2e_fight_flow(make_client, app)
     await _ds4_fight_flow(make_client, app)
     await _hh_fight_flow(make_client, app)
+    await _hh_sheet_fight_flow(make_client, app)
     produced = await _check_events(app)
     assert produced >= WITH_LINES, f"not rendered by the flows: {WITH_LINES - produced}"
 

@@ -107,11 +107,14 @@ async def test_combat_dice_are_the_requesters(make_client: ClientFactory, app: F
             break
         target = pids["Brida"] if view["turn"]["name"].startswith("Goblin") else pids["Goblin 1"]
         view = await fight.act(fight.gm, "attack", target=target)
-        if view["pending"] and (await fight.view(brida))["pending"]["answer"] == "owner":
-            await fight.act(brida, "respond", choice="defend")
-            answered = True
-        elif view["pending"]:
-            await fight.act(fight.gm, "respond", choice="defend")
+        # The defence, then (a hit on a hero with Glück) the hit step: each by whoever answers.
+        while view["pending"]:
+            choice = "accept" if view["pending"].get("kind") == "hit" else "defend"
+            if (await fight.view(brida))["pending"]["answer"] == "owner":
+                view = await fight.act(brida, "respond", choice=choice)
+                answered = True
+            else:
+                view = await fight.act(fight.gm, "respond", choice=choice)
         await fight.act(fight.gm, "next")
     assert (await fight.gm.post(f"{b}/sessions/{sid}/end")).status_code == 200
     data = await export(fight.gm, fight.campaign_id, sid)
