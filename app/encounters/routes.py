@@ -13,8 +13,8 @@ from sse_starlette import EventSourceResponse
 from app.accounts.models import User
 from app.campaigns.permissions import Action, authorize
 from app.characters.models import Character
-from app.encounters import actions, foresight, service, statblocks, views
-from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.encounters import actions, foresight, notices, service, statblocks, views
+from app.encounters.live import COMBAT_PAGE, NOTICE_TEMPLATE, NOTICES, CombatPage, NoticePage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
 from app.web.deps import Ctx, CurrentUser, Session, attempt
@@ -458,3 +458,42 @@ async def delete_entry(
 ) -> Response:
     await service.delete_entry(session, user, campaign_id, entry_id)
     return redirect(request, f"/campaigns/{campaign_id}/bestiary")
+
+
+# --- notices on every page of the campaign ---------------------------------------------------
+
+
+@router.get("/campaigns/{campaign_id}/notices", response_class=HTMLResponse)
+async def notice_fragment(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """The current notice and the stream of the next ones (``base.html`` loads it)."""
+    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    context = {
+        "campaign_id": campaign_id,
+        "last_seq": campaign.last_seq,
+        "notice": await notices.standing(session, viewer, campaign_id),
+    }
+    return page(request, NOTICE_TEMPLATE, context, block="notices")
+
+
+@router.get("/campaigns/{campaign_id}/notices/live")
+async def notice_stream(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+) -> EventSourceResponse:
+    """The viewer's notices as HTML fragments, for the HTMX SSE extension."""
+    _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    return event_stream(
+        request,
+        ctx,
+        campaign_id,
+        viewer,
+        resume_point(last_event_id, after),
+        NOTICES.stream(NoticePage(campaign_id)),
+    )

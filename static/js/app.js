@@ -111,4 +111,89 @@
   document.addEventListener("htmx:afterSettle", function (evt) {
     if (evt.target.id !== "roll-dialog") restoreFocus(evt.target);
   });
+
+  // Notices (a fight began, your turn, defend): the server decides them per viewer and sends
+  // them into the hidden #notice-sink; a notice not shown yet goes into the toast (a live
+  // region that stays in the DOM) and the tab title; "nothing" clears both.
+  var baseTitle = document.title;
+  var shownNotice = null;
+  var ALERTS = "tafelrunde-alerts";
+
+  function alertsOn() {
+    try { return window.localStorage.getItem(ALERTS) === "on"; } catch (e) { return false; }
+  }
+
+  function beep() {
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    var audio = new Ctx();
+    var tone = audio.createOscillator();
+    var gain = audio.createGain();
+    tone.frequency.value = 660;
+    gain.gain.value = 0.08;
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.18);
+  }
+
+  function tell(notice, title) {
+    if (!alertsOn()) return;
+    beep();
+    if (window.Notification && Notification.permission === "granted" && document.hidden) {
+      new Notification(title, { body: notice.querySelector("p").textContent.trim() });
+    }
+  }
+
+  function showNotice() {
+    var sink = document.getElementById("notice-sink");
+    var toast = document.getElementById("toast");
+    if (!sink || !toast) return;
+    var notice = sink.querySelector("[data-notice]");
+    var key = notice ? notice.getAttribute("data-notice") : "";
+    if (key === shownNotice) return;
+    var first = shownNotice === null;
+    shownNotice = key;
+    toast.replaceChildren();
+    if (!notice) {
+      document.title = baseTitle;
+      return;
+    }
+    var title = notice.getAttribute("data-title");
+    document.title = "\u25CF " + title + " \u2014 Tafelrunde";
+    toast.appendChild(notice.cloneNode(true));
+    if (!first) tell(notice, title);
+  }
+
+  // After any settle: the notices' own swap (an outerHTML swap settles on the new element).
+  document.addEventListener("htmx:afterSettle", showNotice);
+  document.addEventListener("click", function (evt) {
+    var close = evt.target.closest ? evt.target.closest("[data-close-alert]") : null;
+    if (!close) return;
+    var toast = document.getElementById("toast");
+    if (toast) toast.replaceChildren();
+    focusable(document.getElementById("main"));
+  });
+
+  // The switch for sound and system notifications; the browser asks for permission only
+  // after this click.
+  function showAlertsToggle() {
+    var toggle = document.getElementById("alerts-toggle");
+    if (!toggle) return;
+    toggle.hidden = false;
+    toggle.setAttribute("aria-pressed", alertsOn() ? "true" : "false");
+    toggle.addEventListener("click", function () {
+      var on = !alertsOn();
+      try { window.localStorage.setItem(ALERTS, on ? "on" : "off"); } catch (e) { return; }
+      toggle.setAttribute("aria-pressed", on ? "true" : "false");
+      if (on && window.Notification && Notification.permission === "default") {
+        Notification.requestPermission();
+      }
+      if (on) beep();
+    });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", showAlertsToggle);
+  } else {
+    showAlertsToggle();
+  }
 })();

@@ -58,6 +58,8 @@ COMPARED = {
     ("chat", "chat"),
     ("campaign", "chat"),
     ("combat", "chat"),
+    # tests/encounters/test_notices.py (the fragment every campaign page loads and the push)
+    ("notices", "notice"),
 }
 
 
