@@ -10,7 +10,6 @@ from fastapi import FastAPI
 from app.encounters.live import NOTICES, NoticePage
 from tests.api.regions import inner, last_seq, pushed, viewer
 from tests.conftest import ClientFactory, register
-
 from tests.encounters.helpers import Fight, script
 from tests.encounters.test_hh import hh_fight
 
