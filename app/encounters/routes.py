@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -13,7 +12,15 @@ from sse_starlette import EventSourceResponse
 from app.accounts.models import User
 from app.campaigns.permissions import Action, authorize
 from app.characters.models import Character
-from app.encounters import actions, foresight, notices, service, statblocks, views
+from app.encounters import (
+    actions,
+    bestiary_form,
+    foresight,
+    notices,
+    service,
+    statblocks,
+    views,
+)
 from app.encounters.live import COMBAT_PAGE, NOTICE_TEMPLATE, NOTICES, CombatPage, NoticePage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
@@ -364,37 +371,35 @@ async def act(
 # --- bestiary --------------------------------------------------------------------------------
 
 
-def _block_from_form(system: str, data: dict[str, Any]) -> dict[str, Any]:
-    block: dict[str, Any] = {
-        f.key: data[f.key] for f in statblocks.SCHEMAS[system] if f.key in data
-    }
-    for key in (extra.key for extra in statblocks.EXTRAS[system]):
-        if data.get(key):
-            try:
-                block[key] = json.loads(data[key])
-            except ValueError:
-                raise ValidationFailed({key: "JSON"}) from None
-    return block
-
-
 async def _bestiary_page(
-    request: Request, session: Any, user: User, campaign_id: int, errors: dict[str, str],
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    errors: dict[str, str],
     status_code: int = 200,
-) -> Response:  # fmt: skip
+    state: bestiary_form.Posted | None = None,
+) -> Response:
+    """The bestiary; a refused or growing form (``state``) shows what was typed."""
     entries = await service.bestiary(session, user, campaign_id)
     campaign, viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.run_encounters
     )
+    system = campaign.system
+    forms = [
+        (b, bestiary_form.form_view(system, str(b.id), b.name, b.data, state, errors))
+        for b in entries
+    ]
+    new = bestiary_form.form_view(system, "new", "", statblocks.defaults(system), state, errors)
     return page(
         request,
         "encounters/bestiary.html",
         {
             "campaign": campaign,
             "viewer": viewer,
-            "entries": entries,
-            "errors": errors,
-            "schema": statblocks.SCHEMAS[campaign.system],
-            "extras": statblocks.EXTRAS[campaign.system],
+            "entries": forms,
+            "new": new,
+            "schema": statblocks.SCHEMAS[system],
         },
         status_code=status_code,
     )
@@ -411,20 +416,19 @@ async def bestiary(
 async def create_entry(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    """A new entry; "one more row" (``_more``) shows the form again and saves nothing."""
     data = await _form(request)
     campaign, _viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.run_encounters
     )
+    state, block = bestiary_form.posted(campaign.system, "new", data)
+    if state.more:
+        return await _bestiary_page(request, session, user, campaign_id, {}, 200, state)
     try:
-        await service.create_entry(
-            session,
-            user,
-            campaign_id,
-            data.get("name", ""),
-            _block_from_form(campaign.system, data),
-        )
+        async with attempt(session):
+            await service.create_entry(session, user, campaign_id, data.get("name", ""), block)
     except ValidationFailed as exc:
-        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422)
+        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422, state)
     return redirect(request, f"/campaigns/{campaign_id}/bestiary")
 
 
@@ -442,13 +446,17 @@ async def update_entry(
 ) -> Response:
     data = await _form(request)
     entry = await service.bestiary_entry(session, user, campaign_id, entry_id)
+    state, block = bestiary_form.posted(entry.system, str(entry_id), data)
+    if state.more:
+        return await _bestiary_page(request, session, user, campaign_id, {}, 200, state)
     try:
-        await service.update_entry(
-            session, user, campaign_id, entry_id, actions._version(data), data.get("name", ""),
-            _block_from_form(entry.system, data),
-        )  # fmt: skip
+        async with attempt(session):
+            await service.update_entry(
+                session, user, campaign_id, entry_id, actions._version(data),
+                data.get("name", ""), block,
+            )  # fmt: skip
     except ValidationFailed as exc:
-        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422)
+        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422, state)
     return redirect(request, f"/campaigns/{campaign_id}/bestiary")
 
 

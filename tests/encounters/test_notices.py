@@ -56,7 +56,7 @@ async def test_start_turn_and_defence_are_told_to_the_right_people(
     assert await _pushed_key(app, fight, "gm", "gm", before_start) == ""
     # The fragment any page loads says the same about a notice that holds.
     alrik_page = await _fragment(fight, 0)
-    assert _key(alrik_page) == alrik_key and "It is your turn with Alrik" in alrik_page
+    assert _key(alrik_page) == alrik_key and "Du bist am Zug mit Alrik" in alrik_page
     assert f'data-last-seq="{await last_seq(app, cid)}"' in alrik_page
     assert _key(await _fragment(fight, 1)) == "" and _key(await _fragment(fight, None)) == ""
 
@@ -75,7 +75,7 @@ async def test_start_turn_and_defence_are_told_to_the_right_people(
     assert brida_key is not None and brida_key.startswith("defend:")
     brida_page = await _fragment(fight, 1)
     assert _key(brida_page) == brida_key
-    assert "Goblin 1 attacks Brida" in inner(brida_page, "notice-sink")
+    assert "Goblin 1 greift Brida an" in inner(brida_page, "notice-sink")
     assert await _pushed_key(app, fight, "p0", "player", before) == ""
 
     # She answers: nothing holds any more.
