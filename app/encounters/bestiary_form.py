@@ -59,13 +59,13 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
             "Schadensart",
             "choice",
             tuple((k, k) for k in statblocks.HH_DAMAGE_KINDS),
-        ),  # fmt: skip
+        ),
         Column(
             "zustand",
             "Zustand",
             "choice",
             (("", "–"), *((c, c) for c in statblocks.HH_SPELL_CONDITIONS)),
-        ),  # fmt: skip
+        ),
         Column("verteidigung", "Verteidigung mit Magiekunde", "flag"),
         Column("key", "key", "hidden"),
     ),
