@@ -47,7 +47,8 @@ async def register(
     password: Annotated[str, Form()] = "",
     email: Annotated[str, Form()] = "",
 ) -> Response:
-    values = {"username": username, "email": email}
+    # The password too: a refused form keeps everything typed (issue 14).
+    values = {"username": username, "email": email, "password": password}
     try:
         await service.register(session, ctx.hasher, username, password, email)
         result = await service.login(
@@ -89,7 +90,7 @@ async def login(
     password: Annotated[str, Form()] = "",
     next: Annotated[str, Form()] = "",
 ) -> Response:
-    context = {"values": {"username": username}, "next": _safe_next(next)}
+    context = {"values": {"username": username, "password": password}, "next": _safe_next(next)}
     try:
         result = await service.login(
             session,

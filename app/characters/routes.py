@@ -399,7 +399,7 @@ async def _action(
             **(edit or {}),
         )
     except Conflict as exc:
-        if edit:
+        if edit and "editing" in edit:
             return await _sheet_response(
                 request,
                 session,
@@ -418,12 +418,12 @@ async def _action(
     return await _sheet_response(request, session, user, campaign_id, character_id)
 
 
-def _int(value: str, default: int | None = None) -> int | None:
+def _int(value: str, default: int | None = None, field: str = "quantity") -> int | None:
     value = value.strip()
     try:
         return int(value) if value else default
     except ValueError:
-        raise ValidationFailed({"quantity": _("Enter a whole number.")}) from None
+        raise ValidationFailed({field: _("Enter a whole number.")}) from None
 
 
 def _item_form(system: str, values: dict[str, str]) -> tuple[int, int | None, dict[str, Any]]:
@@ -570,13 +570,16 @@ async def add_item(
             name=values.get("name", ""),
             description=values.get("description", ""),
             quantity=_int(values.get("quantity", ""), 1) or 1,
-            price=_int(values.get("price", "")),
+            price=_int(values.get("price", ""), field="price"),
             fields=fields,
             starter=values.get("starter", ""),
             library_item_id=int(library_id) if library_id.isdigit() else None,
         )
 
-    return await _action(request, session, user, campaign_id, character_id, work)
+    # A refused "New item" form comes back open, as typed (not the starter or library ones).
+    typed = "name" in values and not values.get("starter") and not values.get("library_item_id")
+    new = {"new_item": values} if typed else None
+    return await _action(request, session, user, campaign_id, character_id, work, edit=new)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/items/{item_id}/{verb}")
@@ -705,7 +708,7 @@ async def add_library_item(
             name=values.get("name", ""),
             description=values.get("description", ""),
             quantity=_int(values.get("quantity", ""), 1) or 1,
-            price=_int(values.get("price", "")),
+            price=_int(values.get("price", ""), field="price"),
             fields={k[7:]: v for k, v in values.items() if k.startswith("fields.")},
             starter=values.get("starter", ""),
         )

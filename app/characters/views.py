@@ -53,9 +53,11 @@ def sheet_context(
     roll: dict[str, Any] | None = None,
     editing: int | None = None,
     edit_values: dict[str, str] | None = None,
+    new_item: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The sheet page from its loaded parts; ``errors``, ``values``, ``conflict``,
-    ``item_errors``, ``roll`` and ``editing``/``edit_values`` are a request's answer."""
+    ``item_errors``, ``roll``, ``editing``/``edit_values`` and ``new_item`` (a refused "New
+    item" form as typed: shown open) are a request's answer."""
     system = character_system(character.system)
     specs = system.fields(character.kind)
     groups: dict[str, list[sheets.FieldSpec]] = {}
@@ -93,6 +95,7 @@ def sheet_context(
         "tab": secrets.token_hex(8),
         "editing": editing,
         "edit_values": edit_values or {},
+        "new_item": new_item or {},
     }
 
 

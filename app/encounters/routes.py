@@ -162,7 +162,8 @@ async def update(
                 {k: data[k] for k in ("surprise", "defence_timeout") if k in data},
             )
     except ValidationFailed as exc:
-        return await _refused(request, session, user, campaign_id, encounter_id, exc)
+        prep = ("encounter", data)
+        return await _refused(request, session, user, campaign_id, encounter_id, exc, prep)
     return redirect(request, _url(campaign_id, encounter_id))
 
 
@@ -173,13 +174,19 @@ async def _refused(
     campaign_id: int,
     encounter_id: int,
     exc: ValidationFailed,
+    prep: tuple[str, dict[str, Any]] | None = None,
 ) -> Response:
-    """The encounter page again, the messages with the controls (422: nothing is saved)."""
+    """The encounter page again (422: nothing is saved): the messages with the controls, or
+    with a preparation form (``prep``: which one and its values as typed) at its fields."""
     context = await _context(session, user, campaign_id, encounter_id)
     await COMBAT_PAGE.contribute(
         session, context["viewer"], CombatPage(campaign_id, encounter_id), context
     )
-    context["errors"] = exc.fields
+    if prep is None:
+        context["errors"] = exc.fields
+    else:
+        context["prep_form"], context["prep_values"] = prep
+        context["prep_errors"] = exc.fields
     return page(request, TEMPLATE, context, status_code=422)
 
 
@@ -228,7 +235,8 @@ async def add_participant(
                     data.get("side", "gegner"), hidden,
                 )  # fmt: skip
     except ValidationFailed as exc:
-        return await _refused(request, session, user, campaign_id, encounter_id, exc)
+        prep = ("character" if data.get("character_id") else "monsters", data)
+        return await _refused(request, session, user, campaign_id, encounter_id, exc, prep)
     return redirect(request, _url(campaign_id, encounter_id))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -49,6 +50,15 @@ def _plain_error(
     return response
 
 
+def _back(request: Request) -> str | None:
+    """The page the user came from, when it is one of ours: an error page never leaves them
+    without a way back to their form."""
+    referer = urlsplit(request.headers.get("referer", ""))
+    if referer.netloc != request.url.netloc or not referer.path.startswith("/"):
+        return None
+    return referer.path + (f"?{referer.query}" if referer.query else "")
+
+
 async def handle_app_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, AppError)
     headers: dict[str, str] = {}
@@ -85,7 +95,11 @@ async def handle_app_error(request: Request, exc: Exception) -> Response:
     response = page(
         request,
         "error.html",
-        {"title": titles.get(exc.status_code, _("Something went wrong")), "message": exc.message},
+        {
+            "title": titles.get(exc.status_code, _("Something went wrong")),
+            "message": exc.message,
+            "back": _back(request),
+        },
         status_code=exc.status_code,
     )
     response.headers.update(headers)
