@@ -47,8 +47,7 @@ async def register(
     password: Annotated[str, Form()] = "",
     email: Annotated[str, Form()] = "",
 ) -> Response:
-    # The password too: a refused form keeps everything typed (issue 14).
-    values = {"username": username, "email": email, "password": password}
+    values = {"username": username, "email": email}
     try:
         await service.register(session, ctx.hasher, username, password, email)
         result = await service.login(
@@ -61,6 +60,9 @@ async def register(
             request.headers.get("user-agent"),
         )
     except ValidationFailed as exc:
+        # A refused form keeps what was typed, the password too unless it was refused itself.
+        if "password" not in exc.fields:
+            values["password"] = password
         return page(
             request,
             "accounts/register.html",

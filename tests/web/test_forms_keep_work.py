@@ -23,6 +23,9 @@ async def test_the_password_is_kept_on_an_error(make_client: ClientFactory) -> N
     r = await client.post("/register", data={"username": "x", "password": PASSWORD})
     assert r.status_code == 422
     assert f'value="{PASSWORD}"' in r.text and 'id="username-error"' in r.text
+    # A refused password is not shown again.
+    r = await client.post("/register", data={"username": "x", "password": "kurz"})
+    assert r.status_code == 422 and "kurz" not in r.text
     r = await client.post("/login", data={"username": "niemand", "password": "falsch-falsch"})
     assert r.status_code == 401
     assert 'value="falsch-falsch"' in r.text
