@@ -24,6 +24,7 @@ from app.encounters import (
 from app.encounters.live import COMBAT_PAGE, NOTICE_TEMPLATE, NOTICES, CombatPage, NoticePage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
+from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.streams import event_stream, resume_point
@@ -204,6 +205,16 @@ async def duplicate(
 async def delete(
     request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    if not confirmed(await _form(request)):
+        loaded = await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
+        return confirm_page(
+            request,
+            question=_("Delete the encounter “%(name)s”?", name=loaded.encounter.name),
+            consequence=_("Its participants and its combat log are deleted too."),
+            button=_("Delete the encounter"),
+            action=f"{_url(campaign_id, encounter_id)}/delete",
+            back=_url(campaign_id, encounter_id),
+        )
     await service.delete_encounter(session, user, campaign_id, encounter_id)
     return redirect(request, _url(campaign_id))
 
@@ -273,6 +284,19 @@ async def remove_participant(
     session: Session,
     user: CurrentUser,
 ) -> Response:
+    if not confirmed(await _form(request)):
+        loaded = await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
+        participant = loaded.by_id.get(str(participant_id))
+        if participant is None:
+            raise NotFound(_("This participant is not in the combat."))
+        return confirm_page(
+            request,
+            question=_("Remove %(name)s?", name=participant.name),
+            consequence=_("%(name)s leaves the encounter.", name=participant.name),
+            button=_("Remove"),
+            action=f"{_url(campaign_id, encounter_id)}/participants/{participant_id}/remove",
+            back=_url(campaign_id, encounter_id),
+        )
     await service.remove_participant(session, user, campaign_id, encounter_id, participant_id)
     return redirect(request, _url(campaign_id, encounter_id))
 
@@ -352,8 +376,20 @@ async def act(
     user: CurrentUser,
     ctx: Ctx,
 ) -> Response:
-    """Every combat action; HTMX gets the controls back (the rest arrives live)."""
+    """Every combat action; HTMX gets the controls back (the rest arrives live). Ending the
+    fight asks first (a confirmation page without JavaScript)."""
     data = await _form(request)
+    if action == "end" and not confirmed(data):
+        await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
+        return confirm_page(
+            request,
+            question=_("End the fight?"),
+            consequence=_("The fight ends for everyone; it cannot be resumed."),
+            button=_("End the fight"),
+            action=f"{_url(campaign_id, encounter_id)}/end",
+            back=_url(campaign_id, encounter_id),
+            fields=data,
+        )
     status = 200
     errors: dict[str, str] = {}
     try:
@@ -363,7 +399,7 @@ async def act(
             )
     except ValidationFailed as exc:
         if not is_htmx(request):
-            raise
+            return await _refused(request, session, user, campaign_id, encounter_id, exc)
         errors, status = exc.fields, 422
     except Conflict as exc:
         if not is_htmx(request):
@@ -472,6 +508,16 @@ async def update_entry(
 async def delete_entry(
     request: Request, campaign_id: int, entry_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    if not confirmed(await _form(request)):
+        entry = await service.bestiary_entry(session, user, campaign_id, entry_id)
+        return confirm_page(
+            request,
+            question=_("Delete “%(name)s” from the bestiary?", name=entry.name),
+            consequence=_("Participants already added from it stay in their encounters."),
+            button=_("Delete"),
+            action=f"/campaigns/{campaign_id}/bestiary/{entry_id}/delete",
+            back=f"/campaigns/{campaign_id}/bestiary",
+        )
     await service.delete_entry(session, user, campaign_id, entry_id)
     return redirect(request, f"/campaigns/{campaign_id}/bestiary")
 

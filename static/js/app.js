@@ -174,6 +174,42 @@
     focusable(document.getElementById("main"));
   });
 
+
+  // Destructive forms (data-confirm) ask in a <dialog> first; a "yes" sends the form with
+  // confirm=1, so the server's own confirmation page is skipped. Focus goes back to the
+  // button that asked.
+  var asking = null;
+  document.addEventListener("submit", function (evt) {
+    var form = evt.target;
+    var dialog = document.getElementById("confirm-dialog");
+    if (!form.matches || !form.matches("form[data-confirm]") || !dialog) return;
+    if (form.querySelector("input[name=confirm]")) return;
+    if (typeof dialog.showModal !== "function") return;
+    evt.preventDefault();
+    evt.stopImmediatePropagation();
+    asking = { form: form, button: evt.submitter || form.querySelector("button") };
+    document.getElementById("confirm-dialog-question").textContent = form.getAttribute("data-confirm");
+    document.getElementById("confirm-dialog-yes").textContent =
+      form.getAttribute("data-confirm-button") || form.getAttribute("data-confirm");
+    dialog.returnValue = "";
+    dialog.showModal();
+  }, true);
+  document.addEventListener("close", function (evt) {
+    if (evt.target.id !== "confirm-dialog" || !asking) return;
+    var ask = asking;
+    asking = null;
+    if (evt.target.returnValue !== "yes") {
+      if (ask.button) ask.button.focus();
+      return;
+    }
+    var yes = document.createElement("input");
+    yes.type = "hidden";
+    yes.name = "confirm";
+    yes.value = "1";
+    ask.form.appendChild(yes);
+    ask.form.requestSubmit(ask.button && ask.button.form === ask.form ? ask.button : undefined);
+  }, true);
+
   // The switch for sound and system notifications; the browser asks for permission only
   // after this click.
   function showAlertsToggle() {
