@@ -12,7 +12,7 @@ from tests.encounters.test_hh import hh_fight
 async def test_ending_a_fight_and_deleting_an_encounter_ask_first(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
-    fight, pids = await hh_fight(make_client, app)
+    fight, _pids = await hh_fight(make_client, app)
     url = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
     version = str((await fight.view(fight.gm))["version"])
     r = await fight.gm.post(f"{url}/end", data={"version": version, "idempotency_key": "k" * 16})
