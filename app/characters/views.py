@@ -54,6 +54,7 @@ def sheet_context(
     editing: int | None = None,
     edit_values: dict[str, str] | None = None,
     new_item: dict[str, str] | None = None,
+    field_conflicts: list[Any] | None = None,
 ) -> dict[str, Any]:
     """The sheet page from its loaded parts; ``errors``, ``values``, ``conflict``,
     ``item_errors``, ``roll``, ``editing``/``edit_values`` and ``new_item`` (a refused "New
@@ -67,7 +68,9 @@ def sheet_context(
         spec.key: sheets.format_value(spec, sheets.get_value(character.data, spec.key))
         for spec in specs
     }
-    shown.update(values or {})
+    # What the form was built from, per field (``_base.<key>``): a save merges against it.
+    stored = {**shown, "name": character.name}
+    shown = {**shown, **(values or {})}
     return {
         "campaign": campaign,
         "campaign_id": campaign.id,
@@ -77,6 +80,8 @@ def sheet_context(
         "groups": groups,
         "group_labels": sheets.GROUP_LABELS,
         "shown": shown,
+        "stored": stored,
+        "field_conflicts": {c.key: c for c in field_conflicts or []},
         "errors": errors or {},
         "conflict": conflict,
         "item_errors": item_errors or {},
