@@ -14,7 +14,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from app.db import is_database_unavailable, is_storage_full
 from app.errors import AppError, LoginFailed, TooManyRequests, Unauthenticated, ValidationFailed
-from app.i18n import _, negotiate, set_locale
+from app.i18n import DEFAULT_LOCALE, _, set_locale
 from app.web.deps import LANG_COOKIE
 from app.web.templating import page
 
@@ -30,9 +30,7 @@ def _is_api(request: Request) -> bool:
 
 def _use_request_locale(request: Request) -> None:
     locale = (
-        getattr(request.state, "locale", None)
-        or request.cookies.get(LANG_COOKIE)
-        or negotiate(request.headers.get("accept-language"))
+        getattr(request.state, "locale", None) or request.cookies.get(LANG_COOKIE) or DEFAULT_LOCALE
     )
     set_locale(locale)
 
