@@ -62,3 +62,9 @@ def test_bestiary_round_trip_with_an_error(open_page: object) -> None:
     entry.locator("summary").click()
     expect(entry.locator("input[name=zauber-1-name]")).to_have_value("Eissplitter")
     expect(entry.locator("input[name=lp]")).to_have_value("30")
+    # Enter in a field saves (the form's first submit button), it never just adds a row.
+    form = page.locator("#nb-form")
+    form.locator("#nb-name").fill("Frostwolf")
+    form.locator("#nb-name").press("Enter")
+    expect(page).to_have_url(re.compile(r"/bestiary$"))
+    expect(page.locator("details", has_text="Frostwolf")).to_have_count(1)
