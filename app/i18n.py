@@ -12,7 +12,6 @@ from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 
-from babel import Locale
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -71,11 +70,3 @@ _ = gettext
 def N_(message: str) -> str:
     """Mark a msgid for extraction where it is translated later (e.g. option labels)."""
     return message
-
-
-def negotiate(accept_language: str | None) -> str:
-    if not accept_language:
-        return DEFAULT_LOCALE
-    wanted = [part.split(";")[0].strip().replace("-", "_") for part in accept_language.split(",")]
-    found = Locale.negotiate([w for w in wanted if w], list(LOCALES), sep="_")
-    return str(found) if found else DEFAULT_LOCALE

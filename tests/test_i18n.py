@@ -52,7 +52,13 @@ def test_translations_keep_their_placeholders() -> None:
 async def test_german_by_default_english_on_request(client: httpx.AsyncClient) -> None:
     r = await client.get("/login")
     assert '<html lang="de">' in r.text and "Anmelden" in r.text
-    r = await client.get("/login", headers={"Accept-Language": "en-GB,en;q=0.9"})
+    # German by default, whatever the browser's language; English when chosen in the menu.
+    english = {"Accept-Language": "en-GB,en;q=0.9"}
+    r = await client.get("/login", headers=english)
+    assert '<html lang="de">' in r.text and "Anmelden" in r.text
+    r = await client.post("/language", data={"locale": "en", "next": "/login"})
+    assert r.status_code == 303
+    r = await client.get("/login")
     assert '<html lang="en">' in r.text and "Log in" in r.text
 
 

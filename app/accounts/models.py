@@ -13,7 +13,8 @@ class User(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(32))
-    #: Lower-cased username: names are unique regardless of case.
+    #: The login key of the name (NFKC, case-folded: ``app.accounts.service.login_key``):
+    #: names are unique regardless of case and width.
     username_key: Mapped[str] = mapped_column(String(32), unique=True)
     email: Mapped[str | None] = mapped_column(String(254))
     password_hash: Mapped[str] = mapped_column(String(255))

@@ -60,6 +60,9 @@ async def register(
             request.headers.get("user-agent"),
         )
     except ValidationFailed as exc:
+        # A refused form keeps what was typed, the password too unless it was refused itself.
+        if "password" not in exc.fields:
+            values["password"] = password
         return page(
             request,
             "accounts/register.html",
@@ -89,7 +92,7 @@ async def login(
     password: Annotated[str, Form()] = "",
     next: Annotated[str, Form()] = "",
 ) -> Response:
-    context = {"values": {"username": username}, "next": _safe_next(next)}
+    context = {"values": {"username": username, "password": password}, "next": _safe_next(next)}
     try:
         result = await service.login(
             session,

@@ -6,6 +6,7 @@ import hashlib
 import math
 import re
 import secrets
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,7 +23,11 @@ from app.db import utcnow
 from app.errors import LoginFailed, TooManyRequests, ValidationFailed
 from app.i18n import LOCALES, _
 
-USERNAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,32}$")
+USERNAME_MIN = 3
+USERNAME_MAX = 32
+#: Besides letters and digits of any script (and their combining marks), a user name may hold
+#: single spaces and these (``Meisterin Mara``, ``O'Brien``, ``jürgen_h``).
+USERNAME_PUNCTUATION = frozenset(" .-_'")
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 PASSWORD_MIN = 12
 PASSWORD_MAX = 128
@@ -59,15 +64,40 @@ class LoginResult:
     token: str
 
 
+def display_name(raw: str) -> str:
+    """A user name as shown: composed (NFC), runs of white space as one space, stripped."""
+    return unicodedata.normalize("NFC", " ".join(raw.split()))
+
+
+def login_key(name: str) -> str:
+    """The unique key of a user name: the name as typed at login, whatever its case or width
+    (NFKC, then case-folded: "Jürgen", "JÜRGEN" and "jürgen" are one account)."""
+    return unicodedata.normalize("NFKC", display_name(name)).casefold()
+
+
+def _username_ok(name: str) -> bool:
+    if not USERNAME_MIN <= len(name) <= USERNAME_MAX or len(login_key(name)) > USERNAME_MAX:
+        return False
+    if not name[0].isalnum() or limits.name_problem(name, USERNAME_MAX):
+        return False
+    return all(
+        ch.isalnum() or ch in USERNAME_PUNCTUATION or unicodedata.category(ch).startswith("M")
+        for ch in name
+    )
+
+
 def validate_registration(username: str, password: str, email: str | None) -> dict[str, str]:
     errors: dict[str, str] = {}
-    if not USERNAME_RE.match(username):
-        errors["username"] = _("3 to 32 characters: letters, digits, dot, hyphen or underscore.")
+    if not _username_ok(username):
+        errors["username"] = _(
+            "3 to 32 characters: letters, digits, spaces, dot, hyphen, apostrophe or "
+            "underscore, starting with a letter or digit."
+        )
     if len(password) < PASSWORD_MIN:
         errors["password"] = _("At least %(min)d characters.", min=PASSWORD_MIN)
     elif len(password) > PASSWORD_MAX:
         errors["password"] = _("At most %(max)d characters.", max=PASSWORD_MAX)
-    elif password.lower() in COMMON_PASSWORDS or password.lower() == username.lower():
+    elif password.lower() in COMMON_PASSWORDS or password.casefold() == login_key(username):
         errors["password"] = _("This password is too easy to guess.")
     if email and (not EMAIL_RE.match(email) or limits.name_problem(email, 254)):
         errors["email"] = _("This is not an e-mail address.")
@@ -77,18 +107,18 @@ def validate_registration(username: str, password: str, email: str | None) -> di
 async def register(
     session: AsyncSession, hasher: Hasher, username: str, password: str, email: str | None
 ) -> User:
-    username = username.strip()
+    username = display_name(username)
     email = (email or "").strip() or None
     errors = validate_registration(username, password, email)
     if not errors and await session.scalar(
-        select(User.id).where(User.username_key == username.lower())
+        select(User.id).where(User.username_key == login_key(username))
     ):
         errors["username"] = _("This name is taken.")
     if errors:
         raise ValidationFailed(errors)
     user = User(
         username=username,
-        username_key=username.lower(),
+        username_key=login_key(username),
         email=email,
         password_hash=await hasher.hash(password),
     )
@@ -173,7 +203,7 @@ async def login(
 ) -> LoginResult:
     """Check the password, throttled per account and address and per address; open a session."""
     limits.check_no_nul(username, "username")
-    key = username.strip().lower()[:32]
+    key = login_key(username)[:USERNAME_MAX]
     address = address[:64]
     await _check_throttle(session, settings, key, address)
     user = await session.scalar(select(User).where(User.username_key == key))

@@ -14,7 +14,7 @@ from starlette.datastructures import UploadFile
 
 from app.accounts.models import User
 from app.campaigns.permissions import Action, allowed
-from app.characters import rolling, service, sheets, views
+from app.characters import merge, rolling, service, sheets, views
 from app.characters.live import HISTORY_PAGE, SHEET_PAGE
 from app.characters.systems.registry import character_system
 from app.characters.views import base_url as _base
@@ -259,47 +259,62 @@ async def save(
     box comes after it and wins (the last value of a name counts), an unticked one leaves
     the empty value, which means "no"."""
     form = await request.form()
-    values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    posted = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    base = {k[6:]: v for k, v in posted.items() if k.startswith("_base.")}
+    values = {k: v for k, v in posted.items() if not k.startswith("_")}
     version_raw = values.pop("version", "")
-    trigger = values.pop("_field", "") or hx_trigger_name
+    trigger = posted.get("_field", "") or hx_trigger_name
     version = int(version_raw) if version_raw.isdigit() else None
     opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
     _mark_origin(request, session)
-    specs = sheets.by_key(character_system(opened.character.system).fields(opened.character.kind))
-    if trigger and (trigger in specs or trigger in service.META_FIELDS):
-        changes: dict[str, Any] = {trigger: values.get(trigger, "")}
+    conflicts: list[merge.FieldConflict] = []
+    if base:
+        # The sheet form: merged per field against what it was built from (app/characters/
+        # merge.py); "take theirs" (``_take``) drops the user's value of that field.
+        for key in form.getlist("_take"):
+            values.pop(str(key), None)
+        changes, conflicts = merge.merge_edits(opened, values, base, trigger)
+        version = None
     else:
-        changes = {k: v for k, v in values.items() if k in specs or k in service.META_FIELDS}
+        changes = _changes_without_base(opened, values, trigger)
     try:
         await service.update_fields(session, user, campaign_id, character_id, version, changes)
     except ValidationFailed as exc:
         return await _sheet_response(
-            request,
-            session,
-            user,
-            campaign_id,
-            character_id,
-            status_code=422,
-            errors=exc.fields,
-            values=values,
-        )
+            request, session, user, campaign_id, character_id, status_code=422,
+            errors=exc.fields, values=values,
+        )  # fmt: skip
     except Conflict:
         return await _sheet_response(
-            request,
-            session,
-            user,
-            campaign_id,
-            character_id,
-            status_code=409,
-            conflict=True,
-            refresh=True,
-        )
+            request, session, user, campaign_id, character_id, status_code=409,
+            conflict=True, refresh=True,
+        )  # fmt: skip
+    if conflicts:
+        # 200, not 409: the other fields were saved (an answer >= 400 would roll them back).
+        return await _sheet_response(
+            request, session, user, campaign_id, character_id, refresh=True,
+            field_conflicts=conflicts, values={c.key: c.mine for c in conflicts},
+        )  # fmt: skip
     if not is_htmx(request):
         return redirect(request, _base(campaign_id, character_id))
+    if posted.get("_stale") or len(changes) > 1:
+        # Messages of an earlier refusal are stale now: the whole sheet, without them.
+        return await _sheet_response(request, session, user, campaign_id, character_id)
     fresh = await service.open_character(session, user, campaign_id, character_id)
     context = await views.sheet_page(session, fresh)
     context["oob_version"] = True
+    context["saved_keys"] = list(changes)
     return page(request, SHEET, context, block="derived")
+
+
+def _changes_without_base(
+    opened: service.Opened, values: dict[str, str], trigger: str | None
+) -> dict[str, Any]:
+    """A post without the form's base values: the one named field, or every known one."""
+    specs = sheets.by_key(character_system(opened.character.system).fields(opened.character.kind))
+    if trigger and (trigger in specs or trigger in service.META_FIELDS):
+        return {trigger: values.get(trigger, "")}
+    return {k: v for k, v in values.items() if k in specs or k in service.META_FIELDS}
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/live")
@@ -401,7 +416,7 @@ async def _action(
             **(edit or {}),
         )
     except Conflict as exc:
-        if edit:
+        if edit and "editing" in edit:
             return await _sheet_response(
                 request,
                 session,
@@ -420,12 +435,12 @@ async def _action(
     return await _sheet_response(request, session, user, campaign_id, character_id)
 
 
-def _int(value: str, default: int | None = None) -> int | None:
+def _int(value: str, default: int | None = None, field: str = "quantity") -> int | None:
     value = value.strip()
     try:
         return int(value) if value else default
     except ValueError:
-        raise ValidationFailed({"quantity": _("Enter a whole number.")}) from None
+        raise ValidationFailed({field: _("Enter a whole number.")}) from None
 
 
 def _item_form(system: str, values: dict[str, str]) -> tuple[int, int | None, dict[str, Any]]:
@@ -588,13 +603,16 @@ async def add_item(
             name=values.get("name", ""),
             description=values.get("description", ""),
             quantity=_int(values.get("quantity", ""), 1) or 1,
-            price=_int(values.get("price", "")),
+            price=_int(values.get("price", ""), field="price"),
             fields=fields,
             starter=values.get("starter", ""),
             library_item_id=int(library_id) if library_id.isdigit() else None,
         )
 
-    return await _action(request, session, user, campaign_id, character_id, work)
+    # A refused "New item" form comes back open, as typed (not the starter or library ones).
+    typed = "name" in values and not values.get("starter") and not values.get("library_item_id")
+    new = {"new_item": values} if typed else None
+    return await _action(request, session, user, campaign_id, character_id, work, edit=new)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/items/{item_id}/{verb}")
@@ -723,7 +741,7 @@ async def add_library_item(
             name=values.get("name", ""),
             description=values.get("description", ""),
             quantity=_int(values.get("quantity", ""), 1) or 1,
-            price=_int(values.get("price", "")),
+            price=_int(values.get("price", ""), field="price"),
             fields={k[7:]: v for k, v in values.items() if k.startswith("fields.")},
             starter=values.get("starter", ""),
         )

@@ -621,6 +621,12 @@ async def add_item(
         character.system, name, description, quantity, price, fields or {}
     )
     container = _container(character, container)
+    if starter:
+        stack = next(
+            (i for i in opened.items if _same_stack(i, name, parsed, price, container)), None
+        )
+        if stack is not None:
+            return await _add_to_stack(session, user, opened, stack, quantity)
     item = Item(
         campaign_id=campaign_id,
         character_id=character.id,
@@ -641,6 +647,51 @@ async def add_item(
         character,
         user,
         types.CharacterItemAdded(**_about(session, character, user), **_item_payload(item)),
+    )
+    return item
+
+
+def _same_stack(
+    item: Item, name: str, fields: dict[str, Any], price: int | None, container: str | None
+) -> bool:
+    """A starter item added again joins the same unequipped item in the same place."""
+    return (
+        not item.equipped
+        and item.name == name
+        and item.fields == fields
+        and item.price == price
+        and item.container == container
+    )
+
+
+async def _add_to_stack(
+    session: AsyncSession, user: User, opened: Opened, item: Item, quantity: int
+) -> Item:
+    character = opened.character
+    _validate_item_input(
+        character.system, item.name, item.description, item.quantity + quantity, item.price, {}
+    )
+    before = {
+        "name": item.name,
+        "quantity": item.quantity,
+        "price": item.price,
+        "fields": item.fields,
+    }
+    item.quantity += quantity
+    problems = character_system(character.system).edit_problems(character.data, opened.items, item)
+    if problems:
+        raise ValidationFailed(problems)
+    await _flush(session)
+    await _record(
+        session,
+        character,
+        user,
+        types.CharacterItemUpdated(
+            **_about(session, character, user),
+            **_item_payload(item),
+            before=before,
+            after={**before, "quantity": item.quantity},
+        ),
     )
     return item
 

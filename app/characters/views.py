@@ -53,9 +53,12 @@ def sheet_context(
     roll: dict[str, Any] | None = None,
     editing: int | None = None,
     edit_values: dict[str, str] | None = None,
+    new_item: dict[str, str] | None = None,
+    field_conflicts: list[Any] | None = None,
 ) -> dict[str, Any]:
     """The sheet page from its loaded parts; ``errors``, ``values``, ``conflict``,
-    ``item_errors``, ``roll`` and ``editing``/``edit_values`` are a request's answer."""
+    ``item_errors``, ``roll``, ``editing``/``edit_values`` and ``new_item`` (a refused "New
+    item" form as typed: shown open) are a request's answer."""
     system = character_system(character.system)
     specs = system.fields(character.kind)
     groups: dict[str, list[sheets.FieldSpec]] = {}
@@ -65,7 +68,9 @@ def sheet_context(
         spec.key: sheets.format_value(spec, sheets.get_value(character.data, spec.key))
         for spec in specs
     }
-    shown.update(values or {})
+    # What the form was built from, per field (``_base.<key>``): a save merges against it.
+    stored = {**shown, "name": character.name}
+    shown = {**shown, **(values or {})}
     return {
         "campaign": campaign,
         "campaign_id": campaign.id,
@@ -75,6 +80,8 @@ def sheet_context(
         "groups": groups,
         "group_labels": sheets.GROUP_LABELS,
         "shown": shown,
+        "stored": stored,
+        "field_conflicts": {c.key: c for c in field_conflicts or []},
         "errors": errors or {},
         "conflict": conflict,
         "item_errors": item_errors or {},
@@ -95,6 +102,7 @@ def sheet_context(
         "tab": secrets.token_hex(8),
         "editing": editing,
         "edit_values": edit_values or {},
+        "new_item": new_item or {},
     }
 
 

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.viewer import Role, Viewer
-from app.encounters import service, views
+from app.encounters import notices, service, views
 from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, can_see
@@ -161,3 +161,44 @@ COMBAT_PAGE.register(Region("roster", _roster_change, _push_roster, parts=STATE)
 COMBAT_PAGE.register(Region("turn", _combat_step, _per_event("turn"), parts=STATE))
 COMBAT_PAGE.register(Region("pending", _combat_step, _per_event("pending"), parts=STATE))
 COMBAT_PAGE.register(Region("controls", _combat_step, _per_event("controls"), parts=STATE))
+
+
+# --- notices on every page of the campaign -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NoticePage:
+    """Any page of a campaign (the key of the notices stream)."""
+
+    campaign_id: int
+
+
+NOTICE_TEMPLATE = "encounters/_notice.html"
+
+
+async def _no_context(
+    _session: AsyncSession, _viewer: Viewer, _key: NoticePage, _parts: frozenset[str]
+) -> dict[str, Any] | None:
+    return {}
+
+
+NOTICES: Page[NoticePage] = Page("notices", load=_no_context)
+
+
+async def _push_notice(batch: Batch[NoticePage]) -> list[Outgoing]:
+    """The viewer's notice after the batch's last step that may have changed it."""
+    assert batch.session is not None  # the region has parts, so the stream opened one
+    last = batch.events[-1]
+    notice = await notices.after_event(batch.session, batch.viewer, batch.key.campaign_id, last)
+    html = render(NOTICE_TEMPLATE, "notice", notice=notice, campaign_id=batch.key.campaign_id)
+    return [Outgoing(last.seq, "notice", html)]
+
+
+NOTICES.register(
+    Region(
+        "notice",
+        lambda _key, event: notices.worth_a_look(event),
+        _push_notice,
+        parts=frozenset({"notice"}),
+    )
+)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -13,10 +12,19 @@ from sse_starlette import EventSourceResponse
 from app.accounts.models import User
 from app.campaigns.permissions import Action, authorize
 from app.characters.models import Character
-from app.encounters import actions, foresight, service, statblocks, views
-from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.encounters import (
+    actions,
+    bestiary_form,
+    foresight,
+    notices,
+    service,
+    statblocks,
+    views,
+)
+from app.encounters.live import COMBAT_PAGE, NOTICE_TEMPLATE, NOTICES, CombatPage, NoticePage
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
+from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.streams import event_stream, resume_point
@@ -155,7 +163,8 @@ async def update(
                 {k: data[k] for k in ("surprise", "defence_timeout") if k in data},
             )
     except ValidationFailed as exc:
-        return await _refused(request, session, user, campaign_id, encounter_id, exc)
+        prep = ("encounter", data)
+        return await _refused(request, session, user, campaign_id, encounter_id, exc, prep)
     return redirect(request, _url(campaign_id, encounter_id))
 
 
@@ -166,13 +175,19 @@ async def _refused(
     campaign_id: int,
     encounter_id: int,
     exc: ValidationFailed,
+    prep: tuple[str, dict[str, Any]] | None = None,
 ) -> Response:
-    """The encounter page again, the messages with the controls (422: nothing is saved)."""
+    """The encounter page again (422: nothing is saved): the messages with the controls, or
+    with a preparation form (``prep``: which one and its values as typed) at its fields."""
     context = await _context(session, user, campaign_id, encounter_id)
     await COMBAT_PAGE.contribute(
         session, context["viewer"], CombatPage(campaign_id, encounter_id), context
     )
-    context["errors"] = exc.fields
+    if prep is None:
+        context["errors"] = exc.fields
+    else:
+        context["prep_form"], context["prep_values"] = prep
+        context["prep_errors"] = exc.fields
     return page(request, TEMPLATE, context, status_code=422)
 
 
@@ -190,6 +205,16 @@ async def duplicate(
 async def delete(
     request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    if not confirmed(await _form(request)):
+        loaded = await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
+        return confirm_page(
+            request,
+            question=_("Delete the encounter “%(name)s”?", name=loaded.encounter.name),
+            consequence=_("Its participants and its combat log are deleted too."),
+            button=_("Delete the encounter"),
+            action=f"{_url(campaign_id, encounter_id)}/delete",
+            back=_url(campaign_id, encounter_id),
+        )
     await service.delete_encounter(session, user, campaign_id, encounter_id)
     return redirect(request, _url(campaign_id))
 
@@ -221,7 +246,8 @@ async def add_participant(
                     data.get("side", "gegner"), hidden,
                 )  # fmt: skip
     except ValidationFailed as exc:
-        return await _refused(request, session, user, campaign_id, encounter_id, exc)
+        prep = ("character" if data.get("character_id") else "monsters", data)
+        return await _refused(request, session, user, campaign_id, encounter_id, exc, prep)
     return redirect(request, _url(campaign_id, encounter_id))
 
 
@@ -258,6 +284,19 @@ async def remove_participant(
     session: Session,
     user: CurrentUser,
 ) -> Response:
+    if not confirmed(await _form(request)):
+        loaded = await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
+        participant = loaded.by_id.get(str(participant_id))
+        if participant is None:
+            raise NotFound(_("This participant is not in the combat."))
+        return confirm_page(
+            request,
+            question=_("Remove %(name)s?", name=participant.name),
+            consequence=_("%(name)s leaves the encounter.", name=participant.name),
+            button=_("Remove"),
+            action=f"{_url(campaign_id, encounter_id)}/participants/{participant_id}/remove",
+            back=_url(campaign_id, encounter_id),
+        )
     await service.remove_participant(session, user, campaign_id, encounter_id, participant_id)
     return redirect(request, _url(campaign_id, encounter_id))
 
@@ -356,8 +395,20 @@ async def act(
     user: CurrentUser,
     ctx: Ctx,
 ) -> Response:
-    """Every combat action; HTMX gets the controls back (the rest arrives live)."""
+    """Every combat action; HTMX gets the controls back (the rest arrives live). Ending the
+    fight asks first (a confirmation page without JavaScript)."""
     data = await _form(request)
+    if action == "end" and not confirmed(data):
+        await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
+        return confirm_page(
+            request,
+            question=_("End the fight?"),
+            consequence=_("The fight ends for everyone; it cannot be resumed."),
+            button=_("End the fight"),
+            action=f"{_url(campaign_id, encounter_id)}/end",
+            back=_url(campaign_id, encounter_id),
+            fields=data,
+        )
     status = 200
     errors: dict[str, str] = {}
     try:
@@ -367,7 +418,7 @@ async def act(
             )
     except ValidationFailed as exc:
         if not is_htmx(request):
-            raise
+            return await _refused(request, session, user, campaign_id, encounter_id, exc)
         errors, status = exc.fields, 422
     except Conflict as exc:
         if not is_htmx(request):
@@ -383,37 +434,35 @@ async def act(
 # --- bestiary --------------------------------------------------------------------------------
 
 
-def _block_from_form(system: str, data: dict[str, Any]) -> dict[str, Any]:
-    block: dict[str, Any] = {
-        f.key: data[f.key] for f in statblocks.SCHEMAS[system] if f.key in data
-    }
-    for key in (extra.key for extra in statblocks.EXTRAS[system]):
-        if data.get(key):
-            try:
-                block[key] = json.loads(data[key])
-            except ValueError:
-                raise ValidationFailed({key: "JSON"}) from None
-    return block
-
-
 async def _bestiary_page(
-    request: Request, session: Any, user: User, campaign_id: int, errors: dict[str, str],
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    errors: dict[str, str],
     status_code: int = 200,
-) -> Response:  # fmt: skip
+    state: bestiary_form.Posted | None = None,
+) -> Response:
+    """The bestiary; a refused or growing form (``state``) shows what was typed."""
     entries = await service.bestiary(session, user, campaign_id)
     campaign, viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.run_encounters
     )
+    system = campaign.system
+    forms = [
+        (b, bestiary_form.form_view(system, str(b.id), b.name, b.data, state, errors))
+        for b in entries
+    ]
+    new = bestiary_form.form_view(system, "new", "", statblocks.defaults(system), state, errors)
     return page(
         request,
         "encounters/bestiary.html",
         {
             "campaign": campaign,
             "viewer": viewer,
-            "entries": entries,
-            "errors": errors,
-            "schema": statblocks.SCHEMAS[campaign.system],
-            "extras": statblocks.EXTRAS[campaign.system],
+            "entries": forms,
+            "new": new,
+            "schema": statblocks.SCHEMAS[system],
         },
         status_code=status_code,
     )
@@ -430,20 +479,19 @@ async def bestiary(
 async def create_entry(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    """A new entry; "one more row" (``_more``) shows the form again and saves nothing."""
     data = await _form(request)
     campaign, _viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.run_encounters
     )
+    state, block = bestiary_form.posted(campaign.system, "new", data)
+    if state.more:
+        return await _bestiary_page(request, session, user, campaign_id, {}, 200, state)
     try:
-        await service.create_entry(
-            session,
-            user,
-            campaign_id,
-            data.get("name", ""),
-            _block_from_form(campaign.system, data),
-        )
+        async with attempt(session):
+            await service.create_entry(session, user, campaign_id, data.get("name", ""), block)
     except ValidationFailed as exc:
-        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422)
+        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422, state)
     return redirect(request, f"/campaigns/{campaign_id}/bestiary")
 
 
@@ -461,13 +509,17 @@ async def update_entry(
 ) -> Response:
     data = await _form(request)
     entry = await service.bestiary_entry(session, user, campaign_id, entry_id)
+    state, block = bestiary_form.posted(entry.system, str(entry_id), data)
+    if state.more:
+        return await _bestiary_page(request, session, user, campaign_id, {}, 200, state)
     try:
-        await service.update_entry(
-            session, user, campaign_id, entry_id, actions._version(data), data.get("name", ""),
-            _block_from_form(entry.system, data),
-        )  # fmt: skip
+        async with attempt(session):
+            await service.update_entry(
+                session, user, campaign_id, entry_id, actions._version(data),
+                data.get("name", ""), block,
+            )  # fmt: skip
     except ValidationFailed as exc:
-        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422)
+        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422, state)
     return redirect(request, f"/campaigns/{campaign_id}/bestiary")
 
 
@@ -475,5 +527,54 @@ async def update_entry(
 async def delete_entry(
     request: Request, campaign_id: int, entry_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    if not confirmed(await _form(request)):
+        entry = await service.bestiary_entry(session, user, campaign_id, entry_id)
+        return confirm_page(
+            request,
+            question=_("Delete “%(name)s” from the bestiary?", name=entry.name),
+            consequence=_("Participants already added from it stay in their encounters."),
+            button=_("Delete"),
+            action=f"/campaigns/{campaign_id}/bestiary/{entry_id}/delete",
+            back=f"/campaigns/{campaign_id}/bestiary",
+        )
     await service.delete_entry(session, user, campaign_id, entry_id)
     return redirect(request, f"/campaigns/{campaign_id}/bestiary")
+
+
+# --- notices on every page of the campaign ---------------------------------------------------
+
+
+@router.get("/campaigns/{campaign_id}/notices", response_class=HTMLResponse)
+async def notice_fragment(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """The current notice and the stream of the next ones (``base.html`` loads it)."""
+    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    context = {
+        "campaign_id": campaign_id,
+        "last_seq": campaign.last_seq,
+        "notice": await notices.standing(session, viewer, campaign_id),
+    }
+    return page(request, NOTICE_TEMPLATE, context, block="notices")
+
+
+@router.get("/campaigns/{campaign_id}/notices/live")
+async def notice_stream(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+) -> EventSourceResponse:
+    """The viewer's notices as HTML fragments, for the HTMX SSE extension."""
+    _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    return event_stream(
+        request,
+        ctx,
+        campaign_id,
+        viewer,
+        resume_point(last_event_id, after),
+        NOTICES.stream(NoticePage(campaign_id)),
+    )

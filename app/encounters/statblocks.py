@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.errors import ValidationFailed
-from app.i18n import N_, _
+from app.i18n import _
 from app.rules import expression as dice_expression
 from app.rules import pf2e
 from app.rules.hh.state import SIZES
@@ -249,24 +249,19 @@ def _resistances(raw: Any, errors: dict[str, str]) -> dict[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class Extra:
-    """A structured part of a system's block beyond the flat fields, edited as JSON."""
+    """A structured part of a system's block beyond the flat fields (the bestiary form shows
+    it as rows: ``app/encounters/bestiary_form.py``)."""
 
     key: str
-    label: str  # English msgid
-    slug: str  # form element ids
-    rows: int
     check: Callable[[Any, dict[str, str]], Any]
     empty: Callable[[], Any]
 
 
 #: The structured parts per system, in the order of the bestiary form.
 EXTRAS: dict[str, tuple[Extra, ...]] = {
-    "hh": (
-        Extra("resistenzen", N_("Resistances (JSON)"), "res", 2, _resistances, dict),
-        Extra("zauber", N_("Spells (JSON)"), "zauber", 4, _spells, list),
-    ),
+    "hh": (Extra("resistenzen", _resistances, dict), Extra("zauber", _spells, list)),
     "ds4": (),
-    "pf2e": (Extra("angriffe", N_("Strikes (JSON)"), "angriffe", 4, _strikes, list),),
+    "pf2e": (Extra("angriffe", _strikes, list),),
 }
 
 

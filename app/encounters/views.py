@@ -136,10 +136,12 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "gm": gm,
         "running": running,
+        # "Wait for your turn" is for those who have a figure in the fight (not an observer).
+        "plays": any(r["mine"] for r in visible),
         "acting": acting and not state.get("pending"),
         "current": current,
         "current_name": actor_fig.get("name") if acting else None,
-        "targets": [r for r in visible if r["pid"] != current],
+        "targets": _targets(visible, current),
         "participants": visible,
         "strikes": offers["strikes"],
         "conditions": mod.conditions,
@@ -150,6 +152,20 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "spells": offers["spells"] if acting else [],
         "focus": _focus(actor_fig) if acting else None,
     }
+
+
+def _targets(visible: list[dict[str, Any]], current: str | None) -> list[dict[str, Any]]:
+    """Whom the actor may target, the other side first: the first option of a target select
+    (its default) is an enemy, never an ally."""
+    actor = next((r for r in visible if r["pid"] == current), None)
+    side = actor["side"] if actor else None
+
+    def rank(row: dict[str, Any]) -> int:
+        if side is None or side == "neutral":
+            return 0
+        return 2 if row["side"] == side else 1 if row["side"] == "neutral" else 0
+
+    return sorted((r for r in visible if r["pid"] != current), key=rank)
 
 
 def _focus(data: dict[str, Any]) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ from app.accounts.models import User
 from app.campaigns.permissions import remember_role, role_in_campaign
 from app.errors import AppError, Unauthenticated
 from app.events.service import PENDING_KEY
-from app.i18n import _, negotiate, set_locale
+from app.i18n import DEFAULT_LOCALE, _, set_locale
 from app.web.context import AppContext
 from app.web.security import SAFE_METHODS
 from app.web.templating import OffLoopHTMLResponse
@@ -126,12 +126,9 @@ def session_token(request: Request) -> str | None:
 
 
 def apply_locale(request: Request, user: User | None) -> None:
-    if user is not None:
-        locale = user.locale
-    else:
-        locale = request.cookies.get(LANG_COOKIE) or negotiate(
-            request.headers.get("accept-language")
-        )
+    # German unless chosen otherwise (the menu's switch): not the browser's language.
+    locale = user.locale if user is not None else request.cookies.get(LANG_COOKIE)
+    locale = locale or DEFAULT_LOCALE
     set_locale(locale)
     request.state.locale = locale
 

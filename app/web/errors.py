@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -13,7 +14,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from app.db import is_database_unavailable, is_storage_full
 from app.errors import AppError, LoginFailed, TooManyRequests, Unauthenticated, ValidationFailed
-from app.i18n import _, negotiate, set_locale
+from app.i18n import DEFAULT_LOCALE, _, set_locale
 from app.web.deps import LANG_COOKIE
 from app.web.templating import page
 
@@ -29,9 +30,7 @@ def _is_api(request: Request) -> bool:
 
 def _use_request_locale(request: Request) -> None:
     locale = (
-        getattr(request.state, "locale", None)
-        or request.cookies.get(LANG_COOKIE)
-        or negotiate(request.headers.get("accept-language"))
+        getattr(request.state, "locale", None) or request.cookies.get(LANG_COOKIE) or DEFAULT_LOCALE
     )
     set_locale(locale)
 
@@ -47,6 +46,15 @@ def _plain_error(
     )
     response.headers.update(headers)
     return response
+
+
+def _back(request: Request) -> str | None:
+    """The page the user came from, when it is one of ours: an error page never leaves them
+    without a way back to their form."""
+    referer = urlsplit(request.headers.get("referer", ""))
+    if referer.netloc != request.url.netloc or not referer.path.startswith("/"):
+        return None
+    return referer.path + (f"?{referer.query}" if referer.query else "")
 
 
 async def handle_app_error(request: Request, exc: Exception) -> Response:
@@ -85,7 +93,11 @@ async def handle_app_error(request: Request, exc: Exception) -> Response:
     response = page(
         request,
         "error.html",
-        {"title": titles.get(exc.status_code, _("Something went wrong")), "message": exc.message},
+        {
+            "title": titles.get(exc.status_code, _("Something went wrong")),
+            "message": exc.message,
+            "back": _back(request),
+        },
         status_code=exc.status_code,
     )
     response.headers.update(headers)

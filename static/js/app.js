@@ -111,4 +111,125 @@
   document.addEventListener("htmx:afterSettle", function (evt) {
     if (evt.target.id !== "roll-dialog") restoreFocus(evt.target);
   });
+
+  // Notices (a fight began, your turn, defend): the server decides them per viewer and sends
+  // them into the hidden #notice-sink; a notice not shown yet goes into the toast (a live
+  // region that stays in the DOM) and the tab title; "nothing" clears both.
+  var baseTitle = document.title;
+  var shownNotice = null;
+  var ALERTS = "tafelrunde-alerts";
+
+  function alertsOn() {
+    try { return window.localStorage.getItem(ALERTS) === "on"; } catch (e) { return false; }
+  }
+
+  function beep() {
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    var audio = new Ctx();
+    var tone = audio.createOscillator();
+    var gain = audio.createGain();
+    tone.frequency.value = 660;
+    gain.gain.value = 0.08;
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.18);
+  }
+
+  function tell(notice, title) {
+    if (!alertsOn()) return;
+    beep();
+    if (window.Notification && Notification.permission === "granted" && document.hidden) {
+      new Notification(title, { body: notice.querySelector("p").textContent.trim() });
+    }
+  }
+
+  function showNotice() {
+    var sink = document.getElementById("notice-sink");
+    var toast = document.getElementById("toast");
+    if (!sink || !toast) return;
+    var notice = sink.querySelector("[data-notice]");
+    var key = notice ? notice.getAttribute("data-notice") : "";
+    if (key === shownNotice) return;
+    var first = shownNotice === null;
+    shownNotice = key;
+    toast.replaceChildren();
+    if (!notice) {
+      document.title = baseTitle;
+      return;
+    }
+    var title = notice.getAttribute("data-title");
+    document.title = "\u25CF " + title + " \u2014 Tafelrunde";
+    toast.appendChild(notice.cloneNode(true));
+    if (!first) tell(notice, title);
+  }
+
+  // After any settle: the notices' own swap (an outerHTML swap settles on the new element).
+  document.addEventListener("htmx:afterSettle", showNotice);
+  document.addEventListener("click", function (evt) {
+    var close = evt.target.closest ? evt.target.closest("[data-close-alert]") : null;
+    if (!close) return;
+    var toast = document.getElementById("toast");
+    if (toast) toast.replaceChildren();
+    focusable(document.getElementById("main"));
+  });
+
+
+  // Destructive forms (data-confirm) ask in a <dialog> first; a "yes" sends the form with
+  // confirm=1, so the server's own confirmation page is skipped. Focus goes back to the
+  // button that asked.
+  var asking = null;
+  document.addEventListener("submit", function (evt) {
+    var form = evt.target;
+    var dialog = document.getElementById("confirm-dialog");
+    if (!form.matches || !form.matches("form[data-confirm]") || !dialog) return;
+    if (form.querySelector("input[name=confirm]")) return;
+    if (typeof dialog.showModal !== "function") return;
+    evt.preventDefault();
+    evt.stopImmediatePropagation();
+    asking = { form: form, button: evt.submitter || form.querySelector("button") };
+    document.getElementById("confirm-dialog-question").textContent = form.getAttribute("data-confirm");
+    document.getElementById("confirm-dialog-yes").textContent =
+      form.getAttribute("data-confirm-button") || form.getAttribute("data-confirm");
+    dialog.returnValue = "";
+    dialog.showModal();
+  }, true);
+  document.addEventListener("close", function (evt) {
+    if (evt.target.id !== "confirm-dialog" || !asking) return;
+    var ask = asking;
+    asking = null;
+    if (evt.target.returnValue !== "yes") {
+      if (ask.button) ask.button.focus();
+      return;
+    }
+    var yes = document.createElement("input");
+    yes.type = "hidden";
+    yes.name = "confirm";
+    yes.value = "1";
+    ask.form.appendChild(yes);
+    ask.form.requestSubmit(ask.button && ask.button.form === ask.form ? ask.button : undefined);
+  }, true);
+
+  // The switch for sound and system notifications; the browser asks for permission only
+  // after this click.
+  function showAlertsToggle() {
+    var toggle = document.getElementById("alerts-toggle");
+    if (!toggle) return;
+    toggle.hidden = false;
+    toggle.setAttribute("aria-pressed", alertsOn() ? "true" : "false");
+    toggle.addEventListener("click", function () {
+      var on = !alertsOn();
+      try { window.localStorage.setItem(ALERTS, on ? "on" : "off"); } catch (e) { return; }
+      toggle.setAttribute("aria-pressed", on ? "true" : "false");
+      if (on && window.Notification && Notification.permission === "default") {
+        Notification.requestPermission();
+      }
+      if (on) beep();
+    });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", showAlertsToggle);
+  } else {
+    showAlertsToggle();
+  }
 })();

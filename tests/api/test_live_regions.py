@@ -60,6 +60,8 @@ COMPARED = {
     ("combat", "chat"),
     # tests/sessions/test_sessions_live.py
     ("campaign", "sessions"),
+    # tests/encounters/test_notices.py (the fragment every campaign page loads and the push)
+    ("notices", "notice"),
 }
 
 

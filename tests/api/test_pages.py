@@ -16,7 +16,7 @@ async def test_register_form_answers_at_the_field(client: httpx.AsyncClient) -> 
     assert r.status_code == 422
     for field in ("username", "password", "email"):
         assert f'id="{field}-error"' in r.text
-    assert 'value="a"' in r.text and "kurz" not in r.text  # the password is never echoed
+    assert 'value="a"' in r.text and "kurz" not in r.text  # a refused password is not echoed
     assert "<html" not in r.text
 
 

@@ -86,6 +86,10 @@ CASES: dict[str, Case] = {
         headers={"HX-Request": "true"},
     ),
     "live": Case("GET", "/campaigns/{cid}/live", _members(404, STREAM, STREAM, STREAM, LOGIN)),
+    "notices": Case("GET", "/campaigns/{cid}/notices", _members(404, 200, 200, 200, LOGIN)),
+    "notices_live": Case(
+        "GET", "/campaigns/{cid}/notices/live", _members(404, STREAM, STREAM, STREAM, LOGIN)
+    ),
     "roll_form": Case(
         "POST",
         "/campaigns/{cid}/rolls",
