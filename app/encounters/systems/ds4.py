@@ -7,6 +7,7 @@ round 1 (``roll_initiative``), Schlagen/Schießen/Zielzauber with the automatic 
 
 from __future__ import annotations
 
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -23,6 +24,7 @@ from app.encounters.systems.protocol import Common, Forecast
 from app.i18n import N_
 from app.rules import ds4
 from app.rules.dice import Roller
+from app.rules.grid import Metric
 from app.rules.ds4 import forecast as ds4_forecast
 
 CONDITIONS = ("liegend",)
@@ -395,6 +397,14 @@ class Ds4Rules(Common):
     remove_condition = staticmethod(remove_condition)
     adjust = staticmethod(adjust)
     check = staticmethod(check)
+    #: One cell is 1 m; diagonals alternate 1 and 2 m (project decision, like PF2e's).
+    metric = Metric("alternate", "m", Fraction(1))
+
+    def movement_allowance(
+        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+    ) -> int:
+        """Laufen in whole metres (cells); a negative Laufen counts as 0."""
+        return int(ds4.reach(float(stats.get("laufen", 0) or 0)).laufen)
 
 
 RULES = Ds4Rules()

@@ -14,6 +14,7 @@ rolls and Unvorbereitet.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -29,6 +30,7 @@ from app.encounters.systems.protocol import Common, Forecast, Offers
 from app.i18n import N_
 from app.rules import pf2e
 from app.rules.dice import Roller
+from app.rules.grid import Metric
 from app.rules.expression import ExpressionError, parse
 from app.rules.pf2e import Modifier, Statistic
 from app.rules.pf2e import forecast as pf2e_forecast
@@ -528,6 +530,17 @@ class Pf2eRules(Common):
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}
+
+    #: One square is 1.5 m (5 ft) in the German edition; diagonals alternate 1.5 and 3 m.
+    metric = Metric("alternate", "m", Fraction(3, 2))
+
+    def movement_allowance(
+        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+    ) -> int:
+        """Squares of one Stride: the Speed in metres (``geschwindigkeit``; 7.5 m when the
+        stat block has none) over 1.5 m per square."""
+        speed = Fraction(str(stats.get("geschwindigkeit", "7.5") or 0))
+        return max(0, int(speed / self.metric.per_cell))
 
 
 RULES = Pf2eRules()
