@@ -81,6 +81,15 @@ MOVE_PATH_MAX = 200
 #: Token size in cells (a side).
 TOKEN_SIZE_MAX = 6
 
+# --- uploaded images ------------------------------------------------------------------------
+
+#: Bytes of one uploaded image (map background, handout picture); its route allows this body.
+IMAGE_UPLOAD_BYTES = 10 * 1_048_576
+#: Pixels of the longer side of an uploaded image.
+IMAGE_MAX_SIDE = 8192
+#: Pixels of an uploaded image in all (checked from its header, before decoding).
+IMAGE_MAX_PIXELS = 40_000_000
+
 # --- pages of the log -----------------------------------------------------------------------
 
 #: Entries per page of the dice log and of a sheet's history (HTML and API).
