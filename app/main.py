@@ -22,6 +22,7 @@ from app.encounters import api as encounters_api
 from app.encounters import routes as encounters_routes
 from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
+from app.maps import api as maps_api
 from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
 from app.talk import api as talk_api
@@ -89,6 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         characters_api.router,
         encounters_api.router,
         talk_api.router,
+        maps_api.router,
         transfer_api.router,
         events_routes.router,
         accounts_routes.router,

@@ -7,11 +7,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Query, Request, Response, UploadFile
 from pydantic import BaseModel, Field
 
+from app import limits
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.maps import service, views
-from app.maps.media import read_image
+from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, StoredImage, process_upload
 from app.web.deps import CurrentUser, Session
+from app.web.media import image_response
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId, RowId
 
@@ -140,7 +142,18 @@ async def delete(
     return Response(status_code=204)
 
 
-@router.put("/{scene_id}/background")
+async def read_image(file: UploadFile) -> StoredImage:
+    """The upload validated and re-encoded; 413 / 422 at ``file`` when it is refused."""
+    raw = await file.read(limits.IMAGE_UPLOAD_BYTES + 1)
+    try:
+        return await process_upload(raw)
+    except ImageRejected as exc:
+        if exc.status == 413:
+            raise service.TooLarge(exc.message) from None
+        raise ValidationFailed({"file": exc.message}) from None
+
+
+@router.put("/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES)
 async def put_background(
     campaign_id: int,
     scene_id: PathId,
@@ -162,11 +175,7 @@ async def get_background(
     campaign_id: int, scene_id: PathId, request: Request, session: Session, user: CurrentUser
 ) -> Response:
     row = await service.background(session, user, campaign_id, scene_id)
-    etag = f'"{row.etag}"'
-    headers = {"ETag": etag, "Cache-Control": "private, max-age=31536000, immutable"}
-    if request.headers.get("if-none-match") == etag:
-        return Response(status_code=304, headers=headers)
-    return Response(row.data, media_type=row.mime, headers=headers)
+    return image_response(request, row.data, row.mime, row.etag)
 
 
 @router.put("/{scene_id}/walls")
