@@ -588,7 +588,9 @@ def _may_move(opened: Opened, b: sight.Board, token: Token, override: bool) -> N
         return
     if override:
         raise Forbidden(_("Only a GM may override the movement rules."))
-    if not allowed(viewer.role, Action.act_in_combat) or not b.controls(viewer, token):
+    if not allowed(viewer.role, Action.act_in_combat):
+        raise Forbidden(_("Your role in this campaign does not allow this."))
+    if not b.controls(viewer, token):
         raise ValidationFailed({"to": _("This is not your token.")})
     pid = b.pid(token)
     if b.running and pid is not None and current_pid(b.state) != pid:

@@ -282,7 +282,7 @@ def plan_move(
         raise ValidationFailed(
             {
                 "to": _(
-                    "That costs %(cost)s; only %(left)s left this turn.",
+                    "That way costs %(cost)s cells; only %(left)s are left this turn.",
                     cost=measured.cost,
                     left=max(0, allowance),
                 )

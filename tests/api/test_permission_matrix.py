@@ -166,6 +166,8 @@ COVERED_ELSEWHERE = {
     "/campaigns/{campaign_id}/handouts": "tests/api/test_talk_matrix.py",
     "/api/v1/campaigns/{campaign_id}/journal": "tests/api/test_talk_matrix.py",
     "/campaigns/{campaign_id}/journal": "tests/api/test_talk_matrix.py",
+    "/api/v1/campaigns/{campaign_id}/scenes": "tests/api/test_maps_matrix.py",
+    "/campaigns/{campaign_id}/scenes": "tests/api/test_maps_matrix.py",
 }
 
 
