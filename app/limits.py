@@ -80,6 +80,8 @@ MAP_CELLS_PER_REQUEST = SCENE_SIDE_MAX * SCENE_SIDE_MAX
 MOVE_PATH_MAX = 200
 #: Token size in cells (a side).
 TOKEN_SIZE_MAX = 6
+#: Waypoints of a ruler.
+RULER_POINTS_MAX = 20
 
 # --- uploaded images ------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from app.encounters import routes as encounters_routes
 from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
 from app.maps import api as maps_api
+from app.maps import routes as maps_routes
 from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
 from app.talk import api as talk_api
@@ -99,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         characters_routes.router,
         api_docs.router,
         talk_routes.router,
+        maps_routes.router,
         transfer_routes.router,
     ):
         app.include_router(router)

@@ -615,3 +615,21 @@ class TokenChanged(EventPayload):
 
     scene_id: int
     token: dict[str, Any]
+
+
+@event_type("map_pointer")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MapPointer(EventPayload):
+    """A member's ruler (its waypoints, while held), its release (``clear``) or a ping on a
+    scene: short-lived, shown live and never replayed as state (docs/map.md)."""
+
+    scene_id: int
+    #: ``ruler``, ``ping`` or ``clear``.
+    kind: str
+    cells: list[list[int]]
+    #: The ruler's length in the system's unit (``None`` for a ping or a release).
+    distance: float | None
+    unit: str
+    #: The scene's columns and rows (the overlay is drawn from the event alone).
+    cols: int
+    rows: int

@@ -11,7 +11,7 @@ from app import limits
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.maps import service, views
-from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, StoredImage, process_upload
+from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import CurrentUser, Session
 from app.web.media import image_response
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -85,6 +85,11 @@ class TokenPatch(BaseModel):
     version: int | None = None
 
 
+class PointerBody(BaseModel):
+    kind: str = Field(max_length=10)
+    cells: list[Pair] = Field(default_factory=list, max_length=1000)
+
+
 class MoveBody(BaseModel):
     to: Pair
     path: list[Pair] | None = Field(default=None, max_length=1000)
@@ -142,17 +147,6 @@ async def delete(
     return Response(status_code=204)
 
 
-async def read_image(file: UploadFile) -> StoredImage:
-    """The upload validated and re-encoded; 413 / 422 at ``file`` when it is refused."""
-    raw = await file.read(limits.IMAGE_UPLOAD_BYTES + 1)
-    try:
-        return await process_upload(raw)
-    except ImageRejected as exc:
-        if exc.status == 413:
-            raise service.TooLarge(exc.message) from None
-        raise ValidationFailed({"file": exc.message}) from None
-
-
 @router.put("/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES)
 async def put_background(
     campaign_id: int,
@@ -165,7 +159,7 @@ async def put_background(
     if file is None:
         raise ValidationFailed({"file": _("Choose an image file.")})
     await service.open_scene(session, user, campaign_id, scene_id)
-    image = await read_image(file)
+    image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
     await service.set_background(session, user, campaign_id, scene_id, image)
     return await views.scene_json(session, user, campaign_id, scene_id)
 
@@ -280,3 +274,15 @@ async def distance(
         session, user, campaign_id, scene_id, _cell(from_, "from"), _cell(to, "to")
     )
     return {"distance": value, "unit": unit, "cells": cells}
+
+
+@router.post("/{scene_id}/pointer")
+async def pointer(
+    campaign_id: int, scene_id: PathId, body: PointerBody, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """Show everyone a ruler with waypoints (``ruler``), its release (``clear``) or a ping."""
+    shown = await service.point(
+        session, user, campaign_id, scene_id, body.kind, [list(c) for c in body.cells]
+    )
+    return {"kind": shown.kind, "cells": shown.cells, "distance": shown.distance,
+            "unit": shown.unit}

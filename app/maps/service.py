@@ -30,6 +30,7 @@ from app.events import types
 from app.events.service import append_event
 from app.i18n import _
 from app.maps import sight
+from app.media.images import ImageRejected, StoredImage, process_upload
 from app.maps.models import Scene, SceneBackground, Token
 from app.rules import grid as g
 
@@ -250,12 +251,22 @@ async def delete_scene(
 # --- background -----------------------------------------------------------------------------
 
 
+async def image(raw: bytes) -> StoredImage:
+    """An upload validated and re-encoded (in a worker thread); 413 / 422 at ``file``."""
+    try:
+        return await process_upload(raw)
+    except ImageRejected as exc:
+        if exc.status == 413:
+            raise TooLarge(exc.message) from None
+        raise ValidationFailed({"file": exc.message}) from None
+
+
 async def set_background(
     session: AsyncSession,
     user: User,
     campaign_id: int,
     scene_id: int,
-    image: sight.Image,
+    image: StoredImage,
 ) -> Scene:
     """Store an already re-encoded image (``app.media.images``) as the scene's background."""
     opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
@@ -408,7 +419,16 @@ async def board(session: AsyncSession, opened: Opened) -> sight.Board:
             select(Character.id, Character.owner_id).where(Character.id.in_(chars))
         )
         owners = {cid: owner for cid, owner in rows.all() if owner is not None}
-    return sight.Board(opened.scene, tokens, participants, encounter, owners)
+    size = None
+    if opened.scene.background_etag is not None:
+        found = await session.execute(
+            select(SceneBackground.width, SceneBackground.height).where(
+                SceneBackground.scene_id == opened.scene.id
+            )
+        )
+        row = found.first()
+        size = None if row is None else (int(row[0]), int(row[1]))
+    return sight.Board(opened.scene, tokens, participants, encounter, owners, size)
 
 
 def _place(scene: Scene, x: int, y: int, size: int, field: str = "to") -> None:
@@ -658,3 +678,39 @@ async def distance(
     metric = opened.rules.metric
     cells = g.distance(a, b, metric.diagonal)
     return float(cells * metric.per_cell), metric.unit, cells
+
+
+POINTER_KINDS = ("ruler", "ping", "clear")
+
+
+async def point(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    scene_id: int,
+    kind: str,
+    cells: list[list[int]],
+) -> types.MapPointer:
+    """Show everyone a ruler (waypoints), its release or a ping: one ``map_pointer`` event."""
+    opened = await _open(session, user, campaign_id, scene_id, Action.act_in_combat)
+    if kind not in POINTER_KINDS:
+        raise ValidationFailed({"kind": _("A ruler, a ping or a release.")})
+    if len(cells) > limits.RULER_POINTS_MAX:
+        raise ValidationFailed(
+            {"cells": _("At most %(max)d waypoints.", max=limits.RULER_POINTS_MAX)}
+        )
+    points = _cells(cells, opened.scene, "cells")
+    if (kind == "ping" and len(points) != 1) or (kind == "ruler" and len(points) < 2):
+        raise ValidationFailed({"cells": _("A ping names one cell, a ruler two or more.")})
+    metric = opened.rules.metric
+    length = sum(
+        g.distance(points[i - 1], points[i], metric.diagonal) for i in range(1, len(points))
+    )
+    payload = types.MapPointer(
+        actor_name=user.username, scene_id=scene_id, kind=kind,
+        cells=[list(c) for c in points] if kind != "clear" else [],
+        distance=float(length * metric.per_cell) if kind == "ruler" else None,
+        unit=metric.unit, cols=opened.scene.cols, rows=opened.scene.rows,
+    )  # fmt: skip
+    await _event(session, opened, user, payload)
+    return payload

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from app.core.viewer import Viewer
 from app.encounters.combat import State
@@ -26,21 +26,6 @@ from app.rules import grid as g
 
 DEFAULT_COLOUR = "#3a6ea5"
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
-
-
-class Image(Protocol):
-    """A validated, re-encoded image (``app.media.images.StoredImage``)."""
-
-    @property
-    def data(self) -> bytes: ...
-    @property
-    def mime(self) -> str: ...
-    @property
-    def width(self) -> int: ...
-    @property
-    def height(self) -> int: ...
-    @property
-    def etag(self) -> str: ...
 
 
 def colour(value: str | None) -> str:
@@ -76,6 +61,8 @@ class Board:
     encounter: Encounter | None
     #: Character id → owner (for tokens of characters outside a fight).
     owners: Mapping[int, int] = field(default_factory=dict)
+    #: The background image's width and height in pixels.
+    background_size: tuple[int, int] | None = None
 
     @property
     def running(self) -> bool:
@@ -141,6 +128,19 @@ class Board:
         seen = {t.participant_id for t in self.tokens if self.sees_in(t, cells)}
         return [r for r in reactions if r["participant_id"] in seen]
 
+    def _background(self) -> dict[str, float] | None:
+        """Where the background lies, in cells: the grid's offset and cell size moved onto it."""
+        if self.background_size is None or self.scene.background_etag is None:
+            return None
+        cell = self.scene.cell_px
+        width, height = self.background_size
+        return {
+            "x": -self.scene.grid_x / cell,
+            "y": -self.scene.grid_y / cell,
+            "width": width / cell,
+            "height": height / cell,
+        }
+
     def view(self, viewer: Viewer, metric: g.Metric) -> dict[str, Any]:
         """The scene as ``viewer`` may see it (the JSON answer and the page's data)."""
         scene = self.scene
@@ -160,6 +160,7 @@ class Board:
             "per_cell": float(metric.per_cell),
             "diagonal": metric.diagonal,
             "background_url": background_url(scene),
+            "background": self._background(),
             "walls": [list(s) for s in g.edges_to_segments(walls)],
             "doors": [
                 {"segment": list(g.edges_to_segments([(d[0], d[1], d[2])])[0]), "open": d[3]}

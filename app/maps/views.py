@@ -62,8 +62,20 @@ async def map_context(
     board = await service.board(session, opened)
     metric = opened.rules.metric
     view = board.view(viewer, metric)
-    mine = [t.id for t in board.tokens if board.controls(viewer, t)]
+    mine = [t.id for t in board.tokens if board.controls(viewer, t) or viewer.is_gm]
+    open_cells = board.open_cells()
+    fogged = (
+        []
+        if open_cells is None
+        else [
+            (x, y)
+            for x in range(opened.scene.cols)
+            for y in range(opened.scene.rows)
+            if (x, y) not in open_cells
+        ]
+    )
     return {
+        "fogged": fogged,
         "scene": view,
         "campaign_id": campaign_id,
         "is_gm": viewer.is_gm,

@@ -404,3 +404,47 @@ async def test_distance_per_system(make_client: ClientFactory, app: FastAPI) -> 
         for params in ({"from": "0,0", "to": "40,0"}, {"from": "a,b", "to": "1,1"}):
             bad = await fight.gm.get(url, params=params)
             assert bad.status_code == 422, params
+
+
+# --- pages ----------------------------------------------------------------------------------
+
+
+async def test_scene_pages_show_only_what_the_viewer_may_see(table: Table) -> None:
+    t = table
+    r = await t.gm.post(
+        f"/campaigns/{t.campaign_id}/scenes", data={"name": "Höhle", "cols": "6", "rows": "4"}
+    )
+    assert r.status_code == 303, r.text
+    page_url = r.headers["location"]
+    sid = int(page_url.rsplit("/", 1)[1])
+    url = f"{base(t.campaign_id)}/{sid}"
+    await t.gm.post(f"{url}/tokens", json={"x": 0, "y": 0, "label": "Heldin"})
+    await t.gm.post(f"{url}/tokens", json={"x": 5, "y": 3, "label": "Schatten", "hidden": True})
+    gm_page = await t.gm.get(page_url)
+    assert gm_page.status_code == 200
+    assert "Heldin" in gm_page.text and "Schatten" in gm_page.text
+    player_page = await t.player.get(page_url)
+    assert player_page.status_code == 200
+    assert "Heldin" in player_page.text and "Schatten" not in player_page.text
+    assert "map.js" in player_page.text
+    listing = await t.player.get(f"/campaigns/{t.campaign_id}/scenes")
+    assert "Höhle" in listing.text
+    bad = await t.gm.post(
+        f"/campaigns/{t.campaign_id}/scenes", data={"name": "X", "cols": "0", "rows": "4"}
+    )
+    assert bad.status_code == 422 and "cols-error" in bad.text
+    # Without JavaScript: the GM moves by form; a refused move answers at the field.
+    tid = (await get(t.gm, url))["tokens"][0]["id"]
+    moved = await t.gm.post(f"{page_url}/move", data={"token_id": tid, "x": "2", "y": "2"})
+    assert moved.status_code == 303
+    assert [(tk["x"], tk["y"]) for tk in (await get(t.gm, url))["tokens"]][0] == (1, 1)
+    refused = await t.gm.post(f"{page_url}/move", data={"token_id": tid, "x": "9", "y": "1"})
+    assert refused.status_code == 422 and "to-error" in refused.text
+    fog = await t.gm.post(f"{page_url}/fog", data={"action": "on"})
+    assert fog.status_code == 303
+    assert "Heldin" not in (await t.player.get(page_url)).text
+    up = await t.gm.post(f"{page_url}/background", files={"file": ("k.png", png(), "image/png")})
+    assert up.status_code == 303
+    assert (await get(t.gm, url))["background_url"]
+    junk = await t.gm.post(f"{page_url}/background", files={"file": ("k.png", b"xx", "image/png")})
+    assert junk.status_code == 422 and "file-error" in junk.text

@@ -55,6 +55,10 @@ CASES: dict[str, Case] = {
         "POST", f"{API}/{{sid}}/tokens/{{tid}}/move", _members(404, 403, 422, 200, 401),
         json={"to": [2, 2]},
     ),  # fmt: skip
+    "api_pointer": Case(
+        "POST", f"{API}/{{sid}}/pointer", _members(404, 403, 200, 200, 401),
+        json={"kind": "ruler", "cells": [[0, 0], [3, 1]]},
+    ),  # fmt: skip
     "api_distance": Case("GET", f"{API}/{{sid}}/distance?from=0,0&to=3,1", MEMBERS),
 }
 PREFIXES = [p for p, where in COVERED_ELSEWHERE.items() if where.endswith("test_maps_matrix.py")]
