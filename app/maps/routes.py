@@ -189,12 +189,5 @@ async def fog(
     action: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
     """Fog for the whole scene without JavaScript: on, off, reveal all, hide all."""
-    opened = await service.open_scene(session, user, campaign_id, scene_id)
-    cells = [[x, y] for x in range(opened.scene.cols) for y in range(opened.scene.rows)]
-    if action in ("on", "off"):
-        change = service.SceneChange(fog=action == "on")
-        await service.update_scene(session, user, campaign_id, scene_id, change)
-    elif action in ("reveal", "hide"):
-        reveal, hide = (cells, []) if action == "reveal" else ([], cells)
-        await service.change_fog(session, user, campaign_id, scene_id, reveal, hide)
+    await service.fog_whole(session, user, campaign_id, scene_id, action)
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")

@@ -387,6 +387,22 @@ async def change_fog(
     return scene
 
 
+async def fog_whole(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, action: str
+) -> None:
+    """The scene page's fog buttons: fog ``on`` or ``off``, ``reveal`` or ``hide`` all."""
+    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    scene = opened.scene
+    cells = [[x, y] for x in range(scene.cols) for y in range(scene.rows)]
+    if action in ("on", "off"):
+        await update_scene(session, user, campaign_id, scene_id, SceneChange(fog=action == "on"))
+    elif action in ("reveal", "hide"):
+        reveal, hide = (cells, []) if action == "reveal" else ([], cells)
+        await change_fog(session, user, campaign_id, scene_id, reveal, hide)
+    else:
+        raise ValidationFailed({"action": _("Out of range.")})
+
+
 # --- tokens ---------------------------------------------------------------------------------
 
 

@@ -58,6 +58,10 @@ COMPARED = {
     ("chat", "chat"),
     ("campaign", "chat"),
     ("combat", "chat"),
+    # tests/api/test_maps_live.py
+    ("scene", "board"),
+    ("scene", "pointer"),
+    ("combat", "map"),
 }
 
 

@@ -60,6 +60,21 @@ CASES: dict[str, Case] = {
         json={"kind": "ruler", "cells": [[0, 0], [3, 1]]},
     ),  # fmt: skip
     "api_distance": Case("GET", f"{API}/{{sid}}/distance?from=0,0&to=3,1", MEMBERS),
+    "index": Case("GET", PAGE, MEMBERS_PAGE),
+    "create": Case(
+        "POST", PAGE, GM_ONLY_FORM, form={"name": "Neu", "cols": "4", "rows": "4"}
+    ),
+    "scene": Case("GET", f"{PAGE}/{{sid}}", MEMBERS_PAGE),
+    "live": Case("GET", f"{PAGE}/{{sid}}/live", {**MEMBERS_PAGE, **dict.fromkeys(ROLES[2:], STREAM)}),
+    "move": Case(
+        "POST", f"{PAGE}/{{sid}}/move", _members(404, 403, 422, 303, LOGIN),
+        form={"token_id": "{tid}", "x": "2", "y": "2"},
+    ),  # fmt: skip
+    "background": Case("POST", f"{PAGE}/{{sid}}/background", GM_ONLY_FORM),
+    "place_token": Case(
+        "POST", f"{PAGE}/{{sid}}/tokens", GM_ONLY_FORM, form={"label": "Kiste", "x": "1", "y": "1"}
+    ),
+    "fog": Case("POST", f"{PAGE}/{{sid}}/fog", GM_ONLY_FORM, form={"action": "reveal"}),
 }
 PREFIXES = [p for p, where in COVERED_ELSEWHERE.items() if where.endswith("test_maps_matrix.py")]
 
@@ -98,15 +113,18 @@ async def test_map_route_answers_every_role(
     assert r2.status_code == 201, r2.text
     r3 = await table.gm.put(f"{api}/{sid}/background", files={"file": ("a.png", png(), "image/png")})
     assert r3.status_code == 200, r3.text
-    path = case.path.format(cid=table.campaign_id, sid=sid, tid=r2.json()["id"])
+    values = {"cid": table.campaign_id, "sid": sid, "tid": r2.json()["id"]}
+    path = case.path.format(**values)
+    form = {k: v.format(**values) for k, v in case.form.items()}
     for role in ROLES:
         expected = case.expect[role]
         if expected == STREAM:
             continue
         client = getattr(table, role)
-        files = {"file": ("a.png", png(), "image/png")} if name == "api_background" else None
+        upload = name in ("api_background", "background")
+        files = {"file": ("a.png", png(), "image/png")} if upload else None
         response = await client.request(
-            case.method, path, json=case.json, data=case.form or None, headers=case.headers,
+            case.method, path, json=case.json, data=form or None, headers=case.headers,
             files=files,
         )  # fmt: skip
         if expected == LOGIN:
