@@ -65,8 +65,14 @@ async def scene_live_context(
 SCENE_PAGE: Page[ScenePage] = Page("scene", load=scene_live_context, gone="gone")
 
 
-def board_html(context: Mapping[str, Any]) -> str:
-    return render("maps/_board.html", **context["map"], oob=True)
+def board_html(context: Mapping[str, Any], events: Sequence[VisibleEvent] = ()) -> str:
+    """The board and token list, and the reactions the batch's last move offered."""
+    html = render("maps/_board.html", **context["map"], oob=True)
+    moves = [e for e in events if e.type == types.TokenMoved.TYPE]
+    if moves:
+        offered = moves[-1].payload.get("reactions") or []
+        html += render("maps/_reactions.html", reactions=offered, oob=True)
+    return html
 
 
 def pointer_html(event: VisibleEvent) -> str:
@@ -74,7 +80,7 @@ def pointer_html(event: VisibleEvent) -> str:
 
 
 async def _push_board(batch: Batch[ScenePage]) -> list[Outgoing]:
-    return [Outgoing(batch.events[-1].seq, "map", board_html(batch.context))]
+    return [Outgoing(batch.events[-1].seq, "map", board_html(batch.context, batch.events))]
 
 
 async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
@@ -125,7 +131,7 @@ async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
     out = [Outgoing(e.seq, "map", pointer_html(e)) for e in mine if e.type == POINTER]
     boards = [e for e in mine if e.type != POINTER]
     if boards and shown is not None:
-        out.append(Outgoing(boards[-1].seq, "map", render("maps/_board.html", **shown, oob=True)))
+        out.append(Outgoing(boards[-1].seq, "map", board_html({"map": shown}, boards)))
     return sorted(out, key=lambda m: m.seq)
 
 

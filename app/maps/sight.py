@@ -316,7 +316,10 @@ def _stop_for_reactions(
     index = found[0].index
     stop = path[index]
     paid = g.path_cost(grid, path[: index + 1], rules.metric.diagonal).cost
+    names = {str(p.id): p.name for p in b.participants.values()}
     reactions = [
-        {"participant_id": int(r.pid), "kind": r.kind} for r in found if r.index == index
+        {"participant_id": int(r.pid), "kind": r.kind, "name": names.get(r.pid, "")}
+        for r in found
+        if r.index == index
     ]
     return Plan(stop, paid, allowance, stop, reactions, spent + paid, key, False)
