@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 from sqlalchemy import select
 
+import app.web.templating as templating
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.views import CampaignPage
 from app.config import Settings
@@ -34,7 +35,6 @@ from app.core.viewer import Role, Viewer
 from app.events.models import CampaignEvent
 from app.events.service import project
 from app.main import create_app
-import app.web.templating as templating
 from app.maps.live import SCENE_PAGE, ScenePage
 
 PASSWORD = "bench-password-4711"
@@ -104,7 +104,9 @@ async def measure(db: str, moves: int) -> dict[str, Any]:
             await c.post("/api/v1/campaigns/join", json={"invite_code": code}, headers=h)
             viewers.append(Viewer(uid, f"p{i}", Role.player))
         api = f"/api/v1/campaigns/{cid}/scenes"
-        sid = (await c.post(api, json={"name": "S", "cols": 40, "rows": 40}, headers=gm)).json()["id"]
+        sid = (await c.post(api, json={"name": "S", "cols": 40, "rows": 40}, headers=gm)).json()[
+            "id"
+        ]
         walls = [[x, y, x, y + 1] for x in range(2, 40, 4) for y in range(0, 40, 2)][:200]
         r = await c.put(f"{api}/{sid}/walls", json={"segments": walls}, headers=gm)
         assert r.status_code == 200, r.text

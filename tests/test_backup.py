@@ -8,7 +8,6 @@ are compared after each hop, and the restored database takes new writes.
 from __future__ import annotations
 
 import io
-
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -18,8 +17,8 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from PIL import Image
 from fastapi import FastAPI
+from PIL import Image
 from sqlalchemy import func, select
 
 from app.backup import BackupError, backup, restore, tables

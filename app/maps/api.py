@@ -13,9 +13,9 @@ from app.i18n import _
 from app.maps import service, views
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import CurrentUser, Session
-from app.web.media import image_response
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId, RowId
+from app.web.media import image_response
 
 router = APIRouter(
     prefix="/api/v1/campaigns/{campaign_id}/scenes", tags=["maps"], route_class=IdempotentRoute
@@ -284,5 +284,9 @@ async def pointer(
     shown = await service.point(
         session, user, campaign_id, scene_id, body.kind, [list(c) for c in body.cells]
     )
-    return {"kind": shown.kind, "cells": shown.cells, "distance": shown.distance,
-            "unit": shown.unit}
+    return {
+        "kind": shown.kind,
+        "cells": shown.cells,
+        "distance": shown.distance,
+        "unit": shown.unit,
+    }

@@ -10,9 +10,9 @@ from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from sse_starlette import EventSourceResponse
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
-from app import limits
 from app.errors import AppError, ValidationFailed
 from app.i18n import _
 from app.maps import service, views
@@ -45,7 +45,9 @@ async def _index(
 
 
 @router.get("/campaigns/{campaign_id}/scenes", response_class=HTMLResponse)
-async def index(request: Request, campaign_id: int, session: Session, user: CurrentUser) -> Response:
+async def index(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
     return await _index(request, session, user, campaign_id)
 
 
@@ -130,7 +132,9 @@ async def move(
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
 
 
-@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES)
+@router.post(
+    "/campaigns/{campaign_id}/scenes/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES
+)
 async def background(
     request: Request,
     campaign_id: int,

@@ -30,8 +30,8 @@ from app.events import types
 from app.events.service import append_event
 from app.i18n import _
 from app.maps import sight
-from app.media.images import ImageRejected, StoredImage, process_upload
 from app.maps.models import Scene, SceneBackground, Token
+from app.media.images import ImageRejected, StoredImage, process_upload
 from app.rules import grid as g
 
 Cell = g.Cell
@@ -66,9 +66,7 @@ async def _open(
     return Opened(campaign, viewer, scene)
 
 
-async def open_scene(
-    session: AsyncSession, user: User, campaign_id: int, scene_id: int
-) -> Opened:
+async def open_scene(session: AsyncSession, user: User, campaign_id: int, scene_id: int) -> Opened:
     return await _open(session, user, campaign_id, scene_id, Action.view)
 
 
@@ -239,9 +237,7 @@ async def _scene_event(session: AsyncSession, opened: Opened, user: User, change
     )  # fmt: skip
 
 
-async def delete_scene(
-    session: AsyncSession, user: User, campaign_id: int, scene_id: int
-) -> None:
+async def delete_scene(session: AsyncSession, user: User, campaign_id: int, scene_id: int) -> None:
     opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
     await _scene_event(session, opened, user, "deleted")
     await session.delete(opened.scene)
@@ -357,7 +353,9 @@ async def set_walls(
     scene.walls = [list(e) for e in edges]
     scene.doors = doors
     if walls.difficult is not None:
-        scene.difficult = [list(c) for c in sorted(set(_cells(walls.difficult, scene, "difficult")))]
+        scene.difficult = [
+            list(c) for c in sorted(set(_cells(walls.difficult, scene, "difficult")))
+        ]
     await session.flush()
     await _scene_event(session, opened, user, "walls")
     return scene
@@ -448,7 +446,7 @@ async def board(session: AsyncSession, opened: Opened) -> sight.Board:
 
 
 def _place(scene: Scene, x: int, y: int, size: int, field: str = "to") -> None:
-    if not (0 <= x and 0 <= y and x + size <= scene.cols and y + size <= scene.rows):
+    if not (x >= 0 and y >= 0 and x + size <= scene.cols and y + size <= scene.rows):
         raise ValidationFailed({field: _("That is outside the grid.")})
 
 
@@ -464,9 +462,7 @@ class TokenIn:
     hidden: bool | None = None
 
 
-async def _token_owner(
-    session: AsyncSession, opened: Opened, spec: TokenIn
-) -> tuple[str, bool]:
+async def _token_owner(session: AsyncSession, opened: Opened, spec: TokenIn) -> tuple[str, bool]:
     """The label and hidden flag a token takes from its participant or character."""
     if spec.participant_id is not None:
         participant = await session.get(Participant, spec.participant_id)

@@ -92,9 +92,7 @@ class Board:
         """Whether players see ``token`` when ``cells`` are open (``None``: all)."""
         if self.hidden(token):
             return False
-        return cells is None or any(
-            c in cells for c in g.footprint((token.x, token.y), token.size)
-        )
+        return cells is None or any(c in cells for c in g.footprint((token.x, token.y), token.size))
 
     def controls(self, viewer: Viewer, token: Token) -> bool:
         """Whether the viewer plays the figure or character of this token."""
@@ -169,9 +167,7 @@ class Board:
             "difficult": [list(c) for c in scene.difficult if cells is None or tuple(c) in cells],
             "fog": scene.fog,
             "revealed": None if not scene.fog else [list(c) for c in scene.revealed],
-            "tokens": [
-                self.token_json(t, gm) for t in self.tokens if gm or self.sees_in(t, cells)
-            ],
+            "tokens": [self.token_json(t, gm) for t in self.tokens if gm or self.sees_in(t, cells)],
         }
 
 

@@ -66,7 +66,7 @@ class Grid:
 def segment_edges(seg: Segment, cols: int, rows: int) -> list[Edge]:
     """The unit edges of a wall segment, or :class:`GridError` if it is not on the grid."""
     x1, y1, x2, y2 = seg
-    if not (0 <= min(x1, x2) and max(x1, x2) <= cols and 0 <= min(y1, y2) <= max(y1, y2) <= rows):
+    if not (min(x1, x2) >= 0 and max(x1, x2) <= cols and 0 <= min(y1, y2) <= max(y1, y2) <= rows):
         raise GridError("segment outside the grid")
     if (x1 == x2) == (y1 == y2):
         raise GridError("a segment runs along one grid line and has a length")
@@ -120,14 +120,18 @@ def step_open(grid: Grid, a: Cell, b: Cell) -> bool:
     if dx == 0 or dy == 0:
         return edge_between(a, b) not in grid.blocked
     via_x, via_y = (b[0], a[1]), (a[0], b[1])
-    first = edge_between(a, via_x) not in grid.blocked and edge_between(via_x, b) not in grid.blocked
+    first = (
+        edge_between(a, via_x) not in grid.blocked and edge_between(via_x, b) not in grid.blocked
+    )
     second = (
         edge_between(a, via_y) not in grid.blocked and edge_between(via_y, b) not in grid.blocked
     )
     return first and second
 
 
-def step_cost(grid: Grid, b: Cell, diagonal_step: bool, diagonals_so_far: int, rule: Diagonal) -> int:
+def step_cost(
+    grid: Grid, b: Cell, diagonal_step: bool, diagonals_so_far: int, rule: Diagonal
+) -> int:
     """Cells one step into ``b`` costs (difficult terrain doubles it)."""
     base = 2 if diagonal_step and rule == "alternate" and diagonals_so_far % 2 == 1 else 1
     return base * (2 if b in grid.difficult else 1)

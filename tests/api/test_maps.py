@@ -90,7 +90,9 @@ def png_bomb(width: int = 60_000, height: int = 60_000) -> bytes:
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     idat = zlib.compress(b"\x00" * 1000)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+    )
 
 
 # --- scenes ---------------------------------------------------------------------------------
@@ -326,7 +328,9 @@ async def hh_scene(make_client: ClientFactory, app: FastAPI) -> tuple[Fight, str
     goblin = next(e for e in r.json() if e["name"] == "Goblin")
     r = await gm.post(f"/api/v1/campaigns/{fight.campaign_id}/encounters", json={"name": "Gang"})
     fight.encounter_id = r.json()["id"]
-    r = await gm.post(f"{fight.base}/participants", json={"character_id": fight.characters["Alrik"]})
+    r = await gm.post(
+        f"{fight.base}/participants", json={"character_id": fight.characters["Alrik"]}
+    )
     assert r.status_code == 201, r.text
     await gm.post(f"{fight.base}/participants", json={"entry_id": goblin["id"]})
     script(app)
@@ -439,7 +443,7 @@ async def test_scene_pages_show_only_what_the_viewer_may_see(table: Table) -> No
     tid = (await get(t.gm, url))["tokens"][0]["id"]
     moved = await t.gm.post(f"{page_url}/move", data={"token_id": tid, "x": "2", "y": "2"})
     assert moved.status_code == 303
-    assert [(tk["x"], tk["y"]) for tk in (await get(t.gm, url))["tokens"]][0] == (1, 1)
+    assert next((tk["x"], tk["y"]) for tk in (await get(t.gm, url))["tokens"]) == (1, 1)
     refused = await t.gm.post(f"{page_url}/move", data={"token_id": tid, "x": "9", "y": "1"})
     assert refused.status_code == 422 and "to-error" in refused.text
     fog = await t.gm.post(f"{page_url}/fog", data={"action": "on"})

@@ -52,24 +52,30 @@ CASES: dict[str, Case] = {
         "DELETE", f"{API}/{{sid}}/tokens/{{tid}}", _members(404, 403, 403, 204, 401)
     ),
     "api_move": Case(
-        "POST", f"{API}/{{sid}}/tokens/{{tid}}/move", _members(404, 403, 422, 200, 401),
+        "POST",
+        f"{API}/{{sid}}/tokens/{{tid}}/move",
+        _members(404, 403, 422, 200, 401),
         json={"to": [2, 2]},
-    ),  # fmt: skip
+    ),
     "api_pointer": Case(
-        "POST", f"{API}/{{sid}}/pointer", _members(404, 403, 200, 200, 401),
+        "POST",
+        f"{API}/{{sid}}/pointer",
+        _members(404, 403, 200, 200, 401),
         json={"kind": "ruler", "cells": [[0, 0], [3, 1]]},
-    ),  # fmt: skip
+    ),
     "api_distance": Case("GET", f"{API}/{{sid}}/distance?from=0,0&to=3,1", MEMBERS),
     "index": Case("GET", PAGE, MEMBERS_PAGE),
-    "create": Case(
-        "POST", PAGE, GM_ONLY_FORM, form={"name": "Neu", "cols": "4", "rows": "4"}
-    ),
+    "create": Case("POST", PAGE, GM_ONLY_FORM, form={"name": "Neu", "cols": "4", "rows": "4"}),
     "scene": Case("GET", f"{PAGE}/{{sid}}", MEMBERS_PAGE),
-    "live": Case("GET", f"{PAGE}/{{sid}}/live", {**MEMBERS_PAGE, **dict.fromkeys(ROLES[2:], STREAM)}),
+    "live": Case(
+        "GET", f"{PAGE}/{{sid}}/live", {**MEMBERS_PAGE, **dict.fromkeys(ROLES[2:], STREAM)}
+    ),
     "move": Case(
-        "POST", f"{PAGE}/{{sid}}/move", _members(404, 403, 422, 303, LOGIN),
+        "POST",
+        f"{PAGE}/{{sid}}/move",
+        _members(404, 403, 422, 303, LOGIN),
         form={"token_id": "{tid}", "x": "2", "y": "2"},
-    ),  # fmt: skip
+    ),
     "background": Case("POST", f"{PAGE}/{{sid}}/background", GM_ONLY_FORM),
     "place_token": Case(
         "POST", f"{PAGE}/{{sid}}/tokens", GM_ONLY_FORM, form={"label": "Kiste", "x": "1", "y": "1"}
@@ -111,7 +117,9 @@ async def test_map_route_answers_every_role(
     sid = r.json()["id"]
     r2 = await table.gm.post(f"{api}/{sid}/tokens", json={"x": 0, "y": 0, "label": "Fass"})
     assert r2.status_code == 201, r2.text
-    r3 = await table.gm.put(f"{api}/{sid}/background", files={"file": ("a.png", png(), "image/png")})
+    r3 = await table.gm.put(
+        f"{api}/{sid}/background", files={"file": ("a.png", png(), "image/png")}
+    )
     assert r3.status_code == 200, r3.text
     values = {"cid": table.campaign_id, "sid": sid, "tid": r2.json()["id"]}
     path = case.path.format(**values)

@@ -73,8 +73,8 @@ def table(browser: Browser, base_url: str) -> Iterator[Table]:
     named = ("Alrik", "Brida", "Goblin 2")
     pids = {p["name"] if p["name"] in named else "Goblin": p["pid"] for p in view["participants"]}
     scenes = f"/api/v1/campaigns/{cid}/scenes"
-    scene = ok(gm.request.post(scenes, data={"name": "Gewölbe", "cols": 12, "rows": 8,
-                                             "encounter_id": int(api.rsplit("/", 1)[1])}))  # fmt: skip
+    linked = {"name": "Gewölbe", "cols": 12, "rows": 8, "encounter_id": int(api.rsplit("/", 1)[1])}
+    scene = ok(gm.request.post(scenes, data=linked))
     scene_api = f"{scenes}/{scene['id']}"
     ok(gm.request.put(f"{scene_api}/background",
                       multipart={"file": {"name": "k.png", "mimeType": "image/png",
@@ -85,8 +85,8 @@ def table(browser: Browser, base_url: str) -> Iterator[Table]:
     for name, x, y in (("Alrik", 1, 1), ("Brida", 1, 5), ("Goblin", 6, 2), ("Goblin 2", 7, 6)):
         body = {"x": x, "y": y, "participant_id": int(pids[name])}
         tokens[name] = ok(gm.request.post(f"{scene_api}/tokens", data=body))["id"]
-    body = {"x": 10, "y": 1, "label": "Truhe"}
-    tokens["Truhe"] = ok(gm.request.post(f"{scene_api}/tokens", data=body))["id"]
+    chest: dict[str, object] = {"x": 10, "y": 1, "label": "Truhe"}
+    tokens["Truhe"] = ok(gm.request.post(f"{scene_api}/tokens", data=chest))["id"]
     ok(gm.request.patch(scene_api, data={"fog": True}))
     revealed = [[x, y] for x in range(9) for y in range(8)]
     ok(gm.request.post(f"{scene_api}/fog", data={"reveal": revealed}))

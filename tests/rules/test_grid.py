@@ -37,7 +37,7 @@ def test_path_cost_difficult_terrain_and_diagonal_rules() -> None:
 
 
 def test_shortest_path_goes_around_walls() -> None:
-    walls = frozenset(("v", 2, y) for y in range(3))
+    walls: frozenset[g.Edge] = frozenset(("v", 2, y) for y in range(3))
     grid = g.Grid(4, 4, walls)
     path = g.shortest_path(grid, (0, 0), (3, 0), "one")
     assert path is not None and path[0] == (0, 0) and path[-1] == (3, 0)

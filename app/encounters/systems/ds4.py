@@ -24,8 +24,8 @@ from app.encounters.systems.protocol import Common, Forecast
 from app.i18n import N_
 from app.rules import ds4
 from app.rules.dice import Roller
-from app.rules.grid import Metric
 from app.rules.ds4 import forecast as ds4_forecast
+from app.rules.grid import Metric
 
 CONDITIONS = ("liegend",)
 KINDS = {"schlagen": ds4.AttackKind.SCHLAGEN, "schiessen": ds4.AttackKind.SCHIESSEN,

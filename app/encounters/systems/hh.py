@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, replace
-from fractions import Fraction
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -28,10 +28,10 @@ from app.encounters.systems.protocol import Common, Forecast, MoveReaction, Offe
 from app.i18n import N_
 from app.rules import hh
 from app.rules.dice import Roller
+from app.rules.grid import Cell, Metric
 from app.rules.hh import forecast as hh_forecast
 from app.rules.hh import magic
 from app.rules.hh import simulation as hh_simulation
-from app.rules.grid import Cell, Metric
 from app.rules.hh.attack import attack_target
 from app.rules.hh.grid import blockade_triggers
 from app.rules.hh.luck import check_luck

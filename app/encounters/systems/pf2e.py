@@ -30,8 +30,8 @@ from app.encounters.systems.protocol import Common, Forecast, Offers
 from app.i18n import N_
 from app.rules import pf2e
 from app.rules.dice import Roller
-from app.rules.grid import Metric
 from app.rules.expression import ExpressionError, parse
+from app.rules.grid import Metric
 from app.rules.pf2e import Modifier, Statistic
 from app.rules.pf2e import forecast as pf2e_forecast
 
