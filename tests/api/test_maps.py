@@ -454,3 +454,23 @@ async def test_scene_pages_show_only_what_the_viewer_may_see(table: Table) -> No
     assert (await get(t.gm, url))["background_url"]
     junk = await t.gm.post(f"{page_url}/background", files={"file": ("k.png", b"xx", "image/png")})
     assert junk.status_code == 422 and "file-error" in junk.text
+
+
+async def test_ruler_and_ping_bad_input(table: Table, app: FastAPI) -> None:
+    t = table
+    sid = (await new_scene(t.gm, t.campaign_id, 5, 5))["id"]
+    url = f"{base(t.campaign_id)}/{sid}/pointer"
+    seq = await _last_seq(app, t.campaign_id)
+    for body, field in (
+        ({"kind": "laser", "cells": [[0, 0]]}, "kind"),
+        ({"kind": "ping", "cells": [[0, 0], [1, 1]]}, "cells"),
+        ({"kind": "ruler", "cells": [[0, 0]]}, "cells"),
+        ({"kind": "ruler", "cells": [[0, 0], [5, 0]]}, "cells"),
+        ({"kind": "ruler", "cells": [[0, i % 5] for i in range(21)]}, "cells"),
+    ):
+        r = await t.player.post(url, json=body)
+        assert r.status_code == 422 and field in r.json()["errors"], body
+    assert await _last_seq(app, t.campaign_id) == seq  # nothing written
+    r = await t.player.post(url, json={"kind": "ruler", "cells": [[0, 0], [3, 1], [3, 4]]})
+    assert r.status_code == 200 and r.json()["distance"] == 6.0
+    assert (await t.observer.post(url, json={"kind": "clear"})).status_code == 403
