@@ -35,19 +35,23 @@ async def token_json(
     raise NotFound(_("Token not found."))
 
 
+#: Distances the token list gives per token: to its nearest others (a list of every pair
+#: would grow with the square of the tokens: 100 tokens, 9,900 distances).
+NEAREST = 5
+
+
 def _listing(view: dict[str, Any], diagonal: g.Diagonal, per_cell: float) -> list[dict[str, Any]]:
-    """The tokens for the screen-reader list: position and the distance to every other."""
+    """The tokens for the screen-reader list: position and the distance to the nearest ones."""
     tokens = view["tokens"]
     out = []
     for t in tokens:
-        others = [
-            {
-                "label": o["label"],
-                "distance": g.distance((t["x"], t["y"]), (o["x"], o["y"]), diagonal) * per_cell,
-            }
+        here = (t["x"], t["y"])
+        near = sorted(
+            (g.distance(here, (o["x"], o["y"]), diagonal), o["label"])
             for o in tokens
             if o["id"] != t["id"]
-        ]
+        )[:NEAREST]
+        others = [{"label": label, "distance": cells * per_cell} for cells, label in near]
         out.append({**t, "others": others})
     return out
 
