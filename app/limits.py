@@ -70,6 +70,23 @@ ENCOUNTERS_PER_CAMPAIGN = 200
 #: Participants of one encounter.
 PARTICIPANTS_PER_ENCOUNTER = 60
 
+#: Battle map scenes of a campaign.
+SCENES_PER_CAMPAIGN = 50
+#: Columns and rows of a scene (each).
+SCENE_SIDE_MAX = 100
+#: Tokens on one scene.
+TOKENS_PER_SCENE = 200
+#: Unit wall and door edges of one scene (walls and doors together).
+SCENE_EDGES_MAX = 4000
+#: Cells named in one fog change, one path, one terrain list.
+MAP_CELLS_PER_REQUEST = SCENE_SIDE_MAX * SCENE_SIDE_MAX
+#: Steps of a move's path.
+MOVE_PATH_MAX = 200
+#: Token size in cells (a side).
+TOKEN_SIZE_MAX = 6
+#: Waypoints of a ruler.
+RULER_POINTS_MAX = 20
+
 # --- uploaded images ------------------------------------------------------------------------
 
 #: Bytes of one uploaded image (map background, handout picture); its route allows this body.

@@ -22,6 +22,8 @@ from app.encounters import api as encounters_api
 from app.encounters import routes as encounters_routes
 from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
+from app.maps import api as maps_api
+from app.maps import routes as maps_routes
 from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
 from app.sessions import api as sessions_api
@@ -92,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         encounters_api.router,
         talk_api.router,
         sessions_api.router,
+        maps_api.router,
         transfer_api.router,
         events_routes.router,
         accounts_routes.router,
@@ -101,6 +104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api_docs.router,
         talk_routes.router,
         sessions_routes.router,
+        maps_routes.router,
         transfer_routes.router,
     ):
         app.include_router(router)

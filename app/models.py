@@ -7,6 +7,7 @@ from app.db import Base
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.events.models import CampaignEvent
 from app.idempotency.models import IdempotentRequest
+from app.maps.models import Scene, SceneBackground, Token
 from app.sessions.models import ClientSeed, FairPlayRule, GameSession
 from app.talk.models import (
     ChatMessage,
@@ -41,6 +42,9 @@ __all__ = [
     "LoginFailure",
     "Membership",
     "Participant",
+    "Scene",
+    "SceneBackground",
+    "Token",
     "User",
     "UserSession",
 ]

@@ -7,6 +7,7 @@ are compared after each hop, and the restored database takes new writes.
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -17,6 +18,7 @@ import httpx
 import psycopg
 import pytest
 from fastapi import FastAPI
+from PIL import Image
 from sqlalchemy import func, select
 
 from app.backup import BackupError, backup, restore, tables
@@ -82,6 +84,20 @@ async def _fill_talk(table: Table, base: str) -> None:
     note = {"title": "Spuren", "sharing": "listed", "to": [player]}
     r = await table.gm.post(f"{base}/journal", json=note)
     assert r.status_code == 201, r.text
+    r = await table.gm.post(f"{base}/scenes", json={"name": "Karte", "cols": 4, "rows": 3})
+    assert r.status_code == 201, r.text
+    scene = f"{base}/scenes/{r.json()['id']}"
+    r = await table.gm.post(f"{scene}/tokens", json={"x": 1, "y": 1, "label": "Kiste"})
+    assert r.status_code == 201, r.text
+    r = await table.gm.put(f"{scene}/background", files={"file": ("k.png", _png(), "image/png")})
+    assert r.status_code == 200, r.text
+
+
+def _png() -> bytes:
+    """A small PNG: the map background is bytes in the database, and must round-trip."""
+    out = io.BytesIO()
+    Image.new("RGB", (8, 6), (1, 2, 3)).save(out, format="PNG")
+    return out.getvalue()
 
 
 async def read_all(url: str) -> Rows:

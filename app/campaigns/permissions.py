@@ -34,6 +34,9 @@ class Action(StrEnum):
     chat = "chat"
     #: Prepare handouts and show them; delete any chat message.
     manage_talk = "manage_talk"
+    #: Battle map scenes: build them (grid, background, walls, doors, terrain, fog), place and
+    #: remove tokens, move any token at any time, override the movement rules (issue 15).
+    manage_maps = "manage_maps"
     #: Export the whole campaign (every sheet, secret and log entry) as one document.
     export_campaign = "export_campaign"
     #: Start and end game sessions (issue 17).
@@ -59,6 +62,7 @@ _ALLOWED: dict[Action, frozenset[Role]] = {
     Action.act_in_combat: frozenset({Role.gm, Role.co_gm, Role.player}),
     Action.chat: frozenset({Role.gm, Role.co_gm, Role.player}),
     Action.manage_talk: frozenset({Role.gm, Role.co_gm}),
+    Action.manage_maps: frozenset({Role.gm, Role.co_gm}),
     Action.export_campaign: frozenset({Role.gm}),
     Action.run_sessions: frozenset({Role.gm, Role.co_gm}),
     Action.configure_fairplay: frozenset({Role.gm}),

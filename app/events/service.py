@@ -72,6 +72,9 @@ PARTIES = (
 )
 #: Payload key: the ``id_key`` of each party named in passing that is hidden from players.
 WITHHELD_KEY = "withheld_parties"
+#: Payload key: the form every non-GM gets instead of the event, ``{"type": …, fields…}``
+#: (a token moving out of the players' sight reaches them as ``token_removed``).
+PLAYER_FORM_KEY = "player_form"
 
 
 def hide_parties(
@@ -102,13 +105,15 @@ async def append_event(
     visibility: str = "public",
     audience_user_id: int | None = None,
     hidden_characters: Collection[int] = (),
+    player_form: dict[str, Any] | None = None,
 ) -> CampaignEvent:
     """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
 
     The type and the ``subject`` come from the payload's class (``app.events.types``).
     ``hidden_characters``: the characters the payload names (see :data:`PARTIES`) that are
     hidden from players; the event is then no more visible than they are
-    (:func:`hide_parties`).
+    (:func:`hide_parties`). ``player_form``: what every non-GM gets instead
+    (:data:`PLAYER_FORM_KEY`).
 
     The UPDATE takes the campaign row's lock until commit, so sequence numbers become
     visible in order and never skip. On PostgreSQL a NOTIFY rings the other processes at
@@ -117,6 +122,8 @@ async def append_event(
     if visibility not in VISIBILITIES:
         raise ValueError(f"unknown visibility {visibility!r}")
     data = event.to_json()
+    if player_form is not None:
+        data[PLAYER_FORM_KEY] = player_form
     if hidden_characters:
         visibility = hide_parties(data, visibility, hidden_characters)
     if visibility not in event.VISIBILITIES:
@@ -354,6 +361,8 @@ class VisibleEvent:
     event: CampaignEvent
     redacted: bool
     reduced: bool = False
+    #: The event's player form (:data:`PLAYER_FORM_KEY`) instead of the event.
+    player_form: bool = False
 
     @property
     def seq(self) -> int:
@@ -361,11 +370,23 @@ class VisibleEvent:
 
     @property
     def type(self) -> str:
+        if self.player_form:
+            return str(self.event.payload[PLAYER_FORM_KEY]["type"])
         return self.event.type
 
     @property
+    def payload(self) -> dict[str, Any]:
+        """The payload this viewer gets (the player form's fields for a player form)."""
+        if self.player_form:
+            form: dict[str, Any] = self.event.payload[PLAYER_FORM_KEY]
+            return {"actor_name": self.event.payload.get("actor_name"), **form}
+        return {k: v for k, v in self.event.payload.items() if k != PLAYER_FORM_KEY}
+
+    @property
     def form(self) -> str:
-        """Which of the three forms this is; viewers who get the same form get the same data."""
+        """Which form this is; viewers who get the same form get the same data."""
+        if self.player_form:
+            return "player"
         return "stub" if self.redacted else "reduced" if self.reduced else "whole"
 
     def data(self) -> dict[str, Any]:
@@ -382,6 +403,8 @@ class VisibleEvent:
             base["fairplay"] = self.fairplay()
         if self.redacted:
             return {**base, "secret": True}
+        if self.player_form or PLAYER_FORM_KEY in e.payload:
+            return {**self.payload, **base, "type": self.type, "secret": False}
         payload = e.payload
         if WITHHELD_KEY in payload:
             left_out = {WITHHELD_KEY}
@@ -408,7 +431,8 @@ def project(events: Sequence[CampaignEvent], viewer: Viewer) -> list[VisibleEven
     for event in events:
         if can_see(event, viewer):
             reduced = not viewer.is_gm and WITHHELD_KEY in event.payload
-            out.append(VisibleEvent(event, redacted=False, reduced=reduced))
+            player_form = not viewer.is_gm and PLAYER_FORM_KEY in event.payload
+            out.append(VisibleEvent(event, False, reduced, player_form))
         elif event.type == Roll.TYPE:
             out.append(VisibleEvent(event, redacted=True))
     return out

@@ -593,3 +593,111 @@ class FairPlayConfigured(EventPayload):
     enabled: bool
     overrides: str
     reveal_secret_rolls: bool
+
+
+# --- the battle map (app/maps) ---------------------------------------------------------------
+
+#: A map event about something players may not see is for the GMs only; one whose token
+#: enters or leaves the players' sight carries the form players get instead
+#: (``app.events.service.PLAYER_FORM_KEY``).
+MAP_VISIBILITIES: frozenset[str] = PUBLIC_OR_GM
+
+
+@event_type("scene_updated")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SceneUpdated(EventPayload):
+    """A scene was created, changed (name, size, grid, walls, doors, terrain, background)
+    or deleted; viewers fetch it again as they may see it."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
+
+    scene_id: int
+    #: ``created``, ``changed``, ``walls``, ``background`` or ``deleted``.
+    change: str
+    version: int
+
+
+@event_type("token_added")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenAdded(EventPayload):
+    """A token was placed (or came into the players' sight: their form of a move or a fog
+    change)."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
+
+    scene_id: int
+    #: ``{id, x, y, label, colour, size, participant_id, character_id}`` (+ ``hidden``).
+    token: dict[str, Any]
+
+
+@event_type("token_moved")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenMoved(EventPayload):
+    """A token moved on a scene: ``cost`` cells of movement, ``override`` when a GM placed
+    it past the rules; ``reactions`` offered (H&H Blockadeangriff: ``{participant_id,
+    kind}``)."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
+
+    scene_id: int
+    token_id: int
+    x: int
+    y: int
+    cost: int = 0
+    override: bool = False
+    reactions: list[dict[str, Any]] | None = None
+
+
+@event_type("token_removed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenRemoved(EventPayload):
+    """A token was removed (or left the players' sight: their form of a move)."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
+
+    scene_id: int
+    token_id: int
+
+
+@event_type("fog_changed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FogChanged(EventPayload):
+    """The GMs revealed or hid cells (or turned the fog on or off)."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = PUBLIC
+
+    scene_id: int
+    revealed: list[list[int]]
+    hidden: list[list[int]]
+    fog: bool
+
+
+@event_type("token_changed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenChanged(EventPayload):
+    """A GM changed a token's label, colour, size or hidden flag. Players get it as
+    ``token_added`` when the token comes into their sight, ``token_removed`` when it leaves,
+    and not at all while they cannot see it."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
+
+    scene_id: int
+    token: dict[str, Any]
+
+
+@event_type("map_pointer")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MapPointer(EventPayload):
+    """A member's ruler (its waypoints, while held), its release (``clear``) or a ping on a
+    scene: short-lived, shown live and never replayed as state (docs/map.md)."""
+
+    scene_id: int
+    #: ``ruler``, ``ping`` or ``clear``.
+    kind: str
+    cells: list[list[int]]
+    #: The ruler's length in the system's unit (``None`` for a ping or a release).
+    distance: float | None
+    unit: str
+    #: The scene's columns and rows (the overlay is drawn from the event alone).
+    cols: int
+    rows: int

@@ -62,6 +62,10 @@ COMPARED = {
     ("campaign", "sessions"),
     # tests/encounters/test_notices.py (the fragment every campaign page loads and the push)
     ("notices", "notice"),
+    # tests/api/test_maps_live.py
+    ("scene", "board"),
+    ("scene", "pointer"),
+    ("combat", "map"),
 }
 
 

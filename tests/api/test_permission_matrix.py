@@ -175,6 +175,8 @@ COVERED_ELSEWHERE = {
     "/api/v1/campaigns/{campaign_id}/fairplay": "tests/sessions/test_sessions_matrix.py",
     "/campaigns/{campaign_id}/fairplay": "tests/sessions/test_sessions_matrix.py",
     "/fairplay/": "tests/sessions/test_sessions_matrix.py",
+    "/api/v1/campaigns/{campaign_id}/scenes": "tests/api/test_maps_matrix.py",
+    "/campaigns/{campaign_id}/scenes": "tests/api/test_maps_matrix.py",
 }
 
 

@@ -24,6 +24,7 @@ class World:
     sheets: dict[str, str] = field(default_factory=dict)
     encounter: str = ""
     encounter_api: str = ""
+    scene: str = ""
 
     @property
     def hh(self) -> int:
@@ -42,6 +43,8 @@ class World:
             "combat-gm": self.encounter,
             "settings": f"{c}/settings",
             "sessions": f"{c}/sessions",
+            "scenes": f"{c}/scenes",
+            "scene-gm": self.scene,
         }
 
     def player_pages(self) -> dict[str, str]:
@@ -50,6 +53,7 @@ class World:
         pages["history-hh"] = self.sheets["hh"] + "/history"
         pages["combat-player"] = self.encounter
         pages["sessions-player"] = f"/campaigns/{self.hh}/sessions"
+        pages["scene-player"] = self.scene
         return pages
 
 
@@ -107,4 +111,20 @@ def build_world(browser: Browser, base_url: str) -> World:
     hh_character = int(world.sheets["hh"].rsplit("/", 1)[1])
     world.encounter_api = _running_fight(gm, world.hh, hh_character)
     world.encounter = world.encounter_api.removeprefix("/api/v1")
+    world.scene = _scene(gm, world.hh)
     return world
+
+
+def _scene(gm: APIRequestContext, campaign_id: int) -> str:
+    """A battle map with walls, terrain and two tokens (not linked to the fight)."""
+    api = f"/api/v1/campaigns/{campaign_id}/scenes"
+    scene = ok(gm.post(api, data={"name": "Lager", "cols": 14, "rows": 9}))
+    walls = {
+        "segments": [[4, 0, 4, 5]],
+        "doors": [{"segment": [4, 5, 4, 6]}],
+        "difficult": [[1, 1]],
+    }
+    ok(gm.put(f"{api}/{scene['id']}/walls", data=walls))
+    for x, y, label in ((1, 2, "Wache"), (6, 3, "Fass")):
+        ok(gm.post(f"{api}/{scene['id']}/tokens", data={"x": x, "y": y, "label": label}))
+    return f"/campaigns/{campaign_id}/scenes/{scene['id']}"

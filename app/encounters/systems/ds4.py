@@ -12,6 +12,7 @@ that kind; an attack's Immersieg is logged as a line of its own (the target roll
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -31,6 +32,7 @@ from app.rules import ds4
 from app.rules.dice import Roller
 from app.rules.ds4 import forecast as ds4_forecast
 from app.rules.ds4 import simulation as ds4_simulation
+from app.rules.grid import Metric
 from app.rules.odds import RiskResult
 
 CONDITIONS = ("liegend",)
@@ -499,6 +501,15 @@ class Ds4Rules(Common):
     adjust = staticmethod(adjust)
     check = staticmethod(check)
     shake_off = staticmethod(shake_off)
+
+    #: One cell is 1 m; diagonals alternate 1 and 2 m (project decision, like PF2e's).
+    metric = Metric("alternate", "m", Fraction(1))
+
+    def movement_allowance(
+        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+    ) -> int:
+        """Laufen in whole metres (cells); a negative Laufen counts as 0."""
+        return int(ds4.reach(float(stats.get("laufen", 0) or 0)).laufen)
 
 
 RULES = Ds4Rules()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, replace
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -23,16 +24,18 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.systems.protocol import Common, Forecast, Offers
+from app.encounters.systems.protocol import Common, Forecast, MoveReaction, Offers
 from app.i18n import N_
 from app.rules import hh
 from app.rules.dice import Roller
+from app.rules.grid import Cell, Metric
 from app.rules.hh import forecast as hh_forecast
 from app.rules.hh import magic
 from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
 from app.rules.hh.conditions import zehrend
 from app.rules.hh.cover import living_cover
+from app.rules.hh.grid import blockade_triggers
 from app.rules.hh.initiative import handlung_left
 from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
@@ -1294,6 +1297,35 @@ class HhRules(Common):
     def offers(self, data: dict[str, Any]) -> Offers:
         maneuvers = [(k, m.name) for k, m in hh.MANEUVERS.items()]
         return {"strikes": [], "maneuvers": maneuvers, "spells": spells(data)}
+
+    #: One cell is 1 Schritt; every diagonal step 1 Schritt (the Gefährdungsbereich is the
+    #: 8 neighbours, hh.md §6.7).
+    metric = Metric("one", "Schritt", Fraction(1))
+
+    def movement_allowance(
+        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+    ) -> int:
+        """Bewegung per Handlung, halved when «eingeschränkt» (the engine's rule)."""
+        return hh.figure_movement(to_figure(data), options(settings))
+
+    def move_reactions(
+        self, state: State, mover: str, path: list[Cell], positions: dict[str, Cell]
+    ) -> list[MoveReaction]:
+        """Enemies the path passes inside their Gefährdungsbereich, if they can react:
+        each may make a Blockadeangriff (the engine's ``blockade_triggers``)."""
+        side = figure(state, mover).get("side")
+        hostile = [
+            pid
+            for pid, data in state.get("figures", {}).items()
+            if pid != mover
+            and pid in positions
+            and data.get("side") not in (side, "neutral")
+            and to_figure(data).can_react
+        ]
+        return [
+            MoveReaction(t.figure, "blockade", t.index)
+            for t in blockade_triggers(path, positions, hostile)
+        ]
 
 
 RULES = HhRules()

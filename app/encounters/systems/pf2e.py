@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -33,6 +34,7 @@ from app.i18n import N_
 from app.rules import pf2e
 from app.rules.dice import Roller
 from app.rules.expression import ExpressionError, parse
+from app.rules.grid import Metric
 from app.rules.odds import BudgetRating, RiskResult
 from app.rules.pf2e import Modifier, Statistic
 from app.rules.pf2e import budget as pf2e_budget
@@ -746,6 +748,17 @@ class Pf2eRules(Common):
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}
+
+    #: One square is 1.5 m (5 ft) in the German edition; diagonals alternate 1.5 and 3 m.
+    metric = Metric("alternate", "m", Fraction(3, 2))
+
+    def movement_allowance(
+        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+    ) -> int:
+        """Squares of one Stride: the Speed in metres (``geschwindigkeit``; 7.5 m when the
+        stat block has none) over 1.5 m per square."""
+        speed = Fraction(str(stats.get("geschwindigkeit", "7.5") or 0))
+        return max(0, int(speed / self.metric.per_cell))
 
 
 RULES = Pf2eRules()

@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypedDict
 from app.encounters.combat import CombatError, Report, State
 from app.i18n import N_
 from app.rules.dice import Roller
+from app.rules.grid import Cell, Metric
 from app.rules.odds import ActionForecast, BudgetRating, RiskResult
 
 Settings = dict[str, Any]
@@ -29,6 +30,16 @@ class Offers(TypedDict):
     strikes: list[dict[str, Any]]
     maneuvers: list[tuple[str, str]]
     spells: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveReaction:
+    """A figure that may react to a move on the battle map: ``kind`` (``blockade``), and
+    ``index``, the step of the path where the mover is stopped for it."""
+
+    pid: str
+    kind: str
+    index: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +146,24 @@ class CombatRules(Protocol):
         self, state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report
     ) -> None: ...
 
+    # --- the battle map (app/maps) -------------------------------------------------------
+
+    @property
+    def metric(self) -> Metric:
+        """How this system measures on the grid: the diagonal rule, the unit of a cell."""
+
+    def movement_allowance(
+        self, data: dict[str, Any], stats: dict[str, Any], settings: Settings
+    ) -> int:
+        """Cells the figure (``data``; ``stats`` its stat block) may move with one move:
+        H&H its Bewegung per Handlung, DS4 Laufen, PF2e its Speed per Stride."""
+
+    def move_reactions(
+        self, state: State, mover: str, path: list[Cell], positions: dict[str, Cell]
+    ) -> list[MoveReaction]:
+        """Figures that may react to ``mover`` walking ``path`` (start cell first), in the
+        order they are triggered; ``positions``: the other figures' cells."""
+
     # --- system-specific actions (listed in ``actions`` where offered) ------------------
 
     def aim(self, state: State, pid: str, report: Report) -> None: ...
@@ -200,6 +229,11 @@ class Common:
 
     def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
         return None
+
+    def move_reactions(
+        self, state: State, mover: str, path: list[Cell], positions: dict[str, Cell]
+    ) -> list[MoveReaction]:
+        return []
 
     def simulate(
         self, figures: list[dict[str, Any]], settings: Settings, roller: Roller, trials: int,

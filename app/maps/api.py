@@ -1,0 +1,292 @@
+"""JSON API of the battle map (issue 15; stable: other clients and tests depend on it)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Query, Request, Response, UploadFile
+from pydantic import BaseModel, Field
+
+from app import limits
+from app.errors import ValidationFailed
+from app.i18n import _
+from app.maps import service, views
+from app.media.images import UPLOAD_BODY_BYTES
+from app.web.deps import CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, PathId, RowId
+from app.web.media import image_response
+
+router = APIRouter(
+    prefix="/api/v1/campaigns/{campaign_id}/scenes", tags=["maps"], route_class=IdempotentRoute
+)
+
+#: Coordinates in a body: far beyond any grid, so the services answer at the field.
+Coord = Annotated[int, Field(ge=-10_000, le=10_000)]
+Pair = Annotated[list[Coord], Field(min_length=2, max_length=2)]
+Quad = Annotated[list[Coord], Field(min_length=4, max_length=4)]
+#: Lists are cut off well above the services' own limits (which answer at the field).
+LIST_MAX = 20_000
+
+
+class SceneIn(BaseModel):
+    name: str = Field(max_length=1000)
+    cols: int = Field(ge=-10_000, le=10_000)
+    rows: int = Field(ge=-10_000, le=10_000)
+    encounter_id: RowId | None = None
+
+
+class ScenePatch(BaseModel):
+    name: str | None = Field(default=None, max_length=1000)
+    cols: int | None = Field(default=None, ge=-10_000, le=10_000)
+    rows: int | None = Field(default=None, ge=-10_000, le=10_000)
+    grid_x: int | None = Field(default=None, ge=-100_000, le=100_000)
+    grid_y: int | None = Field(default=None, ge=-100_000, le=100_000)
+    cell_px: int | None = Field(default=None, ge=-100_000, le=100_000)
+    fog: bool | None = None
+    #: 0 unlinks the encounter.
+    encounter_id: int | None = Field(default=None, ge=0, le=MAX_ROW_ID)
+    version: int | None = None
+
+
+class DoorIn(BaseModel):
+    segment: Quad
+    open: bool = False
+
+
+class WallsBody(BaseModel):
+    segments: list[Quad] = Field(max_length=LIST_MAX)
+    doors: list[DoorIn] | None = Field(default=None, max_length=LIST_MAX)
+    difficult: list[Pair] | None = Field(default=None, max_length=LIST_MAX)
+    version: int | None = None
+
+
+class FogBody(BaseModel):
+    reveal: list[Pair] = Field(default_factory=list, max_length=LIST_MAX)
+    hide: list[Pair] = Field(default_factory=list, max_length=LIST_MAX)
+
+
+class TokenBody(BaseModel):
+    x: Coord
+    y: Coord
+    label: str | None = Field(default=None, max_length=1000)
+    size: int = Field(default=1, ge=-100, le=100)
+    colour: str | None = Field(default=None, max_length=20)
+    participant_id: RowId | None = None
+    character_id: RowId | None = None
+    hidden: bool | None = None
+
+
+class TokenPatch(BaseModel):
+    label: str | None = Field(default=None, max_length=1000)
+    colour: str | None = Field(default=None, max_length=20)
+    size: int | None = Field(default=None, ge=-100, le=100)
+    hidden: bool | None = None
+    version: int | None = None
+
+
+class PointerBody(BaseModel):
+    kind: str = Field(max_length=10)
+    cells: list[Pair] = Field(default_factory=list, max_length=1000)
+
+
+class MoveBody(BaseModel):
+    to: Pair
+    path: list[Pair] | None = Field(default=None, max_length=1000)
+    override: bool = False
+
+
+def _short(scene: Any) -> dict[str, Any]:
+    return {
+        "id": scene.id,
+        "name": scene.name,
+        "cols": scene.cols,
+        "rows": scene.rows,
+        "version": scene.version,
+        "encounter_id": scene.encounter_id,
+    }
+
+
+@router.post("", status_code=201, dependencies=[IDEMPOTENT])
+async def create(
+    campaign_id: int, body: SceneIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    scene = await service.create_scene(
+        session, user, campaign_id, body.name, body.cols, body.rows, body.encounter_id
+    )
+    return _short(scene)
+
+
+@router.get("")
+async def list_scenes(campaign_id: int, session: Session, user: CurrentUser) -> dict[str, Any]:
+    return {"scenes": [_short(s) for s in await service.scenes(session, user, campaign_id)]}
+
+
+@router.get("/{scene_id}")
+async def show(
+    campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """The scene as the caller may see it (hidden and fogged tokens are absent)."""
+    return await views.scene_json(session, user, campaign_id, scene_id)
+
+
+@router.patch("/{scene_id}")
+async def update(
+    campaign_id: int, scene_id: PathId, body: ScenePatch, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    change = service.SceneChange(**body.model_dump())
+    await service.update_scene(session, user, campaign_id, scene_id, change)
+    return await views.scene_json(session, user, campaign_id, scene_id)
+
+
+@router.delete("/{scene_id}", status_code=204)
+async def delete(
+    campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+) -> Response:
+    await service.delete_scene(session, user, campaign_id, scene_id)
+    return Response(status_code=204)
+
+
+@router.put("/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES)
+async def put_background(
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    file: Annotated[UploadFile | None, File()] = None,
+) -> dict[str, Any]:
+    """A PNG, JPEG or WebP image, validated and re-encoded (413 too large, 422 no image)."""
+    if file is None:
+        raise ValidationFailed({"file": _("Choose an image file.")})
+    await service.open_scene(session, user, campaign_id, scene_id)
+    image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
+    await service.set_background(session, user, campaign_id, scene_id, image)
+    return await views.scene_json(session, user, campaign_id, scene_id)
+
+
+@router.get("/{scene_id}/background")
+async def get_background(
+    campaign_id: int, scene_id: PathId, request: Request, session: Session, user: CurrentUser
+) -> Response:
+    row = await service.background(session, user, campaign_id, scene_id)
+    return image_response(request, row.data, row.mime, row.etag)
+
+
+@router.put("/{scene_id}/walls")
+async def put_walls(
+    campaign_id: int, scene_id: PathId, body: WallsBody, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    walls = service.WallsIn(
+        segments=body.segments,
+        doors=None if body.doors is None else [(d.segment, d.open) for d in body.doors],
+        difficult=body.difficult,
+        version=body.version,
+    )
+    await service.set_walls(session, user, campaign_id, scene_id, walls)
+    return await views.scene_json(session, user, campaign_id, scene_id)
+
+
+@router.post("/{scene_id}/fog")
+async def fog(
+    campaign_id: int, scene_id: PathId, body: FogBody, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    await service.change_fog(session, user, campaign_id, scene_id, body.reveal, body.hide)
+    return await views.scene_json(session, user, campaign_id, scene_id)
+
+
+@router.post("/{scene_id}/tokens", status_code=201, dependencies=[IDEMPOTENT])
+async def add_token(
+    campaign_id: int, scene_id: PathId, body: TokenBody, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    token = await service.add_token(
+        session, user, campaign_id, scene_id, service.TokenIn(**body.model_dump())
+    )
+    return await views.token_json(session, user, campaign_id, scene_id, token.id)
+
+
+@router.patch("/{scene_id}/tokens/{token_id}")
+async def change_token(
+    campaign_id: int,
+    scene_id: PathId,
+    token_id: PathId,
+    body: TokenPatch,
+    session: Session,
+    user: CurrentUser,
+) -> dict[str, Any]:
+    change = service.TokenChange(**body.model_dump())
+    await service.change_token(session, user, campaign_id, scene_id, token_id, change)
+    return await views.token_json(session, user, campaign_id, scene_id, token_id)
+
+
+@router.delete("/{scene_id}/tokens/{token_id}", status_code=204)
+async def remove_token(
+    campaign_id: int, scene_id: PathId, token_id: PathId, session: Session, user: CurrentUser
+) -> Response:
+    await service.remove_token(session, user, campaign_id, scene_id, token_id)
+    return Response(status_code=204)
+
+
+@router.post("/{scene_id}/tokens/{token_id}/move")
+async def move(
+    campaign_id: int,
+    scene_id: PathId,
+    token_id: PathId,
+    body: MoveBody,
+    session: Session,
+    user: CurrentUser,
+) -> dict[str, Any]:
+    """Move a token; 422 at ``to``/``path`` when the rules refuse, 403 for a player's
+    override."""
+    path = None if body.path is None else [list(p) for p in body.path]
+    result = await service.move_token(
+        session, user, campaign_id, scene_id, token_id, (body.to[0], body.to[1]), path,
+        body.override,
+    )  # fmt: skip
+    return {
+        "x": result.x,
+        "y": result.y,
+        "cost": result.cost,
+        "allowance": result.allowance,
+        "stopped_at": None if result.stopped_at is None else list(result.stopped_at),
+        "reactions": result.reactions,
+    }
+
+
+def _cell(raw: str, field: str) -> tuple[int, int]:
+    try:
+        x, y = (int(v) for v in raw.split(","))
+    except ValueError:
+        raise ValidationFailed({field: _("A cell as x,y.")}) from None
+    return x, y
+
+
+@router.get("/{scene_id}/distance")
+async def distance(
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    from_: Annotated[str, Query(alias="from", max_length=30)],
+    to: Annotated[str, Query(max_length=30)],
+) -> dict[str, Any]:
+    """The distance between two cells in the system's unit (walls ignored: a range)."""
+    value, unit, cells = await service.distance(
+        session, user, campaign_id, scene_id, _cell(from_, "from"), _cell(to, "to")
+    )
+    return {"distance": value, "unit": unit, "cells": cells}
+
+
+@router.post("/{scene_id}/pointer")
+async def pointer(
+    campaign_id: int, scene_id: PathId, body: PointerBody, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """Show everyone a ruler with waypoints (``ruler``), its release (``clear``) or a ping."""
+    shown = await service.point(
+        session, user, campaign_id, scene_id, body.kind, [list(c) for c in body.cells]
+    )
+    return {
+        "kind": shown.kind,
+        "cells": shown.cells,
+        "distance": shown.distance,
+        "unit": shown.unit,
+    }

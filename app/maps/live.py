@@ -1,0 +1,147 @@
+"""The battle map's live regions (``app.web.regions``).
+
+- ``SCENE_PAGE`` (``/campaigns/{id}/scenes/{sid}``) with its regions ``board`` (the map and
+  the token list, re-rendered for the viewer on every map event of the scene) and
+  ``pointer`` (rulers and pings, rendered from the event alone: no session).
+- The region ``map`` on the combat page (``COMBAT_PAGE``, slot ``main``): the scene linked
+  to the encounter, the same board and pointer, as out-of-band swaps in the page's bundle.
+
+The board is rendered from the scene as the viewer may see it (``app.maps.views``), so a
+token a player may not see is never in what they receive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.viewer import Viewer
+from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.events import types
+from app.events.service import VisibleEvent
+from app.events.stream import Outgoing
+from app.maps import views
+from app.web.regions import Batch, Page, Region
+from app.web.templating import render
+
+BOARD_EVENTS = frozenset(
+    {
+        types.SceneUpdated.TYPE,
+        types.TokenAdded.TYPE,
+        types.TokenMoved.TYPE,
+        types.TokenRemoved.TYPE,
+        types.TokenChanged.TYPE,
+        types.FogChanged.TYPE,
+    }
+)
+POINTER = types.MapPointer.TYPE
+MAP = frozenset({"map"})
+
+
+@dataclass(frozen=True, slots=True)
+class ScenePage:
+    """What a scene page is about (the key of its live stream)."""
+
+    campaign_id: int
+    scene_id: int
+
+
+def scene_of(event: VisibleEvent) -> int | None:
+    value = event.payload.get("scene_id")
+    return int(value) if isinstance(value, int) else None
+
+
+async def scene_live_context(
+    session: AsyncSession, viewer: Viewer, key: ScenePage, parts: frozenset[str]
+) -> dict[str, Any] | None:
+    """The scene page's context (the same builder as the page); ``None``: it is gone."""
+    context = await views.map_context(session, viewer, key.campaign_id, key.scene_id)
+    return None if context is None else {"map": context}
+
+
+SCENE_PAGE: Page[ScenePage] = Page("scene", load=scene_live_context, gone="gone")
+
+
+def board_html(context: Mapping[str, Any], events: Sequence[VisibleEvent] = ()) -> str:
+    """The board and token list, and the reactions the batch's last move offered."""
+    html = render("maps/_board.html", **context["map"], oob=True)
+    moves = [e for e in events if e.type == types.TokenMoved.TYPE]
+    if moves:
+        offered = moves[-1].payload.get("reactions") or []
+        html += render("maps/_reactions.html", reactions=offered, oob=True)
+    return html
+
+
+def pointer_html(event: VisibleEvent) -> str:
+    return render("maps/_pointer.html", pointer=event.payload, oob=True)
+
+
+async def _push_board(batch: Batch[ScenePage]) -> list[Outgoing]:
+    return [Outgoing(batch.events[-1].seq, "map", board_html(batch.context, batch.events))]
+
+
+async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
+    return [Outgoing(e.seq, "map", pointer_html(e)) for e in batch.events]
+
+
+SCENE_PAGE.register(
+    Region(
+        "board",
+        lambda key, e: e.type in BOARD_EVENTS and scene_of(e) == key.scene_id,
+        _push_board,
+        parts=MAP,
+    )
+)
+SCENE_PAGE.register(
+    Region("pointer", lambda key, e: e.type == POINTER and scene_of(e) == key.scene_id,
+           _push_pointer)
+)  # fmt: skip
+
+
+# --- on the combat page ---------------------------------------------------------------------
+
+
+async def _load_combat_map(
+    session: AsyncSession, viewer: Viewer, key: CombatPage
+) -> dict[str, Any]:
+    scene_id = await views.scene_for_encounter(session, key.campaign_id, key.encounter_id)
+    if scene_id is None:
+        return {"map": None}
+    return {"map": await views.map_context(session, viewer, key.campaign_id, scene_id)}
+
+
+def _combat_map_html(context: Mapping[str, Any]) -> str:
+    if context.get("map") is None:
+        return ""
+    return render("maps/_region.html", **context["map"], on_combat_page=True)
+
+
+def _combat_reacts(key: CombatPage, event: VisibleEvent) -> bool:
+    return event.type in BOARD_EVENTS or event.type == POINTER
+
+
+async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
+    """Out-of-band swaps for the events about the encounter's scene (others add nothing)."""
+    shown = batch.context.get("map")
+    scene_id = shown["scene"]["id"] if shown else None
+    mine: Sequence[VisibleEvent] = [e for e in batch.events if scene_of(e) == scene_id]
+    out = [Outgoing(e.seq, "map", pointer_html(e)) for e in mine if e.type == POINTER]
+    boards = [e for e in mine if e.type != POINTER]
+    if boards and shown is not None:
+        out.append(Outgoing(boards[-1].seq, "map", board_html({"map": shown}, boards)))
+    return sorted(out, key=lambda m: m.seq)
+
+
+COMBAT_PAGE.register(
+    Region(
+        "map",
+        _combat_reacts,
+        _push_combat_map,
+        load=_load_combat_map,
+        slot="main",
+        html=_combat_map_html,
+    )
+)

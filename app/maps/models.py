@@ -1,0 +1,103 @@
+"""The battle map: scenes (grid, walls, doors, difficult terrain, fog), their background
+image and the tokens on them.
+
+Walls, doors, difficult cells and revealed cells are small lists read and written with the
+scene as a whole, so they are JSON columns of the scene row (guarded by its ``version``);
+the background image is a row of its own, read only by the image route.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, LargeBinary, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base, UTCDateTime, utcnow
+
+
+class Scene(Base):
+    """A map of ``cols`` × ``rows`` cells; one cell is one unit of the campaign's system
+    (``CombatRules.metric``: 1 Schritt, 1 m, 1.5 m).
+
+    ``walls``: unit edges ``[kind, x, y]`` (see ``app.rules.grid``); ``doors``: ``[kind, x,
+    y, open]``; ``difficult`` and ``revealed``: cells ``[x, y]``. With ``fog`` off players
+    see the whole scene; with it on only the ``revealed`` cells.
+    """
+
+    __tablename__ = "map_scene"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
+    )
+    encounter_id: Mapped[int | None] = mapped_column(
+        ForeignKey("encounter.id", ondelete="SET NULL"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(100))
+    cols: Mapped[int] = mapped_column(Integer)
+    rows: Mapped[int] = mapped_column(Integer)
+    #: Aligning the grid to the background: the grid's top-left corner and one cell's side,
+    #: in the image's pixels.
+    grid_x: Mapped[int] = mapped_column(Integer, default=0)
+    grid_y: Mapped[int] = mapped_column(Integer, default=0)
+    cell_px: Mapped[int] = mapped_column(Integer, default=50)
+    walls: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    doors: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    difficult: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    fog: Mapped[bool] = mapped_column(Boolean, default=False)
+    revealed: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    #: The background's content tag (``None``: no image), part of its URL.
+    background_etag: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
+
+class SceneBackground(Base):
+    """The re-encoded background image, in the database so every process serves it."""
+
+    __tablename__ = "map_background"
+
+    scene_id: Mapped[int] = mapped_column(
+        ForeignKey("map_scene.id", ondelete="CASCADE"), primary_key=True
+    )
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    mime: Mapped[str] = mapped_column(String(32))
+    width: Mapped[int] = mapped_column(Integer)
+    height: Mapped[int] = mapped_column(Integer)
+    etag: Mapped[str] = mapped_column(String(64))
+
+
+class Token(Base):
+    """A token on a scene: an encounter participant's, a character's or a free one.
+
+    ``x``, ``y`` is its top-left cell; it covers ``size`` × ``size`` cells. ``moved`` is the
+    movement (cells) spent in the combat turn ``moved_turn`` (``"round:turn"``).
+    """
+
+    __tablename__ = "map_token"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    scene_id: Mapped[int] = mapped_column(
+        ForeignKey("map_scene.id", ondelete="CASCADE"), index=True
+    )
+    participant_id: Mapped[int | None] = mapped_column(
+        ForeignKey("encounter_participant.id", ondelete="CASCADE"), index=True
+    )
+    character_id: Mapped[int | None] = mapped_column(
+        ForeignKey("character.id", ondelete="SET NULL"), index=True
+    )
+    label: Mapped[str] = mapped_column(String(100))
+    colour: Mapped[str] = mapped_column(String(7), default="#3a6ea5")
+    size: Mapped[int] = mapped_column(Integer, default=1)
+    hidden: Mapped[bool] = mapped_column(Boolean, default=False)
+    x: Mapped[int] = mapped_column(Integer)
+    y: Mapped[int] = mapped_column(Integer)
+    moved: Mapped[int] = mapped_column(Integer, default=0)
+    moved_turn: Mapped[str] = mapped_column(String(16), default="")
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012

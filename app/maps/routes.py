@@ -1,0 +1,197 @@
+"""HTML pages of the battle map: the scene list, a scene with its live board, and the forms
+that work without JavaScript (create, background, fog, token, move)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
+from fastapi.responses import HTMLResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+from sse_starlette import EventSourceResponse
+
+from app import limits
+from app.accounts.models import User
+from app.campaigns import service as campaigns
+from app.errors import AppError, ValidationFailed
+from app.i18n import _
+from app.maps import service, views
+from app.maps.live import SCENE_PAGE, ScenePage
+from app.media.images import UPLOAD_BODY_BYTES
+from app.web.deps import Ctx, CurrentUser, Session, attempt
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import PathId
+from app.web.streams import event_stream, resume_point
+from app.web.templating import page, redirect
+
+router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
+
+
+async def _index(
+    request: Request,
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    errors: dict[str, str] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    scenes = await service.scenes(session, user, campaign_id)
+    context = {
+        "campaign": campaign, "campaign_id": campaign_id, "scenes": scenes,
+        "is_gm": viewer.is_gm, "errors": errors or {},
+    }  # fmt: skip
+    return page(request, "maps/index.html", context, status_code=status_code)
+
+
+@router.get("/campaigns/{campaign_id}/scenes", response_class=HTMLResponse)
+async def index(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    return await _index(request, session, user, campaign_id)
+
+
+@router.post("/campaigns/{campaign_id}/scenes", dependencies=[IDEMPOTENT])
+async def create(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    name: Annotated[str, Form(max_length=1000)] = "",
+    cols: Annotated[int, Form(ge=-10_000, le=10_000)] = 20,
+    rows: Annotated[int, Form(ge=-10_000, le=10_000)] = 15,
+) -> Response:
+    try:
+        async with attempt(session):
+            scene = await service.create_scene(session, user, campaign_id, name, cols, rows)
+    except ValidationFailed as exc:
+        return await _index(request, session, user, campaign_id, exc.fields, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene.id}")
+
+
+async def _scene_page(
+    request: Request,
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    scene_id: int,
+    errors: dict[str, str] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    await service.open_scene(session, user, campaign_id, scene_id)
+    context = await views.map_context(session, viewer, campaign_id, scene_id)
+    assert context is not None
+    extra: dict[str, Any] = {"campaign": campaign, "errors": errors or {}}
+    return page(request, "maps/scene.html", {**context, **extra}, status_code=status_code)
+
+
+@router.get("/campaigns/{campaign_id}/scenes/{scene_id}", response_class=HTMLResponse)
+async def scene(
+    request: Request, campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+) -> Response:
+    return await _scene_page(request, session, user, campaign_id, scene_id)
+
+
+@router.get("/campaigns/{campaign_id}/scenes/{scene_id}/live")
+async def live(
+    request: Request,
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+) -> EventSourceResponse:
+    """The scene's board and pointer as HTML, for the HTMX SSE extension."""
+    opened = await service.open_scene(session, user, campaign_id, scene_id)
+    return event_stream(
+        request, ctx, campaign_id, opened.viewer, resume_point(last_event_id, after),
+        SCENE_PAGE.stream(ScenePage(campaign_id, scene_id)),
+    )  # fmt: skip
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/move")
+async def move(
+    request: Request,
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    token_id: Annotated[int, Form(ge=1, le=2**31 - 1)],
+    x: Annotated[int, Form(ge=-10_000, le=10_000)],
+    y: Annotated[int, Form(ge=-10_000, le=10_000)],
+) -> Response:
+    """Move a token without JavaScript: the page again, with the refusal at the field."""
+    try:
+        async with attempt(session):
+            await service.move_token(session, user, campaign_id, scene_id, token_id, (x - 1, y - 1))
+    except ValidationFailed as exc:
+        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+@router.post(
+    "/campaigns/{campaign_id}/scenes/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES
+)
+async def background(
+    request: Request,
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    file: Annotated[UploadFile | None, File()] = None,
+) -> Response:
+    try:
+        if file is None or not file.filename:
+            raise ValidationFailed({"file": _("Choose an image file.")})
+        await service.open_scene(session, user, campaign_id, scene_id)
+        image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
+        async with attempt(session):
+            await service.set_background(session, user, campaign_id, scene_id, image)
+    except ValidationFailed as exc:
+        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+    except AppError as exc:
+        if exc.status_code != 413:
+            raise
+        errors = {"file": exc.message}
+        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 413)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/tokens", dependencies=[IDEMPOTENT])
+async def add_token(
+    request: Request,
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    label: Annotated[str, Form(max_length=1000)] = "",
+    x: Annotated[int, Form(ge=-10_000, le=10_000)] = 0,
+    y: Annotated[int, Form(ge=-10_000, le=10_000)] = 0,
+    participant_id: Annotated[str, Form(max_length=12)] = "",
+    hidden: Annotated[bool, Form()] = False,
+) -> Response:
+    pid = int(participant_id) if participant_id.isdigit() else None
+    spec = service.TokenIn(x=x, y=y, label=label or None, participant_id=pid, hidden=hidden)
+    try:
+        async with attempt(session):
+            await service.add_token(session, user, campaign_id, scene_id, spec)
+    except ValidationFailed as exc:
+        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/fog")
+async def fog(
+    request: Request,
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    action: Annotated[str, Form(max_length=10)] = "",
+) -> Response:
+    """Fog for the whole scene without JavaScript: on, off, reveal all, hide all."""
+    await service.fog_whole(session, user, campaign_id, scene_id, action)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")

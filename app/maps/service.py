@@ -1,0 +1,728 @@
+"""Battle map use cases: scenes, walls, fog, tokens, moves (docs/map.md).
+
+The server is the authority: every move is checked against the grid (``app.rules.grid``)
+and the movement the campaign's system allows (``CombatRules.movement_allowance``); what a
+viewer receives — the scene, and every map event — is cut to what they may see
+(:mod:`app.maps.sight`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app import limits
+from app.accounts.models import User
+from app.campaigns.models import Campaign
+from app.campaigns.permissions import Action, allowed, authorize
+from app.characters.models import Character
+from app.core.viewer import Viewer
+from app.encounters.combat import current_pid
+from app.encounters.models import Encounter, Participant
+from app.encounters.systems import system
+from app.encounters.systems.protocol import CombatRules
+from app.errors import AppError, Conflict, Forbidden, NotFound, ValidationFailed
+from app.events import types
+from app.events.service import append_event
+from app.i18n import _
+from app.maps import sight
+from app.maps.models import Scene, SceneBackground, Token
+from app.media.images import ImageRejected, StoredImage, process_upload
+from app.rules import grid as g
+
+Cell = g.Cell
+
+
+class TooLarge(AppError):
+    status_code = 413
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    campaign: Campaign
+    viewer: Viewer
+    scene: Scene
+
+    @property
+    def rules(self) -> CombatRules:
+        return system(self.campaign.system)
+
+
+def rules_for(campaign: Campaign) -> CombatRules:
+    return system(campaign.system)
+
+
+async def _open(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, action: Action
+) -> Opened:
+    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, action)
+    scene = await session.get(Scene, scene_id)
+    if scene is None or scene.campaign_id != campaign_id:
+        raise NotFound(_("Scene not found."))
+    return Opened(campaign, viewer, scene)
+
+
+async def open_scene(session: AsyncSession, user: User, campaign_id: int, scene_id: int) -> Opened:
+    return await _open(session, user, campaign_id, scene_id, Action.view)
+
+
+async def open_as(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, scene_id: int
+) -> Opened | None:
+    """The scene for a viewer whose membership the caller has checked (a live stream)."""
+    campaign = await session.get(Campaign, campaign_id)
+    scene = await session.get(Scene, scene_id)
+    if campaign is None or scene is None or scene.campaign_id != campaign_id:
+        return None
+    return Opened(campaign, viewer, scene)
+
+
+def _check_version(scene: Scene, version: int | None) -> None:
+    if version is not None and version != scene.version:
+        raise Conflict(_("The scene was changed meanwhile; reload it."))
+
+
+async def _event(
+    session: AsyncSession,
+    opened: Opened | tuple[Campaign, Viewer],
+    user: User,
+    payload: types.EventPayload,
+    visibility: str = "public",
+    player_form: dict[str, Any] | None = None,
+) -> None:
+    campaign = opened.campaign if isinstance(opened, Opened) else opened[0]
+    await append_event(
+        session, campaign.id, payload, actor_id=user.id, visibility=visibility,
+        player_form=player_form,
+    )  # fmt: skip
+
+
+# --- scenes ---------------------------------------------------------------------------------
+
+
+def _size(value: int, field: str) -> int:
+    if not 1 <= value <= limits.SCENE_SIDE_MAX:
+        raise ValidationFailed(
+            {field: _("Between 1 and %(max)d cells.", max=limits.SCENE_SIDE_MAX)}
+        )
+    return value
+
+
+async def scenes(session: AsyncSession, user: User, campaign_id: int) -> list[Scene]:
+    await authorize(session, campaign_id, user.id, user.username, Action.view)
+    rows = await session.scalars(
+        select(Scene).where(Scene.campaign_id == campaign_id).order_by(Scene.id)
+    )
+    return list(rows.all())
+
+
+async def _encounter_id(session: AsyncSession, campaign_id: int, encounter_id: int | None) -> None:
+    if encounter_id is None:
+        return
+    found = await session.scalar(
+        select(Encounter.id).where(
+            Encounter.id == encounter_id, Encounter.campaign_id == campaign_id
+        )
+    )
+    if found is None:
+        raise ValidationFailed({"encounter_id": _("No such encounter in this campaign.")})
+
+
+async def create_scene(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    name: str,
+    cols: int,
+    rows: int,
+    encounter_id: int | None = None,
+) -> Scene:
+    campaign, viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.manage_maps
+    )
+    name = limits.check_name(name)
+    _size(cols, "cols")
+    _size(rows, "rows")
+    count = await session.scalar(
+        select(func.count()).select_from(Scene).where(Scene.campaign_id == campaign_id)
+    )
+    limits.check_room(int(count or 0), limits.SCENES_PER_CAMPAIGN, "name")
+    await _encounter_id(session, campaign_id, encounter_id)
+    scene = Scene(
+        campaign_id=campaign_id, name=name, cols=cols, rows=rows, encounter_id=encounter_id,
+        walls=[], doors=[], difficult=[], revealed=[],
+    )  # fmt: skip
+    session.add(scene)
+    await session.flush()
+    await _event(
+        session, (campaign, viewer), user,
+        types.SceneUpdated(actor_name=user.username, scene_id=scene.id, change="created",
+                           version=scene.version),
+    )  # fmt: skip
+    return scene
+
+
+@dataclass(frozen=True, slots=True)
+class SceneChange:
+    """A PATCH of a scene: ``None`` leaves a value as it is (``encounter_id`` 0 unlinks)."""
+
+    name: str | None = None
+    cols: int | None = None
+    rows: int | None = None
+    grid_x: int | None = None
+    grid_y: int | None = None
+    cell_px: int | None = None
+    fog: bool | None = None
+    encounter_id: int | None = None
+    version: int | None = None
+
+
+async def update_scene(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, change: SceneChange
+) -> Scene:
+    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    scene = opened.scene
+    _check_version(scene, change.version)
+    if change.name is not None:
+        scene.name = limits.check_name(change.name)
+    cols = _size(change.cols, "cols") if change.cols is not None else scene.cols
+    rows = _size(change.rows, "rows") if change.rows is not None else scene.rows
+    if (cols, rows) != (scene.cols, scene.rows):
+        await _check_shrink(session, scene, cols, rows)
+        scene.cols, scene.rows = cols, rows
+    for key in ("grid_x", "grid_y", "cell_px"):
+        value = getattr(change, key)
+        if value is not None:
+            low = 4 if key == "cell_px" else -10_000
+            if not low <= value <= 10_000:
+                raise ValidationFailed({key: _("Out of range.")})
+            setattr(scene, key, value)
+    if change.encounter_id is not None:
+        linked = change.encounter_id or None
+        await _encounter_id(session, campaign_id, linked)
+        scene.encounter_id = linked
+    fog_before = scene.fog
+    if change.fog is not None:
+        scene.fog = change.fog
+    await session.flush()
+    await _scene_event(session, opened, user, "changed")
+    if scene.fog != fog_before:
+        await _event(
+            session, opened, user,
+            types.FogChanged(actor_name=user.username, scene_id=scene.id, revealed=[],
+                             hidden=[], fog=scene.fog),
+        )  # fmt: skip
+    return scene
+
+
+async def _check_shrink(session: AsyncSession, scene: Scene, cols: int, rows: int) -> None:
+    """A smaller grid may not cut off a token or a wall."""
+    tokens = await _tokens(session, scene.id)
+    if any(t.x + t.size > cols or t.y + t.size > rows for t in tokens):
+        raise ValidationFailed({"cols": _("A token stands outside the smaller grid.")})
+    for kind, x, y, *_rest in [*scene.walls, *scene.doors]:
+        if (kind == "v" and (x > cols or y >= rows)) or (kind == "h" and (x >= cols or y > rows)):
+            raise ValidationFailed({"cols": _("A wall lies outside the smaller grid.")})
+
+
+async def _scene_event(session: AsyncSession, opened: Opened, user: User, change: str) -> None:
+    await _event(
+        session, opened, user,
+        types.SceneUpdated(actor_name=user.username, scene_id=opened.scene.id, change=change,
+                           version=opened.scene.version),
+    )  # fmt: skip
+
+
+async def delete_scene(session: AsyncSession, user: User, campaign_id: int, scene_id: int) -> None:
+    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    await _scene_event(session, opened, user, "deleted")
+    await session.delete(opened.scene)
+    await session.flush()
+
+
+# --- background -----------------------------------------------------------------------------
+
+
+async def image(raw: bytes) -> StoredImage:
+    """An upload validated and re-encoded (in a worker thread); 413 / 422 at ``file``."""
+    try:
+        return await process_upload(raw)
+    except ImageRejected as exc:
+        if exc.status == 413:
+            raise TooLarge(exc.message) from None
+        raise ValidationFailed({"file": exc.message}) from None
+
+
+async def set_background(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    scene_id: int,
+    image: StoredImage,
+) -> Scene:
+    """Store an already re-encoded image (``app.media.images``) as the scene's background."""
+    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    row = await session.get(SceneBackground, scene_id)
+    if row is None:
+        row = SceneBackground(scene_id=scene_id)
+        session.add(row)
+    row.data, row.mime, row.width, row.height, row.etag = (
+        image.data, image.mime, image.width, image.height, image.etag,
+    )  # fmt: skip
+    opened.scene.background_etag = image.etag
+    await session.flush()
+    await _scene_event(session, opened, user, "background")
+    return opened.scene
+
+
+async def background(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int
+) -> SceneBackground:
+    await _open(session, user, campaign_id, scene_id, Action.view)
+    row = await session.get(SceneBackground, scene_id)
+    if row is None:
+        raise NotFound(_("This scene has no background image."))
+    return row
+
+
+# --- walls, doors, terrain, fog -------------------------------------------------------------
+
+
+def _cells(raw: Sequence[Sequence[int]], scene: Scene, field: str) -> list[Cell]:
+    if len(raw) > limits.MAP_CELLS_PER_REQUEST:
+        raise ValidationFailed(
+            {field: _("At most %(max)d cells at once.", max=limits.MAP_CELLS_PER_REQUEST)}
+        )
+    cells: list[Cell] = []
+    for item in raw:
+        if len(item) != 2:
+            raise ValidationFailed({field: _("A cell is a pair [x, y].")})
+        cell = (int(item[0]), int(item[1]))
+        if not (0 <= cell[0] < scene.cols and 0 <= cell[1] < scene.rows):
+            raise ValidationFailed({field: _("A cell lies outside the grid.")})
+        cells.append(cell)
+    return cells
+
+
+def _edges(raw: Sequence[Sequence[int]], scene: Scene, field: str) -> list[g.Edge]:
+    out: list[g.Edge] = []
+    for seg in raw:
+        if len(seg) != 4:
+            raise ValidationFailed({field: _("A segment is [x1, y1, x2, y2].")})
+        try:
+            out.extend(g.segment_edges((seg[0], seg[1], seg[2], seg[3]), scene.cols, scene.rows))
+        except g.GridError:
+            raise ValidationFailed(
+                {field: _("A segment must run along one grid line inside the grid.")}
+            ) from None
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class WallsIn:
+    """A PUT of the walls: ``None`` keeps doors or terrain as they are."""
+
+    segments: list[list[int]]
+    doors: list[tuple[list[int], bool]] | None = None
+    difficult: list[list[int]] | None = None
+    version: int | None = None
+
+
+async def set_walls(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, walls: WallsIn
+) -> Scene:
+    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    scene = opened.scene
+    _check_version(scene, walls.version)
+    edges = sorted(set(_edges(walls.segments, scene, "segments")))
+    doors = scene.doors
+    if walls.doors is not None:
+        found: dict[g.Edge, bool] = {}
+        for seg, is_open in walls.doors:
+            for edge in _edges([seg], scene, "doors"):
+                found[edge] = is_open
+        doors = [[*edge, is_open] for edge, is_open in sorted(found.items())]
+    if len(edges) + len(doors) > limits.SCENE_EDGES_MAX:
+        raise ValidationFailed(
+            {"segments": _("At most %(max)d wall edges.", max=limits.SCENE_EDGES_MAX)}
+        )
+    scene.walls = [list(e) for e in edges]
+    scene.doors = doors
+    if walls.difficult is not None:
+        scene.difficult = [
+            list(c) for c in sorted(set(_cells(walls.difficult, scene, "difficult")))
+        ]
+    await session.flush()
+    await _scene_event(session, opened, user, "walls")
+    return scene
+
+
+async def change_fog(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    scene_id: int,
+    reveal: list[list[int]],
+    hide: list[list[int]],
+) -> Scene:
+    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    scene = opened.scene
+    shown = set(_cells(reveal, scene, "reveal"))
+    hidden = set(_cells(hide, scene, "hide"))
+    now = ({tuple(c) for c in scene.revealed} | shown) - hidden
+    scene.revealed = [list(c) for c in sorted(now)]
+    await session.flush()
+    await _event(
+        session, opened, user,
+        types.FogChanged(actor_name=user.username, scene_id=scene.id,
+                         revealed=[list(c) for c in sorted(shown)],
+                         hidden=[list(c) for c in sorted(hidden)], fog=scene.fog),
+    )  # fmt: skip
+    return scene
+
+
+async def fog_whole(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, action: str
+) -> None:
+    """The scene page's fog buttons: fog ``on`` or ``off``, ``reveal`` or ``hide`` all."""
+    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    scene = opened.scene
+    cells = [[x, y] for x in range(scene.cols) for y in range(scene.rows)]
+    if action in ("on", "off"):
+        await update_scene(session, user, campaign_id, scene_id, SceneChange(fog=action == "on"))
+    elif action in ("reveal", "hide"):
+        reveal, hide = (cells, []) if action == "reveal" else ([], cells)
+        await change_fog(session, user, campaign_id, scene_id, reveal, hide)
+    else:
+        raise ValidationFailed({"action": _("Out of range.")})
+
+
+# --- tokens ---------------------------------------------------------------------------------
+
+
+async def _tokens(session: AsyncSession, scene_id: int) -> list[Token]:
+    rows = await session.scalars(select(Token).where(Token.scene_id == scene_id).order_by(Token.id))
+    return list(rows.all())
+
+
+async def _participants(session: AsyncSession, tokens: Sequence[Token]) -> dict[int, Participant]:
+    ids = [t.participant_id for t in tokens if t.participant_id is not None]
+    if not ids:
+        return {}
+    rows = await session.scalars(select(Participant).where(Participant.id.in_(ids)))
+    return {p.id: p for p in rows.all()}
+
+
+async def board(session: AsyncSession, opened: Opened) -> sight.Board:
+    """Everything the scene's views and checks read: tokens, their participants, fight."""
+    tokens = await _tokens(session, opened.scene.id)
+    participants = await _participants(session, tokens)
+    encounter = (
+        await session.get(Encounter, opened.scene.encounter_id)
+        if opened.scene.encounter_id is not None
+        else None
+    )
+    chars = [t.character_id for t in tokens if t.character_id is not None]
+    owners: dict[int, int] = {}
+    if chars:
+        rows = await session.execute(
+            select(Character.id, Character.owner_id).where(Character.id.in_(chars))
+        )
+        owners = {cid: owner for cid, owner in rows.all() if owner is not None}
+    size = None
+    if opened.scene.background_etag is not None:
+        found = await session.execute(
+            select(SceneBackground.width, SceneBackground.height).where(
+                SceneBackground.scene_id == opened.scene.id
+            )
+        )
+        row = found.first()
+        size = None if row is None else (int(row[0]), int(row[1]))
+    return sight.Board(opened.scene, tokens, participants, encounter, owners, size)
+
+
+def _place(scene: Scene, x: int, y: int, size: int, field: str = "to") -> None:
+    if not (x >= 0 and y >= 0 and x + size <= scene.cols and y + size <= scene.rows):
+        raise ValidationFailed({field: _("That is outside the grid.")})
+
+
+@dataclass(frozen=True, slots=True)
+class TokenIn:
+    x: int
+    y: int
+    label: str | None = None
+    size: int = 1
+    colour: str | None = None
+    participant_id: int | None = None
+    character_id: int | None = None
+    hidden: bool | None = None
+
+
+async def _token_owner(session: AsyncSession, opened: Opened, spec: TokenIn) -> tuple[str, bool]:
+    """The label and hidden flag a token takes from its participant or character."""
+    if spec.participant_id is not None:
+        participant = await session.get(Participant, spec.participant_id)
+        if participant is None or participant.encounter_id != opened.scene.encounter_id:
+            raise ValidationFailed(
+                {"participant_id": _("Not a participant of the scene's encounter.")}
+            )
+        return participant.name, participant.hidden
+    if spec.character_id is not None:
+        character = await session.get(Character, spec.character_id)
+        if character is None or character.campaign_id != opened.campaign.id:
+            raise ValidationFailed({"character_id": _("No such character in this campaign.")})
+        return character.name, bool(character.hidden_from_players)
+    return "", False
+
+
+async def add_token(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, spec: TokenIn
+) -> Token:
+    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    if not 1 <= spec.size <= limits.TOKEN_SIZE_MAX:
+        raise ValidationFailed(
+            {"size": _("Between 1 and %(max)d cells.", max=limits.TOKEN_SIZE_MAX)}
+        )
+    _place(opened.scene, spec.x, spec.y, spec.size, "x")
+    count = await session.scalar(
+        select(func.count()).select_from(Token).where(Token.scene_id == scene_id)
+    )
+    limits.check_room(int(count or 0), limits.TOKENS_PER_SCENE, "x")
+    name, hidden = await _token_owner(session, opened, spec)
+    label = limits.check_name(spec.label if spec.label else name or "?", "label")
+    token = Token(
+        scene_id=scene_id, x=spec.x, y=spec.y, size=spec.size, label=label,
+        colour=sight.colour(spec.colour), participant_id=spec.participant_id,
+        character_id=spec.character_id, hidden=hidden if spec.hidden is None else spec.hidden,
+        moved=0, moved_turn="",
+    )  # fmt: skip
+    session.add(token)
+    await session.flush()
+    b = await board(session, opened)
+    seen = b.player_sees(token)
+    await _event(
+        session, opened, user,
+        types.TokenAdded(actor_name=user.username, scene_id=scene_id, token=b.token_json(token)),
+        visibility="public" if seen else "gm",
+        player_form=None if not seen else {
+            "type": "token_added", "scene_id": scene_id, "token": b.token_json(token, gm=False)
+        },
+    )  # fmt: skip
+    return token
+
+
+async def _token(session: AsyncSession, scene: Scene, token_id: int) -> Token:
+    token = await session.get(Token, token_id)
+    if token is None or token.scene_id != scene.id:
+        raise NotFound(_("Token not found."))
+    return token
+
+
+async def remove_token(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, token_id: int
+) -> None:
+    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    token = await _token(session, opened.scene, token_id)
+    b = await board(session, opened)
+    seen = b.player_sees(token)
+    await session.delete(token)
+    await session.flush()
+    await _event(
+        session, opened, user,
+        types.TokenRemoved(actor_name=user.username, scene_id=scene_id, token_id=token_id),
+        visibility="public" if seen else "gm",
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class TokenChange:
+    label: str | None = None
+    colour: str | None = None
+    size: int | None = None
+    hidden: bool | None = None
+    version: int | None = None
+
+
+async def change_token(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    scene_id: int,
+    token_id: int,
+    change: TokenChange,
+) -> Token:
+    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    token = await _token(session, opened.scene, token_id)
+    if change.version is not None and change.version != token.version:
+        raise Conflict(_("The token was changed meanwhile; reload the scene."))
+    b = await board(session, opened)
+    before = b.player_sees(token)
+    if change.size is not None:
+        if not 1 <= change.size <= limits.TOKEN_SIZE_MAX:
+            raise ValidationFailed(
+                {"size": _("Between 1 and %(max)d cells.", max=limits.TOKEN_SIZE_MAX)}
+            )
+        _place(opened.scene, token.x, token.y, change.size, "size")
+        token.size = change.size
+    if change.label is not None:
+        token.label = limits.check_name(change.label, "label")
+    if change.colour is not None:
+        token.colour = sight.colour(change.colour)
+    if change.hidden is not None:
+        token.hidden = change.hidden
+    await session.flush()
+    after = b.player_sees(token)
+    visibility, form = sight.player_form(b, token, before, after, "token_changed")
+    await _event(
+        session, opened, user,
+        types.TokenChanged(actor_name=user.username, scene_id=scene_id, token=b.token_json(token)),
+        visibility=visibility, player_form=form,
+    )  # fmt: skip
+    return token
+
+
+# --- moves ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    x: int
+    y: int
+    cost: int
+    allowance: int | None
+    stopped_at: Cell | None
+    reactions: list[dict[str, Any]]
+
+
+def _path(token: Token, to: Cell, raw: list[list[int]] | None, scene: Scene) -> list[Cell] | None:
+    """The path as given (start cell prepended, ``to`` appended where missing)."""
+    if raw is None:
+        return None
+    if len(raw) > limits.MOVE_PATH_MAX:
+        raise ValidationFailed({"path": _("At most %(max)d steps.", max=limits.MOVE_PATH_MAX)})
+    path = _cells(raw, scene, "path")
+    if not path or path[0] != (token.x, token.y):
+        path.insert(0, (token.x, token.y))
+    if path[-1] != to:
+        path.append(to)
+    return path
+
+
+def _may_move(opened: Opened, b: sight.Board, token: Token, override: bool) -> None:
+    """GMs move any token at any time and may override; a player only their own figure's
+    token, on its turn while the scene's fight runs, and never past the rules."""
+    viewer = opened.viewer
+    if allowed(viewer.role, Action.manage_maps):
+        return
+    if override:
+        raise Forbidden(_("Only a GM may override the movement rules."))
+    if not allowed(viewer.role, Action.act_in_combat):
+        raise Forbidden(_("Your role in this campaign does not allow this."))
+    if not b.controls(viewer, token):
+        raise ValidationFailed({"to": _("This is not your token.")})
+    pid = b.pid(token)
+    if b.running and pid is not None and current_pid(b.state) != pid:
+        raise ValidationFailed({"to": _("It is not your turn.")})
+
+
+async def move_token(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    scene_id: int,
+    token_id: int,
+    to: Cell,
+    raw_path: list[list[int]] | None = None,
+    override: bool = False,
+) -> MoveResult:
+    opened = await _open(session, user, campaign_id, scene_id, Action.view)
+    token = await _token(session, opened.scene, token_id)
+    b = await board(session, opened)
+    _may_move(opened, b, token, override)
+    _place(opened.scene, to[0], to[1], token.size)
+    path = _path(token, to, raw_path, opened.scene)
+    plan = sight.plan_move(b, opened.rules, opened.campaign.settings, token, to, path, override)
+    before = b.player_sees(token)
+    token.x, token.y = plan.end
+    token.moved, token.moved_turn = plan.spent, plan.turn_key
+    await session.flush()
+    after = b.player_sees(token)
+    await _move_event(session, opened, user, b, token, plan, (before, after))
+    return MoveResult(
+        plan.end[0], plan.end[1], plan.cost, plan.allowance, plan.stopped_at, plan.reactions
+    )
+
+
+async def _move_event(
+    session: AsyncSession,
+    opened: Opened,
+    user: User,
+    b: sight.Board,
+    token: Token,
+    plan: sight.Plan,
+    seen: tuple[bool, bool],
+) -> None:
+    payload = types.TokenMoved(
+        actor_name=user.username, scene_id=opened.scene.id, token_id=token.id, x=token.x,
+        y=token.y, cost=plan.cost, override=plan.override, reactions=plan.reactions or None,
+    )  # fmt: skip
+    visibility, form = sight.player_form(b, token, seen[0], seen[1], "token_moved")
+    if form is None and visibility == "public" and plan.reactions:
+        shown = b.visible_reactions(plan.reactions)
+        if shown != plan.reactions:
+            form = {**payload.to_json(), "type": "token_moved", "reactions": shown or None}
+            form.pop("actor_name")
+    await _event(session, opened, user, payload, visibility=visibility, player_form=form)
+
+
+async def distance(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, a: Cell, b: Cell
+) -> tuple[float, str, int]:
+    """The distance between two cells in the system's unit, and in cells."""
+    opened = await _open(session, user, campaign_id, scene_id, Action.view)
+    for cell, field in ((a, "from"), (b, "to")):
+        if not (0 <= cell[0] < opened.scene.cols and 0 <= cell[1] < opened.scene.rows):
+            raise ValidationFailed({field: _("That is outside the grid.")})
+    metric = opened.rules.metric
+    cells = g.distance(a, b, metric.diagonal)
+    return float(cells * metric.per_cell), metric.unit, cells
+
+
+POINTER_KINDS = ("ruler", "ping", "clear")
+
+
+async def point(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    scene_id: int,
+    kind: str,
+    cells: list[list[int]],
+) -> types.MapPointer:
+    """Show everyone a ruler (waypoints), its release or a ping: one ``map_pointer`` event."""
+    opened = await _open(session, user, campaign_id, scene_id, Action.act_in_combat)
+    if kind not in POINTER_KINDS:
+        raise ValidationFailed({"kind": _("A ruler, a ping or a release.")})
+    if len(cells) > limits.RULER_POINTS_MAX:
+        raise ValidationFailed(
+            {"cells": _("At most %(max)d waypoints.", max=limits.RULER_POINTS_MAX)}
+        )
+    points = _cells(cells, opened.scene, "cells")
+    if (kind == "ping" and len(points) != 1) or (kind == "ruler" and len(points) < 2):
+        raise ValidationFailed({"cells": _("A ping names one cell, a ruler two or more.")})
+    metric = opened.rules.metric
+    length = sum(
+        g.distance(points[i - 1], points[i], metric.diagonal) for i in range(1, len(points))
+    )
+    payload = types.MapPointer(
+        actor_name=user.username, scene_id=scene_id, kind=kind,
+        cells=[list(c) for c in points] if kind != "clear" else [],
+        distance=float(length * metric.per_cell) if kind == "ruler" else None,
+        unit=metric.unit, cols=opened.scene.cols, rows=opened.scene.rows,
+    )  # fmt: skip
+    await _event(session, opened, user, payload)
+    return payload

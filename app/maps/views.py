@@ -1,0 +1,103 @@
+"""The battle map as each viewer may see it: the JSON answer and the pages' one context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.accounts.models import User
+from app.core.viewer import Viewer
+from app.errors import NotFound
+from app.i18n import _
+from app.maps import service
+from app.maps.models import Scene
+from app.rules import grid as g
+
+
+async def scene_json(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int
+) -> dict[str, Any]:
+    opened = await service.open_scene(session, user, campaign_id, scene_id)
+    board = await service.board(session, opened)
+    return board.view(opened.viewer, opened.rules.metric)
+
+
+async def token_json(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, token_id: int
+) -> dict[str, Any]:
+    opened = await service.open_scene(session, user, campaign_id, scene_id)
+    board = await service.board(session, opened)
+    for token in board.tokens:
+        if token.id == token_id and (opened.viewer.is_gm or board.player_sees(token)):
+            return board.token_json(token, opened.viewer.is_gm)
+    raise NotFound(_("Token not found."))
+
+
+#: Distances the token list gives per token: to its nearest others (a list of every pair
+#: would grow with the square of the tokens: 100 tokens, 9,900 distances).
+NEAREST = 5
+
+
+def _listing(view: dict[str, Any], diagonal: g.Diagonal, per_cell: float) -> list[dict[str, Any]]:
+    """The tokens for the screen-reader list: position and the distance to the nearest ones."""
+    tokens = view["tokens"]
+    out = []
+    for t in tokens:
+        here = (t["x"], t["y"])
+        near = sorted(
+            (g.distance(here, (o["x"], o["y"]), diagonal), o["label"])
+            for o in tokens
+            if o["id"] != t["id"]
+        )[:NEAREST]
+        others = [{"label": label, "distance": cells * per_cell} for cells, label in near]
+        out.append({**t, "others": others})
+    return out
+
+
+async def map_context(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, scene_id: int
+) -> dict[str, Any] | None:
+    """Everything the map block renders from, for ``viewer`` (``None``: no such scene)."""
+    opened = await service.open_as(session, viewer, campaign_id, scene_id)
+    if opened is None:
+        return None
+    board = await service.board(session, opened)
+    metric = opened.rules.metric
+    view = board.view(viewer, metric)
+    mine = [t.id for t in board.tokens if board.controls(viewer, t) or viewer.is_gm]
+    open_cells = board.open_cells()
+    fogged = (
+        []
+        if open_cells is None
+        else [
+            (x, y)
+            for x in range(opened.scene.cols)
+            for y in range(opened.scene.rows)
+            if (x, y) not in open_cells
+        ]
+    )
+    return {
+        "fogged": fogged,
+        "scene": view,
+        "campaign_id": campaign_id,
+        "is_gm": viewer.is_gm,
+        "mine": mine,
+        "listing": _listing(view, metric.diagonal, float(metric.per_cell)),
+        "walls_v": [s for s in view["walls"] if s[0] == s[2]],
+        "walls_h": [s for s in view["walls"] if s[1] == s[3]],
+    }
+
+
+async def scene_for_encounter(
+    session: AsyncSession, campaign_id: int, encounter_id: int
+) -> int | None:
+    """The first scene linked to an encounter (the combat page shows it)."""
+    found = await session.scalar(
+        select(Scene.id)
+        .where(Scene.campaign_id == campaign_id, Scene.encounter_id == encounter_id)
+        .order_by(Scene.id)
+        .limit(1)
+    )
+    return None if found is None else int(found)

@@ -1,0 +1,291 @@
+"""The battle map's geometry on a square grid: edges, path cost, distance, line of sight.
+
+Pure and shared by the three systems; each system chooses its :class:`Metric` (how a
+diagonal step counts, how long a cell is) in its combat adapter. Coordinates:
+
+- a **cell** ``(x, y)`` with ``0 <= x < cols``, ``0 <= y < rows``;
+- a **wall or door** lies on the grid lines between cells, as unit **edges**: ``("v", x, y)``
+  is the vertical edge on line ``x`` between the cells ``(x - 1, y)`` and ``(x, y)``;
+  ``("h", x, y)`` the horizontal edge on line ``y`` between ``(x, y - 1)`` and ``(x, y)``.
+  A segment ``(x1, y1, x2, y2)`` in grid-line coordinates (``0..cols``, ``0..rows``),
+  horizontal or vertical, is the run of unit edges it covers.
+
+Rules decided here (docs/map.md):
+
+- An orthogonal step crosses one edge and is blocked by a wall or closed door on it. A
+  diagonal step is blocked when *either* of the two orthogonal detours is blocked (no
+  squeezing past the corner of a wall).
+- Entering a difficult cell costs twice the step.
+- Diagonals: ``"one"`` (every step 1 cell: H&H, whose Gefährdungsbereich is the 8
+  neighbours) or ``"alternate"`` (the 1st, 3rd, ... diagonal 1 cell, the 2nd, 4th, ... 2:
+  PF2e's rule, and DS4's by project decision).
+- Line of sight runs from cell centre to cell centre; it is blocked by a wall or closed
+  door it crosses (touching a wall's end point exactly is not crossing it).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+Cell = tuple[int, int]
+Edge = tuple[Literal["h", "v"], int, int]
+Segment = tuple[int, int, int, int]
+Diagonal = Literal["one", "alternate"]
+
+
+class GridError(ValueError):
+    """Input outside the grid or not on its lines; ``message`` says which."""
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """How a system measures on the grid: ``unit`` per ``per_cell`` of a cell length."""
+
+    diagonal: Diagonal
+    unit: str
+    per_cell: Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    cols: int
+    rows: int
+    #: Edges that block movement and sight (walls and closed doors).
+    blocked: frozenset[Edge] = field(default_factory=frozenset)
+    difficult: frozenset[Cell] = field(default_factory=frozenset)
+
+    def inside(self, cell: Cell) -> bool:
+        return 0 <= cell[0] < self.cols and 0 <= cell[1] < self.rows
+
+
+def segment_edges(seg: Segment, cols: int, rows: int) -> list[Edge]:
+    """The unit edges of a wall segment, or :class:`GridError` if it is not on the grid."""
+    x1, y1, x2, y2 = seg
+    if not (min(x1, x2) >= 0 and max(x1, x2) <= cols and 0 <= min(y1, y2) <= max(y1, y2) <= rows):
+        raise GridError("segment outside the grid")
+    if (x1 == x2) == (y1 == y2):
+        raise GridError("a segment runs along one grid line and has a length")
+    if x1 == x2:
+        lo, hi = sorted((y1, y2))
+        return [("v", x1, y) for y in range(lo, hi)]
+    lo, hi = sorted((x1, x2))
+    return [("h", x, y1) for x in range(lo, hi)]
+
+
+def edges_to_segments(edges: Iterable[Edge]) -> list[Segment]:
+    """Unit edges joined into the fewest straight segments (for the answer and the SVG)."""
+    out: list[Segment] = []
+    horizontal = sorted((y, x) for kind, x, y in edges if kind == "h")
+    vertical = sorted((x, y) for kind, x, y in edges if kind == "v")
+    for line, along in _runs(horizontal):
+        out.append((along[0], line, along[1], line))
+    for line, along in _runs(vertical):
+        out.append((line, along[0], line, along[1]))
+    return out
+
+
+def _runs(points: list[tuple[int, int]]) -> Iterator[tuple[int, tuple[int, int]]]:
+    start: tuple[int, int] | None = None
+    prev: tuple[int, int] | None = None
+    for line, pos in points:
+        if prev is not None and start is not None and (line != prev[0] or pos != prev[1] + 1):
+            yield start[0], (start[1], prev[1] + 1)
+            start = None
+        if start is None:
+            start = (line, pos)
+        prev = (line, pos)
+    if start is not None and prev is not None:
+        yield start[0], (start[1], prev[1] + 1)
+
+
+def edge_between(a: Cell, b: Cell) -> Edge:
+    """The edge between two orthogonally adjacent cells."""
+    if a[1] == b[1] and abs(a[0] - b[0]) == 1:
+        return ("v", max(a[0], b[0]), a[1])
+    if a[0] == b[0] and abs(a[1] - b[1]) == 1:
+        return ("h", a[0], max(a[1], b[1]))
+    raise GridError("cells are not orthogonal neighbours")
+
+
+def step_open(grid: Grid, a: Cell, b: Cell) -> bool:
+    """Whether one step from ``a`` to its neighbour ``b`` is possible."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    if max(abs(dx), abs(dy)) != 1 or not grid.inside(b):
+        return False
+    if dx == 0 or dy == 0:
+        return edge_between(a, b) not in grid.blocked
+    via_x, via_y = (b[0], a[1]), (a[0], b[1])
+    first = (
+        edge_between(a, via_x) not in grid.blocked and edge_between(via_x, b) not in grid.blocked
+    )
+    second = (
+        edge_between(a, via_y) not in grid.blocked and edge_between(via_y, b) not in grid.blocked
+    )
+    return first and second
+
+
+def step_cost(
+    grid: Grid, b: Cell, diagonal_step: bool, diagonals_so_far: int, rule: Diagonal
+) -> int:
+    """Cells one step into ``b`` costs (difficult terrain doubles it)."""
+    base = 2 if diagonal_step and rule == "alternate" and diagonals_so_far % 2 == 1 else 1
+    return base * (2 if b in grid.difficult else 1)
+
+
+@dataclass(frozen=True, slots=True)
+class PathCost:
+    """A path's cost in cells; ``blocked_at``: index of the first step that is impossible."""
+
+    cost: int
+    blocked_at: int | None
+
+
+def path_cost(grid: Grid, path: Sequence[Cell], rule: Diagonal) -> PathCost:
+    """The cost of following ``path`` (start cell first) step by step."""
+    cost = 0
+    diagonals = 0
+    for i in range(1, len(path)):
+        a, b = path[i - 1], path[i]
+        if not step_open(grid, a, b):
+            return PathCost(cost, i)
+        diagonal = a[0] != b[0] and a[1] != b[1]
+        cost += step_cost(grid, b, diagonal, diagonals, rule)
+        diagonals += diagonal
+    return PathCost(cost, None)
+
+
+NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
+
+
+def shortest_path(
+    grid: Grid, start: Cell, goal: Cell, rule: Diagonal, *, avoid: frozenset[Cell] = frozenset()
+) -> list[Cell] | None:
+    """A cheapest path from ``start`` to ``goal`` (both included), or ``None``.
+
+    Dijkstra over (cell, parity of diagonals taken): with alternating diagonals the cost of
+    the next diagonal depends on it. ``avoid``: cells that may not be entered (other figures).
+    """
+    if not grid.inside(start) or not grid.inside(goal):
+        return None
+    Node = tuple[Cell, int]
+    best: dict[Node, int] = {(start, 0): 0}
+    came: dict[Node, Node] = {}
+    queue: list[tuple[int, Cell, int]] = [(0, start, 0)]
+    while queue:
+        cost, cell, parity = heapq.heappop(queue)
+        if cell == goal:
+            return _unwind(came, (cell, parity))
+        if cost > best.get((cell, parity), cost):
+            continue
+        for dx, dy in NEIGHBOURS:
+            nxt = (cell[0] + dx, cell[1] + dy)
+            if (nxt in avoid and nxt != goal) or not step_open(grid, cell, nxt):
+                continue
+            diagonal = dx != 0 and dy != 0
+            new = cost + step_cost(grid, nxt, diagonal, parity, rule)
+            node = (nxt, (parity + diagonal) % 2)
+            if new < best.get(node, new + 1):
+                best[node] = new
+                came[node] = (cell, parity)
+                heapq.heappush(queue, (new, nxt, node[1]))
+    return None
+
+
+def _unwind(came: dict[tuple[Cell, int], tuple[Cell, int]], node: tuple[Cell, int]) -> list[Cell]:
+    path = [node[0]]
+    while node in came:
+        node = came[node]
+        path.append(node[0])
+    return path[::-1]
+
+
+def distance(a: Cell, b: Cell, rule: Diagonal) -> int:
+    """Cells between ``a`` and ``b`` on open ground (walls ignored): the range of an attack."""
+    dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+    diag, straight = min(dx, dy), abs(dx - dy)
+    extra = diag // 2 if rule == "alternate" else 0
+    return straight + diag + extra
+
+
+def _corner_closed(blocked: frozenset[Edge], src: Cell, dst: Cell) -> bool:
+    """Whether a line through the grid corner between the diagonal neighbours ``src`` and
+    ``dst`` is stopped: only when both detours around the corner are walled (a line that
+    only touches the end of a wall passes)."""
+    via_a, via_b = (dst[0], src[1]), (src[0], dst[1])
+    a = edge_between(src, via_a) in blocked or edge_between(via_a, dst) in blocked
+    b = edge_between(src, via_b) in blocked or edge_between(via_b, dst) in blocked
+    return a and b
+
+
+def sight_blocked(grid: Grid, a: Cell, b: Cell) -> bool:
+    """Whether a wall or closed door stops the line from the centre of ``a`` to that of ``b``."""
+    (x0, y0), (x1, y1) = a, b
+    dx, dy = x1 - x0, y1 - y0
+    sx, sy = (1 if dx > 0 else -1), (1 if dy > 0 else -1)
+    half = Fraction(1, 2)
+    for line in range(min(x0, x1) + 1, max(x0, x1) + 1):
+        t = (line - x0 - half) / dx
+        y = y0 + half + dy * t
+        if y.denominator == 1:
+            k = int(y)
+            src = (line - 1 if sx > 0 else line, k - 1 if sy > 0 else k)
+            dst = (src[0] + sx, src[1] + sy)
+            if _corner_closed(grid.blocked, src, dst):
+                return True
+        elif ("v", line, math.floor(y)) in grid.blocked:
+            return True
+    for line in range(min(y0, y1) + 1, max(y0, y1) + 1):
+        t = (line - y0 - half) / dy
+        x = x0 + half + dx * t
+        if x.denominator != 1 and ("h", math.floor(x), line) in grid.blocked:
+            return True
+    return False
+
+
+def line_of_sight(grid: Grid, a: Cell, b: Cell) -> bool:
+    """Whether the centre of ``b`` can be seen from the centre of ``a``."""
+    return a == b or not sight_blocked(grid, a, b)
+
+
+def cells_on_line(a: Cell, b: Cell) -> list[Cell]:
+    """The cells the centre-to-centre line from ``a`` to ``b`` passes through, in order,
+    without both ends (the figures there may give living cover)."""
+    (x0, y0), (x1, y1) = a, b
+    samples = 4 * max(abs(x1 - x0), abs(y1 - y0))
+    out: list[Cell] = []
+    half = Fraction(1, 2)
+    for i in range(samples):
+        t = Fraction(2 * i + 1, 2 * samples)
+        x, y = x0 + half + (x1 - x0) * t, y0 + half + (y1 - y0) * t
+        if x.denominator == 1 or y.denominator == 1:
+            continue
+        cell = (math.floor(x), math.floor(y))
+        if cell not in out and cell not in (a, b):
+            out.append(cell)
+    return out
+
+
+def visible_cells(grid: Grid, eyes: Iterable[Cell], max_range: int | None = None) -> set[Cell]:
+    """Every cell some cell of ``eyes`` has line of sight to (within ``max_range`` cells)."""
+    seen: set[Cell] = set()
+    sources = list(eyes)
+    for x in range(grid.cols):
+        for y in range(grid.rows):
+            cell = (x, y)
+            for eye in sources:
+                if max_range is not None and distance(eye, cell, "one") > max_range:
+                    continue
+                if line_of_sight(grid, eye, cell):
+                    seen.add(cell)
+                    break
+    return seen
+
+
+def footprint(cell: Cell, size: int) -> list[Cell]:
+    """The cells a token of ``size`` × ``size`` cells covers, ``cell`` its top-left one."""
+    return [(cell[0] + dx, cell[1] + dy) for dx in range(size) for dy in range(size)]

@@ -1,0 +1,224 @@
+// The battle map (templates/maps/_region.html): drag on a desktop (a ghost follows the
+// pointer, one request on drop), tap a token then a cell on a phone, keyboard (choose a token
+// in the list, arrow keys move a cursor, Enter moves there, Escape cancels), zoom, ruler and
+// ping. The server decides: a refused move leaves the token where it was and shows why; the
+// board itself is re-rendered by the live stream for every viewer.
+(function () {
+  "use strict";
+  var CELL = 48;
+  var zoom = 1;
+  var selected = null; // token id
+  var cursor = null; // [x, y]
+  var mode = null; // "ruler" | "ping" | null
+  var waypoints = [];
+  var drag = null;
+
+  function board() { return document.getElementById("map-board"); }
+  function svg() { var b = board(); return b ? b.querySelector(".map-svg") : null; }
+  function region() { return document.getElementById("map-region"); }
+  function num(el, name) { return parseInt(el.getAttribute("data-" + name), 10); }
+  function api(path) {
+    var b = board();
+    return "/api/v1/campaigns/" + b.getAttribute("data-campaign") + "/scenes/" +
+      b.getAttribute("data-scene") + path;
+  }
+  function say(text) {
+    var el = document.getElementById("map-message");
+    if (el) { el.textContent = text || ""; }
+  }
+  function token(id) {
+    var s = svg();
+    return s ? s.querySelector('.map-token[data-token="' + id + '"]') : null;
+  }
+
+  function applyZoom() {
+    var s = svg(), b = board();
+    if (!s || !b) { return; }
+    s.setAttribute("width", String(num(b, "cols") * CELL * zoom));
+    s.setAttribute("height", String(num(b, "rows") * CELL * zoom));
+    var t = selected && token(selected);
+    if (t) { t.classList.add("map-selected"); } else { selected = null; }
+    showCursor();
+  }
+
+  function cellAt(evt) {
+    var s = svg(), b = board();
+    var r = s.getBoundingClientRect();
+    var x = Math.floor((evt.clientX - r.left) / r.width * num(b, "cols"));
+    var y = Math.floor((evt.clientY - r.top) / r.height * num(b, "rows"));
+    if (x < 0 || y < 0 || x >= num(b, "cols") || y >= num(b, "rows")) { return null; }
+    return [x, y];
+  }
+
+  function post(path, body) {
+    return fetch(api(path), {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: JSON.stringify(body)
+    });
+  }
+
+  function problem(data) {
+    var errors = (data && data.errors) || {};
+    for (var key in errors) { if (errors.hasOwnProperty(key)) { return errors[key]; } }
+    return (data && typeof data.detail === "string") ? data.detail : "";
+  }
+
+  function place(t, x, y) {
+    t.setAttribute("transform", "translate(" + x + " " + y + ")");
+    t.setAttribute("data-x", String(x));
+    t.setAttribute("data-y", String(y));
+  }
+
+  function move(id, cell) {
+    var t = token(id);
+    say("");
+    return post("/tokens/" + id + "/move", { to: cell }).then(function (r) {
+      return r.json().then(function (data) {
+        if (!r.ok) {
+          say(problem(data) || region().getAttribute("data-refused"));
+          return;
+        }
+        if (t) { place(t, data.x, data.y); }
+        if (data.reactions && data.reactions.length) {
+          say(region().getAttribute("data-reaction"));
+        }
+      });
+    }).catch(function () { say(region().getAttribute("data-refused")); });
+  }
+
+  function select(id) {
+    var old = selected && token(selected);
+    if (old) { old.classList.remove("map-selected"); }
+    selected = id;
+    var t = id && token(id);
+    if (t) {
+      t.classList.add("map-selected");
+      cursor = [num(t, "x"), num(t, "y")];
+    }
+    showCursor();
+  }
+
+  function showCursor() {
+    var c = document.getElementById("map-cursor");
+    if (!c) { return; }
+    if (!cursor) { c.setAttribute("visibility", "hidden"); return; }
+    c.setAttribute("x", String(cursor[0]));
+    c.setAttribute("y", String(cursor[1]));
+    c.setAttribute("visibility", "visible");
+  }
+
+  function pointer(kind, cells) {
+    return post("/pointer", { kind: kind, cells: cells }).catch(function () {});
+  }
+
+  function setMode(next) {
+    if (mode === "ruler" && waypoints.length > 1) { pointer("clear", []); }
+    waypoints = [];
+    mode = mode === next ? null : next;
+    var buttons = document.querySelectorAll("[data-map-mode]");
+    for (var i = 0; i < buttons.length; i++) {
+      var on = buttons[i].getAttribute("data-map-mode") === mode;
+      buttons[i].setAttribute("aria-pressed", on ? "true" : "false");
+    }
+  }
+
+  function onCell(cell) {
+    if (mode === "ping") { pointer("ping", [cell]); return; }
+    if (mode === "ruler") {
+      waypoints.push(cell);
+      if (waypoints.length > 20) { waypoints = waypoints.slice(-20); }
+      if (waypoints.length > 1) { pointer("ruler", waypoints); }
+      return;
+    }
+    if (selected) {
+      var id = selected;
+      select(null);
+      cursor = null;
+      showCursor();
+      move(id, cell);
+    }
+  }
+
+  document.addEventListener("click", function (evt) {
+    var zoomer = evt.target.closest && evt.target.closest("[data-map-zoom]");
+    if (zoomer) {
+      zoom = Math.max(0.5, Math.min(2, zoom + 0.25 * parseInt(zoomer.getAttribute("data-map-zoom"), 10)));
+      applyZoom();
+      return;
+    }
+    var moder = evt.target.closest && evt.target.closest("[data-map-mode]");
+    if (moder) { setMode(moder.getAttribute("data-map-mode")); return; }
+    var pick = evt.target.closest && evt.target.closest(".map-pick");
+    if (pick) {
+      select(pick.getAttribute("data-token"));
+      var vp = document.querySelector(".map-viewport");
+      if (vp) { vp.focus(); }
+      return;
+    }
+    var s = svg();
+    if (!s || !s.contains(evt.target) || drag) { return; }
+    var t = evt.target.closest(".map-token");
+    if (t && t.classList.contains("map-mine") && !mode) {
+      var id = t.getAttribute("data-token");
+      select(selected === id ? null : id);
+      return;
+    }
+    var cell = cellAt(evt);
+    if (cell) { onCell(cell); }
+  });
+
+  document.addEventListener("pointerdown", function (evt) {
+    if (evt.pointerType === "touch" || mode) { return; }
+    var t = evt.target.closest && evt.target.closest(".map-token.map-mine");
+    if (!t) { return; }
+    var ghost = t.cloneNode(true);
+    ghost.classList.add("map-ghost");
+    svg().appendChild(ghost);
+    drag = { id: t.getAttribute("data-token"), from: [num(t, "x"), num(t, "y")], ghost: ghost, to: null };
+    evt.preventDefault();
+  });
+
+  document.addEventListener("pointermove", function (evt) {
+    if (!drag) { return; }
+    var cell = cellAt(evt);
+    if (cell) { drag.to = cell; place(drag.ghost, cell[0], cell[1]); }
+  });
+
+  document.addEventListener("pointerup", function () {
+    if (!drag) { return; }
+    var d = drag;
+    d.ghost.remove();
+    setTimeout(function () { drag = null; }, 0);
+    if (d.to && (d.to[0] !== d.from[0] || d.to[1] !== d.from[1])) {
+      select(null);
+      move(d.id, d.to);
+    }
+  });
+
+  document.addEventListener("keydown", function (evt) {
+    if (!evt.target.classList || !evt.target.classList.contains("map-viewport")) { return; }
+    var b = board();
+    var steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (steps[evt.key]) {
+      cursor = cursor || [0, 0];
+      cursor = [
+        Math.max(0, Math.min(num(b, "cols") - 1, cursor[0] + steps[evt.key][0])),
+        Math.max(0, Math.min(num(b, "rows") - 1, cursor[1] + steps[evt.key][1]))
+      ];
+      showCursor();
+      evt.preventDefault();
+    } else if (evt.key === "Enter" && cursor) {
+      evt.preventDefault();
+      onCell(cursor);
+    } else if (evt.key === "Escape") {
+      select(null);
+      cursor = null;
+      showCursor();
+    }
+  });
+
+  document.addEventListener("htmx:oobAfterSwap", applyZoom);
+  document.addEventListener("htmx:afterSwap", applyZoom);
+})();

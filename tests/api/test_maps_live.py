@@ -1,0 +1,92 @@
+"""The battle map's live regions: a push is the page's own board and token list, for the GM
+and a player (who never receives a hidden or fogged token); rulers and pings; the map on
+the combat page joins its bundled push."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.maps.live import SCENE_PAGE, ScenePage
+from tests.api.helpers import make_table
+from tests.api.regions import element, last_seq, pushed, viewer
+from tests.conftest import ClientFactory
+from tests.encounters.helpers import make_fight
+
+OOB = ' hx-swap-oob="outerHTML"'
+
+
+def same(push: str, page: str, element_id: str) -> None:
+    assert element(push.replace(OOB, ""), element_id) == element(page, element_id), element_id
+
+
+async def test_scene_pushes_match_the_page_and_keep_secrets(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    cid = t.campaign_id
+    api = f"/api/v1/campaigns/{cid}/scenes"
+    sid = (await t.gm.post(api, json={"name": "Halle", "cols": 6, "rows": 5})).json()["id"]
+    before = await last_seq(app, cid)
+    r = await t.gm.post(f"{api}/{sid}/tokens", json={"x": 0, "y": 0, "label": "Heldin"})
+    hero = r.json()["id"]
+    await t.gm.post(f"{api}/{sid}/tokens", json={"x": 4, "y": 4, "label": "Geist", "hidden": True})
+    await t.gm.post(f"{api}/{sid}/tokens/{hero}/move", json={"to": [2, 1]})
+    await t.player.post(f"{api}/{sid}/pointer", json={"kind": "ruler", "cells": [[0, 0], [3, 0]]})
+    url = f"/campaigns/{cid}/scenes/{sid}"
+    key = ScenePage(cid, sid)
+    who = {
+        "gm": (viewer(t.ids["gm"], "gm_user", "gm"), t.gm),
+        "player": (viewer(t.ids["player"], "player_user", "player"), t.player),
+    }
+    for role, (seen_by, client) in who.items():
+        html = (await client.get(url)).text
+        out = await pushed(app, SCENE_PAGE, key, seen_by, cid, before)
+        assert {m.event for m in out} == {"map"}
+        boards = [m for m in out if 'id="map-board"' in m.data]
+        assert len(boards) == 1  # one board for the batch, after its last map event
+        same(boards[0].data, html, "map-board")
+        same(boards[0].data, html, "map-list")
+        assert ("Geist" in boards[0].data) is (role == "gm"), role
+        ruler = [m for m in out if 'id="map-pointer"' in m.data]
+        assert len(ruler) == 1 and "polyline" in ruler[0].data
+        assert "player_user" in ruler[0].data and "3 Schritt" in ruler[0].data
+        assert [m.seq for m in out] == sorted(m.seq for m in out)
+
+
+async def test_map_on_the_combat_page_joins_its_bundled_push(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight = await make_fight(make_client, app, "hh", players=1, prefix="maplive")
+    cid = fight.campaign_id
+    r = await fight.gm.post(f"/api/v1/campaigns/{cid}/bestiary/samples")
+    goblin = next(e for e in r.json() if e["name"] == "Goblin")
+    r = await fight.gm.post(f"/api/v1/campaigns/{cid}/encounters", json={"name": "Brücke"})
+    fight.encounter_id = r.json()["id"]
+    await fight.gm.post(f"{fight.base}/participants", json={"entry_id": goblin["id"], "count": 2})
+    view = await fight.act(fight.gm, "start")
+    pid = view["participants"][0]["pid"]
+    api = f"/api/v1/campaigns/{cid}/scenes"
+    r = await fight.gm.post(
+        api, json={"name": "Brücke", "cols": 8, "rows": 4, "encounter_id": fight.encounter_id}
+    )
+    sid = r.json()["id"]
+    other = (await fight.gm.post(api, json={"name": "Anderswo", "cols": 3, "rows": 3})).json()
+    before = await last_seq(app, cid)
+    r = await fight.gm.post(f"{api}/{sid}/tokens", json={"x": 1, "y": 1, "participant_id": pid})
+    assert r.status_code == 201, r.text
+    await fight.gm.post(f"{api}/{other['id']}/tokens", json={"x": 0, "y": 0, "label": "Fremd"})
+    key = CombatPage(cid, fight.encounter_id)
+    url = f"/campaigns/{cid}/encounters/{fight.encounter_id}"
+    for seen_by, client in (
+        (viewer(fight.ids["gm"], "maplivegmhh", "gm"), fight.gm),
+        (viewer(fight.ids["p0"], "maplivep0hh", "player"), fight.players[0]),
+    ):
+        html = (await client.get(url)).text
+        assert 'id="map-region"' in html
+        out = await pushed(app, COMBAT_PAGE, key, seen_by, cid, before)
+        assert {m.event for m in out} <= {"combat"}
+        joined = "\n".join(m.data for m in out)
+        assert "Fremd" not in joined  # the other scene's token is not this fight's map
+        if seen_by.is_gm:
+            same(joined, html, "map-board")
