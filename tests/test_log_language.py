@@ -63,6 +63,13 @@ NO_LINES = {
     "session_ended": "the sessions panel and the session record",
     "client_seed_set": "the sessions page: the member's own seed",
     "fairplay_configured": "the fair-play form and the verification page",
+    "scene_updated": "the scene page and the map region (names the user typed)",
+    "token_added": "the map and its token list (labels the user typed)",
+    "token_moved": "the map and its token list",
+    "token_removed": "the map and its token list",
+    "token_changed": "the map and its token list",
+    "fog_changed": "the map",
+    "map_pointer": "the map (ruler and ping)",
 }
 
 SNAKE = re.compile(r"\b[a-zäöüß]+(?:_[a-zäöüß0-9]+)+\b")
