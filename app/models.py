@@ -7,11 +7,13 @@ from app.db import Base
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.events.models import CampaignEvent
 from app.idempotency.models import IdempotentRequest
+from app.knowledge.models import KnownFact
 from app.talk.models import (
     ChatMessage,
     ChatRead,
     ChatRecipient,
     Handout,
+    HandoutImage,
     HandoutReader,
     JournalNote,
     JournalReader,
@@ -28,12 +30,14 @@ __all__ = [
     "ChatRecipient",
     "Encounter",
     "Handout",
+    "HandoutImage",
     "HandoutReader",
     "IdempotentRequest",
     "Invite",
     "Item",
     "JournalNote",
     "JournalReader",
+    "KnownFact",
     "LoginFailure",
     "Membership",
     "Participant",
