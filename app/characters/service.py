@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 from sqlalchemy import func, select
@@ -37,6 +37,7 @@ from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_about, project
 from app.i18n import _
+from app.knowledge import service as knowledge
 from app.rules.dice import Roller
 
 EXPORT_FORMAT = "tafelrunde-character"
@@ -992,6 +993,7 @@ async def roll(
     if req.visibility not in VISIBILITIES:
         raise ValidationFailed({"visibility": _("Choose public, GM only or GM and me.")})
     c = opened.character
+    req, plan = await _knowledge_check(session, opened, req)
     result = character_system(c.system).roll(roller, c.data, opened.items, req)
     if result.sheet_changes:
         data = copy.deepcopy(c.data)
@@ -1025,7 +1027,7 @@ async def roll(
             target=req.target,
         ),
     )
-    return await append_event(
+    event = await append_event(
         session,
         campaign_id,
         payload,
@@ -1034,6 +1036,27 @@ async def roll(
         audience_user_id=user.id if req.visibility == "self" else None,
         hidden_characters=[c.id] if c.hidden_from_players else (),
     )
+    if plan is not None:
+        await knowledge.apply_check(session, user, campaign_id, plan, result.outcome)
+    return event
+
+
+async def _knowledge_check(
+    session: AsyncSession, opened: Opened, req: rolling.RollRequest
+) -> tuple[rolling.RollRequest, knowledge.CheckPlan | None]:
+    """A roll with ``knowledge_of`` is a knowledge check: the rules set its SG (PF2e) and
+    make it a Verdeckter Wurf (GM only) when the campaign keeps such checks secret."""
+    if req.knowledge_of is None:
+        return req, None
+    c = opened.character
+    plan = await knowledge.prepare_check(
+        session, opened.viewer, c.campaign_id, req.knowledge_of, req.target, c.owner_id
+    )
+    return replace(
+        req,
+        dc=plan.dc if plan.dc is not None else req.dc,
+        visibility="gm" if plan.secret else req.visibility,
+    ), plan
 
 
 # --- export / import ------------------------------------------------------------------------
