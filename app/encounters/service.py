@@ -11,7 +11,7 @@ player's stream never carries them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -50,6 +50,7 @@ from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import append_event, events_about
 from app.i18n import N_, _
+from app.knowledge import service as knowledge
 from app.rules.dice import Roller
 
 MAX_COPIES = 20
@@ -70,6 +71,8 @@ class Loaded:
     #: Actions the GM can undo. ``encounter.history`` itself (up to ``HISTORY`` copies of
     #: the whole state) is loaded only by the use cases that change it.
     undo_steps: int
+    #: Per bestiary entry, what a player knows of it ("LP ~60"); empty for the GMs.
+    known: dict[int, list[str]] = field(default_factory=dict)
 
     @property
     def by_id(self) -> dict[str, Participant]:
@@ -297,6 +300,14 @@ async def _encounter(
     return (row[0], int(row[1])) if row is not None else (None, 0)
 
 
+async def _known(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, participants: Sequence[Participant]
+) -> dict[int, list[str]]:
+    """What a player knows of the visible figures' bestiary entries (``app.knowledge``)."""
+    entries = [p.bestiary_entry_id for p in participants if p.bestiary_entry_id and not p.hidden]
+    return await knowledge.known_texts(session, viewer, campaign_id, entries)
+
+
 async def load(
     session: AsyncSession,
     user: User,
@@ -324,7 +335,8 @@ async def load(
             )
         ).all()
     )
-    return Loaded(campaign, viewer, encounter, participants, undo_steps)
+    known = await _known(session, viewer, campaign_id, participants)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps, known)
 
 
 async def load_as(
@@ -346,7 +358,8 @@ async def load_as(
             )
         ).all()
     )
-    return Loaded(campaign, viewer, encounter, participants, undo_steps)
+    known = await _known(session, viewer, campaign_id, participants)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps, known)
 
 
 async def _flush(session: AsyncSession) -> None:

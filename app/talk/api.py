@@ -8,7 +8,8 @@ from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, Field
 
 from app.campaigns import service as campaigns
-from app.talk import handouts, journal, service, views
+from app.knowledge import service as knowledge
+from app.talk import handouts, journal, lore, service, views
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -216,3 +217,53 @@ async def notes(campaign_id: int, session: Session, user: CurrentUser) -> NoteLi
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shown = (await views.journal_context(session, viewer, campaign))["notes"]
     return NoteList(notes=[{**n, "html": str(n["html"])} for n in shown])
+
+
+class RevealIn(BaseModel):
+    facts: list[str] = Field(max_length=knowledge.FACTS_MAX)
+    to: list[int] | Literal["party"] = Field(default="party", max_length=knowledge.RECIPIENTS_MAX)
+
+
+class ConfirmIn(BaseModel):
+    text: str | None = Field(default=None, max_length=RAW_MAX)
+    version: int | None = None
+
+
+async def _knowledge_out(
+    session: Session, user: CurrentUser, campaign_id: int, entry_id: PathId
+) -> dict[str, Any]:
+    found = await knowledge.knowledge(session, user, campaign_id, entry_id)
+    names = await views.member_names(session, campaign_id) if found.gm else {}
+    return lore.card(found, names)
+
+
+@router.get("/bestiary/{entry_id}/knowledge")
+async def entry_knowledge(
+    campaign_id: int, entry_id: PathId, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """The facts of a bestiary entry the caller may see: a player those revealed to the
+    group or to them (404 when none), a GM every fact, who knows it and the false ones."""
+    return await _knowledge_out(session, user, campaign_id, entry_id)
+
+
+@router.post("/bestiary/{entry_id}/reveal")
+async def reveal(
+    campaign_id: int, entry_id: PathId, body: RevealIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """Reveal facts (their keys) to the group (``"party"``) or to chosen members (GMs)."""
+    told = await knowledge.reveal(session, user, campaign_id, entry_id, body.facts, body.to)
+    return {"revealed": told, **await _knowledge_out(session, user, campaign_id, entry_id)}
+
+
+@router.post("/bestiary/{entry_id}/knowledge/{fact_id}/confirm")
+async def confirm_false_fact(
+    campaign_id: int,
+    entry_id: PathId,
+    fact_id: PathId,
+    body: ConfirmIn,
+    session: Session,
+    user: CurrentUser,
+) -> dict[str, Any]:
+    """Confirm a pending false fact, or replace its ``text``; then its audience learns it."""
+    await knowledge.confirm(session, user, campaign_id, entry_id, fact_id, body.text, body.version)
+    return await _knowledge_out(session, user, campaign_id, entry_id)
