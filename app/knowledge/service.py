@@ -382,6 +382,7 @@ _PARTICIPANT = table(
     column("encounter_id", Integer),
     column("bestiary_entry_id", Integer),
     column("hidden"),
+    column("name", String),
 )
 _ENCOUNTER = table(
     "encounter", column("id", Integer), column("campaign_id", Integer), column("status", String)
@@ -523,3 +524,23 @@ async def confirm(
     except StaleDataError:
         raise Conflict(_("The fact changed meanwhile.")) from None
     return row
+
+
+async def faced(session: AsyncSession, viewer: Viewer, campaign_id: int) -> dict[int, list[str]]:
+    """The bestiary entries behind the visible figures of running fights, with those
+    figures' names: what a player may make a knowledge check about."""
+    rows = await session.execute(
+        select(_PARTICIPANT.c.bestiary_entry_id, _PARTICIPANT.c.name)
+        .select_from(_PARTICIPANT.join(_ENCOUNTER, _ENCOUNTER.c.id == _PARTICIPANT.c.encounter_id))
+        .where(
+            _ENCOUNTER.c.campaign_id == campaign_id,
+            _ENCOUNTER.c.status == "running",
+            _PARTICIPANT.c.bestiary_entry_id.is_not(None),
+            _PARTICIPANT.c.hidden.is_(False),
+        )
+        .order_by(_PARTICIPANT.c.name)
+    )
+    out: dict[int, list[str]] = {}
+    for entry_id, name in rows:
+        out.setdefault(entry_id, []).append(name)
+    return out

@@ -13,9 +13,13 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.models import Campaign
+from app.campaigns.permissions import can_roll_for_character
+from app.characters import service as characters
+from app.characters.systems.registry import character_system
 from app.core.viewer import Viewer
 from app.i18n import _
 from app.knowledge import service as knowledge
+from app.knowledge.systems import knowledge_rules
 from app.talk.views import member_names
 
 View = dict[str, Any]
@@ -76,11 +80,44 @@ async def cards_context(session: AsyncSession, viewer: Viewer, campaign: Campaig
         ((uid, name) for uid, name in names.items() if uid != viewer.user_id),
         key=lambda p: p[1].lower(),
     )
+    cards = [card(k, names) for k in entries]
     return {
         "campaign": campaign,
         "campaign_id": campaign.id,
         "viewer": viewer,
-        "cards": [card(k, names) for k in entries],
+        "cards": cards,
         "members": players,
+        "checks": await _checks(session, viewer, campaign),
+        "creatures": await _creatures(session, viewer, campaign.id, cards),
         "errors": {},
+        "values": {},
+        "card_errors": {},
     }
+
+
+async def _checks(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> list[View]:
+    """Per character the viewer may roll for, the rolls that are knowledge checks."""
+    rules = knowledge_rules(campaign.system)
+    out = []
+    for c in await characters.visible_characters(session, viewer, campaign.id):
+        if c.kind != "pc" or not can_roll_for_character(viewer, owner_id=c.owner_id):
+            continue
+        targets = character_system(c.system).roll_targets(c.data, [])
+        rolls = [t for t in targets if rules.check_problem({}, t.key) is None]
+        if rolls:
+            out.append({"name": c.name, "options": [(f"{c.id}:{t.key}", t.label) for t in rolls]})
+    return out
+
+
+async def _creatures(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, cards: list[View]
+) -> list[tuple[int, str]]:
+    """What a check may be about: the creatures faced in running fights (by their figures'
+    names) and those already on a card."""
+    out = {
+        entry_id: ", ".join(names)
+        for entry_id, names in (await knowledge.faced(session, viewer, campaign_id)).items()
+    }
+    for c in cards:
+        out.setdefault(c["entry_id"], c["title"])
+    return sorted(out.items(), key=lambda kv: kv[1].lower())
