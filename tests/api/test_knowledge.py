@@ -9,7 +9,6 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-
 from sqlalchemy import select
 
 from app.campaigns.models import Campaign
@@ -19,7 +18,6 @@ from app.events.service import project
 from app.rules.dice import ScriptedRoller
 from tests.api.helpers import Table, make_table
 from tests.conftest import ClientFactory
-
 
 ROLE_OF = {"gm": Role.gm, "player": Role.player, "observer": Role.observer}
 
@@ -127,10 +125,12 @@ async def test_a_reveal_to_one_player_reaches_only_them(
     assert await knows(t.observer, t, eid) == []
     # The event reaches its audience only.
     seen = await seen_by(app, t, "knowledge_revealed")
-    assert seen["player"] == seen["gm"] == [
-        {"actor_name": "gm_user", "entry_id": eid, "facts": [{"key": "name", "text": "Höhlentroll"}],
-         "to": [t.ids["player"]]}
-    ]  # fmt: skip
+    told = [{"key": "name", "text": "Höhlentroll"}]
+    assert (
+        seen["player"]
+        == seen["gm"]
+        == [{"actor_name": "gm_user", "entry_id": eid, "facts": told, "to": [t.ids["player"]]}]
+    )
     assert seen["observer"] == []
 
 
