@@ -66,6 +66,15 @@ ENCOUNTERS_PER_CAMPAIGN = 200
 #: Participants of one encounter.
 PARTICIPANTS_PER_ENCOUNTER = 60
 
+# --- uploaded images ------------------------------------------------------------------------
+
+#: Bytes of one uploaded image (map background, handout picture); its route allows this body.
+IMAGE_UPLOAD_BYTES = 10 * 1_048_576
+#: Pixels of the longer side of an uploaded image.
+IMAGE_MAX_SIDE = 8192
+#: Pixels of an uploaded image in all (checked from its header, before decoding).
+IMAGE_MAX_PIXELS = 40_000_000
+
 # --- pages of the log -----------------------------------------------------------------------
 
 #: Entries per page of the dice log and of a sheet's history (HTML and API).

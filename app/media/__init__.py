@@ -1,0 +1,1 @@
+"""Images users upload (map backgrounds, handout pictures): validated, re-encoded, stored."""
