@@ -511,6 +511,19 @@ class HandoutShown(EventPayload):
     to: list[int]
 
 
+@event_type("handout_image_set")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandoutImageSet(EventPayload):
+    """A GM gave a handout its picture (re-encoded; ``etag`` names the stored bytes)."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = frozenset({"gm"})
+
+    handout_id: int
+    width: int
+    height: int
+    etag: str
+
+
 @event_type("journal_note_shared")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JournalNoteShared(EventPayload):

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, File, Query, Response, UploadFile
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from app import limits
 from app.campaigns import service as campaigns
 from app.knowledge import service as knowledge
+from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
 from app.talk import handouts, journal, lore, service, views
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -158,6 +161,26 @@ async def show_handout(
     campaign_id: int, handout_id: PathId, body: ShowIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     await handouts.show(session, user, campaign_id, handout_id, body.to)
+    return await _handout_out(session, user, campaign_id, handout_id)
+
+
+@router.post("/handouts/{handout_id}/image", max_body_size=UPLOAD_BODY_BYTES)
+async def handout_image(
+    campaign_id: int,
+    handout_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    image: Annotated[UploadFile, File(description="PNG, JPEG or WebP")],
+) -> Any:
+    """Give a handout its picture (GMs); it is re-encoded and served only to its readers
+    (413 too large, 422 no image or a decompression bomb)."""
+    _campaign, _viewer = await campaigns.open_campaign(session, user, campaign_id)
+    try:
+        stored = await process_upload(await image.read(limits.IMAGE_UPLOAD_BYTES + 1))
+    except ImageRejected as exc:
+        errors = {"image": exc.message}
+        return JSONResponse({"detail": exc.message, "errors": errors}, status_code=exc.status)
+    await handouts.set_image(session, user, campaign_id, handout_id, stored)
     return await _handout_out(session, user, campaign_id, handout_id)
 
 

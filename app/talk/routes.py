@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, Header, Query, Request
+from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from sse_starlette import EventSourceResponse
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.characters import service as characters
@@ -19,11 +20,13 @@ from app.core.viewer import Role
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.knowledge import service as knowledge
+from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
 from app.talk import handouts, journal, lore, service, views
 from app.talk.live import CHAT_PAGE, ChatPage
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
+from app.web.media import image_response
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
@@ -262,6 +265,38 @@ async def show_handout(
         extra = {"show_errors": {handout_id: next(iter(exc.fields.values()))}}
         return await _handouts_page(request, session, user, campaign_id, extra, 422)
     return redirect(request, f"/campaigns/{campaign_id}/handouts")
+
+
+@router.post(
+    "/campaigns/{campaign_id}/handouts/{handout_id}/image", max_body_size=UPLOAD_BODY_BYTES
+)
+async def upload_handout_image(
+    request: Request,
+    campaign_id: int,
+    handout_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    image: Annotated[UploadFile, File()],
+) -> Response:
+    _campaign, _viewer = await campaigns.open_campaign(session, user, campaign_id)
+    try:
+        stored = await process_upload(await image.read(limits.IMAGE_UPLOAD_BYTES + 1))
+        async with attempt(session):
+            await handouts.set_image(session, user, campaign_id, handout_id, stored)
+    except ImageRejected as exc:
+        extra = {"show_errors": {handout_id: exc.message}}
+        return await _handouts_page(request, session, user, campaign_id, extra, exc.status)
+    return redirect(request, f"/campaigns/{campaign_id}/handouts")
+
+
+@router.get("/campaigns/{campaign_id}/handouts/{handout_id}/image")
+async def handout_image(
+    request: Request, campaign_id: int, handout_id: PathId, session: Session, user: CurrentUser
+) -> Response:
+    """A handout's picture, for the handout's readers only (ETag, long private caching)."""
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    image = await handouts.image_for(session, viewer, campaign_id, handout_id)
+    return image_response(request, image.data, image.mime, image.etag)
 
 
 @router.get("/campaigns/{campaign_id}/journal", response_class=HTMLResponse)

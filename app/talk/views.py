@@ -64,6 +64,13 @@ def handout_view(view: handouts.HandoutView, names: dict[int, str]) -> View:
         "readers": view.readers,
         "reader_names": [names.get(uid, "?") for uid in view.readers],
         "version": h.version,
+        "image": None
+        if view.image is None
+        else {
+            "url": f"/campaigns/{h.campaign_id}/handouts/{h.id}/image?v={view.image.etag[:12]}",
+            "width": view.image.width,
+            "height": view.image.height,
+        },
     }
 
 
