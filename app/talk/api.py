@@ -197,6 +197,9 @@ class NoteIn(BaseModel):
     body: str = Field(default="", max_length=RAW_MAX)
     sharing: Literal["private", "group", "listed"] = "private"
     to: list[int] | None = Field(default=None, max_length=200)
+    quest: Literal["open", "done", "failed"] | None = Field(
+        default=None, description="a quest's status; none: a plain note"
+    )
     version: int | None = None
 
 
@@ -214,7 +217,7 @@ async def _note_out(
 
 
 def _note_draft(body: NoteIn) -> journal.NoteDraft:
-    return journal.NoteDraft(body.title, body.body, body.sharing, body.to)
+    return journal.NoteDraft(body.title, body.body, body.sharing, body.to, body.quest)
 
 
 @router.post("/journal", status_code=201, dependencies=[IDEMPOTENT])

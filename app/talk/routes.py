@@ -318,17 +318,17 @@ async def write_note(
     body: Annotated[str, Form()] = "",
     sharing: Annotated[str, Form()] = "private",
     to: Annotated[list[str] | None, Form()] = None,
+    quest: Annotated[str, Form()] = "",
 ) -> Response:
     readers = [int(t) if t.isdigit() else 0 for t in to or []]
+    draft = journal.NoteDraft(title, body, sharing, readers, quest or None)
     try:
         async with attempt(session):
-            await journal.create(
-                session, user, campaign_id, journal.NoteDraft(title, body, sharing, readers)
-            )
+            await journal.create(session, user, campaign_id, draft)
     except ValidationFailed as exc:
         campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
         context = await views.journal_context(session, viewer, campaign)
-        values = {"title": title, "body": body, "sharing": sharing, "to": to or []}
+        values = {"title": title, "body": body, "sharing": sharing, "to": to or [], "quest": quest}
         context.update(errors=exc.fields, values=values)
         return page(request, "talk/journal.html", context, status_code=422)
     return redirect(request, f"/campaigns/{campaign_id}/journal")
