@@ -222,7 +222,7 @@ async def test_check_to_the_player_alone_under_the_campaign_option(
 ) -> None:
     t, eid = hh
     async with app.state.ctx.sessionmaker() as session:
-        version = (await session.get(Campaign, t.campaign_id)).version  # type: ignore[union-attr]
+        version = (await session.get(Campaign, t.campaign_id)).version
     r = await t.gm.post(
         f"/campaigns/{t.campaign_id}/settings", data={"version": version, "knowledge_to": "self"}
     )
