@@ -166,6 +166,7 @@ COVERED_ELSEWHERE = {
     "/campaigns/{campaign_id}/handouts": "tests/api/test_talk_matrix.py",
     "/api/v1/campaigns/{campaign_id}/journal": "tests/api/test_talk_matrix.py",
     "/campaigns/{campaign_id}/journal": "tests/api/test_talk_matrix.py",
+    "/campaigns/{campaign_id}/knowledge": "tests/api/test_talk_matrix.py",
 }
 
 

@@ -76,6 +76,5 @@ def _texts(body: dict[str, object]) -> list[tuple[str, object]]:
     """What a listing shows, without the ids and seqs of its rows."""
     (rows,) = [v for v in body.values() if isinstance(v, list)]
     return [
-        (str(r.get("title") or r.get("text")), r.get("quest") or r.get("to_names"))
-        for r in rows
+        (str(r.get("title") or r.get("text")), r.get("quest") or r.get("to_names")) for r in rows
     ]
