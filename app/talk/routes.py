@@ -352,10 +352,16 @@ async def _knowledge_page(
 
 @router.get("/campaigns/{campaign_id}/knowledge", response_class=HTMLResponse)
 async def knowledge_page(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    entry: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> Response:
-    """The monster cards: what the viewer knows of each creature (the GMs: everything)."""
-    return await _knowledge_page(request, session, user, campaign_id)
+    """The monster cards: what the viewer knows of each creature (the GMs: everything);
+    ``entry`` preselects the creature of the check form (the combat rows link it)."""
+    extra = {"values": {"entry_id": str(entry)}} if entry else None
+    return await _knowledge_page(request, session, user, campaign_id, extra)
 
 
 @router.post("/campaigns/{campaign_id}/knowledge/check", dependencies=[IDEMPOTENT])
