@@ -7,6 +7,7 @@ from app.db import Base
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.events.models import CampaignEvent
 from app.idempotency.models import IdempotentRequest
+from app.knowledge.models import KnownFact
 from app.maps.models import Scene, SceneBackground, Token
 from app.sessions.models import ClientSeed, FairPlayRule, GameSession
 from app.talk.models import (
@@ -14,6 +15,7 @@ from app.talk.models import (
     ChatRead,
     ChatRecipient,
     Handout,
+    HandoutImage,
     HandoutReader,
     JournalNote,
     JournalReader,
@@ -33,12 +35,14 @@ __all__ = [
     "FairPlayRule",
     "GameSession",
     "Handout",
+    "HandoutImage",
     "HandoutReader",
     "IdempotentRequest",
     "Invite",
     "Item",
     "JournalNote",
     "JournalReader",
+    "KnownFact",
     "LoginFailure",
     "Membership",
     "Participant",

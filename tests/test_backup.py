@@ -27,6 +27,7 @@ from app.db import create_engine
 from app.main import create_app
 from app.migrate import upgrade
 from tests.api.helpers import Table, make_table
+from tests.api.test_handout_images import png
 from tests.conftest import CHEAP_ARGON2, PASSWORD, ROOT, ClientFactory, register
 
 Rows = dict[str, list[dict[str, Any]]]
@@ -71,8 +72,8 @@ async def _fill_sessions(table: Table, base: str) -> None:
 
 
 async def _fill_talk(table: Table, base: str) -> None:
-    """Table talk's tables (a whisper, a read marker, a handout, a shared note) and a stored
-    idempotent answer."""
+    """Table talk's tables (a whisper, a read marker, a handout with its image, a shared
+    quest, a known fact) and a stored idempotent answer."""
     player = table.ids["player"]
     whisper = {"text": "Psst", "to": [player]}
     r = await table.gm.post(f"{base}/messages", json=whisper, headers={"Idempotency-Key": "k-1"})
@@ -80,8 +81,12 @@ async def _fill_talk(table: Table, base: str) -> None:
     r = await table.player.post(f"{base}/messages/read", json={})
     assert r.status_code == 200, r.text
     handout = {"title": "Karte", "body": "Der Pass", "shown_to": [player]}
-    assert (await table.gm.post(f"{base}/handouts", json=handout)).status_code == 201
-    note = {"title": "Spuren", "sharing": "listed", "to": [player]}
+    r = await table.gm.post(f"{base}/handouts", json=handout)
+    assert r.status_code == 201, r.text
+    image = {"image": ("karte.png", png(), "image/png")}
+    r = await table.gm.post(f"{base}/handouts/{r.json()['id']}/image", files=image)
+    assert r.status_code == 200, r.text
+    note = {"title": "Spuren", "sharing": "listed", "to": [player], "quest": "open"}
     r = await table.gm.post(f"{base}/journal", json=note)
     assert r.status_code == 201, r.text
     r = await table.gm.post(f"{base}/scenes", json={"name": "Karte", "cols": 4, "rows": 3})
@@ -90,6 +95,11 @@ async def _fill_talk(table: Table, base: str) -> None:
     r = await table.gm.post(f"{scene}/tokens", json={"x": 1, "y": 1, "label": "Kiste"})
     assert r.status_code == 201, r.text
     r = await table.gm.put(f"{scene}/background", files={"file": ("k.png", _png(), "image/png")})
+    assert r.status_code == 200, r.text
+
+    r = await table.gm.post(f"{base}/bestiary", json={"name": "Troll", "data": {}})
+    assert r.status_code == 201, r.text
+    r = await table.gm.post(f"{base}/bestiary/{r.json()['id']}/reveal", json={"facts": ["lp"]})
     assert r.status_code == 200, r.text
 
 

@@ -32,6 +32,18 @@ class RuleOption:
 _FULL = "full"
 _SUMMARY = "summary"
 
+#: Every system: to whom a knowledge check from a sheet reveals facts (``app/knowledge/``).
+KNOWLEDGE_TO = RuleOption(
+    "knowledge_to",
+    N_("What a knowledge check reveals"),
+    N_("Facts about a creature learned by a check from the sheet."),
+    (
+        Choice("party", N_("To the whole group")),
+        Choice("self", N_("To that player alone")),
+    ),
+    "party",
+)
+
 OPTIONS: dict[RuleSystem, tuple[RuleOption, ...]] = {
     RuleSystem.hh: (
         RuleOption(
@@ -84,8 +96,9 @@ OPTIONS: dict[RuleSystem, tuple[RuleOption, ...]] = {
             ),
             "dying",
         ),
+        KNOWLEDGE_TO,
     ),
-    RuleSystem.ds4: (),
+    RuleSystem.ds4: (KNOWLEDGE_TO,),
     RuleSystem.pf2e: (
         RuleOption(
             "secret_checks",
@@ -97,6 +110,7 @@ OPTIONS: dict[RuleSystem, tuple[RuleOption, ...]] = {
             ),
             "secret",
         ),
+        KNOWLEDGE_TO,
     ),
 }
 

@@ -10,6 +10,8 @@ from pydantic import BaseModel, Field
 from app.characters import rolling, service
 from app.characters.models import Character, Item
 from app.characters.systems.registry import character_system
+from app.events.models import CampaignEvent
+from app.i18n import _
 from app.limits import Name, Text
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -132,6 +134,9 @@ class RollIn(BaseModel):
     misfortune: bool = False
     attack_number: int = 1
     visibility: Literal["public", "gm", "self"] = "public"
+    knowledge_of: RowId | None = Field(
+        default=None, description="a bestiary entry: the roll is a knowledge check about it"
+    )
 
     def request(self) -> rolling.RollRequest:
         return rolling.RollRequest(**self.model_dump())
@@ -455,6 +460,16 @@ async def odds(
     return OddsOut(headline=result.headline, details=list(result.details))
 
 
+def _secret(event: CampaignEvent) -> RollOut:
+    """A Verdeckter Wurf as its player receives it: that it happened, no result."""
+    p = event.payload
+    return RollOut(
+        event_id=event.seq, visibility=event.visibility, expression=p["expression"],
+        label=p["label"], dice=[], modifier=0, total=0, system=p["system"],
+        summary=_("Secret roll: the GM sees the result."), outcome={"secret": True},
+    )  # fmt: skip
+
+
 @router.post(
     "/characters/{character_id}/roll",
     status_code=201,
@@ -473,12 +488,10 @@ async def roll(
     event = await service.roll(session, ctx.roller, user, campaign_id, character_id, body.request())
     p = event.payload
     opened = await service.open_character(session, user, campaign_id, character_id)
-    if service.hidden_from_roller(event, opened.viewer):
-        return RollOut(
-            event_id=event.seq, visibility=event.visibility, expression=p["expression"],
-            label=p["label"], secret=True, dice=None, modifier=None, total=None,
-            system=p["system"], summary=None, outcome=None,
-        )  # fmt: skip
+    if service.hidden_from_roller(event, opened.viewer) or (
+        body.knowledge_of is not None and event.visibility == "gm" and not opened.viewer.is_gm
+    ):
+        return _secret(event)
     return RollOut(
         event_id=event.seq,
         visibility=event.visibility,

@@ -26,6 +26,9 @@ class RollRequest:
     misfortune: bool = False
     attack_number: int = 1
     visibility: str = "public"
+    #: A knowledge check about this bestiary entry (``app.knowledge``): the rules set the
+    #: SG and secrecy, and the outcome reveals facts.
+    knowledge_of: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 from sqlalchemy import func, select
@@ -37,6 +37,7 @@ from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_about, project
 from app.i18n import _
+from app.knowledge import service as knowledge
 from app.rules.dice import Roller
 from app.sessions.dice import roller_for
 
@@ -1079,6 +1080,7 @@ async def roll(
     if req.visibility not in VISIBILITIES:
         raise ValidationFailed({"visibility": _("Choose public, GM only or GM and me.")})
     c = opened.character
+    req, plan = await _knowledge_check(session, opened, req)
     dice = await roller_for(session, campaign_id, user.id, roller)
     result = character_system(c.system).roll(dice, c.data, opened.items, req)
     payload = types.Roll.build(
@@ -1106,23 +1108,33 @@ async def roll(
         audience_user_id=user.id if req.visibility == "self" else None,
         hidden_characters=[c.id] if c.hidden_from_players else (),
     )
-    if result.sheet_changes:
-        data = copy.deepcopy(c.data)
-        for key, value in result.sheet_changes.items():
-            before = sheets.get_value(c.data, key)
-            sheets.set_value(data, key, value)
-            await _record(
-                session,
-                c,
-                user,
-                types.CharacterUpdated(
-                    **_about(session, c, user), field=key, before=before, after=value
-                ),
-            )
-        c.data = data
-        c.updated_at = utcnow()
-        await _flush(session)
+    await _apply_sheet_changes(session, c, user, result.sheet_changes)
+    if plan is not None:
+        await knowledge.apply_check(session, user, campaign_id, plan, result.outcome)
     return event
+
+
+async def _apply_sheet_changes(
+    session: AsyncSession, c: Character, user: User, changes: Mapping[str, Any]
+) -> None:
+    """Glück spent or burned by a roll goes onto the sheet, one ``character_updated`` each."""
+    if not changes:
+        return
+    data = copy.deepcopy(c.data)
+    for key, value in changes.items():
+        before = sheets.get_value(c.data, key)
+        sheets.set_value(data, key, value)
+        await _record(
+            session,
+            c,
+            user,
+            types.CharacterUpdated(
+                **_about(session, c, user), field=key, before=before, after=value
+            ),
+        )
+    c.data = data
+    c.updated_at = utcnow()
+    await _flush(session)
 
 
 def hidden_from_roller(event: CampaignEvent, viewer: Viewer) -> bool:
@@ -1130,6 +1142,24 @@ def hidden_from_roller(event: CampaignEvent, viewer: Viewer) -> bool:
     roll happened, like the other players; the GMs see everything."""
     outcome = event.payload.get("outcome") or {}
     return bool(outcome.get("secret")) and not viewer.is_gm
+
+
+async def _knowledge_check(
+    session: AsyncSession, opened: Opened, req: rolling.RollRequest
+) -> tuple[rolling.RollRequest, knowledge.CheckPlan | None]:
+    """A roll with ``knowledge_of`` is a knowledge check: the rules set its SG (PF2e) and
+    make it a Verdeckter Wurf (GM only) when the campaign keeps such checks secret."""
+    if req.knowledge_of is None:
+        return req, None
+    c = opened.character
+    plan = await knowledge.prepare_check(
+        session, opened.viewer, c.campaign_id, req.knowledge_of, req.target, c.owner_id
+    )
+    return replace(
+        req,
+        dc=plan.dc if plan.dc is not None else req.dc,
+        visibility="gm" if plan.secret else req.visibility,
+    ), plan
 
 
 # --- export / import ------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 A read-only use case: it loads the running encounter, checks that the caller may act with
 the attacker, and asks the rule system for the forecast with what the caller may know. A
 player may know the values of player characters (their sheets are open to the group), not
-those of an NSC or monster: for those the forecast names the unknown values and shows at
-most the chance of the attack roll itself, so no probability can leak a hidden value.
+those of an NSC or monster until they were revealed to them (``app.knowledge``): for those
+the forecast names the unknown values and shows at most the chance of the attack roll
+itself, so no probability can leak a hidden value.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from app.encounters.systems import system
 from app.encounters.systems.protocol import Forecast
 from app.errors import Conflict, Forbidden, ValidationFailed
 from app.i18n import N_, _, get_locale
+from app.knowledge import service as knowledge
 from app.rules.dice import SecureRoller
 from app.rules.odds import BudgetRating, Estimate, RiskResult
 
@@ -45,10 +47,19 @@ class ForecastRequest:
     assume: Assumption | None = None
 
 
-def _may_know(loaded: Loaded, target_id: str) -> bool:
-    """The GM knows every value; others those of player characters (open sheets)."""
+async def _may_know(session: AsyncSession, loaded: Loaded, target_id: str) -> bool:
+    """The GM knows every value; others those of player characters (open sheets) and of a
+    bestiary creature once every value the forecast needs of it was revealed to them
+    (``app.knowledge``: e.g. H&H Verteidigung, RS, LP, Unbeugsamkeit and its resistances)."""
     figure = loaded.encounter.state["figures"][target_id]
-    return loaded.viewer.is_gm or figure.get("owner") is not None
+    if loaded.viewer.is_gm or figure.get("owner") is not None:
+        return True
+    p = loaded.by_id.get(target_id)
+    if p is None or p.bestiary_entry_id is None:
+        return False
+    return await knowledge.forecast_known(
+        session, loaded.viewer, loaded.campaign.id, p.bestiary_entry_id
+    )
 
 
 async def forecast(
@@ -66,10 +77,11 @@ async def forecast(
     if not loaded.viewer.is_gm and not owns(loaded, req.actor_id):
         raise Forbidden(_("You can only act with your own character."))
     defends = None if req.assume is None else req.assume == "defends"
+    known = await _may_know(session, loaded, req.target_id)
     try:
         return system(loaded.campaign.system).forecast(
             state, req.actor_id, req.target_id, req.options, loaded.encounter.settings,
-            known=_may_know(loaded, req.target_id), defends=defends,
+            known=known, defends=defends,
         )  # fmt: skip
     except CombatError as exc:
         raise combat_error(exc) from None

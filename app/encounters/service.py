@@ -53,6 +53,7 @@ from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import append_event, events_about
 from app.i18n import N_, _
+from app.knowledge import service as knowledge
 from app.rules.dice import Roller
 from app.sessions import service as sessions
 from app.sessions.dice import roller_for
@@ -80,6 +81,8 @@ class Loaded:
     #: The player characters in the fight by participant id, with their items: the truth
     #: of their current values (issue 13), already set into ``encounter.state``.
     characters: Mapping[str, Sheet] = field(default_factory=dict)
+    #: Per bestiary entry, what a player knows of it ("LP ~60"); empty for the GMs.
+    known: dict[int, list[str]] = field(default_factory=dict)
 
     @property
     def by_id(self) -> dict[str, Participant]:
@@ -307,6 +310,14 @@ async def _encounter(
     return (row[0], int(row[1])) if row is not None else (None, 0)
 
 
+async def _known(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, participants: Sequence[Participant]
+) -> dict[int, list[str]]:
+    """What a player knows of the visible figures' bestiary entries (``app.knowledge``)."""
+    entries = [p.bestiary_entry_id for p in participants if p.bestiary_entry_id and not p.hidden]
+    return await knowledge.known_texts(session, viewer, campaign_id, entries)
+
+
 async def load(
     session: AsyncSession,
     user: User,
@@ -351,7 +362,8 @@ async def _loaded(
 ) -> Loaded:
     """The encounter with its player characters' sheets (:func:`_with_sheets`)."""
     characters = await _with_sheets(session, campaign, encounter, participants)
-    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters)
+    known = await _known(session, viewer, campaign.id, participants)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known)
 
 
 async def _with_sheets(
@@ -426,7 +438,7 @@ async def load_as(
     session: AsyncSession, viewer: Viewer, campaign_id: int, encounter_id: int
 ) -> Loaded | None:
     """The encounter for a viewer whose membership the caller has checked (live stream)."""
-    return as_viewer(await live_rows(session, campaign_id, encounter_id), viewer)
+    return await as_viewer(session, await live_rows(session, campaign_id, encounter_id), viewer)
 
 
 #: What a live stream reads of an encounter: the same for every viewer (:func:`as_viewer`).
@@ -445,14 +457,16 @@ async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) 
     return campaign, encounter, participants, undo_steps, characters
 
 
-def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
-    """The rows as ``viewer`` may see them: a prepared encounter only for those who run it."""
+async def as_viewer(session: AsyncSession, rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
+    """The rows as ``viewer`` may see them: a prepared encounter only for those who run it;
+    what a player knows of the monsters is the one read per viewer (none for the GMs)."""
     if rows is None:
         return None
     campaign, encounter, participants, undo_steps, characters = rows
     if encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters):
         return None
-    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters)
+    known = await _known(session, viewer, campaign.id, participants)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known)
 
 
 async def _flush(session: AsyncSession) -> None:

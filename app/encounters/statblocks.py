@@ -64,6 +64,8 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("fernkampf", "Fernkampf", "int", 0, 0, 1),
         Field("groesse", "Größe", "choice", "mittel", choices=SIZES),
         Field("beute", "Beute", "text", ""),
+        #: The Fertigkeit the GM names for knowledge Probes about it (empty: any).
+        Field("wissen", "Wissensprobe auf", "text", ""),
     ),
     "ds4": (
         Field("stufe", "Stufe", "int", 1, 0, 30),

@@ -59,6 +59,8 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
             "current": pid == current,
             "in_fight": fig is not None,
             "order": index.get(pid, 10_000),
+            "known": loaded.known.get(p.bestiary_entry_id or 0, []),
+            "entry_id": p.bestiary_entry_id,
         }
         if fig is not None:
             v = mod.view(fig)

@@ -534,6 +534,19 @@ class HandoutShown(EventPayload):
     to: list[int]
 
 
+@event_type("handout_image_set")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandoutImageSet(EventPayload):
+    """A GM gave a handout its picture (re-encoded; ``etag`` names the stored bytes)."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = frozenset({"gm"})
+
+    handout_id: int
+    width: int
+    height: int
+    etag: str
+
+
 @event_type("journal_note_shared")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JournalNoteShared(EventPayload):
@@ -548,6 +561,8 @@ class JournalNoteShared(EventPayload):
     #: ``group`` or ``listed``.
     sharing: str
     to: list[int]
+    #: A quest's status (``open``, ``done``, ``failed``); ``None`` for a plain note.
+    quest: str | None = None
 
 
 # --- game sessions and fair play (app/sessions, docs/fairplay.md) ------------------------------
@@ -701,3 +716,33 @@ class MapPointer(EventPayload):
     #: The scene's columns and rows (the overlay is drawn from the event alone).
     cols: int
     rows: int
+
+
+@event_type("knowledge_revealed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KnowledgeRevealed(EventPayload):
+    """Facts of a bestiary entry told to the party (``public``, ``to`` empty) or to the
+    members in ``to`` (``listed``), by a GM or a knowledge check (``app/knowledge/``)."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = frozenset({"public", "listed"})
+
+    entry_id: int
+    #: ``[{"key", "text"}]``: only the facts told, in their words (never the entry's name
+    #: unless ``name`` is among them).
+    facts: list[dict[str, str]]
+    to: list[int]
+
+
+@event_type("knowledge_false_pending")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KnowledgeFalsePending(EventPayload):
+    """A critically failed check proposes a false fact; the GMs confirm or replace it."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = frozenset({"gm"})
+
+    entry_id: int
+    fact_id: int
+    fact: str
+    text: str
+    #: The one player it is for; empty: the party.
+    to: list[int]

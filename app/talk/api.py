@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, File, Query, Response, UploadFile
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from app import limits
 from app.campaigns import service as campaigns
-from app.talk import handouts, journal, service, views
+from app.knowledge import service as knowledge
+from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
+from app.talk import handouts, journal, lore, service, views
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -160,6 +164,26 @@ async def show_handout(
     return await _handout_out(session, user, campaign_id, handout_id)
 
 
+@router.post("/handouts/{handout_id}/image", max_body_size=UPLOAD_BODY_BYTES)
+async def handout_image(
+    campaign_id: int,
+    handout_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    image: Annotated[UploadFile, File(description="PNG, JPEG or WebP")],
+) -> Any:
+    """Give a handout its picture (GMs); it is re-encoded and served only to its readers
+    (413 too large, 422 no image or a decompression bomb)."""
+    _campaign, _viewer = await campaigns.open_campaign(session, user, campaign_id)
+    try:
+        stored = await process_upload(await image.read(limits.IMAGE_UPLOAD_BYTES + 1))
+    except ImageRejected as exc:
+        errors = {"image": exc.message}
+        return JSONResponse({"detail": exc.message, "errors": errors}, status_code=exc.status)
+    await handouts.set_image(session, user, campaign_id, handout_id, stored)
+    return await _handout_out(session, user, campaign_id, handout_id)
+
+
 @router.get("/handouts", response_model=HandoutList)
 async def list_handouts(campaign_id: int, session: Session, user: CurrentUser) -> HandoutList:
     """The handouts the caller may read (the GMs: all, with whom each was shown to)."""
@@ -173,6 +197,9 @@ class NoteIn(BaseModel):
     body: str = Field(default="", max_length=RAW_MAX)
     sharing: Literal["private", "group", "listed"] = "private"
     to: list[int] | None = Field(default=None, max_length=200)
+    quest: Literal["open", "done", "failed"] | None = Field(
+        default=None, description="a quest's status; none: a plain note"
+    )
     version: int | None = None
 
 
@@ -190,7 +217,7 @@ async def _note_out(
 
 
 def _note_draft(body: NoteIn) -> journal.NoteDraft:
-    return journal.NoteDraft(body.title, body.body, body.sharing, body.to)
+    return journal.NoteDraft(body.title, body.body, body.sharing, body.to, body.quest)
 
 
 @router.post("/journal", status_code=201, dependencies=[IDEMPOTENT])
@@ -216,3 +243,53 @@ async def notes(campaign_id: int, session: Session, user: CurrentUser) -> NoteLi
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shown = (await views.journal_context(session, viewer, campaign))["notes"]
     return NoteList(notes=[{**n, "html": str(n["html"])} for n in shown])
+
+
+class RevealIn(BaseModel):
+    facts: list[str] = Field(max_length=knowledge.FACTS_MAX)
+    to: list[int] | Literal["party"] = Field(default="party", max_length=knowledge.RECIPIENTS_MAX)
+
+
+class ConfirmIn(BaseModel):
+    text: str | None = Field(default=None, max_length=RAW_MAX)
+    version: int | None = None
+
+
+async def _knowledge_out(
+    session: Session, user: CurrentUser, campaign_id: int, entry_id: PathId
+) -> dict[str, Any]:
+    found = await knowledge.knowledge(session, user, campaign_id, entry_id)
+    names = await views.member_names(session, campaign_id) if found.gm else {}
+    return lore.card(found, names)
+
+
+@router.get("/bestiary/{entry_id}/knowledge")
+async def entry_knowledge(
+    campaign_id: int, entry_id: PathId, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """The facts of a bestiary entry the caller may see: a player those revealed to the
+    group or to them (404 when none), a GM every fact, who knows it and the false ones."""
+    return await _knowledge_out(session, user, campaign_id, entry_id)
+
+
+@router.post("/bestiary/{entry_id}/reveal")
+async def reveal(
+    campaign_id: int, entry_id: PathId, body: RevealIn, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """Reveal facts (their keys) to the group (``"party"``) or to chosen members (GMs)."""
+    told = await knowledge.reveal(session, user, campaign_id, entry_id, body.facts, body.to)
+    return {"revealed": told, **await _knowledge_out(session, user, campaign_id, entry_id)}
+
+
+@router.post("/bestiary/{entry_id}/knowledge/{fact_id}/confirm")
+async def confirm_false_fact(
+    campaign_id: int,
+    entry_id: PathId,
+    fact_id: PathId,
+    body: ConfirmIn,
+    session: Session,
+    user: CurrentUser,
+) -> dict[str, Any]:
+    """Confirm a pending false fact, or replace its ``text``; then its audience learns it."""
+    await knowledge.confirm(session, user, campaign_id, entry_id, fact_id, body.text, body.version)
+    return await _knowledge_out(session, user, campaign_id, entry_id)

@@ -21,9 +21,10 @@ from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
 from app.errors import NotFound, ValidationFailed
 from app.events.service import append_event
-from app.events.types import HandoutCreated, HandoutShown
+from app.events.types import HandoutCreated, HandoutImageSet, HandoutShown
 from app.i18n import _
-from app.talk.models import Handout, HandoutReader
+from app.media.images import StoredImage
+from app.talk.models import Handout, HandoutImage, HandoutReader
 
 TITLE_MAX = 200
 BODY_MAX = 20_000
@@ -34,10 +35,20 @@ Audience = list[int] | Literal["all"]
 
 
 @dataclass(frozen=True, slots=True)
+class ImageInfo:
+    """What a page needs to show a handout's image (the bytes are served on their own)."""
+
+    width: int
+    height: int
+    etag: str
+
+
+@dataclass(frozen=True, slots=True)
 class HandoutView:
     handout: Handout
     #: Whom it was shown to (GMs only; empty for players).
     readers: list[int]
+    image: ImageInfo | None = None
 
 
 async def create(
@@ -159,7 +170,76 @@ async def visible(session: AsyncSession, viewer: Viewer, campaign_id: int) -> li
         )
     ).all()
     readers = await _readers(session, [h.id for h in rows]) if viewer.is_gm else {}
-    return [HandoutView(h, readers.get(h.id, [])) for h in rows]
+    images = await _images(session, [h.id for h in rows])
+    return [HandoutView(h, readers.get(h.id, []), images.get(h.id)) for h in rows]
+
+
+async def _images(session: AsyncSession, ids: Sequence[int]) -> dict[int, ImageInfo]:
+    if not ids:
+        return {}
+    rows = await session.execute(
+        select(
+            HandoutImage.handout_id, HandoutImage.width, HandoutImage.height, HandoutImage.etag
+        ).where(HandoutImage.handout_id.in_(ids))
+    )
+    return {hid: ImageInfo(w, h, tag) for hid, w, h, tag in rows}
+
+
+async def set_image(
+    session: AsyncSession, user: User, campaign_id: int, handout_id: int, image: StoredImage
+) -> Handout:
+    """Give a handout its picture (GMs), already checked and re-encoded
+    (``app.media.images``); a new upload replaces the old one. Its readers see it with the
+    handout; the upload itself is the GMs' business (``handout_image_set``, ``gm``)."""
+    await authorize_viewer(session, campaign_id, user.id, user.username, Action.manage_talk)
+    handout = await session.get(Handout, handout_id)
+    if handout is None or handout.campaign_id != campaign_id:
+        raise NotFound(_("Handout not found."))
+    stored = await session.get(HandoutImage, handout_id)
+    if stored is None:
+        stored = HandoutImage(handout_id=handout_id)
+        session.add(stored)
+    stored.data, stored.mime, stored.etag = image.data, image.mime, image.etag
+    stored.width, stored.height = image.width, image.height
+    await session.flush()
+    await append_event(
+        session,
+        campaign_id,
+        HandoutImageSet(
+            actor_name=user.username,
+            handout_id=handout_id,
+            width=image.width,
+            height=image.height,
+            etag=image.etag,
+        ),
+        actor_id=user.id,
+        visibility="gm",
+    )
+    return handout
+
+
+async def image_for(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, handout_id: int
+) -> HandoutImage:
+    """A handout's picture for a member who may read the handout (else 404)."""
+    query = (
+        select(HandoutImage)
+        .join(Handout, Handout.id == HandoutImage.handout_id)
+        .where(Handout.id == handout_id, Handout.campaign_id == campaign_id)
+    )
+    if not viewer.is_gm:
+        query = query.where(
+            or_(
+                Handout.shown_to_all.is_(True),
+                exists().where(
+                    HandoutReader.handout_id == Handout.id, HandoutReader.user_id == viewer.user_id
+                ),
+            )
+        )
+    image = await session.scalar(query)
+    if image is None:
+        raise NotFound(_("Image not found."))
+    return image
 
 
 async def _readers(session: AsyncSession, ids: Sequence[int]) -> dict[int, list[int]]:

@@ -28,6 +28,8 @@ from app.talk.handouts import BODY_MAX, TITLE_MAX
 from app.talk.models import JournalNote, JournalReader
 
 SHARINGS = ("private", "group", "listed")
+#: A quest's or thread's status; a note without one is a plain note.
+QUEST_STATES = ("open", "done", "failed")
 #: Notes listed per member and campaign (the newest first).
 LIST_MAX = 200
 
@@ -39,6 +41,8 @@ class NoteDraft:
     sharing: str = "private"
     #: ``listed``: the members it is shared with.
     to: list[int] | None = None
+    #: A quest: ``open``, ``done`` or ``failed``; ``None``: a plain note.
+    quest: str | None = None
 
 
 async def create(
@@ -53,6 +57,7 @@ async def create(
         title=draft.title.strip(),
         body=draft.body.strip(),
         sharing=draft.sharing,
+        quest=draft.quest,
     )
     session.add(note)
     await session.flush()
@@ -69,7 +74,7 @@ async def update(
     draft: NoteDraft,
     version: int | None = None,
 ) -> JournalNote:
-    """Change one's own note (text, sharing, readers)."""
+    """Change one's own note (text, sharing, readers, a quest's status)."""
     viewer = await authorize_viewer(session, campaign_id, user.id, user.username, Action.chat)
     note = await session.get(JournalNote, note_id)
     if note is None or note.campaign_id != campaign_id or note.author_id != user.id:
@@ -78,6 +83,7 @@ async def update(
         raise Conflict(_("The note changed meanwhile."))
     readers = await _check(session, viewer, campaign_id, draft)
     note.title, note.body, note.sharing = draft.title.strip(), draft.body.strip(), draft.sharing
+    note.quest = draft.quest
     note.updated_at = utcnow()
     try:
         await session.flush()
@@ -100,6 +106,8 @@ async def _check(
         errors["title"] = problem
     if problem := limits.text_problem(draft.body, BODY_MAX):
         errors["body"] = problem
+    if draft.quest is not None and draft.quest not in QUEST_STATES:
+        errors["quest"] = _("A quest is open, done or failed.")
     readers: list[int] = []
     if draft.sharing not in SHARINGS or (draft.sharing == "listed" and not viewer.is_gm):
         errors["sharing"] = _("Keep it private or share it with the group.")
@@ -146,6 +154,7 @@ async def _announce(
             body=note.body,
             sharing=note.sharing,
             to=readers,
+            quest=note.quest,
         ),
         actor_id=user.id,
         visibility="public" if note.sharing == "group" else "listed",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, UTCDateTime, utcnow
@@ -97,6 +97,22 @@ class Handout(Base):
     __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
+class HandoutImage(Base):
+    """A handout's image, re-encoded on upload (``app.media.images``): served only to the
+    handout's readers, with its ``etag`` for long caching."""
+
+    __tablename__ = "handout_image"
+
+    handout_id: Mapped[int] = mapped_column(
+        ForeignKey("handout.id", ondelete="CASCADE"), primary_key=True
+    )
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    mime: Mapped[str] = mapped_column(String(20))
+    width: Mapped[int] = mapped_column(Integer)
+    height: Mapped[int] = mapped_column(Integer)
+    etag: Mapped[str] = mapped_column(String(80))
+
+
 class HandoutReader(Base):
     """A player a handout was shown to."""
 
@@ -128,6 +144,8 @@ class JournalNote(Base):
     body: Mapped[str] = mapped_column(Text)
     #: ``private``, ``group`` or ``listed``.
     sharing: Mapped[str] = mapped_column(String(8), default="private")
+    #: A quest or thread: ``open``, ``done`` or ``failed``; empty for a plain note.
+    quest: Mapped[str | None] = mapped_column(String(8))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     version: Mapped[int] = mapped_column(Integer, default=1)

@@ -6,20 +6,27 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, Header, Query, Request
+from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from sse_starlette import EventSourceResponse
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from app.characters import service as characters
+from app.characters.rolling import RollRequest
 from app.core.viewer import Role
 from app.errors import ValidationFailed
-from app.talk import handouts, journal, service, views
+from app.i18n import _
+from app.knowledge import service as knowledge
+from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
+from app.talk import handouts, journal, lore, service, views
 from app.talk.live import CHAT_PAGE, ChatPage
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
+from app.web.media import image_response
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
@@ -260,6 +267,38 @@ async def show_handout(
     return redirect(request, f"/campaigns/{campaign_id}/handouts")
 
 
+@router.post(
+    "/campaigns/{campaign_id}/handouts/{handout_id}/image", max_body_size=UPLOAD_BODY_BYTES
+)
+async def upload_handout_image(
+    request: Request,
+    campaign_id: int,
+    handout_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    image: Annotated[UploadFile, File()],
+) -> Response:
+    _campaign, _viewer = await campaigns.open_campaign(session, user, campaign_id)
+    try:
+        stored = await process_upload(await image.read(limits.IMAGE_UPLOAD_BYTES + 1))
+        async with attempt(session):
+            await handouts.set_image(session, user, campaign_id, handout_id, stored)
+    except ImageRejected as exc:
+        extra = {"show_errors": {handout_id: exc.message}}
+        return await _handouts_page(request, session, user, campaign_id, extra, exc.status)
+    return redirect(request, f"/campaigns/{campaign_id}/handouts")
+
+
+@router.get("/campaigns/{campaign_id}/handouts/{handout_id}/image")
+async def handout_image(
+    request: Request, campaign_id: int, handout_id: PathId, session: Session, user: CurrentUser
+) -> Response:
+    """A handout's picture, for the handout's readers only (ETag, long private caching)."""
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    image = await handouts.image_for(session, viewer, campaign_id, handout_id)
+    return image_response(request, image.data, image.mime, image.etag)
+
+
 @router.get("/campaigns/{campaign_id}/journal", response_class=HTMLResponse)
 async def journal_page(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
@@ -279,17 +318,120 @@ async def write_note(
     body: Annotated[str, Form()] = "",
     sharing: Annotated[str, Form()] = "private",
     to: Annotated[list[str] | None, Form()] = None,
+    quest: Annotated[str, Form()] = "",
 ) -> Response:
     readers = [int(t) if t.isdigit() else 0 for t in to or []]
+    draft = journal.NoteDraft(title, body, sharing, readers, quest or None)
     try:
         async with attempt(session):
-            await journal.create(
-                session, user, campaign_id, journal.NoteDraft(title, body, sharing, readers)
-            )
+            await journal.create(session, user, campaign_id, draft)
     except ValidationFailed as exc:
         campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
         context = await views.journal_context(session, viewer, campaign)
-        values = {"title": title, "body": body, "sharing": sharing, "to": to or []}
+        values = {"title": title, "body": body, "sharing": sharing, "to": to or [], "quest": quest}
         context.update(errors=exc.fields, values=values)
         return page(request, "talk/journal.html", context, status_code=422)
     return redirect(request, f"/campaigns/{campaign_id}/journal")
+
+
+# --- what the heroes know --------------------------------------------------------------------
+
+
+async def _knowledge_page(
+    request: Request,
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    extra: dict[str, Any] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = {**await lore.cards_context(session, viewer, campaign), **(extra or {})}
+    return page(request, "talk/knowledge.html", context, status_code=status_code)
+
+
+@router.get("/campaigns/{campaign_id}/knowledge", response_class=HTMLResponse)
+async def knowledge_page(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    entry: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
+) -> Response:
+    """The monster cards: what the viewer knows of each creature (the GMs: everything);
+    ``entry`` preselects the creature of the check form (the combat rows link it)."""
+    extra = {"values": {"entry_id": str(entry)}} if entry else None
+    return await _knowledge_page(request, session, user, campaign_id, extra)
+
+
+@router.post("/campaigns/{campaign_id}/knowledge/check", dependencies=[IDEMPOTENT])
+async def knowledge_check(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    check: Annotated[str, Form()] = "",
+    entry_id: Annotated[str, Form()] = "",
+    modifier: Annotated[str, Form()] = "0",
+) -> Response:
+    """A knowledge check from the sheet: the character and roll (``check`` = "id:target")
+    about a creature; what it reveals shows on the cards."""
+    character, _sep, target = check.partition(":")
+    values = {"check": check, "entry_id": entry_id, "modifier": modifier}
+    try:
+        if not character.isdigit() or not entry_id.isdigit() or int(entry_id) > MAX_ROW_ID:
+            raise ValidationFailed({"check": _("Choose a hero, a roll and a creature.")})
+        bonus = int(modifier) if modifier.lstrip("-").isdigit() else 0
+        async with attempt(session):
+            await characters.roll(
+                session, ctx.roller, user, campaign_id, int(character),
+                RollRequest(target, modifier=max(-50, min(bonus, 50)), knowledge_of=int(entry_id)),
+            )  # fmt: skip
+    except ValidationFailed as exc:
+        extra = {"errors": {"check": "; ".join(exc.fields.values())}, "values": values}
+        return await _knowledge_page(request, session, user, campaign_id, extra, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/knowledge")
+
+
+@router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/reveal")
+async def reveal_facts(
+    request: Request,
+    campaign_id: int,
+    entry_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    facts: Annotated[list[str] | None, Form()] = None,
+    to: Annotated[list[str] | None, Form()] = None,
+) -> Response:
+    chosen = to or ["party"]
+    audience: knowledge.Audience = (
+        "party" if "party" in chosen else [int(t) if t.isdigit() else 0 for t in chosen]
+    )
+    try:
+        async with attempt(session):
+            await knowledge.reveal(session, user, campaign_id, entry_id, facts or [], audience)
+    except ValidationFailed as exc:
+        extra = {"card_errors": {entry_id: "; ".join(exc.fields.values())}}
+        return await _knowledge_page(request, session, user, campaign_id, extra, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/knowledge")
+
+
+@router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/facts/{fact_id}/confirm")
+async def confirm_fact(
+    request: Request,
+    campaign_id: int,
+    entry_id: PathId,
+    fact_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    text: Annotated[str, Form()] = "",
+    version: Annotated[int | None, Form()] = None,
+) -> Response:
+    try:
+        async with attempt(session):
+            await knowledge.confirm(session, user, campaign_id, entry_id, fact_id, text, version)
+    except ValidationFailed as exc:
+        extra = {"card_errors": {entry_id: "; ".join(exc.fields.values())}}
+        return await _knowledge_page(request, session, user, campaign_id, extra, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/knowledge")

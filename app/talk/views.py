@@ -16,11 +16,14 @@ from app.campaigns import service as campaigns
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed
 from app.core.viewer import Viewer
+from app.i18n import N_, gettext
 from app.talk import handouts, journal, service
 from app.talk.markup import render_markup
 from app.talk.models import ChatMessage
 
 View = dict[str, Any]
+
+QUEST_LABELS = {"open": N_("open"), "done": N_("done"), "failed": N_("failed")}
 
 
 def message_view(
@@ -64,6 +67,13 @@ def handout_view(view: handouts.HandoutView, names: dict[int, str]) -> View:
         "readers": view.readers,
         "reader_names": [names.get(uid, "?") for uid in view.readers],
         "version": h.version,
+        "image": None
+        if view.image is None
+        else {
+            "url": f"/campaigns/{h.campaign_id}/handouts/{h.id}/image?v={view.image.etag[:12]}",
+            "width": view.image.width,
+            "height": view.image.height,
+        },
     }
 
 
@@ -134,6 +144,8 @@ def note_view(view: journal.NoteView, viewer: Viewer, names: dict[int, str]) -> 
         "author_id": n.author_id,
         "author_name": n.author_name,
         "sharing": n.sharing,
+        "quest": n.quest,
+        "quest_label": gettext(QUEST_LABELS[n.quest]) if n.quest in QUEST_LABELS else None,
         "mine": n.author_id == viewer.user_id,
         "readers": view.readers,
         "reader_names": [names.get(uid, "?") for uid in view.readers],

@@ -23,7 +23,14 @@ ID_KEYS = {
     "entry_id": "bestiary",
     "bestiary_entry_id": "bestiary",
     "participant_id": "participant",
+    "message_id": "message",
+    "handout_id": "handout",
+    "note_id": "note",
+    "fact_id": "fact",
 }
+#: Keys whose values are lists of ids (a whisper's or a reveal's members); ids of rows the
+#: import does not have are left out.
+ID_LIST_KEYS = {"to": "user"}
 _SUBJECT_KINDS = ("character", "encounter")
 
 
@@ -54,6 +61,10 @@ class IdMaps:
         return None if new is None else f"{kind}:{new}"
 
 
+def _ints(items: list[Any]) -> bool:
+    return all(isinstance(x, int) and not isinstance(x, bool) for x in items)
+
+
 def remap(value: Any, maps: IdMaps, *, pids: bool) -> Any:
     """``value`` with every id renumbered: ints under :data:`ID_KEYS`, and with ``pids``
     (combat state and combat events) every string key or value that is a participant id."""
@@ -62,8 +73,11 @@ def remap(value: Any, maps: IdMaps, *, pids: bool) -> Any:
         for key, item in value.items():
             new_key = maps.pid(key) if pids else key
             kind = ID_KEYS.get(key)
+            listed = ID_LIST_KEYS.get(key)
             if kind is not None and isinstance(item, int) and not isinstance(item, bool):
                 out[new_key] = maps.id(kind, item)
+            elif listed is not None and isinstance(item, list) and _ints(item):
+                out[new_key] = [i for i in (maps.id(listed, x) for x in item) if i is not None]
             else:
                 out[new_key] = remap(item, maps, pids=pids)
         return out

@@ -37,7 +37,9 @@ from app.events.models import CampaignEvent
 from app.events.service import WITHHELD_KEY
 from app.events.types import EVENT_TYPES, EventPayload
 from app.i18n import _
+from app.transfer import talk
 from app.transfer.refs import IdMaps, remap
+from app.transfer.talk import TalkDoc
 
 FORMAT = "tafelrunde-campaign"
 VERSION = 1
@@ -156,6 +158,7 @@ class CampaignDocument(_Doc):
     bestiary: list[BestiaryDoc]
     encounters: list[EncounterDoc]
     events: list[EventDoc]
+    talk: TalkDoc = Field(default_factory=TalkDoc)
 
 
 T = TypeVar("T")
@@ -170,7 +173,11 @@ def _number(maps: IdMaps, kind: str, ids: Sequence[int]) -> None:
 
 
 async def _users(
-    session: AsyncSession, campaign_id: int, characters: list[Character], events: list[Any]
+    session: AsyncSession,
+    campaign_id: int,
+    characters: list[Character],
+    events: list[Any],
+    extra: set[int],
 ) -> list[tuple[int, str, str | None]]:
     """(id, name, role or None) of every member and every user the sheets or the log name."""
     roles = dict(
@@ -183,7 +190,7 @@ async def _users(
         ).all()
     )
     named = {c.owner_id for c in characters} | {e.actor_id for e in events}
-    named |= {e.audience_user_id for e in events}
+    named |= {e.audience_user_id for e in events} | extra
     ids = sorted(set(roles) | {i for i in named if i is not None})
     names = dict(
         (await session.execute(select(User.id, User.username).where(User.id.in_(ids)))).all()
@@ -214,7 +221,8 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
     events = await _rows(
         session, CampaignEvent, CampaignEvent.campaign_id == campaign_id, order=CampaignEvent.seq
     )
-    users = await _users(session, campaign_id, characters, events)
+    talk_rows = await talk.load(session, campaign_id, user.id)
+    users = await _users(session, campaign_id, characters, events, talk_rows.user_ids())
     maps = IdMaps()
     _number(maps, "user", [u[0] for u in users])
     _number(maps, "character", [c.id for c in characters])
@@ -222,6 +230,7 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
     _number(maps, "bestiary", [b.id for b in bestiary])
     _number(maps, "encounter", [e.id for e in encounters])
     _number(maps, "participant", [p.id for p in participants])
+    talk.number(talk_rows, maps)
     # The log is the unbounded part: renumbered in a worker thread, off the event loop.
     event_docs = await asyncio.to_thread(lambda: [_event_doc(e, maps) for e in events])
     return {
@@ -244,6 +253,7 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
         ],
         "encounters": [_encounter_doc(e, participants, maps) for e in encounters],
         "events": event_docs,
+        "talk": talk.export(talk_rows, maps),
     }
 
 
@@ -367,6 +377,7 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
     await _import_items(session, campaign.id, doc.items, maps)
     await _import_bestiary(session, campaign.id, doc.bestiary, maps)
     await _import_encounters(session, campaign.id, doc.encounters, maps)
+    await talk.import_talk(session, campaign.id, doc.talk, maps)
     payloads = await asyncio.to_thread(_imported_payloads, doc.events, maps)
     for event, payload in zip(doc.events, payloads, strict=True):
         session.add(

@@ -177,6 +177,7 @@ COVERED_ELSEWHERE = {
     "/fairplay/": "tests/sessions/test_sessions_matrix.py",
     "/api/v1/campaigns/{campaign_id}/scenes": "tests/api/test_maps_matrix.py",
     "/campaigns/{campaign_id}/scenes": "tests/api/test_maps_matrix.py",
+    "/campaigns/{campaign_id}/knowledge": "tests/api/test_talk_matrix.py",
 }
 
 

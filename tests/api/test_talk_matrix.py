@@ -63,6 +63,32 @@ CASES: dict[str, Case] = {
     "write_note": Case(
         "POST", f"{PAGE}/journal", _members(404, 403, 303, 303, LOGIN), form={"title": "Notiz"}
     ),
+    # What the heroes know: the entry ({eid}) has its LP revealed to the group.
+    "api_knowledge": Case("GET", f"{API}/bestiary/{{eid}}/knowledge", MEMBERS),
+    "api_reveal": Case(
+        "POST", f"{API}/bestiary/{{eid}}/reveal", GM_ONLY, json={"facts": ["rs"]}
+    ),
+    "api_confirm": Case(
+        "POST", f"{API}/bestiary/{{eid}}/knowledge/999999/confirm",
+        _members(404, 403, 403, 404, 401), json={},
+    ),
+    "knowledge_page": Case("GET", f"{PAGE}/knowledge", MEMBERS_PAGE),
+    "knowledge_check": Case(
+        "POST", f"{PAGE}/knowledge/check", _members(404, 422, 422, 422, LOGIN), form={"check": ""}
+    ),
+    "reveal_facts": Case(
+        "POST", f"{PAGE}/knowledge/{{eid}}/reveal", GM_ONLY_FORM, form={"facts": "rs"}
+    ),
+    "confirm_fact": Case(
+        "POST", f"{PAGE}/knowledge/{{eid}}/facts/999999/confirm",
+        _members(404, 403, 403, 404, LOGIN), form={"text": "falsch"},
+    ),
+}  # fmt: skip
+#: Routes whose every role is tested with a file upload in ``tests/api/test_handout_images.py``.
+UPLOADS = {
+    ("POST", "/api/v1/campaigns/{campaign_id}/handouts/{handout_id}/image"),
+    ("POST", "/campaigns/{campaign_id}/handouts/{handout_id}/image"),
+    ("GET", "/campaigns/{campaign_id}/handouts/{handout_id}/image"),
 }
 PREFIXES = [p for p, where in COVERED_ELSEWHERE.items() if where.endswith("test_talk_matrix.py")]
 
@@ -74,10 +100,12 @@ def test_every_talk_route_is_in_the_matrix(app: FastAPI) -> None:
             _template(c.path)
             .replace("{mid}", "{message_id}")
             .replace("{hid}", "{handout_id}")
-            .replace("{nid}", "{note_id}"),
+            .replace("{nid}", "{note_id}")
+            .replace("{eid}", "{entry_id}")
+            .replace("/999999/", "/{fact_id}/"),
         )
         for c in CASES.values()
-    }
+    } | UPLOADS
     missing = [
         f"{method} {route.path}"
         for route in api_routes(app)
@@ -101,7 +129,12 @@ async def test_talk_route_answers_every_role(
     assert r2.status_code == 201, r2.text
     r3 = await table.gm.post(f"{api}/journal", json={"title": "SL-Notiz"})
     assert r3.status_code == 201, r3.text
+    r4 = await table.gm.post(f"{api}/bestiary", json={"name": "Troll", "data": {}})
+    assert r4.status_code == 201, r4.text
+    r5 = await table.gm.post(f"{api}/bestiary/{r4.json()['id']}/reveal", json={"facts": ["lp"]})
+    assert r5.status_code == 200, r5.text
     values = {
+        "eid": r4.json()["id"],
         "cid": table.campaign_id,
         "mid": r.json()["id"],
         "hid": r2.json()["id"],

@@ -131,6 +131,7 @@ def _without_ids(view: dict[str, Any]) -> dict[str, Any]:
     out.pop("version", None)
     for p in out["participants"]:
         p.pop("character_id", None)
+        p.pop("entry_id", None)
     return out
 
 

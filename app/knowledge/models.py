@@ -1,0 +1,44 @@
+"""Who knows which fact of a bestiary entry.
+
+A row says: this fact of this entry is known to the party (``user_id`` empty: every member
+who is not a GM) or to one member. ``text`` is empty for a true fact (it is rendered from
+the entry's current stat block, so a corrected entry corrects what the heroes know) and
+holds the false statement of a false fact; ``pending`` marks a false fact that waits for
+the GM to confirm or replace it (nobody but the GMs sees those).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base, UTCDateTime, utcnow
+
+
+class KnownFact(Base):
+    __tablename__ = "known_fact"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
+    )
+    entry_id: Mapped[int] = mapped_column(
+        ForeignKey("bestiary_entry.id", ondelete="CASCADE"), index=True
+    )
+    #: The fact's key in the system's list (``lp``, ``res:Feuer``, ...).
+    fact: Mapped[str] = mapped_column(String(80))
+    #: The one member who knows it; empty: the party.
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
+    )
+    #: A false fact's statement; empty for a true fact.
+    text: Mapped[str | None] = mapped_column(Text)
+    pending: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The ``seq`` of the event that revealed it (or proposed it, while pending).
+    seq: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012

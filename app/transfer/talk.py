@@ -1,0 +1,372 @@
+"""Table talk and knowledge in the campaign document: chat messages with their recipients and
+the members' read marks, handouts with their readers and image, journal notes and quests
+with their readers, and what the heroes know of the bestiary (``known_fact``).
+
+Every row is named by a ref (its position, from 1), as the rest of the document
+(:mod:`app.transfer.refs`); users, characters and bestiary entries by their refs. Rows
+whose author or reader this server lacks keep their text; the missing member is left out.
+A document without a ``talk`` part (written before it existed) imports with none.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.knowledge.models import KnownFact
+from app.talk.models import (
+    ChatMessage,
+    ChatRead,
+    ChatRecipient,
+    Handout,
+    HandoutImage,
+    HandoutReader,
+    JournalNote,
+    JournalReader,
+)
+from app.transfer.refs import IdMaps
+
+#: The largest image a document may carry (its base64 text), as an upload may be.
+IMAGE_TEXT_MAX = 14 * 1024 * 1024
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MessageDoc(_Doc):
+    ref: int
+    seq: int = Field(ge=0)
+    author: int | None
+    author_name: str = Field(max_length=32)
+    kind: str = Field(pattern="^(ooc|ic|emote|roll)$")
+    text: str
+    speaker: str | None = Field(max_length=100)
+    character: int | None
+    visibility: str = Field(pattern="^(public|self|listed)$")
+    to_gm: bool
+    roll: dict[str, Any] | None
+    created_at: datetime
+    edited_at: datetime | None
+    deleted_at: datetime | None
+    recipients: list[int]
+
+
+class ReadDoc(_Doc):
+    user: int
+    last_seq: int = Field(ge=0)
+
+
+class ImageDoc(_Doc):
+    mime: str = Field(pattern="^image/(png|jpeg|webp)$")
+    width: int = Field(ge=1)
+    height: int = Field(ge=1)
+    etag: str = Field(max_length=80)
+    data: str = Field(max_length=IMAGE_TEXT_MAX)
+
+    @field_validator("data")
+    @classmethod
+    def _base64(cls, value: str) -> str:
+        try:
+            base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError("not base64") from None
+        return value
+
+
+class HandoutDoc(_Doc):
+    ref: int
+    title: str = Field(min_length=1, max_length=200)
+    body: str
+    shown_to_all: bool
+    shown_seq: int = Field(ge=0)
+    created_at: datetime
+    readers: list[int]
+    image: ImageDoc | None
+
+
+class NoteDoc(_Doc):
+    ref: int
+    author: int | None
+    author_name: str = Field(max_length=32)
+    title: str = Field(min_length=1, max_length=200)
+    body: str
+    sharing: str = Field(pattern="^(private|group|listed)$")
+    quest: str | None = Field(pattern="^(open|done|failed)$")
+    created_at: datetime
+    updated_at: datetime
+    readers: list[int]
+
+
+class FactDoc(_Doc):
+    ref: int
+    entry: int
+    fact: str = Field(min_length=1, max_length=80)
+    user: int | None
+    text: str | None
+    pending: bool
+    seq: int = Field(ge=0)
+    created_at: datetime
+
+
+class TalkDoc(_Doc):
+    messages: list[MessageDoc] = Field(default_factory=list)
+    reads: list[ReadDoc] = Field(default_factory=list)
+    handouts: list[HandoutDoc] = Field(default_factory=list)
+    notes: list[NoteDoc] = Field(default_factory=list)
+    facts: list[FactDoc] = Field(default_factory=list)
+
+
+class _Rows:
+    """The campaign's talk rows, loaded once for the export."""
+
+    def __init__(self) -> None:
+        self.messages: list[ChatMessage] = []
+        self.recipients: dict[int, list[int]] = {}
+        self.reads: list[ChatRead] = []
+        self.handouts: list[Handout] = []
+        self.handout_readers: dict[int, list[int]] = {}
+        self.images: dict[int, HandoutImage] = {}
+        self.notes: list[JournalNote] = []
+        self.note_readers: dict[int, list[int]] = {}
+        self.facts: list[KnownFact] = []
+
+    def user_ids(self) -> set[int]:
+        ids = {m.author_id for m in self.messages} | {n.author_id for n in self.notes}
+        ids |= {r.user_id for r in self.reads} | {f.user_id for f in self.facts}
+        for group in (self.recipients, self.handout_readers, self.note_readers):
+            ids |= {u for users in group.values() for u in users}
+        return {i for i in ids if i is not None}
+
+
+async def load(session: AsyncSession, campaign_id: int, exporter_id: int) -> _Rows:
+    """The rows to export. Private journal notes are their author's alone (not even the
+    GMs read them): only the exporter's own go into the document."""
+    rows = _Rows()
+
+    async def all_of(query: Any) -> list[Any]:
+        return list((await session.scalars(query)).all())
+
+    rows.messages = await all_of(
+        select(ChatMessage).where(ChatMessage.campaign_id == campaign_id).order_by(ChatMessage.id)
+    )
+    for mid, uid in await session.execute(
+        select(ChatRecipient.message_id, ChatRecipient.user_id)
+        .where(ChatRecipient.message_id.in_([m.id for m in rows.messages]))
+        .order_by(ChatRecipient.user_id)
+    ):
+        rows.recipients.setdefault(mid, []).append(uid)
+    rows.reads = await all_of(
+        select(ChatRead).where(ChatRead.campaign_id == campaign_id).order_by(ChatRead.user_id)
+    )
+    rows.handouts = await all_of(
+        select(Handout).where(Handout.campaign_id == campaign_id).order_by(Handout.id)
+    )
+    ids = [h.id for h in rows.handouts]
+    for hid, uid in await session.execute(
+        select(HandoutReader.handout_id, HandoutReader.user_id)
+        .where(HandoutReader.handout_id.in_(ids))
+        .order_by(HandoutReader.user_id)
+    ):
+        rows.handout_readers.setdefault(hid, []).append(uid)
+    images = await all_of(select(HandoutImage).where(HandoutImage.handout_id.in_(ids)))
+    rows.images = {i.handout_id: i for i in images}
+    rows.notes = await all_of(
+        select(JournalNote)
+        .where(
+            JournalNote.campaign_id == campaign_id,
+            (JournalNote.sharing != "private") | (JournalNote.author_id == exporter_id),
+        )
+        .order_by(JournalNote.id)
+    )
+    for nid, uid in await session.execute(
+        select(JournalReader.note_id, JournalReader.user_id)
+        .where(JournalReader.note_id.in_([n.id for n in rows.notes]))
+        .order_by(JournalReader.user_id)
+    ):
+        rows.note_readers.setdefault(nid, []).append(uid)
+    rows.facts = await all_of(
+        select(KnownFact).where(KnownFact.campaign_id == campaign_id).order_by(KnownFact.id)
+    )
+    return rows
+
+
+def number(rows: _Rows, maps: IdMaps) -> None:
+    """Refs for the talk rows (before the log is renumbered: its payloads name them)."""
+    for kind, ids in (
+        ("message", [m.id for m in rows.messages]),
+        ("handout", [h.id for h in rows.handouts]),
+        ("note", [n.id for n in rows.notes]),
+        ("fact", [f.id for f in rows.facts]),
+    ):
+        maps.by_kind[kind] = {old: ref for ref, old in enumerate(ids, start=1)}
+
+
+def _users(maps: IdMaps, ids: list[int]) -> list[int]:
+    return [r for r in (maps.id("user", i) for i in ids) if r is not None]
+
+
+def export(rows: _Rows, maps: IdMaps) -> dict[str, Any]:
+    return {
+        "messages": [
+            {
+                "ref": maps.id("message", m.id), "seq": m.seq,
+                "author": maps.id("user", m.author_id), "author_name": m.author_name,
+                "kind": m.kind, "text": m.text, "speaker": m.speaker,
+                "character": maps.id("character", m.character_id),
+                "visibility": m.visibility, "to_gm": m.to_gm, "roll": m.roll,
+                "created_at": m.created_at.isoformat(),
+                "edited_at": m.edited_at.isoformat() if m.edited_at else None,
+                "deleted_at": m.deleted_at.isoformat() if m.deleted_at else None,
+                "recipients": _users(maps, rows.recipients.get(m.id, [])),
+            }
+            for m in rows.messages
+        ],
+        "reads": [
+            {"user": maps.id("user", r.user_id), "last_seq": r.last_seq}
+            for r in rows.reads
+            if maps.id("user", r.user_id) is not None
+        ],
+        "handouts": [_handout(h, rows, maps) for h in rows.handouts],
+        "notes": [
+            {
+                "ref": maps.id("note", n.id), "author": maps.id("user", n.author_id),
+                "author_name": n.author_name, "title": n.title, "body": n.body,
+                "sharing": n.sharing, "quest": n.quest,
+                "created_at": n.created_at.isoformat(), "updated_at": n.updated_at.isoformat(),
+                "readers": _users(maps, rows.note_readers.get(n.id, [])),
+            }
+            for n in rows.notes
+        ],
+        "facts": [
+            {
+                "ref": maps.id("fact", f.id), "entry": maps.id("bestiary", f.entry_id),
+                "fact": f.fact, "user": maps.id("user", f.user_id), "text": f.text,
+                "pending": f.pending, "seq": f.seq, "created_at": f.created_at.isoformat(),
+            }
+            for f in rows.facts
+        ],
+    }  # fmt: skip
+
+
+def _handout(h: Handout, rows: _Rows, maps: IdMaps) -> dict[str, Any]:
+    image = rows.images.get(h.id)
+    return {
+        "ref": maps.id("handout", h.id),
+        "title": h.title,
+        "body": h.body,
+        "shown_to_all": h.shown_to_all,
+        "shown_seq": h.shown_seq,
+        "created_at": h.created_at.isoformat(),
+        "readers": _users(maps, rows.handout_readers.get(h.id, [])),
+        "image": None
+        if image is None
+        else {
+            "mime": image.mime,
+            "width": image.width,
+            "height": image.height,
+            "etag": image.etag,
+            "data": base64.b64encode(image.data).decode(),
+        },
+    }
+
+
+async def _add(
+    session: AsyncSession, rows: list[Any], maps: IdMaps, kind: str, refs: list[int]
+) -> None:
+    session.add_all(rows)
+    await session.flush()
+    maps.by_kind[kind] |= {ref: row.id for ref, row in zip(refs, rows, strict=True)}
+
+
+async def import_talk(session: AsyncSession, campaign_id: int, doc: TalkDoc, maps: IdMaps) -> None:
+    """The talk rows of ``doc`` for the new campaign (before the log: its payloads name them)."""
+    messages = [
+        ChatMessage(
+            campaign_id=campaign_id, seq=m.seq, author_id=maps.id("user", m.author),
+            author_name=m.author_name, kind=m.kind, text=m.text, speaker=m.speaker,
+            character_id=maps.id("character", m.character), visibility=m.visibility,
+            to_gm=m.to_gm, roll=m.roll, created_at=m.created_at, edited_at=m.edited_at,
+            deleted_at=m.deleted_at,
+        )
+        for m in doc.messages
+    ]  # fmt: skip
+    await _add(session, messages, maps, "message", [m.ref for m in doc.messages])
+    session.add_all(
+        ChatRecipient(message_id=row.id, user_id=u)
+        for row, m in zip(messages, doc.messages, strict=True)
+        for u in set(_users(maps, m.recipients))
+    )
+    session.add_all(
+        ChatRead(campaign_id=campaign_id, user_id=uid, last_seq=r.last_seq)
+        for r in doc.reads
+        if (uid := maps.id("user", r.user)) is not None
+    )
+    await _import_handouts(session, campaign_id, doc.handouts, maps)
+    await _import_notes(session, campaign_id, doc.notes, maps)
+    facts = [
+        KnownFact(
+            campaign_id=campaign_id, entry_id=maps.id("bestiary", f.entry), fact=f.fact,
+            user_id=maps.id("user", f.user), text=f.text, pending=f.pending, seq=f.seq,
+            created_at=f.created_at,
+        )
+        for f in doc.facts
+        if maps.id("bestiary", f.entry) is not None
+        and (f.user is None or maps.id("user", f.user) is not None)
+    ]  # fmt: skip
+    kept = [
+        f.ref
+        for f in doc.facts
+        if maps.id("bestiary", f.entry) is not None
+        and (f.user is None or maps.id("user", f.user) is not None)
+    ]
+    await _add(session, facts, maps, "fact", kept)
+
+
+async def _import_handouts(
+    session: AsyncSession, campaign_id: int, docs: list[HandoutDoc], maps: IdMaps
+) -> None:
+    rows = [
+        Handout(
+            campaign_id=campaign_id, title=h.title, body=h.body, shown_to_all=h.shown_to_all,
+            shown_seq=h.shown_seq, created_at=h.created_at,
+        )
+        for h in docs
+    ]  # fmt: skip
+    await _add(session, rows, maps, "handout", [h.ref for h in docs])
+    for row, h in zip(rows, docs, strict=True):
+        session.add_all(
+            HandoutReader(handout_id=row.id, user_id=u) for u in set(_users(maps, h.readers))
+        )
+        if h.image is not None:
+            session.add(
+                HandoutImage(
+                    handout_id=row.id, data=base64.b64decode(h.image.data), mime=h.image.mime,
+                    width=h.image.width, height=h.image.height, etag=h.image.etag,
+                )
+            )  # fmt: skip
+
+
+async def _import_notes(
+    session: AsyncSession, campaign_id: int, docs: list[NoteDoc], maps: IdMaps
+) -> None:
+    rows = [
+        JournalNote(
+            campaign_id=campaign_id, author_id=maps.id("user", n.author),
+            author_name=n.author_name, title=n.title, body=n.body, sharing=n.sharing,
+            quest=n.quest, created_at=n.created_at, updated_at=n.updated_at,
+        )
+        for n in docs
+    ]  # fmt: skip
+    await _add(session, rows, maps, "note", [n.ref for n in docs])
+    for row, n in zip(rows, docs, strict=True):
+        session.add_all(
+            JournalReader(note_id=row.id, user_id=u) for u in set(_users(maps, n.readers))
+        )
+    await session.flush()
