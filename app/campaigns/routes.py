@@ -16,7 +16,9 @@ from app.campaigns.models import Campaign, RuleSystem
 from app.campaigns.permissions import Action, allowed
 from app.campaigns.views import CampaignPage
 from app.errors import Conflict, NotFound, ValidationFailed
+from app.i18n import _
 from app.rolls import service as rolls
+from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.streams import event_stream, resume_point
@@ -179,8 +181,29 @@ async def create_invite(
 async def revoke_invite(
     request: Request, campaign_id: int, invite_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    if not confirmed(await request.form()):
+        await service.open_campaign(session, user, campaign_id, Action.manage_invites)
+        return confirm_page(
+            request,
+            question=_("Revoke this invite?"),
+            consequence=_("Nobody can join with its code any more."),
+            button=_("Revoke the invite"),
+            action=f"/campaigns/{campaign_id}/invites/{invite_id}/revoke",
+            back=f"/campaigns/{campaign_id}",
+        )
     await service.revoke_invite(session, user, campaign_id, invite_id)
     return await _region(request, session, user, campaign_id, "invites")
+
+
+async def _member_name(
+    session: Any, user: User, campaign_id: int, user_id: int, action: Action
+) -> str:
+    """The member's name for a confirmation, after the asker's right to ``action`` (403)."""
+    await service.open_campaign(session, user, campaign_id, action)
+    for member in await service.members(session, campaign_id):
+        if member.user_id == user_id:
+            return member.username
+    raise NotFound(_("Member not found."))
 
 
 async def _region(
@@ -197,6 +220,16 @@ async def _region(
 async def remove_member(
     request: Request, campaign_id: int, user_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    if not confirmed(await request.form()):
+        name = await _member_name(session, user, campaign_id, user_id, Action.manage_members)
+        return confirm_page(
+            request,
+            question=_("Remove %(name)s from the campaign?", name=name),
+            consequence=_("They lose access at once; their characters stay in the campaign."),
+            button=_("Remove"),
+            action=f"/campaigns/{campaign_id}/members/{user_id}/remove",
+            back=f"/campaigns/{campaign_id}",
+        )
     await service.remove_member(session, user, campaign_id, user_id)
     return await _region(request, session, user, campaign_id, "members")
 
@@ -218,6 +251,16 @@ async def set_role(
 async def transfer_gm(
     request: Request, campaign_id: int, user_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    if not confirmed(await request.form()):
+        name = await _member_name(session, user, campaign_id, user_id, Action.transfer_gm)
+        return confirm_page(
+            request,
+            question=_("Hand over the GM role to %(name)s? You stay on as co-GM.", name=name),
+            consequence=_("Only the new GM can hand the role back."),
+            button=_("Make GM"),
+            action=f"/campaigns/{campaign_id}/members/{user_id}/transfer-gm",
+            back=f"/campaigns/{campaign_id}",
+        )
     await service.transfer_gm(session, user, campaign_id, user_id)
     return redirect(request, f"/campaigns/{campaign_id}")
 
@@ -226,6 +269,16 @@ async def transfer_gm(
 async def leave(
     request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    if not confirmed(await request.form()):
+        campaign, _viewer = await service.open_campaign(session, user, campaign_id)
+        return confirm_page(
+            request,
+            question=_("Leave the campaign “%(name)s”?", name=campaign.name),
+            consequence=_("You can only come back with a new invite."),
+            button=_("Leave the campaign"),
+            action=f"/campaigns/{campaign_id}/leave",
+            back=f"/campaigns/{campaign_id}",
+        )
     await service.leave(session, user, campaign_id)
     return redirect(request, "/campaigns")
 

@@ -18,8 +18,9 @@ from app.characters import merge, rolling, service, sheets, views
 from app.characters.live import HISTORY_PAGE, SHEET_PAGE
 from app.characters.systems.registry import character_system
 from app.characters.views import base_url as _base
-from app.errors import Conflict, ValidationFailed
+from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
+from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.streams import event_stream, resume_point
@@ -615,6 +616,25 @@ async def add_item(
     return await _action(request, session, user, campaign_id, character_id, work, edit=new)
 
 
+async def _confirm_item_removal(
+    request: Request, session: Any, user: User, campaign_id: int, character_id: int, item_id: int
+) -> Response:
+    """The server's question before an item is removed (the sheet's editors only)."""
+    opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
+    item = next((i for i in opened.items if i.id == item_id), None)
+    if item is None:
+        raise NotFound(_("Item not found."))
+    sheet = f"/campaigns/{campaign_id}/characters/{character_id}"
+    return confirm_page(
+        request,
+        question=_("Remove %(name)s?", name=item.name),
+        consequence=_("The item is gone from the sheet; the sheet's history keeps a line of it."),
+        button=_("Remove"),
+        action=f"{sheet}/items/{item_id}/remove",
+        back=sheet,
+    )
+
+
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/items/{item_id}/{verb}")
 async def item_action(
     request: Request,
@@ -627,6 +647,10 @@ async def item_action(
 ) -> Response:
     form = await request.form()
     values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    if verb == "remove" and not confirmed(values):
+        return await _confirm_item_removal(
+            request, session, user, campaign_id, character_id, item_id
+        )
 
     async def work() -> None:
         if verb == "equip":

@@ -106,11 +106,13 @@ CASES: dict[str, Case] = {
         "POST",
         "/campaigns/{cid}/invites/{invite_id}/revoke",
         _members(404, 403, 403, 303, LOGIN),
+        form={"confirm": "1"},
     ),
     "remove_member": Case(
         "POST",
         "/campaigns/{cid}/members/{observer_id}/remove",
         _members(404, 403, 403, 303, LOGIN),
+        form={"confirm": "1"},
     ),
     "set_role": Case(
         "POST",
@@ -122,8 +124,11 @@ CASES: dict[str, Case] = {
         "POST",
         "/campaigns/{cid}/members/{player_id}/transfer-gm",
         _members(404, 403, 403, 303, LOGIN),
+        form={"confirm": "1"},
     ),
-    "leave": Case("POST", "/campaigns/{cid}/leave", _members(404, 303, 303, 403, LOGIN)),
+    "leave": Case(
+        "POST", "/campaigns/{cid}/leave", _members(404, 303, 303, 403, LOGIN), form={"confirm": "1"}
+    ),
     "settings_form": Case("GET", "/campaigns/{cid}/settings", _members(404, 403, 403, 200, LOGIN)),
     "save_settings": Case(
         "POST",

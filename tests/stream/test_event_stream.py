@@ -109,7 +109,7 @@ async def test_removed_member_stream_ends(live_server: LiveServer) -> None:
         stream = messages(response)
         await _roll(gm, cid, "noch da")
         await take(stream, 1)
-        r = await gm.post(f"/campaigns/{cid}/members/{player_id}/remove")
+        r = await gm.post(f"/campaigns/{cid}/members/{player_id}/remove", data={"confirm": "1"})
         assert r.status_code == 303
         remaining: list[Message] = []
         # The stream closes: iteration ends without further roll events.
