@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 from sqlalchemy import func, select
@@ -1028,8 +1028,10 @@ async def roll(
     if req.visibility not in VISIBILITIES:
         raise ValidationFailed({"visibility": _("Choose public, GM only or GM and me.")})
     c = opened.character
+    system = character_system(c.system)
+    req = replace(req, visibility=system.roll_visibility(req, opened.campaign.settings))
     dice = await roller_for(session, campaign_id, user.id, roller)
-    result = character_system(c.system).roll(dice, c.data, opened.items, req)
+    result = system.roll(dice, c.data, opened.items, req)
     payload = types.Roll.build(
         actor_name=user.username,
         expression=result.expression,
