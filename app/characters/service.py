@@ -1080,9 +1080,11 @@ async def roll(
     if req.visibility not in VISIBILITIES:
         raise ValidationFailed({"visibility": _("Choose public, GM only or GM and me.")})
     c = opened.character
+    system = character_system(c.system)
+    req = replace(req, visibility=system.roll_visibility(req, opened.campaign.settings))
     req, plan = await _knowledge_check(session, opened, req)
     dice = await roller_for(session, campaign_id, user.id, roller)
-    result = character_system(c.system).roll(dice, c.data, opened.items, req)
+    result = system.roll(dice, c.data, opened.items, req)
     payload = types.Roll.build(
         actor_name=user.username,
         expression=result.expression,

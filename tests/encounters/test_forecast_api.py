@@ -261,3 +261,29 @@ async def test_ds4_and_pf2e_risk_estimates(make_client: ClientFactory, app: Fast
         await fight.act(gm, "start")
         running = await gm.post(url, json={"trials": 50, "seed": 3})
         assert running.status_code == 200 and running.json()["trials"] == 50
+
+
+async def test_pf2e_risk_counts_dying_and_the_sheets_todgeweiht(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A PF2e hero at 0 TP is Sterbend in the estimate: its Genesungswürfe can kill it, and
+    with Todgeweiht 3 on its sheet every fall kills it (dead at Sterbend 1)."""
+    fight = await make_fight(make_client, app, "pf2e", prefix="dying")
+    gm, player = fight.gm, fight.players[0]
+    api = f"/api/v1/campaigns/{fight.campaign_id}"
+    goblin = next(e for e in (await gm.post(f"{api}/bestiary/samples")).json())
+    risks: dict[str, dict[str, float]] = {}
+    for name, doomed in (("Kyra", 0), ("Merisiel", 3)):
+        r = await player.post(f"{api}/characters", json={"name": name, "data": {"doomed": doomed}})
+        assert r.status_code == 201, r.text
+        character = r.json()["id"]
+        r = await gm.post(f"{api}/encounters", json={"name": f"Gasse {name}"})
+        fight.encounter_id = r.json()["id"]
+        await gm.post(f"{fight.base}/participants", json={"character_id": character})
+        await gm.post(f"{fight.base}/participants", json={"entry_id": goblin["id"], "count": 6})
+        out = (await gm.post(f"{fight.base}/risk", json={"trials": 400, "seed": 2})).json()
+        hero = out["participants"][str(fight.pid(await fight.view(gm), name))]
+        risks[name] = hero
+        assert out["p_any_dead"] == hero["p_dead"]
+    assert 0 < risks["Kyra"]["p_dead"] < risks["Kyra"]["p_down"], risks
+    assert risks["Merisiel"]["p_dead"] == risks["Merisiel"]["p_down"] > 0.5

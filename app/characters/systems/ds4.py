@@ -698,6 +698,9 @@ class DS4System:
     def odds(self, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
         return _check_odds(data, items, req)
 
+    def roll_visibility(self, req: RollRequest, settings: Mapping[str, Any]) -> str:
+        return req.visibility
+
     def roll(
         self,
         roller: Roller,

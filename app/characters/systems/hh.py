@@ -1006,6 +1006,9 @@ class HHSystem:
     def odds(self, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
         return _probe_odds(data, items, req)
 
+    def roll_visibility(self, req: RollRequest, settings: Mapping[str, Any]) -> str:
+        return req.visibility
+
     def roll(
         self,
         roller: Roller,

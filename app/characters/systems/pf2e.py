@@ -28,6 +28,7 @@ from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import pf2e
 from app.rules.dice import Roller
+from app.rules.pf2e.checks import RECALL_SKILLS, SECRET_ACTIONS
 
 KEY = "pf2e"
 
@@ -148,6 +149,9 @@ def statistic(
     """The engine statistic for a rollable/derived target, or ``None`` if unknown."""
     level = int(data.get("level", 1))
     kind, _, name = target.partition(":")
+    if kind == "secret":
+        inner = _secret_statistic_key(name)
+        return None if inner is None else statistic(data, items, inner)
     if kind == "perception":
         return pf2e.perception(
             level=level, rank=_rank(data, "perception"), wisdom_modifier=_attr(data, "wisdom")
@@ -400,12 +404,39 @@ def roll_targets(data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Tar
     keys = ["perception", "save:fortitude", "save:reflex", "save:will", "spell"]
     keys += [f"attack:{i.id}" for i in items if i.equipped and i.slot == "weapon"]
     keys += [f"skill:{s}" for s in (data.get("skills") or {})]
+    keys += ["secret:search", "secret:sense_motive"]
+    keys += [f"secret:recall:{s}" for s in sorted(RECALL_SKILLS)]
     out: list[Target] = []
     for key in keys:
         stat = statistic(data, items, key)
         if stat is not None:
-            out.append(Target(key, stat.name))
+            out.append(Target(key, _roll_label(key, stat)))
     return out
+
+
+def _roll_label(key: str, stat: pf2e.Statistic) -> str:
+    """A secret action is named with its statistic: «Wissen abrufen (Arkane Künste)»."""
+    kind, _, rest = key.partition(":")
+    if kind != "secret":
+        return stat.name
+    return f"{SECRET_ACTIONS[rest.partition(':')[0]]} ({stat.name})"
+
+
+def _secret_statistic_key(name: str) -> str | None:
+    """The statistic behind a secret action target (``secret:<action>[:<skill>]``)."""
+    action, _, skill = name.partition(":")
+    if action in ("search", "sense_motive") and not skill:
+        return "perception"
+    if action == "recall" and skill in RECALL_SKILLS:
+        return f"skill:{skill}"
+    return None
+
+
+def roll_visibility(req: RollRequest, settings: Mapping[str, Any]) -> str:
+    """Checks the rules make secret (``SECRET_ACTIONS``) are a Verdeckter Wurf while the
+    campaign's ``secret_checks`` is «secret» (the default); with «open» the roller chooses."""
+    secret = req.target.startswith("secret:") and settings.get("secret_checks") != "open"
+    return "gm" if secret else req.visibility
 
 
 def degree_odds(
@@ -489,7 +520,7 @@ def _check_roll(
     )
     die = result.roll.die
     return RollOutcome(
-        label=stat.name,
+        label=_roll_label(req.target, stat),
         expression=f"{len(die.faces)}W20",
         dice=result.dice,
         modifier=result.modifier,
@@ -602,6 +633,9 @@ class PF2eSystem:
 
     def odds(self, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
         return _check_odds(data, items, req)
+
+    def roll_visibility(self, req: RollRequest, settings: Mapping[str, Any]) -> str:
+        return roll_visibility(req, settings)
 
     def roll(
         self,

@@ -139,6 +139,11 @@ class CharacterSystem(Protocol):
         """The chance before rolling (raises ``ValidationFailed`` at the bad field)."""
         ...
 
+    def roll_visibility(self, req: RollRequest, settings: Mapping[str, Any]) -> str:
+        """Who sees this roll, as the campaign's rule options demand (PF2e: checks the rules
+        make secret are a Verdeckter Wurf, ``"gm"``); otherwise the roller's choice."""
+        ...
+
     def roll(
         self,
         roller: Roller,

@@ -443,9 +443,11 @@ def _sim_strikes(data: dict[str, Any]) -> tuple[pf2e_simulation.StrikeOption, ..
 
 def _sim_figure(f: dict[str, Any]) -> pf2e_simulation.Combatant:
     perception = _stat("Wahrnehmung", int(f["wahrnehmung"]), f)
+    dying = _dying(f)
     return pf2e_simulation.Combatant(
         str(f["id"]), str(f["side"]), int(f["hp"]), effective_ac(f), perception,
-        _sim_strikes(f), bool(f.get("npc")))  # fmt: skip
+        _sim_strikes(f), bool(f.get("npc")), dying.wounded, dying.doomed,
+        dying.dying)  # fmt: skip
 
 
 def simulate(

@@ -20,6 +20,21 @@ from app.rules.pf2e.fortune import D20Roll, FortuneState, roll_d20
 from app.rules.pf2e.modifiers import Modifier, ModifierBreakdown, signed, stack_modifiers
 from app.rules.pf2e.statistics import Statistic
 
+#: Actions with the trait Verdeckt that a character rolls from its sheet, by key: seed 002
+#: ("dies ist oft der Fall, wenn du Wissen Abrufen und Suchen ausführst") and the core rules
+#: (Gespür für Motive). Suchen and Gespür für Motive use Wahrnehmung, Wissen abrufen a skill
+#: of knowledge (``RECALL_SKILLS``).
+SECRET_ACTIONS: dict[str, str] = {
+    "search": "Suchen",
+    "sense_motive": "Gespür für Motive",
+    "recall": "Wissen abrufen",
+}
+#: The skills Wissen abrufen uses (core rules; Lore skills are not on the sheet).
+RECALL_SKILLS = frozenset(
+    {"Arkane Künste", "Gesellschaftskunde", "Handwerkskunst", "Medizin", "Naturkunde",
+     "Okkultismus", "Religionskunde"}
+)  # fmt: skip
+
 SECRET_LABEL = "Verdeckter Wurf"
 FORTUNE = "fortune"
 MISFORTUNE = "misfortune"

@@ -13,11 +13,22 @@ Strikes (``strike``: MAP, the natural 20/1 step, double damage on a critical hit
 - nobody moves, raises a shield, casts, heals or uses reactions; distances play no part
   (no range penalty); conditions count as they stand when the estimate starts.
 
-Dying, as the engine has it (pf2e.md; ``app.encounters.systems.pf2e``): a figure at 0 TP is
-out of the fight; a creature without dying rules (the bestiary's NSCs and monsters) is dead
-then, a player character unconscious, not dead. The engine has no Sterbend values or
-recovery checks yet, so a player character never dies here, and nobody attacks a figure
-that is down.
+Dying, with the engine's rules (``app.rules.pf2e.conditions``, pf2e.md "Dying"): a figure at
+0 TP is out of the fight. A creature without dying rules (the bestiary's NSCs and monsters)
+is dead then. A player character gets Sterbend 1 (2 after a Kritischer Treffer) plus its
+Verwundet value; at the start of each of its turns it makes its Genesungswurf; it dies at
+Sterbend 4 − Todgeweiht; when Sterbend ends it stays at 0 TP (unconscious) with Verwundet
++1. Nobody heals or stabilises anyone, so a character still dying when the fight is over
+goes on rolling Genesungswürfe (one per round, at most ``max_rounds``) until it is stable or
+dead. Policy for the downed (``finish_off``):
+
+- ``False`` (the default, the GM's estimate): nobody strikes a figure that is down while
+  an enemy is on its feet, and the fight ends when one side has no figure on its feet;
+  the dead are those the damage or the Genesungswürfe killed.
+- ``True``: a figure with no enemy on its feet strikes the downed enemies that are not dead
+  yet (damage while Sterbend: +1, +2 on a Kritischer Treffer; a stable character at 0 TP
+  hit again is Sterbend again with its Verwundet value) until they are dead or
+  ``max_rounds`` have passed — the upper bound of the risk, monsters that kill.
 
 A fight ends when one side has no figure on its feet, or after ``max_rounds``. The dice come
 from the roller passed in, so a seeded roller gives the same result every time. Reported
@@ -33,6 +44,7 @@ from app.rules.dice import Roller
 from app.rules.expression import Expression
 from app.rules.odds import FightOutcome, RiskResult, run_trials
 from app.rules.pf2e.attacks import strike
+from app.rules.pf2e.conditions import Dying, damaged_while_dying, knocked_out, recovery_check
 from app.rules.pf2e.forecast import forecast_strike
 from app.rules.pf2e.initiative import Combatant as InitiativeCombatant
 from app.rules.pf2e.initiative import Side, roll_initiative
@@ -58,7 +70,8 @@ class StrikeOption:
 
 @dataclass(frozen=True, slots=True)
 class Combatant:
-    """A figure in the simulation: TP, RK, Wahrnehmung, Strikes and whether it dies at 0."""
+    """A figure in the simulation: TP, RK, Wahrnehmung, Strikes, whether it dies at 0 (no
+    dying rules) and its Verwundet, Todgeweiht and Sterbend values when the estimate starts."""
 
     id: str
     side: str
@@ -67,6 +80,9 @@ class Combatant:
     perception: Statistic
     strikes: tuple[StrikeOption, ...]
     dies_at_zero: bool
+    wounded: int = 0
+    doomed: int = 0
+    dying: int = 0
 
 
 #: (damage tail, expected damage): ``tail[d]`` is the chance of at least ``d`` damage.
@@ -115,29 +131,98 @@ class _Chances:
         return pick
 
 
-def _over(hp: Mapping[str, int], sides: Mapping[str, str]) -> bool:
-    return len({sides[fid] for fid, points in hp.items() if points > 0}) < 2
+@dataclass(slots=True)
+class _State:
+    """One fight's running values: TP, the dying values of those with dying rules, the dead."""
+
+    by_id: Mapping[str, Combatant]
+    hp: dict[str, int]
+    dying: dict[str, Dying]
+    dead: set[str]
+
+    def standing(self, fid: str) -> bool:
+        return self.hp[fid] > 0
+
+    def sides_standing(self) -> set[str]:
+        return {self.by_id[fid].side for fid in self.hp if self.standing(fid)}
+
+    def over(self, finish_off: bool) -> bool:
+        """No fight left: one side has nobody on its feet (and, finishing off, no standing
+        figure has a downed enemy still alive)."""
+        standing = self.sides_standing()
+        if len(standing) >= 2:
+            return False
+        return not finish_off or not any(
+            not self.standing(fid) and fid not in self.dead and c.side not in standing
+            for fid, c in self.by_id.items()
+        )
+
+    def targets(self, me: Combatant, finish_off: bool) -> list[str]:
+        """Enemies on their feet; finishing off, the downed not yet dead when none stands."""
+        foes = [fid for fid, c in self.by_id.items() if c.side != me.side]
+        up = sorted(fid for fid in foes if self.standing(fid))
+        if up or not finish_off:
+            return up
+        return sorted(fid for fid in foes if fid not in self.dead)
+
+    def hurt(self, target: str, damage: int, critical: bool) -> None:
+        """Damage taken: TP lost; at 0 TP dead or Sterbend (pf2e.md "Dying")."""
+        if damage <= 0:
+            return
+        was_up = self.standing(target)
+        self.hp[target] = max(0, self.hp[target] - damage)
+        if self.standing(target):
+            return
+        if self.by_id[target].dies_at_zero:
+            self.dead.add(target)
+            return
+        state = self.dying[target]
+        if was_up or not state.dying:
+            state = knocked_out(state, critical=critical)
+        else:
+            state = damaged_while_dying(state, critical=critical)
+        self.dying[target] = state
+        if state.dead:
+            self.dead.add(target)
+
+    def anyone_dying(self) -> bool:
+        return any(s.dying and fid not in self.dead for fid, s in self.dying.items())
+
+    def recover(self, roller: Roller, fid: str) -> None:
+        """The Genesungswurf at the start of a dying figure's turn."""
+        state = self.dying[fid]
+        if fid in self.dead or self.standing(fid) or not state.dying:
+            return
+        after = recovery_check(roller, state).after
+        self.dying[fid] = after
+        if after.dead:
+            self.dead.add(fid)
 
 
 def _turn(
-    roller: Roller,
-    chances: _Chances,
-    me: Combatant,
-    by_id: Mapping[str, Combatant],
-    hp: dict[str, int],
-    sides: Mapping[str, str],
+    roller: Roller, chances: _Chances, me: Combatant, state: _State, finish_off: bool
 ) -> None:
     for number in range(1, STRIKES_PER_TURN + 1):
-        enemies = sorted(fid for fid, p in hp.items() if p > 0 and sides[fid] != me.side)
+        enemies = state.targets(me, finish_off)
         if not enemies or not me.strikes:
             return
-        index, target = chances.choice(me.id, number, enemies, hp)
+        index, target = chances.choice(me.id, number, enemies, state.hp)
         s = me.strikes[index]
         result = strike(
-            roller, s.attack, by_id[target].ac, s.damage, attack_number=number,
+            roller, s.attack, state.by_id[target].ac, s.damage, attack_number=number,
             agile=s.agile, extra=s.extra, damage_bonuses=s.damage_bonuses,
         )  # fmt: skip
-        hp[target] = max(0, hp[target] - result.damage_total)
+        state.hurt(target, result.damage_total, result.critical)
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How one fight ended: every figure's TP, the rounds fought, who is dead."""
+
+    hp: Mapping[str, int]
+    rounds: int
+    dead: frozenset[str]
+    dying: Mapping[str, Dying]
 
 
 def fight(
@@ -145,12 +230,14 @@ def fight(
     combatants: Sequence[Combatant],
     max_rounds: int = MAX_ROUNDS,
     chances: _Chances | None = None,
-) -> tuple[dict[str, int], int]:
-    """One fight to its end: every figure's TP at the end, and the rounds played."""
+    finish_off: bool = False,
+) -> Ending:
+    """One fight to its end, then the Genesungswürfe of those still dying."""
     by_id = {c.id: c for c in combatants}
     chances = chances or _Chances(by_id)
-    sides = {c.id: c.side for c in combatants}
-    hp = {c.id: c.hp for c in combatants}
+    dying = {c.id: Dying(c.dying, c.wounded, c.doomed) for c in combatants}
+    dead = {c.id for c in combatants if dying[c.id].dead or (c.dies_at_zero and c.hp <= 0)}
+    state = _State(by_id, {c.id: max(c.hp, 0) for c in combatants}, dying, dead)
     people = [
         InitiativeCombatant(
             c.id, c.id, Side.ADVENTURER if c.side == "abenteurer" else Side.ADVERSARY,
@@ -160,14 +247,20 @@ def fight(
     ]  # fmt: skip
     order = [e.combatant.id for e in roll_initiative(roller, people)]
     rounds = 0
-    while rounds < max_rounds and not _over(hp, sides):
+    while rounds < max_rounds and not state.over(finish_off):
         rounds += 1
         for fid in order:
-            if hp[fid] > 0:
-                _turn(roller, chances, by_id[fid], by_id, hp, sides)
-            if _over(hp, sides):
+            state.recover(roller, fid)
+            if state.standing(fid):
+                _turn(roller, chances, by_id[fid], state, finish_off)
+            if state.over(finish_off):
                 break
-    return hp, rounds
+    for _ in range(max_rounds):
+        if not state.anyone_dying():
+            break
+        for fid in order:
+            state.recover(roller, fid)
+    return Ending(dict(state.hp), rounds, frozenset(state.dead), dict(state.dying))
 
 
 def simulate(
@@ -177,20 +270,21 @@ def simulate(
     trials: int,
     max_rounds: int = MAX_ROUNDS,
     should_stop: Callable[[], bool] = lambda: False,
+    finish_off: bool = False,
 ) -> RiskResult:
     """Play ``trials`` fights; the risks are those of the figures on ``party_side``
-    (``should_stop``: the caller's time budget, asked after every fight)."""
+    (``should_stop``: the caller's time budget, asked after every fight; ``finish_off``:
+    the policy for the downed, see the module)."""
     by_id = {c.id: c for c in combatants}
     chances = _Chances(by_id)
 
     def play() -> FightOutcome:
-        hp, rounds = fight(roller, combatants, max_rounds, chances)
-        down = frozenset(fid for fid, points in hp.items() if points <= 0)
+        end = fight(roller, combatants, max_rounds, chances, finish_off)
         return FightOutcome(
-            rounds,
-            down,
-            frozenset(fid for fid in down if by_id[fid].dies_at_zero),
-            {fid: by_id[fid].hp - points for fid, points in hp.items()},
+            end.rounds,
+            frozenset(fid for fid, points in end.hp.items() if points <= 0),
+            end.dead,
+            {fid: by_id[fid].hp - points for fid, points in end.hp.items()},
         )
 
     party = [c.id for c in combatants if c.side == party_side]
