@@ -65,7 +65,9 @@ async def test_revoked_and_expired_invites_do_not_work(
         invite = await session.scalar(select(Invite).where(Invite.code == table.invite_code))
         assert invite is not None
         invite_id = invite.id
-    r = await table.gm.post(f"/campaigns/{table.campaign_id}/invites/{invite_id}/revoke", data={"confirm": "1"})
+    r = await table.gm.post(
+        f"/campaigns/{table.campaign_id}/invites/{invite_id}/revoke", data={"confirm": "1"}
+    )
     assert r.status_code == 303
     newcomer = make_client()
     await register(newcomer, "newcomer")
@@ -108,7 +110,9 @@ async def test_gm_removes_a_member(make_client: ClientFactory, app: FastAPI) -> 
 async def test_player_cannot_manage_members(make_client: ClientFactory, app: FastAPI) -> None:
     table = await make_table(make_client, app)
     cid = table.campaign_id
-    r = await table.player.post(f"/campaigns/{cid}/members/{table.ids['observer']}/remove", data={"confirm": "1"})
+    r = await table.player.post(
+        f"/campaigns/{cid}/members/{table.ids['observer']}/remove", data={"confirm": "1"}
+    )
     assert r.status_code == 403
 
 
@@ -131,10 +135,14 @@ async def test_co_gm_and_gm_handover(make_client: ClientFactory, app: FastAPI) -
         f"/campaigns/{cid}/members/{table.ids['observer']}/role", data={"role": "player"}
     )
     assert r.status_code == 303
-    r = await table.player.post(f"/campaigns/{cid}/members/{table.ids['gm']}/remove", data={"confirm": "1"})
+    r = await table.player.post(
+        f"/campaigns/{cid}/members/{table.ids['gm']}/remove", data={"confirm": "1"}
+    )
     assert r.status_code == 403
     # The GM hands over the role and stays on as co-GM.
-    r = await table.gm.post(f"/campaigns/{cid}/members/{player_id}/transfer-gm", data={"confirm": "1"})
+    r = await table.gm.post(
+        f"/campaigns/{cid}/members/{player_id}/transfer-gm", data={"confirm": "1"}
+    )
     assert r.status_code == 303
     roles = {
         m["username"]: m["role"]

@@ -67,7 +67,9 @@ async def test_recheck_ends_a_removed_member_and_knows_no_outsider(
     seen = Viewer(observer_id, "observer_user", Role.observer)
     assert await _now(app, t.campaign_id, hashed, seen) == seen
 
-    r = await t.gm.post(f"/campaigns/{t.campaign_id}/members/{observer_id}/remove", data={"confirm": "1"})
+    r = await t.gm.post(
+        f"/campaigns/{t.campaign_id}/members/{observer_id}/remove", data={"confirm": "1"}
+    )
     assert r.status_code == 303, r.text
     assert await _now(app, t.campaign_id, hashed, seen) is None
 
