@@ -39,6 +39,7 @@ from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_
 from app.i18n import _
 from app.knowledge import service as knowledge
 from app.rules.dice import Roller
+from app.sessions import service as game_sessions
 from app.sessions.dice import roller_for
 
 EXPORT_FORMAT = "tafelrunde-character"
@@ -391,6 +392,7 @@ async def update_fields(
         errors = _broken_rules(system, specs, character.data, data, opened.items, touched)
     if errors:
         raise ValidationFailed(errors)
+    await _guard_gm_override(session, opened, user, touched)
     events = [(k, sheets.get_value(character.data, k), sheets.get_value(data, k)) for k in touched]
     if touched:
         character.data = data
@@ -413,6 +415,20 @@ async def update_fields(
             ),
         )
     return opened
+
+
+async def _guard_gm_override(
+    session: AsyncSession, opened: Opened, user: User, touched: Sequence[str]
+) -> None:
+    """A GM changing what a fight changes (LP, Glück, conditions, …) on a character that is
+    not theirs is a GM override, under a fair-play session's table rule (docs/fairplay.md)."""
+    character = opened.character
+    if not opened.viewer.is_gm or character.owner_id == user.id:
+        return
+    system = character_system(character.system)
+    fought = system.sheet_values(character.data, system.combat_values(character.data, opened.items))
+    if fought.keys() & set(touched):
+        await game_sessions.guard_override(session, opened.campaign.id)
 
 
 async def _parse_meta(session: AsyncSession, opened: Opened, key: str, raw: Any) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi import FastAPI
 
@@ -84,6 +85,36 @@ async def test_gm_overrides_follow_the_table_rule(
     assert report.ok
     overrides = [e for e in report.events if e.override]
     assert len(overrides) == (0 if rule == "silent" else 2)
+
+
+@pytest.mark.parametrize("rule", ["forbidden", "marked"])
+async def test_a_gm_changing_a_heros_lp_on_the_sheet_is_an_override(
+    make_client: ClientFactory, app: FastAPI, rule: str
+) -> None:
+    """LP, Glück and conditions are what a fight changes: the GM editing them on a player's
+    sheet is an override; a skill, or the player's own LP, is not."""
+    t = await make_table(make_client, app)
+    b = base(t)
+    r = await t.player.post(f"{b}/characters", json={"name": "Arjun"})
+    sheet, version = f"{b}/characters/{r.json()['id']}", r.json()["version"]
+    rule_body = {"enabled": True, "overrides": rule, "reveal_secret_rolls": True}
+    assert (await t.gm.put(f"{b}/fairplay", json=rule_body)).status_code == 200
+    sid = (await t.gm.post(f"{b}/sessions")).json()["id"]
+
+    async def patch(client: httpx.AsyncClient, changes: dict[str, object]) -> int:
+        nonlocal version
+        r = await t.gm.get(sheet)
+        version = r.json()["version"]
+        r = await client.patch(sheet, json={"version": version, "changes": changes})
+        return int(r.status_code)
+
+    assert await patch(t.gm, {"lp": 12}) == (409 if rule == "forbidden" else 200)
+    assert await patch(t.gm, {"skills.Kampfkunst": 9}) == 200
+    assert await patch(t.player, {"lp": 11}) == 200
+    assert (await t.gm.post(f"{b}/sessions/{sid}/end")).status_code == 200
+    report = verify(await export(t.player, t.campaign_id, sid))
+    assert report.ok
+    assert len([e for e in report.events if e.override]) == (0 if rule == "forbidden" else 1)
 
 
 async def test_combat_dice_are_the_requesters(make_client: ClientFactory, app: FastAPI) -> None:
