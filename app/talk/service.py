@@ -22,6 +22,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from app import limits
 from app.accounts.models import User
+from app.accounts.service import login_key
 from app.campaigns.models import Membership
 from app.campaigns.permissions import Action, allowed, authorize_viewer
 from app.characters.models import Character
@@ -201,7 +202,7 @@ async def _parse(session: AsyncSession, campaign_id: int, draft: Draft) -> Comma
         case "/me":
             return Command("emote", rest, draft.to)
         case "/w":
-            names, _sep, said = rest.partition(" ")
+            names, said = split_recipients(rest)
             to = await _names_to_ids(session, campaign_id, names)
             return Command(draft.kind or "ooc", said.strip(), to)
         case "/r" | "/gr":
@@ -211,23 +212,44 @@ async def _parse(session: AsyncSession, campaign_id: int, draft: Draft) -> Comma
     return Command(draft.kind or "ooc", text, draft.to)
 
 
+def split_recipients(rest: str) -> tuple[list[str], str]:
+    """``/w``'s names and the text after them. Names are comma-separated; a name with spaces
+    ("Meisterin Mara") is written in quotes: ``/w "Meisterin Mara",Jürgen Psst``."""
+    names: list[str] = []
+    text = rest
+    while text:
+        if text.startswith('"'):
+            name, closed, text = text[1:].partition('"')
+            if not closed:
+                return [*names, name], ""
+        else:
+            cut = min((i for i in (text.find(","), text.find(" ")) if i >= 0), default=len(text))
+            name, text = text[:cut], text[cut:]
+        if name.strip():
+            names.append(name.strip())
+        if not text.startswith(","):
+            break
+        text = text[1:]
+    return names, text
+
+
 async def _names_to_ids(
-    session: AsyncSession, campaign_id: int, names: str
+    session: AsyncSession, campaign_id: int, names: Sequence[str]
 ) -> list[int] | Literal["gm"]:
-    """``/w`` recipients by username (comma-separated) or ``gm``; unknown names become
-    ``0`` so that the recipient check reports them."""
-    wanted = [n for n in names.split(",") if n]
-    if [n.lower() for n in wanted] == ["gm"]:
+    """``/w`` recipients by name (as they log in: case and width do not matter) or ``gm``;
+    unknown names become ``0`` so that the recipient check reports them."""
+    if [n.lower() for n in names] == ["gm"]:
         return "gm"
+    keys = [login_key(n) for n in names]
     rows = (
         await session.execute(
-            select(User.username, User.id)
+            select(User.username_key, User.id)
             .join(Membership, Membership.user_id == User.id)
-            .where(Membership.campaign_id == campaign_id, User.username.in_(wanted))
+            .where(Membership.campaign_id == campaign_id, User.username_key.in_(keys))
         )
     ).all()
-    by_name = {name.lower(): uid for name, uid in rows}
-    return [by_name.get(n.lower(), 0) for n in wanted] or [0]
+    by_key = dict(rows)
+    return [by_key.get(k, 0) for k in keys] or [0]
 
 
 async def _recipients(

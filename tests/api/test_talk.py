@@ -133,6 +133,22 @@ async def test_a_100_kb_message_is_refused(table: TalkTable) -> None:
     assert r.status_code == 422 and "text" in r.json()["errors"]
 
 
+async def test_a_whisper_names_members_with_spaces_in_quotes_whatever_the_case(
+    table: TalkTable, make_client: ClientFactory
+) -> None:
+    t = table
+    mara = make_client()
+    body = await register(mara, "Meisterin Mara")
+    r = await mara.post("/api/v1/campaigns/join", json={"invite_code": t.invite_code})
+    assert r.status_code == 200, r.text
+    sent = await say(t.player, t, text='/w "meisterin MARA",PLAYER2_USER Psst, hinter dir!')
+    assert sorted(sent["to"]) == sorted([body["user"]["id"], t.ids["player2"]])  # type: ignore[index]
+    assert "Psst, hinter dir!" in await texts(mara, t)
+    assert "Psst, hinter dir!" not in await texts(t.observer, t)
+    r = await t.player.post(url(t), json={"text": '/w "Meisterin Mara hallo'})
+    assert r.status_code == 422  # an open quote: no text, nobody whispered to by accident
+
+
 async def test_a_whisper_reaches_only_its_recipients_and_the_gm(table: TalkTable) -> None:
     t = table
     secret = "GEHEIMNIS-4711"
