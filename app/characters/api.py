@@ -11,7 +11,6 @@ from app.characters import rolling, service
 from app.characters.models import Character, Item
 from app.characters.systems.registry import character_system
 from app.events.models import CampaignEvent
-from app.i18n import _
 from app.limits import Name, Text
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -461,12 +460,13 @@ async def odds(
 
 
 def _secret(event: CampaignEvent) -> RollOut:
-    """A Verdeckter Wurf as its player receives it: that it happened, no result."""
+    """A Verdeckter Wurf as its roller who is not a GM receives it: that it happened, no
+    value (like every other player in the dice log)."""
     p = event.payload
     return RollOut(
         event_id=event.seq, visibility=event.visibility, expression=p["expression"],
-        label=p["label"], dice=[], modifier=0, total=0, system=p["system"],
-        summary=_("Secret roll: the GM sees the result."), outcome={"secret": True},
+        label=p["label"], secret=True, dice=None, modifier=None, total=None,
+        system=p["system"], summary=None, outcome=None,
     )  # fmt: skip
 
 
