@@ -17,12 +17,15 @@ move into it a ``token_added``: both re-render the board).
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import i18n
 from app.core.viewer import Viewer
 from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.events import types
@@ -79,10 +82,18 @@ def board_html(context: Mapping[str, Any]) -> str:
 def moved_html(event: VisibleEvent) -> str:
     """A ``token_moved`` from the event alone: the token's place in the list (the same
     block as the page's) and the reactions it offered the viewer."""
-    at = {"token_id": event.payload["token_id"], "x": event.payload["x"], "y": event.payload["y"]}
-    offered = event.payload.get("reactions") or []
+    p = event.payload
+    offered = json.dumps(p.get("reactions") or [], sort_keys=True)
+    return _moved_html(p["token_id"], p["x"], p["y"], offered, i18n.get_locale())
+
+
+@functools.lru_cache(maxsize=1024)
+def _moved_html(token_id: int, x: int, y: int, offered: str, locale: str) -> str:
+    """Rendered once per move, form and language, whoever watches (``locale`` is the key:
+    the render uses the current one)."""
+    at = {"token_id": token_id, "x": x, "y": y}
     return render("maps/_at.html", at=at, oob=True) + render(
-        "maps/_reactions.html", reactions=offered, oob=True
+        "maps/_reactions.html", reactions=json.loads(offered), oob=True
     )
 
 
