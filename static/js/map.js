@@ -150,6 +150,14 @@
     }
     var moder = evt.target.closest && evt.target.closest("[data-map-mode]");
     if (moder) { setMode(moder.getAttribute("data-map-mode")); return; }
+    var aim = evt.target.closest && evt.target.closest(".map-target");
+    var choice = document.getElementById("attack-target");
+    if (aim && choice) {
+      choice.value = aim.getAttribute("data-target");
+      choice.dispatchEvent(new Event("change", { bubbles: true }));
+      choice.focus();
+      return;
+    }
     var pick = evt.target.closest && evt.target.closest(".map-pick");
     if (pick) {
       select(pick.getAttribute("data-token"));
@@ -222,6 +230,17 @@
   // A `token_moved` push swaps only that token's place in the list (class "map-at", with its
   // cell in data-x / data-y): the board follows the list, and the distances under it, which
   // the push does not carry, are dropped until the next whole board arrives.
+  // On the combat page: a button per token of a fighter the attack form may target fills
+  // the form's target (and so its forecast); hidden where there is no such form.
+  function targets() {
+    var choice = document.getElementById("attack-target");
+    var buttons = document.querySelectorAll("#map-list .map-target");
+    for (var i = 0; i < buttons.length; i++) {
+      var pid = buttons[i].getAttribute("data-target");
+      buttons[i].hidden = !(choice && choice.querySelector('option[value="' + pid + '"]'));
+    }
+  }
+
   function follow() {
     var places = document.querySelectorAll("#map-list .map-at");
     for (var i = 0; i < places.length; i++) {
@@ -230,6 +249,7 @@
       if (t && (num(t, "x") !== x || num(t, "y") !== y)) { place(t, x, y); }
     }
     applyZoom();
+    targets();
   }
 
   document.addEventListener("htmx:sseMessage", function (evt) {
@@ -241,5 +261,6 @@
     follow();
   });
   document.addEventListener("htmx:oobAfterSwap", applyZoom);
-  document.addEventListener("htmx:afterSwap", applyZoom);
+  document.addEventListener("htmx:afterSwap", follow);
+  document.addEventListener("DOMContentLoaded", targets);
 })();
