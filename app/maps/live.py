@@ -1,23 +1,31 @@
 """The battle map's live regions (``app.web.regions``).
 
 - ``SCENE_PAGE`` (``/campaigns/{id}/scenes/{sid}``) with its regions ``board`` (the map and
-  the token list, re-rendered for the viewer on every map event of the scene) and
-  ``pointer`` (rulers and pings, rendered from the event alone: no session).
+  the token list, re-rendered for the viewer on the map events that change more than one
+  token's place), ``moves`` (a ``token_moved``: that token's place in the list, from the
+  event alone, no session; ``map.js`` moves the token on the board from it) and
+  ``pointer`` (rulers and pings, from the event alone).
 - The region ``map`` on the combat page (``COMBAT_PAGE``, slot ``main``): the scene linked
-  to the encounter, the same board and pointer, as out-of-band swaps in the page's bundle.
+  to the encounter, the same board, moves and pointer, as out-of-band swaps in the page's
+  bundle.
 
 The board is rendered from the scene as the viewer may see it (``app.maps.views``), so a
-token a player may not see is never in what they receive.
+token a player may not see is never in what they receive; a move reaches a viewer only in
+the form the projection gives them (a move out of their sight is a ``token_removed``, a
+move into it a ``token_added``: both re-render the board).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import i18n
 from app.core.viewer import Viewer
 from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.events import types
@@ -27,16 +35,17 @@ from app.maps import views
 from app.web.regions import Batch, Page, Region
 from app.web.templating import render
 
+#: The events that re-render the whole board (what is seen changes, not one token's place).
 BOARD_EVENTS = frozenset(
     {
         types.SceneUpdated.TYPE,
         types.TokenAdded.TYPE,
-        types.TokenMoved.TYPE,
         types.TokenRemoved.TYPE,
         types.TokenChanged.TYPE,
         types.FogChanged.TYPE,
     }
 )
+MOVED = types.TokenMoved.TYPE
 POINTER = types.MapPointer.TYPE
 MAP = frozenset({"map"})
 
@@ -65,14 +74,27 @@ async def scene_live_context(
 SCENE_PAGE: Page[ScenePage] = Page("scene", load=scene_live_context, gone="gone")
 
 
-def board_html(context: Mapping[str, Any], events: Sequence[VisibleEvent] = ()) -> str:
-    """The board and token list, and the reactions the batch's last move offered."""
-    html = render("maps/_board.html", **context["map"], oob=True)
-    moves = [e for e in events if e.type == types.TokenMoved.TYPE]
-    if moves:
-        offered = moves[-1].payload.get("reactions") or []
-        html += render("maps/_reactions.html", reactions=offered, oob=True)
-    return html
+def board_html(context: Mapping[str, Any]) -> str:
+    """The board and token list as the viewer may see them."""
+    return render("maps/_board.html", **context["map"], oob=True)
+
+
+def moved_html(event: VisibleEvent) -> str:
+    """A ``token_moved`` from the event alone: the token's place in the list (the same
+    block as the page's) and the reactions it offered the viewer."""
+    p = event.payload
+    offered = json.dumps(p.get("reactions") or [], sort_keys=True)
+    return _moved_html(p["token_id"], p["x"], p["y"], offered, i18n.get_locale())
+
+
+@functools.lru_cache(maxsize=1024)
+def _moved_html(token_id: int, x: int, y: int, offered: str, locale: str) -> str:
+    """Rendered once per move, form and language, whoever watches (``locale`` is the key:
+    the render uses the current one)."""
+    at = {"token_id": token_id, "x": x, "y": y}
+    return render("maps/_at.html", at=at, oob=True) + render(
+        "maps/_reactions.html", reactions=json.loads(offered), oob=True
+    )
 
 
 def pointer_html(event: VisibleEvent) -> str:
@@ -80,7 +102,11 @@ def pointer_html(event: VisibleEvent) -> str:
 
 
 async def _push_board(batch: Batch[ScenePage]) -> list[Outgoing]:
-    return [Outgoing(batch.events[-1].seq, "map", board_html(batch.context, batch.events))]
+    return [Outgoing(batch.events[-1].seq, "map", board_html(batch.context))]
+
+
+async def _push_moves(batch: Batch[Any]) -> list[Outgoing]:
+    return [Outgoing(e.seq, "map", moved_html(e)) for e in batch.events]
 
 
 async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
@@ -94,6 +120,9 @@ SCENE_PAGE.register(
         _push_board,
         parts=MAP,
     )
+)
+SCENE_PAGE.register(
+    Region("moves", lambda key, e: e.type == MOVED and scene_of(e) == key.scene_id, _push_moves)
 )
 SCENE_PAGE.register(
     Region("pointer", lambda key, e: e.type == POINTER and scene_of(e) == key.scene_id,
@@ -120,7 +149,7 @@ def _combat_map_html(context: Mapping[str, Any]) -> str:
 
 
 def _combat_reacts(key: CombatPage, event: VisibleEvent) -> bool:
-    return event.type in BOARD_EVENTS or event.type == POINTER
+    return event.type in BOARD_EVENTS or event.type in (MOVED, POINTER)
 
 
 async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
@@ -129,9 +158,10 @@ async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
     scene_id = shown["scene"]["id"] if shown else None
     mine: Sequence[VisibleEvent] = [e for e in batch.events if scene_of(e) == scene_id]
     out = [Outgoing(e.seq, "map", pointer_html(e)) for e in mine if e.type == POINTER]
-    boards = [e for e in mine if e.type != POINTER]
+    out += [Outgoing(e.seq, "map", moved_html(e)) for e in mine if e.type == MOVED]
+    boards = [e for e in mine if e.type in BOARD_EVENTS]
     if boards and shown is not None:
-        out.append(Outgoing(boards[-1].seq, "map", board_html({"map": shown}, boards)))
+        out.append(Outgoing(boards[-1].seq, "map", board_html({"map": shown})))
     return sorted(out, key=lambda m: m.seq)
 
 

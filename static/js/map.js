@@ -2,7 +2,7 @@
 // pointer, one request on drop), tap a token then a cell on a phone, keyboard (choose a token
 // in the list, arrow keys move a cursor, Enter moves there, Escape cancels), zoom, ruler and
 // ping. The server decides: a refused move leaves the token where it was and shows why; the
-// board itself is re-rendered by the live stream for every viewer.
+// live stream re-renders the board, or for a move swaps that token's place (see follow).
 (function () {
   "use strict";
   var CELL = 48;
@@ -150,6 +150,14 @@
     }
     var moder = evt.target.closest && evt.target.closest("[data-map-mode]");
     if (moder) { setMode(moder.getAttribute("data-map-mode")); return; }
+    var aim = evt.target.closest && evt.target.closest(".map-target");
+    var choice = document.getElementById("attack-target");
+    if (aim && choice) {
+      choice.value = aim.getAttribute("data-target");
+      choice.dispatchEvent(new Event("change", { bubbles: true }));
+      choice.focus();
+      return;
+    }
     var pick = evt.target.closest && evt.target.closest(".map-pick");
     if (pick) {
       select(pick.getAttribute("data-token"));
@@ -219,6 +227,40 @@
     }
   });
 
+  // A `token_moved` push swaps only that token's place in the list (class "map-at", with its
+  // cell in data-x / data-y): the board follows the list, and the distances under it, which
+  // the push does not carry, are dropped until the next whole board arrives.
+  // On the combat page: a button per token of a fighter the attack form may target fills
+  // the form's target (and so its forecast); hidden where there is no such form.
+  function targets() {
+    var choice = document.getElementById("attack-target");
+    var buttons = document.querySelectorAll("#map-list .map-target");
+    for (var i = 0; i < buttons.length; i++) {
+      var pid = buttons[i].getAttribute("data-target");
+      buttons[i].hidden = !(choice && choice.querySelector('option[value="' + pid + '"]'));
+    }
+  }
+
+  function follow() {
+    var places = document.querySelectorAll("#map-list .map-at");
+    for (var i = 0; i < places.length; i++) {
+      var t = token(places[i].getAttribute("data-token"));
+      var x = num(places[i], "x"), y = num(places[i], "y");
+      if (t && (num(t, "x") !== x || num(t, "y") !== y)) { place(t, x, y); }
+    }
+    applyZoom();
+    targets();
+  }
+
+  document.addEventListener("htmx:sseMessage", function (evt) {
+    var data = (evt.detail && evt.detail.data) || "";
+    if (data.indexOf('class="map-at"') >= 0 && data.indexOf('id="map-board"') < 0) {
+      var near = document.querySelectorAll("#map-list .map-near");
+      for (var i = 0; i < near.length; i++) { near[i].remove(); }
+    }
+    follow();
+  });
   document.addEventListener("htmx:oobAfterSwap", applyZoom);
-  document.addEventListener("htmx:afterSwap", applyZoom);
+  document.addEventListener("htmx:afterSwap", follow);
+  document.addEventListener("DOMContentLoaded", targets);
 })();

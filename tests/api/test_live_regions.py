@@ -64,6 +64,7 @@ COMPARED = {
     ("notices", "notice"),
     # tests/api/test_maps_live.py
     ("scene", "board"),
+    ("scene", "moves"),
     ("scene", "pointer"),
     ("combat", "map"),
 }

@@ -1,6 +1,7 @@
 """The battle map's live regions: a push is the page's own board and token list, for the GM
-and a player (who never receives a hidden or fogged token); rulers and pings; the map on
-the combat page joins its bundled push."""
+and a player (who never receives a hidden or fogged token); a move alone is that token's
+place in the list, the same as the page shows; rulers and pings; the map on the combat page
+joins its bundled push."""
 
 from __future__ import annotations
 
@@ -48,10 +49,54 @@ async def test_scene_pushes_match_the_page_and_keep_secrets(
         same(boards[0].data, html, "map-board")
         same(boards[0].data, html, "map-list")
         assert ("Geist" in boards[0].data) is (role == "gm"), role
+        moved = [m for m in out if f'id="map-at-{hero}"' in m.data and "map-board" not in m.data]
+        assert len(moved) == 1  # the move's own message, after the tokens were added
+        same(moved[0].data, html, f"map-at-{hero}")
         ruler = [m for m in out if 'id="map-pointer"' in m.data]
         assert len(ruler) == 1 and "polyline" in ruler[0].data
         assert "player_user" in ruler[0].data and "3 Schritt" in ruler[0].data
         assert [m.seq for m in out] == sorted(m.seq for m in out)
+
+
+async def test_a_move_pushes_that_token_alone_and_only_where_it_is_seen(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    cid = t.campaign_id
+    api = f"/api/v1/campaigns/{cid}/scenes"
+    sid = (await t.gm.post(api, json={"name": "Gang", "cols": 8, "rows": 4})).json()["id"]
+    body = {"x": 0, "y": 0, "label": "Späherin"}
+    scout = (await t.gm.post(f"{api}/{sid}/tokens", json=body)).json()["id"]
+    body = {"x": 5, "y": 3, "label": "Geist", "hidden": True}
+    ghost = (await t.gm.post(f"{api}/{sid}/tokens", json=body)).json()["id"]
+    await t.gm.patch(f"{api}/{sid}", json={"fog": True})
+    reveal = [[x, y] for x in range(4) for y in range(4)]
+    await t.gm.post(f"{api}/{sid}/fog", json={"reveal": reveal})
+    url = f"/campaigns/{cid}/scenes/{sid}"
+    key = ScenePage(cid, sid)
+    gm = viewer(t.ids["gm"], "gm_user", "gm")
+    player = viewer(t.ids["player"], "player_user", "player")
+    before = await last_seq(app, cid)
+    await t.gm.post(f"{api}/{sid}/tokens/{scout}/move", json={"to": [2, 1]})
+    await t.gm.post(f"{api}/{sid}/tokens/{ghost}/move", json={"to": [6, 3], "override": True})
+    for seen_by, client in ((gm, t.gm), (player, t.player)):
+        html = (await client.get(url)).text
+        out = await pushed(app, SCENE_PAGE, key, seen_by, cid, before)
+        assert all("map-board" not in m.data and "map-list" not in m.data for m in out)
+        same(out[0].data, html, f"map-at-{scout}")
+        assert 'data-x="2" data-y="1"' in out[0].data
+        # The hidden ghost's move reaches the GM alone.
+        assert (f"map-at-{ghost}" in "".join(m.data for m in out)) is seen_by.is_gm
+        if seen_by.is_gm:
+            same(out[1].data, html, f"map-at-{ghost}")
+    # Into the fog: the player's board is re-rendered without the scout, the GM's move stays small.
+    before = await last_seq(app, cid)
+    await t.gm.post(f"{api}/{sid}/tokens/{scout}/move", json={"to": [6, 1], "override": True})
+    out = await pushed(app, SCENE_PAGE, key, player, cid, before)
+    assert len(out) == 1 and 'id="map-board"' in out[0].data and "Späherin" not in out[0].data
+    same(out[0].data, (await t.player.get(url)).text, "map-list")
+    out = await pushed(app, SCENE_PAGE, key, gm, cid, before)
+    assert len(out) == 1 and "map-board" not in out[0].data and f"map-at-{scout}" in out[0].data
 
 
 async def test_map_on_the_combat_page_joins_its_bundled_push(
@@ -75,6 +120,9 @@ async def test_map_on_the_combat_page_joins_its_bundled_push(
     before = await last_seq(app, cid)
     r = await fight.gm.post(f"{api}/{sid}/tokens", json={"x": 1, "y": 1, "participant_id": pid})
     assert r.status_code == 201, r.text
+    tid = r.json()["id"]
+    body = {"to": [3, 2], "override": True}
+    assert (await fight.gm.post(f"{api}/{sid}/tokens/{tid}/move", json=body)).status_code == 200
     await fight.gm.post(f"{api}/{other['id']}/tokens", json={"x": 0, "y": 0, "label": "Fremd"})
     key = CombatPage(cid, fight.encounter_id)
     url = f"/campaigns/{cid}/encounters/{fight.encounter_id}"
@@ -90,3 +138,5 @@ async def test_map_on_the_combat_page_joins_its_bundled_push(
         assert "Fremd" not in joined  # the other scene's token is not this fight's map
         if seen_by.is_gm:
             same(joined, html, "map-board")
+            same(joined, html, f"map-at-{tid}")
+            assert 'data-x="3" data-y="2"' in element(joined, f"map-at-{tid}")

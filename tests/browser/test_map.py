@@ -4,7 +4,8 @@ The GM builds the scene through the JSON API (image, walls, fog, the fight's tok
 players move in the browser — one drags, one taps token then cell — and every screen shows
 each move live; a move over the allowance is refused and the token stays; walking past the
 goblin offers a Blockadeangriff; the hidden goblin and the chest behind the fog are in no
-player's page until revealed; the ruler is seen by all; the GM moves by keyboard."""
+player's page until revealed; the ruler is seen by all; the GM moves by keyboard; on the
+combat page a player picks the attack's target on the map."""
 
 from __future__ import annotations
 
@@ -205,3 +206,20 @@ def test_a_table_plays_on_the_map(table: Table) -> None:
     for page in (alice, bob):
         expect(token(page, ids["Truhe"])).to_be_visible()
         assert "Goblin 2" not in page.content()
+
+    # Attacks from the map: on the combat page Alice picks the goblin on the map as her target.
+    expect(alice.locator("#map-list .map-target")).to_have_count(3)  # no attack form here
+    expect(alice.locator("#map-list .map-target:visible")).to_have_count(0)
+    until_turn(t.gm.request, t.encounter_api, "Alrik")
+    goblin = next(
+        p["pid"] for p in ok(t.gm.request.get(t.encounter_api))["participants"]
+        if p["name"].startswith("Goblin") and p["name"] != "Goblin 2"
+    )  # fmt: skip
+    alice.goto(t.encounter_api.replace("/api/v1", ""))
+    aim = alice.locator(f'#map-list .map-target[data-target="{goblin}"]')
+    expect(aim).to_be_visible()
+    values = alice.locator("#attack-target option").evaluate_all("os => os.map(o => o.value)")
+    alice.locator("#attack-target").select_option(next(v for v in values if v != str(goblin)))
+    aim.click()
+    expect(alice.locator("#attack-target")).to_have_value(str(goblin))
+    expect(alice.locator("#attack-target")).to_be_focused()
