@@ -44,7 +44,7 @@ async def live_context(
     rows = await shared_load(
         ("combat rows", key), lambda: service.live_rows(session, key.campaign_id, key.encounter_id)
     )
-    loaded = await service.as_viewer(session, rows, viewer)
+    loaded = service.as_viewer(rows, viewer)
     return None if loaded is None else views.page_context(loaded, [])
 
 

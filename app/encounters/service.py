@@ -314,8 +314,12 @@ async def _known(
     session: AsyncSession, viewer: Viewer, campaign_id: int, participants: Sequence[Participant]
 ) -> dict[int, list[str]]:
     """What a player knows of the visible figures' bestiary entries (``app.knowledge``)."""
-    entries = [p.bestiary_entry_id for p in participants if p.bestiary_entry_id and not p.hidden]
-    return await knowledge.known_texts(session, viewer, campaign_id, entries)
+    return await knowledge.known_texts(session, viewer, campaign_id, _seen_entries(participants))
+
+
+def _seen_entries(participants: Sequence[Participant]) -> list[int]:
+    """The bestiary entries of the figures players may see."""
+    return [p.bestiary_entry_id for p in participants if p.bestiary_entry_id and not p.hidden]
 
 
 async def load(
@@ -438,11 +442,11 @@ async def load_as(
     session: AsyncSession, viewer: Viewer, campaign_id: int, encounter_id: int
 ) -> Loaded | None:
     """The encounter for a viewer whose membership the caller has checked (live stream)."""
-    return await as_viewer(session, await live_rows(session, campaign_id, encounter_id), viewer)
+    return as_viewer(await live_rows(session, campaign_id, encounter_id), viewer)
 
 
 #: What a live stream reads of an encounter: the same for every viewer (:func:`as_viewer`).
-LiveRows = tuple[Campaign, Encounter, list[Participant], int, Mapping[str, "Sheet"]]
+LiveRows = tuple[Campaign, Encounter, list[Participant], int, Mapping[str, "Sheet"], knowledge.Lore]
 
 
 async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) -> LiveRows | None:
@@ -454,18 +458,19 @@ async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) 
         return None
     participants = await _participants(session, encounter_id)
     characters = await _with_sheets(session, campaign, encounter, participants)
-    return campaign, encounter, participants, undo_steps, characters
+    lore = await knowledge.lore(session, campaign_id, _seen_entries(participants))
+    return campaign, encounter, participants, undo_steps, characters, lore
 
 
-async def as_viewer(session: AsyncSession, rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
-    """The rows as ``viewer`` may see them: a prepared encounter only for those who run it;
-    what a player knows of the monsters is the one read per viewer (none for the GMs)."""
+def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
+    """The rows as ``viewer`` may see them: a prepared encounter only for those who run it,
+    and of the monsters what this viewer knows (cut from the lore read for all)."""
     if rows is None:
         return None
-    campaign, encounter, participants, undo_steps, characters = rows
+    campaign, encounter, participants, undo_steps, characters, lore = rows
     if encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters):
         return None
-    known = await _known(session, viewer, campaign.id, participants)
+    known = lore.texts_for(viewer)
     return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known)
 
 

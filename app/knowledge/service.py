@@ -157,20 +157,60 @@ def shown(entry_: Entry, rows: Sequence[KnownFact]) -> list[Shown]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Lore:
+    """Everything known of some bestiary entries, by anyone: read once, then cut per viewer
+    (a live push of a fight reads it once for all its viewers)."""
+
+    entries: Mapping[int, Entry]
+    rows: Sequence[KnownFact]
+
+    def texts_for(self, viewer: Viewer) -> dict[int, list[str]]:
+        """Per entry, the texts ``viewer`` knows ("verwundbar gegen Feuer", "LP ~60");
+        nothing for the GMs (they see the whole stat block) and for entries nobody told
+        them of."""
+        if viewer.is_gm:
+            return {}
+        mine = [
+            r
+            for r in self.rows
+            if not r.pending and (r.user_id is None or r.user_id == viewer.user_id)
+        ]
+        out: dict[int, list[str]] = {}
+        for entry_id in sorted({r.entry_id for r in mine}):
+            rows = [r for r in mine if r.entry_id == entry_id]
+            out[entry_id] = [s.text for s in shown(self.entries[entry_id], rows)]
+        return out
+
+
+async def lore(session: AsyncSession, campaign_id: int, entry_ids: Sequence[int]) -> Lore:
+    """What is known of ``entry_ids`` (two statements, none without entries)."""
+    ids = sorted(set(entry_ids))
+    if not ids:
+        return Lore({}, [])
+    query = select(KnownFact).where(
+        KnownFact.campaign_id == campaign_id, KnownFact.entry_id.in_(ids)
+    )
+    rows = list((await session.scalars(query.order_by(KnownFact.id))).all())
+    known = sorted({r.entry_id for r in rows})
+    entries: dict[int, Entry] = {}
+    if known:
+        found = await session.execute(
+            select(_ENTRY.c.id, _ENTRY.c.system, _ENTRY.c.name, _ENTRY.c.data).where(
+                _ENTRY.c.id.in_(known), _ENTRY.c.campaign_id == campaign_id
+            )
+        )
+        entries = {r.id: Entry(r.id, r.system, r.name, r.data or {}) for r in found}
+    return Lore(entries, [r for r in rows if r.entry_id in entries])
+
+
 async def known_texts(
     session: AsyncSession, viewer: Viewer, campaign_id: int, entry_ids: Sequence[int]
 ) -> dict[int, list[str]]:
-    """Per entry, the texts a player knows ("verwundbar gegen Feuer", "LP ~60"); nothing for
-    the GMs (they see the whole stat block) and for entries nobody told them of."""
-    ids = sorted(set(entry_ids))
-    if viewer.is_gm or not ids:
+    """Per entry, the texts a player knows (:meth:`Lore.texts_for`)."""
+    if viewer.is_gm:
         return {}
-    rows = await _rows(session, viewer, campaign_id, ids)
-    out: dict[int, list[str]] = {}
-    for entry_id in sorted({r.entry_id for r in rows}):
-        e = await entry(session, campaign_id, entry_id)
-        out[entry_id] = [s.text for s in shown(e, [r for r in rows if r.entry_id == entry_id])]
-    return out
+    return (await lore(session, campaign_id, entry_ids)).texts_for(viewer)
 
 
 async def known_keys(
