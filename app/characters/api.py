@@ -286,7 +286,8 @@ class RestIn(BaseModel):
     rest: str = Field(description="one of the system's rests: verschnaufen (DS4), kurz, lang (H&H)")
     version: int | None = None
     hours: int | None = Field(
-        default=None, description="H&H: hours after the end of the last rest (empty: kurz 2, lang 0)"
+        default=None,
+        description="H&H: hours after the end of the last rest (empty: kurz 2, lang 0)",
     )
     camp_site: bool = Field(default=False, description="H&H Lange Rast: a suitable camp site")
     camp_value: int | None = Field(

@@ -95,9 +95,16 @@ async def test_lange_rast_once_a_day_needs_a_camp_site(
     # One a day: after 8 h of rest (Tag 1, 16:00) the next is refused; 16 h later it is Tag 2.
     r = await rest(t, url, rest="lang", camp_site=True)
     assert r.status_code == 422 and "Eine Lange Rast am Tag" in r.json()["errors"]["rest"]
-    app.state.ctx.roller = ScriptedRoller([9, 9])
-    r = await rest(t, url, rest="lang", camp_site=True, hours=16)
+    # A Patzer on the camp Probe: no regeneration, and a failed Unbeugsamkeit Probe in the
+    # morning leaves the hero «angeschlagen».
+    app.state.ctx.roller = ScriptedRoller([10, 10, 10, 9])
+    r = await rest(t, url, rest="lang", camp_site=True, camp_value=12, hours=16)
     assert r.status_code == 200, r.text
+    after = r.json()["data"]
+    assert after["conditions"] == {"angeschlagen": "angeschlagen"}
+    assert (after["lp"], after["wp"], after["gp"]) == (data["lp"], 10, 2)
+    events = (await t["player"].get(f"{url}/history")).json()
+    assert "kein Regenerieren (Patzer)" in events[0]["detail"], events[0]
     # Bad input at the field, nothing rolled.
     r = await rest(t, url, rest="lang", camp_site=True, hours=999)
     assert r.status_code == 422 and "Zwischen 0 und 240" in r.json()["errors"]["rest"]

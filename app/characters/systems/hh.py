@@ -34,13 +34,13 @@ from app.rules.dice import Roller
 from app.rules.hh import inventory as hh_inventory
 from app.rules.hh import luck as hh_luck
 from app.rules.hh import probe as hh_probe
+from app.rules.hh import rest as rest_rules
 from app.rules.hh.conditions import zustand_from_label
 from app.rules.hh.initiative import initiative as hh_initiative_value
 from app.rules.hh.initiative import initiative_steps, movement_per_action, reactions
 from app.rules.hh.life import set_lp
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.options import RuleOptions
-from app.rules.hh import rest as rest_rules
 from app.rules.hh.state import Figure, Zustand
 
 KEY = "hh"
@@ -966,7 +966,7 @@ def _rest_refusal(code: str, rest_params: Mapping[str, object]) -> str:
     return gettext("The last rest has not ended yet.")
 
 
-def _camp_value(params: Mapping[str, str]) -> int | None | str:
+def _camp_value(params: Mapping[str, str]) -> int | str | None:
     text = str(params.get("camp_value", "") or "").strip()
     if not text:
         return None
@@ -974,8 +974,10 @@ def _camp_value(params: Mapping[str, str]) -> int | None | str:
         value = int(text)
     except ValueError:
         return gettext("Enter a whole number.")
-    return value if 0 <= value <= SKILL_VALUE_MAX else gettext(
-        "Between %(min)d and %(max)d.", min=0, max=SKILL_VALUE_MAX
+    return (
+        value
+        if 0 <= value <= SKILL_VALUE_MAX
+        else gettext("Between %(min)d and %(max)d.", min=0, max=SKILL_VALUE_MAX)
     )
 
 
@@ -986,7 +988,9 @@ def _rest_lines(result: rest_rules.RestResult) -> list[str]:
         lines.append(f"Lagerprobe {result.camp_probe.describe()}")
     p = result.participant("sheet")
     if p.morning_probe is not None:
-        lines.append(f"kein Regenerieren (Patzer); Unbeugsamkeit am Morgen {p.morning_probe.describe()}")
+        lines.append(
+            f"kein Regenerieren (Patzer); Unbeugsamkeit am Morgen {p.morning_probe.describe()}"
+        )
     if p.regeneration is not None:
         lines.append(f"Unbeugsamkeit {p.regeneration.describe()}")
     for name, roll, healed in (("WP", p.wp_roll, p.wp_healed), ("LP", p.lp_roll, p.lp_healed)):
@@ -996,7 +1000,7 @@ def _rest_lines(result: rest_rules.RestResult) -> list[str]:
     if p.gp_gained:
         lines.append(f"+{p.gp_gained} GP")
     lines += [f"«{c}» entfernt" for c in p.conditions_removed]
-    lines += [f"«{c}»" for c in p.conditions_gained]
+    lines += [f"«{c}» dazu" for c in p.conditions_gained]
     return lines
 
 
