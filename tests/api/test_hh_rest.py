@@ -8,6 +8,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from app.characters.systems.hh import SYSTEM
+from app.limits import REST_RECORDS_KEPT
 from app.rules.dice import ScriptedRoller
 from tests.api.test_characters import Table, create, make_table
 from tests.conftest import ClientFactory
@@ -129,3 +131,17 @@ async def test_the_sheet_form_rests_without_javascript(
     assert r.status_code == 422 and 'id="rest-error"' in r.text
     assert "Lagerplatz" in r.text, r.text
     assert (await t["player"].get(url)).json()["data"]["wp"] == 9
+
+
+def test_the_sheet_keeps_the_last_rests_only() -> None:
+    """Old records go (``REST_RECORDS_KEPT``); the clock runs on from the last one kept."""
+    data = SYSTEM.default_data("pc")
+    data["rests"] = [{"kind": "lang", "start": 480 + day * 1440} for day in range(6)]
+    result = SYSTEM.rest(
+        ScriptedRoller([9, 9]), data, [], "lang", {"camp_site": "on", "hours": "16"}, {}
+    )
+    assert not isinstance(result, str), result
+    records = result.changes["rests"]
+    assert len(records) == REST_RECORDS_KEPT and records[0]["start"] == 480 + 1440
+    assert records[-1] == {"kind": "lang", "start": 480 + 6 * 1440}, records
+    assert result.detail.startswith("Lange Rast (Tag 7, 08:00): Unbeugsamkeit 2W10: 9 + 9")
