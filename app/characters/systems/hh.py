@@ -567,15 +567,7 @@ def _view(
             ),
         ),
     ]
-    last = max(rest_records(data), key=lambda r: r.end, default=None)
-    if last is not None:
-        derived.append(
-            Derived(
-                "last_rest",
-                gettext("Last rest"),
-                f"{dict(RESTS)[last.kind]}, {clock_text(last.start)} – {clock_text(last.end)}",
-            )
-        )
+    derived += _last_rest(data)
     warnings: list[Warning] = []
     if state.encumbered:
         warnings.append(
@@ -937,6 +929,18 @@ def clock_text(minute: int) -> str:
     return f"Tag {day + 1}, {rest_of_day // 60:02d}:{rest_of_day % 60:02d}"
 
 
+def _last_rest(data: Mapping[str, Any]) -> list[Derived]:
+    """The sheet's last rest: when, and its rule text (the dice and what came back)."""
+    records = [r for r in data.get(REST_RECORDS) or [] if isinstance(r, Mapping)]
+    last = max(rest_records(data), key=lambda r: r.end, default=None)
+    if last is None:
+        return []
+    detail = str(records[-1].get("detail", "")) if records else ""
+    when = f"{dict(RESTS)[last.kind]}, {clock_text(last.start)} – {clock_text(last.end)}"
+    parts = ((gettext("Rolls"), detail),) if detail else ()
+    return [Derived("last_rest", gettext("Last rest"), when, parts)]
+
+
 def _rest_hours(params: Mapping[str, str], kind: rest_rules.RestKind) -> int | str:
     text = str(params.get("hours", "") or "").strip()
     if not text:
@@ -1004,16 +1008,23 @@ def _rest_lines(result: rest_rules.RestResult) -> list[str]:
     return lines
 
 
-def _rest_changes(data: Mapping[str, Any], result: rest_rules.RestResult) -> dict[str, Any]:
+def _rest_changes(
+    data: Mapping[str, Any], result: rest_rules.RestResult, detail: str
+) -> dict[str, Any]:
     after = result.participant("sheet").after
     assert result.record is not None
-    records = [{"kind": r.kind, "start": r.start} for r in rest_records(data)]
-    records.append({"kind": result.record.kind, "start": result.record.start})
+    records = [
+        {"kind": r["kind"], "start": int(r["start"])}
+        for r in data.get(REST_RECORDS) or []
+        if isinstance(r, Mapping) and r.get("kind") in rest_rules.REST_MINUTES
+    ][-REST_RECORDS_KEPT + 1 :]
+    record = result.record
+    records.append({"kind": record.kind, "start": record.start, "detail": detail})
     changes: dict[str, Any] = {
         "lp": after.lp,
         "wp": after.wp,
         "gp": after.gp,
-        REST_RECORDS: records[-REST_RECORDS_KEPT:],
+        REST_RECORDS: records,
     }
     conditions = {
         z.label: z.key
@@ -1059,7 +1070,8 @@ def rest(
     if result.error is not None:
         return _rest_refusal(result.error, result.params)
     head = f"{dict(RESTS)[key]} ({clock_text(now)})"
-    return Rest(_rest_changes(data, result), ": ".join([head, "; ".join(_rest_lines(result))]))
+    detail = ": ".join([head, "; ".join(_rest_lines(result))])
+    return Rest(_rest_changes(data, result, detail), detail)
 
 
 # --- combat --------------------------------------------------------------------------------
