@@ -61,6 +61,10 @@ CHARACTERS_PER_CAMPAIGN = 200
 ITEMS_PER_CHARACTER = 200
 #: Keys and list entries in a whole character file: a sheet and its items (about 25 each).
 FILE_ENTRIES_MAX = DATA_ENTRIES_MAX + ITEMS_PER_CHARACTER * 50
+#: Rests an H&H sheet keeps for the per-day limits (the last ones; two days' worth).
+REST_RECORDS_KEPT = 6
+#: Hours a rest may start after the end of the last one (H&H sheet clock).
+REST_HOURS_MAX = 240
 #: Entries of a campaign's item library.
 LIBRARY_ITEMS_PER_CAMPAIGN = 200
 #: Bestiary entries of a campaign.

@@ -282,18 +282,40 @@ async def patch(
 
 
 class RestIn(BaseModel):
-    rest: str = Field(description="one of the system's rests, e.g. verschnaufen (DS4)")
+    rest: str = Field(description="one of the system's rests: verschnaufen (DS4), kurz, lang (H&H)")
     version: int | None = None
+    hours: int | None = Field(
+        default=None,
+        description="H&H: hours after the end of the last rest (empty: kurz 2, lang 0)",
+    )
+    camp_site: bool = Field(default=False, description="H&H Lange Rast: a suitable camp site")
+    camp_value: int | None = Field(
+        default=None, description="H&H Lange Rast: the Lagermeister's Probenwert (camp Probe)"
+    )
+
+    def params(self) -> dict[str, str]:
+        """The fields as the sheet's form sends them."""
+        return {
+            "hours": "" if self.hours is None else str(self.hours),
+            "camp_site": "on" if self.camp_site else "",
+            "camp_value": "" if self.camp_value is None else str(self.camp_value),
+        }
 
 
 @router.post("/characters/{character_id}/rest", response_model=CharacterOut)
 async def rest(
-    campaign_id: int, character_id: int, body: RestIn, session: Session, user: CurrentUser
+    campaign_id: int,
+    character_id: int,
+    body: RestIn,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
 ) -> CharacterOut:
-    """Take a rest from the sheet (DS4: Verschnaufen after a fight)."""
+    """Take a rest from the sheet (DS4: Verschnaufen; H&H: Kurze or Lange Rast)."""
     opened = await service.take_rest(
-        session, user, campaign_id, character_id, body.version, body.rest
-    )
+        session, ctx.roller, user, campaign_id, character_id, body.version, body.rest,
+        body.params(),
+    )  # fmt: skip
     return _full(opened)
 
 

@@ -467,15 +467,21 @@ def _item_form(system: str, values: dict[str, str]) -> tuple[int, int | None, di
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/rest")
 async def rest(
-    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    request: Request,
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
 ) -> Response:
-    """A rest from the sheet (DS4: Verschnaufen); refusals show at the rest buttons."""
+    """A rest from the sheet (DS4: Verschnaufen, H&H: Kurze/Lange Rast); refusals show at
+    the rest buttons."""
     form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
 
     async def work() -> None:
         await service.take_rest(
-            session, user, campaign_id, character_id, _int(form.get("version", "")),
-            form.get("rest", ""),
+            session, ctx.roller, user, campaign_id, character_id,
+            _int(form.get("version", "")), form.get("rest", ""), form,
         )  # fmt: skip
 
     return await _action(request, session, user, campaign_id, character_id, work)

@@ -468,14 +468,17 @@ async def set_archived(
 
 async def take_rest(
     session: AsyncSession,
+    roller: Roller,
     user: User,
     campaign_id: int,
     character_id: int,
     version: int | None,
     key: str,
+    params: Mapping[str, str] | None = None,
 ) -> Opened:
     """A rest from the sheet (the system's ``rests``): its changes in one write and one
-    ``character_rested`` event; refused at ``rest`` with the system's reason."""
+    ``character_rested`` event (its dice go to that event in a fair-play session); refused
+    at ``rest`` with the system's reason. ``params``: the rest form's fields."""
     opened = await open_character(session, user, campaign_id, character_id, edit=True)
     character = opened.character
     _check_version(character, version)
@@ -483,7 +486,10 @@ async def take_rest(
     labels = dict(system.rests)
     if key not in labels:
         raise ValidationFailed({"rest": _("This rest does not exist in this rule system.")})
-    result = system.rest(character.data, opened.items, key)
+    dice = await roller_for(session, campaign_id, user.id, roller)
+    result = system.rest(
+        dice, character.data, opened.items, key, params or {}, opened.campaign.settings
+    )
     if isinstance(result, str):
         raise ValidationFailed({"rest": result})
     data = copy.deepcopy(character.data)

@@ -710,7 +710,15 @@ class DS4System:
     ) -> RollOutcome:
         return _check_roll(roller, data, items, req)
 
-    def rest(self, data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
+    def rest(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        settings: Mapping[str, Any],
+    ) -> Rest | str:
         return rest(data, items, key)
 
     def combat_statblock(

@@ -28,11 +28,13 @@ from app.characters.sheets import (
 )
 from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
+from app.limits import REST_HOURS_MAX, REST_RECORDS_KEPT
 from app.rules import hh
 from app.rules.dice import Roller
 from app.rules.hh import inventory as hh_inventory
 from app.rules.hh import luck as hh_luck
 from app.rules.hh import probe as hh_probe
+from app.rules.hh import rest as rest_rules
 from app.rules.hh.conditions import zustand_from_label
 from app.rules.hh.initiative import initiative as hh_initiative_value
 from app.rules.hh.initiative import initiative_steps, movement_per_action, reactions
@@ -565,6 +567,7 @@ def _view(
             ),
         ),
     ]
+    derived += _last_rest(data)
     warnings: list[Warning] = []
     if state.encumbered:
         warnings.append(
@@ -894,6 +897,183 @@ def _probe_roll(
     )
 
 
+# --- rest (issue 13: kurze and lange Rast from the sheet) -----------------------------------
+
+RESTS = (("kurz", "Kurze Rast"), ("lang", "Lange Rast"))
+#: The rests taken, kept on the sheet (the last :data:`~app.limits.REST_RECORDS_KEPT`):
+#: ``[{"kind": "kurz", "start": minute}, …]`` on the sheet's own in-game clock.
+REST_RECORDS = "rests"
+#: The sheet's clock starts at Tag 1, 08:00 (minute 480); hours are counted from there.
+CLOCK_START = 8 * 60
+#: The highest Probenwert the sheet holds (skills 0–30).
+SKILL_VALUE_MAX = 30
+#: Hours after the end of the last rest when the form leaves them empty (the first rest of
+#: a sheet: at the clock's start).
+DEFAULT_HOURS = {"kurz": rest_rules.SHORT_REST_GAP_MINUTES // 60, "lang": 0}
+
+
+def rest_records(data: Mapping[str, Any]) -> list[rest_rules.RestRecord]:
+    out: list[rest_rules.RestRecord] = []
+    for r in data.get(REST_RECORDS) or []:
+        if isinstance(r, Mapping) and r.get("kind") in rest_rules.REST_MINUTES:
+            try:
+                out.append(rest_rules.RestRecord(r["kind"], int(r["start"])))
+            except (TypeError, ValueError, KeyError):
+                continue
+    return out
+
+
+def clock_text(minute: int) -> str:
+    """``Tag 2, 06:00`` (the sheet's clock; Tag 1 is the first)."""
+    day, rest_of_day = divmod(minute, rest_rules.MINUTES_PER_DAY)
+    return f"Tag {day + 1}, {rest_of_day // 60:02d}:{rest_of_day % 60:02d}"
+
+
+def _last_rest(data: Mapping[str, Any]) -> list[Derived]:
+    """The sheet's last rest: when, and its rule text (the dice and what came back)."""
+    records = [r for r in data.get(REST_RECORDS) or [] if isinstance(r, Mapping)]
+    last = max(rest_records(data), key=lambda r: r.end, default=None)
+    if last is None:
+        return []
+    detail = str(records[-1].get("detail", "")) if records else ""
+    when = f"{dict(RESTS)[last.kind]}, {clock_text(last.start)} – {clock_text(last.end)}"
+    parts = ((gettext("Rolls"), detail),) if detail else ()
+    return [Derived("last_rest", gettext("Last rest"), when, parts)]
+
+
+def _rest_hours(params: Mapping[str, str], kind: rest_rules.RestKind) -> int | str:
+    text = str(params.get("hours", "") or "").strip()
+    if not text:
+        return DEFAULT_HOURS[kind]
+    try:
+        hours = int(text)
+    except ValueError:
+        return gettext("Enter a whole number.")
+    if not 0 <= hours <= REST_HOURS_MAX:
+        return gettext("Between %(min)d and %(max)d.", min=0, max=REST_HOURS_MAX)
+    return hours
+
+
+def _rest_refusal(code: str, rest_params: Mapping[str, object]) -> str:
+    """The engine's refusal (``check_rest``'s codes) as a message at the rest."""
+    if code == "short_rest_too_soon":
+        return gettext(
+            "Kurze Rast at the earliest 2 hours after the end of the last rest (%(when)s).",
+            when=clock_text(int(str(rest_params["earliest"]))),
+        )
+    if code == "daily_limit" and rest_params.get("kind") == "kurz":
+        return gettext("At most 2 Kurze Rasten a day: enter more hours for the next day.")
+    if code == "daily_limit":
+        return gettext("One Lange Rast a day: enter more hours for the next day.")
+    if code == "no_camp_site":
+        return gettext("A Lange Rast needs a suitable camp site.")
+    return gettext("The last rest has not ended yet.")
+
+
+def _camp_value(params: Mapping[str, str]) -> int | str | None:
+    text = str(params.get("camp_value", "") or "").strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        return gettext("Enter a whole number.")
+    return (
+        value
+        if 0 <= value <= SKILL_VALUE_MAX
+        else gettext("Between %(min)d and %(max)d.", min=0, max=SKILL_VALUE_MAX)
+    )
+
+
+def _rest_lines(result: rest_rules.RestResult) -> list[str]:
+    """The rule text of a rest: every Probe with its faces, the dice and what came back."""
+    lines: list[str] = []
+    if result.camp_probe is not None:
+        lines.append(f"Lagerprobe {result.camp_probe.describe()}")
+    p = result.participant("sheet")
+    if p.morning_probe is not None:
+        lines.append(
+            f"kein Regenerieren (Patzer); Unbeugsamkeit am Morgen {p.morning_probe.describe()}"
+        )
+    if p.regeneration is not None:
+        lines.append(f"Unbeugsamkeit {p.regeneration.describe()}")
+    for name, roll, healed in (("WP", p.wp_roll, p.wp_healed), ("LP", p.lp_roll, p.lp_healed)):
+        if roll is not None:
+            faces = " + ".join(str(f) for f in roll.faces)
+            lines.append(f"{len(roll.faces)}W10 {name}: {faces} → +{healed} {name}")
+    if p.gp_gained:
+        lines.append(f"+{p.gp_gained} GP")
+    lines += [f"«{c}» entfernt" for c in p.conditions_removed]
+    lines += [f"«{c}» dazu" for c in p.conditions_gained]
+    return lines
+
+
+def _rest_changes(
+    data: Mapping[str, Any], result: rest_rules.RestResult, detail: str
+) -> dict[str, Any]:
+    after = result.participant("sheet").after
+    assert result.record is not None
+    records = [
+        {"kind": r["kind"], "start": int(r["start"])}
+        for r in data.get(REST_RECORDS) or []
+        if isinstance(r, Mapping) and r.get("kind") in rest_rules.REST_MINUTES
+    ][-REST_RECORDS_KEPT + 1 :]
+    record = result.record
+    records.append({"kind": record.kind, "start": record.start, "detail": detail})
+    changes: dict[str, Any] = {
+        "lp": after.lp,
+        "wp": after.wp,
+        "gp": after.gp,
+        REST_RECORDS: records,
+    }
+    conditions = {
+        z.label: z.key
+        for z in after.conditions
+        if not (z.key == "eingeschränkt" and z.cause == RUCKSACK_CAUSE)
+    }
+    if conditions != dict(data.get("conditions") or {}):
+        changes["conditions"] = conditions
+    return {k: v for k, v in changes.items() if data.get(k) != v}
+
+
+def rest(
+    roller: Roller,
+    data: Mapping[str, Any],
+    items: Sequence[ItemLike],
+    key: str,
+    params: Mapping[str, str],
+    settings: Mapping[str, Any],
+) -> Rest | str:
+    """Kurze or Lange Rast (``app.rules.hh.rest``) on the sheet's own clock: the rest starts
+    ``hours`` after the end of the last one the sheet keeps (docs/rules/hh.md, "Rasten")."""
+    if key not in dict(RESTS):
+        return gettext("This rest does not exist in this rule system.")
+    kind: rest_rules.RestKind = "kurz" if key == "kurz" else "lang"
+    fig = sheet_figure(data, items)
+    if fig.dead or fig.unconscious:
+        return gettext("A dead or unconscious character does not rest.")
+    history = rest_records(data)
+    hours = _rest_hours(params, kind if history else "lang")
+    camp_value = _camp_value(params)
+    if isinstance(hours, str) or isinstance(camp_value, str):
+        return str(hours if isinstance(hours, str) else camp_value)
+    last_end = max((r.end for r in history), default=CLOCK_START)
+    now = last_end + hours * 60
+    if kind == "kurz":
+        result = rest_rules.short_rest(roller, [fig], now=now, history=history)
+    else:
+        result = rest_rules.long_rest(
+            roller, [fig], rule_options(settings), now=now, history=history,
+            camp_site=str(params.get("camp_site", "")) in ("on", "true", "1"),
+            camp_value=camp_value,
+        )  # fmt: skip
+    if result.error is not None:
+        return _rest_refusal(result.error, result.params)
+    head = f"{dict(RESTS)[key]} ({clock_text(now)})"
+    detail = ": ".join([head, "; ".join(_rest_lines(result))])
+    return Rest(_rest_changes(data, result, detail), detail)
+
+
 # --- combat --------------------------------------------------------------------------------
 
 
@@ -945,10 +1125,13 @@ class HHSystem:
     key = KEY
     equip_slots: Mapping[str, str] = SLOT_LABELS
     item_fields = ITEM_FIELDS
-    partials = SheetPartials(item_actions="characters/systems/hh/_item_actions.html")
+    partials = SheetPartials(
+        item_actions="characters/systems/hh/_item_actions.html",
+        rest_fields="characters/systems/hh/_rest_fields.html",
+    )
     roll_difficulties = DIFFICULTIES
     luck_options = LUCK_OPTIONS
-    rests: tuple[tuple[str, str], ...] = ()
+    rests = RESTS
 
     def fields(self, kind: str) -> list[FieldSpec]:
         return _npc_fields() if kind == "npc" else _pc_fields()
@@ -1018,8 +1201,16 @@ class HHSystem:
     ) -> RollOutcome:
         return _probe_roll(roller, data, items, req)
 
-    def rest(self, data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
-        return gettext("This rest does not exist in this rule system.")
+    def rest(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        settings: Mapping[str, Any],
+    ) -> Rest | str:
+        return rest(roller, data, items, key, params, settings)
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]

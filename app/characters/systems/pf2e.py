@@ -646,7 +646,15 @@ class PF2eSystem:
     ) -> RollOutcome:
         return _check_roll(roller, data, items, req)
 
-    def rest(self, data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
+    def rest(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        settings: Mapping[str, Any],
+    ) -> Rest | str:
         return gettext("This rest does not exist in this rule system.")
 
     def combat_statblock(

@@ -33,6 +33,8 @@ class SheetPartials:
     item_actions: str | None = None
     #: More fields of the roll dialog (PF2e: SG/RK, attack number, Glück/Unglück).
     roll_fields: str | None = None
+    #: Fields of a rest's form (H&H: hours since the last rest, camp site, camp Probe).
+    rest_fields: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +154,19 @@ class CharacterSystem(Protocol):
         req: RollRequest,
     ) -> RollOutcome: ...
 
-    def rest(self, data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
-        """What the rest ``key`` changes, or why it cannot be taken now (a message)."""
+    def rest(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        settings: Mapping[str, Any],
+    ) -> Rest | str:
+        """What the rest ``key`` changes, or why it cannot be taken now (a message).
+
+        ``params``: the rest form's fields (``rest_fields`` partial); ``settings``: the
+        campaign's (rule options). Dice come from ``roller``; the rule text shows them."""
         ...
 
     # --- combat --------------------------------------------------------------------------

@@ -71,7 +71,10 @@ class Zustand:
     @property
     def label(self) -> str:
         if self.key == "zehrend":
-            return f"zehrend ({self.resource}, {self.cause})" if self.cause else "zehrend"
+            if self.cause:
+                return f"zehrend ({self.resource}, {self.cause})"
+            # «zehrend» alone is LP (``zustand_from_label``): WP must say so to round-trip.
+            return "zehrend (WP)" if self.resource == "WP" else "zehrend"
         return self.key
 
     def same_kind(self, other: Zustand) -> bool:
