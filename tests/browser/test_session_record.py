@@ -1,7 +1,7 @@
 """The session record in three browsers (issue 16): the GM starts a session, the table talks
-and whispers, the GM shows a handout to one player (live, on their page only), the GM ends
-the session; each member opens the record from the sessions page and reads exactly what
-they may see (a player on a phone)."""
+in and out of character and whispers, the GM shows a handout to one player (live, on their
+page only), the GM ends the session; each member opens the record from the sessions page and
+reads exactly what they may see (a player on a phone)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,19 @@ def test_each_member_reads_their_own_record_of_the_session(open_page: OpenPage) 
     for page in (gm, first, second):
         page.goto(f"{path}/chat")
         wait_live(page)
+    # In character: the first player speaks as their hero (made over the API in the same
+    # browser session), the GM reads the hero's name with the words.
+    cid = path.rsplit("/", 1)[1]
+    made = first.request.post(f"/api/v1/campaigns/{cid}/characters", data={"name": "Arjun"})
+    assert made.status == 201, made.text()
+    first.reload()
+    wait_live(first)
+    first.locator("#chat-kind").select_option("ic")
+    first.locator("#chat-as").select_option(label="Arjun")
+    say(first, "Ich gehe voran.")
+    expect(gm.locator("#chat-log li", has_text="Ich gehe voran.")).to_contain_text("Arjun")
+    first.locator("#chat-kind").select_option("ooc")
+    first.locator("#chat-as").select_option("")
     say(first, "Wir brechen auf.")
     say(second, "/w gm GEHEIM-VON-ZWEI")
     say(gm, f"/w {names[0]} NUR-FUER-EINS")
@@ -71,6 +84,7 @@ def test_each_member_reads_their_own_record_of_the_session(open_page: OpenPage) 
 
     mine = record(first, path)
     assert "Wir brechen auf." in mine and "NUR-FUER-EINS" in mine and "Karte der Mine" in mine
+    assert "Ich gehe voran." in mine
     assert "GEHEIM-VON-ZWEI" not in mine and "GEHEIM-VON-ZWEI" not in first.content()
     width = first.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, width
