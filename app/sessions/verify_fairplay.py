@@ -2,7 +2,7 @@
 """Verify a Tafelrunde fair-play session: ``python3 verify_fairplay.py SESSION.json``.
 
 One file, the Python standard library only: download it from the session's verification
-page (or take ``scripts/verify_fairplay.py``), save the session's fair-play export
+page (or take this file from the repository), save the session's fair-play export
 (``GET /api/v1/campaigns/{cid}/sessions/{id}/fairplay``) and run it. It recomputes, for
 every event: the digest of its payload, its link of the hash chain (from the commitment),
 the order of the events (no gap, none moved), and every die from the published server

@@ -17,9 +17,6 @@ from tests.api.helpers import make_table
 from tests.conftest import ClientFactory
 from tests.sessions.helpers import base, event, export, fair_session, roll, tampered
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "verify_fairplay.py"
-
 
 def _faces(payload: dict[str, Any]) -> list[int]:
     return [f for d in payload["dice"] for f in d["faces"]]
@@ -72,14 +69,16 @@ async def test_an_ended_session_verifies_with_the_standalone_script(
     assert report.ok, [(e.seq, e.problems) for e in report.events]
     path = tmp_path / "session.json"
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    # The script as a player gets it: downloaded from the page, run on its own.
+    r = await t.player.get("/fairplay/verify_fairplay.py")
+    assert r.status_code == 200
+    script = tmp_path / "verify_fairplay.py"
+    script.write_text(r.text, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True, check=False
+        [sys.executable, "-I", str(script), str(path)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip().splitlines()[-1].startswith("OK:")
-    # The copy in scripts/ is the file the page offers for download.
-    r = await t.player.get("/fairplay/verify_fairplay.py")
-    assert r.status_code == 200 and r.text == SCRIPT.read_text(encoding="utf-8")
 
 
 def _change_face(data: dict[str, Any], seq: int) -> None:
