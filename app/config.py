@@ -8,7 +8,7 @@ from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -61,6 +61,17 @@ class Settings(BaseSettings):
     write_burst: int = Field(default=60, ge=1)
     #: Request bodies above this many bytes answer 413 before they are read.
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    #: Only in the test environment: the server's dice come from a generator with this
+    #: seed, so a browser test that plays a fight sees the same dice on every run.
+    dice_seed: int | None = None
+
+    @model_validator(mode="after")
+    def _dice_seed_only_in_tests(self) -> Settings:
+        if self.dice_seed is not None and self.environment != Environment.test:
+            raise ValueError(
+                "TAFELRUNDE_DICE_SEED is only allowed with TAFELRUNDE_ENVIRONMENT=test"
+            )
+        return self
 
     @field_validator("trusted_proxies")
     @classmethod

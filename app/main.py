@@ -25,7 +25,7 @@ from app.events.broker import Broker, PostgresListener, libpq_conninfo
 from app.maps import api as maps_api
 from app.maps import routes as maps_routes
 from app.rolls import api as rolls_api
-from app.rules.dice import SecureRoller
+from app.rules.dice import SecureRoller, SeededRoller
 from app.sessions import api as sessions_api
 from app.sessions import routes as sessions_routes
 from app.talk import api as talk_api
@@ -48,7 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sessionmaker=create_sessionmaker(engine),
         broker=Broker(),
         hasher=Hasher(settings.argon2_time_cost, settings.argon2_memory_kib),
-        roller=SecureRoller(),
+        roller=SecureRoller() if settings.dice_seed is None else SeededRoller(settings.dice_seed),
     )
 
     @asynccontextmanager

@@ -163,7 +163,9 @@ def _free_port() -> int:
 class LiveServer:
     """A real uvicorn process serving the app on the test database."""
 
-    def __init__(self, database_url: str, data_dir: Path) -> None:
+    def __init__(
+        self, database_url: str, data_dir: Path, extra_env: dict[str, str] | None = None
+    ) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {
@@ -176,6 +178,7 @@ class LiveServer:
             "TAFELRUNDE_STREAM_POLL_SECONDS": "5",
             "TAFELRUNDE_WRITE_RATE_PER_MINUTE": "1000000",
             "TAFELRUNDE_WRITE_BURST": "1000000",
+            **(extra_env or {}),
         }
         self.process = subprocess.Popen(
             [

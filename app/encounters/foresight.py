@@ -11,7 +11,6 @@ itself, so no probability can leak a hidden value.
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,7 +30,7 @@ from app.encounters.systems.protocol import Forecast
 from app.errors import Conflict, Forbidden, ValidationFailed
 from app.i18n import N_, _, get_locale
 from app.knowledge import service as knowledge
-from app.rules.dice import SecureRoller
+from app.rules.dice import SecureRoller, SeededRoller
 from app.rules.odds import BudgetRating, Estimate, RiskResult
 
 Assumption = Literal["defends", "no_reaction"]
@@ -152,17 +151,6 @@ def display(result: Forecast) -> dict[str, Any]:
 #: Fights a risk estimate plays unless asked for another number (the limits: app.limits).
 DEFAULT_TRIALS = 2000
 MAX_TRIALS = limits.RISK_TRIALS_MAX
-
-
-class SeededRoller:
-    """Dice from a seeded generator: a risk estimate with a ``seed`` can be repeated. Only
-    for simulations; every roll of the game comes from :class:`SecureRoller`."""
-
-    def __init__(self, seed: int) -> None:
-        self._rng = random.Random(seed)
-
-    def roll(self, sides: int) -> int:
-        return self._rng.randint(1, sides)
 
 
 @dataclass(frozen=True, slots=True)

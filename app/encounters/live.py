@@ -45,7 +45,7 @@ async def live_context(
         ("combat rows", key), lambda: service.live_rows(session, key.campaign_id, key.encounter_id)
     )
     loaded = service.as_viewer(rows, viewer)
-    return None if loaded is None else views.page_context(loaded, [])
+    return None if loaded is None else views.page_context(loaded, service.LogWindow([], None))
 
 
 #: Observers all see the same fight (they act in none of it); a player sees their own

@@ -96,7 +96,7 @@ async def create(
 
 async def _context(session: Any, user: User, campaign_id: int, encounter_id: int) -> dict[str, Any]:
     loaded = await service.load(session, user, campaign_id, encounter_id)
-    log = await service.log_entries(session, loaded, views.LOG_READ)
+    log = await service.log_window(session, loaded, views.LOG_SHOWN)
     context = views.page_context(loaded, log)
     if loaded.viewer.is_gm and loaded.encounter.status == "prepared":
         context["characters"] = (
@@ -132,7 +132,7 @@ async def older_log(
     """The combat log entries before the seq ``before``: appended to the page's log by HTMX
     (with the next "Older entries" link), a page of their own without JavaScript."""
     loaded = await service.load(session, user, campaign_id, encounter_id)
-    log = await service.log_entries(session, loaded, views.LOG_READ, before=before)
+    log = await service.log_window(session, loaded, views.LOG_SHOWN, before=before)
     context = {
         "campaign": loaded.campaign,
         "campaign_id": campaign_id,

@@ -1247,6 +1247,39 @@ async def _log(
     return seqs
 
 
+@dataclass(frozen=True)
+class LogWindow:
+    """The newest steps of a fight with a line to show, and the seq to page back from
+    (``None`` when nothing older is left)."""
+
+    events: list[CampaignEvent]
+    older_than: int | None
+
+
+#: How many steps one read of the log fetches, and how many reads one window may take: a
+#: fight of turns passed on (steps without a line) still fills its window, within a bound.
+LOG_READ = 24
+LOG_READS = 8
+
+
+async def log_window(
+    session: AsyncSession, loaded: Loaded, shown: int, *, before: int | None = None
+) -> LogWindow:
+    """The newest ``shown`` steps the viewer may see that have a log line, older than
+    ``before`` when given, skipping steps without one (a turn passed on)."""
+    found: list[CampaignEvent] = []
+    cursor = before
+    for _read in range(LOG_READS):
+        read = await log_entries(session, loaded, LOG_READ, before=cursor)
+        found.extend(e for e in read if e.payload.get("entries"))
+        if len(found) > shown:
+            return LogWindow(found[:shown], found[shown - 1].seq)
+        if len(read) < LOG_READ:
+            return LogWindow(found, None)
+        cursor = read[-1].seq
+    return LogWindow(found, cursor)
+
+
 async def log_entries(
     session: AsyncSession, loaded: Loaded, limit: int = LOG_PAGE, *, before: int | None = None
 ) -> list[CampaignEvent]:

@@ -14,7 +14,7 @@ from app.campaigns.models import RuleSystem
 from app.campaigns.service import SYSTEM_NAMES
 from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
-from app.encounters.service import Loaded, can_answer, owns
+from app.encounters.service import Loaded, LogWindow, can_answer, owns
 from app.encounters.systems import system
 from app.events.models import CampaignEvent
 from app.i18n import N_, gettext
@@ -22,8 +22,6 @@ from app.i18n import N_, gettext
 LOG_SHOWN = 6
 """Combat log entries a page shows; older ones come on request ("Older entries"). Live entries
 push the oldest shown out of view: ``static/css/app.css`` hides those past the sixth."""
-LOG_READ = 4 * LOG_SHOWN
-"""Log events read for one window: many steps (a turn passed on) have no line to show."""
 
 STATUS_LABELS = {"prepared": N_("Prepared"), "running": N_("Running"), "ended": N_("Ended")}
 
@@ -215,24 +213,17 @@ def manage_context(loaded: Loaded, participant_id: int) -> dict[str, Any] | None
     }
 
 
-def log_window(loaded: Loaded, log: list[CampaignEvent], shown: int = LOG_SHOWN) -> dict[str, Any]:
-    """The newest ``shown`` entries with lines of ``log`` (newest first, as read with
-    ``LOG_READ``) and the seq to page back from (``older_than``) when there may be more.
-    Steps without a line to show (a turn passed on) are skipped."""
+def log_window(loaded: Loaded, window: LogWindow) -> dict[str, Any]:
+    """The log entries of ``window`` (newest first) and the seq to page back from."""
     undone = set(loaded.encounter.state.get("undone", [])) if loaded.encounter.state else set()
-    entries = [v for v in (entry_view(e, undone) for e in log) if v["lines"]]
-    window = entries[:shown]
-    older_than: int | None = None
-    if len(entries) > shown:
-        older_than = window[-1]["seq"]
-    elif len(log) >= LOG_READ:  # a full read: older steps may be before it
-        older_than = log[-1].seq
-    return {"entries": window, "older_than": older_than}
+    return {
+        "entries": [entry_view(e, undone) for e in window.events],
+        "older_than": window.older_than,
+    }
 
 
-def page_context(loaded: Loaded, log: list[CampaignEvent]) -> dict[str, Any]:
-    """The combat page; ``log`` is the newest entries, one more than shown when there are
-    older ones."""
+def page_context(loaded: Loaded, log: LogWindow) -> dict[str, Any]:
+    """The combat page with the log window ``log``."""
     roster = rows(loaded)
     return {
         "campaign": loaded.campaign,

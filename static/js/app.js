@@ -48,8 +48,9 @@
 
   // Focus after a swap is kept or moved on purpose, never dropped on <body>: when a swap took
   // the focused element away, focus goes to the element of the same id if it came back, else
-  // the swapped region's heading, else the page's [data-focus-home] (the combat page's
-  // actions), else <main>. Nobody's focus moves when it was not lost to a swap.
+  // the first control of its region if that came back with one, else the swapped region's
+  // heading, else the page's [data-focus-home] (the combat page's actions), else <main>.
+  // Nobody's focus moves when it was not lost to a swap.
   var lastFocused = null;
   document.addEventListener("focusin", function (evt) { lastFocused = evt.target; });
 
@@ -67,14 +68,23 @@
     return roll ? document.querySelector('a.roll-link[data-roll="' + CSS.escape(roll) + '"]') : null;
   }
 
+  // A control that went with its region (a defence prompt's button, when the next prompt
+  // comes): the first control of the region that came back in its place, if it has one.
+  function sameRegion(el) {
+    var old = el.parentElement ? el.parentElement.closest("[id]") : null;
+    var region = old ? document.getElementById(old.id) : null;
+    return region ? region.querySelector(
+      "button:not([disabled]), a[href], input:not([type=hidden]), select, textarea") : null;
+  }
+
   function restoreFocus(region) {
     var active = document.activeElement;
     if (active && active !== document.body) return;
     if (!lastFocused || lastFocused.isConnected) return;
     var again = lastFocused.id ? document.getElementById(lastFocused.id) : sameRollLink(lastFocused);
     var heading = region && region.isConnected ? region.querySelector("h1, h2, h3") : null;
-    var next = again || heading || document.querySelector("[data-focus-home]") ||
-      document.getElementById("main");
+    var next = again || sameRegion(lastFocused) || heading ||
+      document.querySelector("[data-focus-home]") || document.getElementById("main");
     if (next) focusable(next);
   }
 

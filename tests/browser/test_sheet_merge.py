@@ -47,6 +47,8 @@ def test_two_contexts_edit_one_sheet(browser: Browser, base_url: str) -> None:
     phone.locator("#sheet-form button.save").click()
     data = ok(gm.request.get(api))["data"]
     assert data["lp"] == int(lp) - 3 and data["xp"] == 120
+    # The GM's sheet follows live: the phone's XP arrives before the GM types on.
+    expect(desktop.locator('#sheet-form [name="xp"]')).to_have_value("120")
 
     # Both change LP: the phone is shown both values and keeps its own.
     assert _change(desktop, "lp", str(int(lp) - 5)) == 200

@@ -20,12 +20,18 @@ OLDER = re.compile(r'href="([^"]+/log\?before=\d+)"')
 HTMX = {"HX-Request": "true"}
 
 
-async def busy_fight(make_client: ClientFactory, app: FastAPI) -> Fight:
+async def busy_fight(
+    make_client: ClientFactory, app: FastAPI, more_goblins: int = 0, steps: int = 8 * LOG_SHOWN
+) -> Fight:
     fight = await make_fight(make_client, app, "ds4")
     r = await fight.gm.post(f"/api/v1/campaigns/{fight.campaign_id}/bestiary/samples")
     goblin = next(e for e in r.json() if e["name"] == "Goblin")
     await running_encounter(fight, goblin["id"], "Am Pass")
-    for _ in range(8 * LOG_SHOWN):  # a new round (a line) every third step
+    if more_goblins:
+        body = {"entry_id": goblin["id"], "count": more_goblins}
+        r = await fight.gm.post(f"{fight.base}/participants", json=body)
+        assert r.status_code == 201, r.text
+    for _ in range(steps):  # a new round (a line) every (3 + more_goblins)th step
         await fight.act(fight.gm, "next")
     return fight
 
@@ -77,6 +83,19 @@ async def test_the_combat_page_shows_the_newest_entries_and_pages_back(
         player = await walk_back(fight.players[0], page_url, headers)
         assert player == await shown_seqs(app, fight, gm=False)
         assert len(player) > 2 * LOG_SHOWN
+
+
+async def test_a_window_of_turns_passed_on_still_shows_its_newest_lines(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Thirteen figures: one step in thirteen has a line (a new round), so one read of the
+    log holds fewer lines than a window shows; the page reads on until it has them."""
+    fight = await busy_fight(make_client, app, more_goblins=10, steps=13 * LOG_SHOWN)
+    page_url = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
+    for headers in (HTMX, {}):
+        gm = await walk_back(fight.gm, page_url, headers)
+        assert gm == await shown_seqs(app, fight, gm=True)
+        assert len(gm) > LOG_SHOWN
 
 
 async def test_older_entries_need_a_member_and_a_seq(
