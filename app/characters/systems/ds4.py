@@ -610,6 +610,19 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
     }
 
 
+def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    """What a fight takes from the sheet at every step: the current LK (the sheet's «LK
+    (aktuell)») and the maximum the sheet computes, unless the GM fixed the stat block's."""
+    block = data.get("statblock")
+    fixed: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
+    out: dict[str, Any] = {}
+    if "lk" not in fixed:
+        out["lk_max"] = ds4.combat_values(engine_character(data, items)).lebenskraft.value
+    if "lk" in data:
+        out["lk"] = int(data["lk"])
+    return out
+
+
 # --- rest ----------------------------------------------------------------------------------
 
 RESTS = (("verschnaufen", "Verschnaufen"),)
@@ -727,10 +740,10 @@ class DS4System:
         return combat_statblock(data, items)
 
     def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
-        return {}
+        return combat_values(data, items)
 
     def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-        return {}
+        return {"lk": int(values["lk"])} if "lk" in values and "lk" in data else {}
 
 
 SYSTEM = DS4System()

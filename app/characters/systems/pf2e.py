@@ -80,6 +80,7 @@ def _fields() -> list[FieldSpec]:
         FieldSpec("hp_max", "TP max", minimum=0, maximum=9999),
         FieldSpec("wounded", "Verwundet", minimum=0, maximum=3),
         FieldSpec("doomed", "Todgeweiht", minimum=0, maximum=3),
+        FieldSpec("dead", N_("Dead"), "bool"),
         FieldSpec("spell_attribute", "Zauberattribut", "choice", choices=ATTRS),
     ]
     out += [
@@ -118,6 +119,7 @@ def _default() -> dict[str, Any]:
         "hp_max": 15,
         "wounded": 0,
         "doomed": 0,
+        "dead": False,
         "spell_attribute": "intelligence",
         "attributes": {a.value: 0 for a in pf2e.Attribute},
         "ranks": {
@@ -573,6 +575,39 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
     }
 
 
+#: The sheet's values a fight changes and writes back (docs/rules/pf2e.md, "One figure"): hit
+#: points, Verwundet and Todgeweiht (which outlast the fight) and death. «Sterbend» is the
+#: fight's: the sheet has no field for it (project decision, documented there).
+SHEET_STATE = ("hp", "wounded", "doomed", "dead")
+
+
+def combat_values(data: Mapping[str, Any]) -> dict[str, Any]:
+    """What a fight takes from the sheet at every step: current and maximum HP, Verwundet,
+    Todgeweiht, dead — what the sheet holds; a maximum the GM fixed in the sheet's
+    ``statblock`` stays the stat block's."""
+    block = data.get("statblock")
+    fixed: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
+    values: dict[str, Any] = {
+        "hp": int(data.get("hp") or 0),
+        "wounded": int(data.get("wounded") or 0),
+        "doomed": int(data.get("doomed") or 0),
+        "dead": bool(data.get("dead", False)),
+    }
+    out = {k: v for k, v in values.items() if k in data}
+    if "hp_max" in data and "tp" not in fixed:
+        out["hp_max"] = int(data["hp_max"])
+    return out
+
+
+def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """Sheet field → value for what a fight changed, for the fields the sheet holds; death
+    also on a sheet made before it had the field."""
+    out = {key: values[key] for key in SHEET_STATE if key in values and key in data}
+    if values.get("dead"):
+        out["dead"] = True
+    return out
+
+
 # --- the system -----------------------------------------------------------------------------
 
 
@@ -663,10 +698,10 @@ class PF2eSystem:
         return combat_statblock(data, items)
 
     def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
-        return {}
+        return combat_values(data)
 
     def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-        return {}
+        return sheet_values(data, values)
 
 
 SYSTEM = PF2eSystem()

@@ -473,6 +473,19 @@ def shake_off(
     report.add(msg, name=f["name"])
 
 
+def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
+    """What the fight writes back to a DS4 sheet: the current LK (unconscious and dead follow
+    from them and Körper, on the sheet as in the fight)."""
+    return {"lk": int(data["lk"])}
+
+
+def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
+    """The sheet is the truth for the LK: its current and maximum values replace the figure's."""
+    for key in ("lk", "lk_max"):
+        if key in values:
+            data[key] = int(values[key])
+
+
 class Ds4Rules(Common):
     """Dungeonslayers 4 (registered in ``app.encounters.systems``)."""
 
@@ -501,6 +514,8 @@ class Ds4Rules(Common):
     adjust = staticmethod(adjust)
     check = staticmethod(check)
     shake_off = staticmethod(shake_off)
+    sheet_state = staticmethod(sheet_state)
+    take_sheet_state = staticmethod(take_sheet_state)
 
     #: One cell is 1 m; diagonals alternate 1 and 2 m (project decision, like PF2e's).
     metric = Metric("alternate", "m", Fraction(1))

@@ -717,6 +717,39 @@ def check(
     entry.dice = [d.as_dict() for d in res.dice]
 
 
+#: Figure condition → sheet field, for the conditions that outlast a fight (§9).
+LASTING = {"verwundet": "wounded", "todgeweiht": "doomed"}
+
+
+def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
+    """What the fight writes back to a PF2e sheet: HP, Verwundet, Todgeweiht, death."""
+    conds = data.get("conditions", {})
+    return {
+        "hp": int(data["hp"]),
+        **{field: int(conds.get(key, 0)) for key, field in LASTING.items()},
+        "dead": bool(data.get("dead", False)),
+    }
+
+
+def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
+    """The sheet is the truth: its HP, Verwundet, Todgeweiht and death replace the figure's
+    («sterbend» and the fight's own conditions stay the fight's)."""
+    if not values:
+        return
+    for key in ("hp", "hp_max"):
+        if key in values:
+            data[key] = int(values[key])
+    conds = data.setdefault("conditions", {})
+    for key, field in LASTING.items():
+        if field in values:
+            if int(values[field]):
+                conds[key] = int(values[field])
+            else:
+                conds.pop(key, None)
+    if "dead" in values:
+        data["dead"] = bool(values["dead"])
+
+
 class Pf2eRules(Common):
     """Pathfinder 2e (registered in ``app.encounters.systems``)."""
 
@@ -747,6 +780,8 @@ class Pf2eRules(Common):
     check = staticmethod(check)
     save = staticmethod(save)
     shake_off = staticmethod(shake_off)
+    sheet_state = staticmethod(sheet_state)
+    take_sheet_state = staticmethod(take_sheet_state)
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}
