@@ -29,7 +29,10 @@ PASSWORD = "bench-password-4711"
 
 
 async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
-    settings = Settings(database_url=db, secret_key="x", argon2_time_cost=1, argon2_memory_kib=8192)
+    settings = Settings(
+        database_url=db, secret_key="x", argon2_time_cost=1, argon2_memory_kib=8192,
+        write_rate_per_minute=10**6, write_burst=10**5,
+    )  # fmt: skip
     application = create_app(settings)
     engine = application.state.ctx.engine
     statements: list[str] = []

@@ -34,6 +34,8 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
         secret_key="x",
         argon2_time_cost=1,
         argon2_memory_kib=8192,
+        write_rate_per_minute=10**6,
+        write_burst=10**5,
     )
     application = create_app(settings)
     engine = application.state.ctx.engine
