@@ -23,6 +23,7 @@ from app.knowledge import service as knowledge
 from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
 from app.talk import handouts, journal, lore, service, views
 from app.talk.live import CHAT_PAGE, ChatPage
+from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -162,8 +163,19 @@ async def edit(
 async def delete(
     request: Request, campaign_id: int, message_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
+    chat = f"/campaigns/{campaign_id}/chat"
+    if not confirmed(await request.form()):
+        await service.deletable(session, user, campaign_id, message_id)
+        return confirm_page(
+            request,
+            question=_("Delete this message?"),
+            consequence=_("The chat shows everyone who could read it that it was deleted."),
+            button=_("Delete the message"),
+            action=f"{chat}/{message_id}/delete",
+            back=chat,
+        )
     await service.delete(session, user, campaign_id, message_id)
-    return redirect(request, f"/campaigns/{campaign_id}/chat")
+    return redirect(request, chat)
 
 
 @router.get("/campaigns/{campaign_id}/chat/live")

@@ -396,6 +396,14 @@ async def edit(
     return message
 
 
+async def deletable(
+    session: AsyncSession, user: User, campaign_id: int, message_id: int
+) -> ChatMessage:
+    """The message ``user`` may delete now (checked as :func:`delete` checks it), for the
+    confirmation that comes before."""
+    return await _changeable(session, user, campaign_id, message_id, deleting=True)
+
+
 async def delete(session: AsyncSession, user: User, campaign_id: int, message_id: int) -> None:
     """Withdraw a message: one's own within the edit window, or any as a GM. Its text stays
     in the log (``chat_message``); the chat shows that it was deleted."""

@@ -446,7 +446,13 @@ async def test_chat_form_without_javascript(table: TalkTable) -> None:
     mid = (await t.player.get(url(t))).json()["messages"][0]["id"]
     r = await t.player.post(f"{chat}/{mid}/edit", data={"text": "Hallo, Runde!", "version": "1"})
     assert r.status_code == 303
+    # Deleting asks first (without JavaScript, a page of its own), then deletes.
     r = await t.player.post(f"{chat}/{mid}/delete")
+    assert (
+        r.status_code == 200 and "Diese Nachricht löschen?" in r.text and 'name="confirm"' in r.text
+    )
+    assert "Hallo, Runde!" in (await t.gm.get(chat)).text
+    r = await t.player.post(f"{chat}/{mid}/delete", data={"confirm": "1"})
     assert r.status_code == 303
     assert "Hallo, Runde!" not in (await t.gm.get(chat)).text
     # The campaign page shows the chat panel (its newest messages and the form).

@@ -73,3 +73,30 @@ def test_deleting_an_encounter_without_javascript_asks_on_a_page(
     assert gm.request.get(f"{base}/encounters/{encounter['id']}").status == 404
     plain.close()
     gm.close()
+
+
+def test_deleting_a_chat_message_asks_in_a_dialog(browser: Browser, base_url: str) -> None:
+    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
+    campaign_id = _campaign(gm.request, player.request, "hh")
+    chat = f"/campaigns/{campaign_id}/chat"
+    page = player.new_page()
+    page.set_viewport_size(PHONE)  # type: ignore[arg-type]
+    page.goto(chat)
+    page.locator("#chat-text").fill("Vertippt")
+    page.locator("#chat-form button[type=submit]").first.click()
+    message = page.locator(".chat-msg", has_text="Vertippt")
+    expect(message).to_be_visible()
+    message.locator("summary").click()
+    delete = message.get_by_role("button", name="Löschen")
+    delete.click()
+    dialog = page.locator("#confirm-dialog")
+    expect(dialog).to_contain_text("Diese Nachricht löschen?")
+    dialog.get_by_role("button", name="Abbrechen").click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator(".chat-msg.deleted")).to_have_count(0)
+    delete.click()
+    dialog.locator("#confirm-dialog-yes").click()
+    expect(page.locator(".chat-msg.deleted")).to_have_count(1)
+    expect(page.locator(".chat-msg", has_text="Vertippt")).to_have_count(0)
+    gm.close()
+    player.close()
