@@ -25,9 +25,10 @@ from app.events.broker import Broker, PostgresListener, libpq_conninfo
 from app.maps import api as maps_api
 from app.maps import routes as maps_routes
 from app.rolls import api as rolls_api
-from app.rules.dice import SecureRoller, SeededRoller
+from app.rules.dice import SecureRoller
 from app.sessions import api as sessions_api
 from app.sessions import routes as sessions_routes
+from app.sessions.dice import SeededRoller
 from app.talk import api as talk_api
 from app.talk import routes as talk_routes
 from app.transfer import api as transfer_api

@@ -825,5 +825,16 @@ async def edit_library_item(
 async def remove_library_item(
     request: Request, campaign_id: int, item_id: int, session: Session, user: CurrentUser
 ) -> Response:
+    library = f"/campaigns/{campaign_id}/items"
+    if not confirmed(await request.form()):
+        item = await service.library_item(session, user, campaign_id, item_id)
+        return confirm_page(
+            request,
+            question=_("Remove %(name)s from the library?", name=item.name),
+            consequence=_("Items already on sheets stay there; only the library's copy goes."),
+            button=_("Remove"),
+            action=f"{library}/{item_id}/remove",
+            back=library,
+        )
     await service.remove_library_item(session, user, campaign_id, item_id)
-    return redirect(request, f"/campaigns/{campaign_id}/items")
+    return redirect(request, library)

@@ -1053,9 +1053,8 @@ async def update_library_item(
     return item
 
 
-async def remove_library_item(
-    session: AsyncSession, user: User, campaign_id: int, item_id: int
-) -> None:
+async def library_item(session: AsyncSession, user: User, campaign_id: int, item_id: int) -> Item:
+    """An item of the campaign's library, for those who manage it."""
     await authorize(session, campaign_id, user.id, user.username, Action.manage_item_library)
     item = await session.scalar(
         select(Item).where(
@@ -1064,6 +1063,13 @@ async def remove_library_item(
     )
     if item is None:
         raise NotFound(_("Item not found."))
+    return item
+
+
+async def remove_library_item(
+    session: AsyncSession, user: User, campaign_id: int, item_id: int
+) -> None:
+    item = await library_item(session, user, campaign_id, item_id)
     await session.delete(item)
     await append_event(
         session,

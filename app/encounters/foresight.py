@@ -30,8 +30,9 @@ from app.encounters.systems.protocol import Forecast
 from app.errors import Conflict, Forbidden, ValidationFailed
 from app.i18n import N_, _, get_locale
 from app.knowledge import service as knowledge
-from app.rules.dice import SecureRoller, SeededRoller
+from app.rules.dice import SecureRoller
 from app.rules.odds import BudgetRating, Estimate, RiskResult
+from app.sessions.dice import SeededRoller
 
 Assumption = Literal["defends", "no_reaction"]
 ASSUMPTIONS: tuple[str, ...] = ("defends", "no_reaction")

@@ -1,4 +1,4 @@
-"""Dice for every rules engine: a roller interface, a secure, a seeded and a scripted roller.
+"""Dice for every rules engine: a roller interface, a secure roller and a scripted one.
 
 Engines never draw randomness themselves. They receive a :class:`Roller` and record what
 it produced as :class:`DieRoll` values, so a result can be shown ("2W10: 5 + 6 = 11"),
@@ -7,7 +7,6 @@ audited and replayed with a :class:`ScriptedRoller` fed the recorded faces.
 
 from __future__ import annotations
 
-import random
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,20 +29,6 @@ class SecureRoller:
         if sides < 1:
             raise ValueError(f"a die needs at least one side, not {sides}")
         return secrets.randbelow(sides) + 1
-
-
-class SeededRoller:
-    """Dice from a seeded generator, for what must repeat: a risk estimate with a ``seed``,
-    the test environment's server (``TAFELRUNDE_DICE_SEED``). Never the game's dice in
-    development or production, which come from :class:`SecureRoller`."""
-
-    def __init__(self, seed: int) -> None:
-        self._rng = random.Random(seed)
-
-    def roll(self, sides: int) -> int:
-        if sides < 1:
-            raise ValueError(f"a die needs at least one side, not {sides}")
-        return self._rng.randint(1, sides)
 
 
 class ScriptExhausted(RuntimeError):

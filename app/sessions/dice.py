@@ -9,6 +9,8 @@ it is a :class:`FairRoller`: each face is derived from the session's ``server_se
 
 from __future__ import annotations
 
+import random
+
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -17,6 +19,21 @@ from app.events.service import lock_log
 from app.rules.dice import Roller
 from app.sessions.models import ClientSeed, GameSession
 from app.sessions.verify_fairplay import derive_face
+
+
+class SeededRoller:
+    """Dice from a seeded generator, for what must repeat: a risk estimate with a ``seed``,
+    the test environment's server (``TAFELRUNDE_DICE_SEED``). Never the game's dice in
+    development or production, which come from :class:`~app.rules.dice.SecureRoller`.
+    (Not in ``app.rules``: the engines draw no randomness of their own.)"""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def roll(self, sides: int) -> int:
+        if sides < 1:
+            raise ValueError(f"a die needs at least one side, not {sides}")
+        return self._rng.randint(1, sides)
 
 
 class FairRoller:

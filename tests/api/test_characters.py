@@ -893,3 +893,27 @@ async def test_sheet_pages_render(make_client: ClientFactory, app: FastAPI, syst
     assert (await t["gm"].get(f"/campaigns/{t.campaign_id}/items")).status_code == 200
     r = await t["player"].get(f"/campaigns/{t.campaign_id}")
     assert f"/campaigns/{t.campaign_id}/characters" in r.text
+
+
+async def test_removing_a_library_entry_asks_first(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The library's "Remove" asks on a page of its own (a dialog with JavaScript); a player
+    is not asked, and an item a sheet took from the library stays on the sheet."""
+    t = await make_table(make_client, app, "ds4")
+    entry = (await t["gm"].post(f"{t.api}/items", json={"name": "Zauberstab"})).json()
+    c = await create(t)
+    r = await t["player"].post(
+        f"{t.api}/characters/{c['id']}/items", json={"library_item_id": entry["id"]}
+    )
+    assert r.status_code == 201
+    remove = f"/campaigns/{t.campaign_id}/items/{entry['id']}/remove"
+    r = await t["player"].post(remove)
+    assert r.status_code == 403 and 'name="confirm"' not in r.text
+    r = await t["gm"].post(remove)
+    assert r.status_code == 200 and 'name="confirm"' in r.text and "Zauberstab" in r.text
+    assert [i["name"] for i in (await t["gm"].get(f"{t.api}/items")).json()] == ["Zauberstab"]
+    assert (await t["gm"].post(remove, data={"confirm": "1"})).status_code == 303
+    assert (await t["gm"].get(f"{t.api}/items")).json() == []
+    sheet = (await t["player"].get(f"{t.api}/characters/{c['id']}")).json()
+    assert [i["name"] for i in sheet["items"]] == ["Zauberstab"]
