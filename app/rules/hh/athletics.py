@@ -129,4 +129,3 @@ def fall_figure(
 def _check_distance(distance: int) -> None:
     if not 0 <= distance <= DISTANCE_MAX:
         raise ValueError(f"between 0 and {DISTANCE_MAX} Schritt")
-

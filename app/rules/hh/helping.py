@@ -8,7 +8,8 @@ bonus. A helper's Patzer is a complication the GM decides (no penalty otherwise)
 
 Project decisions (docs/rules/hh.md, "Helfen in play"): in a fight helping costs the
 helper one Reaktion (it acts outside its own Initiativeschritt, like every answer to
-another figure's action); a figure that cannot act (dead, unconscious, «benommen»,
+another figure's action); only figures of the helped figure's side help; a figure
+that cannot act (dead, unconscious, «benommen»,
 «sterbend») or has no Reaktion left cannot help; nobody helps themself; at most
 :data:`HELPERS_MAX` helpers per Probe.
 """
@@ -33,6 +34,8 @@ def help_problems(helper: Figure, helped: Figure, *, in_fight: bool) -> list[str
     problems: list[str] = []
     if helper.id == helped.id:
         problems.append("niemand hilft sich selbst")
+    if helper.side != helped.side:
+        problems.append(f"{helper.name} steht nicht auf derselben Seite")
     if not helper.can_act:
         problems.append(f"{helper.name} kann nicht handeln")
     elif in_fight and helper.reactions_left <= 0:
