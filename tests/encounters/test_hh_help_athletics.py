@@ -1,0 +1,113 @@
+"""H&H in play (issue 13): Helfen in a fight (a GM check and an attack; the helper's QS is
+a part of the breakdown and changes the result), and Sprünge/Stürze as GM checks whose
+damage reaches the hero's sheet."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from tests.conftest import ClientFactory
+from tests.encounters.helpers import script
+from tests.encounters.test_hh import hh_fight
+from tests.encounters.test_hh_one_figure import wounded_hero
+
+
+async def _log(fight_base: str, client: object) -> str:
+    r = await client.get(f"{fight_base}/log")  # type: ignore[attr-defined]
+    assert r.status_code == 200, r.text
+    return str(r.text)
+
+
+async def test_helfen_turns_a_failed_gm_check_into_a_success(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, pids = await hh_fight(make_client, app)
+    gm = fight.gm
+    # Without help: Willenskraft 9 against 5 + 6 = 11 fails.
+    script(app, 5, 6)
+    await fight.act(gm, "check", participant=pids["Alrik"], skill="Willenskraft")
+    assert "Willenskraft-Probe – Misserfolg" in await _log(fight.base, gm)
+    # Brida helps: 3 + 4 = 7 ≤ 9 → QS 2; Alrik's 5 + 6 = 11 ≤ 9 + 2 succeeds.
+    script(app, 3, 4, 5, 6)
+    view = await fight.act(
+        gm, "check", participant=pids["Alrik"], skill="Willenskraft", helpers=[pids["Brida"]]
+    )
+    log = await _log(fight.base, gm)
+    assert "Willenskraft 9 + SL 0" not in log
+    assert "Willenskraft 9 + Helfen 2 (Brida QS 2) = 11; 2W10: 5 + 6 = 11 ≤ 11" in log
+    assert "Helfen: Brida (Willenskraft): 2W10: 3 + 4" in log
+    brida = next(p for p in view["participants"] if p["name"] == "Brida")
+    assert "Reaktionen 1/2" in brida["extra"]  # helping cost her a Reaktion
+
+
+async def test_who_cannot_help(make_client: ClientFactory, app: FastAPI) -> None:
+    fight, pids = await hh_fight(make_client, app)
+    gm = fight.gm
+    script(app)
+    r = await fight.act(
+        gm, "check", 422, participant=pids["Alrik"], skill="Willenskraft",
+        helpers=[pids["Goblin 1"]],
+    )  # fmt: skip
+    assert "nicht auf derselben Seite" in str(r)
+    r = await fight.act(
+        gm, "check", 422, participant=pids["Alrik"], skill="Willenskraft", helpers=[pids["Alrik"]]
+    )
+    assert "niemand hilft sich selbst" in str(r)
+    # Two helps spend both of Brida's Reaktionen; the third is refused.
+    script(app, 1, 2, 1, 2, 1, 2, 1, 2)
+    for _ in range(2):
+        await fight.act(
+            gm, "check", participant=pids["Alrik"], skill="Willenskraft", helpers=[pids["Brida"]]
+        )
+    r = await fight.act(
+        gm, "check", 422, participant=pids["Alrik"], skill="Willenskraft", helpers=[pids["Brida"]]
+    )
+    assert "keine Reaktion mehr" in str(r)
+
+
+async def test_helfen_on_an_attack_makes_it_hit(make_client: ClientFactory, app: FastAPI) -> None:
+    fight, pids = await hh_fight(make_client, app)
+    alrik = fight.players[0]
+    # Brida helps with Kampfkunst (Angriff) 12: 2 + 3 = 5 → QS 1. Alrik rolls 7 + 6 = 13:
+    # a miss at 12, a hit at 12 + Helfen 1 = 13: the goblin is asked to defend.
+    script(app, 2, 3, 7, 6)
+    view = await fight.act(alrik, "attack", target=pids["Goblin 1"], helpers=[pids["Brida"]])
+    assert view["pending"]["target"] == "Goblin 1"
+    log = await _log(fight.base, fight.gm)
+    assert "+ Helfen 1 (Brida QS 1) = 13; 2W10: 7 + 6 = 13 ≤ 13" in log
+
+
+async def test_a_fall_does_damage_that_reaches_the_sheet(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    hero = await wounded_hero(make_client, app)
+    gm = hero.table.gm
+    # Arjun's own step: 6 Schritt → 2W10 brechend; the catching Probe 9 + 8 = 17 fails;
+    # 6 + 5 − RS 0 (Lederrüstung 1, halved) = 11: LP 10 → −1, «sterbend».
+    script(app, 9, 8, 6, 5)
+    await hero.act(gm, "fall", participant=hero.pids["Arjun"], distance=6)
+    log = await hero.log()
+    assert "2W10: 6 + 5 − RS 0 je Würfel = 11 Schaden" in log
+    assert "Sturz abfangen: Geschick (Akrobatik) 5" in log
+    row = await hero.row()
+    assert row["points"] == "-1/21 LP" and "sterbend" in row["conditions"]
+    sheet = await hero.sheet()
+    assert sheet["data"]["lp"] == -1 and "sterbend" in sheet["conditions"]
+
+
+async def test_a_jump_check_reaches_qs_times_two(make_client: ClientFactory, app: FastAPI) -> None:
+    hero = await wounded_hero(make_client, app)
+    gm = hero.table.gm
+    # 8 Schritt far needs QS 4: Geschick 5 − angeschlagen 2 + SL 13 = 16; 9 + 7 = 16 → QS 4.
+    script(app, 9, 7)
+    await hero.act(gm, "jump", participant=hero.pids["Arjun"], distance=8, modifier=13)
+    log = await hero.log()
+    assert "Sprung 8 Schritt weit: Geschick (Akrobatik) 5 − angeschlagen 2 + SL 13 = 16" in log
+    assert "→ 8 Schritt, geschafft" in log
+    # 2 Schritt high is within half the Bewegung: no Probe, no dice.
+    script(app)
+    await hero.act(gm, "jump", participant=hero.pids["Arjun"], distance=2, direction="vertical")
+    assert "Sprung 2 Schritt hoch: ohne Probe" in await hero.log()
+    await hero.act(gm, "jump", 422, participant=hero.pids["Arjun"], distance=500)
+    # Players do not roll the GM's checks.
+    await hero.act(hero.table.player, "jump", 403, participant=hero.pids["Arjun"], distance=2)
