@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from tests.api.helpers import make_table
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import script
 from tests.encounters.test_hh import hh_fight
@@ -111,3 +112,38 @@ async def test_a_jump_check_reaches_qs_times_two(make_client: ClientFactory, app
     await hero.act(gm, "jump", 422, participant=hero.pids["Arjun"], distance=500)
     # Players do not roll the GM's checks.
     await hero.act(hero.table.player, "jump", 403, participant=hero.pids["Arjun"], distance=2)
+
+
+async def test_a_sheet_roll_helped_by_another_character(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The sheet's roll dialog names a helper: its value comes from its own sheet."""
+    t = await make_table(make_client, app, "hh")
+    api = f"/api/v1/campaigns/{t.campaign_id}"
+    ids = {}
+    for name, value in (("Arjun", 10), ("Brida", 14)):
+        r = await t.player.post(f"{api}/characters", json={"name": name})
+        ids[name] = r.json()["id"]
+        r = await t.player.patch(
+            f"{api}/characters/{ids[name]}",
+            json={"version": r.json()["version"], "changes": {"skills.Spürsinn": value}},
+        )
+        assert r.status_code == 200, r.text
+    url = f"{api}/characters/{ids['Arjun']}/roll"
+    # Brida's Spürsinn 14 − SL 2 = 12: 6 + 6 = 12 → Volltreffer, QS 3. Arjun 10 − 2 + 3 = 11.
+    script(app, 6, 6, 5, 6)
+    r = await t.player.post(
+        url, json={"target": "skill:Spürsinn", "modifier": -2, "helper_id": ids["Brida"]}
+    )
+    assert r.status_code == 201, r.text
+    summary = r.json()["summary"]
+    assert summary.startswith("Helfen: Brida (Spürsinn): Spürsinn 14 − Modifikator 2 = 12; ")
+    assert "Spürsinn 10 − Modifikator 2 + Helfen 3 (Brida QS 3) = 11: 2W10: 5 + 6 = 11" in summary
+    assert [d["faces"] for d in r.json()["dice"]] == [[6, 6], [5, 6]]
+    r = await t.player.post(url, json={"target": "skill:Spürsinn", "helper_id": ids["Arjun"]})
+    assert r.status_code == 422 and "helper_id" in r.text
+    # The HTML dialog lists the helper.
+    page = await t.player.get(
+        f"/campaigns/{t.campaign_id}/characters/{ids['Arjun']}/roll?target=skill:Spürsinn"
+    )
+    assert 'name="helper_id"' in page.text and ">Brida</option>" in page.text
