@@ -147,3 +147,29 @@ async def test_a_sheet_roll_helped_by_another_character(
         f"/campaigns/{t.campaign_id}/characters/{ids['Arjun']}/roll?target=skill:Spürsinn"
     )
     assert 'name="helper_id"' in page.text and ">Brida</option>" in page.text
+
+
+async def test_the_gm_forms_post_helpers_a_jump_and_a_fall(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The HTML forms (no JavaScript): the helpers' checkboxes, the jump and fall buttons."""
+    fight, pids = await hh_fight(make_client, app)
+    gm = fight.gm
+    page_url = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
+    page = (await gm.get(page_url)).text
+    assert f'name="helpers" value="{pids["Brida"]}"' in page
+    assert f'formaction="{page_url}/fall"' in page
+    script(app, 3, 4, 5, 6)
+    form = {"participant": pids["Alrik"], "skill": "Willenskraft", "modifier": "0",
+            "helpers": [pids["Brida"]]}  # fmt: skip
+    r = await gm.post(f"{page_url}/check", data=form)
+    assert r.status_code in (200, 303), r.text
+    assert "Helfen 2 (Brida QS 2)" in await _log(fight.base, gm)
+    script(app, 5, 5)  # Alrik (Bewegung 8): 5 Schritt far, Geschick (Akrobatik) from nothing
+    r = await gm.post(
+        f"{page_url}/jump", data={"participant": pids["Alrik"], "distance": "5", "modifier": "0"}
+    )
+    assert r.status_code in (200, 303), r.text
+    assert "Alrik springt 5 Schritt und springt zu kurz." in await _log(fight.base, gm)
+    r = await gm.post(f"{page_url}/fall", data={"participant": pids["Alrik"], "distance": "x"})
+    assert r.status_code == 422 or "Enter a number." in r.text
