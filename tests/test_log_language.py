@@ -308,6 +308,9 @@ async def _hh_fight_flow(make_client: ClientFactory, app: FastAPI) -> None:
         script(app, *([3] * 40))
         await fight.act(gm, "respond", choice="defend")
     await fight.act(gm, "condition", participant=pids["Brida"], condition="benommen")
+    script(app, 2, 2, 3, 4)  # Helfen: Alrik helps Brida's check (a Patzer-free help)
+    await fight.act(gm, "check", participant=pids["Brida"], skill="Willenskraft",
+                    helpers=[pids["Alrik"]])  # fmt: skip
     await fight.act(alrik, "next")
 
 
@@ -317,6 +320,12 @@ async def _hh_sheet_fight_flow(make_client: ClientFactory, app: FastAPI) -> None
     await hero.act(
         hero.table.gm, "adjust", participant=hero.pids["Arjun"], delta=-3, reason="Falle"
     )
+    arjun, gm = hero.pids["Arjun"], hero.table.gm
+    script(app, 9, 9, 9, 9, 5, 5)  # Sprünge and Stürze: made, short, unharmed, damage
+    await hero.act(gm, "jump", participant=arjun, distance=2)
+    await hero.act(gm, "jump", participant=arjun, distance=6, modifier=-4)
+    await hero.act(gm, "fall", participant=arjun, distance=1)
+    await hero.act(gm, "fall", participant=arjun, distance=6)
 
 
 async def test_every_line_and_item_field_speaks_the_users_language(

@@ -136,6 +136,9 @@ class RollIn(BaseModel):
     knowledge_of: RowId | None = Field(
         default=None, description="a bestiary entry: the roll is a knowledge check about it"
     )
+    helper_id: RowId | None = Field(
+        default=None, description="H&H Helfen: a character of the campaign who helps first"
+    )
 
     def request(self) -> rolling.RollRequest:
         return rolling.RollRequest(**self.model_dump())

@@ -7,11 +7,23 @@ values come from its sheet (engine-derived), dice, outcomes and odds from ``app/
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.errors import ValidationFailed
 from app.rules.dice import DieRoll
+
+
+@dataclass(frozen=True, slots=True)
+class HelperSheet:
+    """A helping character's sheet (H&H Helfen), loaded by the service: its value is read
+    from its own sheet and equipped items."""
+
+    character_id: int
+    name: str
+    data: Mapping[str, Any]
+    items: Sequence[Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +41,10 @@ class RollRequest:
     #: A knowledge check about this bestiary entry (``app.knowledge``): the rules set the
     #: SG and secrecy, and the outcome reveals facts.
     knowledge_of: int | None = None
+    #: A character of the same campaign who helps (H&H Helfen; ``helping`` systems only).
+    helper_id: int | None = None
+    #: Its sheet, filled in by the service from ``helper_id``.
+    helper: HelperSheet | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -197,6 +197,7 @@ def _roll_request(params: dict[str, str]) -> rolling.RollRequest:
         misfortune=params.get("misfortune") == "on",
         attack_number=to_int("attack_number", 1) or 1,
         visibility=params.get("visibility", "public"),
+        helper_id=to_int("helper_id", None),
     )
 
 
@@ -213,6 +214,7 @@ async def _roll_context(
         "result": None,
         "difficulties": system.roll_difficulties,
         "luck_options": system.luck_options,
+        "helpers": [(h.id, h.name) for h in await service.helpers_for(session, opened)],
     }
     try:
         req = _roll_request(params)

@@ -1111,6 +1111,7 @@ async def roll(
     system = character_system(c.system)
     req = replace(req, visibility=system.roll_visibility(req, opened.campaign.settings))
     req, plan = await _knowledge_check(session, opened, req)
+    req = await _with_helper(session, opened, req)
     dice = await roller_for(session, campaign_id, user.id, roller)
     result = system.roll(dice, c.data, opened.items, req)
     payload = types.Roll.build(
@@ -1172,6 +1173,29 @@ def hidden_from_roller(event: CampaignEvent, viewer: Viewer) -> bool:
     roll happened, like the other players; the GMs see everything."""
     outcome = event.payload.get("outcome") or {}
     return bool(outcome.get("secret")) and not viewer.is_gm
+
+
+async def helpers_for(session: AsyncSession, opened: Opened) -> list[Character]:
+    """Who may help a roll from this sheet: the campaign's other characters the viewer sees
+    (H&H Helfen; none where the system has no Helfen)."""
+    if not character_system(opened.character.system).helping:
+        return []
+    seen = await visible_characters(session, opened.viewer, opened.campaign.id)
+    return [c for c in seen if c.id != opened.character.id]
+
+
+async def _with_helper(
+    session: AsyncSession, opened: Opened, req: rolling.RollRequest
+) -> rolling.RollRequest:
+    """The request with the named helper's sheet, or refused at ``helper_id``."""
+    if req.helper_id is None:
+        return req
+    helper = next((c for c in await helpers_for(session, opened) if c.id == req.helper_id), None)
+    if helper is None:
+        raise ValidationFailed({"helper_id": _("Choose a character of this campaign.")})
+    items = await _items(session, helper.id)
+    sheet = rolling.HelperSheet(helper.id, helper.name, helper.data, items)
+    return replace(req, helper=sheet)
 
 
 async def _knowledge_check(

@@ -123,9 +123,10 @@ class Targets:
     """Participant ids, as a list or comma-separated (``target`` is taken for ``targets``)."""
 
     key: str = "targets"
+    fallback: str = "target"
 
     def read(self, data: Mapping[str, Any]) -> list[str]:
-        raw = data.get(self.key, data.get("target", []))
+        raw = data.get(self.key, data.get(self.fallback, []) if self.fallback else [])
         items = raw if isinstance(raw, list) else str(raw).split(",")
         return [str(x).strip() for x in items if str(x).strip()]
 
@@ -405,6 +406,7 @@ def _adjust(t: Turn) -> None:
     Text("skill"),
     Number("modifier", 0),
     Flag("secret"),
+    Targets("helpers", fallback=""),
     gm_only=True,
     undoable=False,
 )
@@ -412,8 +414,47 @@ def _check(t: Turn) -> None:
     a = t.args
     t.report.secret = a.flag("secret")
     t.rules.check(
-        t.state, a.text("participant"), a.text("skill"), a.number("modifier"), t.roller, t.report
-    )
+        t.state, a.text("participant"), a.text("skill"), a.number("modifier"), t.roller, t.report,
+        a.items("helpers"),
+    )  # fmt: skip
+
+
+SCHRITT = Number(
+    "distance", valid=lambda d: 0 <= d <= 200, message=N_("Between 0 and 200 Schritt.")
+)
+
+
+@step(
+    "jump",
+    Text("participant", message=N_("Choose a figure.")),
+    SCHRITT,
+    Text("direction", "horizontal"),
+    Number("modifier", 0),
+    gm_only=True,
+    system_action=True,
+)
+def _jump(t: Turn) -> None:
+    a = t.args
+    t.rules.jump(
+        t.state, a.text("participant"), a.number("distance"), a.text("direction"),
+        a.number("modifier"), t.roller, t.report,
+    )  # fmt: skip
+
+
+@step(
+    "fall",
+    Text("participant", message=N_("Choose a figure.")),
+    SCHRITT,
+    Number("modifier", 0),
+    gm_only=True,
+    system_action=True,
+)
+def _fall(t: Turn) -> None:
+    a = t.args
+    t.rules.fall(
+        t.state, a.text("participant"), a.number("distance"), a.number("modifier"), t.roller,
+        t.report, t.settings,
+    )  # fmt: skip
 
 
 @step("aim", as_current=True, system_action=True)

@@ -39,7 +39,7 @@ async def _form(request: Request) -> dict[str, Any]:
     data: dict[str, Any] = {}
     for key in form:
         values = form.getlist(key)
-        data[key] = [str(v) for v in values] if key == "targets" else str(values[-1])
+        data[key] = [str(v) for v in values] if key in ("targets", "helpers") else str(values[-1])
     return data
 
 

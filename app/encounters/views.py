@@ -7,7 +7,7 @@ The page, the HTMX fragments, the SSE pushes and the JSON API all use these view
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from app.campaigns.models import RuleSystem
@@ -95,6 +95,12 @@ def turn(loaded: Loaded) -> dict[str, Any]:
     }
 
 
+def _remaining(deadline: str) -> int:
+    """Whole seconds until ``deadline`` (0 once passed), for the prompt's countdown."""
+    left = (datetime.fromisoformat(deadline) - datetime.now(UTC)).total_seconds()
+    return max(0, int(left))
+
+
 def pending(loaded: Loaded) -> dict[str, Any] | None:
     state = loaded.encounter.state or {}
     p = state.get("pending")
@@ -112,6 +118,7 @@ def pending(loaded: Loaded) -> dict[str, Any] | None:
         "faces": p["probe"].get("faces"),
         "deadline": p["deadline"],
         "deadline_dt": datetime.fromisoformat(p["deadline"]),
+        "remaining": _remaining(p["deadline"]),
         "answer": can_answer(loaded, state),
         "luck": bool(p.get("luck")),
         "reactions": p.get("reactions", 0),

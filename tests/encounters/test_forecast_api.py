@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.encounters.models import Encounter
-from app.encounters.systems.hh import to_figure
+from app.encounters.systems.hh_figures import to_figure
 from app.events.models import CampaignEvent
 from app.rules.hh.attack import AttackSpec, Weapon
 from app.rules.hh.forecast import forecast_attack

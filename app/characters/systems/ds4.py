@@ -662,6 +662,7 @@ class DS4System:
     partials = SheetPartials()
     roll_difficulties = DIFFICULTIES
     luck_options: tuple[tuple[str, str], ...] = ()
+    helping = False
     rests = RESTS
 
     def fields(self, kind: str) -> list[FieldSpec]:

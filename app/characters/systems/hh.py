@@ -36,6 +36,7 @@ from app.rules.hh import luck as hh_luck
 from app.rules.hh import probe as hh_probe
 from app.rules.hh import rest as rest_rules
 from app.rules.hh.conditions import zustand_from_label
+from app.rules.hh.helping import Helper, Helping, help_problems, roll_help
 from app.rules.hh.initiative import initiative as hh_initiative_value
 from app.rules.hh.initiative import initiative_steps, movement_per_action, reactions
 from app.rules.hh.life import set_lp
@@ -866,10 +867,36 @@ def _probe_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollReq
     )
 
 
+def _help(roller: Roller, req: RollRequest, target: Breakdown, figure: Figure) -> Helping | None:
+    """The helper of a sheet roll (hh.md §3) rolls first, with its own sheet's value and
+    conditions and the main Probe's situational modifiers; no Reaktion outside a fight."""
+    sheet = req.helper
+    if sheet is None:
+        return None
+    skill = target.skill
+    helper = sheet_figure(sheet.data, sheet.items)
+    helper = helper.evolve(
+        id=f"c{sheet.character_id}",
+        name=sheet.name,
+        skills={**helper.skills, skill: skill_value(sheet.data, skill)},
+    )
+    problems = help_problems(helper, figure, in_fight=False)
+    if problems:
+        raise bad("helper_id", "; ".join(problems))
+    kind, _, _name = req.target.partition(":")
+    situational = [p for p in target.parts if p.label in ("Schwierigkeit", "Modifikator")]
+    return roll_help(
+        roller, [Helper(helper, skill)], "attack" if kind == "attack" else "action", situational
+    )
+
+
 def _probe_roll(
     roller: Roller, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
 ) -> RollOutcome:
     label, target, figure = _probe_setup(data, items, req)
+    helping = _help(roller, req, target, figure)
+    if helping is not None:
+        target = target.plus(helping.part)
     value, modifier = target.value, target.modifier
     changes: dict[str, Any] = {}
     if req.luck == "auto_volltreffer":
@@ -885,13 +912,14 @@ def _probe_roll(
     outcome = {**result.as_dict(), "outcome": result.outcome, "breakdown": target.describe()}
     if req.luck:
         outcome["luck"] = hh_luck.LUCK_NAMES[req.luck]
+    helped = "".join(f"{line}; " for line in helping.lines()) if helping else ""
     return RollOutcome(
         label=label,
         expression="2W10",
-        dice=result.rolls,
+        dice=(*(helping.rolls if helping else ()), *result.rolls),
         modifier=0,
         total=result.roll,
-        summary=f"{target.describe()}: {result.describe()}",
+        summary=f"{helped}{target.describe()}: {result.describe()}",
         outcome=outcome,
         sheet_changes=changes,
     )
@@ -1131,6 +1159,7 @@ class HHSystem:
     )
     roll_difficulties = DIFFICULTIES
     luck_options = LUCK_OPTIONS
+    helping = True
     rests = RESTS
 
     def fields(self, kind: str) -> list[FieldSpec]:

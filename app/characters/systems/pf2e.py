@@ -620,6 +620,7 @@ class PF2eSystem:
     partials = SheetPartials(roll_fields="characters/systems/pf2e/_roll_fields.html")
     roll_difficulties: tuple[tuple[str, str], ...] = ()
     luck_options: tuple[tuple[str, str], ...] = ()
+    helping = False
     rests: tuple[tuple[str, str], ...] = ()
 
     def fields(self, kind: str) -> list[FieldSpec]:

@@ -70,6 +70,11 @@ class CharacterSystem(Protocol):
         ...
 
     @property
+    def helping(self) -> bool:
+        """Whether a sheet roll may name a helping character (H&H Helfen)."""
+        ...
+
+    @property
     def luck_options(self) -> Choices:
         """Glück options declared before a roll (empty: the dialog shows none)."""
         ...

@@ -11,7 +11,7 @@ that kind; an attack's Immersieg is logged as a line of its own (the target roll
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
@@ -26,7 +26,7 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.systems.protocol import Common, Forecast
+from app.encounters.systems.protocol import Common, Forecast, unavailable
 from app.i18n import N_
 from app.rules import ds4
 from app.rules.dice import Roller
@@ -430,8 +430,11 @@ def adjust(
 
 
 def check(
-    state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report
-) -> None:
+    state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report,
+    helpers: Sequence[str] = (),
+) -> None:  # fmt: skip
+    if helpers:
+        raise unavailable()
     f = figure(state, pid)
     base = {"abwehr": f["abwehr"], "schlagen": f["schlagen"], "schiessen": f["schiessen"],
             "zielzauber": f["zielzauber"], "initiative": f["initiative"]}  # fmt: skip

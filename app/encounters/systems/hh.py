@@ -9,7 +9,7 @@ Zehrend and Sterben (``end_of_round``), Zielen, Kampfmanöver, Moral, shaking of
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from types import MappingProxyType
@@ -24,6 +24,17 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
+from app.encounters.systems import hh_checks
+from app.encounters.systems.hh_figures import (
+    describe_changes,
+    from_figure,
+    names_of,
+    options,
+    to_figure,
+)
+from app.encounters.systems.hh_figures import get as _get
+from app.encounters.systems.hh_figures import put as _put
+from app.encounters.systems.hh_figures import with_breakdown as _with
 from app.encounters.systems.protocol import Common, Forecast, MoveReaction, Offers
 from app.i18n import N_
 from app.rules import hh
@@ -38,9 +49,9 @@ from app.rules.hh.cover import living_cover
 from app.rules.hh.grid import blockade_triggers
 from app.rules.hh.initiative import handlung_left
 from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
-from app.rules.hh.modifiers import Breakdown, Part, breakdown
+from app.rules.hh.modifiers import breakdown
 from app.rules.hh.probe import ProbeResult
-from app.rules.hh.state import Change, Figure, Zustand
+from app.rules.hh.state import Figure, Zustand
 from app.rules.odds import RiskResult
 
 CONDITIONS = (
@@ -56,55 +67,6 @@ CONDITIONS = (
 ATTACK_SKILL = "Kampfkunst (Angriff)"
 DEFENCE_SKILL = "Kampfkunst (Verteidigung)"
 DEFAULT_TIMEOUT = 120
-
-
-# --- JSON <-> Figure -----------------------------------------------------------------------
-
-
-def to_figure(data: dict[str, Any]) -> Figure:
-    values = {k: v for k, v in data.items() if k in Figure.__dataclass_fields__}
-    values["skills"] = MappingProxyType(dict(values.get("skills", {})))
-    values["resistances"] = MappingProxyType(dict(values.get("resistances", {})))
-    values["conditions"] = tuple(Zustand(**z) for z in values.get("conditions", ()))
-    values["defence_bonuses"] = tuple(
-        (str(a), int(b)) for a, b in values.get("defence_bonuses", ())
-    )
-    return Figure(**values)
-
-
-def from_figure(fig: Figure, base: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for name in Figure.__dataclass_fields__:
-        value = getattr(fig, name)
-        if name in ("skills", "resistances"):
-            value = dict(value)
-        elif name == "conditions":
-            value = [asdict(z) for z in value]
-        elif name == "defence_bonuses":
-            value = [list(p) for p in value]
-        out[name] = value
-    return out
-
-
-def _with(target: Breakdown, probe: ProbeResult) -> str:
-    """The Probe, after its target's breakdown when modifiers made it (one modifier path)."""
-    return f"{target.describe()}; {probe.describe()}" if target.parts else probe.describe()
-
-
-def _get(state: State, pid: str) -> Figure:
-    return to_figure(figure(state, pid))
-
-
-def _put(state: State, fig: Figure, report: Report | None = None) -> None:
-    state["figures"][fig.id] = from_figure(fig, state["figures"][fig.id])
-    if report is not None:
-        report.changed.add(fig.id)
-
-
-def options(settings: dict[str, Any]) -> hh.RuleOptions:
-    return hh.RuleOptions.from_mapping(
-        {k: settings.get(k) for k in ("movement", "condition_escalation", "focus_qs")}
-    )
 
 
 def new_figure(
@@ -239,48 +201,6 @@ def defeated(data: dict[str, Any]) -> bool:
     return fig.dead or fig.unconscious or fig.has("sterbend")
 
 
-# --- changes -> log --------------------------------------------------------------------------
-
-
-def _names(state: State) -> dict[str, str]:
-    return {pid: str(f.get("name", pid)) for pid, f in state["figures"].items()}
-
-
-#: The log's German words for the changes without an amount (never the internal kind).
-CHANGE_WORDS = {
-    "extra_action": "zusätzliche Handlung", "unconscious": "bewusstlos",
-    "conscious": "bei Bewusstsein", "stabilised": "stabilisiert", "dead": "tot",
-    "revived": "wiederbelebt", "out": "kampfunfähig", "on_feet": "steht auf",
-    "lose_next_action": "verliert die nächste Handlung", "jammed_weapon": "Waffe blockiert",
-    "free_move": "freie Bewegung", "slide": "rutscht weg", "defence_bonus": "Verteidigungsbonus",
-    "counter_attack": "Gegenangriff", "attack_negated": "Angriff abgewendet", "moved": "bewegt",
-    "disarmed": "entwaffnet", "grappled": "gepackt", "complication": "Komplikation",
-    "heilkunde": "Heilkunde", "rast": "Rast", "sterbend": "sterbend",
-}  # fmt: skip
-
-
-def describe_changes(state: State, changes: tuple[Change, ...] | list[Change]) -> list[str]:
-    names = _names(state)
-    out: list[str] = []
-    for c in changes:
-        who = names.get(c.figure, c.figure)
-        if c.kind in ("lp", "wp", "gp", "reactions", "aim", "glueck"):
-            label = {"lp": "LP", "wp": "WP", "gp": "GP", "reactions": "Reaktionen",
-                     "aim": "Zielen", "glueck": "Glück"}[c.kind]  # fmt: skip
-            sign = "+" if c.amount > 0 else "−"
-            text = f"{who}: {label} {sign}{abs(c.amount)}"
-        elif c.kind == "condition_added":
-            text = f"{who}: «{c.condition}»"
-        elif c.kind == "condition_removed":
-            text = f"{who}: «{c.condition}» endet"
-        else:
-            text = f"{who}: {CHANGE_WORDS.get(c.kind, c.kind)}"
-        if c.detail and c.kind not in ("defence_bonus", "counter_attack") and c.detail not in text:
-            text += f" ({c.detail})"
-        out.append(text)
-    return out
-
-
 # --- order -----------------------------------------------------------------------------------
 
 
@@ -399,7 +319,7 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
     for f in result.figures:
         _put(state, f, report)
     report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
-    names = _names(state)
+    names = names_of(state)
     for fid in dict.fromkeys(
         [p.figure for p in result.probes] + [c.figure for c in result.changes]
     ):
@@ -528,17 +448,23 @@ def attack(
     attacker, target, spec, (value, modifier) = _attack_inputs(
         state, attacker_id, target_id, params
     )
+    helpers = hh_checks.helpers_of(state, attacker, _ids(params.get("helpers")), ATTACK_SKILL)
     _take_handlung(state, attacker_id)
     covering = str(_living_cover(state, attacker, target, params).get("covering") or "")
-    probe = hh.roll_probe(roller, value, modifier)
+    own = attack_breakdown(attacker, spec)
+    situational = tuple(p for p in own.parts if p.label in ("Deckung", "Modifikator"))
+    helping = hh_checks.roll_helpers(state, helpers, "attack", situational, roller, report)
+    shown = hh_checks.helped(own, helping)
+    probe = hh.roll_probe(roller, value, modifier + (helping.bonus if helping else 0))
     report.involved |= {attacker_id, target_id}
     entry = report.add(
         N_("%(attacker)s attacks %(target)s."),
-        [f"Angriff ({spec.weapon.name}): {_with(attack_breakdown(attacker, spec), probe)}"],
+        [*(helping.lines() if helping else []),
+         f"Angriff ({spec.weapon.name}): {_with(shown, probe)}"],
         attacker=attacker.name,
         target=target.name,
-    )
-    entry.dice = [d.as_dict() for d in probe.rolls]
+    )  # fmt: skip
+    entry.dice = [d.as_dict() for d in (*(helping.rolls if helping else ()), *probe.rolls)]
     state["turn_actions"]["attacks"] = int(state["turn_actions"].get("attacks", 0)) + 1
     if probe.success and target.can_react:
         timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
@@ -560,6 +486,12 @@ def attack(
         return
     _resolve(state, attacker_id, target_id, spec, probe, False, roller, report, settings,
              covering=covering)  # fmt: skip
+
+
+def _ids(raw: object) -> list[str]:
+    """Participant ids given as a list or comma-separated (the forms' ``helpers``)."""
+    items = raw if isinstance(raw, list) else str(raw or "").split(",")
+    return [str(x).strip() for x in items if str(x).strip()]
 
 
 def _probe(data: dict[str, Any]) -> ProbeResult:
@@ -947,22 +879,13 @@ def adjust(
     _interrupt(state, fig, out.figure, roller, report, settings)
 
 
-def check(
-    state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report
-) -> None:
-    """A GM's check: the same modifier path as every Probe (conditions, then the GM's)."""
-    fig = _get(state, pid)
-    target = breakdown(fig, skill, "action", (Part("SL", modifier),))
-    probe = hh.roll_probe(roller, target.value, target.modifier)
-    report.involved.add(pid)
-    entry = report.add(
-        N_("%(name)s: %(check)s – %(outcome)s."),
-        [_with(target, probe)],
-        name=fig.name,
-        check=f"{skill}-Probe",
-        outcome=probe.outcome,
-    )
-    entry.dice = [d.as_dict() for d in probe.rolls]
+def fall(
+    state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
+    settings: dict[str, Any],
+) -> None:  # fmt: skip
+    """A fall the GM declares; damage on a focusing figure interrupts it like a hit's."""
+    before, after = hh_checks.fall(state, pid, height, modifier, roller, report, settings)
+    _interrupt(state, before, after, roller, report, settings)
 
 
 def stabilise(
@@ -1259,13 +1182,14 @@ class HhRules(Common):
     conditions = CONDITIONS
     actions = frozenset(
         ("aim", "maneuver", "focus", "cast", "morale", "shake_off", "stabilise", "luck",
-         "grant_action")
+         "grant_action", "jump", "fall")
     )  # fmt: skip
     partials = MappingProxyType(
         {
             "attack": "encounters/systems/hh/attack.html",
             "actions": "encounters/systems/hh/actions.html",
             "manage": "encounters/systems/hh/manage.html",
+            "gm_tools": "encounters/systems/hh/gm_tools.html",
         }
     )
     default_check = "Spürsinn"
@@ -1283,7 +1207,9 @@ class HhRules(Common):
     add_condition = staticmethod(add_condition)
     remove_condition = staticmethod(remove_condition)
     adjust = staticmethod(adjust)
-    check = staticmethod(check)
+    check = staticmethod(hh_checks.check)
+    jump = staticmethod(hh_checks.jump)
+    fall = staticmethod(fall)
     aim = staticmethod(aim)
     maneuver = staticmethod(maneuver)
     focus = staticmethod(focus)

@@ -15,7 +15,7 @@ Genesungswurf and it dies at Sterbend 4 − Todgeweiht; monsters die at 0 TP.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
@@ -29,7 +29,7 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.systems.protocol import Common, Forecast, Offers
+from app.encounters.systems.protocol import Common, Forecast, Offers, unavailable
 from app.i18n import N_
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -696,8 +696,11 @@ def shake_off(
 
 
 def check(
-    state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report
-) -> None:
+    state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report,
+    helpers: Sequence[str] = (),
+) -> None:  # fmt: skip
+    if helpers:
+        raise unavailable()
     f = figure(state, pid)
     key = {"wahrnehmung": "wahrnehmung", **{k: k for k in SAVES}}.get(skill.lower())
     if key is None:

@@ -9,7 +9,7 @@ Templates show what a system offers through ``partials`` (slot → template).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
@@ -143,8 +143,10 @@ class CombatRules(Protocol):
     ) -> None: ...  # fmt: skip
 
     def check(
-        self, state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report
-    ) -> None: ...
+        self, state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report,
+        helpers: Sequence[str] = (),
+    ) -> None:  # fmt: skip
+        """A GM's check; ``helpers`` help it where the system has Helfen (H&H)."""
 
     # --- the battle map (app/maps) -------------------------------------------------------
 
@@ -205,6 +207,18 @@ class CombatRules(Protocol):
 
     def grant_action(self, state: State, pid: str, report: Report) -> None:
         """The GM's override: one more Handlung in this step (H&H)."""
+
+    def jump(
+        self, state: State, pid: str, distance: int, direction: str, modifier: int,
+        roller: Roller, report: Report,
+    ) -> None:  # fmt: skip
+        """A jump the GM has a figure make (H&H Sprünge)."""
+
+    def fall(
+        self, state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None:  # fmt: skip
+        """A fall the GM has a figure take, its damage booked (H&H Stürze)."""
 
 
 def unavailable() -> CombatError:
@@ -290,4 +304,16 @@ class Common:
         raise unavailable()
 
     def grant_action(self, state: State, pid: str, report: Report) -> None:
+        raise unavailable()
+
+    def jump(
+        self, state: State, pid: str, distance: int, direction: str, modifier: int,
+        roller: Roller, report: Report,
+    ) -> None:  # fmt: skip
+        raise unavailable()
+
+    def fall(
+        self, state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None:  # fmt: skip
         raise unavailable()

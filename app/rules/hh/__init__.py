@@ -49,6 +49,9 @@ Public API (magic, rests, inventory and detail rules), as submodules and their m
   ``check_equip``, ``inventory_state``, ``retrieve_from_rucksack``, ``SLOTS``.
 - :mod:`procurement` (Beschaffung), :mod:`movement` (Sprünge, Stürze), :mod:`crafting`
   (Herstellung), :mod:`companions` (Gefährten) (§12).
+- :mod:`helping` (Helfen with figures: ``help_problems``, ``roll_help``, ``spend_help``),
+  :mod:`athletics` (``jump_figure``, ``fall_figure``: Sprünge and Stürze of a figure on the
+  one modifier path, fall damage through ``apply_damage``).
 """
 
 from app.rules.hh import (

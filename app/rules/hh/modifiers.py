@@ -26,6 +26,8 @@ class Part:
 
     label: str
     value: int
+    #: Where the value comes from, shown after it: "Helfen +2 (Brida QS 2)".
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,7 @@ class Breakdown:
         text = f"{self.skill} {self.value}"
         for p in self.parts:
             text += f" {'+' if p.value >= 0 else '−'} {p.label} {abs(p.value)}"
+            text += f" ({p.note})" if p.note else ""
         return f"{text} = {self.target}" if self.parts else text
 
 
