@@ -243,3 +243,21 @@ async def test_living_cover_and_the_stray_hit(make_client: ClientFactory, app: F
     assert (await hero.row("Goblin 1"))["points"] == "12/12 LP"
     log = await hero.log()
     assert "Deckung 4 = 6" in log and "lebende Deckung Goblin 2" in log
+
+
+async def test_a_kampfmanoever_takes_its_modifiers_from_the_one_path(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A manoeuvre's Probes show their breakdown like an attack's: the wounded hero's
+    «angeschlagen» counts on Umreissen, the goblin's defence shows its own target."""
+    hero = await wounded_hero(make_client, app)
+    # Arjun: Kampfkunst (waffenlos) 12 − angeschlagen 2 = 10 with 2+3 = 5: success (QS 1);
+    # the goblin defends with Verteidigung 8 and 9+8 = 17: fails — it is niedergeworfen.
+    script(app, 2, 3, 9, 8)
+    view = await hero.act(
+        hero.table.player, "maneuver", target=hero.pids["Goblin 1"], maneuver="umreissen"
+    )
+    log = await hero.log()
+    assert "Angriff: Kampfkunst (waffenlos) 12 − angeschlagen 2 = 10; " in log, log
+    goblin = next(p for p in view["participants"] if p["name"] == "Goblin 1")
+    assert "niedergeworfen" in goblin["conditions"]

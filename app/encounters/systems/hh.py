@@ -49,7 +49,7 @@ from app.rules.hh.cover import living_cover
 from app.rules.hh.grid import blockade_triggers
 from app.rules.hh.initiative import handlung_left
 from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
-from app.rules.hh.modifiers import breakdown
+from app.rules.hh.modifiers import Breakdown, breakdown
 from app.rules.hh.probe import ProbeResult
 from app.rules.hh.state import Figure, Zustand
 from app.rules.odds import RiskResult
@@ -767,9 +767,9 @@ def maneuver(
     _put(state, result.attacker, report)
     _put(state, result.defender, report)
     report.involved |= {attacker_id, target_id}
-    details = [f"Angriff: {result.attack.describe()}"]
+    details = [f"Angriff: {_probe_text(result.attack_target, result.attack)}"]
     if result.defence is not None:
-        details.append(f"Verteidigung: {result.defence.describe()}")
+        details.append(f"Verteidigung: {_probe_text(result.defence_target, result.defence)}")
     details += describe_changes(state, result.outcome.changes)
     entry = report.add(
         N_("%(attacker)s: %(maneuver)s against %(target)s – %(outcome)s."),
@@ -784,6 +784,10 @@ def maneuver(
     )
     _interrupt(state, target, result.defender, roller, report, settings)
     _interrupt(state, attacker, result.attacker, roller, report, settings)
+
+
+def _probe_text(target: Breakdown | None, probe: hh.ProbeResult) -> str:
+    return probe.describe() if target is None else _with(target, probe)
 
 
 def morale(

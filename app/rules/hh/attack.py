@@ -139,20 +139,14 @@ def defence_breakdown(defender: Figure, attacker_id: str, spec: AttackSpec) -> B
     )
 
 
-def _value_and_modifier(b: Breakdown) -> tuple[int, int]:
-    """(skill − BE, the other modifiers): the Probe's value and modifier (§6)."""
-    be = sum(p.value for p in b.parts if p.label == "BE")
-    return b.value + be, b.modifier - be
-
-
 def attack_target(attacker: Figure, spec: AttackSpec) -> tuple[int, int]:
     """(value, modifier) of the attack Probe: skill − BE; conditions, Zielen, cover, spec."""
-    return _value_and_modifier(attack_breakdown(attacker, spec))
+    return attack_breakdown(attacker, spec).probe_args()
 
 
 def defence_target(defender: Figure, attacker_id: str, spec: AttackSpec) -> tuple[int, int]:
     """(value, modifier) of the defence Probe: skill − BE; conditions, bonuses, spec."""
-    return _value_and_modifier(defence_breakdown(defender, attacker_id, spec))
+    return defence_breakdown(defender, attacker_id, spec).probe_args()
 
 
 def _table_roll(roller: Roller, table: str, qs: int, log: Log) -> TableRoll:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.rules.dice import Roller
-from app.rules.hh.conditions import modifier_for
 from app.rules.hh.life import Log, Outcome, _apply_condition
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.opposed import OpposedResult, evaluate_opposed
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.probe import ProbeResult, roll_probe
@@ -67,6 +67,9 @@ class ManeuverResult:
     attacker: Figure
     defender: Figure
     outcome: Outcome
+    #: The targets of the two Probes with each modifier (the one modifier path).
+    attack_target: Breakdown | None = None
+    defence_target: Breakdown | None = None
 
 
 def resolve_maneuver(
@@ -86,16 +89,18 @@ def resolve_maneuver(
     if not maneuver_allowed(key, attacker.size, defender.size, humanoid_armed=humanoid_armed):
         raise ValueError(f"«{m.name}» is not possible against this target")
     log = Log()
-    a_mod = modifier + m.modifier + modifier_for(attacker.conditions, "physical", "attack")
-    attack = roll_probe(roller, attacker.skill(SKILL) - attacker.be, a_mod)
+    a_target = breakdown(
+        attacker, SKILL, "attack", (Part(m.name, m.modifier), Part("Modifikator", modifier))
+    )
+    attack = roll_probe(roller, *a_target.probe_args())
     log.rolls.extend(attack.rolls)
-    defence = comparison = None
+    defence = comparison = d_target = None
     success = attack.success
     if success and defend and defender.can_react:
         log.add(Change(defender.id, "reactions", -1, detail="Verteidigung"))
         defender = defender.evolve(reactions_left=defender.reactions_left - 1)
-        d_mod = modifier_for(defender.conditions, "physical", "defence")
-        defence = roll_probe(roller, defender.skill(SKILL) - defender.be, d_mod)
+        d_target = breakdown(defender, SKILL, "defence")
+        defence = roll_probe(roller, *d_target.probe_args())
         log.rolls.extend(defence.rolls)
         comparison = evaluate_opposed(attack, defence)
         success = comparison.winner == "attacker"
@@ -113,5 +118,6 @@ def resolve_maneuver(
                 roller, defender, Zustand(m.condition), options, log, "normal", set()
             )
     return ManeuverResult(
-        m, attack, defence, comparison, success, attacker, defender, log.outcome(defender)
-    )
+        m, attack, defence, comparison, success, attacker, defender, log.outcome(defender),
+        a_target, d_target,
+    )  # fmt: skip

@@ -46,6 +46,11 @@ class Breakdown:
     def target(self) -> int:
         return self.value + self.modifier
 
+    def probe_args(self) -> tuple[int, int]:
+        """(skill − BE, the other modifiers): the Probe's value and modifier (§6)."""
+        be = sum(p.value for p in self.parts if p.label == "BE")
+        return self.value + be, self.modifier - be
+
     def plus(self, *parts: Part) -> Breakdown:
         """The same breakdown with more parts (zero parts are left out)."""
         return Breakdown(self.skill, self.value, (*self.parts, *(p for p in parts if p.value)))
