@@ -21,7 +21,7 @@ import httpx
 import psycopg
 
 from tests.conftest import CHEAP_ARGON2, ROOT
-from tests.stream.sse import account, messages, unique
+from tests.stream.sse import CLIENT_LIMITS, account, messages, unique
 
 PG_LIB = Path("/usr/lib/postgresql")
 CLUSTER_PREFIX = "tafelrunde_faults_"
@@ -226,7 +226,9 @@ async def make_table(base_url: str) -> Table:
 
 def on(client: httpx.AsyncClient, base_url: str) -> httpx.AsyncClient:
     """The same person (token) talking to another app process."""
-    return httpx.AsyncClient(base_url=base_url, headers=client.headers, timeout=client.timeout)
+    return httpx.AsyncClient(
+        base_url=base_url, headers=client.headers, timeout=client.timeout, limits=CLIENT_LIMITS
+    )
 
 
 @dataclass

@@ -69,9 +69,15 @@ def unique(name: str) -> str:
     return f"{name}_{uuid.uuid4().hex[:8]}"
 
 
+#: A pooled connection is dropped after 2 s idle, before uvicorn closes it (5 s): httpx's own
+#: default is the same 5 s, and a request sent on a connection the server is closing at that
+#: moment fails with a ReadError — no answer, which the fault tests would count as lost.
+CLIENT_LIMITS = httpx.Limits(keepalive_expiry=2.0)
+
+
 async def account(base_url: str, name: str) -> httpx.AsyncClient:
     """A client logged in as a new user (bearer token, no cookie) on a live server."""
-    client = httpx.AsyncClient(base_url=base_url, timeout=10)
+    client = httpx.AsyncClient(base_url=base_url, timeout=10, limits=CLIENT_LIMITS)
     r = await client.post("/api/v1/auth/register", json={"username": name, "password": PASSWORD})
     assert r.status_code == 201, r.text
     r = await client.post("/api/v1/auth/login", json={"username": name, "password": PASSWORD})
