@@ -147,10 +147,23 @@ def _rested(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> lis
     return [_("%(rest)s taken", rest=e.get("label", "")), str(e.get("detail", ""))]
 
 
+def _checked(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    """The check's name (a rule term), its outcome, where the item went, and its rule text."""
+    label, item = e.get("label", ""), e.get("item_name", "")
+    if e.get("item_id") is None:
+        head = _("%(check)s: «%(item)s» without success", check=label, item=item)
+    elif e.get("container") == sheets.RUCKSACK:
+        head = _("%(check)s: «%(item)s» put into the Rucksack", check=label, item=item)
+    else:
+        head = _("%(check)s: «%(item)s» added", check=label, item=item)
+    return [head, str(e.get("detail", ""))]
+
+
 DESCRIBERS: dict[str, Describer] = {
     "character_created": _created,
     "character_updated": _updated,
     "character_rested": _rested,
+    "character_checked": _checked,
     "character_fought": _fought,
     "character_archived": _fixed(N_("archived")),
     "character_restored": _fixed(N_("restored")),

@@ -487,6 +487,40 @@ async def rest(
     return await _action(request, session, user, campaign_id, character_id, work)
 
 
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/check", dependencies=[IDEMPOTENT])
+async def check(
+    request: Request,
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+) -> Response:
+    """A guided check from the sheet (H&H: Beschaffung, Herstellung): the sheet comes back
+    with the result (breakdown and faces) at the check's form, or its input and the
+    messages at its fields."""
+    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+    key = form.get("check", "")
+    _mark_origin(request, session)
+    try:
+        async with attempt(session):
+            _opened, event = await service.sheet_check(
+                session, ctx.roller, user, campaign_id, character_id,
+                _int(form.get("version", ""), field="version"), key, form,
+            )  # fmt: skip
+    except ValidationFailed as exc:
+        answer = {"key": key, "values": form, "errors": exc.fields}
+        return await _sheet_response(
+            request, session, user, campaign_id, character_id, status_code=422, check=answer
+        )
+    except Conflict:
+        return await _sheet_response(
+            request, session, user, campaign_id, character_id, status_code=409, conflict=True
+        )
+    answer = {"key": key, "values": {}, "result": event.payload}
+    return await _sheet_response(request, session, user, campaign_id, character_id, check=answer)
+
+
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/archive")
 async def archive(
     request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser

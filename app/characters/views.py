@@ -55,10 +55,13 @@ def sheet_context(
     edit_values: dict[str, str] | None = None,
     new_item: dict[str, str] | None = None,
     field_conflicts: list[Any] | None = None,
+    check: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The sheet page from its loaded parts; ``errors``, ``values``, ``conflict``,
     ``item_errors``, ``roll``, ``editing``/``edit_values`` and ``new_item`` (a refused "New
-    item" form as typed: shown open) are a request's answer."""
+    item" form as typed: shown open) and ``check`` (a guided check's answer: ``key``, the
+    form's ``values`` and its ``errors`` or the ``result`` event payload) are a request's
+    answer."""
     system = character_system(character.system)
     specs = system.fields(character.kind)
     groups: dict[str, list[sheets.FieldSpec]] = {}
@@ -94,6 +97,8 @@ def sheet_context(
         "starters": system.starter_items(),
         "partials": system.partials,
         "rests": system.rests,
+        "checks": system.checks,
+        "check": check or {},
         "roll": roll,
         "others": others,
         "library": library,

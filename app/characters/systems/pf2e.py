@@ -24,7 +24,7 @@ from app.characters.sheets import (
     percent,
     signed,
 )
-from app.characters.systems.protocol import Rest, SheetPartials
+from app.characters.systems.protocol import ItemDraft, Rest, SheetCheck, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -586,6 +586,7 @@ class PF2eSystem:
     roll_difficulties: tuple[tuple[str, str], ...] = ()
     luck_options: tuple[tuple[str, str], ...] = ()
     rests: tuple[tuple[str, str], ...] = ()
+    checks: tuple[tuple[str, str], ...] = ()
 
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()
@@ -656,6 +657,18 @@ class PF2eSystem:
         settings: Mapping[str, Any],
     ) -> Rest | str:
         return gettext("This rest does not exist in this rule system.")
+
+    def check(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        item: ItemDraft,
+        settings: Mapping[str, Any],
+    ) -> SheetCheck | dict[str, str]:
+        return {"check": gettext("This check does not exist in this rule system.")}
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]
