@@ -218,6 +218,12 @@ async def _sheet_flow(t: Table, system: str) -> None:
         body |= {"dc": 15, "fortune": True, "visibility": "gm"}
     r = await player.post(f"{url}/roll", json=body)
     assert r.status_code == 201, r.text
+    if spec.checks:  # H&H: Beschaffung ("Immer" at 2 Lira) and Herstellung (Güte C)
+        version = (await player.get(url)).json()["version"]
+        await player.patch(url, json={"changes": {"skills.Handwerk": 8}, "version": version})
+        for key, _label in spec.checks:
+            r = await player.post(f"{url}/check", json={"check": key, "name": "Laterne", "price": 2})
+            assert r.status_code == 200, r.text
     await player.post(f"{url}/archive")
     await player.post(f"{url}/restore")
     exported = (await player.get(f"{url}/export")).json()

@@ -119,8 +119,12 @@ async def test_herstellung_reaches_the_guete_of_the_probenwert(
     r = await check(t, url, "gm", check="herstellung", source="starter:hh:schwert", price=30,
                     grade="A", pay=True)  # fmt: skip
     assert r.status_code == 422 and "höchstens Güte B" in r.json()["errors"]["grade"], r.text
-    # Güte B without a Probe: cost 20 % of 30 = 6 Lira, 8 hours, no dice.
-    r = await check(t, url, "gm", check="herstellung", source="starter:hh:schwert", price=30,
+    # Güte B without a Probe: cost 20 % of 30 = 6 Lira, 8 hours, no dice; a co-GM may.
+    r = await t["gm"].post(
+        f"/campaigns/{t.campaign_id}/members/{t.ids['player2']}/role", data={"role": "co_gm"}
+    )
+    assert r.status_code == 303, r.text
+    r = await check(t, url, "player2", check="herstellung", source="starter:hh:schwert", price=30,
                     grade="B", pay=True)  # fmt: skip
     assert r.status_code == 200, r.text
     event, sheet = r.json()["event"], r.json()["character"]
@@ -155,6 +159,10 @@ async def test_the_sheet_form_procures_without_javascript_and_keeps_input(
     assert 'data-check="beschaffung"' not in (await t["player2"].get(page)).text
     assert 'data-check="beschaffung"' not in (await t["observer"].get(page)).text
     form = {"check": "beschaffung", "source": "", "name": "Laterne", "price": "", "pay": "on"}
+    for who, status in (("player2", 403), ("observer", 403), ("outsider", 404)):
+        assert (await t[who].post(f"{page}/check", data=form)).status_code == status, who
+    r = await t["anonymous"].post(f"{page}/check", data=form)
+    assert r.status_code == 303 and r.headers["location"].startswith("/login")
     r = await t["player"].post(f"{page}/check", data=form)
     assert r.status_code == 422 and 'id="check-beschaffung-price-error"' in r.text, r.text
     assert 'value="Laterne"' in r.text
