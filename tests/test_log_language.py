@@ -222,7 +222,8 @@ async def _sheet_flow(t: Table, system: str) -> None:
         version = (await player.get(url)).json()["version"]
         await player.patch(url, json={"changes": {"skills.Handwerk": 8}, "version": version})
         for key, _label in spec.checks:
-            r = await player.post(f"{url}/check", json={"check": key, "name": "Laterne", "price": 2})
+            body = {"check": key, "name": "Laterne", "price": 2}
+            r = await player.post(f"{url}/check", json=body)
             assert r.status_code == 200, r.text
     await player.post(f"{url}/archive")
     await player.post(f"{url}/restore")
