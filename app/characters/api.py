@@ -370,6 +370,51 @@ async def check(
     return CheckOut(event={"type": event.type, **event.payload}, character=_full(fresh))
 
 
+class CompanionIn(BaseModel):
+    name: Name
+
+
+@router.post("/characters/{character_id}/companions", response_model=CharacterOut, status_code=201)
+async def create_companion(
+    campaign_id: int, character_id: int, body: CompanionIn, session: Session, user: CurrentUser
+) -> CharacterOut:
+    """A Gefährte of its own for this hero (H&H): an NSC sheet owned by the hero's owner."""
+    companion = await service.create_companion(session, user, campaign_id, character_id, body.name)
+    return _full(await service.open_character(session, user, campaign_id, companion.id))
+
+
+class XpIn(BaseModel):
+    amount: int = Field(description="XP the hero gains (1 … 100)")
+    companion_id: int | None = Field(
+        default=None, description="«Band der Erfahrung»: the Gefährte who gains as many"
+    )
+    version: int | None = None
+
+
+@router.post("/characters/{character_id}/xp", response_model=CharacterOut)
+async def gain_xp(
+    campaign_id: int, character_id: int, body: XpIn, session: Session, user: CurrentUser
+) -> CharacterOut:
+    """XP for the hero, shared with one of its Gefährten (H&H «Band der Erfahrung»)."""
+    await service.gain_xp(
+        session, user, campaign_id, character_id, body.version, body.amount, body.companion_id
+    )
+    return _full(await service.open_character(session, user, campaign_id, character_id))
+
+
+class AdvanceIn(BaseModel):
+    version: int | None = None
+
+
+@router.post("/characters/{character_id}/advance", response_model=CharacterOut)
+async def advance(
+    campaign_id: int, character_id: int, body: AdvanceIn, session: Session, user: CurrentUser
+) -> CharacterOut:
+    """A Gefährte's next Monsterstufe for its XP (H&H Steigerungskosten)."""
+    opened = await service.advance_companion(session, user, campaign_id, character_id, body.version)
+    return _full(opened)
+
+
 @router.post("/characters/{character_id}/archive", response_model=CharacterSummary)
 async def archive(
     campaign_id: int, character_id: int, session: Session, user: CurrentUser

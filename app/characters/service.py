@@ -609,6 +609,95 @@ async def sheet_check(
     return opened, await _record(session, character, user, event)
 
 
+# --- companions (H&H Gefährten) -------------------------------------------------------------
+
+
+async def create_companion(
+    session: AsyncSession, user: User, campaign_id: int, hero_id: int, name: str
+) -> Character:
+    """A companion of its own for a hero (``CharacterSystem.new_companion``): an NSC sheet
+    owned by the hero's owner, linked by ``sheets.COMPANION_KEY``; whoever may edit the hero
+    may make one (docs/rules/hh.md, "Gefährten")."""
+    opened = await open_character(session, user, campaign_id, hero_id, edit=True)
+    hero = opened.character
+    data = character_system(hero.system).new_companion()
+    if data is None:
+        raise ValidationFailed({"companion_name": _("This rule system has no Gefährten.")})
+    if hero.kind != CharacterKind.pc.value or hero.data.get(sheets.COMPANION_KEY):
+        raise ValidationFailed({"companion_name": _("Only a hero has Gefährten.")})
+    name = _check_name(name, "companion_name")
+    await _check_room_for_character(session, campaign_id)
+    companion = Character(
+        campaign_id=campaign_id, owner_id=hero.owner_id, system=hero.system, name=name,
+        kind=CharacterKind.npc.value, hidden_from_players=False,
+        data={**data, sheets.COMPANION_KEY: hero.id},
+    )  # fmt: skip
+    session.add(companion)
+    await session.flush()
+    event = types.CharacterCreated(**_about(session, companion, user), kind=companion.kind)
+    await _record(session, companion, user, event)
+    return companion
+
+
+async def gain_xp(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    hero_id: int,
+    version: int | None,
+    amount: int,
+    companion_id: int | None,
+) -> Opened:
+    """XP for the hero, shared with one of its companions («Band der Erfahrung»): both
+    sheets change in the same transaction, one ``character_updated`` each."""
+    opened = await open_character(session, user, campaign_id, hero_id, edit=True)
+    hero = opened.character
+    _check_version(hero, version)
+    companion = None
+    if companion_id is not None:
+        companion = await session.scalar(
+            select(Character).where(
+                Character.id == companion_id, Character.campaign_id == campaign_id
+            )
+        )
+        if companion is None or companion.data.get(sheets.COMPANION_KEY) != hero.id:
+            raise ValidationFailed({"companion_id": _("Choose a Gefährte of this hero.")})
+    system = character_system(hero.system)
+    result = system.share_xp(hero.data, companion.data if companion else None, amount)
+    if isinstance(result, str):
+        raise ValidationFailed({"xp_gain": result})
+    await _apply_sheet_changes(session, hero, user, result[0])
+    if companion is not None:
+        await _apply_sheet_changes(session, companion, user, result[1])
+    return opened
+
+
+async def advance_companion(
+    session: AsyncSession, user: User, campaign_id: int, character_id: int, version: int | None
+) -> Opened:
+    """A companion's next level for its XP (``CharacterSystem.raise_companion``): its sheet
+    changes in one write and one ``character_advanced`` event."""
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    character = opened.character
+    _check_version(character, version)
+    result = character_system(character.system).raise_companion(character.data)
+    if isinstance(result, str):
+        raise ValidationFailed({"advance": result})
+    data = copy.deepcopy(character.data)
+    changes = {k: [data.get(k), v] for k, v in result.items() if data.get(k) != v}
+    data.update(result)
+    character.data = data
+    character.updated_at = utcnow()
+    await _flush(session)
+    event = types.CharacterAdvanced(
+        **_about(session, character, user), level=int(result.get("monsterstufe", 0)),
+        xp_cost=int(changes.get("xp", [0, 0])[0] or 0) - int(result.get("xp", 0)),
+        changes=changes,
+    )  # fmt: skip
+    await _record(session, character, user, event)
+    return opened
+
+
 async def delete_character(
     session: AsyncSession, user: User, campaign_id: int, character_id: int, *, confirm: bool
 ) -> None:

@@ -235,6 +235,17 @@ class CharacterChecked(CharacterEvent):
     detail: str
 
 
+@event_type("character_advanced")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterAdvanced(CharacterEvent):
+    """A companion rose to Monsterstufe ``level`` for ``xp_cost`` XP (H&H Gefährten)."""
+
+    level: int
+    xp_cost: int
+    #: Data key → ``[before, after]`` of every value the Steigerung changed.
+    changes: dict[str, list[Any]]
+
+
 @event_type("character_fought")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterFought(CharacterEvent):

@@ -10,11 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any, cast
 
 from app.characters.catalog import ItemField, StarterItem
 from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
+    COMPANION_KEY,
     RUCKSACK,
     Derived,
     FieldError,
@@ -30,10 +32,10 @@ from app.characters.sheets import (
 )
 from app.characters.systems.protocol import ItemDraft, Rest, SheetCheck, SheetPartials
 from app.i18n import N_, gettext
-from app.limits import REST_HOURS_MAX, REST_RECORDS_KEPT
+from app.limits import REST_HOURS_MAX, REST_RECORDS_KEPT, XP_GAIN_MAX, XP_MAX
 from app.rules import hh
 from app.rules.dice import Roller
-from app.rules.hh import crafting, procurement
+from app.rules.hh import companions, crafting, procurement
 from app.rules.hh import inventory as hh_inventory
 from app.rules.hh import luck as hh_luck
 from app.rules.hh import probe as hh_probe
@@ -574,6 +576,7 @@ def _view(
         ),
     ]
     derived += _last_rest(data)
+    derived += _companion_derived(data)
     warnings: list[Warning] = []
     if state.encumbered:
         warnings.append(
@@ -1260,6 +1263,106 @@ def check(
     return {"check": gettext("This check does not exist in this rule system.")}
 
 
+# --- Gefährten (issue 13: companions of their own, Band der Erfahrung) ------------------------
+
+#: The data key of a Gefährte's sheet that names its hero (``app.characters.sheets``).
+COMPANION_OF = COMPANION_KEY
+#: Exact growth a Gefährte's sheet keeps beyond its whole values (Bewegung, RS: +½ a level).
+GROWTH = "companion_growth"
+#: The growth a Steigerung books on the sheet (the rest of ``GROWTH_PER_LEVEL`` is derived).
+BOOKED_GROWTH = ("bewegung", "rs")
+
+
+def new_companion() -> dict[str, Any]:
+    """A new Gefährte: an NSC sheet at Monsterstufe 1 without XP; the player or GM types
+    the spirit's values (docs/rules/hh.md, "Gefährten")."""
+    return {**_npc_default(), "monsterstufe": 1, "xp": 0, GROWTH: {}}
+
+
+def share_xp(
+    hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
+) -> tuple[dict[str, Any], dict[str, Any]] | str:
+    """XP the hero gains; with «Band der Erfahrung» the chosen Gefährte gains as many."""
+    if not 1 <= amount <= XP_GAIN_MAX:
+        return gettext("Between %(min)d and %(max)d.", min=1, max=XP_GAIN_MAX)
+    hero_xp = int(hero.get("xp", 0) or 0) + amount
+    if hero_xp > XP_MAX:
+        return gettext("At most %(max)d XP.", max=XP_MAX)
+    if companion is None:
+        return {"xp": hero_xp}, {}
+    return {"xp": hero_xp}, {"xp": int(companion.get("xp", 0) or 0) + amount}
+
+
+def _growth(data: Mapping[str, Any], key: str) -> Fraction:
+    try:
+        return Fraction(str((data.get(GROWTH) or {}).get(key, "0")))
+    except (ValueError, ZeroDivisionError):
+        return Fraction(0)
+
+
+def companion_stats(data: Mapping[str, Any]) -> companions.CompanionStats:
+    """The sheet's values as the engine's stats (Bewegung and RS with their kept growth)."""
+    level = int(data.get("monsterstufe") or 0)
+    stats = companions.companion_stats(
+        level, bewegung=int(data.get("bewegung", 0) or 0), rs=int(data.get("rs", 0) or 0),
+        lp=int(data.get("lp_max", 0) or 0),
+    )  # fmt: skip
+    return replace(
+        stats,
+        bewegung=stats.bewegung + _growth(data, "bewegung"),
+        rs=stats.rs + _growth(data, "rs"),
+    )
+
+
+def raise_companion(data: Mapping[str, Any]) -> dict[str, Any] | str:
+    """One Monsterstufe up for its XP (``companions.level_up``): Monsterstufe +1 (every
+    Probe not listed), each listed Fertigkeit +1, LP max and LP +2, Bewegung and RS +½
+    kept exact; Initiative and Reaktionen follow from Spürsinn (docs/rules/hh.md)."""
+    if not data.get(COMPANION_OF):
+        return gettext("Only a Gefährte raises its Monsterstufe for XP.")
+    stats = companion_stats(data)
+    if stats.level < 1:
+        return gettext("Enter the Gefährte's Monsterstufe first.")
+    up = companions.level_up(stats, stats.level + 1)
+    xp = int(data.get("xp", 0) or 0)
+    if xp < up.xp_cost:
+        return gettext(
+            "Monsterstufe %(level)d costs %(cost)d XP; the Gefährte has %(xp)d.",
+            level=up.after.level, cost=up.xp_cost, xp=xp,
+        )  # fmt: skip
+    whole = up.after.effective()
+    skills = {k: (v + 1 if v is not None else v) for k, v in (data.get("skills") or {}).items()}
+    gained_lp = whole["lp"] - int(data.get("lp_max", 0) or 0)
+    return {
+        "monsterstufe": up.after.level,
+        "xp": xp - up.xp_cost,
+        "skills": skills,
+        "lp_max": whole["lp"],
+        "lp": int(data.get("lp", 0) or 0) + gained_lp,
+        **{k: whole[k] for k in BOOKED_GROWTH},
+        GROWTH: {k: str(getattr(up.after, k) - whole[k]) for k in BOOKED_GROWTH},
+    }
+
+
+def _companion_derived(data: Mapping[str, Any]) -> list[Derived]:
+    """A Gefährte's Steigerungskosten and what it carries (LP ÷ 2 places)."""
+    if not data.get(COMPANION_OF):
+        return []
+    level = int(data.get("monsterstufe") or 0)
+    out = [Derived("carry", "Traglast", f"{companions.carry_places(int(data.get('lp', 0)))} IP")]
+    if level >= 1:
+        cost = companions.level_up_cost(level + 1)
+        out.append(
+            Derived(
+                "level_up_cost",
+                "Steigerungskosten",
+                f"Monsterstufe {level + 1}: {cost} XP",
+                (("XP", str(data.get("xp", 0))),),
+            )
+        )
+    return out
+
+
 # --- combat --------------------------------------------------------------------------------
 
 
@@ -1411,6 +1514,17 @@ class HHSystem:
         settings: Mapping[str, Any],
     ) -> SheetCheck | dict[str, str]:
         return check(roller, data, items, key, params, item)
+
+    def new_companion(self) -> dict[str, Any] | None:
+        return new_companion()
+
+    def share_xp(
+        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
+    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        return share_xp(hero, companion, amount)
+
+    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+        return raise_companion(data)
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]

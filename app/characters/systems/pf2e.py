@@ -670,6 +670,17 @@ class PF2eSystem:
     ) -> SheetCheck | dict[str, str]:
         return {"check": gettext("This check does not exist in this rule system.")}
 
+    def new_companion(self) -> dict[str, Any] | None:
+        return None
+
+    def share_xp(
+        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
+    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        return gettext("This rule system has no Gefährten.")
+
+    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+        return gettext("This rule system has no Gefährten.")
+
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]
     ) -> dict[str, Any]:

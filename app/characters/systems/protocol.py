@@ -214,6 +214,23 @@ class CharacterSystem(Protocol):
         message; nothing rolled then). ``params``: the check form's fields."""
         ...
 
+    # --- companions (H&H Gefährten) -------------------------------------------------------
+
+    def new_companion(self) -> dict[str, Any] | None:
+        """The data of a new companion sheet (``None``: the system has no companions)."""
+        ...
+
+    def share_xp(
+        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
+    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        """XP the hero gains, shared with ``companion`` (H&H «Band der Erfahrung»): the
+        changes of both sheets, or why not (a message)."""
+        ...
+
+    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+        """A companion's next level for its XP: the sheet's changes, or why not."""
+        ...
+
     # --- combat --------------------------------------------------------------------------
 
     def combat_statblock(
