@@ -352,7 +352,7 @@ class CheckOut(BaseModel):
     character: CharacterOut
 
 
-@router.post("/characters/{character_id}/check", response_model=CheckOut)
+@router.post("/characters/{character_id}/check", response_model=CheckOut, dependencies=[IDEMPOTENT])
 async def check(
     campaign_id: int,
     character_id: int,
@@ -374,7 +374,12 @@ class CompanionIn(BaseModel):
     name: Name
 
 
-@router.post("/characters/{character_id}/companions", response_model=CharacterOut, status_code=201)
+@router.post(
+    "/characters/{character_id}/companions",
+    response_model=CharacterOut,
+    status_code=201,
+    dependencies=[IDEMPOTENT],
+)
 async def create_companion(
     campaign_id: int, character_id: int, body: CompanionIn, session: Session, user: CurrentUser
 ) -> CharacterOut:

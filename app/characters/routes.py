@@ -521,7 +521,9 @@ async def check(
     return await _sheet_response(request, session, user, campaign_id, character_id, check=answer)
 
 
-@router.post("/campaigns/{campaign_id}/characters/{character_id}/companions")
+@router.post(
+    "/campaigns/{campaign_id}/characters/{character_id}/companions", dependencies=[IDEMPOTENT]
+)
 async def create_companion(
     request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
 ) -> Response:
