@@ -295,6 +295,12 @@ class RestIn(BaseModel):
     camp_value: int | None = Field(
         default=None, description="H&H Lange Rast: the Lagermeister's Probenwert (camp Probe)"
     )
+    healer_id: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_ROW_ID,
+        description="H&H: another character of the campaign whose Heilkunde tends this one",
+    )
 
     def params(self) -> dict[str, str]:
         """The fields as the sheet's form sends them."""
@@ -302,6 +308,7 @@ class RestIn(BaseModel):
             "hours": "" if self.hours is None else str(self.hours),
             "camp_site": "on" if self.camp_site else "",
             "camp_value": "" if self.camp_value is None else str(self.camp_value),
+            "healer_id": "" if self.healer_id is None else str(self.healer_id),
         }
 
 

@@ -486,9 +486,10 @@ async def take_rest(
     labels = dict(system.rests)
     if key not in labels:
         raise ValidationFailed({"rest": _("This rest does not exist in this rule system.")})
+    healer = await _healer(session, opened, (params or {}).get("healer_id", ""))
     dice = await roller_for(session, campaign_id, user.id, roller)
     result = system.rest(
-        dice, character.data, opened.items, key, params or {}, opened.campaign.settings
+        dice, character.data, opened.items, key, params or {}, opened.campaign.settings, healer
     )
     if isinstance(result, str):
         raise ValidationFailed({"rest": result})
@@ -504,6 +505,19 @@ async def take_rest(
     )  # fmt: skip
     await _record(session, character, user, event)
     return opened
+
+
+async def _healer(
+    session: AsyncSession, opened: Opened, healer_id: str
+) -> rolling.HelperSheet | None:
+    """The sheet of the character who tends this one during a rest (the rest form's
+    ``healer_id``; empty: nobody), or refused at the rest."""
+    if not healer_id.strip():
+        return None
+    sheet = await _other_sheet(session, opened, int(healer_id)) if healer_id.isdigit() else None
+    if sheet is None:
+        raise ValidationFailed({"rest": _("Choose a character of this campaign as the healer.")})
+    return sheet
 
 
 async def _check_item(
@@ -1382,12 +1396,21 @@ async def _with_helper(
     """The request with the named helper's sheet, or refused at ``helper_id``."""
     if req.helper_id is None:
         return req
-    helper = next((c for c in await helpers_for(session, opened) if c.id == req.helper_id), None)
-    if helper is None:
+    sheet = await _other_sheet(session, opened, req.helper_id)
+    if sheet is None:
         raise ValidationFailed({"helper_id": _("Choose a character of this campaign.")})
-    items = await _items(session, helper.id)
-    sheet = rolling.HelperSheet(helper.id, helper.name, helper.data, items)
     return replace(req, helper=sheet)
+
+
+async def _other_sheet(
+    session: AsyncSession, opened: Opened, character_id: int
+) -> rolling.HelperSheet | None:
+    """Another character's sheet that may help this one (:func:`helpers_for`), or ``None``."""
+    helper = next((c for c in await helpers_for(session, opened) if c.id == character_id), None)
+    if helper is None:
+        return None
+    items = await _items(session, helper.id)
+    return rolling.HelperSheet(helper.id, helper.name, helper.data, items)
 
 
 async def _knowledge_check(

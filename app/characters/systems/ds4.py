@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.characters.catalog import ItemField, StarterItem
-from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
+from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
     Derived,
     FieldSpec,
@@ -733,7 +733,10 @@ class DS4System:
         key: str,
         params: Mapping[str, str],
         settings: Mapping[str, Any],
+        healer: HelperSheet | None = None,
     ) -> Rest | str:
+        if healer is not None:
+            return gettext("This rest has no healer in this rule system.")
         return rest(data, items, key)
 
     def check(

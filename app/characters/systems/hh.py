@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any, cast
 
 from app.characters.catalog import ItemField, StarterItem
-from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
+from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
     COMPANION_KEY,
     RUCKSACK,
@@ -1004,6 +1004,8 @@ def _rest_refusal(code: str, rest_params: Mapping[str, object]) -> str:
         return gettext("One Lange Rast a day: enter more hours for the next day.")
     if code == "no_camp_site":
         return gettext("A Lange Rast needs a suitable camp site.")
+    if code == "companion_not_healable":
+        return gettext("Heilkunde does not work on a Gefährte.")
     return gettext("The last rest has not ended yet.")
 
 
@@ -1020,6 +1022,19 @@ def _camp_value(params: Mapping[str, str]) -> int | str | None:
         if 0 <= value <= SKILL_VALUE_MAX
         else gettext("Between %(min)d and %(max)d.", min=0, max=SKILL_VALUE_MAX)
     )
+
+
+def _healing(healer: HelperSheet | None) -> tuple[Figure, Breakdown] | None:
+    """The healer's figure and its Heilkunde target, with the healer's own conditions on the
+    Probe (the one modifier path)."""
+    if healer is None:
+        return None
+    tending = sheet_figure(healer.data, healer.items).evolve(id=HEALER_ID, name=healer.name)
+    return tending, breakdown(tending, "Heilkunde", "action")
+
+
+#: The healer's figure id in a rest (the resting character is ``sheet``).
+HEALER_ID = "healer"
 
 
 def _rest_lines(result: rest_rules.RestResult) -> list[str]:
@@ -1043,6 +1058,17 @@ def _rest_lines(result: rest_rules.RestResult) -> list[str]:
     lines += [f"«{c}» entfernt" for c in p.conditions_removed]
     lines += [f"«{c}» dazu" for c in p.conditions_gained]
     return lines
+
+
+def _healing_line(result: rest_rules.RestResult, healer: HelperSheet, target: Breakdown) -> str:
+    """E.g. "Heilkunde (Brida) 10 − angeschlagen 2 = 8; 2W10: 3 + 4 …; 1W10: 6 → +6 LP"."""
+    p = result.participant("sheet")
+    assert p.healing_probe is not None
+    line = f"Heilkunde ({healer.name}) {target.describe().removeprefix('Heilkunde ')}"
+    line += f"; {p.healing_probe.describe()}"
+    if p.healing_roll is not None:
+        line += f"; {len(p.healing_roll.faces)}W10: " + " + ".join(map(str, p.healing_roll.faces))
+    return f"{line} → +{p.healing_lp} LP"
 
 
 def _rest_changes(
@@ -1080,9 +1106,11 @@ def rest(
     key: str,
     params: Mapping[str, str],
     settings: Mapping[str, Any],
+    healer: HelperSheet | None = None,
 ) -> Rest | str:
     """Kurze or Lange Rast (``app.rules.hh.rest``) on the sheet's own clock: the rest starts
-    ``hours`` after the end of the last one the sheet keeps (docs/rules/hh.md, "Rasten")."""
+    ``hours`` after the end of the last one the sheet keeps (docs/rules/hh.md, "Rasten");
+    ``healer``'s Heilkunde tends the character (not a Gefährte) during it."""
     if key not in dict(RESTS):
         return gettext("This rest does not exist in this rule system.")
     kind: rest_rules.RestKind = "kurz" if key == "kurz" else "lang"
@@ -1096,18 +1124,26 @@ def rest(
         return str(hours if isinstance(hours, str) else camp_value)
     last_end = max((r.end for r in history), default=CLOCK_START)
     now = last_end + hours * 60
+    tending = _healing(healer)
+    healing = [rest_rules.Healing(tending[0], fig.id, tending[1].modifier)] if tending else []
+    companions = [fig.id] if data.get(COMPANION_OF) else []
     if kind == "kurz":
-        result = rest_rules.short_rest(roller, [fig], now=now, history=history)
+        result = rest_rules.short_rest(
+            roller, [fig], now=now, history=history, healing=healing, companions=companions
+        )
     else:
         result = rest_rules.long_rest(
             roller, [fig], rule_options(settings), now=now, history=history,
             camp_site=str(params.get("camp_site", "")) in ("on", "true", "1"),
-            camp_value=camp_value,
+            camp_value=camp_value, healing=healing, companions=companions,
         )  # fmt: skip
     if result.error is not None:
         return _rest_refusal(result.error, result.params)
     head = f"{dict(RESTS)[key]} ({clock_text(now)})"
-    detail = ": ".join([head, "; ".join(_rest_lines(result))])
+    lines = _rest_lines(result)
+    if tending and healer:
+        lines.append(_healing_line(result, healer, tending[1]))
+    detail = ": ".join([head, "; ".join(lines)])
     return Rest(_rest_changes(data, result, detail), detail)
 
 
@@ -1529,8 +1565,9 @@ class HHSystem:
         key: str,
         params: Mapping[str, str],
         settings: Mapping[str, Any],
+        healer: HelperSheet | None = None,
     ) -> Rest | str:
-        return rest(roller, data, items, key, params, settings)
+        return rest(roller, data, items, key, params, settings, healer)
 
     def check(
         self,

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.characters.catalog import ItemField, StarterItem
-from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
+from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
     Derived,
     FieldSpec,
@@ -691,7 +691,10 @@ class PF2eSystem:
         key: str,
         params: Mapping[str, str],
         settings: Mapping[str, Any],
+        healer: HelperSheet | None = None,
     ) -> Rest | str:
+        if healer is not None:
+            return gettext("This rest has no healer in this rule system.")
         return gettext("This rest does not exist in this rule system.")
 
     def check(

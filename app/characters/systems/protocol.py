@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.characters.catalog import ItemField, StarterItem
-from app.characters.rolling import Odds, RollOutcome, RollRequest, Target
+from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target
 from app.characters.sheets import FieldSpec, ItemLike, SheetView
 from app.rules.dice import Roller
 
@@ -198,11 +198,14 @@ class CharacterSystem(Protocol):
         key: str,
         params: Mapping[str, str],
         settings: Mapping[str, Any],
+        healer: HelperSheet | None = None,
     ) -> Rest | str:
         """What the rest ``key`` changes, or why it cannot be taken now (a message).
 
         ``params``: the rest form's fields (``rest_fields`` partial); ``settings``: the
-        campaign's (rule options). Dice come from ``roller``; the rule text shows them."""
+        campaign's (rule options); ``healer``: another character's sheet whose Heilkunde
+        tends this one during the rest (H&H). Dice come from ``roller``; the rule text
+        shows them."""
         ...
 
     def check(
