@@ -61,6 +61,10 @@ CHARACTERS_PER_CAMPAIGN = 200
 ITEMS_PER_CHARACTER = 200
 #: Keys and list entries in a whole character file: a sheet and its items (about 25 each).
 FILE_ENTRIES_MAX = DATA_ENTRIES_MAX + ITEMS_PER_CHARACTER * 50
+#: XP one gain from the sheet may give (H&H «Band der Erfahrung» shares it).
+XP_GAIN_MAX = 100
+#: XP a sheet may hold (the sheet field's maximum).
+XP_MAX = 1_000_000
 #: Rests an H&H sheet keeps for the per-day limits (the last ones; two days' worth).
 REST_RECORDS_KEPT = 6
 #: Hours a rest may start after the end of the last one (H&H sheet clock).

@@ -218,6 +218,20 @@ async def _sheet_flow(t: Table, system: str) -> None:
         body |= {"dc": 15, "fortune": True, "visibility": "gm"}
     r = await player.post(f"{url}/roll", json=body)
     assert r.status_code == 201, r.text
+    if spec.checks:  # H&H: Beschaffung ("Immer" at 2 Lira) and Herstellung (Güte C)
+        version = (await player.get(url)).json()["version"]
+        await player.patch(url, json={"changes": {"skills.Handwerk": 8}, "version": version})
+        for key, _label in spec.checks:
+            body = {"check": key, "name": "Laterne", "price": 2}
+            r = await player.post(f"{url}/check", json=body)
+            assert r.status_code == 200, r.text
+    if spec.new_companion() is not None:  # H&H: a Gefährte, XP shared, one Steigerung
+        r = await player.post(f"{url}/companions", json={"name": "Irrlicht"})
+        assert r.status_code == 201, r.text
+        companion = f"{t.api}/characters/{r.json()['id']}"
+        body = {"amount": 2, "companion_id": r.json()["id"]}
+        assert (await player.post(f"{url}/xp", json=body)).status_code == 200
+        assert (await player.post(f"{companion}/advance", json={})).status_code == 200
     await player.post(f"{url}/archive")
     await player.post(f"{url}/restore")
     exported = (await player.get(f"{url}/export")).json()

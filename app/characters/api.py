@@ -295,6 +295,12 @@ class RestIn(BaseModel):
     camp_value: int | None = Field(
         default=None, description="H&H Lange Rast: the Lagermeister's Probenwert (camp Probe)"
     )
+    healer_id: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_ROW_ID,
+        description="H&H: another character of the campaign whose Heilkunde tends this one",
+    )
 
     def params(self) -> dict[str, str]:
         """The fields as the sheet's form sends them."""
@@ -302,6 +308,7 @@ class RestIn(BaseModel):
             "hours": "" if self.hours is None else str(self.hours),
             "camp_site": "on" if self.camp_site else "",
             "camp_value": "" if self.camp_value is None else str(self.camp_value),
+            "healer_id": "" if self.healer_id is None else str(self.healer_id),
         }
 
 
@@ -319,6 +326,107 @@ async def rest(
         session, ctx.roller, user, campaign_id, character_id, body.version, body.rest,
         body.params(),
     )  # fmt: skip
+    return _full(opened)
+
+
+class CheckIn(BaseModel):
+    check: str = Field(description="one of the system's checks: beschaffung, herstellung (H&H)")
+    version: int | None = None
+    source: str = Field(
+        default="", description="the item: starter:<key> or library:<id> (empty: by name)"
+    )
+    name: str = Field(default="", description="the item's name when no source is chosen")
+    price: int | None = Field(
+        default=None, description="price in Lira (empty: the catalogue item's price)"
+    )
+    modifier: int | None = Field(default=None, description="the GM's modifier (−20 … 20)")
+    pay: bool = Field(default=False, description="pay from the sheet's Lira")
+    category: str = Field(default="", description="Beschaffung: ausruestung or konstruktion")
+    step: str = Field(default="", description="Beschaffung: glueck (now) or gassenwissen (1 day)")
+    grade: str = Field(default="", description="Herstellung: Güte C, B, A or S")
+    skill: str = Field(default="", description="Herstellung: the Fertigkeit (empty: Handwerk)")
+    equipment: str = Field(
+        default="", description="Herstellung: passend, fehlt_erschwert or fehlt_unmoeglich"
+    )
+    probe: bool = Field(default=False, description="Herstellung: the GM asks for a Probe")
+
+    def params(self) -> dict[str, str]:
+        """The fields as the sheet's form sends them."""
+        out = self.model_dump(exclude={"check", "version", "pay", "probe"})
+        params = {k: "" if v is None else str(v) for k, v in out.items()}
+        return {**params, "pay": "on" if self.pay else "", "probe": "on" if self.probe else ""}
+
+
+class CheckOut(BaseModel):
+    event: dict[str, Any] = Field(description="the character_checked event's payload")
+    character: CharacterOut
+
+
+@router.post("/characters/{character_id}/check", response_model=CheckOut, dependencies=[IDEMPOTENT])
+async def check(
+    campaign_id: int,
+    character_id: int,
+    body: CheckIn,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+) -> CheckOut:
+    """A guided check from the sheet (H&H: Beschaffung, Herstellung) with its result."""
+    _opened, event = await service.sheet_check(
+        session, ctx.roller, user, campaign_id, character_id, body.version, body.check,
+        body.params(),
+    )  # fmt: skip
+    fresh = await service.open_character(session, user, campaign_id, character_id)
+    return CheckOut(event={"type": event.type, **event.payload}, character=_full(fresh))
+
+
+class CompanionIn(BaseModel):
+    name: Name
+
+
+@router.post(
+    "/characters/{character_id}/companions",
+    response_model=CharacterOut,
+    status_code=201,
+    dependencies=[IDEMPOTENT],
+)
+async def create_companion(
+    campaign_id: int, character_id: int, body: CompanionIn, session: Session, user: CurrentUser
+) -> CharacterOut:
+    """A Gefährte of its own for this hero (H&H): an NSC sheet owned by the hero's owner."""
+    companion = await service.create_companion(session, user, campaign_id, character_id, body.name)
+    return _full(await service.open_character(session, user, campaign_id, companion.id))
+
+
+class XpIn(BaseModel):
+    amount: int = Field(description="XP the hero gains (1 … 100)")
+    companion_id: int | None = Field(
+        default=None, description="«Band der Erfahrung»: the Gefährte who gains as many"
+    )
+    version: int | None = None
+
+
+@router.post("/characters/{character_id}/xp", response_model=CharacterOut)
+async def gain_xp(
+    campaign_id: int, character_id: int, body: XpIn, session: Session, user: CurrentUser
+) -> CharacterOut:
+    """XP for the hero, shared with one of its Gefährten (H&H «Band der Erfahrung»)."""
+    await service.gain_xp(
+        session, user, campaign_id, character_id, body.version, body.amount, body.companion_id
+    )
+    return _full(await service.open_character(session, user, campaign_id, character_id))
+
+
+class AdvanceIn(BaseModel):
+    version: int | None = None
+
+
+@router.post("/characters/{character_id}/advance", response_model=CharacterOut)
+async def advance(
+    campaign_id: int, character_id: int, body: AdvanceIn, session: Session, user: CurrentUser
+) -> CharacterOut:
+    """A Gefährte's next Monsterstufe for its XP (H&H Steigerungskosten)."""
+    opened = await service.advance_companion(session, user, campaign_id, character_id, body.version)
     return _full(opened)
 
 

@@ -147,10 +147,36 @@ def _rested(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> lis
     return [_("%(rest)s taken", rest=e.get("label", "")), str(e.get("detail", ""))]
 
 
+def _checked(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    """The check's name (a rule term), its outcome, where the item went, and its rule text."""
+    label, item = e.get("label", ""), e.get("item_name", "")
+    if e.get("item_id") is None:
+        head = _("%(check)s: «%(item)s» without success", check=label, item=item)
+    elif e.get("container") == sheets.RUCKSACK:
+        head = _("%(check)s: «%(item)s» put into the Rucksack", check=label, item=item)
+    else:
+        head = _("%(check)s: «%(item)s» added", check=label, item=item)
+    return [head, str(e.get("detail", ""))]
+
+
+def _advanced(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
+    """The new Monsterstufe, its XP and the sheet's values that grew with it."""
+    head = _("Monsterstufe %(level)s for %(cost)s XP", level=e.get("level"), cost=e.get("xp_cost"))
+    lines = [head]
+    for key, pair in (e.get("changes") or {}).items():
+        if _field_spec(system, key) is None or not isinstance(pair, list) or len(pair) != 2:
+            continue  # the exact growth kept behind the values is no line of its own
+        before, after = (_field_value(system, key, v, owners) for v in pair)
+        lines.append(f"{_field_label(system, key)}: {before} → {after}")
+    return lines
+
+
 DESCRIBERS: dict[str, Describer] = {
     "character_created": _created,
     "character_updated": _updated,
     "character_rested": _rested,
+    "character_checked": _checked,
+    "character_advanced": _advanced,
     "character_fought": _fought,
     "character_archived": _fixed(N_("archived")),
     "character_restored": _fixed(N_("restored")),

@@ -489,6 +489,93 @@ async def rest(
     return await _action(request, session, user, campaign_id, character_id, work)
 
 
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/check", dependencies=[IDEMPOTENT])
+async def check(
+    request: Request,
+    campaign_id: int,
+    character_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+) -> Response:
+    """A guided check from the sheet (H&H: Beschaffung, Herstellung): the sheet comes back
+    with the result (breakdown and faces) at the check's form, or its input and the
+    messages at its fields."""
+    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+    key = form.get("check", "")
+    _mark_origin(request, session)
+    try:
+        async with attempt(session):
+            _opened, event = await service.sheet_check(
+                session, ctx.roller, user, campaign_id, character_id,
+                _int(form.get("version", ""), field="version"), key, form,
+            )  # fmt: skip
+    except ValidationFailed as exc:
+        answer = {"key": key, "values": form, "errors": exc.fields}
+        return await _sheet_response(
+            request, session, user, campaign_id, character_id, status_code=422, check=answer
+        )
+    except Conflict:
+        return await _sheet_response(
+            request, session, user, campaign_id, character_id, status_code=409, conflict=True
+        )
+    answer = {"key": key, "values": {}, "result": event.payload}
+    return await _sheet_response(request, session, user, campaign_id, character_id, check=answer)
+
+
+@router.post(
+    "/campaigns/{campaign_id}/characters/{character_id}/companions", dependencies=[IDEMPOTENT]
+)
+async def create_companion(
+    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """A Gefährte of its own for this hero; its new sheet opens (refusals at the name)."""
+    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+    try:
+        async with attempt(session):
+            companion = await service.create_companion(
+                session, user, campaign_id, character_id, form.get("name", "")
+            )
+    except ValidationFailed as exc:
+        return await _sheet_response(
+            request, session, user, campaign_id, character_id, status_code=422,
+            item_errors=exc.fields,
+        )  # fmt: skip
+    return redirect(request, _base(campaign_id, companion.id))
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/xp")
+async def gain_xp(
+    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """XP for the hero, shared with a Gefährte («Band der Erfahrung»)."""
+    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+
+    async def work() -> None:
+        await service.gain_xp(
+            session, user, campaign_id, character_id, _int(form.get("version", "")),
+            _int(form.get("amount", ""), 0, field="xp_gain") or 0,
+            _int(form.get("companion_id", ""), field="companion_id"),
+        )  # fmt: skip
+
+    return await _action(request, session, user, campaign_id, character_id, work)
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/advance")
+async def advance(
+    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """A Gefährte's next Monsterstufe for its XP."""
+    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+
+    async def work() -> None:
+        await service.advance_companion(
+            session, user, campaign_id, character_id, _int(form.get("version", ""))
+        )
+
+    return await _action(request, session, user, campaign_id, character_id, work)
+
+
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/archive")
 async def archive(
     request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser

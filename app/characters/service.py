@@ -28,7 +28,7 @@ from app.campaigns.permissions import (
 )
 from app.characters import catalog, rolling, sheets
 from app.characters.models import Character, CharacterKind, Item
-from app.characters.systems.protocol import CharacterSystem
+from app.characters.systems.protocol import CharacterSystem, ItemDraft
 from app.characters.systems.registry import character_system
 from app.core.viewer import Role, Viewer
 from app.db import utcnow
@@ -486,9 +486,10 @@ async def take_rest(
     labels = dict(system.rests)
     if key not in labels:
         raise ValidationFailed({"rest": _("This rest does not exist in this rule system.")})
+    healer = await _healer(session, opened, (params or {}).get("healer_id", ""))
     dice = await roller_for(session, campaign_id, user.id, roller)
     result = system.rest(
-        dice, character.data, opened.items, key, params or {}, opened.campaign.settings
+        dice, character.data, opened.items, key, params or {}, opened.campaign.settings, healer
     )
     if isinstance(result, str):
         raise ValidationFailed({"rest": result})
@@ -501,6 +502,211 @@ async def take_rest(
     event = types.CharacterRested(
         **_about(session, character, user), rest=key, label=labels[key], changes=changes,
         detail=result.detail,
+    )  # fmt: skip
+    await _record(session, character, user, event)
+    return opened
+
+
+async def _healer(
+    session: AsyncSession, opened: Opened, healer_id: str
+) -> rolling.HelperSheet | None:
+    """The sheet of the character who tends this one during a rest (the rest form's
+    ``healer_id``; empty: nobody), or refused at the rest."""
+    if not healer_id.strip():
+        return None
+    sheet = await _other_sheet(session, opened, int(healer_id)) if healer_id.isdigit() else None
+    if sheet is None:
+        raise ValidationFailed({"rest": _("Choose a character of this campaign as the healer.")})
+    return sheet
+
+
+async def _check_item(
+    session: AsyncSession, opened: Opened, params: Mapping[str, str]
+) -> ItemDraft:
+    """The item a guided check is about: ``source`` = ``starter:<key>`` or ``library:<id>``
+    (the catalogue), else the ``name`` typed in the form."""
+    source = str(params.get("source", "") or "").strip()
+    system = character_system(opened.character.system)
+    if source.startswith("starter:"):
+        found = catalog.find_starter(system.starter_items(), source[len("starter:") :])
+        if found is None:
+            raise ValidationFailed({"source": _("Choose one of the listed values.")})
+        return ItemDraft(found.name, found.quantity, found.price, dict(found.fields))
+    if source.startswith("library:"):
+        try:
+            library_id = int(source[len("library:") :])
+        except ValueError:
+            raise ValidationFailed({"source": _("Choose one of the listed values.")}) from None
+        item = await session.scalar(
+            select(Item).where(
+                Item.id == library_id,
+                Item.campaign_id == opened.campaign.id,
+                Item.in_library.is_(True),
+            )
+        )
+        if item is None:
+            raise ValidationFailed({"source": _("Item not found.")})
+        return ItemDraft(item.name, item.quantity, item.price, dict(item.fields), item.description)
+    if source:
+        raise ValidationFailed({"source": _("Choose one of the listed values.")})
+    name = str(params.get("name", "") or "").strip()
+    if not name:
+        raise ValidationFailed({"name": _("Choose an item or enter its name.")})
+    return ItemDraft(name)
+
+
+def _new_item(opened: Opened, draft: ItemDraft) -> Item:
+    """The draft as an item of the sheet, where new items go; refused at ``source`` when it
+    does not fit there (H&H: a full Rucksack)."""
+    character = opened.character
+    name, parsed = _validate_item_input(
+        character.system, draft.name, draft.description, draft.quantity, draft.price,
+        dict(draft.fields),
+    )  # fmt: skip
+    item = Item(
+        campaign_id=character.campaign_id, character_id=character.id, in_library=False,
+        name=name, description=draft.description, quantity=draft.quantity, price=draft.price,
+        fields=parsed, container=_container(character, "default"), equipped=False,
+    )  # fmt: skip
+    try:
+        _check_stow(character, opened.items, item)
+    except ValidationFailed as exc:
+        raise ValidationFailed({"source": exc.fields["container"]}) from None
+    return item
+
+
+async def sheet_check(
+    session: AsyncSession,
+    roller: Roller,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    version: int | None,
+    key: str,
+    params: Mapping[str, str],
+) -> tuple[Opened, CampaignEvent]:
+    """A guided check from the sheet (the system's ``checks``, H&H: Beschaffung,
+    Herstellung): the Probe, the sheet's changes and the item it yields in one write and one
+    ``character_checked`` event (its dice go to that event in a fair-play session). Refused
+    at the form's fields, with nothing rolled, when it cannot be made."""
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    character = opened.character
+    _check_version(character, version)
+    system = character_system(character.system)
+    labels = dict(system.checks)
+    if key not in labels:
+        raise ValidationFailed({"check": _("This check does not exist in this rule system.")})
+    draft = await _check_item(session, opened, params)
+    _new_item(opened, draft)  # refused before any die is rolled
+    await _check_room_for_item(session, character.id)
+    dice = await roller_for(session, campaign_id, user.id, roller)
+    result = system.check(
+        dice, character.data, opened.items, key, params, draft, opened.campaign.settings
+    )
+    if isinstance(result, dict):
+        raise ValidationFailed(result)
+    data = copy.deepcopy(character.data)
+    changes = {k: [data.get(k), v] for k, v in result.changes.items()}
+    data.update(result.changes)
+    character.data = data
+    character.updated_at = utcnow()  # the sheet's version moves with every check
+    item = _new_item(opened, result.item) if result.item is not None else None
+    if item is not None:
+        session.add(item)
+    await _flush(session)
+    event = types.CharacterChecked(
+        **_about(session, character, user), check=key, label=labels[key],
+        item_name=draft.name, success=result.success, changes=changes,
+        item_id=item.id if item else None, quantity=item.quantity if item else 0,
+        container=item.container if item else None, detail=result.detail,
+    )  # fmt: skip
+    return opened, await _record(session, character, user, event)
+
+
+# --- companions (H&H Gefährten) -------------------------------------------------------------
+
+
+async def create_companion(
+    session: AsyncSession, user: User, campaign_id: int, hero_id: int, name: str
+) -> Character:
+    """A companion of its own for a hero (``CharacterSystem.new_companion``): an NSC sheet
+    owned by the hero's owner, linked by ``sheets.COMPANION_KEY``; whoever may edit the hero
+    may make one (docs/rules/hh.md, "Gefährten")."""
+    opened = await open_character(session, user, campaign_id, hero_id, edit=True)
+    hero = opened.character
+    data = character_system(hero.system).new_companion()
+    if data is None:
+        raise ValidationFailed({"companion_name": _("This rule system has no Gefährten.")})
+    if hero.kind != CharacterKind.pc.value or hero.data.get(sheets.COMPANION_KEY):
+        raise ValidationFailed({"companion_name": _("Only a hero has Gefährten.")})
+    name = _check_name(name, "companion_name")
+    await _check_room_for_character(session, campaign_id)
+    companion = Character(
+        campaign_id=campaign_id, owner_id=hero.owner_id, system=hero.system, name=name,
+        kind=CharacterKind.npc.value, hidden_from_players=False,
+        data={**data, sheets.COMPANION_KEY: hero.id},
+    )  # fmt: skip
+    session.add(companion)
+    await session.flush()
+    event = types.CharacterCreated(**_about(session, companion, user), kind=companion.kind)
+    await _record(session, companion, user, event)
+    return companion
+
+
+async def gain_xp(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    hero_id: int,
+    version: int | None,
+    amount: int,
+    companion_id: int | None,
+) -> Opened:
+    """XP for the hero, shared with one of its companions («Band der Erfahrung»): both
+    sheets change in the same transaction, one ``character_updated`` each."""
+    opened = await open_character(session, user, campaign_id, hero_id, edit=True)
+    hero = opened.character
+    _check_version(hero, version)
+    companion = None
+    if companion_id is not None:
+        companion = await session.scalar(
+            select(Character).where(
+                Character.id == companion_id, Character.campaign_id == campaign_id
+            )
+        )
+        if companion is None or companion.data.get(sheets.COMPANION_KEY) != hero.id:
+            raise ValidationFailed({"companion_id": _("Choose a Gefährte of this hero.")})
+    system = character_system(hero.system)
+    result = system.share_xp(hero.data, companion.data if companion else None, amount)
+    if isinstance(result, str):
+        raise ValidationFailed({"xp_gain": result})
+    await _apply_sheet_changes(session, hero, user, result[0])
+    if companion is not None:
+        await _apply_sheet_changes(session, companion, user, result[1])
+    return opened
+
+
+async def advance_companion(
+    session: AsyncSession, user: User, campaign_id: int, character_id: int, version: int | None
+) -> Opened:
+    """A companion's next level for its XP (``CharacterSystem.raise_companion``): its sheet
+    changes in one write and one ``character_advanced`` event."""
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    character = opened.character
+    _check_version(character, version)
+    result = character_system(character.system).raise_companion(character.data)
+    if isinstance(result, str):
+        raise ValidationFailed({"advance": result})
+    data = copy.deepcopy(character.data)
+    changes = {k: [data.get(k), v] for k, v in result.items() if data.get(k) != v}
+    data.update(result)
+    character.data = data
+    character.updated_at = utcnow()
+    await _flush(session)
+    event = types.CharacterAdvanced(
+        **_about(session, character, user), level=int(result.get("monsterstufe", 0)),
+        xp_cost=int(changes.get("xp", [0, 0])[0] or 0) - int(result.get("xp", 0)),
+        changes=changes,
     )  # fmt: skip
     await _record(session, character, user, event)
     return opened
@@ -1190,12 +1396,21 @@ async def _with_helper(
     """The request with the named helper's sheet, or refused at ``helper_id``."""
     if req.helper_id is None:
         return req
-    helper = next((c for c in await helpers_for(session, opened) if c.id == req.helper_id), None)
-    if helper is None:
+    sheet = await _other_sheet(session, opened, req.helper_id)
+    if sheet is None:
         raise ValidationFailed({"helper_id": _("Choose a character of this campaign.")})
-    items = await _items(session, helper.id)
-    sheet = rolling.HelperSheet(helper.id, helper.name, helper.data, items)
     return replace(req, helper=sheet)
+
+
+async def _other_sheet(
+    session: AsyncSession, opened: Opened, character_id: int
+) -> rolling.HelperSheet | None:
+    """Another character's sheet that may help this one (:func:`helpers_for`), or ``None``."""
+    helper = next((c for c in await helpers_for(session, opened) if c.id == character_id), None)
+    if helper is None:
+        return None
+    items = await _items(session, helper.id)
+    return rolling.HelperSheet(helper.id, helper.name, helper.data, items)
 
 
 async def _knowledge_check(

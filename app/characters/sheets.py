@@ -22,6 +22,8 @@ from app.i18n import N_, gettext
 FieldKind = Literal["int", "choice", "text", "bool", "line"]
 #: Where an item goes when it is not equipped and the sheet carries a Rucksack (H&H).
 RUCKSACK = "rucksack"
+#: The data key of a companion's sheet that holds its hero's character id (H&H Gefährten).
+COMPANION_KEY = "companion_of"
 LINE_MAX = 100
 TEXT_MAX = 5000
 

@@ -55,10 +55,15 @@ def sheet_context(
     edit_values: dict[str, str] | None = None,
     new_item: dict[str, str] | None = None,
     field_conflicts: list[Any] | None = None,
+    check: dict[str, Any] | None = None,
+    hero: Character | None = None,
+    companions: Sequence[Character] = (),
 ) -> dict[str, Any]:
     """The sheet page from its loaded parts; ``errors``, ``values``, ``conflict``,
     ``item_errors``, ``roll``, ``editing``/``edit_values`` and ``new_item`` (a refused "New
-    item" form as typed: shown open) are a request's answer."""
+    item" form as typed: shown open) and ``check`` (a guided check's answer: ``key``, the
+    form's ``values`` and its ``errors`` or the ``result`` event payload) are a request's
+    answer. ``hero``/``companions``: the hero a companion belongs to, a hero's companions."""
     system = character_system(character.system)
     specs = system.fields(character.kind)
     groups: dict[str, list[sheets.FieldSpec]] = {}
@@ -94,6 +99,11 @@ def sheet_context(
         "starters": system.starter_items(),
         "partials": system.partials,
         "rests": system.rests,
+        "checks": system.checks,
+        "has_companions": system.new_companion() is not None,
+        "hero": hero,
+        "companions": list(companions),
+        "check": check or {},
         "roll": roll,
         "others": others,
         "library": library,
@@ -113,6 +123,9 @@ async def sheet_page(
     everyone = await service.visible_characters(session, opened.viewer, opened.campaign.id)
     others = [c for c in everyone if c.id != opened.character.id and c.archived_at is None]
     library = await service.library_items(session, opened.campaign.id)
+    me = opened.character
+    hero = next((c for c in everyone if c.id == me.data.get(sheets.COMPANION_KEY)), None)
+    companions = [c for c in everyone if c.data.get(sheets.COMPANION_KEY) == me.id]
     return sheet_context(
         opened.viewer,
         opened.campaign,
@@ -120,6 +133,8 @@ async def sheet_page(
         opened.items,
         others=others,
         library=library,
+        hero=hero,
+        companions=companions,
         **answer,
     )
 

@@ -213,6 +213,39 @@ class CharacterRested(CharacterEvent):
     detail: str
 
 
+@event_type("character_checked")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterChecked(CharacterEvent):
+    """A guided check from the sheet (H&H: Beschaffung, Herstellung): its Probe, what it
+    changed on the sheet and the item it put into the inventory, in one event."""
+
+    #: The check's key (``beschaffung``) and its label as the sheet offers it.
+    check: str
+    label: str
+    #: The item the check was about, as typed or chosen.
+    item_name: str
+    success: bool
+    #: Data key → ``[before, after]`` of every value the check changed (``lira``).
+    changes: dict[str, list[Any]]
+    #: The item put on the sheet (``None``: nothing), where it went.
+    item_id: int | None
+    quantity: int
+    container: str | None
+    #: The rule text with every face, e.g. ``Beschaffung «Seil» (8 Lira, Ausrüstung): …``.
+    detail: str
+
+
+@event_type("character_advanced")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharacterAdvanced(CharacterEvent):
+    """A companion rose to Monsterstufe ``level`` for ``xp_cost`` XP (H&H Gefährten)."""
+
+    level: int
+    xp_cost: int
+    #: Data key → ``[before, after]`` of every value the Steigerung changed.
+    changes: dict[str, list[Any]]
+
+
 @event_type("character_fought")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterFought(CharacterEvent):

@@ -149,3 +149,32 @@ def test_the_sheet_keeps_the_last_rests_only() -> None:
     assert (records[-1]["kind"], records[-1]["start"]) == ("lang", 480 + 6 * 1440), records
     assert all("detail" not in r for r in records[:-1])
     assert result.detail.startswith("Lange Rast (Tag 7, 08:00): Unbeugsamkeit 2W10: 9 + 9")
+
+
+async def test_a_healer_tends_the_hero_during_the_kurze_rast(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Another character's Heilkunde during the rest (hh.md §10): QS × 2 LP on a Kurze Rast,
+    the healer's value and conditions from the healer's own sheet, in the rule text."""
+    t = await make_table(make_client, app, "hh")
+    url, _page = await hurt_hero(t)
+    healer = await create(t, name="Brida")
+    r = await t["player"].patch(
+        f"{t.api}/characters/{healer['id']}",
+        json={"changes": {"skills.Heilkunde": 12}, "version": healer["version"]},
+    )
+    assert r.status_code == 200, r.text
+    # Unbeugsamkeit 15: 9 + 9 = 18 → no regeneration; Heilkunde 12: 2 + 3 = 5 → Erfolg.
+    roller = ScriptedRoller([9, 9, 2, 3])
+    app.state.ctx.roller = roller
+    r = await rest(t, url, rest="kurz", healer_id=healer["id"])
+    assert r.status_code == 200, r.text
+    assert roller.remaining == 0
+    [record] = r.json()["data"]["rests"]
+    assert "Heilkunde (Brida) 12; 2W10: 2 + 3 = 5 ≤ 12 → Erfolg" in record["detail"], record
+    gained = int(record["detail"].rsplit("→ +", 1)[1].split(" LP")[0])
+    assert gained >= 2 and r.json()["data"]["lp"] == 10 + gained
+    # Nobody else's sheet: refused at the rest, nothing rolled.
+    app.state.ctx.roller = ScriptedRoller([])
+    r = await rest(t, url, rest="kurz", hours=3, healer_id=999_999)
+    assert r.status_code == 422 and "rest" in r.json()["errors"], r.text

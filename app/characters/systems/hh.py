@@ -7,12 +7,16 @@ into the engine's types and labels the results.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any, cast
 
 from app.characters.catalog import ItemField, StarterItem
-from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
+from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
+    COMPANION_KEY,
     RUCKSACK,
     Derived,
     FieldError,
@@ -26,11 +30,12 @@ from app.characters.sheets import (
     percent,
     signed,
 )
-from app.characters.systems.protocol import Rest, SheetPartials
+from app.characters.systems.protocol import ItemDraft, Rest, SheetCheck, SheetPartials
 from app.i18n import N_, gettext
-from app.limits import REST_HOURS_MAX, REST_RECORDS_KEPT
+from app.limits import REST_HOURS_MAX, REST_RECORDS_KEPT, XP_GAIN_MAX, XP_MAX
 from app.rules import hh
 from app.rules.dice import Roller
+from app.rules.hh import companions, crafting, procurement
 from app.rules.hh import inventory as hh_inventory
 from app.rules.hh import luck as hh_luck
 from app.rules.hh import probe as hh_probe
@@ -40,6 +45,7 @@ from app.rules.hh.helping import Helper, Helping, help_problems, roll_help
 from app.rules.hh.initiative import initiative as hh_initiative_value
 from app.rules.hh.initiative import initiative_steps, movement_per_action, reactions
 from app.rules.hh.life import set_lp
+from app.rules.hh.magic import Grade
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.options import RuleOptions
 from app.rules.hh.state import Figure, Zustand
@@ -115,6 +121,7 @@ def _pc_fields() -> list[FieldSpec]:
         FieldSpec("be", "BE", minimum=0, maximum=30, group="resources"),
         FieldSpec("bewegung", "Bewegung", minimum=0, maximum=50, group="resources"),
         FieldSpec("xp", "XP", minimum=0, maximum=1_000_000, group="resources"),
+        FieldSpec("lira", "Lira", minimum=0, maximum=100_000_000, group="resources"),
         FieldSpec("wears_rucksack", N_("Wears a Rucksack"), "bool", group="resources"),
         FieldSpec(
             "conditions",
@@ -278,6 +285,7 @@ def _pc_default() -> dict[str, Any]:
         "be": 0,
         "bewegung": 8,
         "xp": 0,
+        "lira": 0,
         "wears_rucksack": True,
         "conditions": {},
         "unconscious": False,
@@ -569,6 +577,7 @@ def _view(
         ),
     ]
     derived += _last_rest(data)
+    derived += _companion_derived(data)
     warnings: list[Warning] = []
     if state.encumbered:
         warnings.append(
@@ -995,6 +1004,8 @@ def _rest_refusal(code: str, rest_params: Mapping[str, object]) -> str:
         return gettext("One Lange Rast a day: enter more hours for the next day.")
     if code == "no_camp_site":
         return gettext("A Lange Rast needs a suitable camp site.")
+    if code == "companion_not_healable":
+        return gettext("Heilkunde does not work on a Gefährte.")
     return gettext("The last rest has not ended yet.")
 
 
@@ -1011,6 +1022,19 @@ def _camp_value(params: Mapping[str, str]) -> int | str | None:
         if 0 <= value <= SKILL_VALUE_MAX
         else gettext("Between %(min)d and %(max)d.", min=0, max=SKILL_VALUE_MAX)
     )
+
+
+def _healing(healer: HelperSheet | None) -> tuple[Figure, Breakdown] | None:
+    """The healer's figure and its Heilkunde target, with the healer's own conditions on the
+    Probe (the one modifier path)."""
+    if healer is None:
+        return None
+    tending = sheet_figure(healer.data, healer.items).evolve(id=HEALER_ID, name=healer.name)
+    return tending, breakdown(tending, "Heilkunde", "action")
+
+
+#: The healer's figure id in a rest (the resting character is ``sheet``).
+HEALER_ID = "healer"
 
 
 def _rest_lines(result: rest_rules.RestResult) -> list[str]:
@@ -1034,6 +1058,17 @@ def _rest_lines(result: rest_rules.RestResult) -> list[str]:
     lines += [f"«{c}» entfernt" for c in p.conditions_removed]
     lines += [f"«{c}» dazu" for c in p.conditions_gained]
     return lines
+
+
+def _healing_line(result: rest_rules.RestResult, healer: HelperSheet, target: Breakdown) -> str:
+    """E.g. "Heilkunde (Brida) 10 − angeschlagen 2 = 8; 2W10: 3 + 4 …; 1W10: 6 → +6 LP"."""
+    p = result.participant("sheet")
+    assert p.healing_probe is not None
+    line = f"Heilkunde ({healer.name}) {target.describe().removeprefix('Heilkunde ')}"
+    line += f"; {p.healing_probe.describe()}"
+    if p.healing_roll is not None:
+        line += f"; {len(p.healing_roll.faces)}W10: " + " + ".join(map(str, p.healing_roll.faces))
+    return f"{line} → +{p.healing_lp} LP"
 
 
 def _rest_changes(
@@ -1071,9 +1106,11 @@ def rest(
     key: str,
     params: Mapping[str, str],
     settings: Mapping[str, Any],
+    healer: HelperSheet | None = None,
 ) -> Rest | str:
     """Kurze or Lange Rast (``app.rules.hh.rest``) on the sheet's own clock: the rest starts
-    ``hours`` after the end of the last one the sheet keeps (docs/rules/hh.md, "Rasten")."""
+    ``hours`` after the end of the last one the sheet keeps (docs/rules/hh.md, "Rasten");
+    ``healer``'s Heilkunde tends the character (not a Gefährte) during it."""
     if key not in dict(RESTS):
         return gettext("This rest does not exist in this rule system.")
     kind: rest_rules.RestKind = "kurz" if key == "kurz" else "lang"
@@ -1087,19 +1124,307 @@ def rest(
         return str(hours if isinstance(hours, str) else camp_value)
     last_end = max((r.end for r in history), default=CLOCK_START)
     now = last_end + hours * 60
+    tending = _healing(healer)
+    healing = [rest_rules.Healing(tending[0], fig.id, tending[1].modifier)] if tending else []
+    companions = [fig.id] if data.get(COMPANION_OF) else []
     if kind == "kurz":
-        result = rest_rules.short_rest(roller, [fig], now=now, history=history)
+        result = rest_rules.short_rest(
+            roller, [fig], now=now, history=history, healing=healing, companions=companions
+        )
     else:
         result = rest_rules.long_rest(
             roller, [fig], rule_options(settings), now=now, history=history,
             camp_site=str(params.get("camp_site", "")) in ("on", "true", "1"),
-            camp_value=camp_value,
+            camp_value=camp_value, healing=healing, companions=companions,
         )  # fmt: skip
     if result.error is not None:
         return _rest_refusal(result.error, result.params)
     head = f"{dict(RESTS)[key]} ({clock_text(now)})"
-    detail = ": ".join([head, "; ".join(_rest_lines(result))])
+    lines = _rest_lines(result)
+    if tending and healer:
+        lines.append(_healing_line(result, healer, tending[1]))
+    detail = ": ".join([head, "; ".join(lines)])
     return Rest(_rest_changes(data, result, detail), detail)
+
+
+# --- guided checks (issue 13: Beschaffung and Herstellung from the sheet) -------------------
+
+CHECKS = (("beschaffung", "Beschaffung"), ("herstellung", "Herstellung"))
+#: The sheet's purse (whole Lira; the texts name no smaller coin).
+LIRA = "lira"
+CATEGORIES = (("ausruestung", "Ausrüstung"), ("konstruktion", "Konstruktion"))
+PROCUREMENT_STEPS = (
+    ("glueck", "Glück (sofort)"),
+    ("gassenwissen", "Gassenwissen (Beschaffung), 1 Tag"),
+)
+EQUIPMENT = (
+    ("passend", N_("Tools and workplace fit")),
+    ("fehlt_erschwert", N_("Missing: −4")),
+    ("fehlt_unmoeglich", N_("Missing: impossible")),
+)
+#: The largest modifier a check form takes.
+CHECK_MODIFIER_MAX = 20
+PRICE_MAX = 100_000_000
+
+
+def _choice(params: Mapping[str, str], key: str, choices: Sequence[tuple[str, str]]) -> str:
+    value = str(params.get(key, "") or "").strip()
+    return value if value in dict(choices) else ""
+
+
+def _check_number(
+    params: Mapping[str, str], key: str, low: int, high: int, errors: dict[str, str]
+) -> int | None:
+    """The whole number in ``params[key]`` (empty: ``None``); a bad one goes to ``errors``."""
+    text = str(params.get(key, "") or "").strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        errors[key] = gettext("Enter a whole number.")
+        return None
+    if not low <= value <= high:
+        errors[key] = gettext("Between %(min)d and %(max)d.", min=low, max=high)
+        return None
+    return value
+
+
+def _check_basics(
+    data: Mapping[str, Any], items: Sequence[ItemLike], params: Mapping[str, str], item: ItemDraft
+) -> tuple[int, int, bool, dict[str, str]]:
+    """Price (the form's, else the item's), modifier, pay, and the errors of all three."""
+    errors: dict[str, str] = {}
+    price = _check_number(params, "price", 0, PRICE_MAX, errors)
+    if price is None and "price" not in errors:
+        price = item.price
+        if price is None:
+            errors["price"] = gettext("Enter the price in Lira.")
+    modifier = _check_number(params, "modifier", -CHECK_MODIFIER_MAX, CHECK_MODIFIER_MAX, errors)
+    pay = str(params.get("pay", "") or "") in ("on", "true", "1")
+    fig = sheet_figure(data, items)
+    if fig.dead or fig.unconscious:
+        errors["check"] = gettext("A dead or unconscious character cannot do this.")
+    return price or 0, modifier or 0, pay, errors
+
+
+def _purse(data: Mapping[str, Any]) -> int:
+    try:
+        return max(0, int(data.get(LIRA, 0) or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _short_purse(data: Mapping[str, Any], cost: int) -> str | None:
+    have = _purse(data)
+    if cost <= have:
+        return None
+    return gettext("Not enough Lira: %(cost)d needed, %(have)d on the sheet.", cost=cost, have=have)
+
+
+def _procure(
+    roller: Roller,
+    data: Mapping[str, Any],
+    items: Sequence[ItemLike],
+    params: Mapping[str, str],
+    item: ItemDraft,
+) -> SheetCheck | dict[str, str]:
+    """Beschaffung (``app.rules.hh.procurement.procure``); on success the item, paid for
+    from the sheet's Lira when «pay» is ticked (docs/rules/hh.md, "Beschaffung")."""
+    price, modifier, pay, errors = _check_basics(data, items, params, item)
+    step = cast(procurement.Step, _choice(params, "step", PROCUREMENT_STEPS) or "glueck")
+    category = cast(procurement.Category, _choice(params, "category", CATEGORIES) or "ausruestung")
+    if pay and "price" not in errors:
+        short = _short_purse(data, price)
+        if short:
+            errors["pay"] = short
+    if errors:
+        return errors
+    fig = sheet_figure(data, items)
+    row = procurement.procurement_row(price, category)
+    if (row.glueck if step == "glueck" else row.gassenwissen).kind == "niemals":
+        return {"step": gettext("Never to be had this way at this price: try Gassenwissen.")}
+    result = procurement.procure(roller, fig, step, price, category=category, modifier=modifier)
+    head = f"Beschaffung «{item.name}» ({price} Lira, {dict(CATEGORIES)[category]})"
+    if result.probe is None:
+        lines = [f"{dict(PROCUREMENT_STEPS)[step]}: immer erhältlich"]
+    else:
+        assert result.target is not None
+        lines = [f"{result.target.describe()}: {result.probe.describe()}"]
+    lines.append("gefunden" if result.found else "nicht erhältlich")
+    changes: dict[str, Any] = {}
+    if result.found and pay and price:
+        changes[LIRA] = _purse(data) - price
+        lines.append(f"−{price} Lira")
+    detail = f"{head}: {'; '.join(lines)}"
+    found = replace(item, price=price) if result.found else None
+    return SheetCheck(result.found, changes, found, detail)
+
+
+def _craft(
+    roller: Roller,
+    data: Mapping[str, Any],
+    items: Sequence[ItemLike],
+    params: Mapping[str, str],
+    item: ItemDraft,
+) -> SheetCheck | dict[str, str]:
+    """Herstellung (``app.rules.hh.crafting``): the plan on the sheet's Probenwert, the
+    GM's Probe if asked for, the cost paid on the attempt (docs/rules/hh.md, "Herstellung")."""
+    price, modifier, pay, errors = _check_basics(data, items, params, item)
+    grades = tuple((g, g) for g in crafting.CRAFTING_HOURS)
+    grade = cast("Grade", _choice(params, "grade", grades) or "C")
+    equipment = cast(crafting.Equipment, _choice(params, "equipment", EQUIPMENT) or "passend")
+    skill = str(params.get("skill", "") or "").strip() or "Handwerk"
+    if skill not in {t.label for t in roll_targets(data) if t.key.startswith("skill:")}:
+        errors["skill"] = gettext("Choose a Fertigkeit of this sheet.")
+    if errors:
+        return errors
+    fig = sheet_figure(data, items)
+    fig = fig.evolve(skills={**fig.skills, skill: skill_value(data, skill)})
+    plan = crafting.plan_for(fig, skill, price, grade, equipment=equipment, modifier=modifier)
+    cost = math.ceil(plan.cost)
+    if plan.error == "missing_equipment":
+        return {"equipment": gettext("Without fitting tools this cannot be made.")}
+    if plan.error is not None:
+        assert plan.target is not None
+        reachable = plan.reachable or "—"
+        return {
+            "grade": gettext(
+                "%(target)s reaches Güte %(reachable)s at most.",
+                target=plan.target.describe(), reachable=reachable,
+            )
+        }  # fmt: skip
+    if pay and (short := _short_purse(data, cost)):
+        return {"pay": short}
+    probe_required = str(params.get("probe", "") or "") in ("on", "true", "1")
+    outcome = crafting.crafting_probe(roller, plan, probe_required=probe_required)
+    assert plan.target is not None
+    lines = [f"{plan.target.describe()} → Güte {plan.reachable} erreichbar"]
+    lines.append(f"Probe {outcome.probe.describe()}" if outcome.probe else "ohne Probe")
+    lines.append(f"{plan.hours} h")
+    changes: dict[str, Any] = {}
+    if pay and cost:
+        changes[LIRA] = _purse(data) - cost
+        lines.append(f"−{cost} Lira")
+    lines.append("hergestellt" if outcome.success else "misslungen")
+    made = replace(item, price=price, description=f"Güte {grade}") if outcome.success else None
+    detail = f"Herstellung «{item.name}» (Güte {grade}, {price} Lira): {'; '.join(lines)}"
+    return SheetCheck(outcome.success, changes, made, detail)
+
+
+def check(
+    roller: Roller,
+    data: Mapping[str, Any],
+    items: Sequence[ItemLike],
+    key: str,
+    params: Mapping[str, str],
+    item: ItemDraft,
+) -> SheetCheck | dict[str, str]:
+    if key == "beschaffung":
+        return _procure(roller, data, items, params, item)
+    if key == "herstellung":
+        return _craft(roller, data, items, params, item)
+    return {"check": gettext("This check does not exist in this rule system.")}
+
+
+# --- Gefährten (issue 13: companions of their own, Band der Erfahrung) ------------------------
+
+#: The data key of a Gefährte's sheet that names its hero (``app.characters.sheets``).
+COMPANION_OF = COMPANION_KEY
+#: Exact growth a Gefährte's sheet keeps beyond its whole values (Bewegung, RS: +½ a level).
+GROWTH = "companion_growth"
+#: The growth a Steigerung books on the sheet (the rest of ``GROWTH_PER_LEVEL`` is derived).
+BOOKED_GROWTH = ("bewegung", "rs")
+
+
+def new_companion() -> dict[str, Any]:
+    """A new Gefährte: an NSC sheet at Monsterstufe 1 without XP; the player or GM types
+    the spirit's values (docs/rules/hh.md, "Gefährten")."""
+    return {**_npc_default(), "monsterstufe": 1, "xp": 0, GROWTH: {}}
+
+
+def share_xp(
+    hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
+) -> tuple[dict[str, Any], dict[str, Any]] | str:
+    """XP the hero gains; with «Band der Erfahrung» the chosen Gefährte gains as many."""
+    if not 1 <= amount <= XP_GAIN_MAX:
+        return gettext("Between %(min)d and %(max)d.", min=1, max=XP_GAIN_MAX)
+    hero_xp = int(hero.get("xp", 0) or 0) + amount
+    if hero_xp > XP_MAX:
+        return gettext("At most %(max)d XP.", max=XP_MAX)
+    if companion is None:
+        return {"xp": hero_xp}, {}
+    return {"xp": hero_xp}, {"xp": int(companion.get("xp", 0) or 0) + amount}
+
+
+def _growth(data: Mapping[str, Any], key: str) -> Fraction:
+    try:
+        return Fraction(str((data.get(GROWTH) or {}).get(key, "0")))
+    except (ValueError, ZeroDivisionError):
+        return Fraction(0)
+
+
+def companion_stats(data: Mapping[str, Any]) -> companions.CompanionStats:
+    """The sheet's values as the engine's stats (Bewegung and RS with their kept growth)."""
+    level = int(data.get("monsterstufe") or 0)
+    stats = companions.companion_stats(
+        level, bewegung=int(data.get("bewegung", 0) or 0), rs=int(data.get("rs", 0) or 0),
+        lp=int(data.get("lp_max", 0) or 0),
+    )  # fmt: skip
+    return replace(
+        stats,
+        bewegung=stats.bewegung + _growth(data, "bewegung"),
+        rs=stats.rs + _growth(data, "rs"),
+    )
+
+
+def raise_companion(data: Mapping[str, Any]) -> dict[str, Any] | str:
+    """One Monsterstufe up for its XP (``companions.level_up``): Monsterstufe +1 (every
+    Probe not listed), each listed Fertigkeit +1, LP max and LP +2, Bewegung and RS +½
+    kept exact; Initiative and Reaktionen follow from Spürsinn (docs/rules/hh.md)."""
+    if not data.get(COMPANION_OF):
+        return gettext("Only a Gefährte raises its Monsterstufe for XP.")
+    stats = companion_stats(data)
+    if stats.level < 1:
+        return gettext("Enter the Gefährte's Monsterstufe first.")
+    up = companions.level_up(stats, stats.level + 1)
+    xp = int(data.get("xp", 0) or 0)
+    if xp < up.xp_cost:
+        return gettext(
+            "Monsterstufe %(level)d costs %(cost)d XP; the Gefährte has %(xp)d.",
+            level=up.after.level, cost=up.xp_cost, xp=xp,
+        )  # fmt: skip
+    whole = up.after.effective()
+    skills = {k: (v + 1 if v is not None else v) for k, v in (data.get("skills") or {}).items()}
+    gained_lp = whole["lp"] - int(data.get("lp_max", 0) or 0)
+    return {
+        "monsterstufe": up.after.level,
+        "xp": xp - up.xp_cost,
+        "skills": skills,
+        "lp_max": whole["lp"],
+        "lp": int(data.get("lp", 0) or 0) + gained_lp,
+        **{k: whole[k] for k in BOOKED_GROWTH},
+        GROWTH: {k: str(getattr(up.after, k) - whole[k]) for k in BOOKED_GROWTH},
+    }
+
+
+def _companion_derived(data: Mapping[str, Any]) -> list[Derived]:
+    """A Gefährte's Steigerungskosten and what it carries (LP ÷ 2 places)."""
+    if not data.get(COMPANION_OF):
+        return []
+    level = int(data.get("monsterstufe") or 0)
+    out = [Derived("carry", "Traglast", f"{companions.carry_places(int(data.get('lp', 0)))} IP")]
+    if level >= 1:
+        cost = companions.level_up_cost(level + 1)
+        out.append(
+            Derived(
+                "level_up_cost",
+                "Steigerungskosten",
+                f"Monsterstufe {level + 1}: {cost} XP",
+                (("XP", str(data.get("xp", 0))),),
+            )
+        )
+    return out
 
 
 # --- combat --------------------------------------------------------------------------------
@@ -1156,11 +1481,13 @@ class HHSystem:
     partials = SheetPartials(
         item_actions="characters/systems/hh/_item_actions.html",
         rest_fields="characters/systems/hh/_rest_fields.html",
+        check_fields="characters/systems/hh/_check_fields.html",
     )
     roll_difficulties = DIFFICULTIES
     luck_options = LUCK_OPTIONS
     helping = True
     rests = RESTS
+    checks = CHECKS
 
     def fields(self, kind: str) -> list[FieldSpec]:
         return _npc_fields() if kind == "npc" else _pc_fields()
@@ -1238,8 +1565,32 @@ class HHSystem:
         key: str,
         params: Mapping[str, str],
         settings: Mapping[str, Any],
+        healer: HelperSheet | None = None,
     ) -> Rest | str:
-        return rest(roller, data, items, key, params, settings)
+        return rest(roller, data, items, key, params, settings, healer)
+
+    def check(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        item: ItemDraft,
+        settings: Mapping[str, Any],
+    ) -> SheetCheck | dict[str, str]:
+        return check(roller, data, items, key, params, item)
+
+    def new_companion(self) -> dict[str, Any] | None:
+        return new_companion()
+
+    def share_xp(
+        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
+    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        return share_xp(hero, companion, amount)
+
+    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+        return raise_companion(data)
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]

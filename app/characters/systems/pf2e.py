@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.characters.catalog import ItemField, StarterItem
-from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
+from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
     Derived,
     FieldSpec,
@@ -24,7 +24,7 @@ from app.characters.sheets import (
     percent,
     signed,
 )
-from app.characters.systems.protocol import Rest, SheetPartials
+from app.characters.systems.protocol import ItemDraft, Rest, SheetCheck, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -622,6 +622,7 @@ class PF2eSystem:
     luck_options: tuple[tuple[str, str], ...] = ()
     helping = False
     rests: tuple[tuple[str, str], ...] = ()
+    checks: tuple[tuple[str, str], ...] = ()
 
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()
@@ -690,8 +691,34 @@ class PF2eSystem:
         key: str,
         params: Mapping[str, str],
         settings: Mapping[str, Any],
+        healer: HelperSheet | None = None,
     ) -> Rest | str:
+        if healer is not None:
+            return gettext("This rest has no healer in this rule system.")
         return gettext("This rest does not exist in this rule system.")
+
+    def check(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        item: ItemDraft,
+        settings: Mapping[str, Any],
+    ) -> SheetCheck | dict[str, str]:
+        return {"check": gettext("This check does not exist in this rule system.")}
+
+    def new_companion(self) -> dict[str, Any] | None:
+        return None
+
+    def share_xp(
+        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
+    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        return gettext("This rule system has no Gefährten.")
+
+    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+        return gettext("This rule system has no Gefährten.")
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]

@@ -12,11 +12,11 @@ FastAPI; messages come back as strings for the caller to raise at the right fiel
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.characters.catalog import ItemField, StarterItem
-from app.characters.rolling import Odds, RollOutcome, RollRequest, Target
+from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target
 from app.characters.sheets import FieldSpec, ItemLike, SheetView
 from app.rules.dice import Roller
 
@@ -35,6 +35,8 @@ class SheetPartials:
     roll_fields: str | None = None
     #: Fields of a rest's form (H&H: hours since the last rest, camp site, camp Probe).
     rest_fields: str | None = None
+    #: Fields of a guided check's form (H&H: Beschaffung, Herstellung); ``key`` is the check.
+    check_fields: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,30 @@ class Rest:
     """What a rest from the sheet changes: data key → new value, and the rule text."""
 
     changes: Mapping[str, Any]
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ItemDraft:
+    """An item a guided check is about, before it is on the sheet (from the starter list,
+    the campaign library or a name typed in the form)."""
+
+    name: str
+    quantity: int = 1
+    price: int | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SheetCheck:
+    """What a guided check from the sheet did: its outcome, the sheet data it changed
+    (key → new value, e.g. Lira paid), the item it puts into the inventory (``None``: none)
+    and the rule text with every face."""
+
+    success: bool
+    changes: Mapping[str, Any]
+    item: ItemDraft | None
     detail: str
 
 
@@ -82,6 +108,11 @@ class CharacterSystem(Protocol):
     @property
     def rests(self) -> Choices:
         """The rests the sheet offers as actions (DS4: Verschnaufen; empty: none)."""
+        ...
+
+    @property
+    def checks(self) -> Choices:
+        """The guided checks the sheet offers (H&H: Beschaffung, Herstellung; empty: none)."""
         ...
 
     # --- sheet ---------------------------------------------------------------------------
@@ -167,11 +198,45 @@ class CharacterSystem(Protocol):
         key: str,
         params: Mapping[str, str],
         settings: Mapping[str, Any],
+        healer: HelperSheet | None = None,
     ) -> Rest | str:
         """What the rest ``key`` changes, or why it cannot be taken now (a message).
 
         ``params``: the rest form's fields (``rest_fields`` partial); ``settings``: the
-        campaign's (rule options). Dice come from ``roller``; the rule text shows them."""
+        campaign's (rule options); ``healer``: another character's sheet whose Heilkunde
+        tends this one during the rest (H&H). Dice come from ``roller``; the rule text
+        shows them."""
+        ...
+
+    def check(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        item: ItemDraft,
+        settings: Mapping[str, Any],
+    ) -> SheetCheck | dict[str, str]:
+        """The guided check ``key`` about ``item``, or why it cannot be made (field →
+        message; nothing rolled then). ``params``: the check form's fields."""
+        ...
+
+    # --- companions (H&H Gefährten) -------------------------------------------------------
+
+    def new_companion(self) -> dict[str, Any] | None:
+        """The data of a new companion sheet (``None``: the system has no companions)."""
+        ...
+
+    def share_xp(
+        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
+    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        """XP the hero gains, shared with ``companion`` (H&H «Band der Erfahrung»): the
+        changes of both sheets, or why not (a message)."""
+        ...
+
+    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+        """A companion's next level for its XP: the sheet's changes, or why not."""
         ...
 
     # --- combat --------------------------------------------------------------------------

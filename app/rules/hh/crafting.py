@@ -8,7 +8,7 @@ Probenwert decides which Güte a crafter reaches reliably. The GM may still ask 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from types import MappingProxyType
@@ -16,7 +16,9 @@ from typing import Literal
 
 from app.rules.dice import DieRoll, Roller
 from app.rules.hh.magic import GRADES, Grade, grade_rank
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.probe import ProbeResult, roll_probe
+from app.rules.hh.state import Figure
 
 Price = int | Fraction | Decimal
 #: ``"passend"``: tools and workplace fit; ``"fehlt_erschwert"``: missing, −4;
@@ -73,6 +75,8 @@ class CraftingPlan:
     cost: Fraction
     hours: int
     error: str | None
+    #: The Probenwert with every modifier (:func:`plan_for`; ``None`` without a figure).
+    target: Breakdown | None = None
 
     @property
     def possible(self) -> bool:
@@ -152,3 +156,21 @@ def crafting_probe(
         return CraftingOutcome(plan, None, True)
     probe = roll_probe(roller, plan.effective_value, modifier)
     return CraftingOutcome(plan, probe, probe.success)
+
+
+def plan_for(
+    figure: Figure,
+    skill: str,
+    price: Price,
+    grade: Grade,
+    *,
+    equipment: Equipment = "passend",
+    modifier: int = 0,
+) -> CraftingPlan:
+    """:func:`plan_crafting` for ``figure`` crafting with ``skill`` on the one modifier path:
+    the skill value, the figure's conditions (crafting counts as an action, like every Probe
+    from the sheet), ``modifier`` (the GM's) and missing tools; ``target`` lists each part."""
+    base = breakdown(figure, skill, "action", (Part("Modifikator", modifier),))
+    tools = MISSING_TOOLS_MODIFIER if equipment == "fehlt_erschwert" else 0
+    plan = plan_crafting(price, grade, base.value, equipment=equipment, modifier=base.modifier)
+    return replace(plan, target=base.plus(Part("Werkzeug fehlt", tools)))

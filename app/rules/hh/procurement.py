@@ -7,13 +7,15 @@ roll, "Niemals" is impossible. Prices are in Lira; "bis X" includes X.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Literal
 
 from app.rules.dice import DieRoll, Roller
+from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.probe import ProbeResult, roll_probe
+from app.rules.hh.state import Figure
 
 Category = Literal["ausruestung", "konstruktion"]
 Step = Literal["glueck", "gassenwissen"]
@@ -93,6 +95,8 @@ class ProcurementResult:
     found: bool
     probe: ProbeResult | None
     days: int
+    #: The Probe's target with every modifier (:func:`procure`; ``None`` without a figure).
+    target: Breakdown | None = None
 
     @property
     def rolls(self) -> tuple[DieRoll, ...]:
@@ -139,3 +143,33 @@ def search_item(
     return _resolve(
         roller, "gassenwissen", row.gassenwissen, gassenwissen_beschaffung, modifier, days=1
     )
+
+
+#: The skill each step rolls (hh.md §12).
+STEP_SKILLS: dict[Step, str] = {"glueck": "Glück", "gassenwissen": "Gassenwissen (Beschaffung)"}
+
+
+def procure(
+    roller: Roller,
+    figure: Figure,
+    step: Step,
+    price: Price,
+    *,
+    category: Category = "ausruestung",
+    modifier: int = 0,
+) -> ProcurementResult:
+    """One Beschaffung step by ``figure`` on the one modifier path (``modifiers.breakdown``):
+    the step's skill, the figure's conditions (the Probe counts as an action, like every
+    Probe from the sheet), the table's modifier for ``price`` and ``modifier`` (the GM's).
+    The result's ``target`` shows each part, e.g. "Glück 10 − angeschlagen 2 + Tabelle 4 = 12".
+    """
+    if step not in STEP_SKILLS:
+        raise ValueError(f"unknown step {step!r}")
+    row = procurement_row(price, category)
+    cell = row.glueck if step == "glueck" else row.gassenwissen
+    base = breakdown(figure, STEP_SKILLS[step], "action", (Part("Modifikator", modifier),))
+    shown = base.plus(Part("Tabelle", cell.modifier))
+    days = 0 if step == "glueck" else 1
+    # The table's modifier is the cell's; ``_resolve`` adds it to the figure's own parts.
+    result = _resolve(roller, step, cell, base.value, base.modifier, days)
+    return replace(result, target=shown)

@@ -16,9 +16,11 @@ from app.rules.hh.crafting import (
     crafting_probe,
     crafting_workdays,
     plan_crafting,
+    plan_for,
     reachable_grade,
 )
 from app.rules.hh.magic import grade_rank
+from app.rules.hh.state import Figure, Zustand
 
 
 def test_cost_is_twenty_percent() -> None:
@@ -105,3 +107,15 @@ def test_higher_value_never_lowers_reachable_grade(a: int, b: int) -> None:
     g_low, g_high = reachable_grade(low), reachable_grade(high)
     if g_low is not None:
         assert g_high is not None and grade_rank(g_high) >= grade_rank(g_low)
+
+
+def test_plan_for_reads_the_guete_from_the_figures_probenwert() -> None:
+    """``plan_for``: conditions (Handwerk is physical: «angeschlagen» −2), the GM's modifier
+    and missing tools lower the Probenwert before the Güte table is read."""
+    fig = Figure(id="a", skills={"Handwerk": 13}, conditions=(Zustand("angeschlagen"),))
+    plan = plan_for(fig, "Handwerk", 30, "B")
+    assert plan.possible and plan.effective_value == 11 and plan.reachable == "B"
+    assert plan.target is not None and plan.target.describe() == "Handwerk 13 − angeschlagen 2 = 11"
+    plan = plan_for(fig, "Handwerk", 30, "B", equipment="fehlt_erschwert", modifier=1)
+    assert plan.error == "grade_too_high" and plan.reachable == "C"
+    assert plan.target is not None and plan.target.target == plan.effective_value == 8

@@ -16,9 +16,11 @@ from app.rules.hh.procurement import (
     PROCUREMENT_TABLE,
     Availability,
     check_availability,
+    procure,
     procurement_row,
     search_item,
 )
+from app.rules.hh.state import Figure, Zustand
 
 # (equipment price, construction price, Glück cell, Gassenwissen cell) — seed 003 table
 SEED_TABLE = [
@@ -118,3 +120,22 @@ def test_dearer_never_easier(a: int, b: int) -> None:
         r_low, r_high = procurement_row(low, cat), procurement_row(high, cat)
         assert rank(r_high.glueck) <= rank(r_low.glueck)
         assert rank(r_high.gassenwissen) <= rank(r_low.gassenwissen)
+
+
+def test_procure_puts_the_figure_on_the_one_modifier_path() -> None:
+    """``procure``: the step's skill, the figure's conditions by category (Gassenwissen is
+    mental: «verwirrt» −2), the GM's modifier and the table's, shown part by part."""
+    fig = Figure(id="a", skills={"Gassenwissen": 9, "Glück": 10},
+                 conditions=(Zustand("verwirrt"), Zustand("angeschlagen")))  # fmt: skip
+    r = procure(ScriptedRoller([2, 5]), fig, "gassenwissen", 150, modifier=-1)
+    assert r.target is not None and r.probe is not None and r.found and r.days == 1
+    assert r.target.describe() == (
+        "Gassenwissen (Beschaffung) 9 − verwirrt 2 − Modifikator 1 + Tabelle 2 = 8"
+    )
+    assert r.probe.target == r.target.target == 8
+    # Glück has no category: no condition touches it; "Immer" rolls nothing.
+    r = procure(ScriptedRoller([9, 9]), fig, "glueck", 8)
+    assert r.target is not None and r.target.describe() == "Glück 10 + Tabelle 4 = 14"
+    assert not r.found
+    r = procure(ScriptedRoller([]), fig, "glueck", 3)
+    assert r.found and r.probe is None
