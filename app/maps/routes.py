@@ -15,7 +15,7 @@ from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.errors import AppError, ValidationFailed
 from app.i18n import _
-from app.maps import service, views
+from app.maps import service, tactics, views
 from app.maps.live import SCENE_PAGE, ScenePage
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import Ctx, CurrentUser, Session, attempt
@@ -178,6 +178,19 @@ async def add_token(
     try:
         async with attempt(session):
             await service.add_token(session, user, campaign_id, scene_id, spec)
+    except ValidationFailed as exc:
+        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/place", dependencies=[IDEMPOTENT])
+async def place(
+    request: Request, campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+) -> Response:
+    """Place the linked encounter's participants at their sides' default edges."""
+    try:
+        async with attempt(session):
+            await tactics.place_participants(session, user, campaign_id, scene_id)
     except ValidationFailed as exc:
         return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")

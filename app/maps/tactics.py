@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.accounts.models import User
 from app.campaigns.permissions import Action
 from app.encounters.models import Participant
-from app.encounters.systems.protocol import AttackLine
+from app.encounters.systems.protocol import AttackLine, RangeNote
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.maps import service, sight
@@ -174,7 +174,20 @@ async def attack_line(
         "covering": int(found.covering) if found.covering else None,
         "covering_token_id": cover_token,
         "fill": dict(found.fill),
+        "summary": _summary(line.distance, metric.unit, found.ranges),
     }  # fmt: skip
+
+
+def _summary(distance: Fraction, unit: str, ranges: Sequence[RangeNote]) -> str:
+    """One line for the attack form: the distance and what reaches at it."""
+    parts = [
+        _("%(label)s: out of range", label=r.label)
+        if r.modifier is None
+        else _("%(label)s: range modifier %(modifier)+d", label=r.label, modifier=r.modifier)
+        for r in ranges
+    ]
+    head = _("Distance %(distance)s %(unit)s", distance=f"{float(distance):g}", unit=unit)
+    return "; ".join([head, *parts])
 
 
 # --- Gefährdungsbereich ---------------------------------------------------------------------

@@ -12,6 +12,7 @@
   var mode = null; // "ruler" | "ping" | null
   var waypoints = [];
   var drag = null;
+  var zonesOn = false;
 
   function board() { return document.getElementById("map-board"); }
   function svg() { var b = board(); return b ? b.querySelector(".map-svg") : null; }
@@ -150,12 +151,16 @@
     }
     var moder = evt.target.closest && evt.target.closest("[data-map-mode]");
     if (moder) { setMode(moder.getAttribute("data-map-mode")); return; }
+    var zoner = evt.target.closest && evt.target.closest("[data-map-zones]");
+    if (zoner) {
+      zonesOn = !zonesOn;
+      zoner.setAttribute("aria-pressed", zonesOn ? "true" : "false");
+      drawZones();
+      return;
+    }
     var aim = evt.target.closest && evt.target.closest(".map-target");
-    var choice = document.getElementById("attack-target");
-    if (aim && choice) {
-      choice.value = aim.getAttribute("data-target");
-      choice.dispatchEvent(new Event("change", { bubbles: true }));
-      choice.focus();
+    if (aim && aimAt(aim.getAttribute("data-target"))) {
+      document.getElementById("attack-target").focus();
       return;
     }
     var pick = evt.target.closest && evt.target.closest(".map-pick");
@@ -173,6 +178,7 @@
       select(selected === id ? null : id);
       return;
     }
+    if (t && !mode && !selected && aimAt(t.getAttribute("data-participant"))) { return; }
     var cell = cellAt(evt);
     if (cell) { onCell(cell); }
   });
@@ -241,6 +247,81 @@
     }
   }
 
+  // An attack chosen on the map (a tap on a token, or its button in the list): the target
+  // select is set, and the server's measurement for this viewer fills the form's fields
+  // (range: DS4/PF2e distance; H&H cover and living cover), each marked as suggested.
+  function aimAt(pid) {
+    var choice = document.getElementById("attack-target");
+    if (!pid || !choice || !choice.querySelector('option[value="' + pid + '"]')) { return false; }
+    choice.value = pid;
+    choice.dispatchEvent(new Event("change", { bubbles: true }));
+    var attacker = choice.form && choice.form.querySelector('[name="attacker"]');
+    if (!attacker) { return true; }
+    fetch(api("/attack?attacker=" + attacker.value + "&target=" + pid), {
+      credentials: "same-origin", headers: { "Accept": "application/json" }
+    }).then(function (r) { return r.ok ? r.json() : null; }).then(function (data) {
+      if (data && choice.value === pid) { suggest(choice.form, data); }
+    }).catch(function () {});
+    return true;
+  }
+
+  function suggest(form, data) {
+    var note = document.getElementById("map-aim");
+    if (!note) {
+      note = document.createElement("p");
+      note.id = "map-aim";
+      note.className = "meta map-aim";
+      note.setAttribute("role", "status");
+      form.querySelector("#attack-target").insertAdjacentElement("afterend", note);
+    }
+    var text = [data.summary];
+    Object.keys(data.fill).forEach(function (name) {
+      var field = form.elements[name];
+      if (!field) { return; }
+      field.value = data.fill[name];
+      field.classList.add("map-suggested");
+      field.setAttribute("aria-describedby", "map-aim");
+    });
+    if (data.cover && form.elements.cover) {
+      var parts = [form.elements.cover.selectedOptions[0].text];
+      var cov = form.elements.covering;
+      if (data.covering && cov && cov.selectedOptions[0]) { parts.push(cov.selectedOptions[0].text); }
+      text.push(region().getAttribute("data-suggested") + ": " + parts.join(", "));
+      var details = form.querySelector("details.cover");
+      if (details && data.cover !== "none") { details.open = true; }
+    }
+    note.textContent = text.join(". ");
+    form.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  // The Gefährdungsbereich toggle: the server sends the cells of the figures this viewer
+  // sees; they are drawn under the tokens and fetched again after every board update.
+  function drawZones() {
+    var layer = document.getElementById("map-zones");
+    if (!layer) { return; }
+    while (layer.firstChild) { layer.removeChild(layer.firstChild); }
+    if (!zonesOn) { say(""); return; }
+    fetch(api("/zones"), { credentials: "same-origin", headers: { "Accept": "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : { zones: [] }; })
+      .then(function (data) {
+        var ns = "http://www.w3.org/2000/svg";
+        layer = document.getElementById("map-zones");
+        if (!layer || !zonesOn) { return; }
+        while (layer.firstChild) { layer.removeChild(layer.firstChild); }
+        data.zones.forEach(function (z) {
+          z.cells.forEach(function (c) {
+            var r = document.createElementNS(ns, "rect");
+            r.setAttribute("class", "map-zone map-zone-" + z.side);
+            r.setAttribute("x", c[0]); r.setAttribute("y", c[1]);
+            r.setAttribute("width", 1); r.setAttribute("height", 1);
+            r.setAttribute("data-token", z.token_id);
+            layer.appendChild(r);
+          });
+        });
+        say(data.zones.length ? "" : region().getAttribute("data-no-zones"));
+      }).catch(function () {});
+  }
+
   function follow() {
     var places = document.querySelectorAll("#map-list .map-at");
     for (var i = 0; i < places.length; i++) {
@@ -250,6 +331,7 @@
     }
     applyZoom();
     targets();
+    if (zonesOn) { drawZones(); }
   }
 
   document.addEventListener("htmx:sseMessage", function (evt) {
