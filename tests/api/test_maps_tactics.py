@@ -196,6 +196,13 @@ async def test_hh_range_and_cover_from_figures_and_walls_per_viewer(
     seen = await aim(player, url, alrik, g1)
     assert seen["cover"] == "none" and seen["covering"] is None
     assert seen["covering_token_id"] is None and seen["fill"]["covering"] == ""
+    # A wall in the fog between them: full cover for the GM, none known to the player.
+    await gm.put(f"{url}/walls", json={"segments": [[3, 0, 3, 6]]})
+    await gm.patch(url, json={"fog": True})
+    await gm.post(f"{url}/fog", json={"reveal": [[0, 2], [6, 4]]})
+    assert (await aim(gm, url, alrik, g1))["wall"] == {"blocked": 4, "lines": 4}
+    fogged = await aim(player, url, alrik, g1)
+    assert fogged["wall"] == {"blocked": 0, "lines": 4} and fogged["cover"] == "none"
     # A player may not aim at a hidden token, nor for a figure that is not theirs.
     bad = await aim(player, url, alrik, g3, 422)
     assert "target" in bad["errors"]
