@@ -105,6 +105,8 @@ class MoveBody(BaseModel):
     to: Pair
     path: list[Pair] | None = Field(default=None, max_length=1000)
     override: bool = False
+    #: Waypoints: the server takes the cheapest leg between each two (instead of ``path``).
+    via: list[Pair] | None = Field(default=None, max_length=1000)
 
 
 def _short(scene: Any) -> dict[str, Any]:
@@ -267,7 +269,7 @@ async def move(
     path = None if body.path is None else [list(p) for p in body.path]
     result = await service.move_token(
         session, user, campaign_id, scene_id, token_id, (body.to[0], body.to[1]), path,
-        body.override,
+        body.override, None if body.via is None else [list(p) for p in body.via],
     )  # fmt: skip
     return {
         "x": result.x,

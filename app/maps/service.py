@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from sqlalchemy import func, select
@@ -617,6 +618,28 @@ def _path(token: Token, to: Cell, raw: list[list[int]] | None, scene: Scene) -> 
     return path
 
 
+def _route(
+    token: Token, to: Cell, raw: list[list[int]], scene: Scene, rule: g.Diagonal
+) -> list[Cell]:
+    """A path through the waypoints ``raw`` to ``to``: a cheapest leg from each point to the
+    next (walls and closed doors respected), joined."""
+    if len(raw) > limits.MOVE_WAYPOINTS_MAX:
+        raise ValidationFailed(
+            {"via": _("At most %(max)d waypoints.", max=limits.MOVE_WAYPOINTS_MAX)}
+        )
+    points = [(token.x, token.y), *_cells(raw, scene, "via"), to]
+    grid = sight.grid_of(scene)
+    path = [points[0]]
+    for number, (a, b) in enumerate(pairwise(points), start=1):
+        leg = g.shortest_path(grid, a, b, rule)
+        if leg is None:
+            raise ValidationFailed({"via": _("There is no way to waypoint %(n)d.", n=number)})
+        path += leg[1:]
+    if len(path) - 1 > limits.MOVE_PATH_MAX:
+        raise ValidationFailed({"via": _("At most %(max)d steps.", max=limits.MOVE_PATH_MAX)})
+    return path
+
+
 def _may_move(opened: Opened, b: sight.Board, token: Token, override: bool) -> None:
     """GMs move any token at any time and may override; a player only their own figure's
     token, on its turn while the scene's fight runs, and never past the rules."""
@@ -643,13 +666,22 @@ async def move_token(
     to: Cell,
     raw_path: list[list[int]] | None = None,
     override: bool = False,
+    via: list[list[int]] | None = None,
 ) -> MoveResult:
+    """Move a token to ``to``: the cheapest way, along ``raw_path`` (its steps), or through
+    the waypoints ``via`` (the cheapest leg between each two)."""
     opened = await open_for(session, user, campaign_id, scene_id, Action.view)
     token = await _token(session, opened.scene, token_id)
     b = await board(session, opened)
     _may_move(opened, b, token, override)
     _place(opened.scene, to[0], to[1], token.size)
-    path = _path(token, to, raw_path, opened.scene)
+    if raw_path is not None and via is not None:
+        raise ValidationFailed({"via": _("Give the steps or the waypoints, not both.")})
+    path = (
+        _path(token, to, raw_path, opened.scene)
+        if via is None
+        else _route(token, to, via, opened.scene, opened.rules.metric.diagonal)
+    )
     plan = sight.plan_move(b, opened.rules, opened.campaign.settings, token, to, path, override)
     before = b.player_sees(token)
     token.x, token.y = plan.end

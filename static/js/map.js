@@ -13,6 +13,8 @@
   var waypoints = [];
   var drag = null;
   var zonesOn = false;
+  var routing = false; // "Waypoints" pressed: taps add waypoints to the selected token's route
+  var route = []; // waypoints, the last one the goal
 
   function board() { return document.getElementById("map-board"); }
   function svg() { var b = board(); return b ? b.querySelector(".map-svg") : null; }
@@ -72,10 +74,12 @@
     t.setAttribute("data-y", String(y));
   }
 
-  function move(id, cell) {
+  function move(id, cell, via) {
     var t = token(id);
     say("");
-    return post("/tokens/" + id + "/move", { to: cell }).then(function (r) {
+    var body = { to: cell };
+    if (via && via.length) { body.via = via; }
+    return post("/tokens/" + id + "/move", body).then(function (r) {
       return r.json().then(function (data) {
         if (!r.ok) {
           say(problem(data) || region().getAttribute("data-refused"));
@@ -92,6 +96,7 @@
   function select(id) {
     var old = selected && token(selected);
     if (old) { old.classList.remove("map-selected"); }
+    if (id !== selected) { route = []; }
     selected = id;
     var t = id && token(id);
     if (t) {
@@ -99,6 +104,48 @@
       cursor = [num(t, "x"), num(t, "y")];
     }
     showCursor();
+    drawRoute();
+  }
+
+  // A route with waypoints: drawn from the token through each waypoint; «Move along the
+  // waypoints» (or Enter) sends them as `via`, the server takes the cheapest leg between
+  // each two and checks the whole against the allowance.
+  function drawRoute() {
+    var layer = document.getElementById("map-route");
+    var t = selected && token(selected);
+    var goer = document.querySelector("[data-map-go]");
+    if (goer) { goer.hidden = !(route.length && t); }
+    if (!layer) { return; }
+    while (layer.firstChild) { layer.removeChild(layer.firstChild); }
+    if (!route.length || !t) { return; }
+    var ns = "http://www.w3.org/2000/svg";
+    var cells = [[num(t, "x"), num(t, "y")]].concat(route);
+    var line = document.createElementNS(ns, "polyline");
+    line.setAttribute("class", "map-route-line");
+    line.setAttribute("points", cells.map(function (c) { return (c[0] + 0.5) + "," + (c[1] + 0.5); }).join(" "));
+    layer.appendChild(line);
+    route.forEach(function (c) {
+      var dot = document.createElementNS(ns, "circle");
+      dot.setAttribute("class", "map-route-point");
+      dot.setAttribute("cx", c[0] + 0.5); dot.setAttribute("cy", c[1] + 0.5); dot.setAttribute("r", 0.15);
+      layer.appendChild(dot);
+    });
+  }
+
+  function addWaypoint(cell) {
+    route.push([cell[0], cell[1]]);
+    if (route.length > 21) { route = route.slice(-21); }
+    drawRoute();
+  }
+
+  function go() {
+    if (!selected || !route.length) { return; }
+    var id = selected, path = route;
+    route = [];
+    select(null);
+    cursor = null;
+    showCursor();
+    move(id, path[path.length - 1], path.slice(0, -1));
   }
 
   function showCursor() {
@@ -133,6 +180,7 @@
       if (waypoints.length > 1) { pointer("ruler", waypoints); }
       return;
     }
+    if (selected && routing) { addWaypoint(cell); return; }
     if (selected) {
       var id = selected;
       select(null);
@@ -151,6 +199,14 @@
     }
     var moder = evt.target.closest && evt.target.closest("[data-map-mode]");
     if (moder) { setMode(moder.getAttribute("data-map-mode")); return; }
+    var router = evt.target.closest && evt.target.closest("[data-map-waypoints]");
+    if (router) {
+      routing = !routing;
+      router.setAttribute("aria-pressed", routing ? "true" : "false");
+      if (!routing) { route = []; drawRoute(); }
+      return;
+    }
+    if (evt.target.closest && evt.target.closest("[data-map-go]")) { go(); return; }
     var zoner = evt.target.closest && evt.target.closest("[data-map-zones]");
     if (zoner) {
       zonesOn = !zonesOn;
@@ -223,6 +279,14 @@
       ];
       showCursor();
       evt.preventDefault();
+    } else if (evt.key === " " && cursor && selected) {
+      evt.preventDefault();
+      addWaypoint(cursor);
+    } else if (evt.key === "Enter" && cursor && route.length && selected) {
+      evt.preventDefault();
+      var last = route[route.length - 1];
+      if (last[0] !== cursor[0] || last[1] !== cursor[1]) { addWaypoint(cursor); }
+      go();
     } else if (evt.key === "Enter" && cursor) {
       evt.preventDefault();
       onCell(cursor);
@@ -332,6 +396,7 @@
     applyZoom();
     targets();
     if (zonesOn) { drawZones(); }
+    drawRoute();
   }
 
   document.addEventListener("htmx:sseMessage", function (evt) {

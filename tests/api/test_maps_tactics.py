@@ -258,3 +258,39 @@ async def test_gefahrdungsbereich_per_viewer(make_client: ClientFactory, app: Fa
     assert mine[pids["Goblin 1"]]["cells"] == [[3, 2]]
     assert mine[pids["Alrik"]]["cells"] == [[0, 1]]
     await get(gm, f"{base(fight.campaign_id)}/999999/zones", 404)
+
+
+# --- moves through waypoints ----------------------------------------------------------------
+
+
+async def test_move_through_waypoints(make_client: ClientFactory, app: FastAPI) -> None:
+    fight = await hh_fight(make_client, app, "wp")
+    gm, player = fight.gm, fight.players[0]
+    script(app)
+    await fight.act(gm, "start")
+    until = 0
+    while str((await fight.view(gm))["turn"]["name"]) != "Alrik" and until < 8:
+        await fight.act(gm, "next")
+        until += 1
+    url, pids = await _placed(fight, 10, 6, {"Alrik": (0, 0), "Goblin 1": (9, 5)})
+    alrik = next(t for t in (await get(gm, url))["tokens"] if t["participant_id"] == pids["Alrik"])
+    move = f"{url}/tokens/{alrik['id']}/move"
+    # A wall on x = 1 for rows 0–2: the way east leads round its end at (0, 3).
+    await gm.put(f"{url}/walls", json={"segments": [[1, 0, 1, 3]]})
+    for body, field in (
+        ({"to": [1, 0], "via": [[0, 3]], "path": [[0, 1]]}, "via"),
+        ({"to": [1, 0], "via": [[20, 3]]}, "via"),
+        ({"to": [1, 0], "via": [[0, 1]] * 21}, "via"),
+        ({"to": [3, 0], "via": [[0, 3]]}, "to"),  # 3 + 3 cells: over Bewegung 4
+    ):
+        r = await player.post(move, json=body)
+        assert r.status_code == 422 and field in r.json()["errors"], (body, r.text)
+    assert _tokens(await get(gm, url))[pids["Alrik"]] == (0, 0)
+    r = await player.post(move, json={"to": [1, 3], "via": [[0, 2]]})
+    assert r.status_code == 200, r.text
+    assert (r.json()["x"], r.json()["y"], r.json()["cost"]) == (1, 3, 4)
+    # A waypoint closed in by walls cannot be reached.
+    await gm.put(f"{url}/walls", json={"segments": [[4, 4, 5, 4], [4, 5, 5, 5], [4, 4, 4, 5],
+                                                    [5, 4, 5, 5]]})  # fmt: skip
+    r = await gm.post(move, json={"to": [2, 2], "via": [[4, 4]]})
+    assert r.status_code == 422 and "1" in r.json()["errors"]["via"], r.text

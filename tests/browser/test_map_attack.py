@@ -1,7 +1,8 @@
 """Attacks from the map (issue 15): the GM places the fight's figures with one button; a
 player on a 390 px phone taps a goblin's token on the combat page, and the attack form's
 target and the cover the server suggests (another goblin on the line: three-quarter cover,
-that goblin as living cover) are filled in and marked as a suggestion."""
+that goblin as living cover) are filled in and marked as a suggestion. Then he moves
+through a waypoint by tapping, and the GM moves a goblin through one by keyboard."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.browser.test_map import account_on_phone, token, until_turn
+from tests.browser.test_map import account_on_phone, at, token, until_turn
 from tests.browser.world import account, ok
 
 pytestmark = pytest.mark.browser
@@ -25,6 +26,14 @@ class Setup:
     scene_api: str
     scene_url: str
     pids: dict[str, int]
+
+
+def tap_cell(page: Page, x: int, y: int) -> None:
+    box = page.locator("#map-board .map-svg").bounding_box()
+    assert box is not None
+    page.touchscreen.tap(
+        box["x"] + (x + 0.5) * box["width"] / 10, box["y"] + (y + 0.5) * box["height"] / 6
+    )
 
 
 @pytest.fixture
@@ -87,3 +96,29 @@ def test_a_player_taps_a_goblin_and_the_attack_form_is_filled(setup: Setup) -> N
     expect(note).to_contain_text("Goblin 2")
     width = bob.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, width
+
+    # Bob moves Brida through a waypoint: Wegpunkte, his token, (1, 1), (2, 2), go.
+    brida_id = brida["id"]
+    bob.get_by_role("button", name="Wegpunkte").click()
+    token(bob, brida_id).tap()
+    tap_cell(bob, 1, row - 1)
+    tap_cell(bob, 2, row)
+    expect(bob.locator("#map-route .map-route-point")).to_have_count(2)
+    bob.get_by_role("button", name="Über die Wegpunkte ziehen").click()
+    at(bob, brida_id, 2, row)
+    at(gm, brida_id, 2, row)
+    steps = ok(s.gm.request.get(s.scene_api))
+    assert next(t for t in steps["tokens"] if t["id"] == brida_id)["x"] == 2
+
+    # The GM, by keyboard: Goblin 1 from the list, a waypoint with Space, Enter goes.
+    goblin = tokens[s.pids["Goblin 1"]]["id"]
+    gm.locator(f'#map-list .map-pick[data-token="{goblin}"]').click()
+    viewport = gm.locator(".map-viewport")
+    expect(viewport).to_be_focused()
+    gm.keyboard.press("ArrowDown")
+    gm.keyboard.press("Space")
+    expect(gm.locator("#map-route .map-route-point")).to_have_count(1)
+    gm.keyboard.press("ArrowRight")
+    gm.keyboard.press("Enter")
+    at(gm, goblin, 9, row + 1)
+    at(bob, goblin, 9, row + 1)
