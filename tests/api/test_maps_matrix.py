@@ -85,6 +85,7 @@ CASES: dict[str, Case] = {
     "place_token": Case(
         "POST", f"{PAGE}/{{sid}}/tokens", GM_ONLY_FORM, form={"label": "Kiste", "x": "1", "y": "1"}
     ),
+    "link": Case("POST", f"{PAGE}/{{sid}}/link", GM_ONLY_FORM, form={"encounter_id": "0"}),
     "place": Case("POST", f"{PAGE}/{{sid}}/place", _members(404, 403, 403, 422, LOGIN)),
     "fog": Case("POST", f"{PAGE}/{{sid}}/fog", GM_ONLY_FORM, form={"action": "reveal"}),
 }

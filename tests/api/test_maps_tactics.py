@@ -125,6 +125,15 @@ async def test_placement_on_linking_and_all_or_nothing(
     assert len(r.json()["tokens"]) == 4
     xs = sorted(t["x"] for t in r.json()["tokens"])
     assert xs == [0, 9, 9, 9]
+    # The scene page's button: a token removed is placed again, at the default edge.
+    alrik = next(t for t in r.json()["tokens"] if t["x"] == 0)
+    assert (await gm.delete(f"{url}/tokens/{alrik['id']}")).status_code == 204
+    page = f"/campaigns/{fight.campaign_id}/scenes/{other['id']}"
+    shown = await gm.get(page)
+    assert "Figuren des Kampfes aufstellen" in shown.text
+    r = await gm.post(f"{page}/place", follow_redirects=False)
+    assert r.status_code == 303, r.text
+    assert sorted(t["x"] for t in (await get(gm, url))["tokens"]) == [0, 9, 9, 9]
 
 
 # --- attacks chosen on the map --------------------------------------------------------------

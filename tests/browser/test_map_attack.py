@@ -1,4 +1,4 @@
-"""Attacks from the map (issue 15): the GM places the fight's figures with one button; a
+"""Attacks from the map (issue 15): the GM links the fight and so places its figures; a
 player on a 390 px phone taps a goblin's token on the combat page, and the attack form's
 target and the cover the server suggests (another goblin on the line: three-quarter cover,
 that goblin as living cover) are filled in and marked as a suggestion. Then he moves
@@ -53,8 +53,7 @@ def setup(browser: Browser, base_url: str) -> Iterator[Setup]:
     ok(gm.request.post(f"{api}/participants", data={"entry_id": goblin["id"], "count": 2}))
     ok(gm.request.post(f"{api}/actions/start", data={}))
     pids = {p["name"]: int(p["pid"]) for p in ok(gm.request.get(api))["participants"]}
-    linked = {"name": "Hof", "cols": 10, "rows": 6, "encounter_id": int(api.rsplit("/", 1)[1])}
-    scene = ok(gm.request.post(f"{base}/scenes", data=linked))
+    scene = ok(gm.request.post(f"{base}/scenes", data={"name": "Hof", "cols": 10, "rows": 6}))
     scene_api = f"{base}/scenes/{scene['id']}"
     url = f"/campaigns/{created['id']}/scenes/{scene['id']}"
     yield Setup(gm, bob, api, scene_api, url, pids)
@@ -64,10 +63,12 @@ def setup(browser: Browser, base_url: str) -> Iterator[Setup]:
 
 def test_a_player_taps_a_goblin_and_the_attack_form_is_filled(setup: Setup) -> None:
     s = setup
-    # The GM places everyone with the button: Brida on the west edge, the goblins east.
+    # The GM links the fight and places everyone with it: Brida west, the goblins east.
     gm = s.gm.new_page()
     gm.goto(s.scene_url)
-    gm.get_by_role("button", name="Figuren des Kampfes aufstellen").click()
+    gm.get_by_label("Kampf auf dieser Szene").select_option(label="Hof")
+    expect(gm.get_by_label("Seine Figuren auf freie Felder stellen")).to_be_checked()
+    gm.get_by_role("button", name="Kampf verknüpfen").click()
     expect(gm.locator("#map-board .map-token")).to_have_count(3)
     tokens = {t["participant_id"]: t for t in ok(s.gm.request.get(s.scene_api))["tokens"]}
     assert tokens[s.pids["Brida"]]["x"] == 0
