@@ -339,6 +339,10 @@
       form.querySelector("#attack-target").insertAdjacentElement("afterend", note);
     }
     var text = [data.summary];
+    var marked = document.querySelectorAll(".map-token.map-covering");
+    for (var i = 0; i < marked.length; i++) { marked[i].classList.remove("map-covering"); }
+    var covering = data.covering_token_id && token(data.covering_token_id);
+    if (covering) { covering.classList.add("map-covering"); }
     Object.keys(data.fill).forEach(function (name) {
       var field = form.elements[name];
       if (!field) { return; }

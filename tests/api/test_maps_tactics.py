@@ -125,6 +125,11 @@ async def test_placement_on_linking_and_all_or_nothing(
     assert len(r.json()["tokens"]) == 4
     xs = sorted(t["x"] for t in r.json()["tokens"])
     assert xs == [0, 9, 9, 9]
+    # Creating a scene linked with place: true places everyone at once.
+    third = await new_scene(gm, fight.campaign_id, 6, 6, encounter_id=fight.encounter_id,
+                            place=True)  # fmt: skip
+    placed = (await get(gm, f"{base(fight.campaign_id)}/{third['id']}"))["tokens"]
+    assert sorted(t["x"] for t in placed) == [0, 5, 5, 5]
     # The scene page's button: a token removed is placed again, at the default edge.
     alrik = next(t for t in r.json()["tokens"] if t["x"] == 0)
     assert (await gm.delete(f"{url}/tokens/{alrik['id']}")).status_code == 204

@@ -95,6 +95,8 @@ def test_a_player_taps_a_goblin_and_the_attack_form_is_filled(setup: Setup) -> N
     expect(note).to_contain_text("Entfernung 8 Schritt")
     expect(note).to_contain_text("Deckung laut Plan vorgeschlagen")
     expect(note).to_contain_text("Goblin 2")
+    covering = token(bob, tokens[s.pids["Goblin 2"]]["id"])
+    expect(covering).to_have_class("map-token map-covering")
     width = bob.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, width
 
