@@ -90,6 +90,8 @@ SCENE_EDGES_MAX = 4000
 MAP_CELLS_PER_REQUEST = SCENE_SIDE_MAX * SCENE_SIDE_MAX
 #: Steps of a move's path.
 MOVE_PATH_MAX = 200
+#: Waypoints of a move (``via``).
+MOVE_WAYPOINTS_MAX = 20
 #: Token size in cells (a side).
 TOKEN_SIZE_MAX = 6
 #: Waypoints of a ruler.

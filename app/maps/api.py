@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from app import limits
 from app.errors import ValidationFailed
 from app.i18n import _
-from app.maps import service, views
+from app.maps import service, tactics, views
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -34,6 +34,8 @@ class SceneIn(BaseModel):
     cols: int = Field(ge=-10_000, le=10_000)
     rows: int = Field(ge=-10_000, le=10_000)
     encounter_id: RowId | None = None
+    #: Place the linked encounter's participants at once (``POST …/place``).
+    place: bool = False
 
 
 class ScenePatch(BaseModel):
@@ -47,6 +49,15 @@ class ScenePatch(BaseModel):
     #: 0 unlinks the encounter.
     encounter_id: int | None = Field(default=None, ge=0, le=MAX_ROW_ID)
     version: int | None = None
+    #: Place the linked encounter's participants after the change (``POST …/place``).
+    place: bool = False
+
+
+class PlaceBody(BaseModel):
+    """Start areas per side (``abenteurer``, ``gegner``, ``neutral``); a side without one
+    starts at its default edge."""
+
+    areas: dict[str, list[Pair]] | None = Field(default=None, max_length=3)
 
 
 class DoorIn(BaseModel):
@@ -94,6 +105,8 @@ class MoveBody(BaseModel):
     to: Pair
     path: list[Pair] | None = Field(default=None, max_length=1000)
     override: bool = False
+    #: Waypoints: the server takes the cheapest leg between each two (instead of ``path``).
+    via: list[Pair] | None = Field(default=None, max_length=1000)
 
 
 def _short(scene: Any) -> dict[str, Any]:
@@ -114,6 +127,8 @@ async def create(
     scene = await service.create_scene(
         session, user, campaign_id, body.name, body.cols, body.rows, body.encounter_id
     )
+    if body.place:
+        await tactics.place_participants(session, user, campaign_id, scene.id)
     return _short(scene)
 
 
@@ -134,8 +149,10 @@ async def show(
 async def update(
     campaign_id: int, scene_id: PathId, body: ScenePatch, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
-    change = service.SceneChange(**body.model_dump())
+    change = service.SceneChange(**body.model_dump(exclude={"place"}))
     await service.update_scene(session, user, campaign_id, scene_id, change)
+    if body.place:
+        await tactics.place_participants(session, user, campaign_id, scene_id)
     return await views.scene_json(session, user, campaign_id, scene_id)
 
 
@@ -204,6 +221,18 @@ async def add_token(
     return await views.token_json(session, user, campaign_id, scene_id, token.id)
 
 
+@router.post("/{scene_id}/place", dependencies=[IDEMPOTENT])
+async def place(
+    campaign_id: int, scene_id: PathId, body: PlaceBody, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """A token for every participant of the linked encounter without one, on free cells
+    near its side's start area; 422 at ``areas`` when they do not all fit (nothing placed)."""
+    areas = None if body.areas is None else {k: [list(c) for c in v] for k, v in body.areas.items()}
+    tokens = await tactics.place_participants(session, user, campaign_id, scene_id, areas)
+    return {"tokens": [await views.token_json(session, user, campaign_id, scene_id, t.id)
+                       for t in tokens]}  # fmt: skip
+
+
 @router.patch("/{scene_id}/tokens/{token_id}")
 async def change_token(
     campaign_id: int,
@@ -240,7 +269,7 @@ async def move(
     path = None if body.path is None else [list(p) for p in body.path]
     result = await service.move_token(
         session, user, campaign_id, scene_id, token_id, (body.to[0], body.to[1]), path,
-        body.override,
+        body.override, None if body.via is None else [list(p) for p in body.via],
     )  # fmt: skip
     return {
         "x": result.x,
@@ -274,6 +303,29 @@ async def distance(
         session, user, campaign_id, scene_id, _cell(from_, "from"), _cell(to, "to")
     )
     return {"distance": value, "unit": unit, "cells": cells}
+
+
+@router.get("/{scene_id}/attack")
+async def attack(
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    attacker: Annotated[int, Query(ge=1, le=MAX_ROW_ID)],
+    target: Annotated[int, Query(ge=1, le=MAX_ROW_ID)],
+) -> dict[str, Any]:
+    """An attack chosen on the map (participant ids): distance, whether each weapon reaches
+    and its range modifier, the suggested cover and covering figure, and the attack form's
+    fields to pre-fill — from what the caller may see."""
+    return await tactics.attack_line(session, user, campaign_id, scene_id, attacker, target)
+
+
+@router.get("/{scene_id}/zones")
+async def zones(
+    campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """Each figure's Gefährdungsbereich cells (H&H), for the tokens the caller sees."""
+    return {"zones": await tactics.zones(session, user, campaign_id, scene_id)}
 
 
 @router.post("/{scene_id}/pointer")

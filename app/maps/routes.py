@@ -13,9 +13,10 @@ from sse_starlette import EventSourceResponse
 from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from app.encounters import service as encounters
 from app.errors import AppError, ValidationFailed
 from app.i18n import _
-from app.maps import service, views
+from app.maps import service, tactics, views
 from app.maps.live import SCENE_PAGE, ScenePage
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import Ctx, CurrentUser, Session, attempt
@@ -83,6 +84,8 @@ async def _scene_page(
     context = await views.map_context(session, viewer, campaign_id, scene_id)
     assert context is not None
     extra: dict[str, Any] = {"campaign": campaign, "errors": errors or {}}
+    if viewer.is_gm:
+        extra["encounters"] = await encounters.encounters(session, user, campaign_id)
     return page(request, "maps/scene.html", {**context, **extra}, status_code=status_code)
 
 
@@ -178,6 +181,43 @@ async def add_token(
     try:
         async with attempt(session):
             await service.add_token(session, user, campaign_id, scene_id, spec)
+    except ValidationFailed as exc:
+        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/link", dependencies=[IDEMPOTENT])
+async def link(
+    request: Request,
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    encounter_id: Annotated[str, Form(max_length=12)] = "",
+    place: Annotated[bool, Form()] = False,
+) -> Response:
+    """Link the scene to an encounter (``0``: unlink) and, if asked, place its figures —
+    both or neither."""
+    linked = int(encounter_id) if encounter_id.isdigit() else 0
+    change = service.SceneChange(encounter_id=linked)
+    try:
+        async with attempt(session):
+            await service.update_scene(session, user, campaign_id, scene_id, change)
+            if place and linked:
+                await tactics.place_participants(session, user, campaign_id, scene_id)
+    except ValidationFailed as exc:
+        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/place", dependencies=[IDEMPOTENT])
+async def place(
+    request: Request, campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+) -> Response:
+    """Place the linked encounter's participants at their sides' default edges."""
+    try:
+        async with attempt(session):
+            await tactics.place_participants(session, user, campaign_id, scene_id)
     except ValidationFailed as exc:
         return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from sqlalchemy import func, select
@@ -56,7 +57,7 @@ def rules_for(campaign: Campaign) -> CombatRules:
     return system(campaign.system)
 
 
-async def _open(
+async def open_for(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, action: Action
 ) -> Opened:
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, action)
@@ -67,7 +68,7 @@ async def _open(
 
 
 async def open_scene(session: AsyncSession, user: User, campaign_id: int, scene_id: int) -> Opened:
-    return await _open(session, user, campaign_id, scene_id, Action.view)
+    return await open_for(session, user, campaign_id, scene_id, Action.view)
 
 
 async def open_as(
@@ -184,7 +185,7 @@ class SceneChange:
 async def update_scene(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, change: SceneChange
 ) -> Scene:
-    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     scene = opened.scene
     _check_version(scene, change.version)
     if change.name is not None:
@@ -238,7 +239,7 @@ async def _scene_event(session: AsyncSession, opened: Opened, user: User, change
 
 
 async def delete_scene(session: AsyncSession, user: User, campaign_id: int, scene_id: int) -> None:
-    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     await _scene_event(session, opened, user, "deleted")
     await session.delete(opened.scene)
     await session.flush()
@@ -265,7 +266,7 @@ async def set_background(
     image: StoredImage,
 ) -> Scene:
     """Store an already re-encoded image (``app.media.images``) as the scene's background."""
-    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     row = await session.get(SceneBackground, scene_id)
     if row is None:
         row = SceneBackground(scene_id=scene_id)
@@ -282,7 +283,7 @@ async def set_background(
 async def background(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int
 ) -> SceneBackground:
-    await _open(session, user, campaign_id, scene_id, Action.view)
+    await open_for(session, user, campaign_id, scene_id, Action.view)
     row = await session.get(SceneBackground, scene_id)
     if row is None:
         raise NotFound(_("This scene has no background image."))
@@ -293,6 +294,11 @@ async def background(
 
 
 def _cells(raw: Sequence[Sequence[int]], scene: Scene, field: str) -> list[Cell]:
+    return cells_in(raw, scene.cols, scene.rows, field)
+
+
+def cells_in(raw: Sequence[Sequence[int]], cols: int, rows: int, field: str) -> list[Cell]:
+    """Cells ``[x, y]`` of a request on a ``cols`` × ``rows`` grid; bad ones 422 at ``field``."""
     if len(raw) > limits.MAP_CELLS_PER_REQUEST:
         raise ValidationFailed(
             {field: _("At most %(max)d cells at once.", max=limits.MAP_CELLS_PER_REQUEST)}
@@ -302,7 +308,7 @@ def _cells(raw: Sequence[Sequence[int]], scene: Scene, field: str) -> list[Cell]
         if len(item) != 2:
             raise ValidationFailed({field: _("A cell is a pair [x, y].")})
         cell = (int(item[0]), int(item[1]))
-        if not (0 <= cell[0] < scene.cols and 0 <= cell[1] < scene.rows):
+        if not (0 <= cell[0] < cols and 0 <= cell[1] < rows):
             raise ValidationFailed({field: _("A cell lies outside the grid.")})
         cells.append(cell)
     return cells
@@ -335,7 +341,7 @@ class WallsIn:
 async def set_walls(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, walls: WallsIn
 ) -> Scene:
-    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     scene = opened.scene
     _check_version(scene, walls.version)
     edges = sorted(set(_edges(walls.segments, scene, "segments")))
@@ -369,7 +375,7 @@ async def change_fog(
     reveal: list[list[int]],
     hide: list[list[int]],
 ) -> Scene:
-    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     scene = opened.scene
     shown = set(_cells(reveal, scene, "reveal"))
     hidden = set(_cells(hide, scene, "hide"))
@@ -389,7 +395,7 @@ async def fog_whole(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, action: str
 ) -> None:
     """The scene page's fog buttons: fog ``on`` or ``off``, ``reveal`` or ``hide`` all."""
-    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     scene = opened.scene
     cells = [[x, y] for x in range(scene.cols) for y in range(scene.rows)]
     if action in ("on", "off"):
@@ -482,7 +488,7 @@ async def _token_owner(session: AsyncSession, opened: Opened, spec: TokenIn) -> 
 async def add_token(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, spec: TokenIn
 ) -> Token:
-    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     if not 1 <= spec.size <= limits.TOKEN_SIZE_MAX:
         raise ValidationFailed(
             {"size": _("Between 1 and %(max)d cells.", max=limits.TOKEN_SIZE_MAX)}
@@ -525,7 +531,7 @@ async def _token(session: AsyncSession, scene: Scene, token_id: int) -> Token:
 async def remove_token(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, token_id: int
 ) -> None:
-    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     token = await _token(session, opened.scene, token_id)
     b = await board(session, opened)
     seen = b.player_sees(token)
@@ -555,7 +561,7 @@ async def change_token(
     token_id: int,
     change: TokenChange,
 ) -> Token:
-    opened = await _open(session, user, campaign_id, scene_id, Action.manage_maps)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     token = await _token(session, opened.scene, token_id)
     if change.version is not None and change.version != token.version:
         raise Conflict(_("The token was changed meanwhile; reload the scene."))
@@ -612,6 +618,28 @@ def _path(token: Token, to: Cell, raw: list[list[int]] | None, scene: Scene) -> 
     return path
 
 
+def _route(
+    token: Token, to: Cell, raw: list[list[int]], scene: Scene, rule: g.Diagonal
+) -> list[Cell]:
+    """A path through the waypoints ``raw`` to ``to``: a cheapest leg from each point to the
+    next (walls and closed doors respected), joined."""
+    if len(raw) > limits.MOVE_WAYPOINTS_MAX:
+        raise ValidationFailed(
+            {"via": _("At most %(max)d waypoints.", max=limits.MOVE_WAYPOINTS_MAX)}
+        )
+    points = [(token.x, token.y), *_cells(raw, scene, "via"), to]
+    grid = sight.grid_of(scene)
+    path = [points[0]]
+    for number, (a, b) in enumerate(pairwise(points), start=1):
+        leg = g.shortest_path(grid, a, b, rule)
+        if leg is None:
+            raise ValidationFailed({"via": _("There is no way to waypoint %(n)d.", n=number)})
+        path += leg[1:]
+    if len(path) - 1 > limits.MOVE_PATH_MAX:
+        raise ValidationFailed({"via": _("At most %(max)d steps.", max=limits.MOVE_PATH_MAX)})
+    return path
+
+
 def _may_move(opened: Opened, b: sight.Board, token: Token, override: bool) -> None:
     """GMs move any token at any time and may override; a player only their own figure's
     token, on its turn while the scene's fight runs, and never past the rules."""
@@ -638,13 +666,22 @@ async def move_token(
     to: Cell,
     raw_path: list[list[int]] | None = None,
     override: bool = False,
+    via: list[list[int]] | None = None,
 ) -> MoveResult:
-    opened = await _open(session, user, campaign_id, scene_id, Action.view)
+    """Move a token to ``to``: the cheapest way, along ``raw_path`` (its steps), or through
+    the waypoints ``via`` (the cheapest leg between each two)."""
+    opened = await open_for(session, user, campaign_id, scene_id, Action.view)
     token = await _token(session, opened.scene, token_id)
     b = await board(session, opened)
     _may_move(opened, b, token, override)
     _place(opened.scene, to[0], to[1], token.size)
-    path = _path(token, to, raw_path, opened.scene)
+    if raw_path is not None and via is not None:
+        raise ValidationFailed({"via": _("Give the steps or the waypoints, not both.")})
+    path = (
+        _path(token, to, raw_path, opened.scene)
+        if via is None
+        else _route(token, to, via, opened.scene, opened.rules.metric.diagonal)
+    )
     plan = sight.plan_move(b, opened.rules, opened.campaign.settings, token, to, path, override)
     before = b.player_sees(token)
     token.x, token.y = plan.end
@@ -683,7 +720,7 @@ async def distance(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, a: Cell, b: Cell
 ) -> tuple[float, str, int]:
     """The distance between two cells in the system's unit, and in cells."""
-    opened = await _open(session, user, campaign_id, scene_id, Action.view)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.view)
     for cell, field in ((a, "from"), (b, "to")):
         if not (0 <= cell[0] < opened.scene.cols and 0 <= cell[1] < opened.scene.rows):
             raise ValidationFailed({field: _("That is outside the grid.")})
@@ -704,7 +741,7 @@ async def point(
     cells: list[list[int]],
 ) -> types.MapPointer:
     """Show everyone a ruler (waypoints), its release or a ping: one ``map_pointer`` event."""
-    opened = await _open(session, user, campaign_id, scene_id, Action.act_in_combat)
+    opened = await open_for(session, user, campaign_id, scene_id, Action.act_in_combat)
     if kind not in POINTER_KINDS:
         raise ValidationFailed({"kind": _("A ruler, a ping or a release.")})
     if len(cells) > limits.RULER_POINTS_MAX:

@@ -47,6 +47,17 @@ def grid_of(scene: Scene) -> g.Grid:
     )
 
 
+def grid_seen(scene: Scene, cells: set[g.Cell] | None) -> g.Grid:
+    """The grid as a viewer who sees ``cells`` knows it (``None``: all): only the walls and
+    closed doors next to such a cell block — what the server answers a player with must
+    not depend on a wall they cannot see."""
+    grid = grid_of(scene)
+    if cells is None:
+        return grid
+    edges = frozenset(e for e in grid.blocked if _edge_seen(e, cells))
+    return g.Grid(grid.cols, grid.rows, edges, grid.difficult)
+
+
 def edge_cells(kind: str, x: int, y: int) -> tuple[g.Cell, g.Cell]:
     return ((x - 1, y), (x, y)) if kind == "v" else ((x, y - 1), (x, y))
 

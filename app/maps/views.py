@@ -9,9 +9,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
 from app.core.viewer import Viewer
+from app.encounters.systems.protocol import CombatRules
 from app.errors import NotFound
 from app.i18n import _
-from app.maps import service
+from app.maps import service, sight
 from app.maps.models import Scene
 from app.rules import grid as g
 
@@ -56,6 +57,16 @@ def _listing(view: dict[str, Any], diagonal: g.Diagonal, per_cell: float) -> lis
     return out
 
 
+def _has_zones(rules: CombatRules, board: sight.Board) -> bool:
+    """Whether a figure on the board threatens cells (the toggle is offered then)."""
+    figures = board.state.get("figures", {})
+    return any(
+        rules.threat_cells(board.state, pid, g.footprint((t.x, t.y), t.size))
+        for t in board.tokens
+        if (pid := board.pid(t)) is not None and pid in figures
+    )
+
+
 async def map_context(
     session: AsyncSession, viewer: Viewer, campaign_id: int, scene_id: int
 ) -> dict[str, Any] | None:
@@ -85,6 +96,7 @@ async def map_context(
         "is_gm": viewer.is_gm,
         "mine": mine,
         "listing": _listing(view, metric.diagonal, float(metric.per_cell)),
+        "zones": _has_zones(opened.rules, board),
         "walls_v": [s for s in view["walls"] if s[0] == s[2]],
         "walls_h": [s for s in view["walls"] if s[1] == s[3]],
     }

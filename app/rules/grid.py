@@ -222,29 +222,58 @@ def _corner_closed(blocked: frozenset[Edge], src: Cell, dst: Cell) -> bool:
     return a and b
 
 
-def sight_blocked(grid: Grid, a: Cell, b: Cell) -> bool:
-    """Whether a wall or closed door stops the line from the centre of ``a`` to that of ``b``."""
-    (x0, y0), (x1, y1) = a, b
+Point = tuple[Fraction, Fraction]
+
+
+def _centre(cell: Cell) -> Point:
+    half = Fraction(1, 2)
+    return (cell[0] + half, cell[1] + half)
+
+
+def segment_blocked(grid: Grid, p: Point, q: Point) -> bool:
+    """Whether a wall or closed door stops the straight line from point ``p`` to ``q``
+    (points in grid-line coordinates, not on a grid line themselves).
+
+    Every grid line between them is visited once (a supercover walk): where the line
+    crosses it between two lattice points, the unit edge there decides; exactly through a
+    lattice point, the corner rule of :func:`_corner_closed`.
+    """
+    (x0, y0), (x1, y1) = p, q
     dx, dy = x1 - x0, y1 - y0
     sx, sy = (1 if dx > 0 else -1), (1 if dy > 0 else -1)
-    half = Fraction(1, 2)
-    for line in range(min(x0, x1) + 1, max(x0, x1) + 1):
-        t = (line - x0 - half) / dx
-        y = y0 + half + dy * t
+    for line in range(math.floor(min(x0, x1)) + 1, math.floor(max(x0, x1)) + 1):
+        y = y0 + dy * (line - x0) / dx
         if y.denominator == 1:
             k = int(y)
             src = (line - 1 if sx > 0 else line, k - 1 if sy > 0 else k)
-            dst = (src[0] + sx, src[1] + sy)
-            if _corner_closed(grid.blocked, src, dst):
+            if dy != 0 and _corner_closed(grid.blocked, src, (src[0] + sx, src[1] + sy)):
                 return True
         elif ("v", line, math.floor(y)) in grid.blocked:
             return True
-    for line in range(min(y0, y1) + 1, max(y0, y1) + 1):
-        t = (line - y0 - half) / dy
-        x = x0 + half + dx * t
+    for line in range(math.floor(min(y0, y1)) + 1, math.floor(max(y0, y1)) + 1):
+        x = x0 + dx * (line - y0) / dy
         if x.denominator != 1 and ("h", math.floor(x), line) in grid.blocked:
             return True
     return False
+
+
+def sight_blocked(grid: Grid, a: Cell, b: Cell) -> bool:
+    """Whether a wall or closed door stops the line from the centre of ``a`` to that of ``b``."""
+    return segment_blocked(grid, _centre(a), _centre(b))
+
+
+#: Where the cover lines end inside the target's cell: near its four corners (a tenth of a
+#: cell inside, so that no line ends on a grid line).
+COVER_INSET = Fraction(1, 10)
+
+
+def cover_lines(grid: Grid, a: Cell, b: Cell) -> tuple[int, int]:
+    """How many of the lines from the centre of ``a`` to the four corners of ``b`` (each a
+    tenth of a cell inside) a wall or closed door stops, of how many: the measure of a
+    wall's cover (the systems' engines turn it into a category)."""
+    lo, hi = COVER_INSET, 1 - COVER_INSET
+    ends = [(b[0] + fx, b[1] + fy) for fx in (lo, hi) for fy in (lo, hi)]
+    return sum(segment_blocked(grid, _centre(a), end) for end in ends), len(ends)
 
 
 def line_of_sight(grid: Grid, a: Cell, b: Cell) -> bool:
@@ -289,3 +318,29 @@ def visible_cells(grid: Grid, eyes: Iterable[Cell], max_range: int | None = None
 def footprint(cell: Cell, size: int) -> list[Cell]:
     """The cells a token of ``size`` × ``size`` cells covers, ``cell`` its top-left one."""
     return [(cell[0] + dx, cell[1] + dy) for dx in range(size) for dy in range(size)]
+
+
+def free_cells_near(
+    grid: Grid, area: Sequence[Cell], taken: Iterable[Cell], count: int
+) -> list[Cell]:
+    """Up to ``count`` free cells for figures starting in ``area``: first the area's own
+    free cells (in its order), then the nearest cells reachable from it by steps walls allow
+    (breadth first, orthogonal before diagonal). ``taken``: cells already occupied."""
+    occupied = set(taken)
+    inside = [c for c in dict.fromkeys(area) if grid.inside(c)]
+    out = [c for c in inside if c not in occupied][:count]
+    seen = set(inside)
+    queue = list(inside)
+    while queue and len(out) < count:
+        nxt: list[Cell] = []
+        for cell in queue:
+            for dx, dy in NEIGHBOURS:
+                cand = (cell[0] + dx, cell[1] + dy)
+                if cand in seen or not step_open(grid, cell, cand):
+                    continue
+                seen.add(cand)
+                nxt.append(cand)
+                if cand not in occupied and len(out) < count:
+                    out.append(cand)
+        queue = nxt
+    return out

@@ -12,6 +12,9 @@
   var mode = null; // "ruler" | "ping" | null
   var waypoints = [];
   var drag = null;
+  var zonesOn = false;
+  var routing = false; // "Waypoints" pressed: taps add waypoints to the selected token's route
+  var route = []; // waypoints, the last one the goal
 
   function board() { return document.getElementById("map-board"); }
   function svg() { var b = board(); return b ? b.querySelector(".map-svg") : null; }
@@ -71,10 +74,12 @@
     t.setAttribute("data-y", String(y));
   }
 
-  function move(id, cell) {
+  function move(id, cell, via) {
     var t = token(id);
     say("");
-    return post("/tokens/" + id + "/move", { to: cell }).then(function (r) {
+    var body = { to: cell };
+    if (via && via.length) { body.via = via; }
+    return post("/tokens/" + id + "/move", body).then(function (r) {
       return r.json().then(function (data) {
         if (!r.ok) {
           say(problem(data) || region().getAttribute("data-refused"));
@@ -91,6 +96,7 @@
   function select(id) {
     var old = selected && token(selected);
     if (old) { old.classList.remove("map-selected"); }
+    if (id !== selected) { route = []; }
     selected = id;
     var t = id && token(id);
     if (t) {
@@ -98,6 +104,48 @@
       cursor = [num(t, "x"), num(t, "y")];
     }
     showCursor();
+    drawRoute();
+  }
+
+  // A route with waypoints: drawn from the token through each waypoint; «Move along the
+  // waypoints» (or Enter) sends them as `via`, the server takes the cheapest leg between
+  // each two and checks the whole against the allowance.
+  function drawRoute() {
+    var layer = document.getElementById("map-route");
+    var t = selected && token(selected);
+    var goer = document.querySelector("[data-map-go]");
+    if (goer) { goer.hidden = !(route.length && t); }
+    if (!layer) { return; }
+    while (layer.firstChild) { layer.removeChild(layer.firstChild); }
+    if (!route.length || !t) { return; }
+    var ns = "http://www.w3.org/2000/svg";
+    var cells = [[num(t, "x"), num(t, "y")]].concat(route);
+    var line = document.createElementNS(ns, "polyline");
+    line.setAttribute("class", "map-route-line");
+    line.setAttribute("points", cells.map(function (c) { return (c[0] + 0.5) + "," + (c[1] + 0.5); }).join(" "));
+    layer.appendChild(line);
+    route.forEach(function (c) {
+      var dot = document.createElementNS(ns, "circle");
+      dot.setAttribute("class", "map-route-point");
+      dot.setAttribute("cx", c[0] + 0.5); dot.setAttribute("cy", c[1] + 0.5); dot.setAttribute("r", 0.15);
+      layer.appendChild(dot);
+    });
+  }
+
+  function addWaypoint(cell) {
+    route.push([cell[0], cell[1]]);
+    if (route.length > 21) { route = route.slice(-21); }
+    drawRoute();
+  }
+
+  function go() {
+    if (!selected || !route.length) { return; }
+    var id = selected, path = route;
+    route = [];
+    select(null);
+    cursor = null;
+    showCursor();
+    move(id, path[path.length - 1], path.slice(0, -1));
   }
 
   function showCursor() {
@@ -132,6 +180,7 @@
       if (waypoints.length > 1) { pointer("ruler", waypoints); }
       return;
     }
+    if (selected && routing) { addWaypoint(cell); return; }
     if (selected) {
       var id = selected;
       select(null);
@@ -150,12 +199,24 @@
     }
     var moder = evt.target.closest && evt.target.closest("[data-map-mode]");
     if (moder) { setMode(moder.getAttribute("data-map-mode")); return; }
+    var router = evt.target.closest && evt.target.closest("[data-map-waypoints]");
+    if (router) {
+      routing = !routing;
+      router.setAttribute("aria-pressed", routing ? "true" : "false");
+      if (!routing) { route = []; drawRoute(); }
+      return;
+    }
+    if (evt.target.closest && evt.target.closest("[data-map-go]")) { go(); return; }
+    var zoner = evt.target.closest && evt.target.closest("[data-map-zones]");
+    if (zoner) {
+      zonesOn = !zonesOn;
+      zoner.setAttribute("aria-pressed", zonesOn ? "true" : "false");
+      drawZones();
+      return;
+    }
     var aim = evt.target.closest && evt.target.closest(".map-target");
-    var choice = document.getElementById("attack-target");
-    if (aim && choice) {
-      choice.value = aim.getAttribute("data-target");
-      choice.dispatchEvent(new Event("change", { bubbles: true }));
-      choice.focus();
+    if (aim && aimAt(aim.getAttribute("data-target"))) {
+      document.getElementById("attack-target").focus();
       return;
     }
     var pick = evt.target.closest && evt.target.closest(".map-pick");
@@ -173,6 +234,7 @@
       select(selected === id ? null : id);
       return;
     }
+    if (t && !mode && !selected && aimAt(t.getAttribute("data-participant"))) { return; }
     var cell = cellAt(evt);
     if (cell) { onCell(cell); }
   });
@@ -217,6 +279,14 @@
       ];
       showCursor();
       evt.preventDefault();
+    } else if (evt.key === " " && cursor && selected) {
+      evt.preventDefault();
+      addWaypoint(cursor);
+    } else if (evt.key === "Enter" && cursor && route.length && selected) {
+      evt.preventDefault();
+      var last = route[route.length - 1];
+      if (last[0] !== cursor[0] || last[1] !== cursor[1]) { addWaypoint(cursor); }
+      go();
     } else if (evt.key === "Enter" && cursor) {
       evt.preventDefault();
       onCell(cursor);
@@ -241,6 +311,85 @@
     }
   }
 
+  // An attack chosen on the map (a tap on a token, or its button in the list): the target
+  // select is set, and the server's measurement for this viewer fills the form's fields
+  // (range: DS4/PF2e distance; H&H cover and living cover), each marked as suggested.
+  function aimAt(pid) {
+    var choice = document.getElementById("attack-target");
+    if (!pid || !choice || !choice.querySelector('option[value="' + pid + '"]')) { return false; }
+    choice.value = pid;
+    choice.dispatchEvent(new Event("change", { bubbles: true }));
+    var attacker = choice.form && choice.form.querySelector('[name="attacker"]');
+    if (!attacker) { return true; }
+    fetch(api("/attack?attacker=" + attacker.value + "&target=" + pid), {
+      credentials: "same-origin", headers: { "Accept": "application/json" }
+    }).then(function (r) { return r.ok ? r.json() : null; }).then(function (data) {
+      if (data && choice.value === pid) { suggest(choice.form, data); }
+    }).catch(function () {});
+    return true;
+  }
+
+  function suggest(form, data) {
+    var note = document.getElementById("map-aim");
+    if (!note) {
+      note = document.createElement("p");
+      note.id = "map-aim";
+      note.className = "meta map-aim";
+      note.setAttribute("role", "status");
+      form.querySelector("#attack-target").insertAdjacentElement("afterend", note);
+    }
+    var text = [data.summary];
+    var marked = document.querySelectorAll(".map-token.map-covering");
+    for (var i = 0; i < marked.length; i++) { marked[i].classList.remove("map-covering"); }
+    var covering = data.covering_token_id && token(data.covering_token_id);
+    if (covering) { covering.classList.add("map-covering"); }
+    Object.keys(data.fill).forEach(function (name) {
+      var field = form.elements[name];
+      if (!field) { return; }
+      field.value = data.fill[name];
+      field.classList.add("map-suggested");
+      field.setAttribute("aria-describedby", "map-aim");
+    });
+    if (data.cover && form.elements.cover) {
+      var parts = [form.elements.cover.selectedOptions[0].text];
+      var cov = form.elements.covering;
+      if (data.covering && cov && cov.selectedOptions[0]) { parts.push(cov.selectedOptions[0].text); }
+      text.push(region().getAttribute("data-suggested") + ": " + parts.join(", "));
+      var details = form.querySelector("details.cover");
+      if (details && data.cover !== "none") { details.open = true; }
+    }
+    note.textContent = text.join(". ");
+    form.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  // The Gefährdungsbereich toggle: the server sends the cells of the figures this viewer
+  // sees; they are drawn under the tokens and fetched again after every board update.
+  function drawZones() {
+    var layer = document.getElementById("map-zones");
+    if (!layer) { return; }
+    while (layer.firstChild) { layer.removeChild(layer.firstChild); }
+    if (!zonesOn) { say(""); return; }
+    fetch(api("/zones"), { credentials: "same-origin", headers: { "Accept": "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : { zones: [] }; })
+      .then(function (data) {
+        var ns = "http://www.w3.org/2000/svg";
+        layer = document.getElementById("map-zones");
+        if (!layer || !zonesOn) { return; }
+        while (layer.firstChild) { layer.removeChild(layer.firstChild); }
+        data.zones.forEach(function (z) {
+          z.cells.forEach(function (c) {
+            var r = document.createElementNS(ns, "rect");
+            r.setAttribute("class", "map-zone map-zone-" + z.side);
+            r.setAttribute("x", c[0]); r.setAttribute("y", c[1]);
+            r.setAttribute("width", 1); r.setAttribute("height", 1);
+            r.setAttribute("data-token", z.token_id);
+            layer.appendChild(r);
+          });
+        });
+        say(data.zones.length ? "" : region().getAttribute("data-no-zones"));
+      }).catch(function () {});
+  }
+
   function follow() {
     var places = document.querySelectorAll("#map-list .map-at");
     for (var i = 0; i < places.length; i++) {
@@ -250,6 +399,8 @@
     }
     applyZoom();
     targets();
+    if (zonesOn) { drawZones(); }
+    drawRoute();
   }
 
   document.addEventListener("htmx:sseMessage", function (evt) {

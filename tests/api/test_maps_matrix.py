@@ -63,6 +63,11 @@ CASES: dict[str, Case] = {
         _members(404, 403, 200, 200, 401),
         json={"kind": "ruler", "cells": [[0, 0], [3, 1]]},
     ),
+    "api_place": Case("POST", f"{API}/{{sid}}/place", _members(404, 403, 403, 422, 401), json={}),
+    "api_attack": Case(
+        "GET", f"{API}/{{sid}}/attack?attacker=1&target=2", _members(404, 422, 422, 422, 401)
+    ),
+    "api_zones": Case("GET", f"{API}/{{sid}}/zones", MEMBERS),
     "api_distance": Case("GET", f"{API}/{{sid}}/distance?from=0,0&to=3,1", MEMBERS),
     "index": Case("GET", PAGE, MEMBERS_PAGE),
     "create": Case("POST", PAGE, GM_ONLY_FORM, form={"name": "Neu", "cols": "4", "rows": "4"}),
@@ -80,6 +85,8 @@ CASES: dict[str, Case] = {
     "place_token": Case(
         "POST", f"{PAGE}/{{sid}}/tokens", GM_ONLY_FORM, form={"label": "Kiste", "x": "1", "y": "1"}
     ),
+    "link": Case("POST", f"{PAGE}/{{sid}}/link", GM_ONLY_FORM, form={"encounter_id": "0"}),
+    "place": Case("POST", f"{PAGE}/{{sid}}/place", _members(404, 403, 403, 422, LOGIN)),
     "fog": Case("POST", f"{PAGE}/{{sid}}/fog", GM_ONLY_FORM, form={"action": "reveal"}),
 }
 PREFIXES = [p for p, where in COVERED_ELSEWHERE.items() if where.endswith("test_maps_matrix.py")]

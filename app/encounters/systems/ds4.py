@@ -26,10 +26,18 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.systems.protocol import Common, Forecast, unavailable
+from app.encounters.systems.protocol import (
+    AttackLine,
+    Common,
+    Forecast,
+    MapAttack,
+    RangeNote,
+    unavailable,
+)
 from app.i18n import N_
 from app.rules import ds4
 from app.rules.dice import Roller
+from app.rules.ds4 import combat as ds4_combat
 from app.rules.ds4 import forecast as ds4_forecast
 from app.rules.ds4 import simulation as ds4_simulation
 from app.rules.grid import Metric
@@ -528,6 +536,23 @@ class Ds4Rules(Common):
     ) -> int:
         """Laufen in whole metres (cells); a negative Laufen counts as 0."""
         return int(ds4.reach(float(stats.get("laufen", 0) or 0)).laufen)
+
+    def map_attack(self, state: State, attacker: str, target: str, line: AttackLine) -> MapAttack:
+        """Schlagen reaches the neighbours; Schießen and Zielzauber −1 per full 10 m. The
+        distance fills the attack form's field (DS4's form has no cover)."""
+        metres = float(line.distance)
+        return MapAttack(
+            (
+                RangeNote("Schlagen", 0 if ds4_combat.melee_reaches(metres) else None),
+                RangeNote("Schießen / Zielzauber", ds4_combat.distance_modifier(metres)),
+            ),
+            {"distance": _metres(line.distance)},
+        )
+
+
+def _metres(value: Fraction) -> str:
+    """A distance for a form field: whole metres without a decimal point."""
+    return str(int(value)) if value.denominator == 1 else f"{float(value):g}"
 
 
 RULES = Ds4Rules()

@@ -35,7 +35,15 @@ from app.encounters.systems.hh_figures import (
 from app.encounters.systems.hh_figures import get as _get
 from app.encounters.systems.hh_figures import put as _put
 from app.encounters.systems.hh_figures import with_breakdown as _with
-from app.encounters.systems.protocol import Common, Forecast, MoveReaction, Offers
+from app.encounters.systems.protocol import (
+    AttackLine,
+    Common,
+    Forecast,
+    MapAttack,
+    MoveReaction,
+    Offers,
+    RangeNote,
+)
 from app.i18n import N_
 from app.rules import hh
 from app.rules.dice import Roller
@@ -45,8 +53,8 @@ from app.rules.hh import magic
 from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
 from app.rules.hh.conditions import zehrend
-from app.rules.hh.cover import living_cover
-from app.rules.hh.grid import blockade_triggers
+from app.rules.hh.cover import living_cover, suggest_cover, wall_cover
+from app.rules.hh.grid import blockade_triggers, threat_zone, weapon_reaches
 from app.rules.hh.initiative import handlung_left
 from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
 from app.rules.hh.modifiers import Breakdown, breakdown
@@ -111,6 +119,8 @@ def new_figure(
         "bonus": int(stats["schaden_bonus"]),
         "kind": str(stats.get("schadensart", "normal")),
         "ranged": bool(stats.get("fernkampf", 0)),
+        #: Reichweite in Schritt of a ranged weapon (``None``: the stat block gives none).
+        "range": int(stats.get("reichweite", 0) or 0) or None,
     }
     spells = [dict(z) for z in stats.get("zauber", []) if isinstance(z, dict)]
     return from_figure(fig, {"weapon": weapon, "spells": spells, "focus": None})
@@ -1256,6 +1266,34 @@ class HhRules(Common):
             MoveReaction(t.figure, "blockade", t.index)
             for t in blockade_triggers(path, positions, hostile)
         ]
+
+    def map_attack(self, state: State, attacker: str, target: str, line: AttackLine) -> MapAttack:
+        """Reichweite of the attacker's weapon; cover from walls and from the figures on the
+        line (the engine's ``suggest_cover``: allies −2, enemies −4, the size rule)."""
+        figures = state.get("figures", {})
+        a, t = to_figure(figures[attacker]), to_figure(figures[target])
+        weapon = dict(figures[attacker].get("weapon") or {})
+        reach = weapon_reaches(line.cells, bool(weapon.get("ranged")), weapon.get("range"))
+        between = [
+            (pid, to_figure(figures[pid]).side == a.side, to_figure(figures[pid]).size)
+            for pid in line.between
+            if pid in figures and not to_figure(figures[pid]).dead
+        ]
+        cover, covering = suggest_cover(
+            wall_cover(line.wall_blocked, line.wall_lines), between, t.size
+        )
+        note = RangeNote(str(weapon.get("name") or "Waffe"), 0 if reach else None)
+        return MapAttack((note,), {"cover": cover, "covering": covering}, cover, covering)
+
+    def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
+        """The Gefährdungsbereich: every square within 1 Schritt of the figure's squares
+        (none while it cannot act: dead or unconscious)."""
+        data = state.get("figures", {}).get(pid)
+        if data is None or not to_figure(data).can_act:
+            return []
+        own = set(cells)
+        zone = {c for cell in cells for c in threat_zone(cell)} - own
+        return sorted(zone)
 
 
 RULES = HhRules()

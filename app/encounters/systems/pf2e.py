@@ -29,7 +29,15 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.systems.protocol import Common, Forecast, Offers, unavailable
+from app.encounters.systems.protocol import (
+    AttackLine,
+    Common,
+    Forecast,
+    MapAttack,
+    Offers,
+    RangeNote,
+    unavailable,
+)
 from app.i18n import N_
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -37,6 +45,7 @@ from app.rules.expression import ExpressionError, parse
 from app.rules.grid import Metric
 from app.rules.odds import BudgetRating, RiskResult
 from app.rules.pf2e import Modifier, Statistic
+from app.rules.pf2e import attacks as pf2e_attacks
 from app.rules.pf2e import budget as pf2e_budget
 from app.rules.pf2e import forecast as pf2e_forecast
 from app.rules.pf2e import simulation as pf2e_simulation
@@ -791,6 +800,29 @@ class Pf2eRules(Common):
 
     #: One square is 1.5 m (5 ft) in the German edition; diagonals alternate 1.5 and 3 m.
     metric = Metric("alternate", "m", Fraction(3, 2))
+
+    def map_attack(self, state: State, attacker: str, target: str, line: AttackLine) -> MapAttack:
+        """Per Strike: a melee Strike reaches the adjacent squares (or its Reichweite), a
+        ranged one has its Malus für Entfernung per range increment (out of range past the
+        sixth). The distance fills the attack form's field (its form has no cover)."""
+        metres = float(line.distance)
+        notes = []
+        for strike in state.get("figures", {}).get(attacker, {}).get("angriffe", []):
+            name = str(strike.get("name") or "Angriff")
+            if not strike.get("fernkampf"):
+                reach = float(strike.get("reichweite") or 0) or None
+                notes.append(
+                    RangeNote(name, 0 if pf2e_attacks.melee_reaches(metres, reach) else None)
+                )
+                continue
+            try:
+                penalty: int | None = pf2e_attacks.range_penalty(
+                    metres, float(strike.get("entfernung") or 0) or 1.5
+                )
+            except pf2e.OutOfRange:
+                penalty = None
+            notes.append(RangeNote(name, penalty))
+        return MapAttack(tuple(notes), {"distance": f"{metres:g}"})
 
     def movement_allowance(
         self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]

@@ -43,6 +43,43 @@ class MoveReaction:
 
 
 @dataclass(frozen=True, slots=True)
+class AttackLine:
+    """What the battle map measured between an attacker and a target (``app.maps``).
+
+    ``distance``: open-ground distance in the system's unit (``cells`` in cells);
+    ``wall_blocked`` of ``wall_lines``: cover lines a wall stops (``grid.cover_lines``);
+    ``between``: the figures on the line the viewer may see, nearest to the attacker first.
+    """
+
+    distance: Fraction
+    cells: int
+    wall_blocked: int
+    wall_lines: int
+    between: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RangeNote:
+    """Whether a weapon or attack reaches the target: ``modifier`` the range modifier,
+    ``None`` out of range."""
+
+    label: str
+    modifier: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MapAttack:
+    """The server's suggestion for an attack chosen on the map: ranges per weapon, the
+    attack form's fields to pre-fill (``fill``: name → value) and the suggested cover
+    (``cover`` ``""`` where the system's form has none) with the covering figure."""
+
+    ranges: tuple[RangeNote, ...]
+    fill: Mapping[str, str]
+    cover: str = ""
+    covering: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Forecast:
     """The odds of an attack for one caller, before anyone rolls (issue 18).
 
@@ -166,6 +203,14 @@ class CombatRules(Protocol):
         """Figures that may react to ``mover`` walking ``path`` (start cell first), in the
         order they are triggered; ``positions``: the other figures' cells."""
 
+    def map_attack(self, state: State, attacker: str, target: str, line: AttackLine) -> MapAttack:
+        """Range and cover of an attack from ``attacker`` on ``target`` over ``line``, as the
+        system's engine decides them (a suggestion the GM confirms in the attack form)."""
+
+    def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
+        """The cells the figure on ``cells`` threatens (H&H: its Gefährdungsbereich; ``[]``
+        where the system has none)."""
+
     # --- system-specific actions (listed in ``actions`` where offered) ------------------
 
     def aim(self, state: State, pid: str, report: Report) -> None: ...
@@ -243,6 +288,9 @@ class Common:
 
     def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
         return None
+
+    def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
+        return []
 
     def move_reactions(
         self, state: State, mover: str, path: list[Cell], positions: dict[str, Cell]

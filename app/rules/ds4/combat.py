@@ -95,6 +95,15 @@ def distance_modifier(distance_m: float) -> int:
     return -int(distance_m // DISTANCE_STEP_M)
 
 
+#: Schlagen reaches the neighbouring squares: 1 m (project decision, docs/rules/ds4.md).
+MELEE_REACH_M = 1.0
+
+
+def melee_reaches(distance_m: float) -> bool:
+    """Whether Schlagen reaches a target ``distance_m`` away."""
+    return distance_m <= MELEE_REACH_M
+
+
 def patzer_effect(check: CombatCheck, weapon: Weapon | None = None) -> PatzerEffect | None:
     """What a Patzer on ``check`` does.
 

@@ -55,3 +55,34 @@ def aim_bonus(aim_actions: int) -> int:
 def aim_qs(aim_actions: int) -> int:
     """Zielen: +1 QS on a hit per aim action."""
     return max(0, aim_actions)
+
+
+def wall_cover(blocked: int, lines: int) -> CoverKind:
+    """Cover a wall gives (project decision, docs/rules/hh.md): of the ``lines`` from the
+    attacker to the corners of the target's square, ``blocked`` are stopped by a wall — none
+    stopped no cover, up to half of them half, more three-quarter, all of them full."""
+    if lines <= 0 or blocked <= 0:
+        return "none"
+    if blocked >= lines:
+        return "full"
+    return "half" if 2 * blocked <= lines else "three_quarter"
+
+
+def suggest_cover(
+    wall: CoverKind, between: list[tuple[str, bool, str]], target_size: str
+) -> tuple[CoverKind, str]:
+    """The cover to suggest for an attack and the figure giving it (``""``: none or a wall).
+
+    ``between``: the figures on the line (id, ally of the attacker, size), nearest to the
+    attacker first. The strongest living cover counts (the first of equals); a wall that
+    covers more wins, else the figure does — so a miss may hit it (the stray hit).
+    """
+    best: CoverKind = "none"
+    covering = ""
+    for fid, ally, size in between:
+        kind = living_cover(ally, size, target_size)
+        if COVER_ORDER.index(kind) > COVER_ORDER.index(best):
+            best, covering = kind, fid
+    if COVER_ORDER.index(wall) > COVER_ORDER.index(best):
+        return wall, ""
+    return best, covering

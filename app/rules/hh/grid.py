@@ -96,3 +96,16 @@ def blockade_triggers(
             out.append(BlockadeTrigger(fid, idx, path[idx]))
     out.sort(key=lambda t: t.index)
     return out
+
+
+#: A melee weapon reaches the Gefährdungsbereich: 1 Schritt.
+MELEE_REACH = 1
+
+
+def weapon_reaches(distance: int, ranged: bool, max_range: int | None = None) -> bool:
+    """Whether a weapon reaches a target ``distance`` Schritt away (docs/rules/hh.md): a melee
+    weapon its Gefährdungsbereich, a ranged weapon its Reichweite (``None``: the stat block
+    gives none, no limit)."""
+    if not ranged:
+        return distance <= MELEE_REACH
+    return max_range is None or distance <= max_range

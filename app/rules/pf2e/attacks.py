@@ -101,6 +101,15 @@ def range_modifier(distance_m: float, increment_m: float) -> Modifier | None:
     return Modifier(RANGE_SOURCE, UNTYPED, penalty) if penalty else None
 
 
+#: A melee Strike without the Reichweite trait reaches the adjacent squares: 1.5 m.
+MELEE_REACH_M = 1.5
+
+
+def melee_reaches(distance_m: float, reach_m: float | None = None) -> bool:
+    """Whether a melee Strike (its reach ``reach_m``, default 1.5 m) reaches ``distance_m``."""
+    return distance_m <= (reach_m or MELEE_REACH_M)
+
+
 class Delivery(StrEnum):
     """How a weapon delivers its damage; decides how much of the Stärke modifier it adds."""
 
