@@ -16,6 +16,7 @@ import asyncio
 import json
 import statistics
 import time
+from collections import Counter
 from typing import Any
 
 import httpx
@@ -96,6 +97,7 @@ async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
                 real_render(tmpl, block, **dict(context))
                 mem.append((time.perf_counter() - t) * 1000)
                 mem_cpu.append((time.process_time() - t_cpu) * 1000)
+            sample = Counter(s.split("\n")[0][:110] for s in statements)
     finally:
         templating.render = real_render
         await engine.dispose()
@@ -110,6 +112,7 @@ async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
         "cpu_ratio": round(statistics.median(cpu) / statistics.median(mem_cpu), 2),
         "sql_per_render": sorted(set(counts)),
         "bytes": len(r.content),
+        "statements": [f"{n}× {s}" if n > 1 else s for s, n in sorted(sample.items())],
     }
 
 
