@@ -73,8 +73,8 @@ def _scope(path: str, query: str, headers: dict[str, str]) -> Message:
 
 async def _open(
     app: ASGIApp, scope: Message, n: int, settle: float
-) -> tuple[list[Idle], list[asyncio.Task[Any]], float, tracemalloc.Snapshot]:
-    """Open ``n`` streams; the heap they added (bytes) and a snapshot of it."""
+) -> tuple[list[Idle], list[asyncio.Task[Any]], float, list[tracemalloc.StatisticDiff]]:
+    """Open ``n`` streams; the heap they added (bytes) and where most of it was allocated."""
     gc.collect()
     before = tracemalloc.take_snapshot()
     used0 = tracemalloc.get_traced_memory()[0]
@@ -90,18 +90,13 @@ async def _open(
     gc.collect()
     used1 = tracemalloc.get_traced_memory()[0]
     after = tracemalloc.take_snapshot()
-    diff = after.compare_to(before, "lineno")
-    return clients, tasks, (used1 - used0), _top(diff)
-
-
-def _top(diff: list[tracemalloc.StatisticDiff]) -> Any:
-    return diff[:12]
+    return clients, tasks, (used1 - used0), after.compare_to(before, "lineno")[:12]
 
 
 async def _close(clients: list[Idle], tasks: list[asyncio.Task[Any]]) -> None:
     for c in clients:
         c.gone.set()
-    done, pending = await asyncio.wait(tasks, timeout=30)
+    _done, pending = await asyncio.wait(tasks, timeout=30)
     for t in pending:
         t.cancel()
 
@@ -138,7 +133,7 @@ async def service(db: str, n: int, settle: float) -> dict[str, Any]:
             cid = r.json()["id"]
         scope = _scope(f"/api/v1/campaigns/{cid}/events", "after=0", h)
         # One stream first: the first request's one-time costs (caches, pool) are not a stream's.
-        warm, warm_tasks, _used, _top_ = await _open(application, scope, 1, 0.5)
+        warm, warm_tasks, _used, _sites = await _open(application, scope, 1, 0.5)
         clients, tasks, used, top = await _open(application, scope, n, settle)
         await _close(clients + warm, tasks + warm_tasks)
     return _report("service", n, clients, used, top)
@@ -153,7 +148,7 @@ async def baseline(db: str, n: int, settle: float) -> dict[str, Any]:
         async with httpx.AsyncClient(transport=transport, base_url="http://bench") as c:
             cid = (await c.post("/campaigns")).json()["id"]
         scope = _scope(f"/campaigns/{cid}/events", "", {})
-        warm, warm_tasks, _used, _top_ = await _open(application, scope, 1, 0.5)
+        warm, warm_tasks, _used, _sites = await _open(application, scope, 1, 0.5)
         clients, tasks, used, top = await _open(application, scope, n, settle)
         await _close(clients + warm, tasks + warm_tasks)
     return _report("baseline", n, clients, used, top)
