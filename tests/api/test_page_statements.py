@@ -1,6 +1,7 @@
 """The campaign page and the combat view read the database a fixed number of times,
 however long the dice log or the roster; the member list the page's panels share is read
-once per request, and a write in the same transaction is seen by the next read."""
+once per request, the campaign row comes with the session lookup, and a write in the same
+transaction is seen by the next read."""
 
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ async def test_the_campaign_page_reads_as_often_with_3_entries_as_with_55(
     # The members panel, the chat and the handouts show the same member list: one read.
     member_reads = [s for s in many if "join user_account" in s.lower() and "membership" in s]
     assert len(member_reads) == 1, many
+    # The campaign row comes with the session lookup: no statement of its own.
+    assert not [s for s in many if s.lstrip().lower().startswith("select campaign.id")], many
 
 
 async def test_the_combat_view_reads_as_often_with_2_goblins_as_with_12(
