@@ -71,8 +71,7 @@ class LiveStream(StreamingResponse):
             return
         self._streaming = asyncio.current_task()
         watcher = asyncio.ensure_future(self._watch(receive, send))
-        _LIVE.add(self)
-        _ensure_poller()
+        _open(self)
         try:
             await self._send(send, start)
             async for frame in self.frames:
@@ -85,7 +84,7 @@ class LiveStream(StreamingResponse):
         except _Ended:
             pass
         finally:
-            _LIVE.discard(self)
+            _close(self)
             watcher.cancel()
             with contextlib.suppress(Exception):
                 await self.frames.aclose()
@@ -130,15 +129,26 @@ def _body(chunk: bytes) -> Message:
     return {"type": "http.response.body", "body": chunk, "more_body": True}
 
 
-#: The open streams of this process (its one event loop).
-_LIVE: set[LiveStream] = set()
-_poller: asyncio.Task[None] | None = None
+#: The open streams by event loop (one in a server; tests run one loop after another), and
+#: each loop's shutdown poller while it has any.
+_LIVE: dict[asyncio.AbstractEventLoop, set[LiveStream]] = {}
+_POLLERS: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
 
 
-def _ensure_poller() -> None:
-    global _poller
-    if _poller is None or _poller.done():
-        _poller = asyncio.ensure_future(_poll_shutdown())
+def _open(stream: LiveStream) -> None:
+    """Count ``stream`` among the running loop's open streams, with a poller watching them."""
+    loop = asyncio.get_running_loop()
+    streams = _LIVE.get(loop)
+    if streams is None:
+        streams = _LIVE[loop] = set()
+    streams.add(stream)
+    poller = _POLLERS.get(loop)
+    if poller is None or poller.done():
+        _POLLERS[loop] = loop.create_task(_poll_shutdown(loop, streams))
+
+
+def _close(stream: LiveStream) -> None:
+    _LIVE.get(asyncio.get_running_loop(), set()).discard(stream)
 
 
 def _server_exiting() -> bool:
@@ -149,11 +159,16 @@ def _server_exiting() -> bool:
     return bool(getattr(server, "should_exit", False))
 
 
-async def _poll_shutdown() -> None:
-    """Ends every open stream once the server shuts down; ends itself when none is open."""
-    while _LIVE:
-        if _server_exiting():
-            for stream in list(_LIVE):
-                stream.end()
-            return
-        await asyncio.sleep(SHUTDOWN_POLL_SECONDS)
+async def _poll_shutdown(loop: asyncio.AbstractEventLoop, streams: set[LiveStream]) -> None:
+    """Ends every open stream of ``loop`` once the server shuts down; ends itself when none
+    is open (the next stream starts another)."""
+    try:
+        while streams:
+            if _server_exiting():
+                for stream in list(streams):
+                    stream.end()
+                return
+            await asyncio.sleep(SHUTDOWN_POLL_SECONDS)
+    finally:
+        _POLLERS.pop(loop, None)
+        _LIVE.pop(loop, None)
