@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,7 +15,7 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.orm import DeclarativeBase, ORMExecuteState, Session
 from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.types import TypeDecorator
 
@@ -108,3 +109,34 @@ def is_storage_full(exc: BaseException) -> bool:
 
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+#: Key of the read memo in ``Session.info``.
+_MEMO = "tafelrunde.read_memo"
+
+
+def read_memo(session: AsyncSession) -> dict[Hashable, Any]:
+    """Reads kept for the rest of ``session``'s transaction while nothing is written: a page
+    whose panels show the same rows (the campaign page's member list: members panel, chat,
+    handouts) reads them once. Any flush, any non-SELECT statement, commit and rollback drop
+    the memo, so a use case never sees a read from before its own write (nor from before a
+    change still pending in the session, which the read would have flushed)."""
+    sync = session.sync_session
+    if sync.new or sync.dirty or sync.deleted:
+        _drop_memo(sync)
+    memo: dict[Hashable, Any] = sync.info.setdefault(_MEMO, {})
+    return memo
+
+
+def _drop_memo(session: Session, *_args: Any) -> None:
+    session.info.pop(_MEMO, None)
+
+
+def _drop_memo_on_write(state: ORMExecuteState) -> None:
+    if not state.is_select:
+        _drop_memo(state.session)
+
+
+for _name in ("after_flush", "after_commit", "after_rollback", "after_soft_rollback"):
+    event.listen(Session, _name, _drop_memo)
+event.listen(Session, "do_orm_execute", _drop_memo_on_write)

@@ -16,6 +16,7 @@ import asyncio
 import json
 import statistics
 import time
+from collections import Counter
 from typing import Any
 
 import httpx
@@ -90,10 +91,13 @@ async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
             # The baseline: the same template with the same context, from memory.
             tmpl, block, context = captured["template"], captured["block"], captured["context"]
             mem: list[float] = []
+            mem_cpu: list[float] = []
             for _ in range(renders):
-                t = time.perf_counter()
+                t, t_cpu = time.perf_counter(), time.process_time()
                 real_render(tmpl, block, **dict(context))
                 mem.append((time.perf_counter() - t) * 1000)
+                mem_cpu.append((time.process_time() - t_cpu) * 1000)
+            sample = Counter(s.split("\n")[0][:110] for s in statements)
     finally:
         templating.render = real_render
         await engine.dispose()
@@ -104,8 +108,11 @@ async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
         "cpu_p50_ms": round(statistics.median(cpu), 1),
         "p95_ms": round(sorted(times)[int(0.95 * (len(times) - 1))], 1),
         "template_from_memory_p50_ms": round(statistics.median(mem), 2),
+        "template_from_memory_cpu_p50_ms": round(statistics.median(mem_cpu), 2),
+        "cpu_ratio": round(statistics.median(cpu) / statistics.median(mem_cpu), 2),
         "sql_per_render": sorted(set(counts)),
         "bytes": len(r.content),
+        "statements": [f"{n}× {s}" if n > 1 else s for s, n in sorted(sample.items())],
     }
 
 

@@ -7,9 +7,10 @@ import math
 import re
 import secrets
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import ColumnElement, Select, bindparam, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -254,19 +255,20 @@ async def user_and_more_for_token(
     session: AsyncSession,
     settings: Settings,
     token: str,
-    statement: Select[User, int, datetime, str | None],
+    statement: Select[Any],
     params: Mapping[str, object],
-) -> tuple[User, str | None] | None:
-    """:func:`user_for_token`, and one more column read in the same statement.
+) -> tuple[User, Sequence[Any]] | None:
+    """:func:`user_for_token`, and more columns read in the same statement.
 
-    ``statement`` is :data:`USER_FOR_TOKEN` with one column added by a package above accounts
-    (the web layer adds the user's role in the campaign a request is about: one round trip
-    less on every campaign request); ``params`` binds that column's parameters.
+    ``statement`` is :data:`USER_FOR_TOKEN` with columns added by a package above accounts
+    (the web layer adds the user's role in the campaign a request is about and that
+    campaign's row: two round trips less on every campaign request); ``params`` binds their
+    parameters. The added columns come back in their order.
     """
     row = (await session.execute(statement, {**params, "token_hash": token_hash(token)})).first()
     if row is None:
         return None
-    user, session_id, last_seen_at, more = row
+    user, session_id, last_seen_at, *more = row
     if not await _session_in_use(session, settings, user, session_id, last_seen_at):
         return None
     return user, more

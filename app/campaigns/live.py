@@ -11,8 +11,8 @@ from app.web.regions import Batch, Page, Region
 from app.web.templating import render
 
 TEMPLATE = "campaigns/detail.html"
-#: One entry of the dice log: the page includes it per entry, the push prepends it.
-ENTRY = "campaigns/_roll_entry.html"
+#: Entries of the dice log: the page includes them once, the push prepends one at a time.
+ENTRIES = "campaigns/_roll_entries.html"
 MEMBER_EVENTS = frozenset(
     {
         types.MemberJoined.TYPE,
@@ -31,7 +31,7 @@ def _is_roll(_key: CampaignPage, event: VisibleEvent) -> bool:
 
 async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
     return [
-        Outgoing(e.seq, "roll", render(ENTRY, entry=e.data(), viewer=batch.viewer))
+        Outgoing(e.seq, "roll", render(ENTRIES, entries=[e.data()], viewer=batch.viewer))
         for e in batch.events
     ]
 

@@ -10,6 +10,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 
 from app.campaigns.models import Campaign, Membership
 from app.core.viewer import Role, Viewer
+from app.db import read_memo
 from app.errors import Forbidden, NotFound
 from app.i18n import _
 
@@ -118,11 +119,18 @@ def role_in_campaign(user_id: InstrumentedAttribute[int]) -> ScalarSelect[str]:
 
 
 def remember_role(
-    session: AsyncSession, campaign_id: int, user_id: int, role_name: str | None
+    session: AsyncSession,
+    campaign_id: int,
+    user_id: int,
+    role_name: str | None,
+    campaign: Campaign | None = None,
 ) -> None:
     """Record a role read in this transaction, so :func:`authorize_viewer` need not read it
-    again. Lives as long as the session: one request."""
+    again (lives as long as the session: one request); with the ``campaign`` row read along,
+    :func:`authorize` need not either, until something is written."""
     session.info.setdefault(_ROLES_READ, {})[(campaign_id, user_id)] = role_name
+    if campaign is not None or role_name is None:
+        read_memo(session)[(_ROLES_READ, campaign_id, user_id)] = (role_name, campaign)
 
 
 async def current_viewer(session: AsyncSession, campaign_id: int, viewer: Viewer) -> Viewer | None:
@@ -150,7 +158,18 @@ def _viewer(role_name: str | None, user_id: int, username: str, action: Action) 
 async def authorize(
     session: AsyncSession, campaign_id: int, user_id: int, username: str, action: Action
 ) -> tuple[Campaign, Viewer]:
-    """Load the campaign for a member allowed to do ``action`` (else NotFound / Forbidden)."""
+    """Load the campaign for a member allowed to do ``action`` (else NotFound / Forbidden).
+
+    The role read with the session lookup (:func:`remember_role`) and the campaign row it
+    brought along answer without another statement while nothing was written since."""
+    known: tuple[str | None, Campaign | None] | None = read_memo(session).get(
+        (_ROLES_READ, campaign_id, user_id)
+    )
+    if known is not None:
+        role_name, campaign = known
+        viewer = _viewer(role_name, user_id, username, action)  # not a member: NotFound
+        assert campaign is not None  # a member's campaign exists (foreign key)
+        return campaign, viewer
     row = (
         await session.execute(_CAMPAIGN_AND_ROLE, {"campaign_id": campaign_id, "user_id": user_id})
     ).first()

@@ -6,7 +6,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Header, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sse_starlette import EventSourceResponse
 
 from app.accounts.models import User
 from app.campaigns import service, views
@@ -21,6 +20,7 @@ from app.rolls import service as rolls
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
@@ -108,7 +108,7 @@ async def live(
     ctx: Ctx,
     after: int | None = Query(default=None, ge=0),
     last_event_id: str | None = Header(default=None),
-) -> EventSourceResponse:
+) -> LiveStream:
     """The campaign page's live regions as HTML, for the HTMX SSE extension."""
     _campaign, viewer = await service.open_campaign(session, user, campaign_id)
     return event_stream(

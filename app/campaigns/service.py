@@ -17,7 +17,7 @@ from app.campaigns.models import Campaign, Invite, Membership, RuleSystem
 from app.campaigns.permissions import Action, allowed, authorize
 from app.campaigns.settings import validate_settings
 from app.core.viewer import Role, Viewer
-from app.db import utcnow
+from app.db import read_memo, utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types
 from app.events.service import append_event
@@ -100,6 +100,12 @@ async def open_campaign(
 
 
 async def members(session: AsyncSession, campaign_id: int) -> list[MemberView]:
+    """The members, GM first; read once per transaction until something is written
+    (:func:`app.db.read_memo`: the campaign page's panels each show them)."""
+    memo = read_memo(session)
+    known: list[MemberView] | None = memo.get(("members", campaign_id))
+    if known is not None:
+        return list(known)
     rows = (
         await session.execute(
             select(Membership.user_id, User.username, Membership.role)
@@ -110,7 +116,9 @@ async def members(session: AsyncSession, campaign_id: int) -> list[MemberView]:
     ).all()
     order = {Role.gm: 0, Role.co_gm: 1, Role.player: 2, Role.observer: 3}
     views = [MemberView(uid, name, Role(role)) for uid, name, role in rows]
-    return sorted(views, key=lambda m: order[m.role])
+    views.sort(key=lambda m: order[m.role])
+    memo[("members", campaign_id)] = views
+    return list(views)
 
 
 async def active_invites(session: AsyncSession, campaign_id: int) -> Sequence[Invite]:

@@ -9,7 +9,6 @@ from typing import Any
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import HTMLResponse, Response
-from sse_starlette import EventSourceResponse
 from starlette.datastructures import UploadFile
 
 from app.accounts.models import User
@@ -23,6 +22,7 @@ from app.i18n import _
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
@@ -331,7 +331,7 @@ async def live(
     after: int | None = Query(default=None, ge=0),
     last_event_id: str | None = Header(default=None),
     tab: str = "",
-) -> EventSourceResponse:
+) -> LiveStream:
     """The sheet as it changes, for other open views of it (HTMX SSE extension)."""
     opened = await service.open_character(session, user, campaign_id, character_id)
     key = views.CharacterPage(campaign_id, character_id, tab if TAB_RE.match(tab) else "")
@@ -668,7 +668,7 @@ async def history_live(
     ctx: Ctx,
     after: int | None = Query(default=None, ge=0),
     last_event_id: str | None = Header(default=None),
-) -> EventSourceResponse:
+) -> LiveStream:
     """New history entries of the sheet as they happen (event ``history``, newest first)."""
     opened = await service.open_character(session, user, campaign_id, character_id)
     return event_stream(

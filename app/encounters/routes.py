@@ -7,7 +7,6 @@ from typing import Any
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy import select
-from sse_starlette import EventSourceResponse
 
 from app.accounts.models import User
 from app.campaigns.permissions import Action, authorize
@@ -27,6 +26,7 @@ from app.i18n import _
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
@@ -333,7 +333,7 @@ async def live(
     ctx: Ctx,
     after: int | None = Query(default=None, ge=0),
     last_event_id: str | None = Header(default=None),
-) -> EventSourceResponse:
+) -> LiveStream:
     """The combat page's live regions as HTML fragments, for the HTMX SSE extension."""
     loaded = await service.load(session, user, campaign_id, encounter_id)
     return event_stream(
@@ -567,7 +567,7 @@ async def notice_stream(
     ctx: Ctx,
     after: int | None = Query(default=None, ge=0),
     last_event_id: str | None = Header(default=None),
-) -> EventSourceResponse:
+) -> LiveStream:
     """The viewer's notices as HTML fragments, for the HTMX SSE extension."""
     _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
     return event_stream(

@@ -8,7 +8,6 @@ from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Header, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from sse_starlette import EventSourceResponse
 
 from app.campaigns import service as campaigns
 from app.core.viewer import Viewer
@@ -16,6 +15,7 @@ from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
 from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 
 router = APIRouter(tags=["events"], route_class=TransactionalRoute)
@@ -46,7 +46,7 @@ async def render_json(
 
 @router.get(
     "/api/v1/campaigns/{campaign_id}/events",
-    response_class=EventSourceResponse,
+    response_class=LiveStream,
     responses={200: {"content": {"text/event-stream": {}}}},
 )
 async def campaign_events(
@@ -57,7 +57,7 @@ async def campaign_events(
     ctx: Ctx,
     after: int | None = Query(default=None, ge=0),
     last_event_id: str | None = Header(default=None),
-) -> EventSourceResponse:
+) -> LiveStream:
     """Every event the caller may see after ``Last-Event-ID`` / ``?after=``, then live."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     return event_stream(

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
-from sse_starlette import EventSourceResponse
 
 from app import limits
 from app.accounts.models import User
@@ -22,6 +21,7 @@ from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
+from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 from app.web.templating import page, redirect
 
@@ -106,7 +106,7 @@ async def live(
     ctx: Ctx,
     after: int | None = Query(default=None, ge=0),
     last_event_id: str | None = Header(default=None),
-) -> EventSourceResponse:
+) -> LiveStream:
     """The scene's board and pointer as HTML, for the HTMX SSE extension."""
     opened = await service.open_scene(session, user, campaign_id, scene_id)
     return event_stream(

@@ -41,7 +41,9 @@ async def sessions_context(
         .order_by(GameSession.start_seq.desc())
     )
     games = list((await session.scalars(query.limit(limit) if limit else query)).all())
-    running = await service.open_session(session, campaign.id)
+    # A session starts only when none is open, at the log's next seq: an open one is the
+    # newest, so the list shows it (no second read).
+    running = games[0] if games and games[0].ended_at is None else None
     seed = None
     if running is not None and running.commitment is not None:
         seed = await session.scalar(

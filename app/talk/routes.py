@@ -9,7 +9,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
-from sse_starlette import EventSourceResponse
 
 from app import limits
 from app.accounts.models import User
@@ -28,6 +27,7 @@ from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
+from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
 
@@ -187,7 +187,7 @@ async def live(
     ctx: Ctx,
     after: int | None = Query(default=None, ge=0),
     last_event_id: str | None = Header(default=None),
-) -> EventSourceResponse:
+) -> LiveStream:
     """The chat page's live region as HTML, for the HTMX SSE extension."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     return event_stream(

@@ -9,10 +9,12 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request, Response
 from fastapi.routing import APIRoute
+from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts import service as accounts
 from app.accounts.models import User
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import remember_role, role_in_campaign
 from app.errors import AppError, Unauthenticated
 from app.events.service import PENDING_KEY
@@ -140,8 +142,11 @@ def _campaign_in_path(request: Request) -> int | None:
     return int(raw) if isinstance(raw, str) and raw.isdigit() and len(raw) < 10 else None
 
 
-#: The session lookup and the user's role in one campaign (the one the request is about).
-_USER_AND_ROLE_FOR_TOKEN = accounts.USER_FOR_TOKEN.add_columns(role_in_campaign(User.id))
+#: The session lookup, the user's role in one campaign (the one the request is about) and
+#: that campaign's row (for :func:`authorize`).
+_USER_AND_ROLE_FOR_TOKEN = accounts.USER_FOR_TOKEN.add_columns(
+    role_in_campaign(User.id), Campaign
+).outerjoin(Campaign, Campaign.id == bindparam("role_campaign_id"))
 
 
 async def _user_for(
@@ -157,8 +162,8 @@ async def _user_for(
     )
     if found is None:
         return None
-    user, role_name = found
-    remember_role(session, campaign_id, user.id, role_name)
+    user, (role_name, campaign) = found
+    remember_role(session, campaign_id, user.id, role_name, campaign)
     return user
 
 

@@ -6,11 +6,10 @@ they send is their ``render`` (``app.events.stream.Render``).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
-from sse_starlette import EventSourceResponse
 
 from app.accounts.service import session_active, token_hash
 from app.campaigns.permissions import current_viewer
@@ -18,6 +17,10 @@ from app.core.viewer import Viewer
 from app.events.stream import Recheck, Render, StreamContext, follow
 from app.web.deps import session_token
 from app.web.ids import MAX_ROW_ID
+from app.web.sse import LiveStream
+
+#: Seconds of quiet after which a stream sends a ping comment (proxies keep it open).
+PING_SECONDS = 15.0
 
 
 def resume_point(last_event_id: str | None, after: int | None) -> int:
@@ -47,18 +50,18 @@ def event_stream(
     viewer: Viewer,
     after: int,
     render: Render,
-) -> EventSourceResponse:
+) -> LiveStream:
     token = session_token(request)
     session_hash = token_hash(token) if token else None
     recheck = recheck_for(campaign_id, session_hash)
 
-    async def frames() -> AsyncIterator[bytes]:
+    async def frames() -> AsyncGenerator[bytes, None]:
         async for item in follow(ctx, campaign_id, viewer, after, render, recheck, session_hash):
             yield item.frame()
 
-    return EventSourceResponse(
+    return LiveStream(
         frames(),
-        ping=15,
+        ping=PING_SECONDS,
         send_timeout=ctx.settings.stream_send_timeout_seconds,
         headers={"Cache-Control": "no-store"},
     )

@@ -1,0 +1,174 @@
+"""A lean server-sent-events response: two tasks per open stream instead of five.
+
+``sse_starlette.EventSourceResponse`` runs every stream in an anyio task group of four tasks
+(the frames, the pings, the client's disconnect, the server's shutdown), each with its own
+cancel scope, a lock, an event per stream and a cancel scope per send: about 28 KiB of heap
+per idle stream, more than half of what a stream costs (``bench/idle_memory.py``). Here the
+request's own task sends the frames, and one watcher task per stream waits for the client's
+disconnect, sends a ping comment after every quiet ``ping`` seconds, and is told when the
+server shuts down (one poller per event loop for every stream, as sse-starlette does: its
+``AppStatus.should_exit``, or uvicorn's own flag).
+
+Behaviour kept from sse-starlette: ``HEAD`` answers the headers and an empty body without
+starting the stream; a send that takes longer than ``send_timeout`` (a stalled client) ends
+the stream; ending a stream for any reason closes the frames' generator, so its ``finally``
+runs (the broker subscription is closed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import AsyncGenerator, Mapping
+from typing import Any
+
+from sse_starlette.sse import AppStatus
+from starlette.responses import StreamingResponse
+from starlette.types import Message, Receive, Scope, Send
+
+#: Seconds between two looks of the shutdown poller.
+SHUTDOWN_POLL_SECONDS = 0.5
+PING = b": ping\r\n\r\n"
+
+
+class _Ended(Exception):
+    """The stream ends: the client went away, a send timed out, or the server stops."""
+
+
+class LiveStream(StreamingResponse):
+    """``text/event-stream`` of already encoded SSE frames."""
+
+    media_type = "text/event-stream"
+
+    def __init__(
+        self,
+        frames: AsyncGenerator[bytes, None],
+        *,
+        ping: float,
+        send_timeout: float,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        sse_headers = {"Cache-Control": "no-store", **(headers or {})}
+        sse_headers |= {"Connection": "keep-alive", "X-Accel-Buffering": "no"}
+        super().__init__(frames, headers=sse_headers, media_type=self.media_type)
+        self.frames = frames
+        self.ping = ping
+        self.send_timeout = send_timeout
+        self._streaming: asyncio.Task[Any] | None = None
+        self._ending = False
+        self._complete = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        start: Message = {
+            "type": "http.response.start",
+            "status": self.status_code,
+            "headers": self.raw_headers,
+        }
+        if scope.get("method", "GET").upper() == "HEAD":
+            await self._send(send, start)
+            await self._send(send, {"type": "http.response.body", "body": b""})
+            return
+        self._streaming = asyncio.current_task()
+        watcher = asyncio.ensure_future(self._watch(receive, send))
+        _open(self)
+        try:
+            await self._send(send, start)
+            async for frame in self.frames:
+                await self._send(send, _body(frame))
+            self._complete = True  # no ping after the last message
+            await self._send(send, {"type": "http.response.body", "body": b""})
+        except asyncio.CancelledError:
+            if not self._ending or self._uncancel() > 0:
+                raise  # cancelled from outside (the server's task), not by the watcher
+        except _Ended:
+            pass
+        finally:
+            _close(self)
+            watcher.cancel()
+            with contextlib.suppress(Exception):
+                await self.frames.aclose()
+
+    def end(self) -> None:
+        """End the stream from outside its task (the watcher, the shutdown poller)."""
+        if not self._ending and self._streaming is not None:
+            self._ending = True
+            self._streaming.cancel()
+
+    def _uncancel(self) -> int:
+        assert self._streaming is not None
+        return self._streaming.uncancel()
+
+    async def _send(self, send: Send, message: Message) -> None:
+        try:
+            async with asyncio.timeout(self.send_timeout):
+                await send(message)
+        except TimeoutError:
+            raise _Ended from None
+
+    async def _watch(self, receive: Receive, send: Send) -> None:
+        """Wait for the client's disconnect; ping after every quiet ``ping`` seconds."""
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout(self.ping):
+                        message = await receive()
+                except TimeoutError:
+                    if self._complete:
+                        return
+                    await self._send(send, _body(PING))
+                    continue
+                if message["type"] == "http.disconnect":
+                    break
+        except Exception:
+            pass
+        self.end()
+
+
+def _body(chunk: bytes) -> Message:
+    return {"type": "http.response.body", "body": chunk, "more_body": True}
+
+
+#: The open streams by event loop (one in a server; tests run one loop after another), and
+#: each loop's shutdown poller while it has any.
+_LIVE: dict[asyncio.AbstractEventLoop, set[LiveStream]] = {}
+_POLLERS: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
+
+
+def _open(stream: LiveStream) -> None:
+    """Count ``stream`` among the running loop's open streams, with a poller watching them."""
+    loop = asyncio.get_running_loop()
+    streams = _LIVE.get(loop)
+    if streams is None:
+        streams = _LIVE[loop] = set()
+    streams.add(stream)
+    poller = _POLLERS.get(loop)
+    if poller is None or poller.done():
+        _POLLERS[loop] = loop.create_task(_poll_shutdown(loop, streams))
+
+
+def _close(stream: LiveStream) -> None:
+    _LIVE.get(asyncio.get_running_loop(), set()).discard(stream)
+
+
+def _server_exiting() -> bool:
+    """sse-starlette's flag (it patches uvicorn's signal handler) or uvicorn's own."""
+    if AppStatus.should_exit:
+        return True
+    server: Any = getattr(signal.getsignal(signal.SIGTERM), "__self__", None)
+    return bool(getattr(server, "should_exit", False))
+
+
+async def _poll_shutdown(loop: asyncio.AbstractEventLoop, streams: set[LiveStream]) -> None:
+    """Ends every open stream of ``loop`` once the server shuts down; ends itself when none
+    is open (the next stream starts another)."""
+    try:
+        while streams:
+            if _server_exiting():
+                for stream in list(streams):
+                    stream.end()
+                return
+            await asyncio.sleep(SHUTDOWN_POLL_SECONDS)
+    finally:
+        _POLLERS.pop(loop, None)
+        _LIVE.pop(loop, None)
