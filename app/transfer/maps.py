@@ -26,6 +26,7 @@ from app.maps.models import Scene, SceneBackground, Token
 from app.transfer.refs import IdMaps
 from app.transfer.talk import ImageDoc
 
+
 class _Doc(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -54,9 +55,7 @@ class SceneDoc(_Doc):
     grid_y: int = Field(ge=-10_000, le=10_000)
     cell_px: int = Field(ge=4, le=10_000)
     walls: list[tuple[Literal["v", "h"], int, int]] = Field(max_length=limits.SCENE_EDGES_MAX)
-    doors: list[tuple[Literal["v", "h"], int, int, bool]] = Field(
-        max_length=limits.SCENE_EDGES_MAX
-    )
+    doors: list[tuple[Literal["v", "h"], int, int, bool]] = Field(max_length=limits.SCENE_EDGES_MAX)
     difficult: list[tuple[int, int]] = Field(max_length=limits.MAP_CELLS_PER_REQUEST)
     fog: bool
     revealed: list[tuple[int, int]] = Field(max_length=limits.MAP_CELLS_PER_REQUEST)
@@ -68,7 +67,7 @@ class SceneDoc(_Doc):
     def _on_the_grid(self) -> SceneDoc:
         """Every edge, cell and token inside the grid (the map code relies on it)."""
         c, r = self.cols, self.rows
-        for kind, x, y, *_open in [*self.walls, *self.doors]:
+        for kind, x, y in [*self.walls, *(d[:3] for d in self.doors)]:
             ok = 0 <= x <= c and 0 <= y < r if kind == "v" else 0 <= x < c and 0 <= y <= r
             if not ok:
                 raise ValueError("an edge lies outside the grid")
@@ -146,14 +145,21 @@ def export(rows: _Rows, maps: IdMaps) -> list[dict[str, Any]]:
         {
             "ref": maps.id("scene", s.id),
             "encounter": maps.id("encounter", s.encounter_id),
-            "name": s.name, "cols": s.cols, "rows": s.rows,
-            "grid_x": s.grid_x, "grid_y": s.grid_y, "cell_px": s.cell_px,
-            "walls": s.walls, "doors": s.doors, "difficult": s.difficult,
-            "fog": s.fog, "revealed": s.revealed,
+            "name": s.name,
+            "cols": s.cols,
+            "rows": s.rows,
+            "grid_x": s.grid_x,
+            "grid_y": s.grid_y,
+            "cell_px": s.cell_px,
+            "walls": s.walls,
+            "doors": s.doors,
+            "difficult": s.difficult,
+            "fog": s.fog,
+            "revealed": s.revealed,
             "created_at": s.created_at.isoformat(),
             "background": _image(rows.images.get(s.id)),
             "tokens": [_token(t, maps) for t in rows.tokens if t.scene_id == s.id],
-        }  # fmt: skip
+        }
         for s in rows.scenes
     ]
 
@@ -189,11 +195,18 @@ async def import_scenes(
             )  # fmt: skip
         tokens = [
             Token(
-                scene_id=scene.id, participant_id=maps.id("participant", t.participant),
-                character_id=maps.id("character", t.character), label=t.label,
-                colour=t.colour, size=t.size, hidden=t.hidden, x=t.x, y=t.y, moved=t.moved,
+                scene_id=scene.id,
+                participant_id=maps.id("participant", t.participant),
+                character_id=maps.id("character", t.character),
+                label=t.label,
+                colour=t.colour,
+                size=t.size,
+                hidden=t.hidden,
+                x=t.x,
+                y=t.y,
+                moved=t.moved,
                 moved_turn=t.moved_turn,
-            )  # fmt: skip
+            )
             for t in s.tokens
         ]
         session.add_all(tokens)

@@ -40,8 +40,8 @@ from app.events.types import EVENT_TYPES, EventPayload
 from app.i18n import _
 from app.transfer import maps as scenes
 from app.transfer import talk
-from app.transfer.refs import IdMaps, remap
 from app.transfer.maps import SceneDoc
+from app.transfer.refs import IdMaps, remap
 from app.transfer.talk import TalkDoc
 
 FORMAT = "tafelrunde-campaign"

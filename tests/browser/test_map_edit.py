@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, Position, expect
 
 from tests.browser.test_accessibility import violations
 from tests.browser.test_layout import PHONE
@@ -39,7 +39,7 @@ def _scene(gm: BrowserContext) -> tuple[str, str]:
 
 def _hit(svg: Locator, phone: bool, x: float, y: float) -> None:
     """Tap (phone) or click (desktop) the editor at grid point (x, y)."""
-    position = {"x": x * CELL, "y": y * CELL}
+    position: Position = {"x": x * CELL, "y": y * CELL}
     if phone:
         svg.tap(position=position)
     else:
@@ -102,16 +102,24 @@ def test_keyboard_draws_a_wall_and_a_stale_save_shows_the_current_walls(
     page.keyboard.press("Space")
     editor.get_by_role("button", name="Wände speichern").focus()
     page.keyboard.press("Enter")
-    expect(editor.locator("#map-edit-status")).to_have_text(editor.get_attribute("data-saved") or "")
+    expect(editor.locator("#map-edit-status")).to_have_text(
+        editor.get_attribute("data-saved") or ""
+    )
     scene = ok(gm.request.get(api))
     assert scene["walls"] == [[3, 1, 3, 2]] and scene["difficult"] == [[2, 1]]
     # Someone else saves meanwhile: this page's save is refused and shows theirs.
-    ok(gm.request.put(f"{api}/walls", data={"segments": [[0, 0, 0, 5]], "version": scene["version"]}))
+    ok(
+        gm.request.put(
+            f"{api}/walls", data={"segments": [[0, 0, 0, 5]], "version": scene["version"]}
+        )
+    )
     viewport.focus()
     page.keyboard.press("w")
     page.keyboard.press("Shift+ArrowUp")
     editor.get_by_role("button", name="Wände speichern").click()
-    expect(editor.locator("#map-edit-status")).to_have_text(editor.get_attribute("data-stale") or "")
+    expect(editor.locator("#map-edit-status")).to_have_text(
+        editor.get_attribute("data-stale") or ""
+    )
     expect(editor.locator("line.map-wall")).to_have_count(5)  # theirs, as unit edges
     assert ok(gm.request.get(api))["walls"] == [[0, 0, 0, 5]]
     gm.close()

@@ -56,8 +56,8 @@ async def test_scenes_tokens_and_background_survive_a_round_trip(
     r = await gm.post(f"{url}/place", json={"areas": {"gegner": [[6, 1]]}})
     assert r.status_code == 200 and len(r.json()["tokens"]) == 4
     alrik = fight.characters["Alrik"]
-    r = await gm.post(f"{url}/tokens", json={"x": 2, "y": 5, "label": "Kiste", "size": 1,
-                                             "character_id": alrik, "colour": "#aa3300"})  # fmt: skip
+    box = {"x": 2, "y": 5, "label": "Kiste", "character_id": alrik, "colour": "#aa3300"}
+    r = await gm.post(f"{url}/tokens", json=box)
     assert r.status_code == 201, r.text
     free = r.json()["id"]
     assert (await gm.post(f"{url}/tokens/{free}/move", json={"to": [1, 5]})).status_code == 200
