@@ -5,9 +5,11 @@ current walls; axe finds nothing critical or serious with the editor open."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
+from PIL import Image
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, Position, expect
 
 from tests.browser.test_accessibility import violations
@@ -138,3 +140,52 @@ def test_the_scene_page_with_the_editor_open_has_no_serious_violation(
     expect(page.locator("#edit-segments")).to_be_visible()
     assert violations(page) == []
     gm.close()
+
+
+def test_start_cells_painted_are_where_the_fight_is_placed_and_the_grid_previews(
+    browser: Browser, base_url: str
+) -> None:
+    gm = _gm(browser, base_url, phone=False)
+    created = ok(gm.request.post("/api/v1/campaigns", data={"name": "Bau", "system": "hh"}))
+    base = f"/api/v1/campaigns/{created['id']}"
+    goblin = next(
+        e for e in ok(gm.request.post(f"{base}/bestiary/samples")) if e["name"] == "Goblin"
+    )
+    encounter = ok(gm.request.post(f"{base}/encounters", data={"name": "Keller"}))["id"]
+    body = {"entry_id": goblin["id"], "count": 2}
+    ok(gm.request.post(f"{base}/encounters/{encounter}/participants", data=body))
+    linked = {"name": "Keller", "cols": 8, "rows": 5, "encounter_id": encounter}
+    scene = ok(gm.request.post(f"{base}/scenes", data=linked))
+    api = f"{base}/scenes/{scene['id']}"
+    picture = {"name": "k.png", "mimeType": "image/png", "buffer": _png()}
+    ok(gm.request.put(f"{api}/background", multipart={"file": picture}))
+    page = gm.new_page()
+    page.goto(f"/campaigns/{created['id']}/scenes/{scene['id']}")
+    editor = page.locator("#map-edit")
+    svg = editor.locator(".map-edit-svg")
+    # The grid's alignment: the background moves under the grid as the fields change.
+    image = svg.locator("image")
+    expect(image).to_have_attribute("width", "8")  # 400 px at 50 px per cell
+    page.locator("#grid-cell").fill("100")
+    page.locator("#grid-x").fill("50")
+    expect(image).to_have_attribute("width", "4")
+    expect(image).to_have_attribute("x", "-0.5")
+    page.locator("#map-grid-form").get_by_role("button").click()
+    page.wait_for_url(f"**/scenes/{scene['id']}")
+    assert ok(gm.request.get(api))["grid"] == {"x": 50, "y": 0, "cell_px": 100}
+    # Start cells for the Gegner, painted by tapping cells; the placement uses them.
+    editor.get_by_role("button", name="(2)").click()
+    _hit(svg, False, 2.5, 3.5)
+    _hit(svg, False, 3.5, 3.5)
+    expect(svg.locator("rect.map-start-gegner")).to_have_count(2)
+    page.get_by_role("button", name="Figuren des Kampfes aufstellen").click()
+    page.wait_for_url(f"**/scenes/{scene['id']}")
+    cells = sorted((t["x"], t["y"]) for t in ok(gm.request.get(api))["tokens"])
+    assert cells == [(2, 3), (3, 3)]
+    gm.close()
+
+
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (400, 250), (90, 140, 60)).save(out, format="PNG")
+    return out.getvalue()
