@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, Position, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    FilePayload,
+    Locator,
+    Page,
+    Position,
+    expect,
+)
 
 from tests.browser.test_accessibility import violations
 from tests.browser.test_layout import PHONE
@@ -157,7 +165,7 @@ def test_start_cells_painted_are_where_the_fight_is_placed_and_the_grid_previews
     linked = {"name": "Keller", "cols": 8, "rows": 5, "encounter_id": encounter}
     scene = ok(gm.request.post(f"{base}/scenes", data=linked))
     api = f"{base}/scenes/{scene['id']}"
-    picture = {"name": "k.png", "mimeType": "image/png", "buffer": _png()}
+    picture: FilePayload = {"name": "k.png", "mimeType": "image/png", "buffer": _png()}
     ok(gm.request.put(f"{api}/background", multipart={"file": picture}))
     page = gm.new_page()
     page.goto(f"/campaigns/{created['id']}/scenes/{scene['id']}")
