@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Query, Request, Response, UploadFile
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app import limits
-from app.errors import ValidationFailed
+from app.errors import Conflict, ValidationFailed
 from app.i18n import _
 from app.maps import service, tactics, views
 from app.media.images import UPLOAD_BODY_BYTES
@@ -192,14 +193,21 @@ async def get_background(
 @router.put("/{scene_id}/walls")
 async def put_walls(
     campaign_id: int, scene_id: PathId, body: WallsBody, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> Any:
+    """The whole set of walls (and doors and difficult cells when given); a stale
+    ``version`` is a 409 carrying the current ``scene``."""
     walls = service.WallsIn(
         segments=body.segments,
         doors=None if body.doors is None else [(d.segment, d.open) for d in body.doors],
         difficult=body.difficult,
         version=body.version,
     )
-    await service.set_walls(session, user, campaign_id, scene_id, walls)
+    try:
+        await service.set_walls(session, user, campaign_id, scene_id, walls)
+    except Conflict as exc:
+        # The editor shows what is there now instead of what it drew on a stale copy.
+        fresh = await views.scene_json(session, user, campaign_id, scene_id)
+        return JSONResponse({"detail": exc.message, "scene": fresh}, status_code=409)
     return await views.scene_json(session, user, campaign_id, scene_id)
 
 

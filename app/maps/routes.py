@@ -13,9 +13,9 @@ from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.encounters import service as encounters
-from app.errors import AppError, ValidationFailed
+from app.errors import AppError, Conflict, ValidationFailed
 from app.i18n import _
-from app.maps import service, tactics, views
+from app.maps import edit, service, tactics, views
 from app.maps.live import SCENE_PAGE, ScenePage
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import Ctx, CurrentUser, Session, attempt
@@ -78,7 +78,9 @@ async def _scene_page(
     scene_id: int,
     errors: dict[str, str] | None = None,
     status_code: int = 200,
+    typed: dict[str, str] | None = None,
 ) -> HTMLResponse:
+    """The scene page; ``typed``: the editor's texts as submitted (kept on a refusal)."""
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     await service.open_scene(session, user, campaign_id, scene_id)
     context = await views.map_context(session, viewer, campaign_id, scene_id)
@@ -86,6 +88,7 @@ async def _scene_page(
     extra: dict[str, Any] = {"campaign": campaign, "errors": errors or {}}
     if viewer.is_gm:
         extra["encounters"] = await encounters.encounters(session, user, campaign_id)
+        extra["edit"] = {**views.edit_texts(context["scene"]), **(typed or {})}
     return page(request, "maps/scene.html", {**context, **extra}, status_code=status_code)
 
 
@@ -212,14 +215,93 @@ async def link(
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/place", dependencies=[IDEMPOTENT])
 async def place(
-    request: Request, campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+    request: Request,
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    area_abenteurer: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
+    area_gegner: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
+    area_neutral: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
 ) -> Response:
-    """Place the linked encounter's participants at their sides' default edges."""
+    """Place the linked encounter's participants in the start areas painted in the editor
+    (cells ``x,y`` per side); a side without one starts at its default edge."""
+    typed = {"area_abenteurer": area_abenteurer, "area_gegner": area_gegner}
+    typed["area_neutral"] = area_neutral
+    try:
+        areas = {
+            side: edit.cells(text, "areas")
+            for side, text in (("abenteurer", area_abenteurer), ("gegner", area_gegner),
+                               ("neutral", area_neutral))
+            if text.strip()
+        }  # fmt: skip
+        async with attempt(session):
+            await tactics.place_participants(session, user, campaign_id, scene_id, areas or None)
+    except ValidationFailed as exc:
+        return await _scene_page(
+            request, session, user, campaign_id, scene_id, exc.fields, 422, typed
+        )
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/walls")
+async def walls(
+    request: Request,
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    segments: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
+    doors: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
+    difficult: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
+    version: Annotated[int | None, Form(ge=0, le=2**31 - 1)] = None,
+) -> Response:
+    """The whole set of walls, doors and difficult cells as text (the editor without
+    JavaScript): a bad entry is a 422 at its field with the text kept; a stale version a
+    409 with the current walls and a note."""
+    typed = {"segments": segments, "doors": doors, "difficult": difficult}
+    try:
+        change = service.WallsIn(
+            segments=edit.segments(segments), doors=edit.doors(doors),
+            difficult=edit.cells(difficult, "difficult"), version=version,
+        )  # fmt: skip
+        async with attempt(session):
+            await service.set_walls(session, user, campaign_id, scene_id, change)
+    except ValidationFailed as exc:
+        return await _scene_page(
+            request, session, user, campaign_id, scene_id, exc.fields, 422, typed
+        )
+    except Conflict as exc:
+        errors = {"version": exc.message}
+        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 409)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/grid")
+async def grid(
+    request: Request,
+    campaign_id: int,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    grid_x: Annotated[int, Form(ge=-100_000, le=100_000)] = 0,
+    grid_y: Annotated[int, Form(ge=-100_000, le=100_000)] = 0,
+    cell_px: Annotated[int, Form(ge=-100_000, le=100_000)] = 50,
+    version: Annotated[int | None, Form(ge=0, le=2**31 - 1)] = None,
+) -> Response:
+    """Align the grid on the background: its offset and one cell's side in image pixels."""
+    change = service.SceneChange(grid_x=grid_x, grid_y=grid_y, cell_px=cell_px, version=version)
+    typed = {"grid_x": str(grid_x), "grid_y": str(grid_y), "cell_px": str(cell_px)}
     try:
         async with attempt(session):
-            await tactics.place_participants(session, user, campaign_id, scene_id)
+            await service.update_scene(session, user, campaign_id, scene_id, change)
     except ValidationFailed as exc:
-        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+        return await _scene_page(
+            request, session, user, campaign_id, scene_id, exc.fields, 422, typed
+        )
+    except Conflict as exc:
+        errors = {"version": exc.message}
+        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 409)
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
 
 

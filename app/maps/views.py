@@ -12,7 +12,7 @@ from app.core.viewer import Viewer
 from app.encounters.systems.protocol import CombatRules
 from app.errors import NotFound
 from app.i18n import _
-from app.maps import service, sight
+from app.maps import edit, service, sight
 from app.maps.models import Scene
 from app.rules import grid as g
 
@@ -113,3 +113,16 @@ async def scene_for_encounter(
         .limit(1)
     )
     return None if found is None else int(found)
+
+
+def edit_texts(view: dict[str, Any]) -> dict[str, str]:
+    """The GM's editor form filled from the scene (walls, doors, terrain, grid alignment)."""
+    grid = view["grid"]
+    return {
+        "segments": edit.segments_text(view["walls"]),
+        "doors": edit.doors_text(view["doors"]),
+        "difficult": edit.cells_text(view["difficult"]),
+        "grid_x": str(grid["x"]),
+        "grid_y": str(grid["y"]),
+        "cell_px": str(grid["cell_px"]),
+    }

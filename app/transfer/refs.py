@@ -27,10 +27,15 @@ ID_KEYS = {
     "handout_id": "handout",
     "note_id": "note",
     "fact_id": "fact",
+    "scene_id": "scene",
+    "token_id": "token",
 }
 #: Keys whose values are lists of ids (a whisper's or a reveal's members); ids of rows the
 #: import does not have are left out.
 ID_LIST_KEYS = {"to": "user"}
+#: Keys whose values are rows written whole, whose ``id`` names that kind (the map events'
+#: ``token``).
+ROW_KEYS = {"token": "token"}
 _SUBJECT_KINDS = ("character", "encounter")
 
 
@@ -74,8 +79,11 @@ def remap(value: Any, maps: IdMaps, *, pids: bool) -> Any:
             new_key = maps.pid(key) if pids else key
             kind = ID_KEYS.get(key)
             listed = ID_LIST_KEYS.get(key)
+            row = ROW_KEYS.get(key)
             if kind is not None and isinstance(item, int) and not isinstance(item, bool):
                 out[new_key] = maps.id(kind, item)
+            elif row is not None and isinstance(item, dict) and isinstance(item.get("id"), int):
+                out[new_key] = {**remap(item, maps, pids=pids), "id": maps.id(row, item["id"])}
             elif listed is not None and isinstance(item, list) and _ints(item):
                 out[new_key] = [i for i in (maps.id(listed, x) for x in item) if i is not None]
             else:

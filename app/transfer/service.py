@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns.models import Campaign, Invite, Membership, RuleSystem
 from app.campaigns.permissions import Action, authorize
@@ -34,10 +35,12 @@ from app.core.viewer import Role
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.errors import AppError, ValidationFailed
 from app.events.models import CampaignEvent
-from app.events.service import WITHHELD_KEY
+from app.events.service import PLAYER_FORM_KEY, WITHHELD_KEY
 from app.events.types import EVENT_TYPES, EventPayload
 from app.i18n import _
+from app.transfer import maps as scenes
 from app.transfer import talk
+from app.transfer.maps import SceneDoc
 from app.transfer.refs import IdMaps, remap
 from app.transfer.talk import TalkDoc
 
@@ -159,6 +162,7 @@ class CampaignDocument(_Doc):
     encounters: list[EncounterDoc]
     events: list[EventDoc]
     talk: TalkDoc = Field(default_factory=TalkDoc)
+    scenes: list[SceneDoc] = Field(default_factory=list, max_length=limits.SCENES_PER_CAMPAIGN)
 
 
 T = TypeVar("T")
@@ -231,6 +235,8 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
     _number(maps, "encounter", [e.id for e in encounters])
     _number(maps, "participant", [p.id for p in participants])
     talk.number(talk_rows, maps)
+    scene_rows = await scenes.load(session, campaign_id)
+    scenes.number(scene_rows, maps)
     # The log is the unbounded part: renumbered in a worker thread, off the event loop.
     event_docs = await asyncio.to_thread(lambda: [_event_doc(e, maps) for e in events])
     return {
@@ -254,6 +260,7 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
         "encounters": [_encounter_doc(e, participants, maps) for e in encounters],
         "events": event_docs,
         "talk": talk.export(talk_rows, maps),
+        "scenes": scenes.export(scene_rows, maps),
     }
 
 
@@ -353,10 +360,20 @@ def _check_events(events: list[EventDoc]) -> None:
             raise ValidationFailed({f"events.{n}": _("Unknown event type or visibility.")})
         try:
             cls.from_json(event.payload)
+            _check_player_form(event.payload.get(PLAYER_FORM_KEY))
         except TypeError:
             raise ValidationFailed(
                 {f"events.{n}.payload": _("Not a payload of this type.")}
             ) from None
+
+
+def _check_player_form(form: object) -> None:
+    """A map event's player form (``PLAYER_FORM_KEY``) is itself a payload of a known type."""
+    if form is None:
+        return
+    if not isinstance(form, dict) or form.get("type") not in EVENT_TYPES:
+        raise TypeError("not a player form")
+    EVENT_TYPES[form["type"]].from_json({"actor_name": "", **form})
 
 
 async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocument) -> Campaign:
@@ -378,8 +395,9 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
     await _import_bestiary(session, campaign.id, doc.bestiary, maps)
     await _import_encounters(session, campaign.id, doc.encounters, maps)
     await talk.import_talk(session, campaign.id, doc.talk, maps)
+    await scenes.import_scenes(session, campaign.id, doc.scenes, maps)
     payloads = await asyncio.to_thread(_imported_payloads, doc.events, maps)
-    for event, payload in zip(doc.events, payloads, strict=True):
+    for event, (payload, raw) in zip(doc.events, payloads, strict=True):
         session.add(
             CampaignEvent(
                 campaign_id=campaign.id,
@@ -389,7 +407,7 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
                 actor_id=maps.id("user", event.actor),
                 visibility=event.visibility,
                 audience_user_id=maps.id("user", event.audience),
-                payload=_stored(payload, event.payload),
+                payload=_stored(payload, raw),
                 created_at=event.created_at,
             )
         )
@@ -399,21 +417,32 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
 
 
 def _stored(payload: EventPayload, raw: dict[str, Any]) -> dict[str, Any]:
-    """The payload as the log stores it: its fields, and which parties the log withholds
-    from players (``append_event`` marks those of hidden characters)."""
+    """The payload as the log stores it: its fields, which parties the log withholds from
+    players (``append_event`` marks those of hidden characters), and the form players get
+    instead (a map event: ``PLAYER_FORM_KEY``; ``raw`` is renumbered already)."""
     stored = payload.to_json()
     withheld = raw.get(WITHHELD_KEY)
     if isinstance(withheld, list) and all(isinstance(k, str) for k in withheld):
         stored[WITHHELD_KEY] = withheld
+    form = raw.get(PLAYER_FORM_KEY)
+    if isinstance(form, dict):
+        cls = EVENT_TYPES[form["type"]]
+        typed = cls.from_json({"actor_name": "", **form}).to_json()
+        del typed["actor_name"]
+        stored[PLAYER_FORM_KEY] = {"type": cls.TYPE, **typed}
     return stored
 
 
-def _imported_payloads(events: list[EventDoc], maps: IdMaps) -> list[EventPayload]:
-    """The log's payloads renumbered and typed (CPU work, run in a worker thread)."""
-    return [
-        EVENT_TYPES[e.type].from_json(remap(e.payload, maps, pids=e.type == "combat"))
-        for e in events
-    ]
+def _imported_payloads(
+    events: list[EventDoc], maps: IdMaps
+) -> list[tuple[EventPayload, dict[str, Any]]]:
+    """The log's payloads renumbered, typed and as renumbered JSON (CPU work, run in a
+    worker thread)."""
+    out = []
+    for e in events:
+        raw = remap(e.payload, maps, pids=e.type == "combat")
+        out.append((EVENT_TYPES[e.type].from_json(raw), raw))
+    return out
 
 
 async def _import_users(

@@ -88,6 +88,8 @@ CASES: dict[str, Case] = {
     "link": Case("POST", f"{PAGE}/{{sid}}/link", GM_ONLY_FORM, form={"encounter_id": "0"}),
     "place": Case("POST", f"{PAGE}/{{sid}}/place", _members(404, 403, 403, 422, LOGIN)),
     "fog": Case("POST", f"{PAGE}/{{sid}}/fog", GM_ONLY_FORM, form={"action": "reveal"}),
+    "walls": Case("POST", f"{PAGE}/{{sid}}/walls", GM_ONLY_FORM, form={"segments": "0,0,0,1"}),
+    "grid": Case("POST", f"{PAGE}/{{sid}}/grid", GM_ONLY_FORM, form={"cell_px": "40"}),
 }
 PREFIXES = [p for p, where in COVERED_ELSEWHERE.items() if where.endswith("test_maps_matrix.py")]
 

@@ -1,0 +1,214 @@
+"""The battle map in the campaign document: scenes (grid, alignment, walls, doors, difficult
+terrain, fog and revealed cells, the linked encounter) with their background image and tokens.
+
+Scenes and tokens are named by refs like every other row (:mod:`app.transfer.refs`), so the
+log's ``scene_id`` and ``token_id`` are renumbered with them; a token's participant and
+character and a scene's encounter by their refs. The image travels as the handouts' does
+(base64 of the stored, already re-encoded bytes, with its ETag), so the copy serves the same
+bytes. A token's movement spent in the current turn (``moved``) travels too: the imported
+fight is the same fight. A document without ``scenes`` (written before) imports with none.
+"""
+
+from __future__ import annotations
+
+import base64
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app import limits
+from app.errors import ValidationFailed
+from app.i18n import _
+from app.maps.models import Scene, SceneBackground, Token
+from app.transfer.refs import IdMaps
+from app.transfer.talk import ImageDoc
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TokenDoc(_Doc):
+    ref: int
+    participant: int | None
+    character: int | None
+    label: str = Field(max_length=100)
+    colour: str = Field(pattern="^#[0-9a-fA-F]{6}$")
+    size: int = Field(ge=1, le=limits.TOKEN_SIZE_MAX)
+    hidden: bool
+    x: int = Field(ge=0, lt=limits.SCENE_SIDE_MAX)
+    y: int = Field(ge=0, lt=limits.SCENE_SIDE_MAX)
+    moved: int = Field(ge=0)
+    moved_turn: str = Field(max_length=16)
+
+
+class SceneDoc(_Doc):
+    ref: int
+    encounter: int | None
+    name: str = Field(min_length=1, max_length=100)
+    cols: int = Field(ge=1, le=limits.SCENE_SIDE_MAX)
+    rows: int = Field(ge=1, le=limits.SCENE_SIDE_MAX)
+    grid_x: int = Field(ge=-10_000, le=10_000)
+    grid_y: int = Field(ge=-10_000, le=10_000)
+    cell_px: int = Field(ge=4, le=10_000)
+    walls: list[tuple[Literal["v", "h"], int, int]] = Field(max_length=limits.SCENE_EDGES_MAX)
+    doors: list[tuple[Literal["v", "h"], int, int, bool]] = Field(max_length=limits.SCENE_EDGES_MAX)
+    difficult: list[tuple[int, int]] = Field(max_length=limits.MAP_CELLS_PER_REQUEST)
+    fog: bool
+    revealed: list[tuple[int, int]] = Field(max_length=limits.MAP_CELLS_PER_REQUEST)
+    created_at: datetime
+    background: ImageDoc | None
+    tokens: list[TokenDoc] = Field(max_length=limits.TOKENS_PER_SCENE)
+
+    @model_validator(mode="after")
+    def _on_the_grid(self) -> SceneDoc:
+        """Every edge, cell and token inside the grid (the map code relies on it)."""
+        c, r = self.cols, self.rows
+        for kind, x, y in [*self.walls, *(d[:3] for d in self.doors)]:
+            ok = 0 <= x <= c and 0 <= y < r if kind == "v" else 0 <= x < c and 0 <= y <= r
+            if not ok:
+                raise ValueError("an edge lies outside the grid")
+        for x, y in [*self.difficult, *self.revealed]:
+            if not (0 <= x < c and 0 <= y < r):
+                raise ValueError("a cell lies outside the grid")
+        for t in self.tokens:
+            if t.x + t.size > c or t.y + t.size > r:
+                raise ValueError("a token stands outside the grid")
+        return self
+
+
+class _Rows:
+    """The campaign's scenes with their images and tokens, loaded once for the export."""
+
+    def __init__(self) -> None:
+        self.scenes: list[Scene] = []
+        self.images: dict[int, SceneBackground] = {}
+        self.tokens: list[Token] = []
+
+
+async def load(session: AsyncSession, campaign_id: int) -> _Rows:
+    rows = _Rows()
+    rows.scenes = list(
+        (
+            await session.scalars(
+                select(Scene).where(Scene.campaign_id == campaign_id).order_by(Scene.id)
+            )
+        ).all()
+    )
+    ids = [s.id for s in rows.scenes]
+    rows.images = {
+        b.scene_id: b
+        for b in (
+            await session.scalars(select(SceneBackground).where(SceneBackground.scene_id.in_(ids)))
+        ).all()
+    }
+    rows.tokens = list(
+        (
+            await session.scalars(select(Token).where(Token.scene_id.in_(ids)).order_by(Token.id))
+        ).all()
+    )
+    return rows
+
+
+def number(rows: _Rows, maps: IdMaps) -> None:
+    maps.by_kind["scene"] = {s.id: ref for ref, s in enumerate(rows.scenes, start=1)}
+    maps.by_kind["token"] = {t.id: ref for ref, t in enumerate(rows.tokens, start=1)}
+
+
+def _image(image: SceneBackground | None) -> dict[str, Any] | None:
+    if image is None:
+        return None
+    return {
+        "mime": image.mime,
+        "width": image.width,
+        "height": image.height,
+        "etag": image.etag,
+        "data": base64.b64encode(image.data).decode(),
+    }
+
+
+def _token(t: Token, maps: IdMaps) -> dict[str, Any]:
+    return {
+        "ref": maps.id("token", t.id),
+        "participant": maps.id("participant", t.participant_id),
+        "character": maps.id("character", t.character_id),
+        "label": t.label, "colour": t.colour, "size": t.size, "hidden": t.hidden,
+        "x": t.x, "y": t.y, "moved": t.moved, "moved_turn": t.moved_turn,
+    }  # fmt: skip
+
+
+def export(rows: _Rows, maps: IdMaps) -> list[dict[str, Any]]:
+    return [
+        {
+            "ref": maps.id("scene", s.id),
+            "encounter": maps.id("encounter", s.encounter_id),
+            "name": s.name,
+            "cols": s.cols,
+            "rows": s.rows,
+            "grid_x": s.grid_x,
+            "grid_y": s.grid_y,
+            "cell_px": s.cell_px,
+            "walls": s.walls,
+            "doors": s.doors,
+            "difficult": s.difficult,
+            "fog": s.fog,
+            "revealed": s.revealed,
+            "created_at": s.created_at.isoformat(),
+            "background": _image(rows.images.get(s.id)),
+            "tokens": [_token(t, maps) for t in rows.tokens if t.scene_id == s.id],
+        }
+        for s in rows.scenes
+    ]
+
+
+async def import_scenes(
+    session: AsyncSession, campaign_id: int, docs: list[SceneDoc], maps: IdMaps
+) -> None:
+    """The scenes as new rows (after the encounters, before the log: the log's ``scene_id``
+    and ``token_id`` are renumbered through the maps filled here)."""
+    refs = [s.ref for s in docs]
+    token_refs = [t.ref for s in docs for t in s.tokens]
+    if len(set(refs)) != len(refs) or len(set(token_refs)) != len(token_refs):
+        raise ValidationFailed({"scenes": _("Every ref must be distinct.")})
+    for s in docs:
+        scene = Scene(
+            campaign_id=campaign_id, encounter_id=maps.id("encounter", s.encounter),
+            name=s.name, cols=s.cols, rows=s.rows, grid_x=s.grid_x, grid_y=s.grid_y,
+            cell_px=s.cell_px, walls=[list(w) for w in s.walls],
+            doors=[list(d) for d in s.doors], difficult=[list(c) for c in s.difficult],
+            fog=s.fog, revealed=[list(c) for c in s.revealed], created_at=s.created_at,
+            background_etag=None if s.background is None else s.background.etag,
+        )  # fmt: skip
+        session.add(scene)
+        await session.flush()
+        maps.by_kind["scene"][s.ref] = scene.id
+        if s.background is not None:
+            img = s.background
+            session.add(
+                SceneBackground(
+                    scene_id=scene.id, data=base64.b64decode(img.data), mime=img.mime,
+                    width=img.width, height=img.height, etag=img.etag,
+                )
+            )  # fmt: skip
+        tokens = [
+            Token(
+                scene_id=scene.id,
+                participant_id=maps.id("participant", t.participant),
+                character_id=maps.id("character", t.character),
+                label=t.label,
+                colour=t.colour,
+                size=t.size,
+                hidden=t.hidden,
+                x=t.x,
+                y=t.y,
+                moved=t.moved,
+                moved_turn=t.moved_turn,
+            )
+            for t in s.tokens
+        ]
+        session.add_all(tokens)
+        await session.flush()
+        maps.by_kind["token"] |= {t.ref: row.id for t, row in zip(s.tokens, tokens, strict=True)}
