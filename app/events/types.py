@@ -696,6 +696,20 @@ class TokenMoved(EventPayload):
     reactions: list[dict[str, Any]] | None = None
 
 
+@event_type("token_sighted")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenSighted(EventPayload):
+    """With line of sight on: a token came into or went out of some players' sight because
+    what their figures see changed (their own token moved). Only its per-player forms
+    matter — ``token_added`` / ``token_removed`` (``app.events.service.PLAYER_FORMS_KEY``);
+    the GMs, who see every token, get it as it is and have nothing to change."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
+
+    scene_id: int
+    token_id: int
+
+
 @event_type("token_removed")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TokenRemoved(EventPayload):

@@ -46,6 +46,10 @@ class ScenePatch(BaseModel):
     grid_y: int | None = Field(default=None, ge=-100_000, le=100_000)
     cell_px: int | None = Field(default=None, ge=-100_000, le=100_000)
     fog: bool | None = None
+    #: Per-player line of sight (docs/map.md).
+    line_of_sight: bool | None = None
+    #: Cells a token sees at most; 0: no limit.
+    sight_radius: int | None = Field(default=None, ge=-10_000, le=10_000)
     #: 0 unlinks the encounter.
     encounter_id: int | None = Field(default=None, ge=0, le=MAX_ROW_ID)
     version: int | None = None

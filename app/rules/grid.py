@@ -258,8 +258,36 @@ def segment_blocked(grid: Grid, p: Point, q: Point) -> bool:
 
 
 def sight_blocked(grid: Grid, a: Cell, b: Cell) -> bool:
-    """Whether a wall or closed door stops the line from the centre of ``a`` to that of ``b``."""
-    return segment_blocked(grid, _centre(a), _centre(b))
+    """Whether a wall or closed door stops the line from the centre of ``a`` to that of ``b``.
+
+    The walk of :func:`segment_blocked` in integers (doubled coordinates: cell centres are
+    odd, grid lines even), because a player's sight asks this for every cell in range.
+    """
+    blocked = grid.blocked
+    if not blocked or a == b:
+        return False
+    x0, y0, x1, y1 = 2 * a[0] + 1, 2 * a[1] + 1, 2 * b[0] + 1, 2 * b[1] + 1
+    dx, dy = x1 - x0, y1 - y0
+    sx, sy = (1 if dx > 0 else -1), (1 if dy > 0 else -1)
+    for line in range(min(a[0], b[0]) + 1, max(a[0], b[0]) + 1):
+        num, den = y0 * dx + dy * (2 * line - x0), 2 * dx
+        if den < 0:
+            num, den = -num, -den
+        k, rest = divmod(num, den)
+        if rest == 0:
+            src = (line - 1 if sx > 0 else line, k - 1 if sy > 0 else k)
+            if dy != 0 and _corner_closed(blocked, src, (src[0] + sx, src[1] + sy)):
+                return True
+        elif ("v", line, k) in blocked:
+            return True
+    for line in range(min(a[1], b[1]) + 1, max(a[1], b[1]) + 1):
+        num, den = x0 * dy + dx * (2 * line - y0), 2 * dy
+        if den < 0:
+            num, den = -num, -den
+        k, rest = divmod(num, den)
+        if rest != 0 and ("h", k, line) in blocked:
+            return True
+    return False
 
 
 #: Where the cover lines end inside the target's cell: near its four corners (a tenth of a
@@ -300,18 +328,16 @@ def cells_on_line(a: Cell, b: Cell) -> list[Cell]:
 
 
 def visible_cells(grid: Grid, eyes: Iterable[Cell], max_range: int | None = None) -> set[Cell]:
-    """Every cell some cell of ``eyes`` has line of sight to (within ``max_range`` cells)."""
+    """Every cell some cell of ``eyes`` has line of sight to (within ``max_range`` cells,
+    counted as steps in any direction: only the square around an eye is looked at)."""
     seen: set[Cell] = set()
-    sources = list(eyes)
-    for x in range(grid.cols):
-        for y in range(grid.rows):
-            cell = (x, y)
-            for eye in sources:
-                if max_range is not None and distance(eye, cell, "one") > max_range:
-                    continue
-                if line_of_sight(grid, eye, cell):
+    for eye in eyes:
+        reach = max(grid.cols, grid.rows) if max_range is None else max_range
+        for x in range(max(0, eye[0] - reach), min(grid.cols, eye[0] + reach + 1)):
+            for y in range(max(0, eye[1] - reach), min(grid.rows, eye[1] + reach + 1)):
+                cell = (x, y)
+                if cell not in seen and not sight_blocked(grid, eye, cell):
                     seen.add(cell)
-                    break
     return seen
 
 
