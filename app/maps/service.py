@@ -556,7 +556,7 @@ async def add_token(
     before = b.seen()
     session.add(token)
     await session.flush()
-    b.tokens.append(token)
+    b = await board(session, opened)  # with the new token's participant or owner
     payload = types.TokenAdded(
         actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
     )

@@ -17,7 +17,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.core.viewer import Viewer
 from app.encounters.combat import State
@@ -66,8 +66,15 @@ def edge_cells(kind: str, x: int, y: int) -> tuple[g.Cell, g.Cell]:
     return ((x - 1, y), (x, y)) if kind == "v" else ((x, y - 1), (x, y))
 
 
-#: The tokens each view sees: the party's (``None``) and each player's (user id).
-Seen = dict[int | None, frozenset[int]]
+class View(NamedTuple):
+    """What one view sees: the tokens, and the cells (``None``: all)."""
+
+    tokens: frozenset[int]
+    cells: frozenset[g.Cell] | None
+
+
+#: What each view sees: the party's (``None``) and each player's (user id).
+Seen = dict[int | None, View]
 
 #: Cells seen from one cell, by grid and range: a token's sight is computed once per place
 #: and wall layout, whoever asks and however often (a move recomputes only the mover's).
@@ -171,10 +178,11 @@ class Board:
 
     def seen(self) -> Seen:
         """The tokens each view sees (for the events of a change: what it saw before)."""
-        return {
-            key: frozenset(t.id for t in self.tokens if self.sees_in(t, cells))
-            for key, cells in self.audiences().items()
-        }
+        return {key: self.view_of(cells) for key, cells in self.audiences().items()}
+
+    def view_of(self, cells: set[g.Cell] | None) -> View:
+        tokens = frozenset(t.id for t in self.tokens if self.sees_in(t, cells))
+        return View(tokens, None if cells is None else frozenset(cells))
 
     def hidden(self, token: Token) -> bool:
         participant = self.participants.get(token.participant_id or 0)
@@ -315,7 +323,7 @@ Audiences = dict[int | None, set[g.Cell] | None]
 
 
 def _saw(seen: Seen, key: int | None, token_id: int) -> bool:
-    return token_id in seen.get(key, seen[None])
+    return token_id in seen.get(key, seen[None]).tokens
 
 
 def event_forms(
@@ -334,9 +342,15 @@ def event_forms(
         visibility, form = player_form(b, token, _saw(before, key, token.id), after, kind)
         if visibility == "gm":
             return None
-        if form is None and plain.get("reactions"):
-            return plain | {"reactions": b.visible_reactions(plain["reactions"], cells) or None}
-        return plain if form is None else form
+        if form is not None:
+            return form
+        if plain.get("reactions"):
+            form = plain | {"reactions": b.visible_reactions(plain["reactions"], cells) or None}
+        was = before.get(key, before[None]).cells
+        if kind == "token_moved" and was != (None if cells is None else frozenset(cells)):
+            # What this view sees changed (its own token moved): its board is drawn anew.
+            form = (form or plain) | {"sight": True}
+        return form or plain
 
     party = one(None)
     users = {str(k): f for k in sorted({*before, *now} - {None}) if (f := one(k)) != party}  # type: ignore[type-var]
@@ -347,9 +361,7 @@ def sight_changes(b: Board, before: Seen, now: Audiences, skip: int) -> list[tup
     """The other tokens a change brought into or out of some view (a player's own token
     moved, so what it sees changed): for each, ``token_added`` / ``token_removed`` to the
     views it concerns."""
-    after: Seen = {
-        key: frozenset(t.id for t in b.tokens if b.sees_in(t, cells)) for key, cells in now.items()
-    }
+    after: Seen = {key: b.view_of(cells) for key, cells in now.items()}
     keys = sorted({*before, *after} - {None})  # type: ignore[type-var]
     out: list[tuple[Token, Forms]] = []
     for token in b.tokens:

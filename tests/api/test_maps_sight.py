@@ -14,7 +14,9 @@ from fastapi import FastAPI
 
 from app.characters.models import Character
 from app.core.viewer import Role, Viewer
+from app.maps.live import SCENE_PAGE, ScenePage
 from tests.api.helpers import Table, make_table
+from tests.api.regions import element, pushed
 from tests.api.test_maps import _last_seq, base, events_for, get
 from tests.conftest import ClientFactory, register
 
@@ -105,8 +107,22 @@ async def test_each_player_gets_what_their_own_tokens_see(
         ("token_added", "Goblin"),
     ]
     assert "hidden" not in got[1]["token"]
+    assert got[0]["sight"] is True  # her sight changed: her board is drawn anew
     got = await events_for(app, cid, h.viewer("bert"), seq)
     assert [(e["type"], e["token_id"]) for e in got] == [("token_moved", h.ids["Anna"])]
+    assert "sight" not in got[0]
+    # The scene page's live pushes: Anna's board has the goblin, Bert's push only the move.
+    sid = int(h.url.rsplit("/", 1)[1])
+    key = ScenePage(cid, sid)
+    out = await pushed(app, SCENE_PAGE, key, h.viewer("anna"), cid, seq)
+    boards = [m.data for m in out if 'id="map-board"' in m.data]
+    assert len(boards) == 1 and "Goblin" in boards[0]
+    page_html = (await anna.get(f"/campaigns/{cid}/scenes/{sid}")).text
+    assert element(boards[0].replace(' hx-swap-oob="outerHTML"', ""), "map-board") == element(
+        page_html, "map-board"
+    )
+    out = await pushed(app, SCENE_PAGE, key, h.viewer("bert"), cid, seq)
+    assert out and all("map-board" not in m.data and "Goblin" not in m.data for m in out)
     got = await events_for(app, cid, h.viewer("gm"), seq)
     assert [e["type"] for e in got] == ["token_moved", "token_sighted"]
     # The page's HTML: Anna's has the goblin, Bert's none of it.
