@@ -683,7 +683,7 @@ class TokenAdded(EventPayload):
 class TokenMoved(EventPayload):
     """A token moved on a scene: ``cost`` cells of movement, ``override`` when a GM placed
     it past the rules; ``reactions`` offered (H&H Blockadeangriff: ``{participant_id,
-    kind}``)."""
+    kind}``); ``pushed``: the rule of the fight that moved it."""
 
     VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
 
@@ -694,6 +694,8 @@ class TokenMoved(EventPayload):
     cost: int = 0
     override: bool = False
     reactions: list[dict[str, Any]] | None = None
+    #: The rule that moved it (H&H «Wegstossen», «Fehltritt»), not its player.
+    pushed: str | None = None
 
 
 @event_type("token_sighted")

@@ -10,7 +10,12 @@ from pydantic import BaseModel, Field
 from app import limits
 from app.errors import ValidationFailed
 from app.i18n import _
-from app.maps import service, tactics, views
+from app.maps import (
+    displace,  # noqa: F401 - registers the tokens the fight's rules move
+    service,
+    tactics,
+    views,
+)
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute

@@ -102,7 +102,7 @@ async def _event(
     )  # fmt: skip
 
 
-async def _token_events(
+async def token_events(
     session: AsyncSession,
     opened: Opened,
     user: User,
@@ -560,7 +560,7 @@ async def add_token(
     payload = types.TokenAdded(
         actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
     )
-    await _token_events(session, opened, user, b, token, payload, before)
+    await token_events(session, opened, user, b, token, payload, before)
     return token
 
 
@@ -582,7 +582,7 @@ async def remove_token(
     await session.flush()
     b.tokens.remove(token)
     payload = types.TokenRemoved(actor_name=user.username, scene_id=scene_id, token_id=token_id)
-    await _token_events(session, opened, user, b, token, payload, before)
+    await token_events(session, opened, user, b, token, payload, before)
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,7 +625,7 @@ async def change_token(
     payload = types.TokenChanged(
         actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
     )
-    await _token_events(session, opened, user, b, token, payload, before)
+    await token_events(session, opened, user, b, token, payload, before)
     return token
 
 
@@ -729,7 +729,7 @@ async def move_token(
         actor_name=user.username, scene_id=opened.scene.id, token_id=token.id, x=token.x,
         y=token.y, cost=plan.cost, override=plan.override, reactions=plan.reactions or None,
     )  # fmt: skip
-    await _token_events(session, opened, user, b, token, payload, before)
+    await token_events(session, opened, user, b, token, payload, before)
     return MoveResult(
         plan.end[0], plan.end[1], plan.cost, plan.allowance, plan.stopped_at, plan.reactions
     )

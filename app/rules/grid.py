@@ -341,6 +341,35 @@ def visible_cells(grid: Grid, eyes: Iterable[Cell], max_range: int | None = None
     return seen
 
 
+def push_end(
+    grid: Grid,
+    start: Cell,
+    size: int,
+    direction: tuple[int, int],
+    steps: int,
+    taken: frozenset[Cell],
+    passable: frozenset[Cell] = frozenset(),
+) -> Cell:
+    """Where a token of ``size`` at ``start`` ends when pushed ``steps`` cells in
+    ``direction`` (each of x and y −1, 0 or 1): it stops before a wall or closed door (a
+    diagonal step by the corner rule of :func:`step_open`), the grid's edge, or a cell in
+    ``taken``; it may cross cells in ``passable`` (the figure it slides past) but not end
+    on one — then it stays on its last cell outside them."""
+    here, rest = start, start
+    for _ in range(steps):
+        nxt = (here[0] + direction[0], here[1] + direction[1])
+        cells = footprint(nxt, size)
+        moves = zip(footprint(here, size), cells, strict=True)
+        if any(c in taken or not grid.inside(c) for c in cells) or not all(
+            step_open(grid, a, b) for a, b in moves
+        ):
+            break
+        here = nxt
+        if not any(c in passable for c in cells):
+            rest = here
+    return rest
+
+
 def footprint(cell: Cell, size: int) -> list[Cell]:
     """The cells a token of ``size`` × ``size`` cells covers, ``cell`` its top-left one."""
     return [(cell[0] + dx, cell[1] + dy) for dx in range(size) for dy in range(size)]

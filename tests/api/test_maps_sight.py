@@ -17,8 +17,9 @@ from app.core.viewer import Role, Viewer
 from app.maps.live import SCENE_PAGE, ScenePage
 from tests.api.helpers import Table, make_table
 from tests.api.regions import element, pushed
-from tests.api.test_maps import _last_seq, base, events_for, get
+from tests.api.test_maps import _last_seq, base, events_for, get, hh_scene
 from tests.conftest import ClientFactory, register
+from tests.encounters.helpers import script
 
 #: A 10 × 5 hall: a wall on the line x = 5 from the top down to row 3 (row 4 open: the way
 #: round the corner), and a short wall far behind it (between rows 0 and 1 at x 7–8).
@@ -178,3 +179,37 @@ async def test_sight_radius_fog_and_switching_it_off(
     r = await t.gm.patch(h.url, json={"line_of_sight": False})
     assert r.status_code == 200
     assert labels(await get(h.bert, h.url)) == {"Anna", "Bert", "Goblin"}
+
+
+async def test_wegstossen_pushes_the_token_until_a_wall_stops_it(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """H&H Wegstossen (2 Schritt back): the goblin's token goes east, away from Alrik, and
+    the wall after one cell stops it — in the action's transaction, as a token_moved."""
+    fight, url, ids = await hh_scene(make_client, app)
+    gm, player = fight.gm, fight.players[0]
+    r = await gm.post(f"{url}/tokens/{ids['Goblin']}/move", json={"to": [1, 2], "override": True})
+    assert r.status_code == 200, r.text
+    assert (await gm.put(f"{url}/walls", json={"segments": [[3, 2, 3, 3]]})).status_code == 200
+    seq = await _last_seq(app, fight.campaign_id)
+    script(app, 2, 3, 9, 9)  # Alrik's Probe succeeds, the goblin's defence fails
+    await fight.act(player, "maneuver", target=ids["pid:Goblin"], maneuver="wegstossen")
+    goblin = next(t for t in (await get(gm, url))["tokens"] if t["id"] == ids["Goblin"])
+    assert (goblin["x"], goblin["y"]) == (2, 2)
+    player_viewer = Viewer(fight.ids["p0"], "p0", Role.player)
+    moved = [e for e in await events_for(app, fight.campaign_id, player_viewer, seq)]
+    assert [(e["type"], e["x"], e["y"], e["pushed"]) for e in moved] == [
+        ("token_moved", 2, 2, "Wegstossen")
+    ]
+    # Without the wall, another token in the way stops it.
+    await gm.put(f"{url}/walls", json={"segments": []})
+    await gm.post(f"{url}/tokens", json={"x": 3, "y": 2, "label": "Fass"})
+    await gm.post(f"{url}/tokens/{ids['Goblin']}/move", json={"to": [1, 2], "override": True})
+    for _step in range(6):
+        await fight.act(gm, "next")
+        if str((await fight.view(gm))["turn"]["pid"]) == str(ids["pid:Alrik"]):
+            break
+    script(app, 2, 3, 9, 9)
+    await fight.act(player, "maneuver", target=ids["pid:Goblin"], maneuver="wegstossen")
+    goblin = next(t for t in (await get(gm, url))["tokens"] if t["id"] == ids["Goblin"])
+    assert (goblin["x"], goblin["y"]) == (2, 2)

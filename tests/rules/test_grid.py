@@ -80,3 +80,16 @@ def test_sight_in_integers_agrees_with_the_exact_walk() -> None:
                 grid, (a[0] + half, a[1] + half), (b[0] + half, b[1] + half)
             )
             assert g.sight_blocked(grid, a, b) == exact, (edges, a, b)
+
+
+def test_a_push_stops_at_walls_tokens_and_the_edge_and_slides_past() -> None:
+    grid = g.Grid(6, 3, frozenset({("v", 4, 1)}))
+    assert g.push_end(grid, (1, 1), 1, (1, 0), 2, frozenset()) == (3, 1)
+    assert g.push_end(grid, (2, 1), 1, (1, 0), 2, frozenset()) == (3, 1)  # the wall at x = 4
+    assert g.push_end(grid, (1, 0), 1, (1, 0), 2, frozenset({(2, 0)})) == (1, 0)  # a token
+    assert g.push_end(grid, (4, 0), 1, (1, 0), 3, frozenset()) == (5, 0)  # the edge
+    # Fehltritt: past the defender on (2, 0), not onto it.
+    assert g.push_end(grid, (1, 0), 1, (1, 0), 2, frozenset(), frozenset({(2, 0)})) == (3, 0)
+    assert g.push_end(grid, (1, 0), 1, (1, 0), 1, frozenset(), frozenset({(2, 0)})) == (1, 0)
+    # A diagonal push past a wall's corner stops (no squeezing).
+    assert g.push_end(grid, (3, 0), 1, (1, 1), 2, frozenset()) == (3, 0)
