@@ -12,7 +12,8 @@ The app runs in this process (``httpx.ASGITransport``, no network, no uvicorn), 
 numbers are server work only. ``python -m bench.map [--db URL] [--moves 100] [--sight]``
 prints one JSON object; without ``--db`` it uses a fresh SQLite file. ``--sight`` turns the
 scene's per-player line of sight on and gives each of the seven players a token of their
-own character (the moving token is one of them: its move changes what its player sees).
+own character (the moving token is one of them: its move changes what its player sees;
+with ``--gm-token`` a GM's token moves instead, which changes nobody's sight).
 """
 
 from __future__ import annotations
@@ -124,7 +125,9 @@ async def _since(application: Any, cid: int, after: int) -> list[CampaignEvent]:
         return list(rows.all())
 
 
-async def measure(db: str, moves: int, with_sight: bool = False) -> dict[str, Any]:
+async def measure(
+    db: str, moves: int, with_sight: bool = False, gm_token: bool = False
+) -> dict[str, Any]:
     settings = Settings(
         database_url=db, secret_key="x", argon2_time_cost=1, argon2_memory_kib=8192,
         write_rate_per_minute=10**6, write_burst=10**5,
@@ -156,7 +159,8 @@ async def measure(db: str, moves: int, with_sight: bool = False) -> dict[str, An
             assert r.status_code == 201, r.text
         mover = r.json()["id"]
         if with_sight:
-            mover = await _player_tokens(c, application, f"{api}/{sid}", gm, cid, viewers[1:])
+            eyes = await _player_tokens(c, application, f"{api}/{sid}", gm, cid, viewers[1:])
+            mover = mover if gm_token else eyes
         scene_stream = SCENE_PAGE.stream(ScenePage(cid, sid))
         campaign_stream = CAMPAIGN_PAGE.stream(CampaignPage(cid))
         flip = [0]
@@ -217,6 +221,7 @@ async def measure(db: str, moves: int, with_sight: bool = False) -> dict[str, An
     return {
         "viewers": VIEWERS,
         "line_of_sight": with_sight,
+        "moving": "a GM's token" if gm_token or not with_sight else "a player's token",
         "move_to_8": moved,
         "roll_to_8": rolled,
         "move_over_roll_cpu": round(moved["cpu_p50_ms"] / rolled["cpu_p50_ms"], 2),
@@ -234,6 +239,7 @@ def main() -> None:
     p.add_argument("--db", default="")
     p.add_argument("--moves", type=int, default=100)
     p.add_argument("--sight", action="store_true")
+    p.add_argument("--gm-token", action="store_true", help="with --sight: move a GM's token")
     a = p.parse_args()
     db = a.db
     if not db:
@@ -242,7 +248,7 @@ def main() -> None:
         path = tempfile.mkstemp(suffix=".db")[1]
         db = f"sqlite+aiosqlite:///{path}"
         upgrade(db)
-    print(json.dumps(asyncio.run(measure(db, a.moves, a.sight)), indent=1))
+    print(json.dumps(asyncio.run(measure(db, a.moves, a.sight, a.gm_token)), indent=1))
 
 
 if __name__ == "__main__":

@@ -119,7 +119,8 @@ async def token_events(
     await _event(session, opened, user, payload, forms)
     if not opened.scene.line_of_sight:
         return
-    for other, found in sight.sight_changes(b, before, now, token.id):
+    after = {key: b.view_of(cells) for key, cells in now.items()}
+    for other, found in sight.sight_changes(b, before, after, token.id):
         await _event(
             session, opened, user,
             types.TokenSighted(actor_name=user.username, scene_id=opened.scene.id,

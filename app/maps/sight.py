@@ -16,6 +16,7 @@ import functools
 import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -51,7 +52,7 @@ def grid_of(scene: Scene) -> g.Grid:
     )
 
 
-def grid_seen(scene: Scene, cells: set[g.Cell] | None) -> g.Grid:
+def grid_seen(scene: Scene, cells: AbstractSet[g.Cell] | None) -> g.Grid:
     """The grid as a viewer who sees ``cells`` knows it (``None``: all): only the walls and
     closed doors next to such a cell block — what the server answers a player with must
     not depend on a wall they cannot see."""
@@ -92,6 +93,24 @@ def sight_from(grid: g.Grid, eye: g.Cell, radius: int | None) -> frozenset[g.Cel
             _SIGHT.popitem(last=False)
     else:
         _SIGHT.move_to_end(key)
+    return found
+
+
+#: The union of the sight of a set of eyes (a view's tokens), by grid, eyes and range: an
+#: event that moves no eye (a GM's goblin) finds every view's cells here.
+_VIEWS: OrderedDict[tuple[g.Grid, frozenset[g.Cell], int | None], frozenset[g.Cell]] = OrderedDict()
+
+
+def sight_of(grid: g.Grid, eyes: frozenset[g.Cell], radius: int | None) -> frozenset[g.Cell]:
+    """What the cells ``eyes`` see together (:func:`sight_from` of each), cached."""
+    key = (grid, eyes, radius)
+    found = _VIEWS.get(key)
+    if found is None:
+        found = _VIEWS[key] = frozenset().union(*(sight_from(grid, e, radius) for e in eyes))
+        while len(_VIEWS) > SIGHT_CACHE_MAX:
+            _VIEWS.popitem(last=False)
+    else:
+        _VIEWS.move_to_end(key)
     return found
 
 
@@ -140,23 +159,26 @@ class Board:
     def eyes(self, user_id: int | None) -> list[Token]:
         """The tokens whose sight ``user_id`` shares: their own figures' (``None``, or a user
         without a token here: every player's — the party's view)."""
-        played = [t for t in self.tokens if self.owner(t) is not None]
-        own = [t for t in played if self.owner(t) == user_id] if user_id is not None else []
+        owners = self._played
+        played = [t for t in self.tokens if owners.get(t.id) is not None]
+        own = [t for t in played if owners[t.id] == user_id] if user_id is not None else []
         return own or played
 
-    def cells_for(self, user_id: int | None = None) -> set[g.Cell] | None:
+    @functools.cached_property
+    def _played(self) -> dict[int, int | None]:
+        """Each token's player (tokens and their owners do not change while a board lives:
+        a change loads a new one)."""
+        return {t.id: self.owner(t) for t in self.tokens}
+
+    def cells_for(self, user_id: int | None = None) -> frozenset[g.Cell] | None:
         """The cells open to a player (``None``: the party's view, for observers and players
         without a token here): the fog's open cells, and with line of sight on, of those the
         ones their tokens see. ``None`` back: every cell."""
         fog = self.fog_cells()
         if not self.scene.line_of_sight:
-            return fog
-        grid = self.grid
-        radius = self.scene.sight_radius
-        seen: set[g.Cell] = set()
-        for token in self.eyes(user_id):
-            for eye in g.footprint((token.x, token.y), token.size):
-                seen |= sight_from(grid, eye, radius)
+            return None if fog is None else frozenset(fog)
+        eyes = frozenset(c for t in self.eyes(user_id) for c in g.footprint((t.x, t.y), t.size))
+        seen = sight_of(self.grid, eyes, self.scene.sight_radius)
         return seen if fog is None else seen & fog
 
     @functools.cached_property
@@ -165,12 +187,12 @@ class Board:
 
     def players(self) -> set[int]:
         """The users who play a token on this scene."""
-        return {owner for t in self.tokens if (owner := self.owner(t)) is not None}
+        return {owner for owner in self._played.values() if owner is not None}
 
-    def audiences(self) -> dict[int | None, set[g.Cell] | None]:
+    def audiences(self) -> dict[int | None, frozenset[g.Cell] | None]:
         """The cells open to each view players have: the party's (``None``) and, with line
         of sight on, each player's with a token here."""
-        out: dict[int | None, set[g.Cell] | None] = {None: self.cells_for(None)}
+        out: dict[int | None, frozenset[g.Cell] | None] = {None: self.cells_for(None)}
         if self.scene.line_of_sight:
             for user_id in sorted(self.players()):
                 out[user_id] = self.cells_for(user_id)
@@ -180,9 +202,9 @@ class Board:
         """The tokens each view sees (for the events of a change: what it saw before)."""
         return {key: self.view_of(cells) for key, cells in self.audiences().items()}
 
-    def view_of(self, cells: set[g.Cell] | None) -> View:
+    def view_of(self, cells: frozenset[g.Cell] | None) -> View:
         tokens = frozenset(t.id for t in self.tokens if self.sees_in(t, cells))
-        return View(tokens, None if cells is None else frozenset(cells))
+        return View(tokens, cells)
 
     def hidden(self, token: Token) -> bool:
         participant = self.participants.get(token.participant_id or 0)
@@ -191,11 +213,15 @@ class Board:
     def player_sees(self, token: Token, user_id: int | None = None) -> bool:
         return self.sees_in(token, self.cells_for(user_id))
 
-    def sees_in(self, token: Token, cells: set[g.Cell] | None) -> bool:
+    def sees_in(self, token: Token, cells: AbstractSet[g.Cell] | None) -> bool:
         """Whether players see ``token`` when ``cells`` are open (``None``: all)."""
         if self.hidden(token):
             return False
-        return cells is None or any(c in cells for c in g.footprint((token.x, token.y), token.size))
+        if cells is None:
+            return True
+        if token.size == 1:
+            return (token.x, token.y) in cells
+        return any(c in cells for c in g.footprint((token.x, token.y), token.size))
 
     def controls(self, viewer: Viewer, token: Token) -> bool:
         """Whether the viewer plays the figure or character of this token."""
@@ -217,7 +243,7 @@ class Board:
         return out
 
     def visible_reactions(
-        self, reactions: list[dict[str, Any]], cells: set[g.Cell] | None
+        self, reactions: list[dict[str, Any]], cells: AbstractSet[g.Cell] | None
     ) -> list[dict[str, Any]]:
         """The reactions whose reacting figure's token a player who sees ``cells`` sees."""
         seen = {t.participant_id for t in self.tokens if self.sees_in(t, cells)}
@@ -270,7 +296,7 @@ class Board:
         }
 
 
-def _edge_seen(edge: Sequence[Any], cells: set[g.Cell] | None) -> bool:
+def _edge_seen(edge: Sequence[Any], cells: AbstractSet[g.Cell] | None) -> bool:
     if cells is None:
         return True
     a, b = edge_cells(str(edge[0]), int(edge[1]), int(edge[2]))
@@ -319,7 +345,7 @@ class Forms:
     users: dict[str, dict[str, Any] | None] = field(default_factory=dict)
 
 
-Audiences = dict[int | None, set[g.Cell] | None]
+Audiences = dict[int | None, frozenset[g.Cell] | None]
 
 
 def _saw(seen: Seen, key: int | None, token_id: int) -> bool:
@@ -347,7 +373,7 @@ def event_forms(
         if plain.get("reactions"):
             form = plain | {"reactions": b.visible_reactions(plain["reactions"], cells) or None}
         was = before.get(key, before[None]).cells
-        if kind == "token_moved" and was != (None if cells is None else frozenset(cells)):
+        if kind == "token_moved" and was != cells:
             # What this view sees changed (its own token moved): its board is drawn anew.
             form = (form or plain) | {"sight": True}
         return form or plain
@@ -357,15 +383,17 @@ def event_forms(
     return Forms("gm" if party is None else "public", None if party == plain else party, users)
 
 
-def sight_changes(b: Board, before: Seen, now: Audiences, skip: int) -> list[tuple[Token, Forms]]:
+def sight_changes(b: Board, before: Seen, after: Seen, skip: int) -> list[tuple[Token, Forms]]:
     """The other tokens a change brought into or out of some view (a player's own token
-    moved, so what it sees changed): for each, ``token_added`` / ``token_removed`` to the
-    views it concerns."""
-    after: Seen = {key: b.view_of(cells) for key, cells in now.items()}
+    moved, so what it sees changed; ``after``: ``Board.seen`` now): for each,
+    ``token_added`` / ``token_removed`` to the views it concerns."""
     keys = sorted({*before, *after} - {None})  # type: ignore[type-var]
+    changed: set[int] = set()
+    for key in {*before, *after}:
+        changed |= before.get(key, before[None]).tokens ^ after.get(key, after[None]).tokens
     out: list[tuple[Token, Forms]] = []
     for token in b.tokens:
-        if token.id == skip:
+        if token.id == skip or token.id not in changed:
             continue
 
         def one(key: int | None, token: Token = token) -> dict[str, Any] | None:
