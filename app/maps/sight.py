@@ -292,6 +292,8 @@ class Board:
             "line_of_sight": scene.line_of_sight,
             "sight_radius": scene.sight_radius,
             "revealed": None if not scene.fog else [list(c) for c in scene.revealed],
+            # With line of sight: the cells open to this player (fog and sight together).
+            "visible": None if cells is None or not scene.line_of_sight else sorted(cells),
             "tokens": [self.token_json(t, gm) for t in self.tokens if gm or self.sees_in(t, cells)],
         }
 

@@ -95,8 +95,10 @@ async def test_each_player_gets_what_their_own_tokens_see(
     seq = await _last_seq(app, cid)
     r = await anna.post(f"{h.url}/tokens/{h.ids['Anna']}/move", json={"to": [6, 4]})
     assert r.status_code == 200, r.text
-    assert labels(await get(anna, h.url)) == {"Anna", "Bert", "Goblin"}
-    assert HIDDEN_WALL in (await get(anna, h.url))["walls"]
+    seen = await get(anna, h.url)
+    assert labels(seen) == {"Anna", "Bert", "Goblin"} and HIDDEN_WALL in seen["walls"]
+    assert [8, 1] in seen["visible"] and [8, 1] not in (await get(bert, h.url))["visible"]
+    assert (await get(gm, h.url))["visible"] is None
     seen = await get(bert, h.url)
     assert labels(seen) == {"Anna", "Bert"} and HIDDEN_WALL not in seen["walls"]
     assert "Goblin" not in str(seen)
