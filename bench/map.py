@@ -9,8 +9,11 @@
    the page's bytes.
 
 The app runs in this process (``httpx.ASGITransport``, no network, no uvicorn), so the
-numbers are server work only. ``python -m bench.map [--db URL] [--moves 100]`` prints one
-JSON object; without ``--db`` it uses a fresh SQLite file.
+numbers are server work only. ``python -m bench.map [--db URL] [--moves 100] [--sight]``
+prints one JSON object; without ``--db`` it uses a fresh SQLite file. ``--sight`` turns the
+scene's per-player line of sight on and gives each of the seven players a token of their
+own character (the moving token is one of them: its move changes what its player sees;
+with ``--gm-token`` a GM's token moves instead, which changes nobody's sight).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from sqlalchemy import select
 import app.web.templating as templating
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.views import CampaignPage
+from app.characters.models import Character
 from app.config import Settings
 from app.core.viewer import Role, Viewer
 from app.events.models import CampaignEvent
@@ -85,7 +89,45 @@ async def _newest(application: Any, cid: int) -> list[CampaignEvent]:
     return [row]
 
 
-async def measure(db: str, moves: int) -> dict[str, Any]:
+async def _player_tokens(
+    c: httpx.AsyncClient, application: Any, api: str, gm: dict[str, str], cid: int,
+    players: list[Viewer],
+) -> int:  # fmt: skip
+    """A character token per player on the west edge, line of sight on; the last one's id."""
+    async with application.state.ctx.sessionmaker() as session:
+        chars = [
+            Character(campaign_id=cid, owner_id=v.user_id, system="hh", name=v.username,
+                      kind="pc", hidden_from_players=False, data={"statblock": {}})
+            for v in players
+        ]  # fmt: skip
+        session.add_all(chars)
+        await session.commit()
+        ids = [ch.id for ch in chars]
+    token = 0
+    for i, char in enumerate(ids):
+        body = {"x": 0, "y": 3 + i * 5, "character_id": char}
+        r = await c.post(f"{api}/tokens", json=body, headers=gm)
+        assert r.status_code == 201, r.text
+        token = int(r.json()["id"])
+    r = await c.patch(api, json={"line_of_sight": True}, headers=gm)
+    assert r.status_code == 200, r.text
+    return token
+
+
+async def _since(application: Any, cid: int, after: int) -> list[CampaignEvent]:
+    """The events of one move (with line of sight: the move and its ``token_sighted``)."""
+    async with application.state.ctx.sessionmaker() as session:
+        rows = await session.scalars(
+            select(CampaignEvent)
+            .where(CampaignEvent.campaign_id == cid, CampaignEvent.seq > after)
+            .order_by(CampaignEvent.seq)
+        )
+        return list(rows.all())
+
+
+async def measure(
+    db: str, moves: int, with_sight: bool = False, gm_token: bool = False
+) -> dict[str, Any]:
     settings = Settings(
         database_url=db, secret_key="x", argon2_time_cost=1, argon2_memory_kib=8192,
         write_rate_per_minute=10**6, write_burst=10**5,
@@ -110,22 +152,27 @@ async def measure(db: str, moves: int) -> dict[str, Any]:
         walls = [[x, y, x, y + 1] for x in range(2, 40, 4) for y in range(0, 40, 2)][:200]
         r = await c.put(f"{api}/{sid}/walls", json={"segments": walls}, headers=gm)
         assert r.status_code == 200, r.text
-        for i in range(100):
+        for i in range(100 - (VIEWERS - 1 if with_sight else 0)):
             body = {"x": (i * 3) % 40, "y": (i * 7) % 40 if (i * 3) % 40 % 4 else 39 - i % 20,
                     "label": f"T{i}"}  # fmt: skip
             r = await c.post(f"{api}/{sid}/tokens", json=body, headers=gm)
             assert r.status_code == 201, r.text
         mover = r.json()["id"]
+        if with_sight:
+            eyes = await _player_tokens(c, application, f"{api}/{sid}", gm, cid, viewers[1:])
+            mover = mover if gm_token else eyes
         scene_stream = SCENE_PAGE.stream(ScenePage(cid, sid))
         campaign_stream = CAMPAIGN_PAGE.stream(CampaignPage(cid))
         flip = [0]
+        seq = [(await _newest(application, cid))[0].seq]
 
         async def move() -> None:
             flip[0] ^= 1
             body = {"to": [1, 1 + flip[0]], "override": True}
             r = await c.post(f"{api}/{sid}/tokens/{mover}/move", json=body, headers=gm)
             assert r.status_code == 200, r.text
-            events = await _newest(application, cid)
+            events = await _since(application, cid, seq[0])
+            seq[0] = events[-1].seq
             for v in viewers:
                 await scene_stream(sessions, v, project(events, v))
 
@@ -140,6 +187,7 @@ async def measure(db: str, moves: int) -> dict[str, Any]:
 
         await move()
         await roll()
+        seq[0] = (await _newest(application, cid))[0].seq
         moved = await _timed(move, moves)
         rolled = await _timed(roll, moves)
         page_url = f"/campaigns/{cid}/scenes/{sid}"
@@ -172,6 +220,8 @@ async def measure(db: str, moves: int) -> dict[str, Any]:
     await application.state.ctx.engine.dispose()
     return {
         "viewers": VIEWERS,
+        "line_of_sight": with_sight,
+        "moving": "a GM's token" if gm_token or not with_sight else "a player's token",
         "move_to_8": moved,
         "roll_to_8": rolled,
         "move_over_roll_cpu": round(moved["cpu_p50_ms"] / rolled["cpu_p50_ms"], 2),
@@ -188,6 +238,8 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--db", default="")
     p.add_argument("--moves", type=int, default=100)
+    p.add_argument("--sight", action="store_true")
+    p.add_argument("--gm-token", action="store_true", help="with --sight: move a GM's token")
     a = p.parse_args()
     db = a.db
     if not db:
@@ -196,7 +248,7 @@ def main() -> None:
         path = tempfile.mkstemp(suffix=".db")[1]
         db = f"sqlite+aiosqlite:///{path}"
         upgrade(db)
-    print(json.dumps(asyncio.run(measure(db, a.moves)), indent=1))
+    print(json.dumps(asyncio.run(measure(db, a.moves, a.sight, a.gm_token)), indent=1))
 
 
 if __name__ == "__main__":

@@ -71,6 +71,7 @@ NO_LINES = {
     "token_moved": "the map and its token list",
     "token_removed": "the map and its token list",
     "token_changed": "the map and its token list",
+    "token_sighted": "the map and its token list (as token_added / token_removed, per player)",
     "fog_changed": "the map",
     "map_pointer": "the map (ruler and ping)",
 }

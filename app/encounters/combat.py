@@ -55,6 +55,21 @@ class Entry:
         return {"msg": self.msg, "params": self.params, "details": self.details, "dice": self.dice}
 
 
+@dataclass(frozen=True, slots=True)
+class Displacement:
+    """A figure the rules move (H&H Wegstossen, Fehltritt): ``pid`` goes ``steps`` cells
+    along the line from ``origin``'s figure to ``toward``'s; ``past``: it slides past
+    ``toward`` (whose cells it may cross, not end on). The battle map moves the tokens
+    (``app.maps.displace``); without a map it is only the log's line."""
+
+    pid: str
+    steps: int
+    origin: str
+    toward: str
+    reason: str
+    past: bool = False
+
+
 @dataclass
 class Report:
     """What one operation did."""
@@ -69,6 +84,8 @@ class Report:
     #: Participants whose involvement makes the event GM-only if they are hidden.
     involved: set[str] = field(default_factory=set)
     secret: bool = False
+    #: Figures the rules move on the map (:class:`Displacement`).
+    displacements: list[Displacement] = field(default_factory=list)
 
     def add(
         self,

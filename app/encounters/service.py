@@ -11,7 +11,7 @@ player's stream never carries them.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -966,6 +966,13 @@ def may_use_luck(loaded: Loaded, pid: str) -> None:
         raise Forbidden(_("You can only act with your own character."))
 
 
+#: What runs after every combat operation, in its transaction, with the encounter saved:
+#: the battle map registers the moving of the tokens the rules moved
+#: (``Report.displacements``, ``app.maps.displace``) — the map sits above this package.
+AfterOperation = Callable[[AsyncSession, User, Loaded, Report], Awaitable[None]]
+AFTER_OPERATION: list[AfterOperation] = []
+
+
 async def operate(
     session: AsyncSession,
     user: User,
@@ -1013,6 +1020,8 @@ async def operate(
     enc.state = state
     _touch(enc)
     await _flush(session)
+    for after in AFTER_OPERATION:
+        await after(session, user, loaded, report)
     return enc
 
 

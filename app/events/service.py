@@ -75,6 +75,12 @@ WITHHELD_KEY = "withheld_parties"
 #: Payload key: the form every non-GM gets instead of the event, ``{"type": …, fields…}``
 #: (a token moving out of the players' sight reaches them as ``token_removed``).
 PLAYER_FORM_KEY = "player_form"
+#: Payload key: forms per non-GM user, ``{"<user id>": form | None}`` — before visibility
+#: and :data:`PLAYER_FORM_KEY`: a listed user gets that form, ``None``: not the event at all
+#: (per-player line of sight on the battle map: each player sees their own figures' view).
+PLAYER_FORMS_KEY = "player_forms"
+#: The payload keys that are the event's forms, not its content.
+FORM_KEYS = frozenset({PLAYER_FORM_KEY, PLAYER_FORMS_KEY})
 
 
 def hide_parties(
@@ -106,6 +112,7 @@ async def append_event(
     audience_user_id: int | None = None,
     hidden_characters: Collection[int] = (),
     player_form: dict[str, Any] | None = None,
+    player_forms: dict[str, dict[str, Any] | None] | None = None,
 ) -> CampaignEvent:
     """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
 
@@ -124,6 +131,8 @@ async def append_event(
     data = event.to_json()
     if player_form is not None:
         data[PLAYER_FORM_KEY] = player_form
+    if player_forms:
+        data[PLAYER_FORMS_KEY] = player_forms
     if hidden_characters:
         visibility = hide_parties(data, visibility, hidden_characters)
     if visibility not in event.VISIBILITIES:
@@ -363,6 +372,15 @@ class VisibleEvent:
     reduced: bool = False
     #: The event's player form (:data:`PLAYER_FORM_KEY`) instead of the event.
     player_form: bool = False
+    #: The user whose own form (:data:`PLAYER_FORMS_KEY`) this viewer gets instead.
+    user_form: str | None = None
+
+    def _form(self) -> dict[str, Any]:
+        if self.user_form is not None:
+            found: dict[str, Any] = self.event.payload[PLAYER_FORMS_KEY][self.user_form]
+            return found
+        party: dict[str, Any] = self.event.payload[PLAYER_FORM_KEY]
+        return party
 
     @property
     def seq(self) -> int:
@@ -371,22 +389,21 @@ class VisibleEvent:
     @property
     def type(self) -> str:
         if self.player_form:
-            return str(self.event.payload[PLAYER_FORM_KEY]["type"])
+            return str(self._form()["type"])
         return self.event.type
 
     @property
     def payload(self) -> dict[str, Any]:
         """The payload this viewer gets (the player form's fields for a player form)."""
         if self.player_form:
-            form: dict[str, Any] = self.event.payload[PLAYER_FORM_KEY]
-            return {"actor_name": self.event.payload.get("actor_name"), **form}
-        return {k: v for k, v in self.event.payload.items() if k != PLAYER_FORM_KEY}
+            return {"actor_name": self.event.payload.get("actor_name"), **self._form()}
+        return {k: v for k, v in self.event.payload.items() if k not in FORM_KEYS}
 
     @property
     def form(self) -> str:
         """Which form this is; viewers who get the same form get the same data."""
         if self.player_form:
-            return "player"
+            return "player" if self.user_form is None else f"player:{self.user_form}"
         return "stub" if self.redacted else "reduced" if self.reduced else "whole"
 
     def data(self) -> dict[str, Any]:
@@ -403,7 +420,7 @@ class VisibleEvent:
             base["fairplay"] = self.fairplay()
         if self.redacted:
             return {**base, "secret": True}
-        if self.player_form or PLAYER_FORM_KEY in e.payload:
+        if self.player_form or not FORM_KEYS.isdisjoint(e.payload):
             return {**self.payload, **base, "type": self.type, "secret": False}
         payload = e.payload
         if WITHHELD_KEY in payload:
@@ -424,12 +441,25 @@ class VisibleEvent:
         return {**record, "draws": None}
 
 
+def _own_form(event: CampaignEvent, viewer: Viewer) -> str | None:
+    """The key of the viewer's own form of this event, if it has one for them."""
+    forms = event.payload.get(PLAYER_FORMS_KEY)
+    if not forms or viewer.is_gm:
+        return None
+    key = str(viewer.user_id)
+    return key if key in forms else None
+
+
 def project(events: Sequence[CampaignEvent], viewer: Viewer) -> list[VisibleEvent]:
     """Each event as ``viewer`` may see it. Hidden rolls become bare stubs, never content;
     a hidden character an event names in passing is left out for all but the GMs."""
     out: list[VisibleEvent] = []
     for event in events:
-        if can_see(event, viewer):
+        own = _own_form(event, viewer)
+        if own is not None:
+            if event.payload[PLAYER_FORMS_KEY][own] is not None:
+                out.append(VisibleEvent(event, False, False, True, own))
+        elif can_see(event, viewer):
             reduced = not viewer.is_gm and WITHHELD_KEY in event.payload
             player_form = not viewer.is_gm and PLAYER_FORM_KEY in event.payload
             out.append(VisibleEvent(event, False, reduced, player_form))

@@ -683,7 +683,7 @@ class TokenAdded(EventPayload):
 class TokenMoved(EventPayload):
     """A token moved on a scene: ``cost`` cells of movement, ``override`` when a GM placed
     it past the rules; ``reactions`` offered (H&H Blockadeangriff: ``{participant_id,
-    kind}``)."""
+    kind}``); ``pushed``: the rule of the fight that moved it."""
 
     VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
 
@@ -694,6 +694,22 @@ class TokenMoved(EventPayload):
     cost: int = 0
     override: bool = False
     reactions: list[dict[str, Any]] | None = None
+    #: The rule that moved it (H&H «Wegstossen», «Fehltritt»), not its player.
+    pushed: str | None = None
+
+
+@event_type("token_sighted")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenSighted(EventPayload):
+    """With line of sight on: a token came into or went out of some players' sight because
+    what their figures see changed (their own token moved). Only its per-player forms
+    matter — ``token_added`` / ``token_removed`` (``app.events.service.PLAYER_FORMS_KEY``);
+    the GMs, who see every token, get it as it is and have nothing to change."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
+
+    scene_id: int
+    token_id: int
 
 
 @event_type("token_removed")

@@ -11,7 +11,12 @@ from pydantic import BaseModel, Field
 from app import limits
 from app.errors import Conflict, ValidationFailed
 from app.i18n import _
-from app.maps import service, tactics, views
+from app.maps import (
+    displace,  # noqa: F401 - registers the tokens the fight's rules move
+    service,
+    tactics,
+    views,
+)
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -47,6 +52,10 @@ class ScenePatch(BaseModel):
     grid_y: int | None = Field(default=None, ge=-100_000, le=100_000)
     cell_px: int | None = Field(default=None, ge=-100_000, le=100_000)
     fog: bool | None = None
+    #: Per-player line of sight (docs/map.md).
+    line_of_sight: bool | None = None
+    #: Cells a token sees at most; 0: no limit.
+    sight_radius: int | None = Field(default=None, ge=-10_000, le=10_000)
     #: 0 unlinks the encounter.
     encounter_id: int | None = Field(default=None, ge=0, le=MAX_ROW_ID)
     version: int | None = None

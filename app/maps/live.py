@@ -46,6 +46,14 @@ BOARD_EVENTS = frozenset(
     }
 )
 MOVED = types.TokenMoved.TYPE
+
+
+def redraws(event: VisibleEvent) -> bool:
+    """Whether the event re-renders the board: it changes what is seen, or it is the move
+    of a token whose player's sight it changed (``sight`` in their form of the move)."""
+    return event.type in BOARD_EVENTS or (event.type == MOVED and bool(event.payload.get("sight")))
+
+
 POINTER = types.MapPointer.TYPE
 MAP = frozenset({"map"})
 
@@ -116,7 +124,7 @@ async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
 SCENE_PAGE.register(
     Region(
         "board",
-        lambda key, e: e.type in BOARD_EVENTS and scene_of(e) == key.scene_id,
+        lambda key, e: redraws(e) and scene_of(e) == key.scene_id,
         _push_board,
         parts=MAP,
     )
@@ -159,7 +167,7 @@ async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
     mine: Sequence[VisibleEvent] = [e for e in batch.events if scene_of(e) == scene_id]
     out = [Outgoing(e.seq, "map", pointer_html(e)) for e in mine if e.type == POINTER]
     out += [Outgoing(e.seq, "map", moved_html(e)) for e in mine if e.type == MOVED]
-    boards = [e for e in mine if e.type in BOARD_EVENTS]
+    boards = [e for e in mine if redraws(e)]
     if boards and shown is not None:
         out.append(Outgoing(boards[-1].seq, "map", board_html({"map": shown})))
     return sorted(out, key=lambda m: m.seq)

@@ -48,6 +48,10 @@ class Scene(Base):
     difficult: Mapped[list[Any]] = mapped_column(JSON, default=list)
     fog: Mapped[bool] = mapped_column(Boolean, default=False)
     revealed: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    #: Per-player line of sight: each player sees only what their figures' tokens see
+    #: (``app.maps.sight``), within ``sight_radius`` cells (``None``: no limit).
+    line_of_sight: Mapped[bool] = mapped_column(Boolean, default=False)
+    sight_radius: Mapped[int | None] = mapped_column(Integer)
     #: The background's content tag (``None``: no image), part of its URL.
     background_etag: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -92,14 +92,41 @@ async def _event(
     opened: Opened | tuple[Campaign, Viewer],
     user: User,
     payload: types.EventPayload,
-    visibility: str = "public",
-    player_form: dict[str, Any] | None = None,
+    forms: sight.Forms | None = None,
 ) -> None:
     campaign = opened.campaign if isinstance(opened, Opened) else opened[0]
+    forms = forms or sight.Forms("public")
     await append_event(
-        session, campaign.id, payload, actor_id=user.id, visibility=visibility,
-        player_form=player_form,
+        session, campaign.id, payload, actor_id=user.id, visibility=forms.visibility,
+        player_form=forms.party, player_forms=forms.users,
     )  # fmt: skip
+
+
+async def token_events(
+    session: AsyncSession,
+    opened: Opened,
+    user: User,
+    b: sight.Board,
+    token: Token,
+    payload: types.EventPayload,
+    before: sight.Seen,
+) -> None:
+    """The event about ``token`` in each view's form, then — with line of sight, when what
+    a player's figures see changed — ``token_sighted`` for every other token that came
+    into or went out of some view."""
+    now = b.audiences()
+    forms = sight.event_forms(b, token, payload.to_json(), before, now, payload.TYPE)
+    await _event(session, opened, user, payload, forms)
+    if not opened.scene.line_of_sight:
+        return
+    after = {key: b.view_of(cells) for key, cells in now.items()}
+    for other, found in sight.sight_changes(b, before, after, token.id):
+        await _event(
+            session, opened, user,
+            types.TokenSighted(actor_name=user.username, scene_id=opened.scene.id,
+                               token_id=other.id),
+            found,
+        )  # fmt: skip
 
 
 # --- scenes ---------------------------------------------------------------------------------
@@ -180,6 +207,9 @@ class SceneChange:
     fog: bool | None = None
     encounter_id: int | None = None
     version: int | None = None
+    line_of_sight: bool | None = None
+    #: Cells a token sees at most; 0: no limit.
+    sight_radius: int | None = None
 
 
 async def update_scene(
@@ -209,6 +239,7 @@ async def update_scene(
     fog_before = scene.fog
     if change.fog is not None:
         scene.fog = change.fog
+    _sight_settings(scene, change)
     await session.flush()
     await _scene_event(session, opened, user, "changed")
     if scene.fog != fog_before:
@@ -218,6 +249,18 @@ async def update_scene(
                              hidden=[], fog=scene.fog),
         )  # fmt: skip
     return scene
+
+
+def _sight_settings(scene: Scene, change: SceneChange) -> None:
+    if change.line_of_sight is not None:
+        scene.line_of_sight = change.line_of_sight
+    if change.sight_radius is not None:
+        if not 0 <= change.sight_radius <= limits.SCENE_SIDE_MAX:
+            raise ValidationFailed(
+                {"sight_radius": _("Between 0 (no limit) and %(max)d cells.",
+                                   max=limits.SCENE_SIDE_MAX)}
+            )  # fmt: skip
+        scene.sight_radius = change.sight_radius or None
 
 
 async def _check_shrink(session: AsyncSession, scene: Scene, cols: int, rows: int) -> None:
@@ -394,12 +437,16 @@ async def change_fog(
 async def fog_whole(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, action: str
 ) -> None:
-    """The scene page's fog buttons: fog ``on`` or ``off``, ``reveal`` or ``hide`` all."""
+    """The scene page's fog buttons: fog ``on`` or ``off``, ``reveal`` or ``hide`` all,
+    line of sight ``sight_on`` or ``sight_off``."""
     opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     scene = opened.scene
     cells = [[x, y] for x in range(scene.cols) for y in range(scene.rows)]
     if action in ("on", "off"):
         await update_scene(session, user, campaign_id, scene_id, SceneChange(fog=action == "on"))
+    elif action in ("sight_on", "sight_off"):
+        change = SceneChange(line_of_sight=action == "sight_on")
+        await update_scene(session, user, campaign_id, scene_id, change)
     elif action in ("reveal", "hide"):
         reveal, hide = (cells, []) if action == "reveal" else ([], cells)
         await change_fog(session, user, campaign_id, scene_id, reveal, hide)
@@ -506,18 +553,15 @@ async def add_token(
         character_id=spec.character_id, hidden=hidden if spec.hidden is None else spec.hidden,
         moved=0, moved_turn="",
     )  # fmt: skip
+    b = await board(session, opened)
+    before = b.seen()
     session.add(token)
     await session.flush()
-    b = await board(session, opened)
-    seen = b.player_sees(token)
-    await _event(
-        session, opened, user,
-        types.TokenAdded(actor_name=user.username, scene_id=scene_id, token=b.token_json(token)),
-        visibility="public" if seen else "gm",
-        player_form=None if not seen else {
-            "type": "token_added", "scene_id": scene_id, "token": b.token_json(token, gm=False)
-        },
-    )  # fmt: skip
+    b = await board(session, opened)  # with the new token's participant or owner
+    payload = types.TokenAdded(
+        actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
+    )
+    await token_events(session, opened, user, b, token, payload, before)
     return token
 
 
@@ -534,14 +578,12 @@ async def remove_token(
     opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     token = await _token(session, opened.scene, token_id)
     b = await board(session, opened)
-    seen = b.player_sees(token)
+    before = b.seen()
     await session.delete(token)
     await session.flush()
-    await _event(
-        session, opened, user,
-        types.TokenRemoved(actor_name=user.username, scene_id=scene_id, token_id=token_id),
-        visibility="public" if seen else "gm",
-    )  # fmt: skip
+    b.tokens.remove(token)
+    payload = types.TokenRemoved(actor_name=user.username, scene_id=scene_id, token_id=token_id)
+    await token_events(session, opened, user, b, token, payload, before)
 
 
 @dataclass(frozen=True, slots=True)
@@ -566,7 +608,7 @@ async def change_token(
     if change.version is not None and change.version != token.version:
         raise Conflict(_("The token was changed meanwhile; reload the scene."))
     b = await board(session, opened)
-    before = b.player_sees(token)
+    before = b.seen()
     if change.size is not None:
         if not 1 <= change.size <= limits.TOKEN_SIZE_MAX:
             raise ValidationFailed(
@@ -581,13 +623,10 @@ async def change_token(
     if change.hidden is not None:
         token.hidden = change.hidden
     await session.flush()
-    after = b.player_sees(token)
-    visibility, form = sight.player_form(b, token, before, after, "token_changed")
-    await _event(
-        session, opened, user,
-        types.TokenChanged(actor_name=user.username, scene_id=scene_id, token=b.token_json(token)),
-        visibility=visibility, player_form=form,
-    )  # fmt: skip
+    payload = types.TokenChanged(
+        actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
+    )
+    await token_events(session, opened, user, b, token, payload, before)
     return token
 
 
@@ -683,37 +722,18 @@ async def move_token(
         else _route(token, to, via, opened.scene, opened.rules.metric.diagonal)
     )
     plan = sight.plan_move(b, opened.rules, opened.campaign.settings, token, to, path, override)
-    before = b.player_sees(token)
+    before = b.seen()
     token.x, token.y = plan.end
     token.moved, token.moved_turn = plan.spent, plan.turn_key
     await session.flush()
-    after = b.player_sees(token)
-    await _move_event(session, opened, user, b, token, plan, (before, after))
-    return MoveResult(
-        plan.end[0], plan.end[1], plan.cost, plan.allowance, plan.stopped_at, plan.reactions
-    )
-
-
-async def _move_event(
-    session: AsyncSession,
-    opened: Opened,
-    user: User,
-    b: sight.Board,
-    token: Token,
-    plan: sight.Plan,
-    seen: tuple[bool, bool],
-) -> None:
     payload = types.TokenMoved(
         actor_name=user.username, scene_id=opened.scene.id, token_id=token.id, x=token.x,
         y=token.y, cost=plan.cost, override=plan.override, reactions=plan.reactions or None,
     )  # fmt: skip
-    visibility, form = sight.player_form(b, token, seen[0], seen[1], "token_moved")
-    if form is None and visibility == "public" and plan.reactions:
-        shown = b.visible_reactions(plan.reactions)
-        if shown != plan.reactions:
-            form = {**payload.to_json(), "type": "token_moved", "reactions": shown or None}
-            form.pop("actor_name")
-    await _event(session, opened, user, payload, visibility=visibility, player_form=form)
+    await token_events(session, opened, user, b, token, payload, before)
+    return MoveResult(
+        plan.end[0], plan.end[1], plan.cost, plan.allowance, plan.stopped_at, plan.reactions
+    )
 
 
 async def distance(

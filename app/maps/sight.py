@@ -1,19 +1,24 @@
 """What each viewer may see of a scene, and the move check, on loaded rows (no queries).
 
-Players see the cells the fog leaves open (all of them while the scene's fog is off),
-the walls and doors next to such a cell, and the tokens that are not hidden (nor their
-participant) and stand, with at least one of their cells, on such a cell. GMs see
-everything. A map event about a token players cannot see is GM-only; one whose token
-enters or leaves their sight reaches them as ``token_added`` / ``token_removed``
-(``app.events.service.PLAYER_FORM_KEY``).
+Players see the cells open to them (:meth:`Board.cells_for`): the cells the fog leaves
+open (all of them while the scene's fog is off) and, with the scene's ``line_of_sight``
+on, of those only the cells their figures' tokens see; the walls and doors next to such a
+cell, and the tokens that are not hidden (nor their participant) and stand, with at least
+one of their cells, on such a cell. GMs see everything. A map event reaches each player in
+the form of what they see (:func:`event_forms`): about a token they cannot see not at all;
+one whose token enters or leaves their sight as ``token_added`` / ``token_removed``
+(``app.events.service.PLAYER_FORM_KEY`` for the party, ``PLAYER_FORMS_KEY`` per player).
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.core.viewer import Viewer
 from app.encounters.combat import State
@@ -47,7 +52,7 @@ def grid_of(scene: Scene) -> g.Grid:
     )
 
 
-def grid_seen(scene: Scene, cells: set[g.Cell] | None) -> g.Grid:
+def grid_seen(scene: Scene, cells: AbstractSet[g.Cell] | None) -> g.Grid:
     """The grid as a viewer who sees ``cells`` knows it (``None``: all): only the walls and
     closed doors next to such a cell block — what the server answers a player with must
     not depend on a wall they cannot see."""
@@ -60,6 +65,53 @@ def grid_seen(scene: Scene, cells: set[g.Cell] | None) -> g.Grid:
 
 def edge_cells(kind: str, x: int, y: int) -> tuple[g.Cell, g.Cell]:
     return ((x - 1, y), (x, y)) if kind == "v" else ((x, y - 1), (x, y))
+
+
+class View(NamedTuple):
+    """What one view sees: the tokens, and the cells (``None``: all)."""
+
+    tokens: frozenset[int]
+    cells: frozenset[g.Cell] | None
+
+
+#: What each view sees: the party's (``None``) and each player's (user id).
+Seen = dict[int | None, View]
+
+#: Cells seen from one cell, by grid and range: a token's sight is computed once per place
+#: and wall layout, whoever asks and however often (a move recomputes only the mover's).
+_SIGHT: OrderedDict[tuple[g.Grid, g.Cell, int | None], frozenset[g.Cell]] = OrderedDict()
+SIGHT_CACHE_MAX = 4096
+
+
+def sight_from(grid: g.Grid, eye: g.Cell, radius: int | None) -> frozenset[g.Cell]:
+    """The cells seen from ``eye`` (``grid.visible_cells``), cached."""
+    key = (grid, eye, radius)
+    found = _SIGHT.get(key)
+    if found is None:
+        found = _SIGHT[key] = frozenset(g.visible_cells(grid, [eye], radius))
+        while len(_SIGHT) > SIGHT_CACHE_MAX:
+            _SIGHT.popitem(last=False)
+    else:
+        _SIGHT.move_to_end(key)
+    return found
+
+
+#: The union of the sight of a set of eyes (a view's tokens), by grid, eyes and range: an
+#: event that moves no eye (a GM's goblin) finds every view's cells here.
+_VIEWS: OrderedDict[tuple[g.Grid, frozenset[g.Cell], int | None], frozenset[g.Cell]] = OrderedDict()
+
+
+def sight_of(grid: g.Grid, eyes: frozenset[g.Cell], radius: int | None) -> frozenset[g.Cell]:
+    """What the cells ``eyes`` see together (:func:`sight_from` of each), cached."""
+    key = (grid, eyes, radius)
+    found = _VIEWS.get(key)
+    if found is None:
+        found = _VIEWS[key] = frozenset().union(*(sight_from(grid, e, radius) for e in eyes))
+        while len(_VIEWS) > SIGHT_CACHE_MAX:
+            _VIEWS.popitem(last=False)
+    else:
+        _VIEWS.move_to_end(key)
+    return found
 
 
 @dataclass
@@ -86,35 +138,94 @@ class Board:
     def pid(self, token: Token) -> str | None:
         return None if token.participant_id is None else str(token.participant_id)
 
-    def open_cells(self) -> set[g.Cell] | None:
-        """The cells players see; ``None``: all of them (no fog)."""
+    def fog_cells(self) -> set[g.Cell] | None:
+        """The cells the GM's fog leaves open; ``None``: all of them (no fog)."""
         if not self.scene.fog:
             return None
         return {(int(x), int(y)) for x, y in self.scene.revealed}
+
+    def owner(self, token: Token) -> int | None:
+        """The user who plays this token's figure or character (``None``: the GM's)."""
+        pid = self.pid(token)
+        if pid is not None:
+            fig = self.state.get("figures", {}).get(pid)
+            if fig is not None:
+                owner = fig.get("owner")
+                return int(owner) if isinstance(owner, int) else None
+        if token.character_id is not None:
+            return self.owners.get(token.character_id)
+        return None
+
+    def eyes(self, user_id: int | None) -> list[Token]:
+        """The tokens whose sight ``user_id`` shares: their own figures' (``None``, or a user
+        without a token here: every player's — the party's view)."""
+        owners = self._played
+        played = [t for t in self.tokens if owners.get(t.id) is not None]
+        own = [t for t in played if owners[t.id] == user_id] if user_id is not None else []
+        return own or played
+
+    @functools.cached_property
+    def _played(self) -> dict[int, int | None]:
+        """Each token's player (tokens and their owners do not change while a board lives:
+        a change loads a new one)."""
+        return {t.id: self.owner(t) for t in self.tokens}
+
+    def cells_for(self, user_id: int | None = None) -> frozenset[g.Cell] | None:
+        """The cells open to a player (``None``: the party's view, for observers and players
+        without a token here): the fog's open cells, and with line of sight on, of those the
+        ones their tokens see. ``None`` back: every cell."""
+        fog = self.fog_cells()
+        if not self.scene.line_of_sight:
+            return None if fog is None else frozenset(fog)
+        eyes = frozenset(c for t in self.eyes(user_id) for c in g.footprint((t.x, t.y), t.size))
+        seen = sight_of(self.grid, eyes, self.scene.sight_radius)
+        return seen if fog is None else seen & fog
+
+    @functools.cached_property
+    def grid(self) -> g.Grid:
+        return grid_of(self.scene)
+
+    def players(self) -> set[int]:
+        """The users who play a token on this scene."""
+        return {owner for owner in self._played.values() if owner is not None}
+
+    def audiences(self) -> dict[int | None, frozenset[g.Cell] | None]:
+        """The cells open to each view players have: the party's (``None``) and, with line
+        of sight on, each player's with a token here."""
+        out: dict[int | None, frozenset[g.Cell] | None] = {None: self.cells_for(None)}
+        if self.scene.line_of_sight:
+            for user_id in sorted(self.players()):
+                out[user_id] = self.cells_for(user_id)
+        return out
+
+    def seen(self) -> Seen:
+        """The tokens each view sees (for the events of a change: what it saw before)."""
+        return {key: self.view_of(cells) for key, cells in self.audiences().items()}
+
+    def view_of(self, cells: frozenset[g.Cell] | None) -> View:
+        tokens = frozenset(t.id for t in self.tokens if self.sees_in(t, cells))
+        return View(tokens, cells)
 
     def hidden(self, token: Token) -> bool:
         participant = self.participants.get(token.participant_id or 0)
         return token.hidden or (participant is not None and participant.hidden)
 
-    def player_sees(self, token: Token) -> bool:
-        return self.sees_in(token, self.open_cells())
+    def player_sees(self, token: Token, user_id: int | None = None) -> bool:
+        return self.sees_in(token, self.cells_for(user_id))
 
-    def sees_in(self, token: Token, cells: set[g.Cell] | None) -> bool:
+    def sees_in(self, token: Token, cells: AbstractSet[g.Cell] | None) -> bool:
         """Whether players see ``token`` when ``cells`` are open (``None``: all)."""
         if self.hidden(token):
             return False
-        return cells is None or any(c in cells for c in g.footprint((token.x, token.y), token.size))
+        if cells is None:
+            return True
+        if token.size == 1:
+            return (token.x, token.y) in cells
+        return any(c in cells for c in g.footprint((token.x, token.y), token.size))
 
     def controls(self, viewer: Viewer, token: Token) -> bool:
         """Whether the viewer plays the figure or character of this token."""
-        pid = self.pid(token)
-        if pid is not None:
-            fig = self.state.get("figures", {}).get(pid)
-            if fig is not None:
-                return bool(fig.get("owner") == viewer.user_id)
-        return token.character_id is not None and self.owners.get(token.character_id) == (
-            viewer.user_id
-        )
+        return self.owner(token) == viewer.user_id
 
     def token_json(self, token: Token, gm: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -131,9 +242,10 @@ class Board:
             out["hidden"] = self.hidden(token)
         return out
 
-    def visible_reactions(self, reactions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The reactions whose reacting figure's token players see."""
-        cells = self.open_cells()
+    def visible_reactions(
+        self, reactions: list[dict[str, Any]], cells: AbstractSet[g.Cell] | None
+    ) -> list[dict[str, Any]]:
+        """The reactions whose reacting figure's token a player who sees ``cells`` sees."""
         seen = {t.participant_id for t in self.tokens if self.sees_in(t, cells)}
         return [r for r in reactions if r["participant_id"] in seen]
 
@@ -154,7 +266,7 @@ class Board:
         """The scene as ``viewer`` may see it (the JSON answer and the page's data)."""
         scene = self.scene
         gm = viewer.is_gm
-        cells = None if gm else self.open_cells()
+        cells = None if gm else self.cells_for(viewer.user_id)
         walls = [tuple(w) for w in scene.walls if _edge_seen(w, cells)]
         doors = [d for d in scene.doors if _edge_seen(d, cells)]
         return {
@@ -177,12 +289,16 @@ class Board:
             ],
             "difficult": [list(c) for c in scene.difficult if cells is None or tuple(c) in cells],
             "fog": scene.fog,
+            "line_of_sight": scene.line_of_sight,
+            "sight_radius": scene.sight_radius,
             "revealed": None if not scene.fog else [list(c) for c in scene.revealed],
+            # With line of sight: the cells open to this player (fog and sight together).
+            "visible": None if cells is None or not scene.line_of_sight else sorted(cells),
             "tokens": [self.token_json(t, gm) for t in self.tokens if gm or self.sees_in(t, cells)],
         }
 
 
-def _edge_seen(edge: Sequence[Any], cells: set[g.Cell] | None) -> bool:
+def _edge_seen(edge: Sequence[Any], cells: AbstractSet[g.Cell] | None) -> bool:
     if cells is None:
         return True
     a, b = edge_cells(str(edge[0]), int(edge[1]), int(edge[2]))
@@ -218,6 +334,79 @@ def player_form(
             "token": b.token_json(token, gm=False),
         }  # fmt: skip
     return "public", None
+
+
+@dataclass(frozen=True, slots=True)
+class Forms:
+    """How players receive one map event: its ``visibility`` and ``party`` form (for
+    observers and players without a view of their own; ``None``: the event itself), and
+    per player whose view gives another form, theirs (``None``: not sent to them)."""
+
+    visibility: str
+    party: dict[str, Any] | None = None
+    users: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+
+
+Audiences = dict[int | None, frozenset[g.Cell] | None]
+
+
+def _saw(seen: Seen, key: int | None, token_id: int) -> bool:
+    return token_id in seen.get(key, seen[None]).tokens
+
+
+def event_forms(
+    b: Board, token: Token, payload: dict[str, Any], before: Seen, now: Audiences, kind: str
+) -> Forms:
+    """The forms of an event about ``token`` (``payload``: the event's JSON, ``kind`` its
+    type), from the tokens each view saw ``before`` and the cells open to each view
+    ``now`` (``Board.audiences`` after the change; a deleted token is no longer in
+    ``b.tokens`` and so seen by none)."""
+    plain = {k: v for k, v in payload.items() if k != "actor_name"} | {"type": kind}
+    present = any(t.id == token.id for t in b.tokens)
+
+    def one(key: int | None) -> dict[str, Any] | None:
+        cells = now.get(key, now[None])
+        after = present and b.sees_in(token, cells)
+        visibility, form = player_form(b, token, _saw(before, key, token.id), after, kind)
+        if visibility == "gm":
+            return None
+        if form is not None:
+            return form
+        if plain.get("reactions"):
+            form = plain | {"reactions": b.visible_reactions(plain["reactions"], cells) or None}
+        was = before.get(key, before[None]).cells
+        if kind == "token_moved" and was != cells:
+            # What this view sees changed (its own token moved): its board is drawn anew.
+            form = (form or plain) | {"sight": True}
+        return form or plain
+
+    party = one(None)
+    users = {str(k): f for k in sorted({*before, *now} - {None}) if (f := one(k)) != party}  # type: ignore[type-var]
+    return Forms("gm" if party is None else "public", None if party == plain else party, users)
+
+
+def sight_changes(b: Board, before: Seen, after: Seen, skip: int) -> list[tuple[Token, Forms]]:
+    """The other tokens a change brought into or out of some view (a player's own token
+    moved, so what it sees changed; ``after``: ``Board.seen`` now): for each,
+    ``token_added`` / ``token_removed`` to the views it concerns."""
+    keys = sorted({*before, *after} - {None})  # type: ignore[type-var]
+    changed: set[int] = set()
+    for key in {*before, *after}:
+        changed |= before.get(key, before[None]).tokens ^ after.get(key, after[None]).tokens
+    out: list[tuple[Token, Forms]] = []
+    for token in b.tokens:
+        if token.id == skip or token.id not in changed:
+            continue
+
+        def one(key: int | None, token: Token = token) -> dict[str, Any] | None:
+            was, now_ = _saw(before, key, token.id), _saw(after, key, token.id)
+            return None if was == now_ else player_form(b, token, was, now_, "token_sighted")[1]
+
+        party = one(None)
+        users = {str(k): f for k in keys if (f := one(k)) != party}
+        if party is not None or any(users.values()):
+            out.append((token, Forms("gm" if party is None else "public", party, users)))
+    return out
 
 
 # --- the move check -------------------------------------------------------------------------

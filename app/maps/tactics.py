@@ -139,7 +139,7 @@ async def attack_line(
     opened = await service.open_scene(session, user, campaign_id, scene_id)
     board = await service.board(session, opened)
     viewer = opened.viewer
-    cells = None if viewer.is_gm else board.open_cells()
+    cells = None if viewer.is_gm else board.cells_for(viewer.user_id)
     seen = [t for t in board.tokens if viewer.is_gm or board.sees_in(t, cells)]
     tokens = {t.participant_id: t for t in seen if t.participant_id is not None}
     mine, theirs = _fighter(tokens, attacker, "attacker"), _fighter(tokens, target, "target")
@@ -201,7 +201,7 @@ async def zones(
     opened = await service.open_scene(session, user, campaign_id, scene_id)
     board = await service.board(session, opened)
     viewer = opened.viewer
-    cells = None if viewer.is_gm else board.open_cells()
+    cells = None if viewer.is_gm else board.cells_for(viewer.user_id)
     figures = board.state.get("figures", {})
     out = []
     for t in board.tokens:

@@ -31,7 +31,9 @@ async def token_json(
     opened = await service.open_scene(session, user, campaign_id, scene_id)
     board = await service.board(session, opened)
     for token in board.tokens:
-        if token.id == token_id and (opened.viewer.is_gm or board.player_sees(token)):
+        if token.id == token_id and (
+            opened.viewer.is_gm or board.player_sees(token, opened.viewer.user_id)
+        ):
             return board.token_json(token, opened.viewer.is_gm)
     raise NotFound(_("Token not found."))
 
@@ -78,7 +80,7 @@ async def map_context(
     metric = opened.rules.metric
     view = board.view(viewer, metric)
     mine = [t.id for t in board.tokens if board.controls(viewer, t) or viewer.is_gm]
-    open_cells = board.open_cells()
+    open_cells = board.fog_cells() if viewer.is_gm else board.cells_for(viewer.user_id)
     fogged = (
         []
         if open_cells is None

@@ -258,8 +258,36 @@ def segment_blocked(grid: Grid, p: Point, q: Point) -> bool:
 
 
 def sight_blocked(grid: Grid, a: Cell, b: Cell) -> bool:
-    """Whether a wall or closed door stops the line from the centre of ``a`` to that of ``b``."""
-    return segment_blocked(grid, _centre(a), _centre(b))
+    """Whether a wall or closed door stops the line from the centre of ``a`` to that of ``b``.
+
+    The walk of :func:`segment_blocked` in integers (doubled coordinates: cell centres are
+    odd, grid lines even), because a player's sight asks this for every cell in range.
+    """
+    blocked = grid.blocked
+    if not blocked or a == b:
+        return False
+    x0, y0, x1, y1 = 2 * a[0] + 1, 2 * a[1] + 1, 2 * b[0] + 1, 2 * b[1] + 1
+    dx, dy = x1 - x0, y1 - y0
+    sx, sy = (1 if dx > 0 else -1), (1 if dy > 0 else -1)
+    for line in range(min(a[0], b[0]) + 1, max(a[0], b[0]) + 1):
+        num, den = y0 * dx + dy * (2 * line - x0), 2 * dx
+        if den < 0:
+            num, den = -num, -den
+        k, rest = divmod(num, den)
+        if rest == 0:
+            src = (line - 1 if sx > 0 else line, k - 1 if sy > 0 else k)
+            if dy != 0 and _corner_closed(blocked, src, (src[0] + sx, src[1] + sy)):
+                return True
+        elif ("v", line, k) in blocked:
+            return True
+    for line in range(min(a[1], b[1]) + 1, max(a[1], b[1]) + 1):
+        num, den = x0 * dy + dx * (2 * line - y0), 2 * dy
+        if den < 0:
+            num, den = -num, -den
+        k, rest = divmod(num, den)
+        if rest != 0 and ("h", k, line) in blocked:
+            return True
+    return False
 
 
 #: Where the cover lines end inside the target's cell: near its four corners (a tenth of a
@@ -300,19 +328,46 @@ def cells_on_line(a: Cell, b: Cell) -> list[Cell]:
 
 
 def visible_cells(grid: Grid, eyes: Iterable[Cell], max_range: int | None = None) -> set[Cell]:
-    """Every cell some cell of ``eyes`` has line of sight to (within ``max_range`` cells)."""
+    """Every cell some cell of ``eyes`` has line of sight to (within ``max_range`` cells,
+    counted as steps in any direction: only the square around an eye is looked at)."""
     seen: set[Cell] = set()
-    sources = list(eyes)
-    for x in range(grid.cols):
-        for y in range(grid.rows):
-            cell = (x, y)
-            for eye in sources:
-                if max_range is not None and distance(eye, cell, "one") > max_range:
-                    continue
-                if line_of_sight(grid, eye, cell):
+    for eye in eyes:
+        reach = max(grid.cols, grid.rows) if max_range is None else max_range
+        for x in range(max(0, eye[0] - reach), min(grid.cols, eye[0] + reach + 1)):
+            for y in range(max(0, eye[1] - reach), min(grid.rows, eye[1] + reach + 1)):
+                cell = (x, y)
+                if cell not in seen and not sight_blocked(grid, eye, cell):
                     seen.add(cell)
-                    break
     return seen
+
+
+def push_end(
+    grid: Grid,
+    start: Cell,
+    size: int,
+    direction: tuple[int, int],
+    steps: int,
+    taken: frozenset[Cell],
+    passable: frozenset[Cell] = frozenset(),
+) -> Cell:
+    """Where a token of ``size`` at ``start`` ends when pushed ``steps`` cells in
+    ``direction`` (each of x and y −1, 0 or 1): it stops before a wall or closed door (a
+    diagonal step by the corner rule of :func:`step_open`), the grid's edge, or a cell in
+    ``taken``; it may cross cells in ``passable`` (the figure it slides past) but not end
+    on one — then it stays on its last cell outside them."""
+    here, rest = start, start
+    for _ in range(steps):
+        nxt = (here[0] + direction[0], here[1] + direction[1])
+        cells = footprint(nxt, size)
+        moves = zip(footprint(here, size), cells, strict=True)
+        if any(c in taken or not grid.inside(c) for c in cells) or not all(
+            step_open(grid, a, b) for a, b in moves
+        ):
+            break
+        here = nxt
+        if not any(c in passable for c in cells):
+            rest = here
+    return rest
 
 
 def footprint(cell: Cell, size: int) -> list[Cell]:

@@ -60,3 +60,36 @@ def test_line_of_sight_and_the_cells_between() -> None:
     assert (2, 2) in g.cells_on_line((0, 0), (4, 4))
     assert g.visible_cells(wall, [(0, 2)]) >= {(1, 2), (0, 0)}
     assert (4, 2) not in g.visible_cells(wall, [(0, 2)])
+
+
+def test_sight_in_integers_agrees_with_the_exact_walk() -> None:
+    """The integer walk of ``sight_blocked`` gives what ``segment_blocked`` gives on the
+    centres, on random walls (corners, ends of walls, lines through lattice points)."""
+    import random
+    from fractions import Fraction
+
+    rnd = random.Random(15)
+    half = Fraction(1, 2)
+    for _round in range(30):
+        edges = {(rnd.choice("vh"), rnd.randrange(0, 9), rnd.randrange(0, 9)) for _ in range(25)}
+        grid = g.Grid(8, 8, frozenset(edges))  # type: ignore[arg-type]
+        for _pair in range(60):
+            a = (rnd.randrange(8), rnd.randrange(8))
+            b = (rnd.randrange(8), rnd.randrange(8))
+            exact = a != b and g.segment_blocked(
+                grid, (a[0] + half, a[1] + half), (b[0] + half, b[1] + half)
+            )
+            assert g.sight_blocked(grid, a, b) == exact, (edges, a, b)
+
+
+def test_a_push_stops_at_walls_tokens_and_the_edge_and_slides_past() -> None:
+    grid = g.Grid(6, 3, frozenset({("v", 4, 1)}))
+    assert g.push_end(grid, (1, 1), 1, (1, 0), 2, frozenset()) == (3, 1)
+    assert g.push_end(grid, (2, 1), 1, (1, 0), 2, frozenset()) == (3, 1)  # the wall at x = 4
+    assert g.push_end(grid, (1, 0), 1, (1, 0), 2, frozenset({(2, 0)})) == (1, 0)  # a token
+    assert g.push_end(grid, (4, 0), 1, (1, 0), 3, frozenset()) == (5, 0)  # the edge
+    # Fehltritt: past the defender on (2, 0), not onto it.
+    assert g.push_end(grid, (1, 0), 1, (1, 0), 2, frozenset(), frozenset({(2, 0)})) == (3, 0)
+    assert g.push_end(grid, (1, 0), 1, (1, 0), 1, frozenset(), frozenset({(2, 0)})) == (1, 0)
+    # A diagonal push past a wall's corner stops (no squeezing).
+    assert g.push_end(grid, (3, 0), 1, (1, 1), 2, frozenset()) == (3, 0)

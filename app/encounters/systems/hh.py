@@ -17,6 +17,7 @@ from typing import Any
 
 from app.encounters.combat import (
     CombatError,
+    Displacement,
     Report,
     State,
     align_turn,
@@ -714,6 +715,12 @@ def _resolve(
     _put(state, result.defender, report)
     if result.stray is not None:
         _put(state, result.stray.defender, report)
+    for c in result.changes:
+        if c.kind == "slide" and c.figure == attacker_id:
+            # Fehltritt: the attacker slides past the defender.
+            report.displacements.append(
+                Displacement(attacker_id, c.amount, attacker_id, target_id, c.detail, past=True)
+            )
     _interrupt(state, target, result.defender, roller, report, settings)
     _interrupt(state, attacker, result.attacker, roller, report, settings)
 
@@ -781,6 +788,13 @@ def maneuver(
     if result.defence is not None:
         details.append(f"Verteidigung: {_probe_text(result.defence_target, result.defence)}")
     details += describe_changes(state, result.outcome.changes)
+    for c in result.outcome.changes:
+        if c.kind == "moved" and key != "mitzerren":
+            # Wegstossen: the defender goes back, away from the attacker. (Mitzerren's way
+            # is the attacker's choice: the GM moves both tokens.)
+            report.displacements.append(
+                Displacement(c.figure, c.amount, attacker_id, target_id, c.detail)
+            )
     entry = report.add(
         N_("%(attacker)s: %(maneuver)s against %(target)s – %(outcome)s."),
         details,

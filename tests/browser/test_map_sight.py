@@ -1,0 +1,81 @@
+"""Per-player line of sight in the browser: two players, a goblin behind a wall. Anna
+walks round the corner by keyboard — the goblin appears on her screen and never on
+Bert's (it is not in his DOM); back behind the wall it is gone from hers again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, expect
+
+from tests.browser.flows import wait_live
+from tests.browser.world import account, ok
+
+pytestmark = pytest.mark.browser
+
+
+@dataclass
+class Hall:
+    gm: BrowserContext
+    anna: BrowserContext
+    bert: BrowserContext
+    url: str
+    tokens: dict[str, int]
+
+
+@pytest.fixture
+def hall(browser: Browser, base_url: str) -> Iterator[Hall]:
+    gm, anna, bert = (account(browser, base_url, n) for n in ("sichtsl", "anna", "bert"))
+    created = ok(gm.request.post("/api/v1/campaigns", data={"name": "Sicht", "system": "hh"}))
+    base = f"/api/v1/campaigns/{created['id']}"
+    scene = ok(gm.request.post(f"{base}/scenes", data={"name": "Halle", "cols": 10, "rows": 5}))
+    api = f"{base}/scenes/{scene['id']}"
+    ok(gm.request.put(f"{api}/walls", data={"segments": [[5, 0, 5, 4]]}))
+    ok(gm.request.patch(api, data={"line_of_sight": True}))
+    tokens = {}
+    for player, name, cell in ((anna, "Anna", (1, 1)), (bert, "Bert", (1, 3))):
+        ok(player.request.post("/api/v1/campaigns/join",
+                               data={"invite_code": created["invite_code"]}))  # fmt: skip
+        char = ok(player.request.post(f"{base}/characters", data={"name": name}))["id"]
+        body = {"x": cell[0], "y": cell[1], "character_id": char}
+        tokens[name] = ok(gm.request.post(f"{api}/tokens", data=body))["id"]
+    body = {"x": 8, "y": 1, "label": "Goblin"}
+    tokens["Goblin"] = ok(gm.request.post(f"{api}/tokens", data=body))["id"]
+    yield Hall(gm, anna, bert, f"/campaigns/{created['id']}/scenes/{scene['id']}", tokens)
+    for context in (gm, anna, bert):
+        context.close()
+
+
+def test_the_goblin_appears_only_to_the_player_who_sees_it(hall: Hall) -> None:
+    h = hall
+    gm, anna, bert = (c.new_page() for c in (h.gm, h.anna, h.bert))
+    for page in (gm, anna, bert):
+        page.goto(h.url)
+        wait_live(page)
+    goblin = h.tokens["Goblin"]
+    for page in (anna, bert):
+        expect(
+            page.locator(f'#map-board .map-token[data-token="{h.tokens["Bert"]}"]')
+        ).to_be_visible()
+        assert "Goblin" not in page.content()
+    expect(gm.locator(f'#map-board .map-token[data-token="{goblin}"]')).to_have_count(1)
+    # Anna walks round the end of the wall by keyboard: down three rows, right five cells.
+    anna.locator(f'#map-list .map-pick[data-token="{h.tokens["Anna"]}"]').click()
+    for key in ["ArrowDown"] * 3 + ["ArrowRight"] * 5 + ["Enter"]:
+        anna.keyboard.press(key)
+    anna_token = f'#map-board .map-token[data-token="{h.tokens["Anna"]}"]'
+    for page in (anna, bert, gm):
+        expect(page.locator(anna_token)).to_have_attribute("data-x", "6")
+    expect(anna.locator(f'#map-board .map-token[data-token="{goblin}"]')).to_have_count(1)
+    expect(anna.locator("#map-list")).to_contain_text("Goblin")
+    expect(bert.locator(f'#map-board .map-token[data-token="{goblin}"]')).to_have_count(0)
+    assert "Goblin" not in bert.content()
+    # Back behind the wall (the no-script form would do the same): gone from her screen.
+    anna.locator(f'#map-list .map-pick[data-token="{h.tokens["Anna"]}"]').click()
+    for key in ["ArrowUp"] * 3 + ["ArrowLeft"] * 5 + ["Enter"]:
+        anna.keyboard.press(key)
+    expect(anna.locator(f'#map-board .map-token[data-token="{goblin}"]')).to_have_count(0)
+    assert "Goblin" not in anna.content()
+    expect(gm.locator(f'#map-board .map-token[data-token="{goblin}"]')).to_have_count(1)
