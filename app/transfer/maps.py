@@ -59,6 +59,9 @@ class SceneDoc(_Doc):
     difficult: list[tuple[int, int]] = Field(max_length=limits.MAP_CELLS_PER_REQUEST)
     fog: bool
     revealed: list[tuple[int, int]] = Field(max_length=limits.MAP_CELLS_PER_REQUEST)
+    #: Per-player line of sight (``app.maps.sight``); absent in exports made before it.
+    line_of_sight: bool = False
+    sight_radius: int | None = Field(default=None, ge=1, le=limits.SCENE_SIDE_MAX)
     created_at: datetime
     background: ImageDoc | None
     tokens: list[TokenDoc] = Field(max_length=limits.TOKENS_PER_SCENE)
@@ -156,6 +159,8 @@ def export(rows: _Rows, maps: IdMaps) -> list[dict[str, Any]]:
             "difficult": s.difficult,
             "fog": s.fog,
             "revealed": s.revealed,
+            "line_of_sight": s.line_of_sight,
+            "sight_radius": s.sight_radius,
             "created_at": s.created_at.isoformat(),
             "background": _image(rows.images.get(s.id)),
             "tokens": [_token(t, maps) for t in rows.tokens if t.scene_id == s.id],
@@ -179,7 +184,8 @@ async def import_scenes(
             name=s.name, cols=s.cols, rows=s.rows, grid_x=s.grid_x, grid_y=s.grid_y,
             cell_px=s.cell_px, walls=[list(w) for w in s.walls],
             doors=[list(d) for d in s.doors], difficult=[list(c) for c in s.difficult],
-            fog=s.fog, revealed=[list(c) for c in s.revealed], created_at=s.created_at,
+            fog=s.fog, revealed=[list(c) for c in s.revealed], line_of_sight=s.line_of_sight,
+            sight_radius=s.sight_radius, created_at=s.created_at,
             background_etag=None if s.background is None else s.background.etag,
         )  # fmt: skip
         session.add(scene)

@@ -65,11 +65,17 @@ async def test_scenes_tokens_and_background_survive_a_round_trip(
     assert r.status_code == 200
     r = await gm.post(f"{url}/fog", json={"reveal": [[0, y] for y in range(6)] + [[1, 5]]})
     assert r.status_code == 200
-    await new_scene(gm, fight.campaign_id, 3, 3)  # a second, empty scene without an image
+    # A second, empty scene without an image, with each player's line of sight.
+    second = await new_scene(gm, fight.campaign_id, 3, 3)
+    r = await gm.patch(
+        f"{base(fight.campaign_id)}/{second['id']}", json={"line_of_sight": True, "sight_radius": 4}
+    )
+    assert r.status_code == 200, r.text
 
     first = await _export(gm, fight.campaign_id)
     assert [s["name"] for s in first["scenes"]] == ["Gewölbe", "Gewölbe"]
     assert first["scenes"][0]["background"]["mime"] == "image/png"
+    assert (first["scenes"][1]["line_of_sight"], first["scenes"][1]["sight_radius"]) == (True, 4)
     r = await gm.post("/api/v1/campaigns/import", json=first)
     assert r.status_code == 201, r.text
     new = r.json()["id"]
