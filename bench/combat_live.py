@@ -161,8 +161,8 @@ async def watch(http: aiohttp.ClientSession, url: str, w: Watcher) -> None:
 @dataclass
 class Runner:
     """The GM running the fight one step (one request, one event) at a time: the figure on
-    turn attacks a random other figure, a pending defence is answered with none, the target
-    is healed, the turn passes on."""
+    turn attacks a random other figure, a pending defence is answered with none (and a hit's
+    Glück prompt by taking the hit), the target is healed, the turn passes on."""
 
     http: aiohttp.ClientSession
     fight: Fight
@@ -183,8 +183,10 @@ class Runner:
                 await self._act("next")
                 done = "next"
         elif self.state == "respond":
-            await self._act("respond", choice="none")
-            self.state = "heal"
+            # "No defence"; a hit then may offer Glück against the damage: take the hit.
+            kind = (self.view.get("pending") or {}).get("kind")
+            await self._act("respond", choice="accept" if kind == "hit" else "none")
+            self.state = "respond" if self.view.get("pending") else "heal"
         elif self.state == "heal":
             await self._act("adjust", participant=self.target, delta=30, reason="Heilung")
             self.state = "next"
@@ -213,6 +215,21 @@ async def _last_seq(pg: str, cid: int) -> int:
     return int(row[0])
 
 
+async def _last_step(pg: str, cid: int) -> int:
+    """The seq of the campaign's newest combat step: the event each viewer's page waits for
+    (a step's sheet write-backs, ``character_fought``, come after it and with it)."""
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(f"{pg}/{DB}") as conn:
+        cur = await conn.execute(
+            "SELECT max(seq) FROM campaign_event WHERE campaign_id = %s AND type = 'combat'",
+            (cid,),
+        )
+        row = await cur.fetchone()
+    assert row is not None and row[0] is not None
+    return int(row[0])
+
+
 async def run_viewers(
     http: aiohttp.ClientSession, fight: Fight, server: Server, pg: str, n: int, steps: int
 ) -> dict[str, Any]:
@@ -235,7 +252,7 @@ async def run_viewers(
         sent = time.monotonic()
         kind = await runner.step()
         kinds[kind] = kinds.get(kind, 0) + 1
-        seq = await _last_seq(pg, fight.cid)
+        seq = await _last_step(pg, fight.cid)
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and not all(seq in w.arrived for w in watchers):
             await asyncio.sleep(0.002)
