@@ -3,6 +3,7 @@ that work without JavaScript (create, background, fog, token, move)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
@@ -260,13 +261,31 @@ async def walls(
     JavaScript): a bad entry is a 422 at its field with the text kept; a stale version a
     409 with the current walls and a note."""
     typed = {"segments": segments, "doors": doors, "difficult": difficult}
-    try:
+
+    async def save() -> None:
         change = service.WallsIn(
             segments=edit.segments(segments), doors=edit.doors(doors),
             difficult=edit.cells(difficult, "difficult"), version=version,
         )  # fmt: skip
         async with attempt(session):
             await service.set_walls(session, user, campaign_id, scene_id, change)
+
+    return await _saved(request, session, user, campaign_id, scene_id, save, typed)
+
+
+async def _saved(
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    scene_id: int,
+    save: Callable[[], Awaitable[None]],
+    typed: dict[str, str],
+) -> Response:
+    """An editor form's answer: back to the scene when ``save`` worked, else the scene page
+    with the typed values and the errors at their fields (422), or the current scene (409)."""
+    try:
+        await save()
     except ValidationFailed as exc:
         return await _scene_page(
             request, session, user, campaign_id, scene_id, exc.fields, 422, typed
@@ -292,17 +311,12 @@ async def grid(
     """Align the grid on the background: its offset and one cell's side in image pixels."""
     change = service.SceneChange(grid_x=grid_x, grid_y=grid_y, cell_px=cell_px, version=version)
     typed = {"grid_x": str(grid_x), "grid_y": str(grid_y), "cell_px": str(cell_px)}
-    try:
+
+    async def save() -> None:
         async with attempt(session):
             await service.update_scene(session, user, campaign_id, scene_id, change)
-    except ValidationFailed as exc:
-        return await _scene_page(
-            request, session, user, campaign_id, scene_id, exc.fields, 422, typed
-        )
-    except Conflict as exc:
-        errors = {"version": exc.message}
-        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 409)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+    return await _saved(request, session, user, campaign_id, scene_id, save, typed)
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/fog")

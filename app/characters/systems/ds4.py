@@ -25,7 +25,7 @@ from app.characters.sheets import (
     number,
     percent,
 )
-from app.characters.systems.protocol import ItemDraft, Rest, SheetCheck, SheetPartials
+from app.characters.systems.protocol import Rest, SheetPartials, WithoutSheetChecks
 from app.i18n import N_, gettext
 from app.rules import ds4
 from app.rules.dice import Roller
@@ -653,7 +653,7 @@ def rest(data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest |
 # --- the system -----------------------------------------------------------------------------
 
 
-class DS4System:
+class DS4System(WithoutSheetChecks):
     """Dungeonslayers 4 as a :class:`~app.characters.systems.protocol.CharacterSystem`."""
 
     key = KEY
@@ -738,29 +738,6 @@ class DS4System:
         if healer is not None:
             return gettext("This rest has no healer in this rule system.")
         return rest(data, items, key)
-
-    def check(
-        self,
-        roller: Roller,
-        data: Mapping[str, Any],
-        items: Sequence[ItemLike],
-        key: str,
-        params: Mapping[str, str],
-        item: ItemDraft,
-        settings: Mapping[str, Any],
-    ) -> SheetCheck | dict[str, str]:
-        return {"check": gettext("This check does not exist in this rule system.")}
-
-    def new_companion(self) -> dict[str, Any] | None:
-        return None
-
-    def share_xp(
-        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
-    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
-        return gettext("This rule system has no Gefährten.")
-
-    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
-        return gettext("This rule system has no Gefährten.")
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]

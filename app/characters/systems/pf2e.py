@@ -24,7 +24,7 @@ from app.characters.sheets import (
     percent,
     signed,
 )
-from app.characters.systems.protocol import ItemDraft, Rest, SheetCheck, SheetPartials
+from app.characters.systems.protocol import Rest, SheetPartials, WithoutSheetChecks
 from app.i18n import N_, gettext
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -611,7 +611,7 @@ def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str
 # --- the system -----------------------------------------------------------------------------
 
 
-class PF2eSystem:
+class PF2eSystem(WithoutSheetChecks):
     """Pathfinder 2e as a :class:`~app.characters.systems.protocol.CharacterSystem`."""
 
     key = KEY
@@ -696,29 +696,6 @@ class PF2eSystem:
         if healer is not None:
             return gettext("This rest has no healer in this rule system.")
         return gettext("This rest does not exist in this rule system.")
-
-    def check(
-        self,
-        roller: Roller,
-        data: Mapping[str, Any],
-        items: Sequence[ItemLike],
-        key: str,
-        params: Mapping[str, str],
-        item: ItemDraft,
-        settings: Mapping[str, Any],
-    ) -> SheetCheck | dict[str, str]:
-        return {"check": gettext("This check does not exist in this rule system.")}
-
-    def new_companion(self) -> dict[str, Any] | None:
-        return None
-
-    def share_xp(
-        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
-    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
-        return gettext("This rule system has no Gefährten.")
-
-    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
-        return gettext("This rule system has no Gefährten.")
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]

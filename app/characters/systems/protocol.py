@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from app.characters.catalog import ItemField, StarterItem
 from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target
 from app.characters.sheets import FieldSpec, ItemLike, SheetView
+from app.i18n import gettext
 from app.rules.dice import Roller
 
 Choices = tuple[tuple[str, str], ...]
@@ -256,3 +257,31 @@ class CharacterSystem(Protocol):
         """Sheet key → value for ``values`` as a fight left them (``combat_values``' keys),
         for the keys the sheet ``data`` holds."""
         ...
+
+
+class WithoutSheetChecks:
+    """What a system without guided sheet checks and Gefährten answers (DS4, PF2e): each
+    refusal in the user's language, so the service needs no per-system branch."""
+
+    def check(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        item: ItemDraft,
+        settings: Mapping[str, Any],
+    ) -> SheetCheck | dict[str, str]:
+        return {"check": gettext("This check does not exist in this rule system.")}
+
+    def new_companion(self) -> dict[str, Any] | None:
+        return None
+
+    def share_xp(
+        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
+    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        return gettext("This rule system has no Gefährten.")
+
+    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+        return gettext("This rule system has no Gefährten.")
