@@ -47,6 +47,8 @@ async def render_json(
 @router.get(
     "/api/v1/campaigns/{campaign_id}/events",
     response_class=LiveStream,
+    # LiveStream's constructor names no status code, from which the OpenAPI schema would take it.
+    status_code=200,
     responses={200: {"content": {"text/event-stream": {}}}},
 )
 async def campaign_events(
