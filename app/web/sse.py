@@ -82,7 +82,7 @@ class LiveStream(StreamingResponse):
             if not self._ending or self._uncancel() > 0:
                 raise  # cancelled from outside (the server's task), not by the watcher
         except _Ended:
-            pass
+            pass  # the watcher ended the stream (client gone, send timeout): nothing to report
         finally:
             _close(self)
             watcher.cancel()
@@ -121,6 +121,8 @@ class LiveStream(StreamingResponse):
                 if message["type"] == "http.disconnect":
                     break
         except Exception:
+            # A send to a gone client fails in many ways (OSError, the server's own
+            # disconnect error, a closed transport): each one ends the stream.
             pass
         self.end()
 
