@@ -53,6 +53,15 @@ _CAMPAIGN_SEQ = table(
 )
 
 
+class FairPlayOpened(Exception):
+    """A fair-play session opened between a use case's look at the campaign and its event:
+    dice rolled for it without the session's roller must not go into the log."""
+
+    def __init__(self, campaign_id: int) -> None:
+        super().__init__(f"a fair-play session opened in campaign {campaign_id}")
+        self.campaign_id = campaign_id
+
+
 @dataclass(frozen=True, slots=True)
 class Party:
     """A character an event's payload may name: the key of its id and every key that says
@@ -113,6 +122,7 @@ async def append_event(
     hidden_characters: Collection[int] = (),
     player_form: dict[str, Any] | None = None,
     player_forms: dict[str, dict[str, Any] | None] | None = None,
+    outside_fairplay: bool = False,
 ) -> CampaignEvent:
     """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
 
@@ -125,6 +135,10 @@ async def append_event(
     The UPDATE takes the campaign row's lock until commit, so sequence numbers become
     visible in order and never skip. On PostgreSQL a NOTIFY rings the other processes at
     commit; it carries the event itself when small enough (see :func:`note_of`).
+
+    ``outside_fairplay``: the caller rolled its dice without taking the log lock first, as
+    outside a fair-play session; if one has opened meanwhile, :class:`FairPlayOpened` is
+    raised and nothing is written (the caller rolls again with the session's roller).
     """
     if visibility not in VISIBILITIES:
         raise ValueError(f"unknown visibility {visibility!r}")
@@ -158,7 +172,7 @@ async def append_event(
         )  # fmt: skip
     if added is None:
         # SQLite, or an open fair-play session (which the one-statement path leaves alone).
-        added = await _append_locked(session, row)
+        added = await _append_locked(session, row, outside_fairplay)
     event_id, seq = added
     fairplay.note_next_seq(session, campaign_id, seq + 1)
     # The returned object is not tracked by the session: the log is append-only.
@@ -182,19 +196,26 @@ async def lock_log(session: AsyncSession, campaign_id: int) -> tuple[int, int | 
     return int(last) + 1, session_id
 
 
-async def _append_locked(session: AsyncSession, row: dict[str, Any]) -> tuple[int, int]:
+async def _append_locked(
+    session: AsyncSession, row: dict[str, Any], outside_fairplay: bool
+) -> tuple[int, int]:
     """The next ``seq`` (the UPDATE holds the campaign's lock until commit), then the row;
     in a fair-play session with its ``fairplay`` record and the chain moved on."""
     campaign_id = row["campaign_id"]
     c = _CAMPAIGN_SEQ.c
-    seq, session_id, chain = (
+    next_seq = update(_CAMPAIGN_SEQ).where(c.id == campaign_id)
+    if outside_fairplay:
+        next_seq = next_seq.where(c.fairplay_session_id.is_(None))
+    taken = (
         await session.execute(
-            update(_CAMPAIGN_SEQ)
-            .where(c.id == campaign_id)
-            .values(last_seq=c.last_seq + 1)
-            .returning(c.last_seq, c.fairplay_session_id, c.fairplay_chain)
+            next_seq.values(last_seq=c.last_seq + 1).returning(
+                c.last_seq, c.fairplay_session_id, c.fairplay_chain
+            )
         )
-    ).one()
+    ).one_or_none()
+    if taken is None:
+        raise FairPlayOpened(campaign_id)
+    seq, session_id, chain = taken
     if session_id is not None:
         row["fairplay"] = fairplay.record(
             session, campaign_id, session_id, seq, row["actor_id"], row["payload"], chain

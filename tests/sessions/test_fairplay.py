@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
+from app.accounts.models import User
+from app.campaigns.models import Campaign
+from app.campaigns.permissions import remember_role
+from app.rolls import service as rolls
 from app.sessions.verify_fairplay import derive_face, verify
+from app.web.context import AppContext
 from tests.api.helpers import make_table
 from tests.conftest import ClientFactory
 from tests.sessions.helpers import base, event, export, fair_session, roll, tampered
@@ -244,3 +249,30 @@ async def test_the_stream_stub_of_a_secret_roll_keeps_digest_and_chain(
     assert data["fairplay"]["chain"] == row.fairplay["chain"]
     (whole,) = project([row], Viewer(t.ids["gm"], "gm_user", Role.gm))
     assert whole.data()["fairplay"]["draws"] == row.fairplay["draws"]
+
+
+async def test_a_roll_racing_the_start_of_a_session_is_rolled_with_its_dice(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The roll looks at the campaign row read with the sign-in to skip the log lock outside
+    fair play. A session that opens between that read and the roll's event must not get an
+    event whose dice did not come from its seed: the roll is rolled again, fairly."""
+    t = await make_table(make_client, app)
+    ctx: AppContext = app.state.ctx
+    async with ctx.sessionmaker() as before:
+        stale = await before.get_one(Campaign, t.campaign_id)  # no session open yet
+    started = await fair_session(t)
+    async with ctx.sessionmaker() as session:
+        user = await session.get_one(User, t.ids["player"])
+        remember_role(session, t.campaign_id, user.id, "player", stale)
+        assert stale.fairplay_session_id is None
+        logged = await rolls.roll(session, ctx.roller, user, t.campaign_id, "3W6", None, "public")
+        await ctx.commit(session)
+    r = await t.gm.post(f"{base(t)}/sessions/{started['id']}/end")
+    assert r.status_code == 200, r.text
+    data = await export(t.player, t.campaign_id, started["id"])
+    report = verify(data)
+    assert report.ok, [(e.seq, e.problems) for e in report.events]
+    rolled = event(data, logged.seq)
+    assert rolled["fairplay"]["user_id"] == t.ids["player"]
+    assert [face for _sides, face in rolled["fairplay"]["draws"]] == _faces(rolled["payload"])
