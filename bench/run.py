@@ -459,14 +459,14 @@ class Verdict(NamedTuple):
 #: 2026-12-01, "Where the time goes"); shown next to a missed target.
 WHY_MISSED = {
     "roll_cpu": (
-        "half of the service's CPU per roll is SQLAlchemy and psycopg for 2 statements and the "
-        "commit (the baseline: 1 raw statement), a fifth FastAPI's dependency solving and "
-        "routing; the rest sign-in, rules and the log entry"
+        "py-spy of the roll request in process: 57 % of its CPU is SQLAlchemy and psycopg "
+        "(the sign-in statement, the one-statement append, the commit), 15 % FastAPI's "
+        "dependency solving, 12 % rules and log entry; the baseline runs one raw INSERT"
     ),
     "roll_p50": "the same work as the CPU per roll, done before the first viewer is served",
     "page": (
-        "9 statements through SQLAlchemy's ORM (about 0.15 ms of CPU each, plus the session "
-        "and the commit) and the regions' own templates, against one template from memory"
+        "py-spy of the page in process: 65 % of its CPU is SQLAlchemy and psycopg running "
+        "its 9 statements (each ~0.15-0.2 ms), 13 % its templates (page and regions)"
     ),
     "idle_kib": "see the streams section of bench/NOTES.md",
     "scale": "see the streams section of bench/NOTES.md",

@@ -1,0 +1,121 @@
+"""CPU of one roll request in process: the app called as an ASGI callable, no network.
+
+    .venv/bin/python -m bench.roll_request --db postgresql+psycopg://postgres@127.0.0.1/bench_roll
+
+Creates the database afresh (``--keep`` reuses it), migrates it, signs up one player with a
+campaign, then posts ``--requests`` rolls straight into the ASGI app (no uvicorn, no HTTP
+client, no streams) and prints the process's CPU per request: the cost of the request
+itself (sign-in, rules, log append, commit, response), the part of the roll pipeline a
+change to the request's code moves. ``--app-root DIR`` imports the app from another
+checkout (``git archive`` of an older commit), for a before/after on the same machine.
+``--profile FILE`` writes a py-spy-free cProfile of the timed requests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parents[1]
+PASSWORD = "bench-password-4711"
+
+
+def recreate(db_url: str, app_root: Path) -> None:
+    base, _, name = db_url.replace("postgresql+psycopg://", "postgresql://").rpartition("/")
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    env = dict(os.environ, TAFELRUNDE_DATABASE_URL=db_url, PYTHONPATH=str(app_root))
+    subprocess.run(
+        [sys.executable, "-m", "app.cli", "migrate"],
+        env=env, cwd=app_root, check=True, capture_output=True,
+    )  # fmt: skip
+
+
+async def measure(db_url: str, requests: int) -> dict[str, Any]:
+    import httpx
+
+    from app.config import Settings
+    from app.main import create_app
+
+    settings = Settings(
+        database_url=db_url,
+        secret_key="x",
+        argon2_time_cost=1,
+        argon2_memory_kib=8192,
+        write_rate_per_minute=10**8,
+        write_burst=10**8,
+    )
+    app = create_app(settings)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://b") as c:
+        body = {"username": f"roller{time.time_ns() % 10**9}", "password": PASSWORD}
+        assert (await c.post("/api/v1/auth/register", json=body)).status_code == 201
+        token = (await c.post("/api/v1/auth/login", json=body)).json()["token"]
+        camp = {"name": "Roll", "system": "hh"}
+        h = {"Authorization": f"Bearer {token}"}
+        cid = (await c.post("/api/v1/campaigns", json=camp, headers=h)).json()["id"]
+    path = f"/api/v1/campaigns/{cid}/rolls"
+    payload = json.dumps({"expression": "2d20+3", "label": "Probe"}).encode()
+    scope: dict[str, Any] = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80),
+        "headers": [
+            (b"host", b"b"), (b"authorization", f"Bearer {token}".encode()),
+            (b"content-type", b"application/json"), (b"content-length", b"%d" % len(payload)),
+        ],
+    }  # fmt: skip
+    statuses: set[int] = set()
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": payload, "more_body": False}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.add(message["status"])
+
+    gc.collect()
+    gc.freeze()  # as the server's lifespan does
+    for _ in range(100):  # warm: statement caches, the pool
+        await app(dict(scope, state={}), receive, send)
+    cpu, wall = time.process_time(), time.perf_counter()
+    for _ in range(requests):
+        await app(dict(scope, state={}), receive, send)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    await app.state.ctx.engine.dispose()
+    assert statuses == {201}, statuses
+    return {
+        "requests": requests,
+        "cpu_ms_per_request": cpu * 1000 / requests,
+        "wall_ms_per_request": wall * 1000 / requests,
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--db", required=True, help="postgresql+psycopg://… of a scratch database")
+    p.add_argument("--requests", type=int, default=2000)
+    p.add_argument("--app-root", type=Path, default=ROOT)
+    p.add_argument("--keep", action="store_true", help="reuse the database as it is")
+    a = p.parse_args()
+    sys.path.insert(0, str(a.app_root))
+    if not a.keep:
+        recreate(a.db, a.app_root)
+    import uvloop
+
+    result = uvloop.run(measure(a.db, a.requests))
+    print(json.dumps({"app_root": str(a.app_root), **result}))
+
+
+if __name__ == "__main__":
+    main()
