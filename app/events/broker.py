@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import psycopg
 
 from app.events.models import CampaignEvent
-from app.events.service import NOTIFY_CHANNEL, event_from_note
+from app.events.service import NOTIFY_CHANNEL, event_from_note, note_head
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +199,12 @@ class Broker:
         for sub in list(self._subs.get(campaign_id, ())):
             sub.wake()
 
+    def wants(self, campaign_id: int, seq: int) -> bool:
+        """Whether an announcement of ``seq`` would wake anyone: a stream follows the campaign
+        and the seq is news. The process that wrote an event has published it at its commit
+        already, before its own NOTIFY comes back."""
+        return campaign_id in self._subs and self._seen.get(campaign_id, 0) < seq
+
     def wake_all(self) -> None:
         for campaign_id in list(self._logs):
             self.invalidate(campaign_id)
@@ -259,6 +265,8 @@ class PostgresListener:
                     self._broker.end_sessions([note.payload])
                     continue
                 try:
+                    if not self._broker.wants(*note_head(note.payload)):
+                        continue  # written here (published at commit) or followed by nobody
                     campaign_id, seq, event = event_from_note(note.payload)
                 except (ValueError, KeyError, TypeError):
                     log.warning("unreadable notification %.80r", note.payload)

@@ -329,6 +329,15 @@ def note_of(
     return ":" + rest if len(rest.encode()) <= NOTE_MAX else ""
 
 
+def note_head(payload: str) -> tuple[int, int]:
+    """The campaign id and the seq a NOTIFY payload names, without reading the event it may
+    carry (the listener skips those its process announced already). ``ValueError`` if
+    malformed."""
+    campaign, _, rest = payload.partition(":")
+    seq, _, _rest = rest.partition(":")
+    return int(campaign), int(seq)
+
+
 def event_from_note(payload: str) -> tuple[int, int, CampaignEvent | None]:
     """Parse a NOTIFY payload: the campaign id, the seq and, if it came along, the event.
 

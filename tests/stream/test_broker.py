@@ -15,7 +15,14 @@ from sqlalchemy import select
 from app.events.broker import Broker
 from app.events.models import CampaignEvent
 from app.events.routes import encode
-from app.events.service import NOTE_MAX, NOTIFY_CHANNEL, VisibleEvent, event_from_note, note_of
+from app.events.service import (
+    NOTE_MAX,
+    NOTIFY_CHANNEL,
+    VisibleEvent,
+    event_from_note,
+    note_head,
+    note_of,
+)
 from app.events.stream import Outgoing
 from tests.conftest import register
 
@@ -89,6 +96,20 @@ def test_a_repeated_notification_changes_nothing() -> None:
     tail = broker.recent(7)
     assert [e.seq for e in tail.after(3, 10)] == [4]
     assert tail.fresh == tail.generation
+
+
+def test_the_listener_reads_only_announcements_someone_waits_for() -> None:
+    broker = Broker()
+    assert not broker.wants(7, 1)  # nobody follows campaign 7
+    broker.subscribe(7)
+    assert broker.wants(7, 1)
+    broker.publish(7, 4, _event(4))  # this process wrote it: published at its commit
+    assert not broker.wants(7, 4)  # its own NOTIFY, coming back, is not even parsed
+    assert not broker.wants(7, 3)
+    assert broker.wants(7, 5)
+    assert note_head(f"7:12:345{note_of('roll', 3, 'public', None, '{}', WHEN)}") == (7, 12)
+    with pytest.raises(ValueError):
+        note_head("sieben:12:345")
 
 
 def test_note_round_trip_and_size_limit() -> None:
