@@ -4,7 +4,7 @@ from app.accounts.models import LoginFailure, User, UserSession
 from app.campaigns.models import Campaign, Invite, Membership
 from app.characters.models import Character, Item
 from app.db import Base
-from app.encounters.models import BestiaryEntry, Encounter, Participant
+from app.encounters.models import BestiaryEntry, Encounter, Participant, UndoStep
 from app.events.models import CampaignEvent
 from app.idempotency.models import IdempotentRequest
 from app.knowledge.models import KnownFact
@@ -49,6 +49,7 @@ __all__ = [
     "Scene",
     "SceneBackground",
     "Token",
+    "UndoStep",
     "User",
     "UserSession",
 ]

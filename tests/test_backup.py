@@ -48,10 +48,15 @@ async def fill_every_table(app: FastAPI, make_client: ClientFactory) -> None:
     entry = r.json()[0]["id"]
     r = await table.gm.post(f"{base}/encounters", json={"name": "Überfall"})
     assert r.status_code == 201, r.text
-    r = await table.gm.post(
-        f"{base}/encounters/{r.json()['id']}/participants", json={"entry_id": entry}
-    )
+    encounter = f"{base}/encounters/{r.json()['id']}"
+    r = await table.gm.post(f"{encounter}/participants", json={"entry_id": entry, "count": 2})
     assert r.status_code == 201, r.text
+    # A running fight with one undo step (encounter_undo).
+    r = await table.gm.post(f"{encounter}/actions/start", json={})
+    assert r.status_code == 200, r.text
+    figure = {"participant": r.json()["participants"][0]["pid"], "delta": -1, "reason": "Falle"}
+    r = await table.gm.post(f"{encounter}/actions/adjust", json=figure)
+    assert r.status_code == 200, r.text
     for client in (table.gm, table.player):
         r = await client.post(f"{base}/rolls", json={"expression": "2d6+1", "label": "Ärger"})
         assert r.status_code == 201, r.text

@@ -6,8 +6,10 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import psycopg
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
@@ -101,3 +103,73 @@ def test_event_subject_is_backfilled_from_payloads(database_url: str, tmp_path: 
             rows = conn.execute(text("SELECT subject FROM campaign_event ORDER BY seq")).all()
         engine.dispose()
     assert [r[0] for r in rows] == [subject for _t, _p, subject in OLD_EVENTS]
+
+
+#: An encounter's ``history`` as revision 0010 stored it (oldest first; old rows have no seqs).
+OLD_HISTORY: list[dict[str, Any]] = [
+    {"state": {"round": 1, "figures": {"7": {"lp": 12}}}, "seq": None},
+    {"state": {"round": 1, "figures": {"7": {"lp": 9}}}, "seq": [4, 5]},
+    {"state": {"round": 2, "figures": {"7": {"lp": 3}}}, "seq": [6]},
+]
+
+
+def _old_encounters(conn: Connection) -> None:
+    """A campaign with two encounters at revision 0010: one with a history and a
+    participant, one with an empty history."""
+    now = {"now": utcnow()}
+    conn.execute(
+        text(
+            "INSERT INTO campaign (id, name, system, settings, last_seq, created_at, version)"
+            " VALUES (1, 'K', 'hh', '{}', 0, :now, 1)"
+        ),
+        now,
+    )
+    for eid, history in ((1, OLD_HISTORY), (2, [])):
+        conn.execute(
+            text(
+                "INSERT INTO encounter (id, campaign_id, name, notes, status, settings, state,"
+                " history, created_at, updated_at, version) VALUES (:id, 1, 'E', '', 'running',"
+                " '{}', '{}', :history, :now, :now, 1)"
+            ),
+            {"id": eid, "history": json.dumps(history), **now},
+        )
+    conn.execute(
+        text(
+            "INSERT INTO encounter_participant (id, encounter_id, name, side, hidden, stats,"
+            " position, created_at) VALUES (7, 1, 'Goblin', 'gegner', false, '{}', 0, :now)"
+        ),
+        now,
+    )
+
+
+def test_undo_histories_move_into_rows_and_back(database_url: str, tmp_path: Path) -> None:
+    with _scratch_database(database_url, tmp_path) as url:
+        upgrade(url, "0010_sight")
+        engine = sa_create_engine(url.replace("+aiosqlite", ""))
+        with engine.begin() as conn:
+            _old_encounters(conn)
+        upgrade(url, "0011")
+        with engine.connect() as conn:
+            steps = conn.execute(
+                text("SELECT encounter_id, state, seqs FROM encounter_undo ORDER BY id")
+            ).all()
+            participants = conn.execute(text("SELECT id FROM encounter_participant")).all()
+            columns = conn.execute(text("SELECT * FROM encounter")).keys()
+        assert [(e, _json(s), _json(q)) for e, s, q in steps] == [
+            (1, entry["state"], entry["seq"] or []) for entry in OLD_HISTORY
+        ]
+        assert participants == [(7,)], "the upgrade must not cascade to the participants"
+        assert "history" not in columns
+        command.downgrade(alembic_config(url), "0010_sight")
+        with engine.connect() as conn:
+            histories = conn.execute(text("SELECT id, history FROM encounter ORDER BY id")).all()
+            participants = conn.execute(text("SELECT id FROM encounter_participant")).all()
+        engine.dispose()
+    expected = [{"state": e["state"], "seq": e["seq"] or []} for e in OLD_HISTORY]
+    assert [(i, _json(h)) for i, h in histories] == [(1, expected), (2, [])]
+    assert participants == [(7,)]
+
+
+def _json(value: object) -> object:
+    """A JSON column as read by raw SQL: decoded on PostgreSQL, text on SQLite."""
+    return json.loads(value) if isinstance(value, str) else value

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, UTCDateTime, utcnow
@@ -34,8 +34,8 @@ class BestiaryEntry(Base):
 class Encounter(Base):
     """A prepared fight and, once started, its combat state (``state``, see ``combat``).
 
-    ``history`` holds the state before each undoable action (newest last) for the GM's
-    undo; ``version`` guards every change (a stale write gets 409).
+    The GM's undo steps are rows of their own (:class:`UndoStep`); ``version`` guards
+    every change (a stale write gets 409), an undo step's too.
     """
 
     __tablename__ = "encounter"
@@ -50,12 +50,30 @@ class Encounter(Base):
     status: Mapped[str] = mapped_column(String(10), default="prepared")
     settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     state: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    history: Mapped[list[Any]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     version: Mapped[int] = mapped_column(Integer, default=1)
 
     __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
+
+class UndoStep(Base):
+    """One step of an encounter's undo history: the combat state before an undoable action
+    and the seqs of that action's log events (marked undone when it is undone).
+
+    The order of creation is ``id`` (steps of one encounter are written one at a time,
+    under its row lock); at most ``limits.UNDO_STEPS`` are kept, the newest is undone first.
+    """
+
+    __tablename__ = "encounter_undo"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    encounter_id: Mapped[int] = mapped_column(ForeignKey("encounter.id", ondelete="CASCADE"))
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seqs: Mapped[list[int]] = mapped_column(JSON, default=list)
+
+    #: Counting, finding the newest and cutting the oldest read this index only.
+    __table_args__ = (Index("ix_encounter_undo_encounter_id_id", "encounter_id", "id"),)
 
 
 class Participant(Base):

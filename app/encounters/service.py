@@ -18,7 +18,6 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import defer
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -33,6 +32,7 @@ from app.characters.sheets import set_value
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.encounters import statblocks
+from app.encounters import undo as steps
 from app.encounters.combat import (
     SIDES,
     CombatError,
@@ -59,7 +59,6 @@ from app.sessions import service as sessions
 from app.sessions.dice import roller_for
 
 MAX_COPIES = 20
-HISTORY = limits.UNDO_STEPS
 NAME_MAX = limits.NAME_MAX
 #: Combat log entries per page (page and API).
 LOG_PAGE = limits.COMBAT_LOG_ENTRIES
@@ -75,8 +74,8 @@ class Loaded:
     viewer: Viewer
     encounter: Encounter
     participants: list[Participant]
-    #: Actions the GM can undo. ``encounter.history`` itself (up to ``HISTORY`` copies of
-    #: the whole state) is loaded only by the use cases that change it.
+    #: Actions the GM can undo, counted with the encounter row (``app.encounters.undo``);
+    #: the steps themselves are read only by an undo.
     undo_steps: int
     #: The player characters in the fight by participant id, with their items: the truth
     #: of their current values (issue 13), already set into ``encounter.state``.
@@ -290,20 +289,17 @@ async def _encounter(
     session: AsyncSession,
     campaign_id: int,
     encounter_id: int,
-    with_history: bool,
     for_update: bool = False,
 ) -> tuple[Encounter | None, int]:
-    """The encounter and its number of undo steps; its history only ``with_history``.
+    """The encounter and its number of undo steps, in one statement.
 
     ``for_update`` locks the row until the end of the transaction (PostgreSQL), for a use
     case that writes the log before the row: the lock order stays encounter, then campaign
     (the log's sequence), as in every other use case.
     """
-    query = select(Encounter, func.coalesce(func.json_array_length(Encounter.history), 0)).where(
+    query = select(Encounter, steps.count()).where(
         Encounter.id == encounter_id, Encounter.campaign_id == campaign_id
     )
-    if not with_history:
-        query = query.options(defer(Encounter.history, raiseload=True))
     if for_update:
         query = query.with_for_update(of=Encounter)
     row = (await session.execute(query)).first()
@@ -329,13 +325,10 @@ async def load(
     encounter_id: int,
     action: Action = Action.view,
     *,
-    with_history: bool = False,
     for_update: bool = False,
 ) -> Loaded:
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, action)
-    encounter, undo_steps = await _encounter(
-        session, campaign_id, encounter_id, with_history, for_update
-    )
+    encounter, undo_steps = await _encounter(session, campaign_id, encounter_id, for_update)
     if encounter is None or (
         encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters)
     ):
@@ -453,7 +446,7 @@ async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) 
     """The rows of :func:`load_as`, for any viewer: live streams read them once per step
     for all their viewers (``app.web.regions.shared_load``)."""
     campaign = await session.get(Campaign, campaign_id)
-    encounter, undo_steps = await _encounter(session, campaign_id, encounter_id, False)
+    encounter, undo_steps = await _encounter(session, campaign_id, encounter_id)
     if campaign is None or encounter is None:
         return None
     participants = await _participants(session, encounter_id)
@@ -504,7 +497,6 @@ async def create_encounter(
         notes=notes,
         settings={k: v for k, v in options.items()},
         state={},
-        history=[],
     )
     session.add(encounter)
     await session.flush()
@@ -565,7 +557,6 @@ async def duplicate(
         notes=src.notes,
         settings=dict(src.settings),
         state={},
-        history=[],
     )
     session.add(copy_)
     await session.flush()
@@ -755,8 +746,8 @@ async def _joined(
         except CombatError as exc:
             raise combat_error(exc) from None
     report.order_changed = True
+    await steps.clear(session, enc.id, loaded.undo_steps)  # participant rows are not undone
     enc.state = state
-    enc.history = []  # the participant rows are not part of an undo
     all_participants = [*loaded.participants, *added]
     await _flush(session)
     await _log(session, loaded, user, report, participants=all_participants, roster=True)
@@ -848,7 +839,7 @@ async def remove_participant(
         remove_from_order(state, pid)
         state["figures"].pop(pid, None)
         enc.state = state
-        enc.history = []
+        await steps.clear(session, enc.id, loaded.undo_steps)
         report = Report()
         report.add(N_("%(name)s leaves the fight."), who={pid}, name=p.name)
         report.order_changed = report.turn_changed = report.pending_changed = True
@@ -894,8 +885,8 @@ async def start(
         system(loaded.campaign.system).start(state, dice, report, enc.settings)
     except CombatError as exc:
         raise combat_error(exc) from None
+    await steps.clear(session, enc.id, loaded.undo_steps)
     enc.state = state
-    enc.history = []
     enc.status = "running"
     _touch(enc)
     await _flush(session)
@@ -926,11 +917,11 @@ async def end(
     _check_version(enc, version)
     if enc.status != "running":
         raise Conflict(_("This encounter is not running."))
+    await steps.clear(session, enc.id, loaded.undo_steps)
     enc.status = "ended"
     state = clone(enc.state)
     state["pending"] = None
     enc.state = state
-    enc.history = []
     _touch(enc)
     report = Report()
     report.add(N_("The fight is over."), who=set())
@@ -993,9 +984,7 @@ async def operate(
     encounter row is locked; an ``override`` (a GM's LP edit) follows the session's table
     rule."""
     action = Action.run_encounters if gm_only else Action.act_in_combat
-    loaded = await load(
-        session, user, campaign_id, encounter_id, action, with_history=True, for_update=True
-    )
+    loaded = await load(session, user, campaign_id, encounter_id, action, for_update=True)
     enc = loaded.encounter
     _check_version(enc, version)
     if enc.status != "running":
@@ -1011,12 +1000,12 @@ async def operate(
         op(loaded, state, report, dice)
     except CombatError as exc:
         raise combat_error(exc) from None
-    # The log first, so that the encounter row is written once, with the seqs of its events
-    # in the undo history (the row was locked when loaded: no other writer between).
+    # The log first, so that the undo step has the seqs of its events and the encounter
+    # row is written once (the row was locked when loaded: no other writer between).
     seqs = await _log(session, loaded, user, report)
     await write_sheets(session, loaded, user, state)
     if undoable:
-        enc.history = [*enc.history, {"state": enc.state, "seq": seqs}][-HISTORY:]
+        await steps.push(session, enc.id, enc.state, seqs, loaded.undo_steps)
     enc.state = state
     _touch(enc)
     await _flush(session)
@@ -1149,27 +1138,26 @@ async def undo(
     session: AsyncSession, user: User, campaign_id: int, encounter_id: int, version: int | None
 ) -> Encounter:
     """Restore the state before the last action; the log keeps its entries, marked undone."""
-    loaded = await load(
-        session, user, campaign_id, encounter_id, Action.run_encounters, with_history=True
-    )
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
     enc = loaded.encounter
     _check_version(enc, version)
-    if enc.status != "running" or not enc.history:
+    undoable = enc.status == "running" and loaded.undo_steps > 0
+    last = await steps.newest(session, enc.id) if undoable else None
+    if last is None:
         raise ValidationFailed({"combat": _("There is nothing to undo.")})
     await sessions.guard_override(session, campaign_id)
-    history = list(enc.history)
-    last = history.pop()
-    undone_seqs: list[int] = [int(s) for s in (last.get("seq") or [])]
-    state = clone(last["state"])
+    step_id, entry = last
+    undone_seqs: list[int] = entry["seq"]
+    state = entry["state"]
     state["undone"] = [*enc.state.get("undone", []), *undone_seqs]
     enc.state = state
-    enc.history = history
     _touch(enc)
     report = Report()
     report.add(N_("GM: the last action was undone."), who=set())
     report.turn_changed = report.pending_changed = report.order_changed = True
     report.changed |= set(state["figures"])
-    await _flush(session)
+    await _flush(session)  # the version check (409) before the step goes
+    await steps.drop(session, step_id)
     visible_before = await session.scalars(
         select(CampaignEvent.visibility).where(
             CampaignEvent.campaign_id == campaign_id, CampaignEvent.seq.in_(undone_seqs)

@@ -32,6 +32,7 @@ from app.campaigns.permissions import Action, authorize
 from app.campaigns.settings import validate_settings
 from app.characters.models import Character, Item
 from app.core.viewer import Role
+from app.encounters import undo
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.errors import AppError, ValidationFailed
 from app.events.models import CampaignEvent
@@ -222,6 +223,7 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
         Participant.encounter_id.in_([e.id for e in encounters]),
         order=Participant.id,
     )
+    histories = await undo.entries(session, [e.id for e in encounters])
     events = await _rows(
         session, CampaignEvent, CampaignEvent.campaign_id == campaign_id, order=CampaignEvent.seq
     )
@@ -257,7 +259,7 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
             | {"data": b.data, "sample": b.sample}
             for b in bestiary
         ],
-        "encounters": [_encounter_doc(e, participants, maps) for e in encounters],
+        "encounters": [_encounter_doc(e, histories[e.id], participants, maps) for e in encounters],
         "events": event_docs,
         "talk": talk.export(talk_rows, maps),
         "scenes": scenes.export(scene_rows, maps),
@@ -292,7 +294,10 @@ def _item_doc(i: Item, maps: IdMaps) -> dict[str, Any]:
     }
 
 
-def _encounter_doc(e: Encounter, participants: list[Participant], maps: IdMaps) -> dict[str, Any]:
+def _encounter_doc(
+    e: Encounter, history: list[undo.Entry], participants: list[Participant], maps: IdMaps
+) -> dict[str, Any]:
+    """An encounter with its participants and its undo steps (``history``, oldest first)."""
     return {
         "ref": maps.id("encounter", e.id),
         "name": e.name,
@@ -300,7 +305,7 @@ def _encounter_doc(e: Encounter, participants: list[Participant], maps: IdMaps) 
         "status": e.status,
         "settings": e.settings,
         "state": remap(e.state, maps, pids=True),
-        "history": remap(e.history, maps, pids=True),
+        "history": remap(history, maps, pids=True),
         "participants": [
             {
                 "ref": maps.id("participant", p.id),
@@ -555,7 +560,12 @@ async def _import_encounters(
     for row, e in zip(rows, docs, strict=True):
         row.settings = e.settings
         row.state = remap(e.state, maps, pids=True)
-        row.history = remap(e.history, maps, pids=True)
+        history = undo.step_rows(row.id, remap(e.history, maps, pids=True))
+        if history is None:
+            raise ValidationFailed(
+                {"history": _("An undo step needs a combat state and its events' seqs.")}
+            )
+        session.add_all(history)
 
 
 async def _add_all(

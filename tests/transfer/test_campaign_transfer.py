@@ -82,6 +82,31 @@ async def test_export_import_export_loses_nothing(make_client: ClientFactory, ap
     assert imported["turn"]["name"] == original["turn"]["name"]
 
 
+async def test_an_imported_undo_history_can_be_undone(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The export's ``history`` (oldest first) becomes the copy's undo steps; a file of
+    before seqs were kept (``"seq": null``) still imports; a malformed step is refused."""
+    fight = await _rich_campaign(make_client, app)
+    doc = await _export(fight.gm, fight.campaign_id)
+    history = doc["encounters"][0]["history"]
+    assert len(history) == 2 and all(h["seq"] and h["state"]["figures"] for h in history)
+    history[0]["seq"] = None
+    r = await fight.gm.post("/api/v1/campaigns/import", json=doc)
+    assert r.status_code == 201, r.text
+    new_id = r.json()["id"]
+    (copy,) = (await fight.gm.get(f"/api/v1/campaigns/{new_id}/encounters")).json()
+    fight.campaign_id, fight.encounter_id = new_id, copy["id"]
+    assert (await _export(fight.gm, new_id))["encounters"][0]["history"][1] == history[1]
+    for _step in history:
+        assert (await fight.view(fight.gm))["can_undo"] is True
+        await fight.act(fight.gm, "undo")
+    assert (await fight.view(fight.gm))["can_undo"] is False
+    doc["encounters"][0]["history"] = [{"seq": [1]}]
+    r = await fight.gm.post("/api/v1/campaigns/import", json=doc)
+    assert r.status_code == 422 and "history" in r.text, r.text
+
+
 async def test_the_imported_log_replays_per_viewer(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
