@@ -173,3 +173,58 @@ def test_undo_histories_move_into_rows_and_back(database_url: str, tmp_path: Pat
 def _json(value: object) -> object:
     """A JSON column as read by raw SQL: decoded on PostgreSQL, text on SQLite."""
     return json.loads(value) if isinstance(value, str) else value
+
+
+def test_a_scene_keeps_its_tokens_and_background_through_line_of_sight(
+    database_url: str, tmp_path: Path
+) -> None:
+    """0010 adds two columns to ``map_scene``; on SQLite a rebuilt table would take its
+    tokens and background with it (their foreign keys cascade)."""
+    with _scratch_database(database_url, tmp_path) as url:
+        upgrade(url, "0009")
+        engine = sa_create_engine(url.replace("+aiosqlite", ""))
+        now = {"now": utcnow()}
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO campaign (id, name, system, settings, last_seq, created_at,"
+                    " version) VALUES (1, 'K', 'hh', '{}', 0, :now, 1)"
+                ),
+                now,
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO map_scene (id, campaign_id, name, cols, rows, grid_x, grid_y,"
+                    " cell_px, walls, doors, difficult, fog, revealed, created_at, version)"
+                    " VALUES (1, 1, 'Gasthaus', 10, 8, 0, 0, 50, '[]', '[]', '[]', false, '[]',"
+                    " :now, 1)"
+                ),
+                now,
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO map_token (id, scene_id, label, colour, size, hidden, x, y,"
+                    " moved, moved_turn, version) VALUES (3, 1, 'Alrik', '#c33', 1, false, 2, 3,"
+                    " 0, 0, 1)"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO map_background (scene_id, data, mime, width, height, etag)"
+                    " VALUES (1, :data, 'image/png', 1, 1, 'e1')"
+                ),
+                {"data": b"\x89PNG"},
+            )
+
+        def kept() -> tuple[object, ...]:
+            with engine.connect() as conn:
+                return tuple(
+                    conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
+                    for table in ("map_scene", "map_token", "map_background")
+                )
+
+        upgrade(url, "0010_sight")
+        assert kept() == (1, 1, 1)
+        command.downgrade(alembic_config(url), "0009")
+        assert kept() == (1, 1, 1)
+        engine.dispose()
