@@ -228,3 +228,51 @@ def test_a_scene_keeps_its_tokens_and_background_through_line_of_sight(
         command.downgrade(alembic_config(url), "0009")
         assert kept() == (1, 1, 1)
         engine.dispose()
+
+
+#: A campaign's rows at revision 0003, by table (one each), inserted in this order.
+_ROWS_AT_0003 = {
+    "user_account": "(id, username, username_key, password_hash, locale, is_active, created_at)"
+    " VALUES (1, 'gm', 'gm', 'x', 'de', true, :now)",
+    "campaign": "(id, name, system, settings, last_seq, created_at, version)"
+    " VALUES (1, 'K', 'hh', '{}', 1, :now, 1)",
+    "membership": "(id, campaign_id, user_id, role, joined_at) VALUES (1, 1, 1, 'gm', :now)",
+    "campaign_event": "(id, campaign_id, seq, type, actor_id, visibility, payload, created_at)"
+    " VALUES (1, 1, 1, 'roll', 1, 'public', '{}', :now)",
+    "character": "(id, campaign_id, owner_id, system, name, kind, hidden_from_players, data,"
+    " created_at, updated_at, version) VALUES (1, 1, 1, 'hh', 'Alrik', 'pc', false, '{}', :now,"
+    " :now, 1)",
+    "encounter": "(id, campaign_id, name, notes, status, settings, state, history, created_at,"
+    " updated_at, version) VALUES (1, 1, 'E', '', 'prepared', '{}', '{}', '[]', :now, :now, 1)",
+    "encounter_participant": "(id, encounter_id, character_id, name, side, hidden, stats,"
+    " position, created_at) VALUES (1, 1, 1, 'Alrik', 'helden', false, '{}', 0, :now)",
+    "invite": "(id, campaign_id, code, role, created_at) VALUES (1, 1, 'abc', 'player', :now)",
+    "item": "(id, campaign_id, character_id, in_library, name, description, quantity, price,"
+    " fields, equipped, created_at, version) VALUES (1, 1, 1, false, 'Seil', '', 1, 0, '{}',"
+    " false, :now, 1)",
+}
+
+
+def test_a_campaign_keeps_its_rows_up_to_the_newest_revision_and_back(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Batch mode on SQLite rebuilds tables; none may take a campaign's rows with it."""
+    with _scratch_database(database_url, tmp_path) as url:
+        upgrade(url, "0003")
+        engine = sa_create_engine(url.replace("+aiosqlite", ""))
+        with engine.begin() as conn:
+            for table, values in _ROWS_AT_0003.items():
+                conn.execute(text(f'INSERT INTO "{table}" {values}'), {"now": utcnow()})
+
+        def counts() -> list[int]:
+            with engine.connect() as conn:
+                return [
+                    conn.execute(text(f'SELECT count(*) FROM "{table}"')).scalar_one()
+                    for table in _ROWS_AT_0003
+                ]
+
+        upgrade(url)
+        assert counts() == [1] * len(_ROWS_AT_0003)
+        command.downgrade(alembic_config(url), "0003")
+        assert counts() == [1] * len(_ROWS_AT_0003)
+        engine.dispose()
