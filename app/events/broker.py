@@ -167,11 +167,16 @@ class RecentLog:
 
 
 class Broker:
+    #: Login sessions remembered as ended, newest last: a stream whose request was let in
+    #: just before its session ended subscribes already ended (ended sessions never return).
+    ENDED_KEEP = 4096
+
     def __init__(self) -> None:
         self._subs: dict[int, set[Subscription]] = defaultdict(set)
         self._by_session: dict[str, set[Subscription]] = defaultdict(set)
         self._seen: dict[int, int] = {}
         self._logs: dict[int, RecentLog] = {}
+        self._ended: dict[str, None] = {}
 
     def subscribe(
         self,
@@ -184,13 +189,18 @@ class Broker:
         self._subs[campaign_id].add(sub)
         if token_hash is not None:
             self._by_session[token_hash].add(sub)
+            sub.ended = token_hash in self._ended
         return sub
 
     def end_sessions(self, token_hashes: Sequence[str]) -> None:
-        """These login sessions ended: their streams finish now, whatever campaign."""
+        """These login sessions ended: their streams finish now, whatever campaign, and so
+        does any stream of theirs that subscribes later (a request let in just before)."""
         for token_hash in token_hashes:
+            self._ended[token_hash] = None
             for sub in list(self._by_session.get(token_hash, ())):
                 sub.end()
+        while len(self._ended) > self.ENDED_KEEP:
+            del self._ended[next(iter(self._ended))]
 
     def _remove(self, sub: Subscription) -> None:
         if sub.token_hash is not None:

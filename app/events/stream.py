@@ -128,17 +128,6 @@ async def read_after(
     return events, more
 
 
-async def _recheck(ctx: StreamContext, viewer: Viewer, recheck: Recheck) -> Viewer | None:
-    """Is the viewer still a member with a live session (once, when the stream opens)?"""
-    try:
-        async with ctx.sessionmaker() as session:
-            return await recheck(session, viewer)
-    except DBAPIError as exc:
-        if not is_database_unavailable(exc):
-            raise
-        return viewer  # nobody can log out meanwhile; the next read waits for the database
-
-
 async def _read_waiting_for_database(
     ctx: StreamContext, campaign_id: int, after: int
 ) -> tuple[Sequence[CampaignEvent], bool]:
@@ -171,25 +160,22 @@ async def follow(
     process's next sweep (:class:`app.events.warden.StreamWarden`, every poll interval),
     which also hands the stream its viewer's current role.
     """
-    subscription = ctx.broker.subscribe(campaign_id, session_hash, after=after)
+    # A logout that committed after the request was let in, but before the stream
+    # subscribed, ends it at once: the broker remembers ended sessions. A membership change
+    # meanwhile is in the log after ``after``, which the first read rechecks.
+    subscription = ctx.broker.subscribe(campaign_id, session_hash, viewer, after)
     try:
-        # A logout that committed after the request was let in, but before the stream
-        # subscribed, would not end it: look once more.
-        current = await _recheck(ctx, viewer, recheck)
-        if current is None:
-            return
-        subscription.viewer = current
         ctx.warden.watch()
         while not subscription.ended:
             events, more = await _read_waiting_for_database(ctx, campaign_id, after)
             if events:
                 if any(e.type in MEMBERSHIP_EVENTS for e in events):
                     async with ctx.sessionmaker() as session:
-                        current = await recheck(session, subscription.viewer or current)
+                        current = await recheck(session, subscription.viewer or viewer)
                     if current is None:
                         return
                     subscription.viewer = current
-                viewer = subscription.viewer or current
+                viewer = subscription.viewer or viewer
                 outgoing = await render(ctx.sessionmaker, viewer, project(events, viewer))
                 for item in outgoing:
                     if subscription.ended:

@@ -23,7 +23,7 @@ from app.accounts.service import token_hash
 from app.campaigns.models import Membership
 from app.core.viewer import Role, Viewer
 from app.events import types
-from app.events.broker import Subscription
+from app.events.broker import Broker, Subscription
 from app.events.routes import render_json
 from app.events.service import append_event, last_seqs
 from app.events.stream import Outgoing, follow
@@ -173,3 +173,15 @@ async def test_one_sweep_costs_as_many_statements_for_50_streams_as_for_5(
     t = await make_table(make_client, app)
     few, many = await _sweep_statements(app, t, 5), await _sweep_statements(app, t, 50)
     assert few == many == 3  # memberships, sessions, the campaigns' last seq
+
+
+def test_a_stream_of_a_session_that_just_ended_subscribes_ended() -> None:
+    """The request was let in, then the logout committed before the stream subscribed: no
+    statement per opening stream looks again, the broker remembers ended sessions."""
+    broker = Broker()
+    broker.end_sessions(["a"])
+    late, other = broker.subscribe(1, "a"), broker.subscribe(1, "b")
+    assert late.ended and not other.ended
+    broker.ENDED_KEEP = 2
+    broker.end_sessions(["c", "d"])  # only the newest are kept: "a" is forgotten
+    assert not broker.subscribe(1, "a").ended and broker.subscribe(1, "d").ended
