@@ -300,16 +300,17 @@ async def session_active(session: AsyncSession, token_hash_: str) -> bool:
     return found is not None
 
 
+_LIVE_SESSIONS = select(UserSession.token_hash).where(
+    UserSession.token_hash.in_(bindparam("token_hashes", expanding=True))
+)
+
+
 async def sessions_active(session: AsyncSession, token_hashes: Collection[str]) -> set[str]:
     """Which of these token hashes belong to sessions that still exist: one statement per
     500 (the process's sweep over its live streams)."""
     live: set[str] = set()
     for chunk in in_chunks(token_hashes):
-        live.update(
-            await session.scalars(
-                select(UserSession.token_hash).where(UserSession.token_hash.in_(chunk))
-            )
-        )
+        live.update(await session.scalars(_LIVE_SESSIONS, {"token_hashes": chunk}))
     return live
 
 

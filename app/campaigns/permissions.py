@@ -102,6 +102,11 @@ _CAMPAIGN_AND_ROLE = (
 _ROLE = select(Membership.role).where(
     Membership.campaign_id == bindparam("campaign_id"), Membership.user_id == bindparam("user_id")
 )
+#: Built once: the ids are bound at execution (an ``in_`` of a list would build the statement
+#: anew, value by value, on every sweep).
+_MEMBERS_OF = select(Membership.campaign_id, Membership.user_id, Membership.role).where(
+    Membership.campaign_id.in_(bindparam("campaign_ids", expanding=True))
+)
 #: ``AsyncSession.info`` key: roles already read in this transaction, (campaign, user) → role.
 _ROLES_READ = "campaign_roles"
 
@@ -148,11 +153,7 @@ async def member_roles(
     per 500 campaigns (the process's sweep over its live streams)."""
     roles: dict[tuple[int, int], Role] = {}
     for chunk in in_chunks(campaign_ids):
-        rows = await session.execute(
-            select(Membership.campaign_id, Membership.user_id, Membership.role).where(
-                Membership.campaign_id.in_(chunk)
-            )
-        )
+        rows = await session.execute(_MEMBERS_OF, {"campaign_ids": chunk})
         for campaign_id, user_id, role_name in rows:
             roles[(campaign_id, user_id)] = Role(role_name)
     return roles
