@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import DateTime, Dialect, MetaData, event
 from sqlalchemy.engine import Engine
@@ -105,6 +105,18 @@ def is_database_unavailable(exc: BaseException) -> bool:
 
 def is_storage_full(exc: BaseException) -> bool:
     return "database or disk is full" in str(exc) or "No space left on device" in str(exc)
+
+
+_T = TypeVar("_T")
+#: Values bound to one ``IN (…)`` at most: well below SQLite's oldest limit of 999 variables.
+IN_CHUNK = 500
+
+
+def in_chunks(values: Collection[_T], size: int = IN_CHUNK) -> Iterator[list[_T]]:
+    """``values`` in lists of at most ``size``, for one ``IN (…)`` each: a statement per 500."""
+    items = list(values)
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -68,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            await ctx.warden.stop()
             if ctx.listener is not None:
                 await ctx.listener.stop()
             await engine.dispose()

@@ -7,7 +7,7 @@ import math
 import re
 import secrets
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,7 +20,7 @@ from app import limits
 from app.accounts.models import LoginFailure, User, UserSession
 from app.accounts.passwords import Hasher
 from app.config import Settings
-from app.db import utcnow
+from app.db import in_chunks, utcnow
 from app.errors import LoginFailed, TooManyRequests, ValidationFailed
 from app.i18n import LOCALES, _
 
@@ -298,6 +298,20 @@ async def session_active(session: AsyncSession, token_hash_: str) -> bool:
         select(UserSession.id).where(UserSession.token_hash == token_hash_)
     )
     return found is not None
+
+
+_LIVE_SESSIONS = select(UserSession.token_hash).where(
+    UserSession.token_hash.in_(bindparam("token_hashes", expanding=True))
+)
+
+
+async def sessions_active(session: AsyncSession, token_hashes: Collection[str]) -> set[str]:
+    """Which of these token hashes belong to sessions that still exist: one statement per
+    500 (the process's sweep over its live streams)."""
+    live: set[str] = set()
+    for chunk in in_chunks(token_hashes):
+        live.update(await session.scalars(_LIVE_SESSIONS, {"token_hashes": chunk}))
+    return live
 
 
 async def _end_sessions(session: AsyncSession, which: ColumnElement[bool]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import StrEnum
 
 from sqlalchemy import ScalarSelect, bindparam, select
@@ -10,7 +11,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 
 from app.campaigns.models import Campaign, Membership
 from app.core.viewer import Role, Viewer
-from app.db import read_memo
+from app.db import in_chunks, read_memo
 from app.errors import Forbidden, NotFound
 from app.i18n import _
 
@@ -101,6 +102,11 @@ _CAMPAIGN_AND_ROLE = (
 _ROLE = select(Membership.role).where(
     Membership.campaign_id == bindparam("campaign_id"), Membership.user_id == bindparam("user_id")
 )
+#: Built once: the ids are bound at execution (an ``in_`` of a list would build the statement
+#: anew, value by value, on every sweep).
+_MEMBERS_OF = select(Membership.campaign_id, Membership.user_id, Membership.role).where(
+    Membership.campaign_id.in_(bindparam("campaign_ids", expanding=True))
+)
 #: ``AsyncSession.info`` key: roles already read in this transaction, (campaign, user) → role.
 _ROLES_READ = "campaign_roles"
 
@@ -138,6 +144,19 @@ async def current_viewer(session: AsyncSession, campaign_id: int, viewer: Viewer
     live stream, which outlives the request that authorized it)."""
     role_name = await session.scalar(_ROLE, {"campaign_id": campaign_id, "user_id": viewer.user_id})
     return None if role_name is None else Viewer(viewer.user_id, viewer.username, Role(role_name))
+
+
+async def member_roles(
+    session: AsyncSession, campaign_ids: Collection[int]
+) -> dict[tuple[int, int], Role]:
+    """Every membership of these campaigns, ``(campaign_id, user_id)`` → role: one statement
+    per 500 campaigns (the process's sweep over its live streams)."""
+    roles: dict[tuple[int, int], Role] = {}
+    for chunk in in_chunks(campaign_ids):
+        rows = await session.execute(_MEMBERS_OF, {"campaign_ids": chunk})
+        for campaign_id, user_id, role_name in rows:
+            roles[(campaign_id, user_id)] = Role(role_name)
+    return roles
 
 
 def _not_a_member() -> NotFound:

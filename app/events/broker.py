@@ -6,8 +6,10 @@ when it is the very next ``seq`` of a tail known to be complete, and anything el
 a notification without the event, a reconnect) sends the streams back to the database. In
 one process the :class:`Broker` is enough. With PostgreSQL a :class:`PostgresListener` feeds
 it the ``NOTIFY`` of every app process, reconnecting when the connection drops and then
-waking every stream so nothing committed meanwhile is missed. Streams also re-read the log
-on a timer, a backstop for any notification that never arrives.
+waking every stream so nothing committed meanwhile is missed. Once per poll interval the
+process's :class:`app.events.warden.StreamWarden` compares every followed campaign's last
+``seq`` in the database with where its streams stand, a backstop for any notification that
+never arrives.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import psycopg
 
+from app.core.viewer import Viewer
 from app.events.models import CampaignEvent
 from app.events.service import NOTIFY_CHANNEL, event_from_note, note_head
 
@@ -31,13 +34,39 @@ FIRST_RETRY_SECONDS = 0.5
 
 class Subscription:
     """One stream's doorbell. A plain future per wait instead of ``asyncio.wait_for``, which
-    would start a task per wait: with hundreds of streams every roll wakes them all."""
+    would start a task per wait: with hundreds of streams every roll wakes them all.
 
-    def __init__(self, broker: Broker, campaign_id: int, token_hash: str | None = None) -> None:
+    It also says who the stream is for (``viewer``, kept current by the process's warden)
+    and where in the log it stands (``after``), so that one sweep can look after all streams.
+    """
+
+    __slots__ = (
+        "_broker",
+        "_rung",
+        "_waiter",
+        "after",
+        "campaign_id",
+        "ended",
+        "token_hash",
+        "viewer",
+    )
+
+    def __init__(
+        self,
+        broker: Broker,
+        campaign_id: int,
+        token_hash: str | None = None,
+        viewer: Viewer | None = None,
+        after: int = 0,
+    ) -> None:
         self._broker = broker
         self.campaign_id = campaign_id
         #: The login session the stream belongs to; when it ends, so does the stream.
         self.token_hash = token_hash
+        #: Who the stream is for, with their current role (``None``: not known yet).
+        self.viewer = viewer
+        #: The last ``seq`` the stream has read (delivered or skipped as not for the viewer).
+        self.after = after
         self.ended = False
         self._rung = False
         self._waiter: asyncio.Future[bool] | None = None
@@ -54,19 +83,22 @@ class Subscription:
         else:
             self._rung = True
 
-    async def wait(self, timeout: float) -> bool:
-        """Wait for news; ``False`` when the timeout passed without any."""
+    async def wait(self, timeout: float | None = None) -> bool:
+        """Wait for news; ``False`` when the timeout passed without any. Without a timeout
+        (a live stream: the warden rings when the log moved on unannounced) no timer is
+        kept per waiting stream."""
         if self._rung:
             self._rung = False
             return True
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
-        timer = loop.call_later(timeout, _expire, waiter)
+        timer = None if timeout is None else loop.call_later(timeout, _expire, waiter)
         try:
             rung: bool = await waiter
             return rung
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
             self._waiter = None
             self._rung = False
 
@@ -135,24 +167,40 @@ class RecentLog:
 
 
 class Broker:
+    #: Login sessions remembered as ended, newest last: a stream whose request was let in
+    #: just before its session ended subscribes already ended (ended sessions never return).
+    ENDED_KEEP = 4096
+
     def __init__(self) -> None:
         self._subs: dict[int, set[Subscription]] = defaultdict(set)
         self._by_session: dict[str, set[Subscription]] = defaultdict(set)
         self._seen: dict[int, int] = {}
         self._logs: dict[int, RecentLog] = {}
+        self._ended: dict[str, None] = {}
 
-    def subscribe(self, campaign_id: int, token_hash: str | None = None) -> Subscription:
-        sub = Subscription(self, campaign_id, token_hash)
+    def subscribe(
+        self,
+        campaign_id: int,
+        token_hash: str | None = None,
+        viewer: Viewer | None = None,
+        after: int = 0,
+    ) -> Subscription:
+        sub = Subscription(self, campaign_id, token_hash, viewer, after)
         self._subs[campaign_id].add(sub)
         if token_hash is not None:
             self._by_session[token_hash].add(sub)
+            sub.ended = token_hash in self._ended
         return sub
 
     def end_sessions(self, token_hashes: Sequence[str]) -> None:
-        """These login sessions ended: their streams finish now, whatever campaign."""
+        """These login sessions ended: their streams finish now, whatever campaign, and so
+        does any stream of theirs that subscribes later (a request let in just before)."""
         for token_hash in token_hashes:
+            self._ended[token_hash] = None
             for sub in list(self._by_session.get(token_hash, ())):
                 sub.end()
+        while len(self._ended) > self.ENDED_KEEP:
+            del self._ended[next(iter(self._ended))]
 
     def _remove(self, sub: Subscription) -> None:
         if sub.token_hash is not None:
@@ -204,6 +252,33 @@ class Broker:
         and the seq is news. The process that wrote an event has published it at its commit
         already, before its own NOTIFY comes back."""
         return campaign_id in self._subs and self._seen.get(campaign_id, 0) < seq
+
+    def catch_up(self, last_seqs: Mapping[int, int]) -> int:
+        """The backstop: ``last_seqs`` are campaigns' last ``seq`` as read from the database.
+        Streams that stand before it (a notification was lost) are woken, and the tail of
+        their campaign, if it ends before it, is read again. Returns how many were woken."""
+        woken = 0
+        for campaign_id, last_seq in last_seqs.items():
+            behind = [s for s in self._subs.get(campaign_id, ()) if s.after < last_seq]
+            if not behind:
+                continue
+            log_ = self._logs.get(campaign_id)
+            if log_ is not None and log_.last < last_seq:
+                log_.generation += 1
+            for sub in behind:
+                sub.wake()
+            woken += len(behind)
+        return woken
+
+    def subscriptions(self) -> Iterator[Subscription]:
+        """Every open subscription of this process."""
+        for subs in self._subs.values():
+            yield from subs
+
+    @property
+    def campaign_ids(self) -> list[int]:
+        """The campaigns with open subscriptions."""
+        return list(self._subs)
 
     def wake_all(self) -> None:
         for campaign_id in list(self._logs):

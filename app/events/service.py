@@ -13,6 +13,7 @@ from sqlalchemy import (
     Integer,
     String,
     and_,
+    bindparam,
     column,
     insert,
     or_,
@@ -26,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
 from app.core.viewer import Viewer
-from app.db import utcnow
+from app.db import in_chunks, utcnow
 from app.events import fairplay
 from app.events.models import CampaignEvent
 from app.events.types import EventPayload, Roll
@@ -509,6 +510,20 @@ async def events_after(
             .limit(limit)
         )
     ).all()
+
+
+_LAST_SEQS = select(_CAMPAIGN_SEQ.c.id, _CAMPAIGN_SEQ.c.last_seq).where(
+    _CAMPAIGN_SEQ.c.id.in_(bindparam("campaign_ids", expanding=True))
+)
+
+
+async def last_seqs(session: AsyncSession, campaign_ids: Collection[int]) -> dict[int, int]:
+    """The last committed ``seq`` of each of these campaigns (one statement per 500)."""
+    out: dict[int, int] = {}
+    for chunk in in_chunks(campaign_ids):
+        rows = await session.execute(_LAST_SEQS, {"campaign_ids": chunk})
+        out.update((int(campaign_id), int(seq or 0)) for campaign_id, seq in rows)
+    return out
 
 
 async def events_before(

@@ -27,6 +27,7 @@ from app.events import types
 from app.events.broker import Broker
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, events_after, project
+from app.events.warden import StreamWarden
 
 #: Events that may change who the viewer is in the campaign.
 MEMBERSHIP_EVENTS = frozenset(
@@ -86,6 +87,9 @@ class StreamContext(Protocol):
     @property
     def broker(self) -> Broker: ...
 
+    @property
+    def warden(self) -> StreamWarden: ...
+
 
 async def read_after(
     ctx: StreamContext, campaign_id: int, after: int
@@ -98,6 +102,13 @@ async def read_after(
     the database on its own.
     """
     recent = ctx.broker.recent(campaign_id)
+    fresh = recent.started and recent.fresh == recent.generation
+    if fresh and recent.first - 1 <= after <= recent.last:
+        # The tail is complete and covers ``after``: served from memory without the lock
+        # (nothing is awaited, so nothing changes the tail meanwhile). With 10,000 streams
+        # woken by one roll, each would otherwise queue for the lock one after another.
+        tail = recent.after(after, BATCH)
+        return tail, bool(tail) and tail[-1].seq < recent.last
     if recent.started and not recent.covers(after):
         async with ctx.sessionmaker() as session:
             events = await events_after(session, campaign_id, after, BATCH)
@@ -115,24 +126,6 @@ async def read_after(
         events = recent.after(after, BATCH)
         more = recent.fresh != recent.generation or (bool(events) and events[-1].seq < recent.last)
     return events, more
-
-
-async def _recheck(
-    ctx: StreamContext, campaign_id: int, viewer: Viewer, recheck: Recheck, *, quiet: bool
-) -> Viewer | None:
-    """Once per poll interval: is the viewer still a member with a live session? After a
-    quiet interval also the backstop: the next read goes to the database even if a
-    notification was lost."""
-    try:
-        async with ctx.sessionmaker() as session:
-            current = await recheck(session, viewer)
-    except DBAPIError as exc:
-        if not is_database_unavailable(exc):
-            raise
-        return viewer  # nobody can log out meanwhile; the next read waits for the database
-    if quiet:
-        ctx.broker.invalidate(campaign_id)
-    return current
 
 
 async def _read_waiting_for_database(
@@ -163,44 +156,33 @@ async def follow(
 
     Ends when the viewer leaves the campaign or their session ends: at once when the
     session (``session_hash``, its token hash) is ended by a logout in any process (the
-    broker ends the subscription), and in any case at the next ``recheck``, which comes
-    after every quiet poll interval and at least once per interval while the campaign is
-    busy.
+    broker ends the subscription) or a membership event is read, and in any case at the
+    process's next sweep (:class:`app.events.warden.StreamWarden`, every poll interval),
+    which also hands the stream its viewer's current role.
     """
-    subscription = ctx.broker.subscribe(campaign_id, session_hash)
-    loop = asyncio.get_running_loop()
+    # A logout that committed after the request was let in, but before the stream
+    # subscribed, ends it at once: the broker remembers ended sessions. A membership change
+    # meanwhile is in the log after ``after``, which the first read rechecks.
+    subscription = ctx.broker.subscribe(campaign_id, session_hash, viewer, after)
     try:
-        # A logout that committed after the request was let in, but before the stream
-        # subscribed, would not end it: look once more.
-        current = await _recheck(ctx, campaign_id, viewer, recheck, quiet=False)
-        if current is None:
-            return
-        viewer, checked = current, loop.time()
+        ctx.warden.watch()
         while not subscription.ended:
             events, more = await _read_waiting_for_database(ctx, campaign_id, after)
             if events:
                 if any(e.type in MEMBERSHIP_EVENTS for e in events):
                     async with ctx.sessionmaker() as session:
-                        current = await recheck(session, viewer)
+                        current = await recheck(session, subscription.viewer or viewer)
                     if current is None:
                         return
-                    viewer = current
+                    subscription.viewer = current
+                viewer = subscription.viewer or viewer
                 outgoing = await render(ctx.sessionmaker, viewer, project(events, viewer))
                 for item in outgoing:
                     if subscription.ended:
                         return
                     yield item
-                after = events[-1].seq
-            poll = ctx.settings.stream_poll_seconds
-            if more and loop.time() - checked < poll:
-                continue
-            rung = more or await subscription.wait(poll)
-            if subscription.ended:
-                return
-            if not rung or loop.time() - checked >= poll:
-                current = await _recheck(ctx, campaign_id, viewer, recheck, quiet=not rung)
-                if current is None:
-                    return
-                viewer, checked = current, loop.time()
+                after = subscription.after = events[-1].seq
+            if not more:
+                await subscription.wait()
     finally:
         subscription.close()

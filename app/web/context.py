@@ -12,8 +12,10 @@ from app.config import Settings
 from app.events.broker import Broker, PostgresListener
 from app.events.models import CampaignEvent
 from app.events.service import PENDING_KEY
+from app.events.warden import StreamWarden
 from app.limits import WriteRateLimiter
 from app.rules.dice import Roller
+from app.web.stream_audit import audit_streams
 
 
 @dataclass
@@ -26,10 +28,15 @@ class AppContext:
     roller: Roller
     listener: PostgresListener | None = None
     write_limiter: WriteRateLimiter = field(init=False)
+    #: The process's one sweep over its live streams (memberships, sessions, the backstop).
+    warden: StreamWarden = field(init=False)
 
     def __post_init__(self) -> None:
         self.write_limiter = WriteRateLimiter(
             self.settings.write_rate_per_minute, self.settings.write_burst
+        )
+        self.warden = StreamWarden(
+            self.broker, self.sessionmaker, audit_streams, self.settings.stream_poll_seconds
         )
 
     async def commit(self, session: AsyncSession) -> None:

@@ -36,6 +36,11 @@ class _Ended(Exception):
     """The stream ends: the client went away, a send timed out, or the server stops."""
 
 
+#: Encoded response headers by the headers given (streams use one or two sets).
+_RAW_HEADERS: dict[tuple[tuple[str, str], ...], tuple[tuple[bytes, bytes], ...]] = {}
+_RAW_HEADERS_KEEP = 16
+
+
 class LiveStream(StreamingResponse):
     """``text/event-stream`` of already encoded SSE frames."""
 
@@ -88,6 +93,18 @@ class LiveStream(StreamingResponse):
             watcher.cancel()
             with contextlib.suppress(Exception):
                 await self.frames.aclose()
+
+    def init_headers(self, headers: Mapping[str, str] | None = None) -> None:
+        """Starlette's encoded headers, built once per set of headers and shared by every
+        stream: each stream gets its own list (middlewares append to it) of shared tuples."""
+        key = tuple((headers or {}).items())
+        shared = _RAW_HEADERS.get(key)
+        if shared is None:
+            super().init_headers(headers)
+            shared = tuple(self.raw_headers)
+            if len(_RAW_HEADERS) < _RAW_HEADERS_KEEP:
+                _RAW_HEADERS[key] = shared
+        self.raw_headers = list(shared)
 
     def end(self) -> None:
         """End the stream from outside its task (the watcher, the shutdown poller)."""

@@ -106,3 +106,17 @@ async def test_head_answers_the_headers_without_starting_the_stream() -> None:
     )
     assert client.messages[0]["status"] == 200 and client.body() == b""
     assert started == []
+
+
+async def test_streams_share_their_encoded_headers_but_each_has_its_own_list() -> None:
+    """Built once for all streams; a middleware that adds a header to one stream's answer
+    (``SecurityHeaders`` appends to the list) adds it to no other."""
+    closed: list[bool] = []
+    first = LiveStream(_frames(closed), ping=10, send_timeout=1, headers={"X-Test": "1"})
+    first.raw_headers.append((b"x-only-first", b"1"))
+    second = LiveStream(_frames(closed), ping=10, send_timeout=1, headers={"X-Test": "1"})
+    assert second.raw_headers == first.raw_headers[:-1]
+    assert (b"x-test", b"1") in second.raw_headers
+    assert (b"content-type", b"text/event-stream; charset=utf-8") in second.raw_headers
+    other = LiveStream(_frames(closed), ping=10, send_timeout=1, headers={"X-Test": "2"})
+    assert (b"x-test", b"2") in other.raw_headers and (b"x-test", b"1") not in other.raw_headers
