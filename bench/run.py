@@ -39,6 +39,16 @@ from bench.loadgen import BaselineTarget, ServiceTarget, Target, Viewer, analyze
 VENV_BIN = Path(sys.executable).parent
 #: Rounds of each delivery scenario (section 1); its figures are the rounds' medians.
 DELIVERY_ROUNDS = 3
+#: Rounds of the combat pipeline (section 6), 8 and 40 viewers alternating.
+COMBAT_ROUNDS = 3
+#: The figures of a combat run that section 6 takes the median of, over its rounds.
+COMBAT_MEDIANS = (
+    "delivery_p50",
+    "delivery_p99",
+    "all_viewers_p50",
+    "all_viewers_p99",
+    "cpu_ms_per_step",
+)
 #: The figures of a delivery run that section 1 takes the median of, over its rounds.
 MEDIAN_FIELDS = ("p50", "p95", "p99", "max", "server_cpu_ms_per_roll")
 
@@ -327,8 +337,11 @@ def run_render(pg: str, suffix: str, smoke: bool) -> list[dict[str, Any]]:
 
 
 def run_combat(pg: str, smoke: bool) -> dict[str, Any]:
-    """The combat action pipeline (``bench/combat_live.py``): 8 and 40 viewers."""
+    """The combat action pipeline (``bench/combat_live.py``): 8 and 40 viewers, three rounds
+    each, alternating (the table and the verdict take the rounds' medians)."""
     cmd = [sys.executable, "-m", "bench.combat_live", "--pg", pg]
+    if not smoke:
+        cmd += ["--viewers", ",".join(["8,40"] * COMBAT_ROUNDS)]
     res = subprocess.run(
         [*cmd, *(["--smoke"] if smoke else [])], cwd=ROOT, capture_output=True, text=True,
         timeout=900,
@@ -422,12 +435,14 @@ def _extra_sections(res: dict[str, Any]) -> list[str]:
         "turn), each step after every viewer got the last; viewers: the GM, 4 players and",
         "observers. Latency from the request to each viewer's message and to the last",
         "viewer's; server CPU per step. Baseline: the same fight with 8 viewers, same run.",
+        "8 and 40 viewers take turns, three rounds each; a row per viewer count holds the",
+        "medians of its rounds (steps, missing and errors: their sums).",
         "",
         "| viewers | observers | steps | delivery p50 / p99 ms | all viewers p50 / p99 ms | "
         "server CPU ms/step | ratio to 8 viewers (CPU) | missing | errors |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    runs = res["combat"]["runs"]
+    runs = combat_medians(res["combat"]["runs"])
     base = runs[0]["cpu_ms_per_step"]
     for r in runs:
         L.append(
@@ -544,7 +559,7 @@ def _verdicts(
             len(consts) == 1 and all(len(c) == 1 for c in consts),
         )
     )
-    runs = res.get("combat", {}).get("runs", [])
+    runs = combat_medians(res.get("combat", {}).get("runs", []))
     if runs:
         check(
         f"Combat step: server CPU, {runs[-1]['viewers']} viewers / {runs[0]['viewers']} viewers",
@@ -570,6 +585,24 @@ def _verdicts(
         why=WHY_MISSED["scale"],
         )  # fmt: skip
     return out
+
+
+def combat_medians(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per viewer count (in the order first run): the medians of its rounds."""
+    grouped: dict[int, list[dict[str, Any]]] = {}
+    for r in runs:
+        grouped.setdefault(r["viewers"], []).append(r)
+    return [
+        {
+            **rounds[0],
+            **{f: statistics.median(r[f] for r in rounds) for f in COMBAT_MEDIANS},
+            "steps": sum(r["steps"] for r in rounds),
+            "missing": sum(r["missing"] for r in rounds),
+            "errors": [e for r in rounds for e in r["errors"]],
+            "rounds": len(rounds),
+        }
+        for rounds in grouped.values()
+    ]
 
 
 def _medians(runs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
