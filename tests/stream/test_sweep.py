@@ -10,13 +10,13 @@ as for 50.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI
-from sqlalchemy import delete, event, update
+from sqlalchemy import delete, update
 
 from app.accounts.models import UserSession
 from app.accounts.service import token_hash
@@ -31,6 +31,7 @@ from app.web.context import AppContext
 from app.web.deps import COOKIE_NAME
 from app.web.streams import recheck_for
 from tests.api.helpers import Table, make_table
+from tests.api.test_shared_render import statements
 from tests.conftest import ClientFactory
 
 
@@ -135,21 +136,6 @@ async def test_an_event_whose_notification_was_lost_arrives_with_the_sweep(
         assert player.sub.after == seq
 
 
-@contextmanager
-def _statements(app: FastAPI) -> Iterator[list[str]]:
-    seen: list[str] = []
-    engine = app.state.ctx.engine.sync_engine
-
-    def count(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
-        seen.append(sql)
-
-    event.listen(engine, "before_cursor_execute", count)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
-
-
 async def _sweep_statements(app: FastAPI, t: Table, streams: int) -> int:
     """SELECT statements of one sweep over ``streams`` subscriptions, each its own campaign and
     session (all but the first unknown to the database: the sweep ends those)."""
@@ -158,7 +144,7 @@ async def _sweep_statements(app: FastAPI, t: Table, streams: int) -> int:
     subs = [ctx.broker.subscribe(t.campaign_id, "h0", viewer)]
     subs += [ctx.broker.subscribe(10_000 + i, f"h{i}", viewer) for i in range(1, streams)]
     try:
-        with _statements(app) as seen:
+        with statements(app) as seen:
             await ctx.warden.sweep()
         assert [s.ended for s in subs] == [True] * streams  # no such session "h0" either
         return sum(1 for sql in seen if sql.startswith("SELECT"))
