@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -44,12 +45,15 @@ def _add_character(database_url: str, campaign_id: int, username: str, name: str
 
 
 def _click(page: Page, selector: str) -> int:
-    """Submit an HTMX action form; a 409 (someone acted meanwhile) is retried once with the
-    fresh controls it brings back."""
+    """Submit an HTMX action form and return the status of *its* response (not that of a
+    forecast the swapped controls load meanwhile); a 409 (someone acted meanwhile) is
+    retried with the fresh controls it brings back."""
     status = 0
     for _attempt in range(3):
+        action = page.locator(selector).locator("xpath=ancestor::form").get_attribute("hx-post")
+        assert action, f"{selector} is not in an HTMX form"
         with page.expect_response(
-            lambda r: r.request.method == "POST" and "/encounters/" in r.url
+            lambda r: r.request.method == "POST" and urlsplit(r.url).path == action
         ) as info:
             page.locator(selector).click()
         status = info.value.status
@@ -159,22 +163,25 @@ def test_two_hh_rounds_live(open_page: Callable[..., Page], database_url: str) -
                 expect(gm.locator("#combat-log > li")).not_to_have_count(before)
                 answer_prompt()
             _consistent(gm, [p1, p2])
-            _click(page, "#next-turn")
+            assert _click(page, "#next-turn") == 200
         elif "Goblin 2" in actor_name:
             expect(p1.locator("#turn .current-actor")).not_to_contain_text("Goblin")
             gm.locator(".secret-check").locator("xpath=ancestor::details").locator(
                 "summary"
             ).click()
-            _click(gm, "#secret-check")
-            expect(gm.locator("#combat-log > li.restricted").first).to_contain_text("Spürsinn")
-            _click(gm, "#next-turn")
+            secret = gm.locator("#combat-log > li.restricted")
+            checks = secret.count()
+            assert _click(gm, "#secret-check") == 200
+            expect(secret).to_have_count(checks + 1)  # round 1's check must not count
+            expect(secret.first).to_contain_text("Spürsinn")
+            assert _click(gm, "#next-turn") == 200
         else:  # Goblin 1, played by the GM
             gm.locator("#attack-target").select_option(label="Alrik")
             if _click(gm, "#attack-button") == 200:
                 expect(gm.locator("#combat-log > li")).not_to_have_count(before)
                 answer_prompt()
             _consistent(gm, [p1, p2])
-            _click(gm, "#next-turn")
+            assert _click(gm, "#next-turn") == 200
         expect(gm.locator("#turn .current-actor")).not_to_have_text(actor_name)
         _consistent(gm, [p1, p2])
 
