@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection, Hashable, Iterator
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import DateTime, Dialect, MetaData, event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -72,12 +73,40 @@ def create_engine(url: str) -> AsyncEngine:
         event.listen(engine.sync_engine, "connect", _sqlite_on_connect)
         _serialize_sqlite_writes(engine.sync_engine)
         return engine
-    # Pre-ping: a pooled connection is tested when a request takes it (one short round trip),
-    # so after a database restart no request fails on a stale connection; while the database
-    # is away the ping fails and the request gets a 503 (app/web/errors.py).
-    return create_async_engine(
-        url, pool_size=20, max_overflow=20, pool_recycle=1800, pool_pre_ping=True
-    )
+    engine = create_async_engine(url, pool_size=20, max_overflow=20, pool_recycle=1800)
+    _ping_when_idle(engine.sync_engine)
+    return engine
+
+
+#: A pooled connection that lay unused this long is pinged before a request takes it.
+PING_AFTER_IDLE_SECONDS = 1.0
+_IDLE_SINCE = "tafelrunde.idle_since"
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Test a pooled connection before use when it lay idle, not on every checkout.
+
+    A connection idle for a while may have been closed by a database restart: the ping (one
+    short round trip) finds that, and the pool connects afresh, so the request does not fail.
+    A connection back in the pool a moment ago is not pinged (``pool_pre_ping`` would ping
+    it too: a round trip on every request). A restart between two such uses fails that one
+    request, which answers 503 (``app/web/errors.py``), and SQLAlchemy then replaces every
+    connection of the pool older than the failure.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _idle_from_now(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        record.info[_IDLE_SINCE] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _ping_if_idle(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: Any) -> None:
+        since = record.info.pop(_IDLE_SINCE, None)
+        if since is None or time.monotonic() - since < PING_AFTER_IDLE_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as exc:  # any failure of the ping: connect afresh
+            raise DisconnectionError("pooled connection failed its ping") from exc
 
 
 def _serialize_sqlite_writes(engine: Engine) -> None:

@@ -1,0 +1,184 @@
+"""Where a roll request's CPU goes, layer by layer, against the baseline's roll in process.
+
+    .venv/bin/python -m bench.request_floor --db postgresql+psycopg://postgres@127.0.0.1/bench_floor
+
+Creates the database afresh, migrates it, signs up one player with a campaign and calls, as
+ASGI callables in this process (no uvicorn, no network, no streams), POSTs that each add one
+layer of the real roll request to the one before:
+
+- ``empty``: a route of the app that returns at once: the middleware, routing and FastAPI;
+- ``session``: the request's database session (the ``Session`` dependency), never used;
+- ``select 1``: the same session running one statement: pool, transaction, one round trip;
+- ``sign-in``: the route of a campaign with the signed-in user (``CurrentUser``): the one
+  statement of sign-in, role and campaign row, and the ORM objects it loads;
+- ``roll``: the real ``POST /api/v1/campaigns/{id}/rolls``;
+- ``baseline roll``: ``bench/baseline_app.py``'s roll (one INSERT, one NOTIFY, commit), the
+  denominator of the CPU-per-roll target, called the same way.
+
+The probe routes are added to the app object here, never to the app's code. Rounds
+alternate the layers, and the medians of the rounds are printed as JSON: milliseconds of
+this process's CPU per request, and each as a ratio to the baseline's roll.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import uvloop
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from sqlalchemy import text
+
+from app.web.deps import CurrentUser, Session
+from bench.roll_request import ROOT, recreate
+
+ASGI = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
+PASSWORD = "bench-password-4711"
+LAYERS = ("empty", "session", "select 1", "sign-in", "roll", "baseline roll")
+
+
+def _probes(app: Any) -> None:
+    """The probe routes, first in the app's routing so nothing else matches them."""
+
+    async def empty() -> JSONResponse:
+        return JSONResponse({"ok": True}, status_code=201)
+
+    async def session_only(session: Session) -> JSONResponse:
+        return JSONResponse({"ok": True}, status_code=201)
+
+    async def select_one(session: Session) -> JSONResponse:
+        await session.execute(text("SELECT 1"))
+        return JSONResponse({"ok": True}, status_code=201)
+
+    async def signed_in(user: CurrentUser) -> JSONResponse:
+        return JSONResponse({"ok": user.id}, status_code=201)
+
+    routes: list[tuple[str, Callable[..., Awaitable[JSONResponse]]]] = [
+        ("/api/v1/floor/empty", empty),
+        ("/api/v1/floor/session", session_only),
+        ("/api/v1/floor/select", select_one),
+        ("/api/v1/campaigns/{campaign_id}/floor", signed_in),
+    ]
+    for path, endpoint in reversed(routes):
+        app.router.routes.insert(0, APIRoute(path, endpoint, methods=["POST"]))
+
+
+def _scope(path: str, token: str, body: bytes) -> dict[str, Any]:
+    return {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80),
+        "headers": [
+            (b"host", b"b"), (b"authorization", f"Bearer {token}".encode()),
+            (b"content-type", b"application/json"), (b"content-length", b"%d" % len(body)),
+        ],
+    }  # fmt: skip
+
+
+async def _sign_up(app: Any) -> tuple[str, int]:
+    import httpx
+
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://b") as c:
+        body = {"username": f"floor{time.time_ns() % 10**9}", "password": PASSWORD}
+        assert (await c.post("/api/v1/auth/register", json=body)).status_code == 201
+        token = (await c.post("/api/v1/auth/login", json=body)).json()["token"]
+        h = {"Authorization": f"Bearer {token}"}
+        camp = {"name": "Floor", "system": "hh"}
+        cid = (await c.post("/api/v1/campaigns", json=camp, headers=h)).json()["id"]
+    return token, int(cid)
+
+
+async def _baseline_campaign(baseline: Any) -> int:
+    async with baseline.engine.begin() as conn:
+        for stmt in baseline.DDL:
+            await conn.execute(text(stmt))
+        row = await conn.execute(text("INSERT INTO bench_campaign DEFAULT VALUES RETURNING id"))
+        return int(row.scalar_one())
+
+
+async def _cpu_per_request(app: ASGI, scope: dict[str, Any], body: bytes, n: int) -> float:
+    statuses: set[int] = set()
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.add(message["status"])
+
+    for _ in range(n // 8):  # warm: statement caches, the pool
+        await app(dict(scope, state={}), receive, send)
+    cpu = time.process_time()
+    for _ in range(n):
+        await app(dict(scope, state={}), receive, send)
+    cpu = time.process_time() - cpu
+    assert statuses == {201}, (scope["path"], statuses)
+    return cpu * 1000 / n
+
+
+async def measure(db_url: str, requests: int, rounds: int) -> dict[str, Any]:
+    from app.config import Settings
+    from app.main import create_app
+
+    os.environ["BENCH_DATABASE_URL"] = db_url
+    import bench.baseline_app as baseline
+
+    settings = Settings(
+        database_url=db_url, secret_key="x", argon2_time_cost=1, argon2_memory_kib=8192,
+        write_rate_per_minute=10**8, write_burst=10**8,
+    )  # fmt: skip
+    app = create_app(settings)
+    _probes(app)
+    token, cid = await _sign_up(app)
+    base_cid = await _baseline_campaign(baseline)
+    body = json.dumps({"expression": "2d20+3", "label": "Probe"}).encode()
+    targets: dict[str, tuple[ASGI, str]] = {
+        "empty": (app, "/api/v1/floor/empty"),
+        "session": (app, "/api/v1/floor/session"),
+        "select 1": (app, "/api/v1/floor/select"),
+        "sign-in": (app, f"/api/v1/campaigns/{cid}/floor"),
+        "roll": (app, f"/api/v1/campaigns/{cid}/rolls"),
+        "baseline roll": (baseline.app, f"/campaigns/{base_cid}/rolls"),
+    }
+    gc.collect()
+    gc.freeze()  # as the server's lifespan does
+    runs: dict[str, list[float]] = {name: [] for name in LAYERS}
+    for rnd in range(rounds):
+        order = LAYERS if rnd % 2 == 0 else LAYERS[::-1]
+        for name in order:
+            target, path = targets[name]
+            runs[name].append(
+                await _cpu_per_request(target, _scope(path, token, body), body, requests)
+            )
+    await app.state.ctx.engine.dispose()
+    await baseline.engine.dispose()
+    ms = {name: statistics.median(values) for name, values in runs.items()}
+    base = ms["baseline roll"]
+    return {
+        "requests_per_round": requests,
+        "rounds": rounds,
+        "cpu_ms_per_request": {k: round(v, 3) for k, v in ms.items()},
+        "ratio_to_baseline_roll": {k: round(v / base, 2) for k, v in ms.items()},
+        "runs": {k: [round(v, 3) for v in values] for k, values in runs.items()},
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--db", required=True, help="postgresql+psycopg://… of a scratch database")
+    p.add_argument("--requests", type=int, default=800, help="requests per layer and round")
+    p.add_argument("--rounds", type=int, default=4)
+    a = p.parse_args()
+    recreate(a.db, ROOT)
+    print(json.dumps(uvloop.run(measure(a.db, a.requests, a.rounds))))
+
+
+if __name__ == "__main__":
+    main()
