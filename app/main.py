@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -39,6 +40,20 @@ from app.web.deps import TransactionalRoute
 from app.web.security import CrossOriginProtection, SecurityHeaders
 from app.web.static import favicon, static_app
 
+#: glibc's ``mallopt`` parameter for the number of malloc arenas.
+M_ARENA_MAX = -8
+
+
+def _fewer_malloc_arenas() -> None:
+    """At most two glibc malloc arenas for the process's threads (the default is eight per
+    core): memory one thread frees, another can reuse, so the process stays smaller (idle SSE
+    streams: ~2.5 KiB each less RSS, bench/NOTES.md). Nothing to do off glibc."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    libc.mallopt(M_ARENA_MAX, 2)
+
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
@@ -58,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # collector's full passes, which otherwise stall every request now and then.
         gc.collect()
         gc.freeze()
+        _fewer_malloc_arenas()
         if settings.is_postgres:
             ctx.listener = PostgresListener(
                 libpq_conninfo(settings.resolved_database_url),
