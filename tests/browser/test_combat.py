@@ -13,7 +13,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Response, expect
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
@@ -44,6 +44,10 @@ def _add_character(database_url: str, campaign_id: int, username: str, name: str
     engine.dispose()
 
 
+def _answer_to(path: str) -> Callable[[Response], bool]:
+    return lambda r: r.request.method == "POST" and urlsplit(r.url).path == path
+
+
 def _click(page: Page, selector: str) -> int:
     """Submit an HTMX action form and return the status of *its* response (not that of a
     forecast the swapped controls load meanwhile); a 409 (someone acted meanwhile) is
@@ -52,9 +56,7 @@ def _click(page: Page, selector: str) -> int:
     for _attempt in range(3):
         action = page.locator(selector).locator("xpath=ancestor::form").get_attribute("hx-post")
         assert action, f"{selector} is not in an HTMX form"
-        with page.expect_response(
-            lambda r: r.request.method == "POST" and urlsplit(r.url).path == action
-        ) as info:
+        with page.expect_response(_answer_to(action)) as info:
             page.locator(selector).click()
         status = info.value.status
         if status != 409:
