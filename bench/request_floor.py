@@ -37,10 +37,9 @@ from fastapi.routing import APIRoute
 from sqlalchemy import text
 
 from app.web.deps import CurrentUser, Session
-from bench.roll_request import ROOT, recreate
+from bench.roll_request import ROOT, app_for, post_scope, recreate, sign_up
 
 ASGI = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
-PASSWORD = "bench-password-4711"
 LAYERS = ("empty", "session", "select 1", "sign-in", "roll", "baseline roll")
 
 
@@ -68,31 +67,6 @@ def _probes(app: Any) -> None:
     ]
     for path, endpoint in reversed(routes):
         app.router.routes.insert(0, APIRoute(path, endpoint, methods=["POST"]))
-
-
-def _scope(path: str, token: str, body: bytes) -> dict[str, Any]:
-    return {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
-        "root_path": "", "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80),
-        "headers": [
-            (b"host", b"b"), (b"authorization", f"Bearer {token}".encode()),
-            (b"content-type", b"application/json"), (b"content-length", b"%d" % len(body)),
-        ],
-    }  # fmt: skip
-
-
-async def _sign_up(app: Any) -> tuple[str, int]:
-    import httpx
-
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://b") as c:
-        body = {"username": f"floor{time.time_ns() % 10**9}", "password": PASSWORD}
-        assert (await c.post("/api/v1/auth/register", json=body)).status_code == 201
-        token = (await c.post("/api/v1/auth/login", json=body)).json()["token"]
-        h = {"Authorization": f"Bearer {token}"}
-        camp = {"name": "Floor", "system": "hh"}
-        cid = (await c.post("/api/v1/campaigns", json=camp, headers=h)).json()["id"]
-    return token, int(cid)
 
 
 async def _baseline_campaign(baseline: Any) -> int:
@@ -124,19 +98,12 @@ async def _cpu_per_request(app: ASGI, scope: dict[str, Any], body: bytes, n: int
 
 
 async def measure(db_url: str, requests: int, rounds: int) -> dict[str, Any]:
-    from app.config import Settings
-    from app.main import create_app
-
     os.environ["BENCH_DATABASE_URL"] = db_url
     import bench.baseline_app as baseline
 
-    settings = Settings(
-        database_url=db_url, secret_key="x", argon2_time_cost=1, argon2_memory_kib=8192,
-        write_rate_per_minute=10**8, write_burst=10**8,
-    )  # fmt: skip
-    app = create_app(settings)
+    app = app_for(db_url)
     _probes(app)
-    token, cid = await _sign_up(app)
+    token, cid = await sign_up(app, "floor")
     base_cid = await _baseline_campaign(baseline)
     body = json.dumps({"expression": "2d20+3", "label": "Probe"}).encode()
     targets: dict[str, tuple[ASGI, str]] = {
@@ -155,7 +122,7 @@ async def measure(db_url: str, requests: int, rounds: int) -> dict[str, Any]:
         for name in order:
             target, path = targets[name]
             runs[name].append(
-                await _cpu_per_request(target, _scope(path, token, body), body, requests)
+                await _cpu_per_request(target, post_scope(path, token, body), body, requests)
             )
     await app.state.ctx.engine.dispose()
     await baseline.engine.dispose()

@@ -44,9 +44,8 @@ def recreate(db_url: str, app_root: Path) -> None:
     )  # fmt: skip
 
 
-async def measure(db_url: str, requests: int, profile: Path | None = None) -> dict[str, Any]:
-    import httpx
-
+def app_for(db_url: str) -> Any:
+    """The app on ``db_url``, set for measuring: cheap password hashes, no write limit."""
     from app.config import Settings
     from app.main import create_app
 
@@ -58,25 +57,41 @@ async def measure(db_url: str, requests: int, profile: Path | None = None) -> di
         write_rate_per_minute=10**8,
         write_burst=10**8,
     )
-    app = create_app(settings)
+    return create_app(settings)
+
+
+async def sign_up(app: Any, name: str) -> tuple[str, int]:
+    """A new player's session token and the id of a new H&H campaign of theirs."""
+    import httpx
+
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://b") as c:
-        body = {"username": f"roller{time.time_ns() % 10**9}", "password": PASSWORD}
+        body = {"username": f"{name}{time.time_ns() % 10**9}", "password": PASSWORD}
         assert (await c.post("/api/v1/auth/register", json=body)).status_code == 201
         token = (await c.post("/api/v1/auth/login", json=body)).json()["token"]
-        camp = {"name": "Roll", "system": "hh"}
+        camp = {"name": name, "system": "hh"}
         h = {"Authorization": f"Bearer {token}"}
         cid = (await c.post("/api/v1/campaigns", json=camp, headers=h)).json()["id"]
-    path = f"/api/v1/campaigns/{cid}/rolls"
-    payload = json.dumps({"expression": "2d20+3", "label": "Probe"}).encode()
-    scope: dict[str, Any] = {
+    return str(token), int(cid)
+
+
+def post_scope(path: str, token: str, body: bytes) -> dict[str, Any]:
+    """The ASGI scope of a JSON POST to ``path`` signed in with ``token``."""
+    return {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
         "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
         "root_path": "", "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80),
         "headers": [
             (b"host", b"b"), (b"authorization", f"Bearer {token}".encode()),
-            (b"content-type", b"application/json"), (b"content-length", b"%d" % len(payload)),
+            (b"content-type", b"application/json"), (b"content-length", b"%d" % len(body)),
         ],
     }  # fmt: skip
+
+
+async def measure(db_url: str, requests: int, profile: Path | None = None) -> dict[str, Any]:
+    app = app_for(db_url)
+    token, cid = await sign_up(app, "roller")
+    payload = json.dumps({"expression": "2d20+3", "label": "Probe"}).encode()
+    scope = post_scope(f"/api/v1/campaigns/{cid}/rolls", token, payload)
     statuses: set[int] = set()
 
     async def receive() -> dict[str, Any]:
