@@ -42,6 +42,14 @@ def log_of(path: Path, campaign_id: int) -> dict[int, str | None]:
     return {seq: label if type_ == "roll" else None for seq, type_, label in rows}
 
 
+def _checkpoint_and_count_pages(path: Path) -> int:
+    """Move the WAL into the database file, then the file's size in pages: the cap that
+    leaves no room for one more write."""
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return int(db.execute("PRAGMA page_count").fetchone()[0])
+
+
 async def test_disk_full_on_sqlite_answers_503_keeps_reads_and_recovers(tmp_path: Path) -> None:
     path = tmp_path / "full.db"
     url = f"sqlite+aiosqlite:///{path}"
@@ -81,9 +89,10 @@ async def test_disk_full_on_sqlite_answers_503_keeps_reads_and_recovers(tmp_path
         load = Load([table.gm, table.player], table.rolls)
         load.start()
         await asyncio.sleep(0.5)
-        with sqlite3.connect(path) as db:
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            cap["pages"] = db.execute("PRAGMA page_count").fetchone()[0]
+        # In a thread: the checkpoint waits for the app's writers (up to sqlite3's 5 s), and on
+        # this event loop, which serves the app, the wait stalled the server until uvicorn's
+        # keep-alive timer closed a connection with a request in it (an unanswered write).
+        cap["pages"] = await asyncio.to_thread(_checkpoint_and_count_pages, path)
         await wait_for(lambda: load.count(503) >= 3, 20, "the disk to fill")
         read = await table.player.get(table.rolls)
         page = await table.gm.post(
