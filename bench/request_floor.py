@@ -37,7 +37,7 @@ from fastapi.routing import APIRoute
 from sqlalchemy import text
 
 from app.web.deps import CurrentUser, Session
-from bench.roll_request import ROOT, app_for, post_scope, recreate, sign_up
+from bench.roll_request import ROOT, app_for, asgi_channel, post_scope, recreate, sign_up
 
 ASGI = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
 LAYERS = ("empty", "session", "select 1", "sign-in", "roll", "baseline roll")
@@ -78,15 +78,7 @@ async def _baseline_campaign(baseline: Any) -> int:
 
 
 async def _cpu_per_request(app: ASGI, scope: dict[str, Any], body: bytes, n: int) -> float:
-    statuses: set[int] = set()
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    async def send(message: MutableMapping[str, Any]) -> None:
-        if message["type"] == "http.response.start":
-            statuses.add(message["status"])
-
+    receive, send, statuses = asgi_channel(body)
     for _ in range(n // 8):  # warm: statement caches, the pool
         await app(dict(scope, state={}), receive, send)
     cpu = time.process_time()

@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -87,20 +87,31 @@ def post_scope(path: str, token: str, body: bytes) -> dict[str, Any]:
     }  # fmt: skip
 
 
-async def measure(db_url: str, requests: int, profile: Path | None = None) -> dict[str, Any]:
-    app = app_for(db_url)
-    token, cid = await sign_up(app, "roller")
-    payload = json.dumps({"expression": "2d20+3", "label": "Probe"}).encode()
-    scope = post_scope(f"/api/v1/campaigns/{cid}/rolls", token, payload)
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+def asgi_channel(body: bytes) -> tuple[Receive, Send, set[int]]:
+    """``receive`` and ``send`` for calling an app in process with ``body`` as the request,
+    and the set that collects the statuses it answers."""
     statuses: set[int] = set()
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": payload, "more_body": False}
+        return {"type": "http.request", "body": body, "more_body": False}
 
     async def send(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             statuses.add(message["status"])
 
+    return receive, send, statuses
+
+
+async def measure(db_url: str, requests: int, profile: Path | None = None) -> dict[str, Any]:
+    app = app_for(db_url)
+    token, cid = await sign_up(app, "roller")
+    payload = json.dumps({"expression": "2d20+3", "label": "Probe"}).encode()
+    scope = post_scope(f"/api/v1/campaigns/{cid}/rolls", token, payload)
+    receive, send, statuses = asgi_channel(payload)
     gc.collect()
     gc.freeze()  # as the server's lifespan does
     for _ in range(100):  # warm: statement caches, the pool
