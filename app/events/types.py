@@ -683,7 +683,8 @@ class TokenAdded(EventPayload):
 class TokenMoved(EventPayload):
     """A token moved on a scene: ``cost`` cells of movement, ``override`` when a GM placed
     it past the rules; ``reactions`` offered (H&H Blockadeangriff: ``{participant_id,
-    kind}``); ``pushed``: the rule of the fight that moved it."""
+    kind}``); ``pushed``: the rule of the fight that moved it; ``blocked``: something the
+    mover cannot see stopped it."""
 
     VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
 
@@ -696,6 +697,8 @@ class TokenMoved(EventPayload):
     reactions: list[dict[str, Any]] | None = None
     #: The rule that moved it (H&H «Wegstossen», «Fehltritt»), not its player.
     pushed: str | None = None
+    #: The way reached a figure the mover cannot see: it ended on the last free cell before.
+    blocked: bool = False
 
 
 @event_type("token_sighted")

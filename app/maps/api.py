@@ -282,7 +282,8 @@ async def move(
     user: CurrentUser,
 ) -> dict[str, Any]:
     """Move a token; 422 at ``to``/``path`` when the rules refuse, 403 for a player's
-    override."""
+    override, 409 when another request moved it meanwhile. The answer is the caller's form
+    of the move's ``token_moved``."""
     path = None if body.path is None else [list(p) for p in body.path]
     result = await service.move_token(
         session, user, campaign_id, scene_id, token_id, (body.to[0], body.to[1]), path,
@@ -295,6 +296,8 @@ async def move(
         "allowance": result.allowance,
         "stopped_at": None if result.stopped_at is None else list(result.stopped_at),
         "reactions": result.reactions,
+        "blocked": result.blocked,
+        "message": result.message,
     }
 
 

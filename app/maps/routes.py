@@ -130,12 +130,19 @@ async def move(
     x: Annotated[int, Form(ge=-10_000, le=10_000)],
     y: Annotated[int, Form(ge=-10_000, le=10_000)],
 ) -> Response:
-    """Move a token without JavaScript: the page again, with the refusal at the field."""
+    """Move a token without JavaScript: the page again, with the refusal at the field (or,
+    when something the mover cannot see blocked the way, with that at the field)."""
     try:
         async with attempt(session):
-            await service.move_token(session, user, campaign_id, scene_id, token_id, (x - 1, y - 1))
+            moved = await service.move_token(
+                session, user, campaign_id, scene_id, token_id, (x - 1, y - 1)
+            )
     except ValidationFailed as exc:
         return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+    if moved.message is not None:
+        return await _scene_page(
+            request, session, user, campaign_id, scene_id, {"to": moved.message}
+        )
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
 
 

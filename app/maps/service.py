@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.exc import StaleDataError
 
 from app import limits
 from app.accounts.models import User
@@ -28,9 +28,10 @@ from app.encounters.systems import system
 from app.encounters.systems.protocol import CombatRules
 from app.errors import AppError, Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types
-from app.events.service import append_event
+from app.events.models import CampaignEvent
+from app.events.service import append_event, project
 from app.i18n import _
-from app.maps import sight
+from app.maps import moves, sight
 from app.maps.models import Scene, SceneBackground, Token
 from app.media.images import ImageRejected, StoredImage, process_upload
 from app.rules import grid as g
@@ -93,10 +94,10 @@ async def _event(
     user: User,
     payload: types.EventPayload,
     forms: sight.Forms | None = None,
-) -> None:
+) -> CampaignEvent:
     campaign = opened.campaign if isinstance(opened, Opened) else opened[0]
     forms = forms or sight.Forms("public")
-    await append_event(
+    return await append_event(
         session, campaign.id, payload, actor_id=user.id, visibility=forms.visibility,
         player_form=forms.party, player_forms=forms.users,
     )  # fmt: skip
@@ -110,15 +111,15 @@ async def token_events(
     token: Token,
     payload: types.EventPayload,
     before: sight.Seen,
-) -> None:
-    """The event about ``token`` in each view's form, then — with line of sight, when what
-    a player's figures see changed — ``token_sighted`` for every other token that came
-    into or went out of some view."""
+) -> CampaignEvent:
+    """The event about ``token`` in each view's form (returned), then — with line of sight,
+    when what a player's figures see changed — ``token_sighted`` for every other token that
+    came into or went out of some view."""
     now = b.audiences()
     forms = sight.event_forms(b, token, payload.to_json(), before, now, payload.TYPE)
-    await _event(session, opened, user, payload, forms)
+    event = await _event(session, opened, user, payload, forms)
     if not opened.scene.line_of_sight:
-        return
+        return event
     after = {key: b.view_of(cells) for key, cells in now.items()}
     for other, found in sight.sight_changes(b, before, after, token.id):
         await _event(
@@ -127,6 +128,7 @@ async def token_events(
                                token_id=other.id),
             found,
         )  # fmt: skip
+    return event
 
 
 # --- scenes ---------------------------------------------------------------------------------
@@ -633,16 +635,6 @@ async def change_token(
 # --- moves ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class MoveResult:
-    x: int
-    y: int
-    cost: int
-    allowance: int | None
-    stopped_at: Cell | None
-    reactions: list[dict[str, Any]]
-
-
 def _path(token: Token, to: Cell, raw: list[list[int]] | None, scene: Scene) -> list[Cell] | None:
     """The path as given (start cell prepended, ``to`` appended where missing)."""
     if raw is None:
@@ -706,9 +698,10 @@ async def move_token(
     raw_path: list[list[int]] | None = None,
     override: bool = False,
     via: list[list[int]] | None = None,
-) -> MoveResult:
+) -> moves.MoveResult:
     """Move a token to ``to``: the cheapest way, along ``raw_path`` (its steps), or through
-    the waypoints ``via`` (the cheapest leg between each two)."""
+    the waypoints ``via`` (the cheapest leg between each two). The answer is the caller's
+    form of the ``token_moved`` it writes (:func:`app.maps.moves.answer`)."""
     opened = await open_for(session, user, campaign_id, scene_id, Action.view)
     token = await _token(session, opened.scene, token_id)
     b = await board(session, opened)
@@ -721,19 +714,27 @@ async def move_token(
         if via is None
         else _route(token, to, via, opened.scene, opened.rules.metric.diagonal)
     )
-    plan = sight.plan_move(b, opened.rules, opened.campaign.settings, token, to, path, override)
+    asked = moves.MoveAsked(token, to, path, override)
+    plan = moves.plan_move(b, opened.rules, opened.campaign.settings, opened.viewer, asked)
     before = b.seen()
     token.x, token.y = plan.end
     token.moved, token.moved_turn = plan.spent, plan.turn_key
-    await session.flush()
+    await _flush_token(session)
     payload = types.TokenMoved(
         actor_name=user.username, scene_id=opened.scene.id, token_id=token.id, x=token.x,
         y=token.y, cost=plan.cost, override=plan.override, reactions=plan.reactions or None,
+        blocked=plan.blocked,
     )  # fmt: skip
-    await token_events(session, opened, user, b, token, payload, before)
-    return MoveResult(
-        plan.end[0], plan.end[1], plan.cost, plan.allowance, plan.stopped_at, plan.reactions
-    )
+    event = await token_events(session, opened, user, b, token, payload, before)
+    return moves.answer(project([event], opened.viewer), plan.allowance)
+
+
+async def _flush_token(session: AsyncSession) -> None:
+    """Write a moved token; a move of it that another request wrote first is a 409."""
+    try:
+        await session.flush()
+    except StaleDataError:
+        raise Conflict(_("The token was moved meanwhile; reload the scene.")) from None
 
 
 async def distance(

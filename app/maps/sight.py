@@ -1,4 +1,5 @@
-"""What each viewer may see of a scene, and the move check, on loaded rows (no queries).
+"""What each viewer may see of a scene, on loaded rows (no queries; the move check is
+:mod:`app.maps.moves`).
 
 Players see the cells open to them (:meth:`Board.cells_for`): the cells the fog leaves
 open (all of them while the scene's fog is off) and, with the scene's ``line_of_sight``
@@ -23,7 +24,6 @@ from typing import Any, NamedTuple
 from app.core.viewer import Viewer
 from app.encounters.combat import State
 from app.encounters.models import Encounter, Participant
-from app.encounters.systems.protocol import CombatRules
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.maps.models import Scene, Token
@@ -407,115 +407,3 @@ def sight_changes(b: Board, before: Seen, after: Seen, skip: int) -> list[tuple[
         if party is not None or any(users.values()):
             out.append((token, Forms("gm" if party is None else "public", party, users)))
     return out
-
-
-# --- the move check -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """A checked move: where the token ends, what it cost, what it triggered."""
-
-    end: g.Cell
-    cost: int
-    allowance: int | None
-    stopped_at: g.Cell | None
-    reactions: list[dict[str, Any]]
-    spent: int
-    turn_key: str
-    override: bool
-
-
-def _turn_key(b: Board) -> str:
-    if not b.running:
-        return ""
-    return f"{b.state.get('round', 0)}:{b.state.get('turn', 0)}"
-
-
-def _allowance(
-    b: Board, rules: CombatRules, settings: dict[str, Any], token: Token, key: str
-) -> tuple[int | None, int]:
-    """The cells still allowed this turn (``None``: no fight, no limit) and those spent."""
-    pid = b.pid(token)
-    if not key or pid is None:
-        return None, 0
-    fig = b.state.get("figures", {}).get(pid)
-    participant = b.participants.get(token.participant_id or 0)
-    if fig is None or participant is None:
-        return None, 0
-    spent = token.moved if token.moved_turn == key else 0
-    total = rules.movement_allowance(fig, participant.stats, settings)
-    return total - spent, spent
-
-
-def plan_move(
-    b: Board,
-    rules: CombatRules,
-    settings: dict[str, Any],
-    token: Token,
-    to: g.Cell,
-    path: list[g.Cell] | None,
-    override: bool,
-) -> Plan:
-    """Check a move (walls, terrain, allowance) and stop it where an enemy may react."""
-    grid = grid_of(b.scene)
-    start = (token.x, token.y)
-    if override:
-        return Plan(to, 0, None, None, [], token.moved, token.moved_turn, True)
-    if path is None:
-        path = g.shortest_path(grid, start, to, rules.metric.diagonal)
-        if path is None:
-            raise ValidationFailed({"to": _("There is no way there: walls or closed doors.")})
-    measured = g.path_cost(grid, path, rules.metric.diagonal)
-    if measured.blocked_at is not None:
-        raise ValidationFailed(
-            {"path": _("A wall or closed door blocks the way (or the steps do not join up).")}
-        )
-    if any(t.id != token.id and to in g.footprint((t.x, t.y), t.size) for t in b.tokens):
-        raise ValidationFailed({"to": _("Another token stands there.")})
-    key = _turn_key(b)
-    allowance, spent = _allowance(b, rules, settings, token, key)
-    if allowance is not None and measured.cost > allowance:
-        raise ValidationFailed(
-            {
-                "to": _(
-                    "That way costs %(cost)s cells; only %(left)s are left this turn.",
-                    cost=measured.cost,
-                    left=max(0, allowance),
-                )
-            }
-        )
-    return _stop_for_reactions(b, rules, grid, token, path, measured.cost, allowance, spent, key)
-
-
-def _stop_for_reactions(
-    b: Board,
-    rules: CombatRules,
-    grid: g.Grid,
-    token: Token,
-    path: list[g.Cell],
-    cost: int,
-    allowance: int | None,
-    spent: int,
-    key: str,
-) -> Plan:
-    pid = b.pid(token)
-    end = path[-1]
-    if pid is None or not b.running or pid not in b.state.get("figures", {}):
-        return Plan(end, cost, allowance, None, [], spent + cost, key, False)
-    positions = {
-        b.pid(t) or "": (t.x, t.y) for t in b.tokens if t.participant_id and t.id != token.id
-    }
-    found = rules.move_reactions(b.state, pid, path, positions)
-    if not found:
-        return Plan(end, cost, allowance, None, [], spent + cost, key, False)
-    index = found[0].index
-    stop = path[index]
-    paid = g.path_cost(grid, path[: index + 1], rules.metric.diagonal).cost
-    names = {str(p.id): p.name for p in b.participants.values()}
-    reactions = [
-        {"participant_id": int(r.pid), "kind": r.kind, "name": names.get(r.pid, "")}
-        for r in found
-        if r.index == index
-    ]
-    return Plan(stop, paid, allowance, stop, reactions, spent + paid, key, False)

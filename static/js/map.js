@@ -85,9 +85,11 @@
           say(problem(data) || region().getAttribute("data-refused"));
           return;
         }
-        if (t) { place(t, data.x, data.y); }
+        if (t && data.x !== null) { place(t, data.x, data.y); }
         if (data.reactions && data.reactions.length) {
           say(region().getAttribute("data-reaction"));
+        } else if (data.blocked) {
+          say(data.message);
         }
       });
     }).catch(function () { say(region().getAttribute("data-refused")); });
