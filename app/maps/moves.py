@@ -97,8 +97,8 @@ def _allowance(
     return total - spent, spent
 
 
-def _occupied(others_: Others, cell: Cell, size: int) -> None:
-    if not others_.free(cell, size):
+def _occupied(around: Others, cell: Cell, size: int) -> None:
+    if not around.free(cell, size):
         raise ValidationFailed({"to": _("Another token stands there.")})
 
 
