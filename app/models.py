@@ -20,6 +20,7 @@ from app.talk.models import (
     JournalNote,
     JournalReader,
 )
+from app.webhooks.models import Webhook
 
 __all__ = [
     "Base",
@@ -52,4 +53,5 @@ __all__ = [
     "UndoStep",
     "User",
     "UserSession",
+    "Webhook",
 ]
