@@ -263,12 +263,22 @@ async def test_only_gms_manage_webhooks(
     hook = await add_hook(t, receiver.url, ["rolls"])
     base = f"/api/v1/campaigns/{t.campaign_id}/webhooks"
     body = {"url": receiver.url, "events": ["rolls"]}
+    page = f"/campaigns/{t.campaign_id}/webhooks"
+    form = {"url": receiver.url, "events": "rolls"}
     for client, status in ((t.player, 403), (t.observer, 403), (t.outsider, 404)):
         assert (await client.post(base, json=body)).status_code == status
         assert (await client.get(base)).status_code == status
         assert (await client.delete(f"{base}/{hook['id']}")).status_code == status
         assert (await client.post(f"{base}/{hook['id']}/test")).status_code == status
-        assert (await client.get(f"/campaigns/{t.campaign_id}/webhooks")).status_code == status
+        assert (await client.get(page)).status_code == status
+        assert (await client.post(page, data=form)).status_code == status
+        assert (await client.post(f"{page}/{hook['id']}/test")).status_code == status
+        assert (await client.post(f"{page}/{hook['id']}/delete")).status_code == status
+    assert (await t.anonymous.get(base)).status_code == 401
+    assert (await t.anonymous.post(f"{base}/{hook['id']}/test")).status_code == 401
+    assert (await t.anonymous.get(page)).status_code in (303, 307)
+    assert (await t.anonymous.post(f"{page}/{hook['id']}/delete")).status_code in (303, 307)
+    assert receiver.posts == []
     r = await t.gm.post(f"{base}/{hook['id']}/test")
     assert r.json() == {"ok": True, "status": 204, "error": None}
     assert "Testnachricht" in json.loads(receiver.posts[-1]["body"])["text"]
