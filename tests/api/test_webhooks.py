@@ -3,11 +3,13 @@ signed, never a secret; failures are retried and shown; the address guard holds.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -36,11 +38,21 @@ class Receiver:
         self.posts: list[dict[str, Any]] = []
         #: Answers to give, first to last; then 204.
         self.answers: list[tuple[int, dict[str, Any]]] = []
+        #: Seconds each answer waits (a slow receiver).
+        self.delay = 0.0
+        #: Open: answers at once; closed: each answer waits until it opens.
+        self.gate = threading.Event()
+        self.gate.set()
+        #: Posts that arrived (answered or not).
+        self.arrived = 0
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.arrived += 1
+                receiver.gate.wait(30)
+                time.sleep(receiver.delay)
                 status, answer = receiver.answers.pop(0) if receiver.answers else (204, {})
                 receiver.posts.append(
                     {"headers": dict(self.headers), "body": body, "status": status}
@@ -340,3 +352,48 @@ def test_discord_messages_ping_nobody_and_fit_discord() -> None:
     target = guard.parse("https://discord.com/api/webhooks/1/abc", allow_private=False)
     assert target.kind == "discord"
     assert guard.parse("https://example.org/api/webhooks/1", allow_private=False).kind == "json"
+
+
+async def test_two_processes_never_post_one_hook_side_by_side(
+    make_client: ClientFactory, app: FastAPI, receiver: Receiver
+) -> None:
+    t = await make_table(make_client, app)
+    await add_hook(t, receiver.url, ["rolls"])
+    for label in ("Eins", "Zwei", "Drei", "Vier"):
+        await roll(t, "player", label)
+    receiver.delay = 0.2
+    sent = await asyncio.gather(courier(app).deliver_due(), courier(app).deliver_due())
+    assert sorted(sent) == [0, 4]
+    labels = [b["text"].split(": ", 2)[1] for b in receiver.delivered()]
+    assert labels == ["Eins", "Zwei", "Drei", "Vier"]
+
+
+async def test_the_app_delivers_by_itself_while_requests_answer_at_once(
+    make_client: ClientFactory, app: FastAPI, receiver: Receiver
+) -> None:
+    """A loop like the one each process starts posts within its interval; a roll's request
+    never waits for the receiver (here one that holds its answer until the rolls are done)."""
+    t = await make_table(make_client, app)
+    await add_hook(t, receiver.url, ["rolls"])
+    receiver.gate.clear()
+    loop = Courier(app.state.ctx.sessionmaker, allow_private=True, interval=0.1)
+    loop.start()
+    try:
+        await roll(t, "player", "Eins")
+        await _until(lambda: receiver.arrived == 1)
+        await roll(t, "player", "Zwei")  # answered while the receiver holds the first post
+        assert receiver.delivered() == []
+        receiver.gate.set()
+        await _until(lambda: len(receiver.delivered()) == 2)
+    finally:
+        receiver.gate.set()
+        await loop.stop()
+    assert [b["text"].split(": ", 2)[1] for b in receiver.delivered()] == ["Eins", "Zwei"]
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    for _ in range(300):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("timed out waiting")
