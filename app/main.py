@@ -13,6 +13,8 @@ from app.accounts import api as accounts_api
 from app.accounts import routes as accounts_routes
 from app.accounts.passwords import Hasher
 from app.accounts.service import SESSIONS_ENDED_CHANNEL
+from app.apitokens import api as apitokens_api
+from app.apitokens import routes as apitokens_routes
 from app.campaigns import api as campaigns_api
 from app.campaigns import routes as campaigns_routes
 from app.characters import api as characters_api
@@ -62,6 +64,7 @@ def _routers() -> tuple[APIRouter, ...]:
     """Every router of the app, JSON API first, in the order their paths are matched."""
     return (
         accounts_api.router,
+        apitokens_api.router,
         campaigns_api.router,
         rolls_api.router,
         characters_api.router,
@@ -73,6 +76,7 @@ def _routers() -> tuple[APIRouter, ...]:
         webhooks_api.router,
         events_routes.router,
         accounts_routes.router,
+        apitokens_routes.router,
         campaigns_routes.router,
         encounters_routes.router,
         characters_routes.router,

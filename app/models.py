@@ -1,6 +1,6 @@
 """Every ORM model, imported once so Alembic and the tests see the whole schema."""
 
-from app.accounts.models import LoginFailure, User, UserSession
+from app.accounts.models import ApiToken, LoginFailure, User, UserSession
 from app.campaigns.models import Campaign, Invite, Membership
 from app.characters.models import Character, Item
 from app.db import Base
@@ -23,6 +23,7 @@ from app.talk.models import (
 from app.webhooks.models import Webhook
 
 __all__ = [
+    "ApiToken",
     "Base",
     "BestiaryEntry",
     "Campaign",
