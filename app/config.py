@@ -64,6 +64,11 @@ class Settings(BaseSettings):
     #: Only in the test environment: the server's dice come from a generator with this
     #: seed, so a browser test that plays a fight sees the same dice on every run.
     dice_seed: int | None = None
+    #: Webhooks may post to private and loopback addresses and over plain http (tests, home
+    #: networks); off by default: https to public addresses only (``app/webhooks/guard.py``).
+    webhooks_allow_private: bool = False
+    #: How often each process looks for webhooks with something to post.
+    webhooks_poll_seconds: float = Field(default=2.0, gt=0)
 
     @model_validator(mode="after")
     def _dice_seed_only_in_tests(self) -> Settings:

@@ -78,6 +78,12 @@ ENCOUNTERS_PER_CAMPAIGN = 200
 #: Participants of one encounter.
 PARTICIPANTS_PER_ENCOUNTER = 60
 
+#: Personal API tokens of a user.
+API_TOKENS_PER_USER = 20
+
+#: Webhooks of a campaign (Discord or others).
+WEBHOOKS_PER_CAMPAIGN = 5
+
 #: Battle map scenes of a campaign.
 SCENES_PER_CAMPAIGN = 50
 #: Columns and rows of a scene (each).

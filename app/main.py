@@ -7,12 +7,14 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 
 from app.accounts import api as accounts_api
 from app.accounts import routes as accounts_routes
 from app.accounts.passwords import Hasher
 from app.accounts.service import SESSIONS_ENDED_CHANNEL
+from app.apitokens import api as apitokens_api
+from app.apitokens import routes as apitokens_routes
 from app.campaigns import api as campaigns_api
 from app.campaigns import routes as campaigns_routes
 from app.characters import api as characters_api
@@ -39,6 +41,9 @@ from app.web.context import AppContext
 from app.web.deps import TransactionalRoute
 from app.web.security import CrossOriginProtection, SecurityHeaders
 from app.web.static import favicon, static_app
+from app.webhooks import api as webhooks_api
+from app.webhooks import routes as webhooks_routes
+from app.webhooks.delivery import Courier
 
 #: glibc's ``mallopt`` parameter for the number of malloc arenas.
 M_ARENA_MAX = -8
@@ -53,6 +58,35 @@ def _fewer_malloc_arenas() -> None:
     except OSError:
         return
     libc.mallopt(M_ARENA_MAX, 2)
+
+
+def _routers() -> tuple[APIRouter, ...]:
+    """Every router of the app, JSON API first, in the order their paths are matched."""
+    return (
+        accounts_api.router,
+        apitokens_api.router,
+        campaigns_api.router,
+        rolls_api.router,
+        characters_api.router,
+        encounters_api.router,
+        talk_api.router,
+        sessions_api.router,
+        maps_api.router,
+        transfer_api.router,
+        webhooks_api.router,
+        events_routes.router,
+        accounts_routes.router,
+        apitokens_routes.router,
+        campaigns_routes.router,
+        encounters_routes.router,
+        characters_routes.router,
+        api_docs.router,
+        talk_routes.router,
+        sessions_routes.router,
+        maps_routes.router,
+        transfer_routes.router,
+        webhooks_routes.router,
+    )
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -81,9 +115,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 sessions_channel=SESSIONS_ENDED_CHANNEL,
             )
             ctx.listener.start()
+        courier = Courier(
+            ctx.sessionmaker,
+            allow_private=settings.webhooks_allow_private,
+            interval=settings.webhooks_poll_seconds,
+        )
+        courier.start()
         try:
             yield
         finally:
+            await courier.stop()
             await ctx.warden.stop()
             if ctx.listener is not None:
                 await ctx.listener.stop()
@@ -104,27 +145,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(SecurityHeaders)
     errors.install(app)
-    for router in (
-        accounts_api.router,
-        campaigns_api.router,
-        rolls_api.router,
-        characters_api.router,
-        encounters_api.router,
-        talk_api.router,
-        sessions_api.router,
-        maps_api.router,
-        transfer_api.router,
-        events_routes.router,
-        accounts_routes.router,
-        campaigns_routes.router,
-        encounters_routes.router,
-        characters_routes.router,
-        api_docs.router,
-        talk_routes.router,
-        sessions_routes.router,
-        maps_routes.router,
-        transfer_routes.router,
-    ):
+    for router in _routers():
         app.include_router(router)
     app.router.add_api_route(
         "/favicon.ico", favicon, include_in_schema=False, route_class_override=TransactionalRoute

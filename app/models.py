@@ -1,6 +1,6 @@
 """Every ORM model, imported once so Alembic and the tests see the whole schema."""
 
-from app.accounts.models import LoginFailure, User, UserSession
+from app.accounts.models import ApiToken, LoginFailure, User, UserSession
 from app.campaigns.models import Campaign, Invite, Membership
 from app.characters.models import Character, Item
 from app.db import Base
@@ -20,8 +20,10 @@ from app.talk.models import (
     JournalNote,
     JournalReader,
 )
+from app.webhooks.models import Webhook
 
 __all__ = [
+    "ApiToken",
     "Base",
     "BestiaryEntry",
     "Campaign",
@@ -52,4 +54,5 @@ __all__ = [
     "UndoStep",
     "User",
     "UserSession",
+    "Webhook",
 ]

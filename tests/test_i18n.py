@@ -27,7 +27,8 @@ def _msgids() -> dict[str, str]:
             options_map={pattern: options},
             keywords=KEYWORDS,
         ):
-            ids = message if isinstance(message, tuple) else (message,)
+            # A plural entry is found by its singular msgid (its plural is part of it).
+            ids = message[:1] if isinstance(message, tuple) else (message,)
             for msgid in ids:
                 if msgid:
                     found.setdefault(msgid, f"{folder}/{filename}")

@@ -51,3 +51,25 @@ class LoginFailure(Base):
     username_key: Mapped[str] = mapped_column(String(32))
     address: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class ApiToken(Base):
+    """A personal API token (``tfr_pat_…``) for scripts: stored as the SHA-256 of the token
+    only, like a login session, with what it may do (``docs/api.md``)."""
+
+    __tablename__ = "api_token"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    #: ``read``, ``play`` or ``manage``.
+    scope: Mapped[str] = mapped_column(String(10))
+    #: The one campaign the token may reach; ``None``: every campaign of its user.
+    campaign_id: Mapped[int | None] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: Written at most once a minute, outside the request's transaction.
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, bindparam, delete, func, select, update
+from sqlalchemy import ColumnElement, Select, bindparam, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
-from app.accounts.models import LoginFailure, User, UserSession
+from app.accounts.models import ApiToken, LoginFailure, User, UserSession
 from app.accounts.passwords import Hasher
 from app.config import Settings
 from app.db import in_chunks, utcnow
@@ -293,34 +293,55 @@ async def _session_in_use(
 
 
 async def session_active(session: AsyncSession, token_hash_: str) -> bool:
-    """Whether the session with this token hash still exists (not logged out, not expired)."""
-    found = await session.scalar(
-        select(UserSession.id).where(UserSession.token_hash == token_hash_)
-    )
-    return found is not None
+    """Whether the login session or personal API token with this hash still exists (not
+    logged out, revoked or expired)."""
+    return bool(await sessions_active(session, [token_hash_]))
 
 
 _LIVE_SESSIONS = select(UserSession.token_hash).where(
     UserSession.token_hash.in_(bindparam("token_hashes", expanding=True))
 )
+_LIVE_TOKENS = select(ApiToken.token_hash).where(
+    ApiToken.token_hash.in_(bindparam("token_hashes", expanding=True)),
+    or_(ApiToken.expires_at.is_(None), ApiToken.expires_at > bindparam("now")),
+)
 
 
 async def sessions_active(session: AsyncSession, token_hashes: Collection[str]) -> set[str]:
-    """Which of these token hashes belong to sessions that still exist: one statement per
-    500 (the process's sweep over its live streams)."""
+    """Which of these token hashes belong to sessions or API tokens that still count: two
+    statements per 500 (the process's sweep over its live streams)."""
     live: set[str] = set()
     for chunk in in_chunks(token_hashes):
         live.update(await session.scalars(_LIVE_SESSIONS, {"token_hashes": chunk}))
+        left = [h for h in chunk if h not in live]
+        if left:
+            found = await session.scalars(_LIVE_TOKENS, {"token_hashes": left, "now": utcnow()})
+            live.update(found)
     return live
 
 
 async def _end_sessions(session: AsyncSession, which: ColumnElement[bool]) -> None:
-    """Delete the sessions ``which`` selects, and have their live streams end at commit: in
-    this process through ``ENDED_SESSIONS_KEY``, in the others through a ``NOTIFY`` on
-    ``SESSIONS_ENDED_CHANNEL``, delivered at commit (PostgreSQL)."""
-    ended = list(
-        await session.scalars(delete(UserSession).where(which).returning(UserSession.token_hash))
+    """Delete the sessions ``which`` selects, and have their live streams end at commit."""
+    ended = await session.scalars(
+        delete(UserSession).where(which).returning(UserSession.token_hash)
     )
+    await _announce_ended(session, list(ended))
+
+
+async def end_tokens(session: AsyncSession, which: ColumnElement[bool]) -> list[str]:
+    """Delete the personal API tokens ``which`` selects and end their live streams at commit,
+    as :func:`_end_sessions` does; returns their hashes."""
+    ended = list(
+        await session.scalars(delete(ApiToken).where(which).returning(ApiToken.token_hash))
+    )
+    await _announce_ended(session, ended)
+    return ended
+
+
+async def _announce_ended(session: AsyncSession, ended: list[str]) -> None:
+    """End the live streams of these token hashes at commit: in this process through
+    ``ENDED_SESSIONS_KEY``, in the others through a ``NOTIFY`` on
+    ``SESSIONS_ENDED_CHANNEL``, delivered at commit (PostgreSQL)."""
     if not ended:
         return
     session.info.setdefault(ENDED_SESSIONS_KEY, []).extend(ended)
@@ -334,7 +355,9 @@ async def logout(session: AsyncSession, token: str) -> None:
 
 
 async def logout_everywhere(session: AsyncSession, user_id: int) -> None:
+    """Every login session of the user ends, and every personal API token is revoked."""
     await _end_sessions(session, UserSession.user_id == user_id)
+    await end_tokens(session, ApiToken.user_id == user_id)
 
 
 async def set_locale(session: AsyncSession, user: User, locale: str) -> None:

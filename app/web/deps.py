@@ -7,18 +7,20 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import Depends, Request, Response
+from fastapi import BackgroundTasks, Depends, Request, Response
 from fastapi.routing import APIRoute
 from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts import service as accounts
+from app.accounts import tokens
 from app.accounts.models import User
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import remember_role, role_in_campaign
 from app.errors import AppError, Unauthenticated
 from app.events.service import PENDING_KEY
 from app.i18n import DEFAULT_LOCALE, _, set_locale
+from app.web.api_tokens import check_grant
 from app.web.context import AppContext
 from app.web.security import SAFE_METHODS
 from app.web.templating import OffLoopHTMLResponse
@@ -167,9 +169,37 @@ async def _user_for(
     return user
 
 
-async def optional_user(request: Request, session: Session, ctx: Ctx) -> User | None:
+async def _user_for_api_token(
+    request: Request, session: AsyncSession, ctx: AppContext, token: str, later: BackgroundTasks
+) -> User | None:
+    """The user behind a personal API token, once the token may make this request: another
+    campaign is not found, a write beyond its scope forbidden (``app.web.api_tokens``).
+
+    Its use is noted after the response, in a transaction of its own (never the request's,
+    which may roll back, and on SQLite holds the one write lock until it ends)."""
+    found = await tokens.user_for_api_token(session, token)
+    if found is None:
+        return None
+    user, grant = found
+    if grant.use_to_note:
+        later.add_task(_note_use, ctx, grant.token_id)
+    await check_grant(request, session, user.id, grant)
+    return user
+
+
+async def _note_use(ctx: AppContext, token_id: int) -> None:
+    async with ctx.sessionmaker() as own:
+        await tokens.note_use(own, token_id)
+
+
+async def optional_user(
+    request: Request, session: Session, ctx: Ctx, later: BackgroundTasks
+) -> User | None:
     token = session_token(request)
-    user = await _user_for(request, session, ctx, token) if token else None
+    if token and tokens.is_api_token(token):
+        user = await _user_for_api_token(request, session, ctx, token, later)
+    else:
+        user = await _user_for(request, session, ctx, token) if token else None
     # A plain snapshot for templates: error pages render after the session rolled back.
     request.state.user = SignedIn(user.id, user.username) if user else None
     apply_locale(request, user)

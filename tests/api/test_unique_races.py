@@ -145,12 +145,26 @@ async def race_event_seq(app: FastAPI, make_client: ClientFactory) -> None:
     assert list(seqs) == list(range(1, len(seqs) + 1))
 
 
+async def race_api_token(app: FastAPI, make_client: ClientFactory) -> None:
+    """Tokens are random: concurrent creations each get their own."""
+    table = await make_table(make_client, app)
+    responses = await at_once(
+        [
+            table.player.post("/api/v1/auth/tokens", json={"name": f"T{n}", "scope": "read"})
+            for n in range(RACERS)
+        ]
+    )
+    assert [r.status_code for r in responses] == [201] * RACERS
+    assert len({r.json()["token"] for r in responses}) == RACERS
+
+
 RACES: dict[tuple[str, tuple[str, ...]], Race] = {
     ("user_account", ("username_key",)): race_register,
     ("user_session", ("token_hash",)): race_login,
     ("membership", ("campaign_id", "user_id")): race_join,
     ("invite", ("code",)): race_invite,
     ("campaign_event", ("campaign_id", "seq")): race_event_seq,
+    ("api_token", ("token_hash",)): race_api_token,
 }
 
 

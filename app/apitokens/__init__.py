@@ -1,0 +1,1 @@
+"""Personal API tokens as a user manages them: create, list, revoke (docs/api.md)."""

@@ -1,0 +1,83 @@
+"""JSON API of personal API tokens (a login session only: no token manages tokens)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from fastapi import APIRouter, Response
+from pydantic import AwareDatetime, BaseModel
+
+from app.accounts.tokens import Scope
+from app.apitokens import service
+from app.limits import Name
+from app.web.deps import CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import PathId, RowId
+
+router = APIRouter(prefix="/api/v1/auth/tokens", tags=["auth"], route_class=IdempotentRoute)
+
+
+class TokenIn(BaseModel):
+    name: Name
+    scope: Scope
+    campaign_id: RowId | None = None
+    expires_at: AwareDatetime | None = None
+
+
+class TokenOut(BaseModel):
+    id: int
+    name: str
+    scope: str
+    campaign_id: int | None
+    campaign_name: str | None = None
+    created_at: datetime
+    expires_at: datetime | None
+    last_used_at: datetime | None
+
+
+class TokenCreated(BaseModel):
+    id: int
+    name: str
+    scope: str
+    campaign_id: int | None
+    expires_at: datetime | None
+    #: The secret, shown once: send it as ``Authorization: Bearer …``.
+    token: str
+
+
+@router.post("", status_code=201, response_model=TokenCreated, dependencies=[IDEMPOTENT])
+async def create(body: TokenIn, session: Session, user: CurrentUser) -> TokenCreated:
+    token, secret = await service.create(
+        session, user, body.name, body.scope, body.campaign_id, body.expires_at
+    )
+    return TokenCreated(
+        id=token.id,
+        name=token.name,
+        scope=token.scope,
+        campaign_id=token.campaign_id,
+        expires_at=token.expires_at,
+        token=secret,
+    )
+
+
+@router.get("", response_model=list[TokenOut])
+async def list_tokens(session: Session, user: CurrentUser) -> list[TokenOut]:
+    return [
+        TokenOut(
+            id=v.token.id,
+            name=v.token.name,
+            scope=v.token.scope,
+            campaign_id=v.token.campaign_id,
+            campaign_name=v.campaign_name,
+            created_at=v.token.created_at,
+            expires_at=v.token.expires_at,
+            last_used_at=v.token.last_used_at,
+        )
+        for v in await service.mine(session, user)
+    ]
+
+
+@router.delete("/{token_id}", status_code=204)
+async def revoke(token_id: PathId, session: Session, user: CurrentUser) -> Response:
+    await service.revoke(session, user, token_id)
+    return Response(status_code=204)

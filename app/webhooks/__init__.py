@@ -1,0 +1,1 @@
+"""Webhooks: campaign events posted to Discord or any HTTPS receiver (docs/webhooks.md)."""
