@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import copy
+import hashlib
+import hmac
 from typing import Any
 
 import httpx
 
+from app.events.fairplay import canonical
 from tests.api.helpers import Table
 
 
@@ -48,3 +51,23 @@ def event(data: dict[str, Any], seq: int) -> dict[str, Any]:
 
 def tampered(data: dict[str, Any]) -> dict[str, Any]:
     return copy.deepcopy(data)
+
+
+def reseal(data: dict[str, Any], seq: int) -> None:
+    """What a server that recorded a payload other than its dice would publish: the digest
+    of the changed payload (salted as the record says) and every chain link from there."""
+    events = data["events"]
+    start = next(n for n, e in enumerate(events) if e["seq"] == seq)
+    fp = events[start]["fairplay"]
+    body = canonical(events[start]["payload"])
+    fp["digest"] = (
+        hmac.new(bytes.fromhex(fp["salt"]), body, hashlib.sha256).hexdigest()
+        if "salt" in fp
+        else hashlib.sha256(body).hexdigest()
+    )
+    previous = data["commitment"] if start == 0 else events[start - 1]["fairplay"]["chain"]
+    for e in events[start:]:
+        e["fairplay"]["chain"] = hashlib.sha256(
+            (previous + e["fairplay"]["digest"]).encode()
+        ).hexdigest()
+        previous = e["fairplay"]["chain"]

@@ -26,7 +26,7 @@ from app.rules.dice import DieRoll
 from app.sessions.verify_fairplay import render, verify
 from tests.api.helpers import Table, make_table
 from tests.conftest import ClientFactory
-from tests.sessions.helpers import base, event, export, fair_session, roll, tampered
+from tests.sessions.helpers import base, event, export, fair_session, reseal, roll, tampered
 
 PLAYER_SEED = "Glückskeks"
 
@@ -112,26 +112,6 @@ async def _played(t: Table) -> tuple[dict[str, Any], int, int]:
     return data, rolled, chat["seq"]
 
 
-def _reseal(data: dict[str, Any], seq: int) -> None:
-    """What a server that recorded a payload other than its dice would publish: the digest
-    of the changed payload (salted as the record says) and every chain link from there."""
-    events = data["events"]
-    start = next(n for n, e in enumerate(events) if e["seq"] == seq)
-    fp = events[start]["fairplay"]
-    body = canonical(events[start]["payload"])
-    fp["digest"] = (
-        hmac.new(bytes.fromhex(fp["salt"]), body, hashlib.sha256).hexdigest()
-        if "salt" in fp
-        else hashlib.sha256(body).hexdigest()
-    )
-    previous = data["commitment"] if start == 0 else events[start - 1]["fairplay"]["chain"]
-    for e in events[start:]:
-        e["fairplay"]["chain"] = hashlib.sha256(
-            (previous + e["fairplay"]["digest"]).encode()
-        ).hexdigest()
-        previous = e["fairplay"]["chain"]
-
-
 def _show_other_face(data: dict[str, Any], seq: int) -> None:
     """The payload shows another face than was drawn (the total adjusted to match it)."""
     payload = event(data, seq)["payload"]
@@ -191,7 +171,7 @@ async def test_a_payload_showing_other_dice_than_drawn_fails(
     seq = rolled if target == "roll" else chat
     changed = tampered(data)
     tamper(changed, seq)
-    _reseal(changed, seq)
+    reseal(changed, seq)
     report = verify(changed)
     assert report.first_failure == seq, [(e.seq, e.problems) for e in report.events]
     failed = next(e for e in report.events if e.seq == seq)
