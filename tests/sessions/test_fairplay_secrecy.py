@@ -19,6 +19,7 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
+from app import cli
 from app.events.fairplay import canonical
 from app.events.models import CampaignEvent
 from app.events.types import Roll
@@ -130,6 +131,18 @@ def _show_other_inline_face(data: dict[str, Any], seq: int) -> None:
     inline["dice"][0]["faces"][0] = inline["dice"][0]["faces"][0] % 6 + 1
 
 
+def _cli(tmp_path: Path, data: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> str:
+    """``tafelrunde verify FILE``: its output (its exit status must say the same)."""
+    path = tmp_path / "cli.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        cli.main(["verify", str(path)])
+    out = capsys.readouterr().out
+    assert (done.value.code == 0) == out.strip().splitlines()[-1].startswith("OK"), out
+    return out
+
+
 async def _script(client: httpx.AsyncClient, tmp_path: Path, data: dict[str, Any]) -> str:
     """The downloaded standalone verifier's output for ``data`` (its exit status must
     say the same)."""
@@ -157,6 +170,7 @@ async def test_a_payload_showing_other_dice_than_drawn_fails(
     make_client: ClientFactory,
     app: FastAPI,
     tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
     tamper: Any,
     target: str,
     problem: str,
@@ -177,8 +191,9 @@ async def test_a_payload_showing_other_dice_than_drawn_fails(
     failed = next(e for e in report.events if e.seq == seq)
     assert any(problem in p for p in failed.problems), failed.problems
     assert [e.seq for e in report.events if e.problems] == [seq]
-    out = await _script(t.player, tmp_path, changed)
-    assert out.strip().splitlines()[-1].startswith(f"FAILED at event {seq}")
+    for out in (await _script(t.player, tmp_path, changed), _cli(tmp_path, changed, capsys)):
+        assert out.strip().splitlines()[-1].startswith(f"FAILED at event {seq}")
+        assert problem in out
 
 
 @pytest.mark.parametrize(
@@ -250,7 +265,7 @@ async def test_a_roll_naming_a_hidden_nsc_stays_secret_after_the_session(
 
 
 async def test_a_session_recorded_before_salts_verifies_as_version_1(
-    make_client: ClientFactory, app: FastAPI, tmp_path: Path
+    make_client: ClientFactory, app: FastAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A session from before the salt (its records as they were stored then: unsalted
     SHA-256 digests, no version) keeps verifying, and both verifiers say it is version 1."""
@@ -280,5 +295,5 @@ async def test_a_session_recorded_before_salts_verifies_as_version_1(
     report = verify(old)
     assert report.ok and report.versions == [1], [(e.seq, e.problems) for e in report.events]
     assert "version 1, unsalted" in render(report)
-    out = await _script(t.player, tmp_path, old)
-    assert "version 1, unsalted" in out and out.strip().splitlines()[-1].startswith("OK")
+    for out in (await _script(t.player, tmp_path, old), _cli(tmp_path, old, capsys)):
+        assert "version 1, unsalted" in out and out.strip().splitlines()[-1].startswith("OK")
