@@ -27,9 +27,12 @@ from app.rules.dice import DieRoll
 from app.sessions.verify_fairplay import render, verify
 from tests.api.helpers import Table, make_table
 from tests.conftest import ClientFactory
+from tests.encounters.helpers import add_character, make_fight
 from tests.sessions.helpers import base, event, export, fair_session, reseal, roll, tampered
 
 PLAYER_SEED = "Glückskeks"
+VALEROS = {"wahrnehmung": 6, "rk": 18, "tp": 20, "reflex": 5, "wille": 3, "zaehigkeit": 7,
+           "angriffe": [{"name": "Langschwert", "bonus": 9, "schaden": "1W8+4"}]}  # fmt: skip
 
 
 def _candidates(actor: str, label: str, sides: int, count: int) -> list[dict[str, Any]]:
@@ -297,3 +300,43 @@ async def test_a_session_recorded_before_salts_verifies_as_version_1(
     assert "version 1, unsalted" in render(report)
     for out in (await _script(t.player, tmp_path, old), _cli(tmp_path, old, capsys)):
         assert "version 1, unsalted" in out and out.strip().splitlines()[-1].startswith("OK")
+
+
+async def test_gm_only_combat_lines_stay_secret_after_the_session(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """N8 in combat: a hidden monster's initiative roll (PF2e: Wahrnehmung, a d20) is a
+    GM-only combat line naming it; «reveal secret rolls» does not unmask it at the session's
+    end (the lines do not record whom they name, so the server keeps them all); the
+    verifier counts it as secret."""
+    fight = await make_fight(make_client, app, "pf2e")
+    api = f"/api/v1/campaigns/{fight.campaign_id}"
+    await add_character(app, fight, "p0", "Valeros", VALEROS, "pf2e")
+    r = await fight.gm.post(f"{api}/bestiary/samples")
+    goblin = next(e for e in r.json() if e["name"] == "Goblin-Krieger")
+    r = await fight.gm.post(f"{api}/encounters", json={"name": "Hinterhalt"})
+    fight.encounter_id = r.json()["id"]
+    for body in ({"character_id": fight.characters["Valeros"]}, {"entry_id": goblin["id"]}):
+        r = await fight.gm.post(
+            f"{fight.base}/participants", json={**body, "hidden": "entry_id" in body}
+        )
+        assert r.status_code == 201, r.text
+    rule = {"enabled": True, "overrides": "marked", "reveal_secret_rolls": True}
+    assert (await fight.gm.put(f"{api}/fairplay", json=rule)).status_code == 200
+    r = await fight.gm.post(f"{api}/sessions")
+    assert r.status_code == 201, r.text
+    sid = r.json()["id"]
+    await fight.act(fight.gm, "start")
+    assert (await fight.gm.post(f"{api}/sessions/{sid}/end")).status_code == 200
+    gm_view = await export(fight.gm, fight.campaign_id, sid)
+    hidden_lines = [
+        e["seq"]
+        for e in gm_view["events"]
+        if e["type"] == "combat" and "Goblin" in json.dumps(e["payload"]) and e["fairplay"]["draws"]
+    ]
+    assert hidden_lines
+    r = await fight.players[0].get(f"{api}/sessions/{sid}/fairplay")
+    assert r.status_code == 200 and "Goblin" not in r.text
+    report = verify(r.json())
+    assert report.ok
+    assert all(e.secret for e in report.events if e.seq in hidden_lines)
