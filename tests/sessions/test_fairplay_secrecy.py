@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import html
 import itertools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +24,7 @@ from sqlalchemy import select
 from app import cli
 from app.events.fairplay import canonical
 from app.events.models import CampaignEvent
-from app.events.types import Roll
+from app.events.types import EVENT_TYPES, Roll
 from app.rules.dice import DieRoll
 from app.sessions.verify_fairplay import render, verify
 from tests.api.helpers import Table, make_table
@@ -340,3 +342,20 @@ async def test_gm_only_combat_lines_stay_secret_after_the_session(
     report = verify(r.json())
     assert report.ok
     assert all(e.secret for e in report.events if e.seq in hidden_lines)
+
+
+async def test_the_verification_page_names_every_event_type(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Issue 31: the page lists events by name in the reader's language, not by key; every
+    type of the log has its name (a new type without one fails here)."""
+    t = await make_table(make_client, app)
+    started = await fair_session(t)
+    r = await t.player.get(f"/campaigns/{t.campaign_id}/sessions/{started['id']}/verify")
+    assert r.status_code == 200
+    found = re.search(r"data-labels='([^']*)'", r.text)
+    assert found is not None
+    labels = json.loads(html.unescape(found.group(1)))
+    assert set(labels) == set(EVENT_TYPES)
+    assert labels["session_started"] == "Sitzung begonnen" and labels["roll"] == "Wurf"
+    assert all(label != type_ for type_, label in labels.items())
