@@ -16,7 +16,7 @@ from playwright.sync_api import Page, ViewportSize, expect
 from tests.browser.conftest import OpenPage
 from tests.browser.flows import create_campaign, invite_link, join, register, roll
 from tests.browser.test_accessibility import violations
-from tests.sessions.helpers import reseal
+from tests.sessions.helpers import reseal, unsalted
 
 pytestmark = pytest.mark.browser
 
@@ -116,6 +116,17 @@ def test_a_player_verifies_an_ended_session(open_page: OpenPage, tmp_path: Path)
         expect(summary).to_contain_text(f"Prüfung fehlgeschlagen bei Ereignis {rolled['seq']}")
         expect(bad).not_to_contain_text("Ableitung")
         expect(player.locator("#fairplay-events li.fairplay-bad")).to_have_count(1)
+
+    # An export in the format from before the salt (version 1) verifies, and says so.
+    data = player.request.get(url).json()
+    assert all(e["payload"] is not None for e in data["events"])  # the secret roll revealed
+    unsalted(data)
+    old = tmp_path / "version1.json"
+    old.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    player.locator("#fairplay-file").set_input_files(str(old))
+    expect(player.locator("#fairplay-format")).to_contain_text("Version 1, ungesalzene")
+    expect(summary).to_contain_text("Jeder Wurf geprüft")
+    expect(player.locator("#fairplay-events li.fairplay-bad")).to_have_count(0)
 
 
 def _other_face(payload: dict[str, Any]) -> None:

@@ -71,3 +71,15 @@ def reseal(data: dict[str, Any], seq: int) -> None:
             (previous + e["fairplay"]["digest"]).encode()
         ).hexdigest()
         previous = e["fairplay"]["chain"]
+
+
+def unsalted(data: dict[str, Any]) -> None:
+    """An export as a session recorded before the salt has it (format version 1): unsalted
+    SHA-256 digests, no version, no salt, the chain over those digests."""
+    previous = data["commitment"]
+    for e in data["events"]:
+        fp = e["fairplay"]
+        fp.pop("salt", None)
+        fp.pop("version", None)
+        fp["digest"] = hashlib.sha256(canonical(e["payload"])).hexdigest()
+        fp["chain"] = previous = hashlib.sha256((previous + fp["digest"]).encode()).hexdigest()
