@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 PREFIX = "tafelrunde-fairplay-v1"
-#: The summary's last line: which record formats the session used.
+#: The summary's line on the record formats the session used (docs: "Format versions").
 FORMATS = {
     (): "format: no events",
     (2,): "format: version 2, salted digests",
