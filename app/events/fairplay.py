@@ -1,9 +1,12 @@
 """The hash chain of a fair-play session's events, and the draws that wait for their event.
 
 Every event appended while a fair-play session is open carries ``fairplay``:
-``{session_id, user_id, client_seed, draws, digest, chain}`` (``docs/fairplay.md``), with
-``digest`` the SHA-256 of the payload's canonical JSON and ``chain`` the SHA-256 of the
-previous link and the digest (hex strings; the first link starts from the commitment). The
+``{version, session_id, user_id, client_seed, draws, salt, digest, chain}``
+(``docs/fairplay.md``), with ``digest`` the HMAC-SHA256 of the payload's canonical JSON keyed
+with the event's own random ``salt`` (format version 2: a digest that hides its payload;
+version 1, before it, hashed the payload unsalted) and ``chain`` the SHA-256 of the previous
+link and the digest (hex strings; the first link starts from the commitment). The salt goes
+out only with the payload (:func:`shown`). The
 derivation of the faces is ``app.sessions.dice``; this module only records them: a roller
 adds its draws to the :class:`PendingDraws` of the next ``seq``, and the event appended with
 that ``seq`` lists them.
@@ -12,7 +15,9 @@ that ``seq`` lists them.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +29,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 NEXT_SEQ_KEY = "fairplay_next_seq"
 DRAWS_KEY = "fairplay_draws"
 OVERRIDE_KEY = "fairplay_overrides"
+#: The format of the records written now (``docs/fairplay.md``, "Format versions").
+VERSION = 2
+#: Bytes of random salt per event: a digest cannot be guessed by enumerating payloads.
+SALT_BYTES = 16
 
 
 def canonical(payload: Any) -> bytes:
@@ -31,8 +40,18 @@ def canonical(payload: Any) -> bytes:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def digest(payload: Any) -> str:
-    return hashlib.sha256(canonical(payload)).hexdigest()
+def digest(payload: Any, salt_hex: str) -> str:
+    """``HMAC-SHA256(key = the salt's bytes, message = the canonical payload)`` (version 2)."""
+    return hmac.new(bytes.fromhex(salt_hex), canonical(payload), hashlib.sha256).hexdigest()
+
+
+def shown(record: dict[str, Any], with_payload: bool) -> dict[str, Any]:
+    """The record as sent to a viewer: the draws and the salt only to one who gets the
+    payload as stored; without it digest and chain link alone (the salt would let them
+    test guesses of the payload against the digest)."""
+    if with_payload:
+        return record
+    return {k: v for k, v in record.items() if k != "salt"} | {"draws": None}
 
 
 def link(previous: str, digest_hex: str) -> str:
@@ -84,19 +103,22 @@ def record(
     previous: str,
 ) -> dict[str, Any]:
     """The ``fairplay`` of the event appended with ``seq``: the draws waiting for it (taken),
-    its digest and its chain link."""
+    a fresh salt, its digest and its chain link."""
     waiting: dict[int, PendingDraws] = session.info.get(DRAWS_KEY, {})
     drawn = waiting.get(campaign_id)
     if drawn is not None and drawn.seq == seq:
         del waiting[campaign_id]
     else:
         drawn = None
-    d = digest(payload)
+    salt = secrets.token_hex(SALT_BYTES)
+    d = digest(payload, salt)
     out: dict[str, Any] = {
+        "version": VERSION,
         "session_id": session_id,
         "user_id": drawn.user_id if drawn else actor_id,
         "client_seed": drawn.client_seed if drawn else None,
         "draws": drawn.draws if drawn else [],
+        "salt": salt,
         "digest": d,
         "chain": link(previous, d),
     }

@@ -35,6 +35,7 @@ class CampaignEvent(Base):
     )
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    #: In a fair-play session: ``{session_id, user_id, client_seed, draws, digest, chain}``
-    #: (``docs/fairplay.md``); NULL outside one.
+    #: In a fair-play session: ``{version, session_id, user_id, client_seed, draws, salt,
+    #: digest, chain}`` (``docs/fairplay.md``; the salt is sent only with the payload, see
+    #: ``app.events.fairplay.shown``); NULL outside one.
     fairplay: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)

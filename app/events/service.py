@@ -465,11 +465,10 @@ class VisibleEvent:
 
     def fairplay(self) -> dict[str, Any] | None:
         """The event's fair-play record as this viewer gets it: digest and chain link always,
-        the faces only with the payload (a secret roll's draws are as secret as its faces)."""
+        the faces and the salt only with the payload (a secret roll's draws are as secret as
+        its faces, and its salt would let a guess of the payload be tested)."""
         record = self.event.fairplay
-        if record is None or self.form == "whole":
-            return record
-        return {**record, "draws": None}
+        return None if record is None else fairplay.shown(record, self.form == "whole")
 
 
 def _own_form(event: CampaignEvent, viewer: Viewer) -> str | None:

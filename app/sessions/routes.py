@@ -125,6 +125,7 @@ async def verify_page(
         "campaign_id": campaign_id,
         "viewer": viewer,
         "session": views.session_view(game),
+        "labels": views.event_labels(),
     }
     return page(request, "sessions/verify.html", context)
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Boolean, Integer, column, func, select, table, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
@@ -27,8 +27,14 @@ from app.db import utcnow
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.events import fairplay
 from app.events.models import CampaignEvent
-from app.events.service import WITHHELD_KEY, append_event, can_see, lock_log
-from app.events.types import ClientSeedSet, FairPlayConfigured, SessionEnded, SessionStarted
+from app.events.service import PARTIES, WITHHELD_KEY, append_event, can_see, lock_log
+from app.events.types import (
+    ClientSeedSet,
+    FairPlayConfigured,
+    Roll,
+    SessionEnded,
+    SessionStarted,
+)
 from app.i18n import _
 from app.sessions.models import ClientSeed, FairPlayRule, GameSession
 
@@ -250,12 +256,56 @@ async def open_game(
     return await _game(session, user, campaign_id, session_id, Action.view)
 
 
-def revealed(game: GameSession, event: CampaignEvent) -> bool:
-    """A secret roll shown to everyone: the session has ended and its rule reveals rolls."""
+#: The secret rolls the rule ``reveal_secret_rolls`` shows everyone after the session: rolls
+#: of the dice log for the GMs (a GM's secret roll, a roll to the GM). A whisper stays a
+#: whisper, and a combat action's GM-only lines stay the GMs' (they do not record which
+#: participants they name, so nobody can tell whether one of them is still hidden).
+REVEALABLE = frozenset({"gm", "self"})
+
+#: The character table's columns the reveal reads (sessions sit below the characters
+#: package, as the log names the campaign row: ``app.events.service._CAMPAIGN_SEQ``).
+_CHARACTER = table(
+    "character",
+    column("id", Integer),
+    column("campaign_id", Integer),
+    column("hidden_from_players", Boolean),
+)
+
+
+def named_characters(event: CampaignEvent) -> set[int]:
+    """The characters an event's payload names (what it is about, and in passing)."""
+    return {
+        int(value) for party in PARTIES if isinstance(value := event.payload.get(party.id_key), int)
+    }
+
+
+async def hidden_now(
+    session: AsyncSession, campaign_id: int, events: Sequence[CampaignEvent]
+) -> set[int]:
+    """Which of the characters these events name are hidden from the players now."""
+    named = set().union(*(named_characters(e) for e in events)) if events else set()
+    if not named:
+        return set()
+    c = _CHARACTER.c
+    rows = await session.scalars(
+        select(c.id).where(
+            c.campaign_id == campaign_id, c.hidden_from_players.is_(True), c.id.in_(named)
+        )
+    )
+    return set(rows.all())
+
+
+def revealed(game: GameSession, event: CampaignEvent, hidden: Collection[int]) -> bool:
+    """A secret roll shown to everyone: the session has ended, its rule reveals rolls, and
+    the roll names no character that is still hidden (an NSC the players have not met
+    stays unnamed after the session too; its roll stays digest-only)."""
     return (
         game.ended_at is not None
         and game.reveal_secret_rolls
+        and event.type == Roll.TYPE
+        and event.visibility in REVEALABLE
         and bool(event.fairplay and event.fairplay.get("draws"))
+        and named_characters(event).isdisjoint(hidden)
     )
 
 
@@ -263,24 +313,24 @@ async def fairplay_export(
     session: AsyncSession, user: User, campaign_id: int, session_id: int
 ) -> dict[str, Any]:
     """What the verifiers read: the commitment, the seed once published, and every event
-    of the session with its ``fairplay``; ``payload`` (and the draws) null where the caller
-    may not see them (a payload that reaches them reduced, without a hidden character it
-    names, counts as unseen: its digest could not be checked from it)."""
+    of the session with its ``fairplay``; ``payload`` (and the draws and the salt) null
+    where the caller may not see them (a payload that reaches them reduced, without a hidden
+    character it names, counts as unseen: its digest could not be checked from it)."""
     game, viewer = await open_game(session, user, campaign_id, session_id)
     if game.commitment is None:
         raise Conflict(_("This session was played without fair play."))
     events = await session_events(session, game)
+    hidden = await hidden_now(session, campaign_id, events) if game.ended_at else set()
     out: list[dict[str, Any]] = []
     for e in events:
         whole = (can_see(e, viewer) and (viewer.is_gm or WITHHELD_KEY not in e.payload)) or (
-            revealed(game, e)
+            revealed(game, e, hidden)
         )
-        record = e.fairplay if whole or e.fairplay is None else {**e.fairplay, "draws": None}
         out.append(
             {
                 "seq": e.seq,
                 "type": e.type,
-                "fairplay": record,
+                "fairplay": None if e.fairplay is None else fairplay.shown(e.fairplay, whole),
                 "payload": e.payload if whole else None,
             }
         )

@@ -4,11 +4,13 @@
 One file, the Python standard library only: download it from the session's verification
 page (or take this file from the repository), save the session's fair-play export
 (``GET /api/v1/campaigns/{cid}/sessions/{id}/fairplay``) and run it. It recomputes, for
-every event: the digest of its payload, its link of the hash chain (from the commitment),
-the order of the events (no gap, none moved), and every die from the published server
-seed, the event's ``seq``, the roller and their client seed. Each event is reported as
-``✓`` or with what is wrong; the exit status is 0 only when nothing is wrong.
-The algorithm is in ``docs/fairplay.md`` ("The derivation").
+every event: the digest of its payload (format version 2: keyed with the event's salt;
+version 1, older sessions: unsalted), its link of the hash chain (from the commitment), the
+order of the events (no gap, none moved), every die from the published server seed, the
+event's ``seq``, the roller and their client seed, and that the faces and totals a roll
+shows are the dice drawn for it. Each event is reported as ``✓`` or with what is wrong;
+the exit status is 0 only when nothing is wrong.
+The algorithm is in ``docs/fairplay.md`` ("The derivation", "Format versions").
 """
 
 from __future__ import annotations
@@ -21,6 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 PREFIX = "tafelrunde-fairplay-v1"
+#: The summary's line on the record formats the session used (docs: "Format versions").
+FORMATS = {
+    (): "format: no events",
+    (2,): "format: version 2, salted digests",
+    (1,): "format: version 1, unsalted digests (a secret payload's digest can be guessed)",
+    (1, 2): "format: versions 1 and 2, unsalted digests before the salted ones",
+}
 _TWO_64 = 1 << 64
 
 
@@ -56,12 +65,78 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def payload_digest(payload: Any, fp: dict[str, Any]) -> str | None:
+    """The digest the payload must have: version 2 ``HMAC-SHA256(salt, canonical)``,
+    version 1 ``SHA-256(canonical)``; ``None`` when a version 2 record lacks its salt."""
+    if fp.get("version", 1) == 1:
+        return sha256_hex(canonical(payload))
+    salt = fp.get("salt")
+    if not isinstance(salt, str):
+        return None
+    return hmac.new(bytes.fromhex(salt), canonical(payload), hashlib.sha256).hexdigest()
+
+
+def shown_rolls(e: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rolls an event's payload shows: a dice log roll, a chat message's inline roll."""
+    payload = e.get("payload") or {}
+    if e.get("type") == "roll":
+        return [payload]
+    inline = payload.get("roll") if e.get("type") == "chat_message" else None
+    return [inline] if isinstance(inline, dict) else []
+
+
+def shown_problems(roll: dict[str, Any], draws: list[list[int]]) -> list[str]:
+    """What a roll shows against the dice drawn for it: every face in draw order, and for a
+    free roll (no rules engine) its total, the signed sum of the kept faces plus the
+    modifier. A sheet roll's total follows its system's rules, which the dice do not prove."""
+    groups = list(roll.get("dice") or [])
+    faces = [[g.get("sides"), f] for g in groups for f in g.get("faces") or []]
+    problems = [
+        f"die {k + 1} shows d{shown[0]} {shown[1]}, the draw was d{drawn[0]} {drawn[1]}"
+        for k, (shown, drawn) in enumerate(zip(faces, draws, strict=False))
+        if list(shown) != list(drawn)
+    ]
+    if len(faces) != len(draws):
+        problems.append(f"shows {len(faces)} dice, {len(draws)} were drawn")
+    if roll.get("system") is None and not problems:
+        signs = list(roll.get("signs") or [1] * len(groups))
+        kept = [
+            sum(
+                f
+                for f, keep in zip(g.get("faces") or [], g.get("kept") or [], strict=False)
+                if keep
+            )
+            for g in groups
+        ]
+        want = sum(s * k for s, k in zip(signs, kept, strict=False)) + int(roll.get("modifier", 0))
+        if roll.get("total") != want:
+            problems.append(f"shows the total {roll.get('total')}, the dice give {want}")
+    return problems
+
+
+def describe(e: dict[str, Any]) -> str:
+    """Who rolled what, as the export shows it (``anna: Wahrnehmung 1W20 [18] = 18``)."""
+    for roll in shown_rolls(e):
+        faces = " ".join(
+            "[" + ", ".join(str(f) for f in g.get("faces") or []) + "]"
+            for g in roll.get("dice") or []
+        )
+        who = (e.get("payload") or {}).get("actor_name") or "?"
+        what = " ".join(str(x) for x in (roll.get("label"), roll.get("expression")) if x)
+        return f"{who}: {what} {faces} = {roll.get('total')}"
+    return ""
+
+
 @dataclass
 class Checked:
     """One event as verified: ``problems`` empty means ✓."""
 
     seq: int
     type: str
+    #: The format of its record: 2 salted, 1 unsalted (sessions recorded before salts).
+    version: int = 2
+    #: Who rolled what, for a roll the verifier may see.
+    roll: str = ""
     dice: int = 0
     secret: bool = False
     override: bool = False
@@ -82,12 +157,17 @@ class Report:
     def first_failure(self) -> int | None:
         return next((e.seq for e in self.events if e.problems), None)
 
+    @property
+    def versions(self) -> list[int]:
+        return sorted({e.version for e in self.events})
+
 
 def _dice(e: dict[str, Any], fp: dict[str, Any], ctx: dict[str, Any], out: Checked) -> None:
     draws = fp.get("draws")
     if draws is None:
         out.secret = True
         return
+    ctx["draws"][out.seq] = draws
     out.dice = len(draws)
     seed = ctx["seed"]
     if seed is None or not draws:
@@ -98,6 +178,29 @@ def _dice(e: dict[str, Any], fp: dict[str, Any], ctx: dict[str, Any], out: Check
         )
         if want != face:
             out.problems.append(f"die {k + 1} (d{sides}) shows {face}, the derivation gives {want}")
+
+
+def _shown(e: dict[str, Any], ctx: dict[str, Any], out: Checked) -> None:
+    """The faces a roll shows are its draws; a chat line's inline roll shows the draws of
+    the roll event it names (``roll.seq``)."""
+    for roll in shown_rolls(e):
+        seq = out.seq if e.get("type") == "roll" else roll.get("seq")
+        draws = ctx["draws"].get(seq)
+        if draws is not None:
+            out.problems.extend(shown_problems(roll, draws))
+        out.roll = describe(e)
+
+
+def _digest(e: dict[str, Any], fp: dict[str, Any], out: Checked) -> None:
+    out.version = 1 if fp.get("version", 1) == 1 else 2
+    payload = e.get("payload")
+    if payload is None:
+        return
+    want = payload_digest(payload, fp)
+    if want is None:
+        out.problems.append("the salt of the payload is missing")
+    elif want != fp.get("digest"):
+        out.problems.append("the payload does not match its digest")
 
 
 def _event(e: dict[str, Any], ctx: dict[str, Any]) -> Checked:
@@ -114,14 +217,14 @@ def _event(e: dict[str, Any], ctx: dict[str, Any]) -> Checked:
     ctx["last_seq"] = out.seq
     if fp.get("session_id") != ctx["session_id"]:
         out.problems.append("belongs to another session")
-    payload = e.get("payload")
-    if payload is not None and sha256_hex(canonical(payload)) != fp.get("digest"):
-        out.problems.append("the payload does not match its digest")
+    _digest(e, fp, out)
     link = sha256_hex((ctx["chain"] + str(fp.get("digest"))).encode())
     if link != fp.get("chain"):
         out.problems.append("the hash chain is broken here")
     ctx["chain"] = str(fp.get("chain"))
     _dice(e, fp, ctx, out)
+    if not out.secret:
+        _shown(e, ctx, out)
     return out
 
 
@@ -156,6 +259,7 @@ def verify(data: dict[str, Any]) -> Report:
         "seed": bytes.fromhex(seed_hex) if seed_hex else None,
         "chain": str(data.get("commitment")),
         "last_seq": None,
+        "draws": {},
     }
     checked = [_event(e, ctx) for e in events]
     return Report(checked, _session_problems(data, events), seed_hex is not None)
@@ -170,13 +274,15 @@ def render(report: Report) -> str:
         notes += ["secret (digest only)"] if e.secret else []
         notes += ["GM override"] if e.override else []
         extra = f" ({', '.join(notes)})" if notes else ""
-        lines.append(f"{e.seq:>6} {e.type:<22} {mark}{extra}")
+        roll = f" — {e.roll}" if e.roll else ""
+        lines.append(f"{e.seq:>6} {e.type:<22} {mark}{extra}{roll}")
     dice = sum(e.dice for e in report.events if not e.secret)
     overrides = sum(1 for e in report.events if e.override)
     secret = sum(1 for e in report.events if e.secret)
     verdict = "OK" if report.ok else f"FAILED at event {report.first_failure}"
     if report.ok and not report.seed_published:
         verdict = "OK so far (the server seed is published when the session ends)"
+    lines.append(FORMATS.get(tuple(report.versions), FORMATS[(1, 2)]))
     lines.append(
         f"{verdict}: {len(report.events)} events, {dice} dice, {secret} secret, "
         f"{overrides} GM overrides"

@@ -11,11 +11,71 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed
 from app.core.viewer import Viewer
+from app.i18n import N_, gettext
 from app.sessions import service
 from app.sessions.models import ClientSeed, GameSession
 
 #: Sessions the campaign page's panel lists (the sessions page lists every one).
 PANEL_SIZE = 5
+
+#: What the verification page calls each event type (``app.events.types``), translated.
+EVENT_LABELS = {
+    "campaign_created": N_("Campaign created"),
+    "member_joined": N_("Member joined"),
+    "member_removed": N_("Member removed"),
+    "member_role_changed": N_("Member's role changed"),
+    "gm_transferred": N_("GM role handed over"),
+    "settings_changed": N_("Campaign settings changed"),
+    "library_item_added": N_("Library item added"),
+    "library_item_updated": N_("Library item changed"),
+    "library_item_removed": N_("Library item removed"),
+    "character_created": N_("Character created"),
+    "character_updated": N_("Sheet changed"),
+    "character_rested": N_("Rest taken"),
+    "character_checked": N_("Check rolled from a sheet"),
+    "character_advanced": N_("Companion advanced"),
+    "character_fought": N_("Sheet changed by a fight"),
+    "character_archived": N_("Character archived"),
+    "character_restored": N_("Character restored"),
+    "character_deleted": N_("Character deleted"),
+    "character_imported": N_("Character imported"),
+    "character_item_added": N_("Item added to a sheet"),
+    "character_item_updated": N_("Item on a sheet changed"),
+    "character_item_removed": N_("Item removed from a sheet"),
+    "character_item_equipped": N_("Item equipped"),
+    "character_item_unequipped": N_("Item unequipped"),
+    "character_item_moved": N_("Item moved"),
+    "character_item_received": N_("Item received"),
+    "roll": N_("Dice roll"),
+    "encounter": N_("Encounter prepared"),
+    "combat": N_("Combat"),
+    "chat_message": N_("Chat message"),
+    "chat_message_edited": N_("Chat message edited"),
+    "chat_message_deleted": N_("Chat message deleted"),
+    "handout_created": N_("Handout created"),
+    "handout_shown": N_("Handout shown"),
+    "handout_image_set": N_("Handout image set"),
+    "journal_note_shared": N_("Journal note shared"),
+    "session_started": N_("Session started"),
+    "session_ended": N_("Session ended"),
+    "client_seed_set": N_("Client seed set"),
+    "fairplay_configured": N_("Fair-play rule set"),
+    "scene_updated": N_("Scene changed"),
+    "token_added": N_("Token placed"),
+    "token_moved": N_("Token moved"),
+    "token_sighted": N_("Token sighted"),
+    "token_removed": N_("Token removed"),
+    "fog_changed": N_("Fog changed"),
+    "token_changed": N_("Token changed"),
+    "map_pointer": N_("Pointer on the map"),
+    "knowledge_revealed": N_("Knowledge revealed"),
+    "knowledge_false_pending": N_("False knowledge pending"),
+}
+
+
+def event_labels() -> dict[str, str]:
+    """Event type → its name in the viewer's language (the page shows these, not keys)."""
+    return {type_: gettext(label) for type_, label in EVENT_LABELS.items()}
 
 
 def session_view(game: GameSession) -> dict[str, Any]:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import copy
+import hashlib
+import hmac
 from typing import Any
 
 import httpx
 
+from app.events.fairplay import canonical
 from tests.api.helpers import Table
 
 
@@ -48,3 +51,35 @@ def event(data: dict[str, Any], seq: int) -> dict[str, Any]:
 
 def tampered(data: dict[str, Any]) -> dict[str, Any]:
     return copy.deepcopy(data)
+
+
+def reseal(data: dict[str, Any], seq: int) -> None:
+    """What a server that recorded a payload other than its dice would publish: the digest
+    of the changed payload (salted as the record says) and every chain link from there."""
+    events = data["events"]
+    start = next(n for n, e in enumerate(events) if e["seq"] == seq)
+    fp = events[start]["fairplay"]
+    body = canonical(events[start]["payload"])
+    fp["digest"] = (
+        hmac.new(bytes.fromhex(fp["salt"]), body, hashlib.sha256).hexdigest()
+        if "salt" in fp
+        else hashlib.sha256(body).hexdigest()
+    )
+    previous = data["commitment"] if start == 0 else events[start - 1]["fairplay"]["chain"]
+    for e in events[start:]:
+        e["fairplay"]["chain"] = hashlib.sha256(
+            (previous + e["fairplay"]["digest"]).encode()
+        ).hexdigest()
+        previous = e["fairplay"]["chain"]
+
+
+def unsalted(data: dict[str, Any]) -> None:
+    """An export as a session recorded before the salt has it (format version 1): unsalted
+    SHA-256 digests, no version, no salt, the chain over those digests."""
+    previous = data["commitment"]
+    for e in data["events"]:
+        fp = e["fairplay"]
+        fp.pop("salt", None)
+        fp.pop("version", None)
+        fp["digest"] = hashlib.sha256(canonical(e["payload"])).hexdigest()
+        fp["chain"] = previous = hashlib.sha256((previous + fp["digest"]).encode()).hexdigest()

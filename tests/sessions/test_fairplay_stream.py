@@ -49,6 +49,8 @@ async def test_a_fair_roll_reaches_a_stream_on_another_process(
             assert r.status_code == 201
             stub, rolled = (m.json() for m in await take(stream, 2, timeout=10))
         assert stub["secret"] is True and stub["fairplay"]["draws"] is None
+        assert "salt" not in stub["fairplay"]  # the digest cannot be tested against guesses
+        assert len(bytes.fromhex(rolled["fairplay"]["salt"])) == 16
         assert len(stub["fairplay"]["chain"]) == 64
         faces = [f for d in rolled["dice"] for f in d["faces"]]
         assert [face for _sides, face in rolled["fairplay"]["draws"]] == faces
