@@ -122,10 +122,11 @@ def _fitting_first(
     system: CharacterSystem, data: Mapping[str, Any], items: Sequence[Item], item: Item
 ) -> list[str]:
     """The equip slots for ``item``, those it may go into now first: the select's default is a
-    slot that fits (armour on the body, a potion in the belt pouch), not the first weapon slot."""
+    slot that fits (armour on the body, a potion in the belt pouch), not the first weapon slot.
+    When none fits, an empty choice comes first (the save then says why at the form)."""
     slots = list(system.equip_slots)
     fits = [s for s in slots if system.equip_problem(data, items, item, s) is None]
-    return fits + [s for s in slots if s not in fits]
+    return (fits or [""]) + [s for s in slots if s not in fits]
 
 
 async def sheet_page(
