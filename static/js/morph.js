@@ -49,6 +49,9 @@
   }
 
   function keepAttribute(name, node, mutation) {
+    // Inline styles are the browser's own (a text box the user resized): the server sends
+    // none (the CSP forbids them), so a swap keeps them.
+    if (name === "style") return false;
     // An open dialog is closed by the user, never by a swap.
     if (name === "open" && node instanceof HTMLDialogElement) return mutation === "update";
     if (name === "open" && node instanceof HTMLDetailsElement) return !theUsers(node);

@@ -93,8 +93,21 @@ def test_main_pages_and_their_swaps_cause_no_csp_errors(world: World) -> None:
     assert not errors.seen, errors.seen
 
 
-def test_a_second_table_swaps_cause_no_csp_errors(browser: Browser, base_url: str) -> None:
-    """The sheet and the fight of a fresh table, the way the first evening went."""
+def _resize(page: Page, selector: str) -> None:
+    """Drag the field's corner down, as a user enlarges a text box (the browser then puts an
+    inline size on it itself)."""
+    box = page.locator(selector).bounding_box()
+    assert box
+    page.mouse.move(box["x"] + box["width"] - 3, box["y"] + box["height"] - 3)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] - 3, box["y"] + box["height"] + 80, steps=5)
+    page.mouse.up()
+
+
+def test_a_pushed_sheet_keeps_a_resized_text_box_without_csp_errors(
+    browser: Browser, base_url: str
+) -> None:
+    """The first evening: a player enlarged the Talente box, then the GM's changes arrived."""
     gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
     campaign_id = _campaign(gm.request, player.request, "hh")
     character_id = _character(player.request, campaign_id, "Alrik")
@@ -102,8 +115,16 @@ def test_a_second_table_swaps_cause_no_csp_errors(browser: Browser, base_url: st
     errors = CspErrors()
     sheet = errors.watch(player.new_page())
     sheet.goto(f"/campaigns/{campaign_id}/characters/{character_id}")
-    expect(sheet.locator("#notices[sse-connect]")).to_have_count(1)
+    expect(sheet.locator("#live-status")).to_have_attribute("data-state", "online")
+    talents = '#sheet-form [name="talents"]'
+    _resize(sheet, talents)
+    height = sheet.locator(talents).evaluate("el => el.offsetHeight")
     _change(sheet, "xp", "5")
+    character = f"/api/v1/campaigns/{campaign_id}/characters/{character_id}"
+    for xp in (7, 9):
+        ok(gm.request.patch(character, data={"changes": {"xp": xp}}))
+        expect(sheet.locator('#sheet-form [name="xp"]')).to_have_value(str(xp))
+    assert sheet.locator(talents).evaluate("el => el.offsetHeight") == height
     fight = errors.watch(gm.new_page())
     fight.goto(api.removeprefix("/api/v1"))
     expect(fight.locator("#live-status")).to_have_attribute("data-state", "online")
