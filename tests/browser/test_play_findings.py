@@ -14,12 +14,6 @@ pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
 
 
-def _box(page: Page, selector: str) -> dict[str, float]:
-    box = page.locator(selector).bounding_box()
-    assert box, selector
-    return box
-
-
 def test_the_attack_forms_labels_sit_above_their_fields_on_a_phone(
     browser: Browser, base_url: str
 ) -> None:
@@ -38,8 +32,8 @@ def test_the_attack_forms_labels_sit_above_their_fields_on_a_phone(
         if not label.is_visible():
             continue
         field = f"#{label.get_attribute('for')}"
-        label_box, field_box = label.bounding_box(), _box(page, field)
-        assert label_box
+        label_box, field_box = label.bounding_box(), page.locator(field).bounding_box()
+        assert label_box and field_box, field
         # The field starts below its label and at the same left edge: read top to bottom.
         assert field_box["y"] >= label_box["y"] + label_box["height"] - 1, field
         assert abs(field_box["x"] - label_box["x"]) <= 2, field
