@@ -4,7 +4,7 @@ phone has each label above its field; "Konto anlegen" shows that it is working."
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from tests.browser.flows import unique
 from tests.browser.world import _campaign, _character, _running_fight, account
