@@ -16,6 +16,10 @@ class RuleSystem(StrEnum):
     pf2e = "pf2e"
 
 
+#: What each rule system calls a figure's hit points (a rule term, shown as it is).
+HIT_POINTS = {RuleSystem.hh: "LP", RuleSystem.ds4: "LK", RuleSystem.pf2e: "TP"}
+
+
 class Campaign(Base):
     __tablename__ = "campaign"
 

@@ -381,6 +381,8 @@ async def join_page(request: Request, code: str, session: Session, user: Optiona
             "error": None,
             "code": code,
             "system_name": service.SYSTEM_NAMES[RuleSystem(campaign.system)],
+            # A member opening the link again is led to the campaign, not offered "Join".
+            "member_role": await service.member_role(session, campaign.id, user.id),
         },
     )
 

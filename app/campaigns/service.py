@@ -193,6 +193,16 @@ async def invite_by_code(
     return invite, campaign
 
 
+async def member_role(session: AsyncSession, campaign_id: int, user_id: int) -> Role | None:
+    """The user's role in the campaign, ``None`` for a non-member."""
+    role = await session.scalar(
+        select(Membership.role).where(
+            Membership.campaign_id == campaign_id, Membership.user_id == user_id
+        )
+    )
+    return Role(role) if role is not None else None
+
+
 async def join(session: AsyncSession, user: User, code: str) -> tuple[Campaign, Role]:
     """Join by invite code; an existing member keeps their role.
 

@@ -8,7 +8,7 @@ the other characters to give an item to and the campaign library to add one from
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from app.campaigns.permissions import can_edit_character
 from app.characters import catalog, service, sheets
 from app.characters.history import entries as history_entries
 from app.characters.models import Character, Item
+from app.characters.systems.protocol import CharacterSystem
 from app.characters.systems.registry import character_system
 from app.core.viewer import Viewer
 from app.events.service import VisibleEvent
@@ -94,6 +95,7 @@ def sheet_context(
         "view": system.view(character.data, items, campaign.settings),
         "base": base_url(campaign.id, character.id),
         "equip_slots": system.equip_slots,
+        "slot_order": {i.id: _fitting_first(system, character.data, items, i) for i in items},
         "item_fields": system.item_fields,
         "item_texts": {i.id: catalog.field_texts(system.item_fields, i.fields) for i in items},
         "starters": system.starter_items(),
@@ -114,6 +116,17 @@ def sheet_context(
         "edit_values": edit_values or {},
         "new_item": new_item or {},
     }
+
+
+def _fitting_first(
+    system: CharacterSystem, data: Mapping[str, Any], items: Sequence[Item], item: Item
+) -> list[str]:
+    """The equip slots for ``item``, those it may go into now first: the select's default is a
+    slot that fits (armour on the body, a potion in the belt pouch), not the first weapon slot.
+    When none fits, an empty choice comes first (the save then says why at the form)."""
+    slots = list(system.equip_slots)
+    fits = [s for s in slots if system.equip_problem(data, items, item, s) is None]
+    return (fits or [""]) + [s for s in slots if s not in fits]
 
 
 async def sheet_page(

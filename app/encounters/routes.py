@@ -99,10 +99,16 @@ async def _context(session: Any, user: User, campaign_id: int, encounter_id: int
     log = await service.log_window(session, loaded, views.LOG_SHOWN)
     context = views.page_context(loaded, log)
     if loaded.viewer.is_gm and loaded.encounter.status == "prepared":
+        # Heroes already in the fight are not offered again.
+        joined = {p.character_id for p in loaded.participants if p.character_id is not None}
         context["characters"] = (
             await session.scalars(
                 select(Character)
-                .where(Character.campaign_id == campaign_id, Character.archived_at.is_(None))
+                .where(
+                    Character.campaign_id == campaign_id,
+                    Character.archived_at.is_(None),
+                    Character.id.not_in(joined),
+                )
                 .order_by(Character.name)
             )
         ).all()

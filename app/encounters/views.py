@@ -38,7 +38,8 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
     gm = loaded.viewer.is_gm
     figures = state.get("figures", {})
     mod = system(loaded.campaign.system)
-    current = current_pid(state)
+    # Only a running fight has someone acting (an ended one keeps its last turn in the state).
+    current = current_pid(state) if loaded.encounter.status == "running" else None
     index = _order_index(state)
     out: list[dict[str, Any]] = []
     for p in loaded.participants:
@@ -157,6 +158,9 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "attacks_this_turn": state.get("turn_actions", {}).get("attacks", 0),
         "maneuvers": offers["maneuvers"],
         "spells": offers["spells"] if acting else [],
+        "helpless": gettext(offers["helpless"], name=actor_fig.get("name", ""))
+        if acting and "helpless" in offers
+        else None,
         "focus": _focus(actor_fig) if acting else None,
     }
 

@@ -220,6 +220,30 @@
     ask.form.requestSubmit(ask.button && ask.button.form === ask.form ? ask.button : undefined);
   }, true);
 
+  // A form with data-busy says so while its request runs (hx-disabled-elt disables its
+  // button): the button shows the busy text and the form is aria-busy; the answer (a new
+  // form or the next page) ends it.
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    var form = evt.detail.elt;
+    if (!form.matches || !form.matches("form[data-busy]")) return;
+    var button = form.querySelector("button[type=submit]");
+    form.setAttribute("aria-busy", "true");
+    if (button) {
+      button.setAttribute("data-idle", button.textContent);
+      button.textContent = form.getAttribute("data-busy");
+    }
+  });
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    var form = evt.detail.elt;
+    if (!form.matches || !form.matches("form[data-busy]") || !form.isConnected) return;
+    var button = form.querySelector("button[data-idle]");
+    form.removeAttribute("aria-busy");
+    if (button) {
+      button.textContent = button.getAttribute("data-idle");
+      button.removeAttribute("data-idle");
+    }
+  });
+
   // The switch for sound and system notifications; the browser asks for permission only
   // after this click.
   function showAlertsToggle() {

@@ -20,7 +20,7 @@ def set_field(page: Page, name: str, value: str) -> None:
         lambda r: r.request.method == "POST" and re.search(r"/characters/\d+$", r.url) is not None
     ) as info:
         field.fill(value)
-        field.dispatch_event("change")
+        field.blur()  # a real change: the browser sends it when the field loses focus
     assert info.value.status == 200, info.value.status
 
 

@@ -117,8 +117,27 @@ def _pc_fields() -> list[FieldSpec]:
         FieldSpec("wp_max", "WP max", minimum=0, maximum=999, group="resources"),
         FieldSpec("gp", "GP", minimum=0, maximum=99, group="resources"),
         FieldSpec("gp_max", "GP max", minimum=0, maximum=99, group="resources"),
-        FieldSpec("rs", "RS", minimum=0, maximum=30, group="resources"),
-        FieldSpec("be", "BE", minimum=0, maximum=30, group="resources"),
+        # The sheet's own RS and BE; what counts is the derived value with the worn armour.
+        FieldSpec(
+            "rs",
+            N_("RS without armour"),
+            minimum=0,
+            maximum=30,
+            group="resources",
+            hint=N_(
+                "Natural armour only. The derived RS (with worn armour) is the one that counts."
+            ),
+        ),
+        FieldSpec(
+            "be",
+            N_("BE without armour"),
+            minimum=0,
+            maximum=30,
+            group="resources",
+            hint=N_(
+                "Other burdens only. The derived BE (with worn armour) is the one that counts."
+            ),
+        ),
         FieldSpec("bewegung", "Bewegung", minimum=0, maximum=50, group="resources"),
         FieldSpec("xp", "XP", minimum=0, maximum=1_000_000, group="resources"),
         FieldSpec("lira", "Lira", minimum=0, maximum=100_000_000, group="resources"),

@@ -118,6 +118,11 @@ def _persistent_label(p: dict[str, Any]) -> str:
     return f"anhaltend {p['schaden']} {p.get('art', '')}".strip()
 
 
+#: Why a figure at 0 TP only ends its turn (the attack form is not offered).
+HELPLESS_DYING = N_("%(name)s is Sterbend and cannot act (the Genesungswurf came first).")
+HELPLESS_AT_0 = N_("%(name)s is unconscious at 0 TP and cannot act.")
+
+
 def defeated(data: dict[str, Any]) -> bool:
     """Out of the fight: it cannot act (at 0 TP, Sterbend or not, or dead)."""
     return int(data["hp"]) <= 0 or bool(data.get("dead"))
@@ -796,7 +801,11 @@ class Pf2eRules(Common):
     take_sheet_state = staticmethod(take_sheet_state)
 
     def offers(self, data: dict[str, Any]) -> Offers:
-        return {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}
+        offers: Offers = {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}
+        if data and defeated(data):
+            # At 0 TP a figure is unconscious: a Sterbend one's turn is its Genesungswurf alone.
+            offers["helpless"] = HELPLESS_DYING if _dying(data).dying else HELPLESS_AT_0
+        return offers
 
     #: One square is 1.5 m (5 ft) in the German edition; diagonals alternate 1.5 and 3 m.
     metric = Metric("alternate", "m", Fraction(3, 2))

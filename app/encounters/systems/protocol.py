@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Protocol, TypedDict
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from app.encounters.combat import CombatError, Report, State
 from app.i18n import N_
@@ -30,6 +30,9 @@ class Offers(TypedDict):
     strikes: list[dict[str, Any]]
     maneuvers: list[tuple[str, str]]
     spells: list[dict[str, Any]]
+    #: Why the figure cannot act on its turn (a msgid with ``%(name)s``; a PF2e figure
+    #: at 0 TP): its turn offers only "End turn".
+    helpless: NotRequired[str]
 
 
 @dataclass(frozen=True, slots=True)

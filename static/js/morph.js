@@ -1,0 +1,92 @@
+// Live updates keep what the user is doing (docs/ui.md, "How live updates keep state").
+//
+// Every innerHTML/outerHTML swap (an HTMX answer, an out-of-band part, an SSE push) morphs the
+// page with Idiomorph instead of replacing it: elements stay where they are, so focus, caret,
+// scroll, open dialogs and listeners stay too. On top of that, a field the user changed after
+// its last request went out keeps its value: the answer (or a push) brings the server's view
+// from before that change, and putting it back would lose what was typed since.
+(function () {
+  "use strict";
+  if (!window.htmx || !window.Idiomorph) return;
+
+  // A clock of user edits and requests: a field is the user's while its last edit is newer
+  // than the last request that carried it.
+  var clock = 0;
+  var edited = new WeakMap();
+  var sent = new WeakMap();
+
+  function markEdited(evt) {
+    var el = evt.target;
+    if (el && el.matches && el.matches("input, select, textarea")) edited.set(el, ++clock);
+  }
+  document.addEventListener("input", markEdited, true);
+  document.addEventListener("change", markEdited, true);
+  // A panel the user opened or closed keeps that state (its summary was clicked).
+  document.addEventListener("click", function (evt) {
+    var summary = evt.target.closest ? evt.target.closest("summary") : null;
+    if (summary && summary.parentElement) edited.set(summary.parentElement, ++clock);
+  }, true);
+
+  // The fields a request carries: its element's form (HTMX sends the whole enclosing form),
+  // or the element alone.
+  document.addEventListener("htmx:configRequest", function (evt) {
+    var el = evt.detail.elt;
+    var form = el.form || (el.closest ? el.closest("form") : null);
+    var now = ++clock;
+    var fields = form ? form.elements : [el];
+    for (var i = 0; i < fields.length; i++) sent.set(fields[i], now);
+    sent.set(el, now);
+  });
+
+  function theUsers(el) {
+    var at = edited.get(el);
+    return at !== undefined && at > (sent.get(el) || 0);
+  }
+
+  // Which element's state an attribute is: an option's is its select's.
+  function owner(node) {
+    return node instanceof HTMLOptionElement ? node.closest("select") || node : node;
+  }
+
+  function keepAttribute(name, node, mutation) {
+    // Inline styles are the browser's own (a text box the user resized): the server sends
+    // none (the CSP forbids them), so a swap keeps them.
+    if (name === "style") return false;
+    // An open dialog is closed by the user, never by a swap.
+    if (name === "open" && node instanceof HTMLDialogElement) return mutation === "update";
+    if (name === "open" && node instanceof HTMLDetailsElement) return !theUsers(node);
+    if (name === "value" || name === "checked" || name === "selected") return !theUsers(owner(node));
+    return true;
+  }
+
+  var config = {
+    restoreFocus: true,
+    callbacks: {
+      beforeAttributeUpdated: keepAttribute,
+      // A textarea's typed text lives in its value; its text child is only the default.
+      beforeNodeMorphed: function (oldNode) {
+        return !(oldNode instanceof HTMLTextAreaElement && theUsers(oldNode));
+      },
+    },
+  };
+
+  // htmx replaces outerHTML itself before asking extensions; an answer's outerHTML swap (its
+  // hx-swap or HX-Reswap) is renamed so that it comes here. Pushes and other swaps use
+  // innerHTML, which extensions get anyway.
+  var OUTER = "morph-outer";
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var el = evt.detail.elt;
+    var holder = el && el.closest ? el.closest("[hx-swap]") : null;
+    var spec = evt.detail.swapOverride || (holder ? holder.getAttribute("hx-swap") : "") || "";
+    if (/^outerHTML\b/.test(spec)) evt.detail.swapOverride = OUTER + spec.slice(9);
+  });
+
+  htmx.defineExtension("keep-state", {
+    handleSwap: function (swapStyle, target, fragment) {
+      if (swapStyle !== "innerHTML" && swapStyle !== OUTER) return false;
+      var style = { morphStyle: swapStyle === OUTER ? "outerHTML" : "innerHTML" };
+      for (var key in config) style[key] = config[key];
+      return Idiomorph.morph(target, fragment, style);
+    },
+  });
+})();
