@@ -160,7 +160,7 @@ async def import_file(
             raise ValidationFailed(
                 {"file": _("The file is not valid JSON: %(e)s", e=str(exc))}
             ) from None
-        character = await service.import_character(session, user, campaign_id, document)
+        character, _report = await service.import_file(session, user, campaign_id, document)
     except ValidationFailed as exc:
         return await _list_page(
             request,
