@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, Field
@@ -88,6 +88,12 @@ class CharacterOut(CharacterSummary):
     conditions: list[str]
     load: dict[str, Any] | None
     items: list[ItemOut]
+
+
+class ImportedOut(CharacterOut):
+    #: ``{taken, converted, skipped}``: items ``{field, label, from?, to?, reason?}``, labels
+    #: in the caller's language; ``null`` for our own character files.
+    import_report: dict[str, list[dict[str, str]]] | None = None
 
 
 class ItemIn(BaseModel):
@@ -256,14 +262,24 @@ async def create(
 
 
 @router.post(
-    "/characters/import", status_code=201, response_model=CharacterOut, dependencies=[IDEMPOTENT]
+    "/characters/import", status_code=201, response_model=ImportedOut, dependencies=[IDEMPOTENT]
 )
 async def import_character(
-    campaign_id: int, body: dict[str, Any], session: Session, user: CurrentUser
-) -> CharacterOut:
-    """Import an export file of the same system; a bad file changes nothing (422, ``file``)."""
-    character = await service.import_character(session, user, campaign_id, body)
-    return _full(await service.open_character(session, user, campaign_id, character.id))
+    campaign_id: int,
+    body: dict[str, Any],
+    session: Session,
+    user: CurrentUser,
+    owner_id: Annotated[int | None, Query(ge=1, le=MAX_ROW_ID)] = None,
+) -> ImportedOut:
+    """Import our own character file, a Pathbuilder 2e export or a Foundry pf2e/ds4
+    character of the campaign's system (told apart by shape; ``owner_id``: a GM imports for
+    another member). A bad file changes nothing (422, ``file``). The answer is the sheet with
+    ``import_report``: what was taken, converted and skipped."""
+    character, report = await service.import_file(session, user, campaign_id, body, owner_id)
+    full = _full(await service.open_character(session, user, campaign_id, character.id))
+    return ImportedOut(
+        **full.model_dump(), import_report=report.as_dict() if report is not None else None
+    )
 
 
 @router.get("/characters/{character_id}", response_model=CharacterOut)

@@ -160,7 +160,7 @@ async def import_file(
             raise ValidationFailed(
                 {"file": _("The file is not valid JSON: %(e)s", e=str(exc))}
             ) from None
-        character = await service.import_character(session, user, campaign_id, document)
+        character, report = await service.import_file(session, user, campaign_id, document)
     except ValidationFailed as exc:
         return await _list_page(
             request,
@@ -171,7 +171,11 @@ async def import_file(
             status_code=422,
             block="import_form",
         )
-    return redirect(request, _base(campaign_id, character.id))
+    if report is None:
+        return redirect(request, _base(campaign_id, character.id))
+    context = {"campaign_id": campaign_id, "character": character, "report": report,
+               "sheet_url": _base(campaign_id, character.id)}  # fmt: skip
+    return page(request, "characters/imported.html", context, status_code=201)
 
 
 # --- sheet ----------------------------------------------------------------------------------

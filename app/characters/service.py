@@ -26,10 +26,11 @@ from app.campaigns.permissions import (
     can_roll_for_character,
     can_see_character,
 )
-from app.characters import catalog, rolling, sheets
+from app.characters import catalog, foreign, rolling, sheets
 from app.characters.models import Character, CharacterKind, Item
 from app.characters.systems.protocol import CharacterSystem, ItemDraft
 from app.characters.systems.registry import character_system
+from app.core.imports import Report, within_bounds
 from app.core.viewer import Role, Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -1526,8 +1527,32 @@ def _import_item(system: str, campaign_id: int, n: int, raw: Any) -> Item:
     )
 
 
+async def import_file(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    document: Any,
+    owner_id: int | None = None,
+) -> tuple[Character, Report | None]:
+    """Import our own character file, a Pathbuilder 2e export or a Foundry pf2e/ds4
+    character (told apart by shape, ``app.characters.foreign``); the report says what was
+    taken, converted and left out (``None`` for our own files)."""
+    campaign, _viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.create_character
+    )
+    if not within_bounds(document):
+        raise ValidationFailed({"file": _("The file is too large or too deeply nested.")})
+    converted, report = foreign.convert(document, campaign.system)
+    character = await import_character(session, user, campaign_id, converted, owner_id)
+    return character, report
+
+
 async def import_character(
-    session: AsyncSession, user: User, campaign_id: int, document: Any
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    document: Any,
+    owner_id: int | None = None,
 ) -> Character:
     """Create a character from an export. Everything is checked before anything is written:
     a malformed or mismatched file changes nothing and says what is wrong (field ``file``)."""
@@ -1566,6 +1591,7 @@ async def import_character(
         campaign_id,
         name,
         kind=kind if kind in ("pc", "npc") else "pc",
+        owner_id=owner_id,
         data=sheet,
         hidden_from_players=False,
     )

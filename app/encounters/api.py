@@ -79,6 +79,16 @@ async def create_entry(
     return _entry(await service.create_entry(session, user, campaign_id, body.name, body.data))
 
 
+@router.post("/bestiary/import", status_code=201, dependencies=[IDEMPOTENT])
+async def import_entry(
+    campaign_id: int, body: dict[str, Any], session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """A Foundry pf2e NPC or ds4 creature of the campaign's system (GMs): the entry as
+    ``GET …/bestiary/{id}`` gives it, with ``import_report`` (taken, converted, skipped)."""
+    entry, report = await service.import_entry(session, user, campaign_id, body)
+    return {**_entry(entry), "import_report": report.as_dict()}
+
+
 @router.post("/bestiary/samples", status_code=201, dependencies=[IDEMPOTENT])
 async def add_samples(
     campaign_id: int, session: Session, user: CurrentUser

@@ -29,9 +29,11 @@ from app.campaigns.settings import current as rule_options
 from app.characters.combat import combat_statblock, combat_values, sheet_changes
 from app.characters.models import Character, Item
 from app.characters.sheets import set_value
+from app.core.imports import Report as ImportReport
+from app.core.imports import within_bounds
 from app.core.viewer import Viewer
 from app.db import utcnow
-from app.encounters import statblocks
+from app.encounters import foreign, statblocks
 from app.encounters import undo as steps
 from app.encounters.combat import (
     SIDES,
@@ -207,6 +209,25 @@ async def create_entry(
     await session.flush()
     await _prep_event(session, campaign_id, user, "bestiary_added", entry_id=entry.id, name=name)
     return entry
+
+
+async def import_entry(
+    session: AsyncSession, user: User, campaign_id: int, document: Any
+) -> tuple[BestiaryEntry, ImportReport]:
+    """A bestiary entry from a Foundry pf2e NPC or ds4 creature (``app.encounters.foreign``);
+    the stat block is checked like a typed one, and a bad file changes nothing (``file``)."""
+    campaign, _viewer = await _gm(session, user, campaign_id)
+    if not within_bounds(document):
+        raise ValidationFailed({"file": _("The file is too large or too deeply nested.")})
+    name, block, report = foreign.convert(document, campaign.system)
+    try:
+        entry = await create_entry(session, user, campaign_id, name[:100], block)
+    except ValidationFailed as exc:
+        first = next(iter(exc.fields.items()))
+        raise ValidationFailed(
+            {"file": _("Value %(field)s: %(problem)s", field=first[0], problem=first[1])}
+        ) from None
+    return entry, report
 
 
 async def update_entry(
