@@ -399,3 +399,49 @@ def free_cells_near(
                     out.append(cand)
         queue = nxt
     return out
+
+
+# --- areas (issue 27; docs/rules/README.md, «Areas on the grid») ----------------------------
+
+AreaShape = Literal["circle", "cone", "line"]
+
+
+def _inside_area(shape: AreaShape, v: tuple[int, int], d: tuple[int, int], size2: Fraction) -> bool:
+    """Whether the offset ``v`` (doubled cell units, from the origin's centre to a cell's
+    centre) lies in the shape of squared size ``size2`` (doubled units) pointing along ``d``."""
+    vv = v[0] * v[0] + v[1] * v[1]
+    if shape == "circle":
+        return vv <= size2
+    if vv == 0:
+        return False  # a cone or line starts at its origin; the caster's cell is not in it
+    dot = v[0] * d[0] + v[1] * d[1]
+    dd = d[0] * d[0] + d[1] * d[1]
+    if shape == "cone":
+        # Within the radius and 45° of ``d``: cos ≥ 1/√2, squared without roots.
+        return vv <= size2 and dot > 0 and 2 * dot * dot >= vv * dd
+    cross = v[0] * d[1] - v[1] * d[0]
+    # A line one cell wide: the centre at most half a cell (1 in doubled units) from its axis.
+    return dot > 0 and cross * cross <= dd and dot * dot <= size2 * dd
+
+
+def area_cells(
+    grid: Grid, shape: AreaShape, origin: Cell, size: Fraction, toward: Cell | None = None
+) -> set[Cell]:
+    """The cells an area covers: its centre lies inside the shape (a circle of radius
+    ``size`` cells around the origin cell's centre; a 90° cone or a line one cell wide of
+    length ``size`` from it towards ``toward``'s centre) **and** a line from the origin's
+    centre reaches it (walls and closed doors stop it, as they stop sight)."""
+    if not grid.inside(origin):
+        raise GridError("origin outside the grid")
+    if shape != "circle" and (toward is None or toward == origin):
+        raise GridError("a cone or a line needs a direction")
+    d = (0, 0) if toward is None else (2 * (toward[0] - origin[0]), 2 * (toward[1] - origin[1]))
+    size2 = (2 * size) ** 2
+    reach = math.ceil(size) + 1
+    out: set[Cell] = set()
+    for x in range(max(0, origin[0] - reach), min(grid.cols, origin[0] + reach + 1)):
+        for y in range(max(0, origin[1] - reach), min(grid.rows, origin[1] + reach + 1)):
+            v = (2 * (x - origin[0]), 2 * (y - origin[1]))
+            if _inside_area(shape, v, d, size2) and not sight_blocked(grid, origin, (x, y)):
+                out.add((x, y))
+    return out
