@@ -276,6 +276,25 @@ def _pb_items(build: Mapping[str, Any], report: Report) -> list[dict[str, Any]]:
     return items
 
 
+def _gear_or_skip(
+    item: Mapping[str, Any], n: int, gear: tuple[str, ...], report: Report
+) -> dict[str, Any] | None:
+    """A Foundry item of one of the ``gear`` types as an item with its quantity; any other
+    type (feats, spells, class, ancestry …) is skipped with the reason."""
+    name = str(item.get("name") or "")[:100]
+    kind = item.get("type")
+    if kind in gear:
+        quantity = f.number(f.item_values(item).get("quantity"), 1)
+        report.take(f"items.{n}", name, quantity)
+        return _other_item(name, quantity)
+    report.skip(
+        f"items.{n}",
+        name,
+        _("Stored in Foundry as a %(kind)s item; not on our sheet.", kind=str(kind)),
+    )
+    return None
+
+
 def _list(value: Any) -> list[Mapping[str, Any]]:
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
@@ -374,16 +393,7 @@ def _fd_pf2e_item(item: Mapping[str, Any], n: int, report: Report) -> dict[str, 
             f.number(cap) if cap is not None else None,
             worn,
         )
-    if kind in ("equipment", "consumable", "treasure", "backpack"):
-        quantity = f.number(v.get("quantity"), 1)
-        report.take(f"items.{n}", name, quantity)
-        return _other_item(name, quantity)
-    report.skip(
-        f"items.{n}",
-        name,
-        _("Stored in Foundry as a %(kind)s item; not on our sheet.", kind=str(kind)),
-    )
-    return None
+    return _gear_or_skip(item, n, ("equipment", "consumable", "treasure", "backpack"), report)
 
 
 def from_foundry_pf2e(actor: f.FoundryActor) -> tuple[dict[str, Any], Report]:
@@ -551,16 +561,7 @@ def _fd_ds4_item(item: Mapping[str, Any], n: int, report: Report) -> dict[str, A
             "slot": "armour" if equipped else None,
             "equipped": equipped,
         }
-    if kind in ("equipment", "loot"):
-        quantity = f.number(v.get("quantity"), 1)
-        report.take(f"items.{n}", name, quantity)
-        return _other_item(name, quantity)
-    report.skip(
-        f"items.{n}",
-        name,
-        _("Stored in Foundry as a %(kind)s item; not on our sheet.", kind=str(kind)),
-    )
-    return None
+    return _gear_or_skip(item, n, ("equipment", "loot"), report)
 
 
 def from_foundry_ds4(actor: f.FoundryActor) -> tuple[dict[str, Any], Report]:

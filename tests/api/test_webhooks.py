@@ -12,14 +12,13 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import select, update
 
-from app.config import Environment, Settings
+from app.config import Settings
 from app.db import utcnow
 from app.encounters.models import Participant
 from app.webhooks import guard
@@ -77,20 +76,11 @@ class Receiver:
 
 
 @pytest.fixture
-def settings(database_url: str, data_dir: Path) -> Settings:
+def settings(settings: Settings) -> Settings:
     """The test settings with private addresses allowed (the receiver is on loopback) and
     the process's own delivery loop slowed down, so each test delivers when it says."""
-    return Settings(
-        environment=Environment.test,
-        database_url=database_url,
-        data_dir=data_dir,
-        secret_key="test-secret",
-        argon2_time_cost=1,
-        argon2_memory_kib=8192,
-        write_rate_per_minute=1_000_000,
-        write_burst=1_000_000,
-        webhooks_allow_private=True,
-        webhooks_poll_seconds=3600,
+    return settings.model_copy(
+        update={"webhooks_allow_private": True, "webhooks_poll_seconds": 3600}
     )
 
 
