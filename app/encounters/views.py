@@ -153,6 +153,7 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "strikes": offers["strikes"],
         "conditions": mod.conditions,
         "default_check": mod.default_check,
+        "check_names": mod.check_names,
         "can_undo": gm and running and loaded.undo_steps > 0,
         "attacks_this_turn": state.get("turn_actions", {}).get("attacks", 0),
         "maneuvers": offers["maneuvers"],

@@ -15,6 +15,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
+from app.characters.systems.hh import SKILLS
 from app.encounters.combat import (
     CombatError,
     Displacement,
@@ -1221,6 +1222,7 @@ class HhRules(Common):
         }
     )
     default_check = "Spürsinn"
+    check_names = SKILLS
     new_figure = staticmethod(new_figure)
     view = staticmethod(view)
     sheet_state = staticmethod(sheet_state)

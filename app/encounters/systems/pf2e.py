@@ -776,6 +776,7 @@ class Pf2eRules(Common):
         }
     )
     default_check = "Wahrnehmung"
+    check_names = ("Wahrnehmung", *SAVES.values())
     new_figure = staticmethod(new_figure)
     view = staticmethod(view)
     start = staticmethod(start)

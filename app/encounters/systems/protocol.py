@@ -117,6 +117,10 @@ class CombatRules(Protocol):
     def default_check(self) -> str:
         """The check the GM's secret-check form suggests."""
 
+    @property
+    def check_names(self) -> tuple[str, ...]:
+        """The checks the GM's check form lists (any of them may also be typed)."""
+
     def new_figure(
         self, pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool,
         settings: Settings,
