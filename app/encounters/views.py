@@ -159,7 +159,15 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "maneuvers": offers["maneuvers"],
         "spells": offers["spells"] if acting else [],
         "focus": _focus(actor_fig) if acting else None,
+        "heroes_down": gm and running and _heroes_down(visible),
     }
+
+
+def _heroes_down(visible: list[dict[str, Any]]) -> bool:
+    """Every figure on the heroes' side is out (unconscious, dying or dead): the fight goes
+    on only in empty rounds, so the GM is told and offered its end (issue 31)."""
+    heroes = [r for r in visible if r["side"] == "abenteurer"]
+    return bool(heroes) and all(r.get("out") for r in heroes)
 
 
 def _targets(visible: list[dict[str, Any]], current: str | None) -> list[dict[str, Any]]:

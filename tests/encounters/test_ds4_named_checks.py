@@ -14,7 +14,7 @@ from tests.encounters.helpers import Fight, make_fight, script
 HTMX = {"HX-Request": "true"}
 
 
-async def _ds4_fight(make_client: ClientFactory, app: FastAPI) -> tuple[Fight, dict[str, str]]:
+async def ds4_fight(make_client: ClientFactory, app: FastAPI) -> tuple[Fight, dict[str, str]]:
     """Rurik (a new sheet: GEI 6, VE 1) against a goblin from the samples, started."""
     fight = await make_fight(make_client, app, "ds4")
     gm, player = fight.gm, fight.players[0]
@@ -37,7 +37,7 @@ async def _ds4_fight(make_client: ClientFactory, app: FastAPI) -> tuple[Fight, d
 async def test_the_gm_rolls_gei_ve_and_every_kampfwert_secretly(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
-    fight, pids = await _ds4_fight(make_client, app)
+    fight, pids = await ds4_fight(make_client, app)
     gm, player = fight.gm, fight.players[0]
     for typed in ("GEI + VE", "Geist + Verstand", "ve+gei"):
         script(app, 5)
@@ -54,7 +54,7 @@ async def test_the_gm_rolls_gei_ve_and_every_kampfwert_secretly(
 async def test_an_unknown_check_is_refused_with_the_known_ones_and_stays_typed(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
-    fight, pids = await _ds4_fight(make_client, app)
+    fight, pids = await ds4_fight(make_client, app)
     gm = fight.gm
     await fight.act(gm, "check", 422, participant=pids["Rurik"], skill="Kochen", secret="1")
     # The goblin's stat block holds no GEI: refused with the reason, not rolled as 0.
