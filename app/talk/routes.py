@@ -346,6 +346,87 @@ async def write_note(
     return redirect(request, f"/campaigns/{campaign_id}/journal")
 
 
+async def _journal_refused(
+    request: Request, session: AsyncSession, user: User, campaign_id: int, note_id: int,
+    exc: ValidationFailed, values: dict[str, Any],
+) -> Response:  # fmt: skip
+    """The journal again (422), the refused note's form open with its values and messages."""
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = await views.journal_context(session, viewer, campaign)
+    context.update(edit_id=note_id, edit_errors=exc.fields, edit_values=values)
+    return page(request, "talk/journal.html", context, status_code=422)
+
+
+@router.post("/campaigns/{campaign_id}/journal/{note_id}")
+async def edit_note(
+    request: Request,
+    campaign_id: int,
+    note_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    title: Annotated[str, Form()] = "",
+    body: Annotated[str, Form()] = "",
+    sharing: Annotated[str, Form()] = "private",
+    to: Annotated[list[str] | None, Form()] = None,
+    quest: Annotated[str, Form()] = "",
+    version: Annotated[int | None, Form()] = None,
+) -> Response:
+    """Change a note: its author, or a GM a shared note (journal.update)."""
+    readers = [int(t) if t.isdigit() else 0 for t in to or []]
+    draft = journal.NoteDraft(title, body, sharing, readers, quest or None)
+    try:
+        async with attempt(session):
+            await journal.update(session, user, campaign_id, note_id, draft, version)
+    except ValidationFailed as exc:
+        values = {"title": title, "body": body, "sharing": sharing, "to": to or [], "quest": quest}
+        return await _journal_refused(request, session, user, campaign_id, note_id, exc, values)
+    return redirect(request, f"/campaigns/{campaign_id}/journal#note-{note_id}")
+
+
+@router.post("/campaigns/{campaign_id}/journal/{note_id}/quest")
+async def note_quest(
+    request: Request,
+    campaign_id: int,
+    note_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    quest: Annotated[str, Form()] = "",
+    version: Annotated[int | None, Form()] = None,
+) -> Response:
+    """A quest's status at one click: open, done (erledigt) or failed (gescheitert)."""
+    try:
+        async with attempt(session):
+            await journal.set_quest(session, user, campaign_id, note_id, quest or None, version)
+    except ValidationFailed as exc:
+        return await _journal_refused(request, session, user, campaign_id, note_id, exc, {})
+    return redirect(request, f"/campaigns/{campaign_id}/journal#note-{note_id}")
+
+
+@router.post("/campaigns/{campaign_id}/journal/{note_id}/delete")
+async def delete_note(
+    request: Request,
+    campaign_id: int,
+    note_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    version: Annotated[int | None, Form()] = None,
+) -> Response:
+    """Delete a note, after the confirmation the page asks for without JavaScript."""
+    if not confirmed(await request.form()):
+        await journal.deletable(session, user, campaign_id, note_id)
+        return confirm_page(
+            request,
+            question=_("Delete this note?"),
+            consequence=_("It is gone for everyone who reads it; this cannot be undone."),
+            button=_("Delete the note"),
+            action=f"/campaigns/{campaign_id}/journal/{note_id}/delete",
+            back=f"/campaigns/{campaign_id}/journal#note-{note_id}",
+            fields={"version": "" if version is None else str(version)},
+        )
+    await journal.delete(session, user, campaign_id, note_id, version)
+    return redirect(request, f"/campaigns/{campaign_id}/journal")
+
+
 # --- what the heroes know --------------------------------------------------------------------
 
 
