@@ -32,6 +32,7 @@ from app.encounters.systems.protocol import (
     Forecast,
     MapAttack,
     RangeNote,
+    Unknown,
     unavailable,
 )
 from app.i18n import N_
@@ -284,14 +285,14 @@ def forecast(
     params: dict[str, Any],
     settings: dict[str, Any],
     *,
-    known: bool,
+    unknown: Unknown,
     defends: bool | None,
 ) -> Forecast:
     """The exact odds of :func:`attack` with these inputs (the Abwehr is automatic)."""
     attacker, weapon, kind, mods = _attack_inputs(state, attacker_id, target_id, params)
     p_attack = ds4_forecast.attack_success(attacker, kind, mods)
-    if not known:
-        return Forecast(p_attack, None, UNKNOWN_TARGET)
+    if unknown:
+        return Forecast(p_attack, None, unknown.labels(UNKNOWN_TARGET))
     target = _fighter(figure(state, target_id))
     return Forecast(
         p_attack, ds4_forecast.forecast_attack(attacker, target, weapon, kind, mods), ()

@@ -36,6 +36,7 @@ from app.encounters.systems.protocol import (
     MapAttack,
     Offers,
     RangeNote,
+    Unknown,
     unavailable,
 )
 from app.i18n import N_
@@ -415,14 +416,15 @@ def forecast(
     params: dict[str, Any],
     settings: dict[str, Any],
     *,
-    known: bool,
+    unknown: Unknown,
     defends: bool | None,
 ) -> Forecast:
     """The exact odds of :func:`attack` with these inputs. Without the target's RK not even
-    the attack roll's chance is known (it is a roll against the RK)."""
+    the attack roll's chance is known (it is a roll against the RK); with the RK but not the
+    TP the hit chance is, not what the damage does (issue 31)."""
     inputs = _strike_inputs(state, attacker_id, target_id, params)
-    if not known:
-        return Forecast(None, None, UNKNOWN_TARGET)
+    if "rk" in unknown:
+        return Forecast(None, None, unknown.labels(UNKNOWN_TARGET))
     t = figure(state, target_id)
     try:
         outcome = pf2e_forecast.forecast_strike(
@@ -433,6 +435,8 @@ def forecast(
         raise CombatError(exc.message, **exc.params) from None
     except (ExpressionError, ValueError) as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    if unknown:  # the hit chance does not depend on the TP; the rest does
+        return Forecast(outcome.p_hit, None, unknown.labels(UNKNOWN_TARGET))
     return Forecast(outcome.p_hit, outcome, ())
 
 
