@@ -450,10 +450,15 @@ async def knowledge_page(
     session: Session,
     user: CurrentUser,
     entry: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
+    checked: Literal["open", "secret"] | None = None,
 ) -> Response:
     """The monster cards: what the viewer knows of each creature (the GMs: everything);
-    ``entry`` preselects the creature of the check form (the combat rows link it)."""
-    extra = {"values": {"entry_id": str(entry)}} if entry else None
+    ``entry`` preselects the creature of the check form (the combat rows link it);
+    ``checked``: the viewer's check about it was just rolled (openly or secretly), which the
+    page says, so a secret check leaves its roller a trace (issue 31)."""
+    extra: dict[str, Any] = {"values": {"entry_id": str(entry)}} if entry else {}
+    if checked and entry:
+        extra["checked"] = checked
     return await _knowledge_page(request, session, user, campaign_id, extra)
 
 
@@ -477,14 +482,17 @@ async def knowledge_check(
             raise ValidationFailed({"check": _("Choose a hero, a roll and a creature.")})
         bonus = int(modifier) if modifier.lstrip("-").isdigit() else 0
         async with attempt(session):
-            await characters.roll(
+            event = await characters.roll(
                 session, ctx.roller, user, campaign_id, int(character),
                 RollRequest(target, modifier=max(-50, min(bonus, 50)), knowledge_of=int(entry_id)),
             )  # fmt: skip
     except ValidationFailed as exc:
         extra = {"errors": {"check": "; ".join(exc.fields.values())}, "values": values}
         return await _knowledge_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/knowledge")
+    checked = "secret" if event.visibility == "gm" else "open"
+    return redirect(
+        request, f"/campaigns/{campaign_id}/knowledge?entry={entry_id}&checked={checked}"
+    )
 
 
 @router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/reveal")

@@ -77,3 +77,22 @@ async def test_a_creature_in_two_running_fights_is_listed_once(
     assert option
     names = [n.strip() for n in option.group(1).split(",")]
     assert len(names) == len(set(names)) == 2, names  # «Goblin-Krieger 1, Goblin-Krieger 2»
+
+
+async def test_a_secret_knowledge_check_leaves_its_roller_a_trace(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app, "pf2e")
+    r = await t.gm.post(f"{base(t)}/bestiary/samples")
+    wolf = next(e["id"] for e in r.json() if e["name"] == "Wolf")
+    await running_fight(t, wolf)
+    valeros = await hero(t, t.player, "Valeros")
+    script(app, 5)  # a failure: nothing revealed, and the roll is a Verdeckter Wurf
+    page = f"/campaigns/{t.campaign_id}/knowledge"
+    form = {"check": f"{valeros}:skill:Naturkunde", "entry_id": str(wolf), "modifier": "0"}
+    r = await t.player.post(f"{page}/check", data=form)
+    assert r.status_code == 303, r.text
+    html = (await t.player.get(r.headers["location"])).text
+    trace = re.search(r'<p class="notice" role="status" id="check-trace">(.*?)</p>', html)
+    assert trace and "verdeckt gewürfelt: Die SL antwortet" in trace.group(1)
+    assert "Wolf" in trace.group(1)
