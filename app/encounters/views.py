@@ -160,6 +160,7 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "spells": offers["spells"] if acting else [],
         "focus": _focus(actor_fig) if acting else None,
         "heroes_down": gm and running and _heroes_down(visible),
+        "budget": mod.turn_budget(state) if acting else None,
     }
 
 

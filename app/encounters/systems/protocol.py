@@ -114,6 +114,21 @@ class Unknown:
         return every if self.everything else tuple(dict.fromkeys(self.values.values()))
 
 
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """The actions the figure whose turn it is has left (PF2e: «◆◆◇»), for the controls:
+    ``costs`` names what each control's action costs (``attack``, ``shake_off``)."""
+
+    left: int
+    total: int
+    symbols: str
+    costs: Mapping[str, int] = field(default_factory=dict)
+
+    def refuses(self, action: str) -> bool:
+        """Whether ``action`` costs more than what is left (its control is disabled)."""
+        return self.costs.get(action, 0) > self.left
+
+
 class CombatRules(Protocol):
     """A rule system in combat: the JSON figure, the turn order, the actions, the views."""
 
@@ -140,6 +155,9 @@ class CombatRules(Protocol):
     @property
     def check_names(self) -> tuple[str, ...]:
         """The checks the GM's check form lists (any of them may also be typed)."""
+
+    def turn_budget(self, state: State) -> Budget | None:
+        """The actions left in this turn, for a system that counts them (PF2e); else None."""
 
     def new_figure(
         self, pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool,
@@ -306,6 +324,9 @@ class Common:
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": [], "maneuvers": [], "spells": []}
+
+    def turn_budget(self, state: State) -> Budget | None:
+        return None
 
     def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
         return {}
