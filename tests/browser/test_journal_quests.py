@@ -6,16 +6,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser.world import account, ok
+from tests.browser.world import gm_and_player, ok
 
 pytestmark = pytest.mark.browser
 
 
 def test_the_gm_closes_a_quest_and_edits_it_in_the_journal(browser: Browser, base_url: str) -> None:
-    gm, player = account(browser, base_url, "quest_sl"), account(browser, base_url, "quest_held")
-    campaign = ok(gm.request.post("/api/v1/campaigns", data={"name": "Moor", "system": "hh"}))
-    ok(player.request.post("/api/v1/campaigns/join", data={"invite_code": campaign["invite_code"]}))
-    journal = f"/campaigns/{campaign['id']}/journal"
+    gm, player, campaign_id = gm_and_player(browser, base_url, "quest", "hh")
+    journal = f"/campaigns/{campaign_id}/journal"
     body = {"title": "Der verschwundene Müller", "sharing": "group", "quest": "open"}
     quest = ok(player.request.post(f"/api/v1{journal}", data=body))
     note = f"#note-{quest['id']}"

@@ -6,16 +6,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser.world import account, ok
+from tests.browser.world import gm_and_player, ok
 
 pytestmark = pytest.mark.browser
 
 
 def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: str) -> None:
-    gm, player = account(browser, base_url, "aktion_sl"), account(browser, base_url, "aktion_held")
-    campaign = ok(gm.request.post("/api/v1/campaigns", data={"name": "Hof", "system": "pf2e"}))
-    ok(player.request.post("/api/v1/campaigns/join", data={"invite_code": campaign["invite_code"]}))
-    api = f"/api/v1/campaigns/{campaign['id']}"
+    gm, player, campaign_id = gm_and_player(browser, base_url, "aktion", "pf2e")
+    api = f"/api/v1/campaigns/{campaign_id}"
     hero = ok(player.request.post(f"{api}/characters", data={"name": "Valeros"}))
     sword = ok(
         player.request.post(

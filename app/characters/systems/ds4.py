@@ -30,6 +30,7 @@ from app.i18n import N_, gettext
 from app.rules import ds4
 from app.rules.dice import Roller
 from app.rules.ds4.check import final_pw
+from app.rules.ds4.named import ATTRIBUTES, TRAITS
 
 KEY = "ds4"
 
@@ -41,19 +42,8 @@ KLASSE = {
     "zauberer": "Zauberer",
     "schwarzmagier": "Schwarzmagier",
 }
-ATTR = {
-    "koerper": ("Körper", "KÖR"),
-    "agilitaet": ("Agilität", "AGI"),
-    "geist": ("Geist", "GEI"),
-}
-TRAIT = {
-    "staerke": ("Stärke", "ST"),
-    "haerte": ("Härte", "HÄ"),
-    "bewegung": ("Bewegung", "BE"),
-    "geschick": ("Geschick", "GE"),
-    "verstand": ("Verstand", "VE"),
-    "aura": ("Aura", "AU"),
-}
+ATTR = ATTRIBUTES
+TRAIT = TRAITS
 KAMPFWERTE = {
     "lebenskraft": "Lebenskraft",
     "abwehr": "Abwehr",
