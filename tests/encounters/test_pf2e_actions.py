@@ -59,7 +59,14 @@ async def test_betaeubt_and_verlangsamt_take_actions_at_the_start_of_the_turn(
     gm, player = fight.gm, fight.players[0]
     page = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
     await fight.act(gm, "condition", participant=valeros, condition="betäubt", value=1)
-    await fight.act(gm, "condition", participant=valeros, condition="verlangsamt", value=2)
+    # Verlangsamt 2 from the GM's form, whose «Value / cause» field holds the value.
+    html = (await gm.get(page)).text
+    version = re.search(r'name="version" value="(\d+)"', html)
+    assert version
+    form = {"participant": valeros, "condition": "verlangsamt", "cause": "2",
+            "version": version.group(1)}  # fmt: skip
+    r = await gm.post(f"{page}/condition", data=form)
+    assert r.status_code == 303, r.text
     await fight.act(player, "next")
     await fight.act(gm, "next")  # the goblin's turn ends; Valeros: Betäubt 1 + Verlangsamt 2
     assert _budget((await player.get(page)).text) == "◆◇◇"

@@ -678,9 +678,13 @@ def add_condition(
     *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
     """The GM gives a condition. Anhaltender Schaden of a type the figure already has
-    replaces it; Kränkelnd keeps the SG given as ``cause`` for Würgen."""
+    replaces it; Kränkelnd keeps the SG given as ``cause`` for Würgen; for the other
+    conditions with a value, a ``cause`` that is a number is the value (the form's «Value /
+    cause» field: «Betäubt» with «2» is Betäubt 2)."""
     if key not in CONDITIONS:
         raise CombatError(N_("Unknown condition."))
+    if key in VALUED and key != "kränkelnd" and cause.strip().isdigit():
+        value = int(cause.strip())
     f = figure(state, pid)
     if key == "anhaltender Schaden":
         new = _persistent(cause)
