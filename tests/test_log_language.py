@@ -59,6 +59,7 @@ NO_LINES = {
     "handout_created": "the handout list: the GM's title and image",
     "handout_shown": "the handout list",
     "journal_note_shared": "the journal: the user's own words",
+    "journal_note_deleted": "the journal (the note is gone)",
     "session_started": "the sessions panel and the session record (translated start line)",
     "session_ended": "the sessions panel and the session record",
     "client_seed_set": "the sessions page: the member's own seed",

@@ -295,6 +295,8 @@ async def create_character(
         limits.check_data(data, "data")
         sheet, field_errors = normalised_sheet(system, data, kind)
         errors.update(field_errors)
+        given = [s.key for s in system.fields(kind) if sheets.get_value(data, s.key) is not None]
+        system.follow_up(system.default_data(kind), sheet, given)
         errors.update(system.cross_check(sheet, []))
     if errors:
         raise ValidationFailed(errors)
@@ -388,7 +390,7 @@ async def update_fields(
     sheet = {k: v for k, v in changes.items() if k not in META_FIELDS}
     touched, sheet_errors = _sheet_changes(specs, data, sheet)
     errors.update(sheet_errors)
-    touched += system.follow_up(data, touched)
+    touched += system.follow_up(character.data, data, touched)
     if not errors and touched:
         errors = _broken_rules(system, specs, character.data, data, opened.items, touched)
     if errors:

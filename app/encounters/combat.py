@@ -8,6 +8,9 @@ The combat state is a JSON object stored on the encounter::
      "gm_order": [...], "initiative": {...}, "pending": null | {...},
      "turn_actions": {"attacks": 0}, "undone": [seq, ...], ...}
 
+and what a system keeps of the turn (PF2e: ``"action_budget": {"actions", "total",
+"reaction"}``, a typed value of ``app.rules.pf2e.turn``).
+
 Every operation mutates a copy of the state and records what happened in a
 :class:`Report`: log entries (a translatable headline plus the engines' German rule text
 and dice), which figures changed, and whether the order, turn or pending step changed. The

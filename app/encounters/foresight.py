@@ -4,8 +4,8 @@ A read-only use case: it loads the running encounter, checks that the caller may
 the attacker, and asks the rule system for the forecast with what the caller may know. A
 player may know the values of player characters (their sheets are open to the group), not
 those of an NSC or monster until they were revealed to them (``app.knowledge``): for those
-the forecast names the unknown values and shows at most the chance of the attack roll
-itself, so no probability can leak a hidden value.
+the forecast names the unknown values and shows only what the known ones decide (at least
+the chance of the attack roll itself), so no probability can leak a hidden value.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from app.campaigns.permissions import Action
 from app.encounters.combat import CombatError
 from app.encounters.service import Loaded, combat_error, load, owns, participant_figure
 from app.encounters.systems import system
-from app.encounters.systems.protocol import Forecast
+from app.encounters.systems.protocol import Forecast, Unknown
 from app.errors import Conflict, Forbidden, ValidationFailed
 from app.i18n import N_, _, get_locale
 from app.knowledge import service as knowledge
@@ -47,19 +47,20 @@ class ForecastRequest:
     assume: Assumption | None = None
 
 
-async def _may_know(session: AsyncSession, loaded: Loaded, target_id: str) -> bool:
+async def _unknown(session: AsyncSession, loaded: Loaded, target_id: str) -> Unknown:
     """The GM knows every value; others those of player characters (open sheets) and of a
-    bestiary creature once every value the forecast needs of it was revealed to them
-    (``app.knowledge``: e.g. H&H Verteidigung, RS, LP, Unbeugsamkeit and its resistances)."""
+    bestiary creature those revealed to them (``app.knowledge``: e.g. H&H Verteidigung, RS,
+    LP, Unbeugsamkeit and its resistances; each one counts as soon as it is known)."""
     figure = loaded.encounter.state["figures"][target_id]
     if loaded.viewer.is_gm or figure.get("owner") is not None:
-        return True
+        return Unknown()
     p = loaded.by_id.get(target_id)
     if p is None or p.bestiary_entry_id is None:
-        return False
-    return await knowledge.forecast_known(
+        return Unknown(everything=True)
+    missing = await knowledge.forecast_unknown(
         session, loaded.viewer, loaded.campaign.id, p.bestiary_entry_id
     )
+    return Unknown(missing)
 
 
 async def forecast(
@@ -77,11 +78,11 @@ async def forecast(
     if not loaded.viewer.is_gm and not owns(loaded, req.actor_id):
         raise Forbidden(_("You can only act with your own character."))
     defends = None if req.assume is None else req.assume == "defends"
-    known = await _may_know(session, loaded, req.target_id)
+    unknown = await _unknown(session, loaded, req.target_id)
     try:
         return system(loaded.campaign.system).forecast(
             state, req.actor_id, req.target_id, req.options, loaded.encounter.settings,
-            known=known, defends=defends,
+            unknown=unknown, defends=defends,
         )  # fmt: skip
     except CombatError as exc:
         raise combat_error(exc) from None

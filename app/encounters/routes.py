@@ -182,10 +182,12 @@ async def _refused(
     encounter_id: int,
     exc: ValidationFailed,
     prep: tuple[str, dict[str, Any]] | None = None,
+    typed_check: str = "",
 ) -> Response:
     """The encounter page again (422: nothing is saved): the messages with the controls, or
     with a preparation form (``prep``: which one and its values as typed) at its fields."""
     context = await _context(session, user, campaign_id, encounter_id)
+    context["typed_check"] = typed_check
     await COMBAT_PAGE.contribute(
         session, context["viewer"], CombatPage(campaign_id, encounter_id), context
     )
@@ -417,15 +419,20 @@ async def act(
         )
     status = 200
     errors: dict[str, str] = {}
+    context_check = ""
     try:
         async with attempt(session):
             await actions.perform(
                 session, user, ctx.roller, campaign_id, encounter_id, action, data
             )
     except ValidationFailed as exc:
+        typed = str(data.get("skill", "")) if action == "check" else ""
         if not is_htmx(request):
-            return await _refused(request, session, user, campaign_id, encounter_id, exc)
+            return await _refused(
+                request, session, user, campaign_id, encounter_id, exc, typed_check=typed
+            )
         errors, status = exc.fields, 422
+        context_check = typed
     except Conflict as exc:
         if not is_htmx(request):
             raise
@@ -434,6 +441,7 @@ async def act(
         return redirect(request, _url(campaign_id, encounter_id))
     context = await _context(session, user, campaign_id, encounter_id)
     context["errors"] = errors
+    context["typed_check"] = context_check  # a refused check keeps what the GM typed
     return page(request, TEMPLATE, context, block="controls", status_code=status)
 
 

@@ -38,6 +38,11 @@ HH_SPELL_CONDITIONS = (
     "angeschlagen", "benommen", "eingeschränkt", "entmutigt", "niedergeworfen", "verwirrt",
 )  # fmt: skip
 MAX_SPELLS = 10
+#: The DS4 Attribute and Eigenschaften a stat block may hold beside KÖR (key, rule term).
+DS4_VALUES = (
+    ("agilitaet", "AGI"), ("geist", "GEI"), ("staerke", "ST"), ("haerte", "HÄ"),
+    ("bewegung", "BE"), ("geschick", "GE"), ("verstand", "VE"), ("aura", "AU"),
+)  # fmt: skip
 RESISTANCES = ("resistant", "vulnerable", "immune")
 
 SCHEMAS: dict[str, tuple[Field, ...]] = {
@@ -77,6 +82,10 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("schlagen", "Schlagen", "int", 6, 0, 60),
         Field("schiessen", "Schießen", "int", 0, 0, 60),
         Field("zielzauber", "Zielzauber", "int", 0, 0, 60),
+        # Optional (None: the block does not hold it): the other Kampfwert, Attribute and
+        # Eigenschaften, for the GM's checks on «GEI + VE» and the like (issue 31).
+        Field("zaubern", "Zaubern", "int", None, 0, 60),
+        *(Field(key, label, "int", None, 0, 30) for key, label in DS4_VALUES),
         Field("waffe", "Waffe", "text", "Waffe"),
         Field("ga", "GA", "int", 0, -10, 10),
         Field("fernwaffe", "Fernkampfwaffe", "text", ""),
@@ -277,7 +286,9 @@ def validate(system: str, data: Mapping[str, Any]) -> dict[str, Any]:
         raw = data.get(field.key, field.default)
         if raw in (None, "") and field.kind in ("int", "float"):
             raw = field.default
-        if field.kind in ("int", "float"):
+        if raw is None:  # an optional value the block does not hold
+            out[field.key] = None
+        elif field.kind in ("int", "float"):
             out[field.key] = _number(field, raw, errors)
         elif field.kind == "choice":
             if raw not in field.choices:

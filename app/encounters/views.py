@@ -154,6 +154,7 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "strikes": offers["strikes"],
         "conditions": mod.conditions,
         "default_check": mod.default_check,
+        "check_names": mod.check_names,
         "can_undo": gm and running and loaded.undo_steps > 0,
         "attacks_this_turn": state.get("turn_actions", {}).get("attacks", 0),
         "maneuvers": offers["maneuvers"],
@@ -162,7 +163,16 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         if acting and "helpless" in offers
         else None,
         "focus": _focus(actor_fig) if acting else None,
+        "heroes_down": gm and running and _heroes_down(visible),
+        "budget": mod.turn_budget(state) if acting else None,
     }
+
+
+def _heroes_down(visible: list[dict[str, Any]]) -> bool:
+    """Every figure on the heroes' side is out (unconscious, dying or dead): the fight goes
+    on only in empty rounds, so the GM is told and offered its end (issue 31)."""
+    heroes = [r for r in visible if r["side"] == "abenteurer"]
+    return bool(heroes) and all(r.get("out") for r in heroes)
 
 
 def _targets(visible: list[dict[str, Any]], current: str | None) -> list[dict[str, Any]]:

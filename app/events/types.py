@@ -598,6 +598,19 @@ class JournalNoteShared(EventPayload):
     quest: str | None = None
 
 
+@event_type("journal_note_deleted")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JournalNoteDeleted(EventPayload):
+    """A shared journal note deleted (by its author or a GM), for those who read it."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = frozenset({"public", "listed"})
+
+    note_id: int
+    title: str
+    #: The members it was shared with (``listed``); empty for a group note.
+    to: list[int]
+
+
 # --- game sessions and fair play (app/sessions, docs/fairplay.md) ------------------------------
 
 

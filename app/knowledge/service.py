@@ -224,13 +224,17 @@ async def known_keys(
     return {r.fact for r in rows if r.text is None}
 
 
-async def forecast_known(
+async def forecast_unknown(
     session: AsyncSession, viewer: Viewer, campaign_id: int, entry_id: int
-) -> bool:
-    """Whether the viewer knows every value the attack forecast needs of this entry."""
+) -> dict[str, str]:
+    """The values the attack forecast needs of this entry that the viewer does not know yet
+    (fact key → label, e.g. ``{"tp": "TP"}``); empty when they know them all. The forecast
+    uses what is known (PF2e: the RK alone gives the hit chance; issue 31)."""
     e = await entry(session, campaign_id, entry_id)
     needs = knowledge_rules(e.system).forecast_needs(e.facts)
-    return needs <= await known_keys(session, viewer, campaign_id, entry_id)
+    missing = needs - await known_keys(session, viewer, campaign_id, entry_id)
+    labels = {f.key: f.label for f in e.facts}
+    return {key: labels.get(key, key) for key in sorted(missing)}
 
 
 def _gm_view(entry_: Entry, rows: Sequence[KnownFact]) -> EntryKnowledge:
@@ -582,5 +586,7 @@ async def faced(session: AsyncSession, viewer: Viewer, campaign_id: int) -> dict
     )
     out: dict[int, list[str]] = {}
     for entry_id, name in rows:
-        out.setdefault(entry_id, []).append(name)
+        names = out.setdefault(entry_id, [])
+        if name not in names:  # the same figure in two running fights is one creature met
+            names.append(name)
     return out

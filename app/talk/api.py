@@ -232,9 +232,23 @@ async def create_note(
 async def update_note(
     campaign_id: int, note_id: PathId, body: NoteIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
-    """Change one's own note; the whole note is sent (title, body, sharing, to)."""
+    """Change a note: its author, or a GM a shared note they read (never a player's private
+    one); the whole note is sent (title, body, sharing, to, quest)."""
     await journal.update(session, user, campaign_id, note_id, _note_draft(body), body.version)
     return await _note_out(session, user, campaign_id, note_id)
+
+
+@router.delete("/journal/{note_id}", status_code=204)
+async def delete_note(
+    campaign_id: int,
+    note_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    version: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
+) -> Response:
+    """Delete a note: its author, or a GM a shared note (a group's quest)."""
+    await journal.delete(session, user, campaign_id, note_id, version)
+    return Response(status_code=204)
 
 
 @router.get("/journal", response_model=NoteList)

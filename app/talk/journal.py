@@ -20,9 +20,9 @@ from app.campaigns.models import Membership
 from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
 from app.db import utcnow
-from app.errors import Conflict, NotFound, ValidationFailed
+from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events.service import append_event
-from app.events.types import JournalNoteShared
+from app.events.types import JournalNoteDeleted, JournalNoteShared
 from app.i18n import _
 from app.talk.handouts import BODY_MAX, TITLE_MAX
 from app.talk.models import JournalNote, JournalReader
@@ -74,14 +74,12 @@ async def update(
     draft: NoteDraft,
     version: int | None = None,
 ) -> JournalNote:
-    """Change one's own note (text, sharing, readers, a quest's status)."""
-    viewer = await authorize_viewer(session, campaign_id, user.id, user.username, Action.chat)
-    note = await session.get(JournalNote, note_id)
-    if note is None or note.campaign_id != campaign_id or note.author_id != user.id:
-        raise NotFound(_("Note not found."))
-    if version is not None and version != note.version:
-        raise Conflict(_("The note changed meanwhile."))
+    """Change a note (text, sharing, readers, a quest's status): the author their own, a GM
+    any shared note they read (a group's quest); nobody else's private note."""
+    viewer, note = await _editable(session, user, campaign_id, note_id, version)
     readers = await _check(session, viewer, campaign_id, draft)
+    if draft.sharing == "private" and note.author_id != user.id:
+        raise ValidationFailed({"sharing": _("Only its author makes a note private.")})
     note.title, note.body, note.sharing = draft.title.strip(), draft.body.strip(), draft.sharing
     note.quest = draft.quest
     note.updated_at = utcnow()
@@ -92,6 +90,80 @@ async def update(
     await _set_readers(session, note, readers)
     await _announce(session, user, note, readers)
     return note
+
+
+async def set_quest(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    note_id: int,
+    quest: str | None,
+    version: int | None = None,
+) -> JournalNote:
+    """Only a quest's status (open, done, failed), the rest of the note as it is."""
+    _viewer, note = await _editable(session, user, campaign_id, note_id, version)
+    readers = await _readers(session, note)
+    draft = NoteDraft(note.title, note.body, note.sharing, readers, quest)
+    return await update(session, user, campaign_id, note_id, draft, version)
+
+
+async def delete(
+    session: AsyncSession, user: User, campaign_id: int, note_id: int, version: int | None = None
+) -> None:
+    """Delete a note (who may change it may delete it); a shared one tells its readers."""
+    _viewer, note = await _editable(session, user, campaign_id, note_id, version)
+    readers = await _readers(session, note)
+    if note.sharing != "private":
+        await append_event(
+            session,
+            campaign_id,
+            JournalNoteDeleted(actor_name=user.username, note_id=note.id, title=note.title,
+                               to=readers),
+            actor_id=user.id,
+            visibility="public" if note.sharing == "group" else "listed",
+        )  # fmt: skip
+    await _set_readers(session, note, [])
+    await session.delete(note)
+    await session.flush()
+
+
+async def deletable(session: AsyncSession, user: User, campaign_id: int, note_id: int) -> None:
+    """Raises unless ``user`` may delete the note (before the confirmation is asked)."""
+    await _editable(session, user, campaign_id, note_id, None)
+
+
+async def _editable(
+    session: AsyncSession, user: User, campaign_id: int, note_id: int, version: int | None
+) -> tuple[Viewer, JournalNote]:
+    """The note if ``user`` may change it: its author, or a GM who reads it and it is not
+    private (a player's private note stays theirs alone: 404, as if it did not exist)."""
+    viewer = await authorize_viewer(session, campaign_id, user.id, user.username, Action.chat)
+    note = await session.get(JournalNote, note_id)
+    if note is None or note.campaign_id != campaign_id:
+        raise NotFound(_("Note not found."))
+    if note.author_id != user.id:
+        reads = note.sharing == "group" or (
+            note.sharing == "listed" and user.id in await _readers(session, note)
+        )
+        if not reads:
+            raise NotFound(_("Note not found."))
+        if not may_edit(note, viewer):
+            raise Forbidden(_("Only its author and the GMs change a shared note."))
+    if version is not None and version != note.version:
+        raise Conflict(_("The note changed meanwhile."))
+    return viewer, note
+
+
+async def _readers(session: AsyncSession, note: JournalNote) -> list[int]:
+    return list(
+        (
+            await session.scalars(
+                select(JournalReader.user_id)
+                .where(JournalReader.note_id == note.id)
+                .order_by(JournalReader.user_id)
+            )
+        ).all()
+    )
 
 
 async def _check(
@@ -164,8 +236,13 @@ async def _announce(
 @dataclass(frozen=True, slots=True)
 class NoteView:
     note: JournalNote
-    #: Its readers, for its author only.
+    #: Its readers, for those who may change it only (its author, the GMs).
     readers: list[int]
+
+
+def may_edit(note: JournalNote, viewer: Viewer) -> bool:
+    """Of a note ``viewer`` reads: the author's own, or a GM's to change when shared."""
+    return note.author_id == viewer.user_id or (viewer.is_gm and note.sharing != "private")
 
 
 async def readable(session: AsyncSession, viewer: Viewer, campaign_id: int) -> list[NoteView]:
@@ -189,7 +266,7 @@ async def readable(session: AsyncSession, viewer: Viewer, campaign_id: int) -> l
             .limit(LIST_MAX)
         )
     ).all()
-    own = [n.id for n in rows if n.author_id == viewer.user_id]
+    own = [n.id for n in rows if n.author_id == viewer.user_id or may_edit(n, viewer)]
     readers: dict[int, list[int]] = {}
     if own:
         for note_id, user_id in await session.execute(

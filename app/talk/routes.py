@@ -346,6 +346,87 @@ async def write_note(
     return redirect(request, f"/campaigns/{campaign_id}/journal")
 
 
+async def _journal_refused(
+    request: Request, session: AsyncSession, user: User, campaign_id: int, note_id: int,
+    exc: ValidationFailed, values: dict[str, Any],
+) -> Response:  # fmt: skip
+    """The journal again (422), the refused note's form open with its values and messages."""
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = await views.journal_context(session, viewer, campaign)
+    context.update(edit_id=note_id, edit_errors=exc.fields, edit_values=values)
+    return page(request, "talk/journal.html", context, status_code=422)
+
+
+@router.post("/campaigns/{campaign_id}/journal/{note_id}")
+async def edit_note(
+    request: Request,
+    campaign_id: int,
+    note_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    title: Annotated[str, Form()] = "",
+    body: Annotated[str, Form()] = "",
+    sharing: Annotated[str, Form()] = "private",
+    to: Annotated[list[str] | None, Form()] = None,
+    quest: Annotated[str, Form()] = "",
+    version: Annotated[int | None, Form()] = None,
+) -> Response:
+    """Change a note: its author, or a GM a shared note (journal.update)."""
+    readers = [int(t) if t.isdigit() else 0 for t in to or []]
+    draft = journal.NoteDraft(title, body, sharing, readers, quest or None)
+    try:
+        async with attempt(session):
+            await journal.update(session, user, campaign_id, note_id, draft, version)
+    except ValidationFailed as exc:
+        values = {"title": title, "body": body, "sharing": sharing, "to": to or [], "quest": quest}
+        return await _journal_refused(request, session, user, campaign_id, note_id, exc, values)
+    return redirect(request, f"/campaigns/{campaign_id}/journal#note-{note_id}")
+
+
+@router.post("/campaigns/{campaign_id}/journal/{note_id}/quest")
+async def note_quest(
+    request: Request,
+    campaign_id: int,
+    note_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    quest: Annotated[str, Form()] = "",
+    version: Annotated[int | None, Form()] = None,
+) -> Response:
+    """A quest's status at one click: open, done (erledigt) or failed (gescheitert)."""
+    try:
+        async with attempt(session):
+            await journal.set_quest(session, user, campaign_id, note_id, quest or None, version)
+    except ValidationFailed as exc:
+        return await _journal_refused(request, session, user, campaign_id, note_id, exc, {})
+    return redirect(request, f"/campaigns/{campaign_id}/journal#note-{note_id}")
+
+
+@router.post("/campaigns/{campaign_id}/journal/{note_id}/delete")
+async def delete_note(
+    request: Request,
+    campaign_id: int,
+    note_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    version: Annotated[int | None, Form()] = None,
+) -> Response:
+    """Delete a note, after the confirmation the page asks for without JavaScript."""
+    if not confirmed(await request.form()):
+        await journal.deletable(session, user, campaign_id, note_id)
+        return confirm_page(
+            request,
+            question=_("Delete this note?"),
+            consequence=_("It is gone for everyone who reads it; this cannot be undone."),
+            button=_("Delete the note"),
+            action=f"/campaigns/{campaign_id}/journal/{note_id}/delete",
+            back=f"/campaigns/{campaign_id}/journal#note-{note_id}",
+            fields={"version": "" if version is None else str(version)},
+        )
+    await journal.delete(session, user, campaign_id, note_id, version)
+    return redirect(request, f"/campaigns/{campaign_id}/journal")
+
+
 # --- what the heroes know --------------------------------------------------------------------
 
 
@@ -369,10 +450,15 @@ async def knowledge_page(
     session: Session,
     user: CurrentUser,
     entry: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
+    checked: Literal["open", "secret"] | None = None,
 ) -> Response:
     """The monster cards: what the viewer knows of each creature (the GMs: everything);
-    ``entry`` preselects the creature of the check form (the combat rows link it)."""
-    extra = {"values": {"entry_id": str(entry)}} if entry else None
+    ``entry`` preselects the creature of the check form (the combat rows link it);
+    ``checked``: the viewer's check about it was just rolled (openly or secretly), which the
+    page says, so a secret check leaves its roller a trace (issue 31)."""
+    extra: dict[str, Any] = {"values": {"entry_id": str(entry)}} if entry else {}
+    if checked and entry:
+        extra["checked"] = checked
     return await _knowledge_page(request, session, user, campaign_id, extra)
 
 
@@ -396,14 +482,17 @@ async def knowledge_check(
             raise ValidationFailed({"check": _("Choose a hero, a roll and a creature.")})
         bonus = int(modifier) if modifier.lstrip("-").isdigit() else 0
         async with attempt(session):
-            await characters.roll(
+            event = await characters.roll(
                 session, ctx.roller, user, campaign_id, int(character),
                 RollRequest(target, modifier=max(-50, min(bonus, 50)), knowledge_of=int(entry_id)),
             )  # fmt: skip
     except ValidationFailed as exc:
         extra = {"errors": {"check": "; ".join(exc.fields.values())}, "values": values}
         return await _knowledge_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/knowledge")
+    checked = "secret" if event.visibility == "gm" else "open"
+    return redirect(
+        request, f"/campaigns/{campaign_id}/knowledge?entry={entry_id}&checked={checked}"
+    )
 
 
 @router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/reveal")

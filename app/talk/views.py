@@ -147,6 +147,7 @@ def note_view(view: journal.NoteView, viewer: Viewer, names: dict[int, str]) -> 
         "quest": n.quest,
         "quest_label": gettext(QUEST_LABELS[n.quest]) if n.quest in QUEST_LABELS else None,
         "mine": n.author_id == viewer.user_id,
+        "can_edit": journal.may_edit(n, viewer),
         "readers": view.readers,
         "reader_names": [names.get(uid, "?") for uid in view.readers],
         "updated_at": n.updated_at.isoformat(),

@@ -57,14 +57,16 @@ async def test_the_sheet_offers_verschnaufen_only_in_ds4(
             r = await t["player"].post(f"{t.api}/characters/{c['id']}/rest", json={"rest": "x"})
             assert r.status_code == 422
             continue
-        # Without JavaScript: the form posts, then the sheet (default LK 18/20 → 19); a
-        # refusal comes back with the sheet and the message at the rest buttons.
+        # Without JavaScript: the form posts, then the sheet (LK 18/20 → 19); a refusal
+        # comes back with the sheet and the message at the rest buttons.
+        sheet_url = f"{t.api}/characters/{c['id']}"
+        version = (await t["player"].get(sheet_url)).json()["version"]
+        await t["player"].patch(sheet_url, json={"changes": {"lk": 18}, "version": version})
         r = await t["player"].post(f"{page}/rest", data={"rest": "verschnaufen"})
         assert r.status_code == 303
         r = await t["player"].post(f"{page}/rest", data={"rest": "verschnaufen"})
         assert r.status_code == 422 and 'id="rest-error"' in r.text
         assert "Verschnaufen einmal nach einem Kampf" in r.text
-        sheet_url = f"{t.api}/characters/{c['id']}"
         version = (await t["player"].get(sheet_url)).json()["version"]
         await t["player"].patch(sheet_url, json={"changes": {"lk": 20}, "version": version})
         r = await t["player"].post(f"{page}/rest", data={"rest": "verschnaufen"})

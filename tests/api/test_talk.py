@@ -498,7 +498,7 @@ async def test_journal_private_group_and_chosen_members(table: TalkTable, app: F
     assert r.status_code == 200, r.text
     assert "Mein Verdacht" in await titles(t.gm)
     r = await t.player2.patch(f"{base}/{private['id']}", json={"title": "fremd"})
-    assert r.status_code == 404
+    assert r.status_code == 403  # they read it (the group's), only its author and GMs change it
     r = await t.player.patch(f"{base}/{private['id']}", json={"title": "alt", "version": 1})
     assert r.status_code == 409
     async with app.state.ctx.sessionmaker() as session:

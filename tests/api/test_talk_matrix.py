@@ -60,6 +60,23 @@ CASES: dict[str, Case] = {
     "api_update_note": Case(
         "PATCH", f"{API}/journal/{{nid}}", _members(404, 403, 404, 200, 401), json={"title": "Neu"}
     ),
+    # The note ({nid}) is the GM's private one: a player does not know it (404).
+    "api_delete_note": Case("DELETE", f"{API}/journal/{{nid}}", _members(404, 403, 404, 204, 401)),
+    "edit_note": Case(
+        "POST", f"{PAGE}/journal/{{nid}}", _members(404, 403, 404, 303, LOGIN),
+        form={"title": "Neu"},
+    ),
+    "note_quest": Case(
+        "POST", f"{PAGE}/journal/{{nid}}/quest", _members(404, 403, 404, 303, LOGIN),
+        form={"quest": "done"},
+    ),
+    "delete_note": Case(
+        "POST", f"{PAGE}/journal/{{nid}}/delete", _members(404, 403, 404, 303, LOGIN),
+        form={"confirm": "1"},
+    ),
+    "ask_delete_note": Case(
+        "POST", f"{PAGE}/journal/{{nid}}/delete", _members(404, 403, 404, 200, LOGIN)
+    ),
     "journal": Case("GET", f"{PAGE}/journal", MEMBERS_PAGE),
     "write_note": Case(
         "POST", f"{PAGE}/journal", _members(404, 403, 303, 303, LOGIN), form={"title": "Notiz"}

@@ -60,7 +60,11 @@ def test_a_recall_knowledge_success_reveals_one_fact_and_nothing_else(
         form.locator("#check-entry").select_option(str(entry))
         form.locator("#check-modifier").fill(MODIFIER)
         form.locator("button[type=submit]").click()
-        expect(page).to_have_url(f"{base_url}/campaigns/{cid}/knowledge")
+        # Back on the page, which says the check was rolled (issue 31: a trace for the roller).
+        expect(page).to_have_url(
+            f"{base_url}/campaigns/{cid}/knowledge?entry={entry}&checked=secret"
+        )
+        expect(page.locator("#check-trace")).to_contain_text("Die SL antwortet")
         known = ok(gm.get(f"/api/v1/campaigns/{cid}/bestiary/{entry}/knowledge"))
         told = [f["key"] for f in known["facts"] if f["party"]]
         if told == ["name"] and not known["false_facts"]:

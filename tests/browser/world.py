@@ -72,6 +72,14 @@ def account(browser: Browser, base_url: str, name: str) -> BrowserContext:
     return context
 
 
+def gm_and_player(
+    browser: Browser, base_url: str, prefix: str, system: str
+) -> tuple[BrowserContext, BrowserContext, int]:
+    """A GM and a player, logged in, in a new campaign of ``system`` (its id)."""
+    gm, player = account(browser, base_url, f"{prefix}_sl"), account(browser, base_url, prefix)
+    return gm, player, _campaign(gm.request, player.request, system)
+
+
 def _campaign(gm: APIRequestContext, player: APIRequestContext, system: str) -> int:
     created = ok(gm.post("/api/v1/campaigns", data={"name": f"Runde {system}", "system": system}))
     ok(player.post("/api/v1/campaigns/join", data={"invite_code": created["invite_code"]}))

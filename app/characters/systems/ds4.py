@@ -30,6 +30,7 @@ from app.i18n import N_, gettext
 from app.rules import ds4
 from app.rules.dice import Roller
 from app.rules.ds4.check import final_pw
+from app.rules.ds4.named import ATTRIBUTES, TRAITS
 
 KEY = "ds4"
 
@@ -41,19 +42,8 @@ KLASSE = {
     "zauberer": "Zauberer",
     "schwarzmagier": "Schwarzmagier",
 }
-ATTR = {
-    "koerper": ("Körper", "KÖR"),
-    "agilitaet": ("Agilität", "AGI"),
-    "geist": ("Geist", "GEI"),
-}
-TRAIT = {
-    "staerke": ("Stärke", "ST"),
-    "haerte": ("Härte", "HÄ"),
-    "bewegung": ("Bewegung", "BE"),
-    "geschick": ("Geschick", "GE"),
-    "verstand": ("Verstand", "VE"),
-    "aura": ("Aura", "AU"),
-}
+ATTR = ATTRIBUTES
+TRAIT = TRAITS
 KAMPFWERTE = {
     "lebenskraft": "Lebenskraft",
     "abwehr": "Abwehr",
@@ -100,13 +90,18 @@ def _fields() -> list[FieldSpec]:
 
 
 def _default() -> dict[str, Any]:
+    data = _default_values()
+    data["lk"] = max_lk(data)
+    return data
+
+
+def _default_values() -> dict[str, Any]:
     return {
         "volk": "mensch",
         "volk_bonus": "staerke",
         "klasse": "krieger",
         "klasse_bonus": "staerke",
         "ep": 0,
-        "lk": 18,
         "in_hand": "melee",
         "attributes": {"koerper": 8, "agilitaet": 6, "geist": 6},
         "traits": {
@@ -305,8 +300,28 @@ def cross_check(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str,
     return errors
 
 
-def follow_up(data: dict[str, Any], touched: Sequence[str]) -> list[str]:
-    """A new Volk or Klasse may not allow the old bonus: take the first one it allows."""
+def follow_up(before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+    """A new Volk or Klasse may not allow the old bonus: take the first one it allows. An
+    unhurt hero's current LK follow the maximum (docs/rules/ds4.md)."""
+    changed = _allowed_bonuses(data, touched)
+    if "lk" not in touched and _unhurt(before) and data.get("lk") != max_lk(data):
+        data["lk"] = max_lk(data)
+        changed.append("lk")
+    return changed
+
+
+def max_lk(data: Mapping[str, Any]) -> int:
+    """The sheet's Lebenskraft (KÖR + HÄ with the bonuses of Volk and Klasse + 10; no item
+    changes it)."""
+    return ds4.combat_values(engine_character(data, ())).lebenskraft.value
+
+
+def _unhurt(data: Mapping[str, Any]) -> bool:
+    """Current LK at the maximum: the hero has lost none (or is healed in full)."""
+    return "lk" not in data or int(data["lk"]) >= max_lk(data)
+
+
+def _allowed_bonuses(data: dict[str, Any], touched: Sequence[str]) -> list[str]:
     changed: list[str] = []
     if "volk" in touched:
         allowed_bonus = ds4.VOLK_BONUS[ds4.Volk(data["volk"])]
@@ -603,6 +618,9 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
         "schlagen": values.schlagen.value,
         "schiessen": values.schiessen.value,
         "zielzauber": values.zielzauber.value,
+        "zaubern": values.zaubern.value,
+        **{a: character.attributes.get(ds4.Attribut(a)) for a in ATTR},
+        **{t: character.trait(ds4.Eigenschaft(t)) for t in TRAIT},
         "waffe": melee.name if melee is not None else "Waffenlos",
         "ga": int(melee.fields.get("ga", 0)) if melee is not None else 5,
         "fernwaffe": ranged.name if ranged is not None else "",
@@ -680,8 +698,10 @@ class DS4System(WithoutSheetChecks):
     def cross_check(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
         return cross_check(data, items)
 
-    def follow_up(self, data: dict[str, Any], touched: Sequence[str]) -> list[str]:
-        return follow_up(data, touched)
+    def follow_up(
+        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+    ) -> list[str]:
+        return follow_up(before, data, touched)
 
     def starter_items(self) -> list[StarterItem]:
         return starter_items()

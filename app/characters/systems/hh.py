@@ -522,11 +522,12 @@ def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str
     return out
 
 
-def follow_up(data: dict[str, Any], touched: Sequence[str]) -> list[str]:
-    """LP written on the sheet: the engine's thresholds (§7) add their conditions. The
-    sheet does not know the LP before the edit, so LP at or below a threshold count as
-    having fallen to it (project decision, docs/rules/hh.md)."""
-    if "lp" not in touched:
+def follow_up(before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+    """LP or their maximum written on the sheet, also by creating or importing it: the
+    engine's thresholds (§7) add their conditions. LP at or below a threshold count as
+    having fallen to it (project decision, docs/rules/hh.md): a condition follows from the
+    values however the sheet got them."""
+    if "lp" not in touched and "lp_max" not in touched:
         return []
     fig = Figure(
         id="sheet",
@@ -1522,8 +1523,10 @@ class HHSystem:
     def cross_check(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
         return cross_check(data)
 
-    def follow_up(self, data: dict[str, Any], touched: Sequence[str]) -> list[str]:
-        return follow_up(data, touched)
+    def follow_up(
+        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+    ) -> list[str]:
+        return follow_up(before, data, touched)
 
     def starter_items(self) -> list[StarterItem]:
         return list(STARTERS)

@@ -638,7 +638,9 @@ class PF2eSystem(WithoutSheetChecks):
     def cross_check(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
         return cross_check(data)
 
-    def follow_up(self, data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+    def follow_up(
+        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+    ) -> list[str]:
         return []
 
     def starter_items(self) -> list[StarterItem]:

@@ -134,8 +134,12 @@ class CharacterSystem(Protocol):
         """Rules over several fields (current ≤ maximum, creation limits): field → message."""
         ...
 
-    def follow_up(self, data: dict[str, Any], touched: Sequence[str]) -> list[str]:
-        """Adjust fields that a change makes invalid (in place); returns the keys changed."""
+    def follow_up(
+        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+    ) -> list[str]:
+        """Adjust fields that a change makes invalid or that follow from the values (in
+        place); returns the keys changed. ``before`` is the sheet before the change (the
+        system's defaults for a new or imported sheet, whose given fields are ``touched``)."""
         ...
 
     # --- inventory -----------------------------------------------------------------------

@@ -32,6 +32,7 @@ from app.encounters.systems.protocol import (
     Forecast,
     MapAttack,
     RangeNote,
+    Unknown,
     unavailable,
 )
 from app.i18n import N_
@@ -40,9 +41,16 @@ from app.rules.dice import Roller
 from app.rules.ds4 import combat as ds4_combat
 from app.rules.ds4 import forecast as ds4_forecast
 from app.rules.ds4 import simulation as ds4_simulation
+from app.rules.ds4.named import ATTRIBUTES, KAMPFWERTE, TRAITS, check_names, named_check
 from app.rules.grid import Metric
 from app.rules.odds import RiskResult
 
+#: Values a figure may hold beyond those of the fight (stat block key → rule term).
+CHECK_VALUES = {
+    "koerper": "KÖR",
+    "zaubern": "Zaubern",
+    **{k: short for k, (_name, short) in {**ATTRIBUTES, **TRAITS}.items()},
+}
 CONDITIONS = ("liegend",)
 DROPPED = "Waffe fallen gelassen"
 KINDS = {"schlagen": ds4.AttackKind.SCHLAGEN, "schiessen": ds4.AttackKind.SCHIESSEN,
@@ -71,6 +79,8 @@ def new_figure(
         "prone": False,
         "weapon_dropped": False,
         "conditions": [],
+        # The values the block holds beyond the fight's own, for the GM's checks.
+        **{k: int(stats[k]) for k in CHECK_VALUES if stats.get(k) is not None},
     }
 
 
@@ -275,14 +285,14 @@ def forecast(
     params: dict[str, Any],
     settings: dict[str, Any],
     *,
-    known: bool,
+    unknown: Unknown,
     defends: bool | None,
 ) -> Forecast:
     """The exact odds of :func:`attack` with these inputs (the Abwehr is automatic)."""
     attacker, weapon, kind, mods = _attack_inputs(state, attacker_id, target_id, params)
     p_attack = ds4_forecast.attack_success(attacker, kind, mods)
-    if not known:
-        return Forecast(p_attack, None, UNKNOWN_TARGET)
+    if unknown:
+        return Forecast(p_attack, None, unknown.labels(UNKNOWN_TARGET))
     target = _fighter(figure(state, target_id))
     return Forecast(
         p_attack, ds4_forecast.forecast_attack(attacker, target, weapon, kind, mods), ()
@@ -444,18 +454,27 @@ def check(
     if helpers:
         raise unavailable()
     f = figure(state, pid)
-    base = {"abwehr": f["abwehr"], "schlagen": f["schlagen"], "schiessen": f["schiessen"],
-            "zielzauber": f["zielzauber"], "initiative": f["initiative"]}  # fmt: skip
-    if skill.lower() not in base:
-        raise CombatError(N_("Unknown check."))
+    named = named_check(skill)
+    if named is None:
+        raise CombatError(
+            N_("Unknown check: «%(check)s». DS4 knows an Attribut + Eigenschaft («GEI + VE») "
+               "and the Kampfwerte (%(kampfwerte)s)."),
+            check=skill, kampfwerte=", ".join(KAMPFWERTE.values()),
+        )  # fmt: skip
+    missing = [k for k in named.parts if f.get(k) is None]
+    if missing:
+        raise CombatError(
+            N_("The stat block of %(name)s holds no %(value)s: add it in the bestiary."),
+            name=f["name"], value=CHECK_VALUES[missing[0]],
+        )  # fmt: skip
     extra = [("SL", modifier)] if modifier else []
-    roll = ds4.roll_check(roller, int(base[skill.lower()]), modifiers=extra)
+    roll = ds4.roll_check(roller, sum(int(f[k]) for k in named.parts), modifiers=extra)
     report.involved.add(pid)
     entry = report.add(
         N_("%(name)s: %(check)s – %(outcome)s."),
-        [_check_text(skill.capitalize(), roll)],
+        [_check_text(named.label, roll)],
         name=f["name"],
-        check=skill.capitalize(),
+        check=named.label,
         outcome="Erfolg" if roll.success else "Misserfolg",
     )
     entry.dice = [roll.roll.as_dict()]
@@ -511,6 +530,7 @@ class Ds4Rules(Common):
         }
     )
     default_check = "Abwehr"
+    check_names = check_names()
     new_figure = staticmethod(new_figure)
     view = staticmethod(view)
     start = staticmethod(start)

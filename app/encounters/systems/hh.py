@@ -15,6 +15,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
+from app.characters.systems.hh import SKILLS
 from app.encounters.combat import (
     CombatError,
     Displacement,
@@ -44,6 +45,7 @@ from app.encounters.systems.protocol import (
     MoveReaction,
     Offers,
     RangeNote,
+    Unknown,
 )
 from app.i18n import N_
 from app.rules import hh
@@ -415,7 +417,7 @@ def forecast(
     params: dict[str, Any],
     settings: dict[str, Any],
     *,
-    known: bool,
+    unknown: Unknown,
     defends: bool | None,
 ) -> Forecast:
     """The exact odds of :func:`attack` (and the defender's answer) with these inputs."""
@@ -423,8 +425,8 @@ def forecast(
         state, attacker_id, target_id, params
     )
     p_attack = hh_forecast.probe_success(value, modifier)
-    if not known:
-        return Forecast(p_attack, None, UNKNOWN_TARGET)
+    if unknown:
+        return Forecast(p_attack, None, unknown.labels(UNKNOWN_TARGET))
     if defends is not None:
         spec = replace(spec, defend=defends)
     return Forecast(p_attack, hh_forecast.forecast_attack(attacker, target, spec), ())
@@ -1221,6 +1223,7 @@ class HhRules(Common):
         }
     )
     default_check = "Spürsinn"
+    check_names = SKILLS
     new_figure = staticmethod(new_figure)
     view = staticmethod(view)
     sheet_state = staticmethod(sheet_state)

@@ -31,11 +31,13 @@ from app.encounters.combat import (
 )
 from app.encounters.systems.protocol import (
     AttackLine,
+    Budget,
     Common,
     Forecast,
     MapAttack,
     Offers,
     RangeNote,
+    Unknown,
     unavailable,
 )
 from app.i18n import N_
@@ -49,12 +51,19 @@ from app.rules.pf2e import attacks as pf2e_attacks
 from app.rules.pf2e import budget as pf2e_budget
 from app.rules.pf2e import forecast as pf2e_forecast
 from app.rules.pf2e import simulation as pf2e_simulation
+from app.rules.pf2e import turn as pf2e_turn
 
 CONDITIONS = (
     "verängstigt", "kränkelnd", "unvorbereitet", "liegend", "anhaltender Schaden",
-    "sterbend", "verwundet", "todgeweiht",
+    "sterbend", "verwundet", "todgeweiht", "betäubt", "verlangsamt",
 )  # fmt: skip
-VALUED = ("verängstigt", "kränkelnd", "sterbend", "verwundet", "todgeweiht")
+VALUED = (
+    "verängstigt", "kränkelnd", "sterbend", "verwundet", "todgeweiht", "betäubt", "verlangsamt",
+)  # fmt: skip
+#: The combat state's key of the turn's :class:`~app.rules.pf2e.turn.ActionBudget`.
+BUDGET_KEY = "action_budget"
+#: What each action of the controls costs (§9).
+COSTS = MappingProxyType({"attack": pf2e_turn.STRIKE, "shake_off": pf2e_turn.RETCH})
 SAVES = {"reflex": "Reflex", "wille": "Wille", "zaehigkeit": "Zähigkeit"}
 #: Removing this "condition" brings a dead player character back (a GM's correction).
 DEAD = "tot"
@@ -231,6 +240,9 @@ def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]
         )
         entry.dice = [d.as_dict() for d in e.dice]
     report.order_changed = report.turn_changed = True
+    first = current_turn(state)
+    if first is not None:
+        _new_budget(state, str(first["pid"]), report)
 
 
 def _store_order(state: State, order: list[pf2e.InitiativeEntry]) -> None:
@@ -289,6 +301,7 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
             pid = str(state["order"][state["turn"]]["pid"])
             if _takes_turn(state["figures"][pid]):
                 _start_of_turn(state, pid, roller, report)
+                _new_budget(state, pid, report)
                 return
             state["turn"] += 1
         if not any(_takes_turn(state["figures"][str(t["pid"])]) for t in state["order"]):
@@ -297,6 +310,52 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
         state["round"] += 1
         state["turn"] = 0
         report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
+
+
+def action_budget(state: State) -> pf2e_turn.ActionBudget:
+    """The actions left to the figure whose turn it is (a fight from before: all three)."""
+    return pf2e_turn.ActionBudget.from_json(state.get(BUDGET_KEY))
+
+
+def _new_budget(state: State, pid: str, report: Report) -> None:
+    """Three actions at the start of the turn, less Betäubt and Verlangsamt (§9); Betäubt
+    drops by the actions it took. Unconscious (0 TP): none."""
+    f = state["figures"][pid]
+    conds = f.setdefault("conditions", {})
+    start = pf2e_turn.start_of_turn(
+        stunned=int(conds.get("betäubt", 0)),
+        slowed=int(conds.get("verlangsamt", 0)),
+        unconscious=int(f["hp"]) <= 0,
+    )
+    state[BUDGET_KEY] = start.budget.as_json()
+    if start.lost_to_stunned:
+        if start.stunned_after > 0:
+            conds["betäubt"] = start.stunned_after
+        else:
+            conds.pop("betäubt", None)
+        report.changed.add(pid)
+    lost = start.lost_to_stunned + start.lost_to_slowed
+    if lost:
+        report.add(
+            N_("%(name)s loses %(lost)d action(s) (Betäubt %(stunned)d, Verlangsamt %(slowed)d): "
+               "%(left)d left."),
+            who={pid}, name=f["name"], lost=lost, stunned=start.lost_to_stunned,
+            slowed=start.lost_to_slowed, left=start.budget.actions,
+        )  # fmt: skip
+
+
+def _spend(state: State, pid: str, action: str, what: str) -> None:
+    """The figure whose turn it is pays ``action``'s cost; one acting outside its turn (the
+    GM's correction) pays nothing. Refused when it does not fit (the turn goes on)."""
+    turn = current_turn(state)
+    if turn is None or str(turn["pid"]) != pid:
+        return
+    try:
+        state[BUDGET_KEY] = action_budget(state).spend(COSTS[action], what).as_json()
+    except pf2e_turn.NotEnoughActions as exc:
+        raise CombatError(
+            N_("%(action)s costs %(cost)d action(s); %(left)d left this turn."), **exc.params
+        ) from None
 
 
 def _start_of_turn(state: State, pid: str, roller: Roller, report: Report) -> None:
@@ -420,14 +479,15 @@ def forecast(
     params: dict[str, Any],
     settings: dict[str, Any],
     *,
-    known: bool,
+    unknown: Unknown,
     defends: bool | None,
 ) -> Forecast:
     """The exact odds of :func:`attack` with these inputs. Without the target's RK not even
-    the attack roll's chance is known (it is a roll against the RK)."""
+    the attack roll's chance is known (it is a roll against the RK); with the RK but not the
+    TP the hit chance is, not what the damage does (issue 31)."""
     inputs = _strike_inputs(state, attacker_id, target_id, params)
-    if not known:
-        return Forecast(None, None, UNKNOWN_TARGET)
+    if "rk" in unknown:
+        return Forecast(None, None, unknown.labels(UNKNOWN_TARGET))
     t = figure(state, target_id)
     try:
         outcome = pf2e_forecast.forecast_strike(
@@ -438,6 +498,8 @@ def forecast(
         raise CombatError(exc.message, **exc.params) from None
     except (ExpressionError, ValueError) as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    if unknown:  # the hit chance does not depend on the TP; the rest does
+        return Forecast(outcome.p_hit, None, unknown.labels(UNKNOWN_TARGET))
     return Forecast(outcome.p_hit, outcome, ())
 
 
@@ -506,6 +568,7 @@ def attack(
     a, t = figure(state, attacker_id), figure(state, target_id)
     inputs = _strike_inputs(state, attacker_id, target_id, params)
     number, own_turn = inputs.attack_number, inputs.own_turn
+    _spend(state, attacker_id, "attack", "Strike")
     try:
         result = pf2e.strike(
             roller, inputs.attack, effective_ac(t), inputs.damage,
@@ -620,9 +683,13 @@ def add_condition(
     *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
     """The GM gives a condition. Anhaltender Schaden of a type the figure already has
-    replaces it; Kränkelnd keeps the SG given as ``cause`` for Würgen."""
+    replaces it; Kränkelnd keeps the SG given as ``cause`` for Würgen; for the other
+    conditions with a value, a ``cause`` that is a number is the value (the form's «Value /
+    cause» field: «Betäubt» with «2» is Betäubt 2)."""
     if key not in CONDITIONS:
         raise CombatError(N_("Unknown condition."))
+    if key in VALUED and key != "kränkelnd" and cause.strip().isdigit():
+        value = int(cause.strip())
     f = figure(state, pid)
     if key == "anhaltender Schaden":
         new = _persistent(cause)
@@ -695,6 +762,7 @@ def shake_off(
     dc = f.get("condition_dc", {}).get("kränkelnd")
     if dc is None:
         raise CombatError(N_("The SG of Kränkelnd is not known: the GM gives it as the cause."))
+    _spend(state, pid, "shake_off", "Würgen")
     result = pf2e.retch(roller, _stat("Zähigkeit", int(f["zaehigkeit"]), f), int(dc), value)
     if result.after:
         f["conditions"]["kränkelnd"] = result.after
@@ -781,6 +849,7 @@ class Pf2eRules(Common):
         }
     )
     default_check = "Wahrnehmung"
+    check_names = ("Wahrnehmung", *SAVES.values())
     new_figure = staticmethod(new_figure)
     view = staticmethod(view)
     start = staticmethod(start)
@@ -806,6 +875,12 @@ class Pf2eRules(Common):
             # At 0 TP a figure is unconscious: a Sterbend one's turn is its Genesungswurf alone.
             offers["helpless"] = HELPLESS_DYING if _dying(data).dying else HELPLESS_AT_0
         return offers
+
+    def turn_budget(self, state: State) -> Budget | None:
+        if current_turn(state) is None:
+            return None
+        left = action_budget(state)
+        return Budget(left.actions, left.total, left.symbols, COSTS)
 
     #: One square is 1.5 m (5 ft) in the German edition; diagonals alternate 1.5 and 3 m.
     metric = Metric("alternate", "m", Fraction(3, 2))

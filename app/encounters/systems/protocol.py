@@ -10,7 +10,7 @@ Templates show what a system offers through ``partials`` (slot → template).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, NotRequired, Protocol, TypedDict
@@ -97,6 +97,41 @@ class Forecast:
     unknown: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """The target's values a forecast's caller does not know (issue 31): those the forecast
+    needs and that were not revealed to them (fact key → label, e.g. ``{"tp": "TP"}``), or
+    ``everything`` (a figure without a bestiary entry). Empty: the caller knows them all."""
+
+    values: Mapping[str, str] = field(default_factory=dict)
+    everything: bool = False
+
+    def __contains__(self, key: object) -> bool:
+        return self.everything or key in self.values
+
+    def __bool__(self) -> bool:
+        return self.everything or bool(self.values)
+
+    def labels(self, every: tuple[str, ...]) -> tuple[str, ...]:
+        """What the forecast names as unknown (``every``: the system's labels of them all)."""
+        return every if self.everything else tuple(dict.fromkeys(self.values.values()))
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """The actions the figure whose turn it is has left (PF2e: «◆◆◇»), for the controls:
+    ``costs`` names what each control's action costs (``attack``, ``shake_off``)."""
+
+    left: int
+    total: int
+    symbols: str
+    costs: Mapping[str, int] = field(default_factory=dict)
+
+    def refuses(self, action: str) -> bool:
+        """Whether ``action`` costs more than what is left (its control is disabled)."""
+        return self.costs.get(action, 0) > self.left
+
+
 class CombatRules(Protocol):
     """A rule system in combat: the JSON figure, the turn order, the actions, the views."""
 
@@ -119,6 +154,13 @@ class CombatRules(Protocol):
     @property
     def default_check(self) -> str:
         """The check the GM's secret-check form suggests."""
+
+    @property
+    def check_names(self) -> tuple[str, ...]:
+        """The checks the GM's check form lists (any of them may also be typed)."""
+
+    def turn_budget(self, state: State) -> Budget | None:
+        """The actions left in this turn, for a system that counts them (PF2e); else None."""
 
     def new_figure(
         self, pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool,
@@ -149,10 +191,10 @@ class CombatRules(Protocol):
 
     def forecast(
         self, state: State, attacker_id: str, target_id: str, params: dict[str, Any],
-        settings: Settings, *, known: bool, defends: bool | None,
+        settings: Settings, *, unknown: Unknown, defends: bool | None,
     ) -> Forecast:  # fmt: skip
         """The odds of ``attack`` with the same inputs, without rolling or changing
-        anything. ``known``: the caller may know the target's values; ``defends``: assume
+        anything. ``unknown``: the target's values the caller may not know; ``defends``: assume
         the target defends (``None``: as it would, with a reaction if one is left)."""
 
     def simulate(
@@ -285,6 +327,9 @@ class Common:
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": [], "maneuvers": [], "spells": []}
+
+    def turn_budget(self, state: State) -> Budget | None:
+        return None
 
     def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
         return {}

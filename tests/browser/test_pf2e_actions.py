@@ -1,0 +1,46 @@
+"""Issue 31, item 4 in the browser: a PF2e hero's controls count the turn's actions (◆◆◆)
+and disable the Strike, with the reason, once all three are spent."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.browser.world import gm_and_player, ok
+
+pytestmark = pytest.mark.browser
+
+
+def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: str) -> None:
+    gm, player, campaign_id = gm_and_player(browser, base_url, "aktion", "pf2e")
+    api = f"/api/v1/campaigns/{campaign_id}"
+    hero = ok(player.request.post(f"{api}/characters", data={"name": "Valeros"}))
+    sword = ok(
+        player.request.post(
+            f"{api}/characters/{hero['id']}/items", data={"starter": "pf2e:langschwert"}
+        )
+    )
+    ok(
+        player.request.post(
+            f"{api}/characters/{hero['id']}/items/{sword['id']}/equip", data={"slot": "weapon"}
+        )
+    )
+    ogre = ok(gm.request.post(f"{api}/bestiary", data={"name": "Oger", "data": {"tp": 500}}))
+    encounter = ok(gm.request.post(f"{api}/encounters", data={"name": "Hof"}))
+    fight = f"{api}/encounters/{encounter['id']}"
+    ok(gm.request.post(f"{fight}/participants", data={"character_id": hero["id"]}))
+    ok(gm.request.post(f"{fight}/participants", data={"entry_id": ogre["id"]}))
+    view = ok(gm.request.post(f"{fight}/actions/start", data={}))
+    if view["turn"]["name"] != "Valeros":
+        ok(gm.request.post(f"{fight}/actions/next", data={}))
+    page = player.new_page()
+    page.goto(fight.removeprefix("/api/v1"))
+    budget = page.locator("#action-budget")
+    expect(budget).to_contain_text("◆◆◆")
+    for left in ("◆◆◇", "◆◇◇", "◇◇◇"):
+        page.locator("#attack-button").click()
+        expect(page.locator("#action-budget")).to_contain_text(left)
+    expect(page.locator("#attack-button")).to_be_disabled()
+    expect(page.locator("#budget-reason")).to_contain_text("Dafür bleibt keine Aktion")
+    gm.close()
+    player.close()
