@@ -18,9 +18,13 @@ COLS, ROWS = 9, 8
 
 
 def _walls() -> st.SearchStrategy[frozenset[g.Edge]]:
-    vertical = st.tuples(st.just("v"), st.integers(1, COLS - 1), st.integers(0, ROWS - 1))
-    horizontal = st.tuples(st.just("h"), st.integers(0, COLS - 1), st.integers(1, ROWS - 1))
-    return st.frozensets(st.one_of(vertical, horizontal), max_size=14)  # type: ignore[arg-type]
+    vertical: st.SearchStrategy[g.Edge] = st.tuples(
+        st.just("v"), st.integers(1, COLS - 1), st.integers(0, ROWS - 1)
+    )
+    horizontal: st.SearchStrategy[g.Edge] = st.tuples(
+        st.just("h"), st.integers(0, COLS - 1), st.integers(1, ROWS - 1)
+    )
+    return st.frozensets(st.one_of(vertical, horizontal), max_size=14)
 
 
 CELLS = st.tuples(st.integers(0, COLS - 1), st.integers(0, ROWS - 1))
@@ -110,7 +114,7 @@ def test_line_of_sight_is_symmetric(walls: frozenset[g.Edge], a: g.Cell, b: g.Ce
 
 def test_a_fireball_behind_a_wall_spares_who_stands_behind_it() -> None:
     """A circle of radius 2 around (4, 4); a wall east of column 5 on rows 3–5."""
-    walls = frozenset(("v", 6, y) for y in (3, 4, 5))
+    walls: frozenset[g.Edge] = frozenset(("v", 6, y) for y in (3, 4, 5))
     cells = g.area_cells(g.Grid(COLS, ROWS, walls), "circle", (4, 4), Fraction(2))
     assert (5, 4) in cells and (6, 4) not in cells  # beyond the wall on line 6
     assert (2, 4) in cells and (4, 2) in cells and (4, 6) in cells
