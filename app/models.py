@@ -20,6 +20,7 @@ from app.talk.models import (
     JournalNote,
     JournalReader,
 )
+from app.transfer.models import ImportedPart
 
 __all__ = [
     "Base",
@@ -38,6 +39,7 @@ __all__ = [
     "HandoutImage",
     "HandoutReader",
     "IdempotentRequest",
+    "ImportedPart",
     "Invite",
     "Item",
     "JournalNote",

@@ -285,8 +285,12 @@ async def _add(
     maps.by_kind[kind] |= {ref: row.id for ref, row in zip(refs, rows, strict=True)}
 
 
-async def import_talk(session: AsyncSession, campaign_id: int, doc: TalkDoc, maps: IdMaps) -> None:
-    """The talk rows of ``doc`` for the new campaign (before the log: its payloads name them)."""
+async def import_talk(
+    session: AsyncSession, campaign_id: int, doc: TalkDoc, maps: IdMaps, authors: dict[int, int]
+) -> None:
+    """The talk rows of ``doc`` for the new campaign (before the log: its payloads name them).
+    Messages keep their author's name only (no account); journal notes are their author's
+    by ``authors`` (user ref → the importer, for the document's GM), else the name only."""
     messages = [
         ChatMessage(
             campaign_id=campaign_id, seq=m.seq, author_id=maps.id("user", m.author),
@@ -309,7 +313,7 @@ async def import_talk(session: AsyncSession, campaign_id: int, doc: TalkDoc, map
         if (uid := maps.id("user", r.user)) is not None
     )
     await _import_handouts(session, campaign_id, doc.handouts, maps)
-    await _import_notes(session, campaign_id, doc.notes, maps)
+    await _import_notes(session, campaign_id, doc.notes, maps, authors)
     facts = [
         KnownFact(
             campaign_id=campaign_id, entry_id=maps.id("bestiary", f.entry), fact=f.fact,
@@ -354,11 +358,16 @@ async def _import_handouts(
 
 
 async def _import_notes(
-    session: AsyncSession, campaign_id: int, docs: list[NoteDoc], maps: IdMaps
+    session: AsyncSession,
+    campaign_id: int,
+    docs: list[NoteDoc],
+    maps: IdMaps,
+    authors: dict[int, int],
 ) -> None:
     rows = [
         JournalNote(
-            campaign_id=campaign_id, author_id=maps.id("user", n.author),
+            campaign_id=campaign_id,
+            author_id=None if n.author is None else authors.get(n.author),
             author_name=n.author_name, title=n.title, body=n.body, sharing=n.sharing,
             quest=n.quest, created_at=n.created_at, updated_at=n.updated_at,
         )
