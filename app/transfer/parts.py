@@ -22,6 +22,7 @@ from app.errors import Conflict, NotFound
 from app.events import types
 from app.events.service import append_event
 from app.i18n import N_, _
+from app.transfer import talk
 from app.transfer.models import ImportedPart
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ async def import_parts(
     campaign_id: int,
     users: list[UserDoc],
     owned: dict[int, list[int]],
+    given: dict[int, talk.Grants],
     gm_ref: int | None,
 ) -> None:
     """A part for every person of the document but its GM (whose part the importer takes)
@@ -77,10 +79,12 @@ async def import_parts(
             name=u.username,
             role=part_role(u.role),
             character_ids=owned.get(u.ref, []),
+            grants=given.get(u.ref, {}),
         )
         for u in users
         if u.ref != gm_ref and (u.role is not None or owned.get(u.ref))
     )
+    await session.flush()
 
 
 def label(role: Role, name: str, characters: Sequence[str]) -> str:
@@ -201,6 +205,8 @@ async def claim(session: AsyncSession, user: User, code: str) -> Campaign:
             actor_id=user.id,
         )
     await _hand_over(session, user, campaign.id, part.character_ids)
+    if part.grants:
+        await talk.grant(session, campaign.id, user.id, part.grants)
     part.claimed_by, part.claimed_at, part.code = user.id, utcnow(), None
     await session.flush()
     return campaign

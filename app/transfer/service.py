@@ -488,11 +488,10 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
     session.add(Invite(campaign_id=campaign.id, code=secrets.token_urlsafe(9), role=Role.player))
     maps = IdMaps()
     await _import_characters(session, user, campaign.id, doc.characters, maps)
-    await parts.import_parts(session, campaign.id, doc.users, _owned(doc, maps), _gm_ref(doc.users))
     await _import_items(session, campaign.id, doc.items, maps)
     await _import_bestiary(session, campaign.id, doc.bestiary, maps)
     await _import_encounters(session, campaign.id, doc.encounters, maps)
-    await talk.import_talk(session, campaign.id, doc.talk, maps, _author(doc.users, user))
+    await _import_people(session, user, campaign.id, doc, maps)
     await scenes.import_scenes(session, campaign.id, doc.scenes, maps)
     payloads = await asyncio.to_thread(_imported_payloads, doc.events, maps)
     for event, (payload, raw) in zip(doc.events, payloads, strict=True):
@@ -525,6 +524,20 @@ def copy_name(name: str, day: date) -> str:
     return name[: NAME_MAX - len(suffix)].rstrip() + suffix
 
 
+async def _import_people(
+    session: AsyncSession, importer: User, campaign_id: int, doc: CampaignDocument, maps: IdMaps
+) -> None:
+    """The talk rows, and the parts of the people the document names: the GM's part is the
+    importer's at once, everyone else's waits for whoever takes it over."""
+    gm = _gm_ref(doc.users)
+    given = await talk.import_talk(
+        session, campaign_id, doc.talk, maps, {} if gm is None else {gm: importer.id}
+    )
+    if gm is not None and gm in given:
+        await talk.grant(session, campaign_id, importer.id, given[gm])
+    await parts.import_parts(session, campaign_id, doc.users, _owned(doc, maps), given, gm)
+
+
 def _owned(doc: CampaignDocument, maps: IdMaps) -> dict[int, list[int]]:
     """User ref → the copy's ids of the characters the document gives that user."""
     owned: dict[int, list[int]] = {}
@@ -533,13 +546,6 @@ def _owned(doc: CampaignDocument, maps: IdMaps) -> dict[int, list[int]]:
         if c.owner is not None and new_id is not None:
             owned.setdefault(c.owner, []).append(new_id)
     return owned
-
-
-def _author(users: list[UserDoc], importer: User) -> dict[int, int]:
-    """Whose journal notes become the importer's: the document's GM's (the part the
-    importer takes). Messages and the log name no account at all."""
-    gm = _gm_ref(users)
-    return {} if gm is None else {gm: importer.id}
 
 
 def _stored(payload: EventPayload, raw: dict[str, Any]) -> dict[str, Any]:

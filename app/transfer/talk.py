@@ -285,16 +285,30 @@ async def _add(
     maps.by_kind[kind] |= {ref: row.id for ref, row in zip(refs, rows, strict=True)}
 
 
+#: What a person of the document was given in the talk rows, kept for whoever takes their
+#: part over (``app.transfer.parts``): the messages they received, the handouts and notes
+#: they were shown, their read mark and the facts only they know.
+Grants = dict[str, Any]
+
+
+def _grants(people: dict[int, Grants], ref: int) -> Grants:
+    return people.setdefault(
+        ref, {"messages": [], "handouts": [], "notes": [], "read": None, "facts": []}
+    )
+
+
 async def import_talk(
     session: AsyncSession, campaign_id: int, doc: TalkDoc, maps: IdMaps, authors: dict[int, int]
-) -> None:
+) -> dict[int, Grants]:
     """The talk rows of ``doc`` for the new campaign (before the log: its payloads name them).
     Messages keep their author's name only (no account); journal notes are their author's
-    by ``authors`` (user ref → the importer, for the document's GM), else the name only."""
+    by ``authors`` (user ref → the importer, for the document's GM), else the name only.
+    What the document gave each person comes back by user ref, for their part."""
+    people: dict[int, Grants] = {}
     messages = [
         ChatMessage(
-            campaign_id=campaign_id, seq=m.seq, author_id=maps.id("user", m.author),
-            author_name=m.author_name, kind=m.kind, text=m.text, speaker=m.speaker,
+            campaign_id=campaign_id, seq=m.seq, author_id=None, author_name=m.author_name,
+            kind=m.kind, text=m.text, speaker=m.speaker,
             character_id=maps.id("character", m.character), visibility=m.visibility,
             to_gm=m.to_gm, roll=m.roll, created_at=m.created_at, edited_at=m.edited_at,
             deleted_at=m.deleted_at,
@@ -302,39 +316,56 @@ async def import_talk(
         for m in doc.messages
     ]  # fmt: skip
     await _add(session, messages, maps, "message", [m.ref for m in doc.messages])
-    session.add_all(
-        ChatRecipient(message_id=row.id, user_id=u)
-        for row, m in zip(messages, doc.messages, strict=True)
-        for u in set(_users(maps, m.recipients))
-    )
-    session.add_all(
-        ChatRead(campaign_id=campaign_id, user_id=uid, last_seq=r.last_seq)
-        for r in doc.reads
-        if (uid := maps.id("user", r.user)) is not None
-    )
-    await _import_handouts(session, campaign_id, doc.handouts, maps)
-    await _import_notes(session, campaign_id, doc.notes, maps, authors)
+    for row, m in zip(messages, doc.messages, strict=True):
+        for ref in set(m.recipients):
+            _grants(people, ref)["messages"].append(row.id)
+    for r in doc.reads:
+        _grants(people, r.user)["read"] = r.last_seq
+    await _import_handouts(session, campaign_id, doc.handouts, maps, people)
+    await _import_notes(session, campaign_id, doc.notes, maps, authors, people)
+    shared = [f for f in doc.facts if maps.id("bestiary", f.entry) is not None]
     facts = [
         KnownFact(
             campaign_id=campaign_id, entry_id=maps.id("bestiary", f.entry), fact=f.fact,
-            user_id=maps.id("user", f.user), text=f.text, pending=f.pending, seq=f.seq,
-            created_at=f.created_at,
+            user_id=None, text=f.text, pending=f.pending, seq=f.seq, created_at=f.created_at,
         )
-        for f in doc.facts
-        if maps.id("bestiary", f.entry) is not None
-        and (f.user is None or maps.id("user", f.user) is not None)
+        for f in shared
+        if f.user is None
     ]  # fmt: skip
-    kept = [
-        f.ref
-        for f in doc.facts
-        if maps.id("bestiary", f.entry) is not None
-        and (f.user is None or maps.id("user", f.user) is not None)
-    ]
-    await _add(session, facts, maps, "fact", kept)
+    await _add(session, facts, maps, "fact", [f.ref for f in shared if f.user is None])
+    for f in shared:
+        if f.user is not None:
+            _grants(people, f.user)["facts"].append(
+                {"entry_id": maps.id("bestiary", f.entry), "fact": f.fact, "text": f.text,
+                 "pending": f.pending, "seq": f.seq, "created_at": f.created_at.isoformat()}
+            )  # fmt: skip
+    return people
+
+
+async def grant(session: AsyncSession, campaign_id: int, user_id: int, given: Grants) -> None:
+    """Give ``user_id`` what a person of the document was given (see :data:`Grants`)."""
+    session.add_all(ChatRecipient(message_id=m, user_id=user_id) for m in given["messages"])
+    session.add_all(HandoutReader(handout_id=h, user_id=user_id) for h in given["handouts"])
+    session.add_all(JournalReader(note_id=n, user_id=user_id) for n in given["notes"])
+    if given["read"] is not None:
+        session.add(ChatRead(campaign_id=campaign_id, user_id=user_id, last_seq=given["read"]))
+    session.add_all(
+        KnownFact(
+            campaign_id=campaign_id, entry_id=f["entry_id"], fact=f["fact"], user_id=user_id,
+            text=f["text"], pending=f["pending"], seq=f["seq"],
+            created_at=datetime.fromisoformat(f["created_at"]),
+        )
+        for f in given["facts"]
+    )  # fmt: skip
+    await session.flush()
 
 
 async def _import_handouts(
-    session: AsyncSession, campaign_id: int, docs: list[HandoutDoc], maps: IdMaps
+    session: AsyncSession,
+    campaign_id: int,
+    docs: list[HandoutDoc],
+    maps: IdMaps,
+    people: dict[int, Grants],
 ) -> None:
     rows = [
         Handout(
@@ -345,9 +376,8 @@ async def _import_handouts(
     ]  # fmt: skip
     await _add(session, rows, maps, "handout", [h.ref for h in docs])
     for row, h in zip(rows, docs, strict=True):
-        session.add_all(
-            HandoutReader(handout_id=row.id, user_id=u) for u in set(_users(maps, h.readers))
-        )
+        for ref in set(h.readers):
+            _grants(people, ref)["handouts"].append(row.id)
         if h.image is not None:
             session.add(
                 HandoutImage(
@@ -363,6 +393,7 @@ async def _import_notes(
     docs: list[NoteDoc],
     maps: IdMaps,
     authors: dict[int, int],
+    people: dict[int, Grants],
 ) -> None:
     rows = [
         JournalNote(
@@ -375,7 +406,6 @@ async def _import_notes(
     ]  # fmt: skip
     await _add(session, rows, maps, "note", [n.ref for n in docs])
     for row, n in zip(rows, docs, strict=True):
-        session.add_all(
-            JournalReader(note_id=row.id, user_id=u) for u in set(_users(maps, n.readers))
-        )
+        for ref in set(n.readers):
+            _grants(people, ref)["notes"].append(row.id)
     await session.flush()

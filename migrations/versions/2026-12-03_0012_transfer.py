@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("name", sa.String(length=32), nullable=False),
         sa.Column("role", sa.String(length=16), nullable=False),
         sa.Column("character_ids", sa.JSON(), nullable=False),
+        sa.Column("grants", sa.JSON(), nullable=False),
         sa.Column("code", sa.String(length=32), nullable=True),
         sa.Column("claimed_by", sa.Integer(), nullable=True),
         sa.Column("claimed_at", sa.DateTime(timezone=True), nullable=True),
