@@ -11,8 +11,8 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.events.models import CampaignEvent
-from app.talk.models import ChatMessage
 from app.rules.dice import ScriptedRoller
+from app.talk.models import ChatMessage
 from tests.conftest import ClientFactory, LiveServer, register
 from tests.encounters.helpers import Fight
 from tests.encounters.test_hh import hh_fight
@@ -69,7 +69,9 @@ def without_people(value: Any) -> Any:
     read marks and personal knowledge left out, and the copy's name reduced to the original's
     (what an import must keep exactly)."""
     if isinstance(value, dict):
-        out = {k: None if k in PEOPLE_KEYS else without_people(v) for k, v in value.items()}
+        out: dict[str, Any] = {
+            k: None if k in PEOPLE_KEYS else without_people(v) for k, v in value.items()
+        }
         if "users" in out and "campaign" in out:
             out["users"] = None
             out["campaign"]["name"] = out["campaign"]["name"].split(" (Kopie vom ")[0]
