@@ -280,7 +280,17 @@ async def test_an_import_enlists_nobody_and_its_parts_are_handed_over_by_invite(
     assert owners["Brida"] == body["user"]["id"]  # type: ignore[index]
     parts = {p["label"]: p for p in (await mallory.get(f"{copy}/parts")).json()}
     assert parts["Spieler·in von «Alrik» (importiert)"]["claimed_by"] == "newcomer"
-    # The link is spent, and only the GMs see or make links.
+    # Brida's part through the JSON API: the same, as a co-GM.
+    brida_part = next(p for p in parts.values() if p["characters"] == ["Brida"])
+    link = (await mallory.post(f"{copy}/parts/{brida_part['id']}/link")).json()
+    assert link["url"] == f"/takeover/{link['code']}"
+    r = await newcomer.post(f"/api/v1/campaigns/takeover/{link['code']}")
+    assert r.status_code == 200 and r.json() == {"campaign_id": new_id}, r.text
+    owners = {c["name"]: c["owner_id"] for c in (await newcomer.get(f"{copy}/characters")).json()}
+    assert owners["Brida"] == joined["user"]["id"]  # type: ignore[index]
+    r = await newcomer.post(f"/api/v1/campaigns/takeover/{link['code']}")
+    assert r.status_code == 404, r.text
+    # Only the GMs see parts or make links.
     assert (await brida.get(f"{copy}/parts")).status_code == 404
     assert (await newcomer.get(f"{copy}/parts")).status_code == 403
 
