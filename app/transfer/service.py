@@ -1,15 +1,17 @@
 """Export a whole campaign as one JSON document, and import such a document as a new campaign.
 
-The document (format ``tafelrunde-campaign``, version 1) holds the campaign and its settings,
-the users it names (by user name, with their role), characters, items (carried and the
-library), the bestiary, encounters with their participants and combat state, and the whole
-event log. Rows are named by refs, not database ids (see :mod:`app.transfer.refs`).
+The document (format ``tafelrunde-campaign``, version 1; docs/transfer.md) holds the campaign
+and its settings, the people it names (by user name, with their role), characters, items
+(carried and the library), the bestiary, encounters with their participants and combat state,
+the whole event log, table talk, battle maps, game sessions and the fair-play rule, and
+names what it leaves out (``not_exported``). Rows are named by refs, not database ids (see
+:mod:`app.transfer.refs`).
 
-An import creates a new campaign owned by the importer (its GM). Users are matched by name
-on this server: a match keeps their role (a former GM becomes co-GM), and their ids in the
-log and sheets; users this server lacks are dropped, their characters go to the importer and
-their ids in the log become null. The log is imported as it is (same seqs, types, payloads
-and times): the import appends no event of its own, so a re-export equals the export.
+An import creates a new campaign whose GM and only member is the importer. No name in the
+document is matched to an account: authors in the log and the chat stay names, the
+document's GM's part (sheets, own notes) is the importer's, and everyone else becomes an
+imported part (:mod:`app.transfer.parts`) the GM hands over by a takeover link. The log is
+imported as it is (same seqs, types, payloads and times): the import appends no event.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@ the members' read marks, handouts with their readers and image, journal notes an
 with their readers, and what the heroes know of the bestiary (``known_fact``).
 
 Every row is named by a ref (its position, from 1), as the rest of the document
-(:mod:`app.transfer.refs`); users, characters and bestiary entries by their refs. Rows
-whose author or reader this server lacks keep their text; the missing member is left out.
+(:mod:`app.transfer.refs`); users, characters and bestiary entries by their refs. An import
+names no account: messages keep their author's name, and what a person was given (whispers,
+readers, read marks, their own facts) waits in their imported part (:data:`Grants`).
 A document without a ``talk`` part (written before it existed) imports with none.
 """
 
