@@ -58,15 +58,11 @@ async def import_(
 
 @router.get("/campaigns/{campaign_id}/parts", response_class=HTMLResponse)
 async def parts_page(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser, link: int = 0
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
 ) -> Response:
     """The imported parts of the campaign, each with its takeover link once made."""
     found = await parts.parts_of(session, user, campaign_id)
-    return page(
-        request,
-        "transfer/parts.html",
-        {"campaign_id": campaign_id, "parts": found, "shown": link},
-    )
+    return page(request, "transfer/parts.html", {"campaign_id": campaign_id, "parts": found})
 
 
 @router.post("/campaigns/{campaign_id}/parts/{part_id}/link", dependencies=[IDEMPOTENT])
@@ -74,7 +70,7 @@ async def make_link(
     request: Request, campaign_id: int, part_id: int, session: Session, user: CurrentUser
 ) -> Response:
     await parts.make_takeover_link(session, user, campaign_id, part_id)
-    return redirect(request, f"/campaigns/{campaign_id}/parts?link={part_id}")
+    return redirect(request, f"/campaigns/{campaign_id}/parts#part-{part_id}")
 
 
 @router.get("/takeover/{code}", response_class=HTMLResponse)

@@ -189,7 +189,7 @@ async def take_over(
     r = await gm.post(f"/campaigns/{campaign_id}/parts/{part['id']}/link")
     assert r.status_code == 303, r.text
     page = await gm.get(r.headers["location"])
-    code = page.text.split("/takeover/", 1)[1].split("<", 1)[0]
+    code = page.text.split('href="/takeover/', 1)[1].split('"', 1)[0]
     assert (await player.get(f"/takeover/{code}")).status_code == 200
     r = await player.post(f"/takeover/{code}")
     assert r.status_code == 303 and r.headers["location"] == f"/campaigns/{campaign_id}", r.text

@@ -62,6 +62,11 @@ async def test_a_fair_play_session_travels_and_still_verifies(
     new_id = await import_as(t.outsider, document)
     (copied,) = (await t.outsider.get(f"/api/v1/campaigns/{new_id}/sessions")).json()
     assert copied["ended_at"] is not None
+    r = await t.outsider.get(f"/campaigns/{new_id}/sessions/{copied['id']}/verify")
+    assert r.status_code == 200, r.text[:300]
+    # The copy plays with the original's table rule (it said «Fair Play ist aus»).
+    r = await t.outsider.get(f"/campaigns/{new_id}/sessions")
+    assert "Fair Play ist an." in r.text and "Fair Play ist aus" not in r.text
     data = await export(t.outsider, new_id, copied["id"])
     assert (data["campaign_id"], data["session_id"]) == (t.campaign_id, started["id"])
     assert data == original
