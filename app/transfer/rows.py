@@ -34,11 +34,10 @@ def _field(column: Any) -> tuple[Any, Any]:
     else:  # pragma: no cover - a column type this module does not know yet
         raise TypeError(f"{column.table.name}.{column.name}: {kind!r}")
     length = getattr(kind, "length", None)
-    info = Field(default=None, max_length=length) if length else Field(default=None)
-    if not column.nullable:
-        info = Field(max_length=length) if length else Field()
-        return annotation, info
-    return annotation | None, info
+    if column.nullable or column.default is not None:
+        # Optional; absent in a document written before the column existed: its default.
+        return annotation | None, Field(default=None, max_length=length)
+    return annotation, Field(max_length=length)
 
 
 def table_of(model: type[Base]) -> Table:
@@ -66,6 +65,11 @@ def row_doc(row: Base, skip: frozenset[str]) -> dict[str, Any]:
 
 
 def row_values(model: type[Base], doc: BaseModel, skip: frozenset[str]) -> dict[str, Any]:
-    """The attribute values of a new row of ``model`` from a checked ``doc``."""
-    keys = {c.name: c.key for c in table_of(model).columns if c.name not in skip}
-    return {keys[name]: value for name, value in doc.model_dump().items() if name in keys}
+    """The attribute values of a new row of ``model`` from a checked ``doc`` (a column that
+    may not be NULL and was left out gets its default)."""
+    columns = {c.name: c for c in table_of(model).columns if c.name not in skip}
+    return {
+        columns[name].key: value
+        for name, value in doc.model_dump().items()
+        if name in columns and (value is not None or columns[name].nullable)
+    }

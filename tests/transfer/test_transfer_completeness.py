@@ -127,3 +127,27 @@ async def test_a_deeply_nested_document_is_refused_at_the_field(
     assert (await fight.gm.get("/api/v1/campaigns")).json() == before
     # An export of ours stays well within the limit.
     assert (await fight.gm.post("/api/v1/campaigns/import", json=document)).status_code == 201
+
+
+async def test_session_rows_are_checked_column_by_column(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Sessions and the table rule travel as whole rows: a column the document lacks (written
+    before it existed) gets its default, a column this server lacks is refused at its field."""
+    t, _started, _seqs = await _played(make_client, app)
+    document = await _export(t.gm, t.campaign_id)
+    older = json.loads(json.dumps(document))
+    del older["game_sessions"][0]["reveal_secret_rolls"], older["fairplay_rule"]["overrides"]
+    new_id = await import_as(t.gm, older)
+    rule = (await t.gm.get(f"/api/v1/campaigns/{new_id}/fairplay")).json()
+    assert (rule["enabled"], rule["overrides"]) == (True, "marked")
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"game_sessions": [{**document["game_sessions"][0], "nonsense": 1}]}, "nonsense"),
+        ({"game_sessions": [{**document["game_sessions"][0], "start_seq": "x"}]}, "start_seq"),
+        ({"game_sessions": [{**document["game_sessions"][0], "origin": [1]}]}, "origin"),
+        ({"fairplay_rule": {**document["fairplay_rule"], "enabled": "vielleicht"}}, "enabled"),
+    ]
+    for change, field in cases:
+        r = await t.gm.post("/api/v1/campaigns/import", json={**document, **change})
+        assert r.status_code == 422, r.text
+        assert any(key.endswith(field) for key in r.json()["errors"]), r.text
