@@ -43,6 +43,8 @@ class Imported(BaseModel):
     system: str
     characters: int
     events: int
+    #: The imported parts waiting to be handed over (``GET …/{id}/parts``).
+    parts: int
 
 
 def _inline_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -107,6 +109,7 @@ async def import_(request: Request, session: Session, user: CurrentUser) -> Impo
         system=campaign.system,
         characters=len(document.characters),
         events=len(document.events),
+        parts=await parts.count(session, campaign.id),
     )
 
 

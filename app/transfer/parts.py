@@ -87,6 +87,16 @@ async def import_parts(
     await session.flush()
 
 
+async def count(session: AsyncSession, campaign_id: int) -> int:
+    """How many parts the campaign has not handed over yet."""
+    found = await session.scalar(
+        select(func.count())
+        .select_from(ImportedPart)
+        .where(ImportedPart.campaign_id == campaign_id, ImportedPart.claimed_at.is_(None))
+    )
+    return int(found or 0)
+
+
 def label(role: Role, name: str, characters: Sequence[str]) -> str:
     if characters:
         return _(_WITH_CHARACTERS[role], characters="», «".join(characters))

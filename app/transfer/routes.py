@@ -53,6 +53,9 @@ async def import_(
             "import_errors": exc.fields,
         }
         return page(request, "campaigns/index.html", context, status_code=422)
+    # The GM's first stop when the file named other people: whom to hand their parts to.
+    if await parts.count(session, campaign.id):
+        return redirect(request, f"/campaigns/{campaign.id}/parts")
     return redirect(request, f"/campaigns/{campaign.id}")
 
 

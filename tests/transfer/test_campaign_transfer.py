@@ -234,7 +234,9 @@ async def test_an_import_enlists_nobody_and_its_parts_are_handed_over_by_invite(
     document["talk"]["messages"].append(forged | {"seq": 2})
     mallory = make_client()
     body = await register(mallory, "mallory")
-    new_id = await import_as(mallory, document)
+    r = await mallory.post("/api/v1/campaigns/import", json=document)
+    assert r.status_code == 201 and r.json()["parts"] == 2, r.text
+    new_id = r.json()["id"]
     copy = f"/api/v1/campaigns/{new_id}"
     members = (await mallory.get(copy)).json()["members"]
     assert [(m["username"], m["role"]) for m in members] == [("mallory", "gm")]
@@ -351,7 +353,11 @@ async def test_the_html_export_button_and_import_form(
         files={"document": ("campaign.json", download.content, "application/json")},
     )
     assert r.status_code == 303, r.text
-    new_id = int(r.headers["location"].rsplit("/", 1)[-1])
+    # The GM lands where the players' parts are handed over.
+    new_id = int(r.headers["location"].removesuffix("/parts").rsplit("/", 1)[-1])
+    assert r.headers["location"] == f"/campaigns/{new_id}/parts"
+    page = await fight.gm.get(r.headers["location"])
+    assert "Spieler·in von «Alrik» (importiert)" in page.text
     assert without_people(await _export(fight.gm, new_id)) == without_people(download.json())
     bad = await fight.gm.post(
         "/campaigns/import", files={"document": ("x.json", b"{}", "application/json")}
