@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -24,6 +24,7 @@ from app.events.service import append_event
 from app.i18n import N_, _
 from app.transfer import talk
 from app.transfer.models import ImportedPart
+from app.transfer.refs import IdMaps
 
 if TYPE_CHECKING:
     from app.transfer.service import UserDoc
@@ -95,6 +96,31 @@ async def count(session: AsyncSession, campaign_id: int) -> int:
         .where(ImportedPart.campaign_id == campaign_id, ImportedPart.claimed_at.is_(None))
     )
     return int(found or 0)
+
+
+async def export_parts(
+    session: AsyncSession, campaign_id: int, document: dict[str, Any], maps: IdMaps
+) -> None:
+    """The parts not handed over yet, written into ``document`` as the people they stand
+    for: a user each (after the accounts), the owner of their characters, and what they
+    were given in the talk rows; so a copy exported again keeps them."""
+    waiting = (
+        await session.scalars(
+            select(ImportedPart)
+            .where(ImportedPart.campaign_id == campaign_id, ImportedPart.claimed_at.is_(None))
+            .order_by(ImportedPart.id)
+        )
+    ).all()
+    users: list[dict[str, Any]] = document["users"]
+    characters = {c["ref"]: c for c in document["characters"]}
+    for part in waiting:
+        ref = max((u["ref"] for u in users), default=0) + 1
+        users.append({"ref": ref, "username": part.name, "role": part.role})
+        for character_id in part.character_ids:
+            found = characters.get(maps.id("character", character_id))
+            if found is not None:
+                found["owner"] = ref
+        talk.export_grants(document["talk"], maps, ref, part.grants)
 
 
 def label(role: Role, name: str, characters: Sequence[str]) -> str:

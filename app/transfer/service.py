@@ -241,7 +241,10 @@ NOT_EXPORTED = {
         "everyone else the file names becomes an imported part the GM can hand over."
     ),
     "invite": N_("Invite codes are secrets of this server; the copy gets a fresh invite."),
-    "imported_part": N_("Imported parts are made anew from the file's people by every import."),
+    "imported_part": N_(
+        "Imported parts not yet handed over travel as the people they stand for (users); "
+        "every import makes its parts anew from those."
+    ),
     "session_client_seed": N_(
         "Client seeds belong to members; every die's seed travels in its event's fair-play record."
     ),
@@ -326,7 +329,7 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
     scenes.number(scene_rows, maps)
     # The log is the unbounded part: renumbered in a worker thread, off the event loop.
     event_docs = await asyncio.to_thread(lambda: [_event_doc(e, maps) for e in events])
-    return {
+    document = {
         "format": FORMAT,
         "version": VERSION,
         "campaign": {
@@ -353,6 +356,8 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
             {"table": table, "reason": _(reason)} for table, reason in NOT_EXPORTED.items()
         ],
     }
+    await parts.export_parts(session, campaign_id, document, maps)
+    return document
 
 
 def _character_doc(c: Character, maps: IdMaps) -> dict[str, Any]:

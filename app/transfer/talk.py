@@ -343,6 +343,32 @@ async def import_talk(
     return people
 
 
+def export_grants(talk: dict[str, Any], maps: IdMaps, ref: int, given: Grants) -> None:
+    """What an imported part was given, written into the exported ``talk`` for the part's
+    user ``ref`` (the inverse of :func:`import_talk`'s collecting)."""
+    if not given:
+        return
+    for part, kind, ids in (
+        ("messages", "message", given["messages"]),
+        ("handouts", "handout", given["handouts"]),
+        ("notes", "note", given["notes"]),
+    ):
+        refs = {maps.id(kind, i) for i in ids}
+        for row in talk[part]:
+            if row["ref"] in refs:
+                row["recipients" if part == "messages" else "readers"].append(ref)
+    if given["read"] is not None:
+        talk["reads"].append({"user": ref, "last_seq": given["read"]})
+    for fact in given["facts"]:
+        entry = maps.id("bestiary", fact["entry_id"])
+        if entry is not None:
+            talk["facts"].append(
+                {"ref": len(talk["facts"]) + 1, "entry": entry, "fact": fact["fact"],
+                 "user": ref, "text": fact["text"], "pending": fact["pending"],
+                 "seq": fact["seq"], "created_at": fact["created_at"]}
+            )  # fmt: skip
+
+
 async def grant(session: AsyncSession, campaign_id: int, user_id: int, given: Grants) -> None:
     """Give ``user_id`` what a person of the document was given (see :data:`Grants`)."""
     session.add_all(ChatRecipient(message_id=m, user_id=user_id) for m in given["messages"])

@@ -103,6 +103,14 @@ async def test_export_import_export_loses_nothing(make_client: ClientFactory, ap
     for a, b in zip(first["events"], second["events"], strict=True):
         assert without_people(a) == without_people(b)
     assert without_people(second) == without_people(first)
+    # The parts not handed over yet travel as the people they stand for.
+    people = {u["ref"]: (u["username"], u["role"]) for u in second["users"]}
+    assert sorted(people.values()) == sorted((u["username"], u["role"]) for u in first["users"])
+    assert [people[c["owner"]] for c in second["characters"] if c["owner"]] == [
+        next((u["username"], u["role"]) for u in first["users"] if u["ref"] == c["owner"])
+        for c in first["characters"]
+        if c["owner"]
+    ]
     # The copy's export is a fixed point: importing it again changes nothing but the name.
     third = await _export(fight.gm, await import_as(fight.gm, second))
     assert {**third, "campaign": None} == {**second, "campaign": None}

@@ -8,7 +8,12 @@ from fastapi import FastAPI
 from tests.api.test_handout_images import png
 from tests.conftest import ClientFactory
 from tests.encounters.test_hh import hh_fight
-from tests.transfer.test_campaign_transfer import _export, take_over, without_people
+from tests.transfer.test_campaign_transfer import (
+    _export,
+    import_as,
+    take_over,
+    without_people,
+)
 
 
 async def test_talk_and_knowledge_survive_a_round_trip(
@@ -48,6 +53,11 @@ async def test_talk_and_knowledge_survive_a_round_trip(
     new = r.json()["id"]
     second = await _export(gm, new)
     assert without_people(second) == without_people(first)
+    # Until their parts are taken over, the people travel on: a copy of the copy is the same.
+    assert [len(m["recipients"]) for m in second["talk"]["messages"]] == [0, 1]
+    assert len(second["talk"]["facts"]) == len(first["talk"]["facts"])
+    third = await _export(gm, await import_as(gm, second))
+    assert {**third, "campaign": None} == {**second, "campaign": None}
 
     # Whoever takes over a part reads in the copy what that person was given in the
     # original (whispers, shown handouts, shared notes, knowledge); a whisper the part sent
