@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.encounters.models import BestiaryEntry
 from app.knowledge.models import KnownFact
 from app.talk.models import (
     ChatMessage,
@@ -370,21 +371,75 @@ def export_grants(talk: dict[str, Any], maps: IdMaps, ref: int, given: Grants) -
 
 
 async def grant(session: AsyncSession, campaign_id: int, user_id: int, given: Grants) -> None:
-    """Give ``user_id`` what a person of the document was given (see :data:`Grants`)."""
-    session.add_all(ChatRecipient(message_id=m, user_id=user_id) for m in given["messages"])
-    session.add_all(HandoutReader(handout_id=h, user_id=user_id) for h in given["handouts"])
-    session.add_all(JournalReader(note_id=n, user_id=user_id) for n in given["notes"])
+    """Give ``user_id`` what a person of the document was given (see :data:`Grants`): of the
+    rows still there, what they do not have yet (one person may take over several parts)."""
+    for link, key, owner, ids in (
+        (ChatRecipient, ChatRecipient.message_id, ChatMessage, given["messages"]),
+        (HandoutReader, HandoutReader.handout_id, Handout, given["handouts"]),
+        (JournalReader, JournalReader.note_id, JournalNote, given["notes"]),
+    ):
+        for row_id in await _not_linked(session, campaign_id, user_id, link, key, owner, ids):
+            session.add(link(**{key.key: row_id, "user_id": user_id}))
     if given["read"] is not None:
-        session.add(ChatRead(campaign_id=campaign_id, user_id=user_id, last_seq=given["read"]))
+        mark = await session.get(ChatRead, (campaign_id, user_id))
+        if mark is None:
+            session.add(ChatRead(campaign_id=campaign_id, user_id=user_id, last_seq=given["read"]))
+        else:
+            mark.last_seq = max(mark.last_seq, given["read"])
+    await _grant_facts(session, campaign_id, user_id, given["facts"])
+    await session.flush()
+
+
+async def _not_linked(
+    session: AsyncSession,
+    campaign_id: int,
+    user_id: int,
+    link: Any,
+    key: Any,
+    owner: Any,
+    ids: list[int],
+) -> list[int]:
+    """Those of ``ids`` whose ``owner`` rows the campaign still has and ``user_id`` has no
+    ``link`` to yet."""
+    if not ids:
+        return []
+    there = await session.scalars(
+        select(owner.id).where(owner.id.in_(ids), owner.campaign_id == campaign_id)
+    )
+    linked = await session.scalars(select(key).where(key.in_(ids), link.user_id == user_id))
+    return sorted(set(there.all()) - set(linked.all()))
+
+
+async def _grant_facts(
+    session: AsyncSession, campaign_id: int, user_id: int, facts: list[dict[str, Any]]
+) -> None:
+    if not facts:
+        return
+    entries = set(
+        (
+            await session.scalars(
+                select(BestiaryEntry.id).where(BestiaryEntry.campaign_id == campaign_id)
+            )
+        ).all()
+    )
+    known = set(
+        (
+            await session.execute(
+                select(KnownFact.entry_id, KnownFact.fact).where(
+                    KnownFact.campaign_id == campaign_id, KnownFact.user_id == user_id
+                )
+            )
+        ).all()
+    )
     session.add_all(
         KnownFact(
             campaign_id=campaign_id, entry_id=f["entry_id"], fact=f["fact"], user_id=user_id,
             text=f["text"], pending=f["pending"], seq=f["seq"],
             created_at=datetime.fromisoformat(f["created_at"]),
         )
-        for f in given["facts"]
+        for f in facts
+        if f["entry_id"] in entries and (f["entry_id"], f["fact"]) not in known
     )  # fmt: skip
-    await session.flush()
 
 
 async def _import_handouts(

@@ -232,6 +232,10 @@ async def test_an_import_enlists_nobody_and_its_parts_are_handed_over_by_invite(
     gm, alrik, brida = fight.gm, fight.players[0], fight.players[1]
     api = f"/api/v1/campaigns/{fight.campaign_id}"
     assert (await alrik.post(f"{api}/messages", json={"text": "Ich bin Alrik"})).status_code == 201
+    to_both = {"text": "Ihr zwei", "to": [fight.ids["p0"], fight.ids["p1"]]}
+    assert (await gm.post(f"{api}/messages", json=to_both)).status_code == 201
+    for player in (alrik, brida):
+        assert (await player.post(f"{api}/messages/read", json={})).status_code == 200
     document = await _export(gm, fight.campaign_id)
     names = {m["user_id"]: m["username"] for m in (await gm.get(api)).json()["members"]}
     alrik_name, brida_name = names[fight.ids["p0"]], names[fight.ids["p1"]]
@@ -267,10 +271,12 @@ async def test_an_import_enlists_nobody_and_its_parts_are_handed_over_by_invite(
                 )
             ).all()
         )
-    assert sorted(authors) == [(None, alrik_name), (None, alrik_name)]
+    assert sorted(authors, key=str) == sorted(
+        [(None, alrik_name), (None, alrik_name), (None, names[fight.ids["gm"]])], key=str
+    )
     assert actors == {None}
     chat = (await mallory.get(f"{copy}/messages")).json()["messages"]
-    assert {m["text"] for m in chat} == {"Ich bin Alrik", "Ich gebe alles her"}
+    assert {m["text"] for m in chat} == {"Ich bin Alrik", "Ihr zwei", "Ich gebe alles her"}
     assert all(m.get("author_id") in (None, body["user"]["id"]) for m in chat)  # type: ignore[index]
     # The GM sees the parts: who played which characters, as imported names.
     page = await mallory.get(f"/campaigns/{new_id}/parts")
@@ -296,6 +302,14 @@ async def test_an_import_enlists_nobody_and_its_parts_are_handed_over_by_invite(
     assert link["url"] == f"/takeover/{link['code']}"
     r = await newcomer.post(f"/api/v1/campaigns/takeover/{link['code']}")
     assert r.status_code == 200 and r.json() == {"campaign_id": new_id}, r.text
+    # Both parts read the whisper to the two of them; the one person who took both does.
+    mine = (await newcomer.get(f"{copy}/messages")).json()
+    assert sorted(m["text"] for m in mine["messages"]) == [
+        "Ich bin Alrik",
+        "Ich gebe alles her",
+        "Ihr zwei",
+    ]
+    assert mine["unread"] == 0
     owners = {c["name"]: c["owner_id"] for c in (await newcomer.get(f"{copy}/characters")).json()}
     assert owners["Brida"] == joined["user"]["id"]  # type: ignore[index]
     r = await newcomer.post(f"/api/v1/campaigns/takeover/{link['code']}")
