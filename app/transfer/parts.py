@@ -18,7 +18,7 @@ from app.campaigns.permissions import Action, authorize
 from app.characters.models import Character
 from app.core.viewer import Role
 from app.db import utcnow
-from app.errors import Conflict, NotFound
+from app.errors import Conflict, Forbidden, NotFound
 from app.events import types
 from app.events.service import append_event
 from app.i18n import N_, _
@@ -187,9 +187,14 @@ async def _part(session: AsyncSession, campaign_id: int, part_id: int) -> Import
 async def make_takeover_link(
     session: AsyncSession, user: User, campaign_id: int, part_id: int
 ) -> str:
-    """A takeover code for an unclaimed part (the same one on a second request)."""
-    await authorize(session, campaign_id, user.id, user.username, Action.manage_invites)
+    """A takeover code for an unclaimed part (the same one on a second request). A co-GM's
+    part only the GM hands out (co-GMs invite players and observers only)."""
+    _campaign, viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.manage_invites
+    )
     part = await _part(session, campaign_id, part_id)
+    if part.role == Role.co_gm and viewer.role != Role.gm:
+        raise Forbidden(_("Only the GM hands out a co-GM's part."))
     if part.claimed_by is not None or part.claimed_at is not None:
         raise Conflict(_("Someone has taken over this part already."))
     code = part.code or secrets.token_urlsafe(12)

@@ -296,8 +296,16 @@ async def test_an_import_enlists_nobody_and_its_parts_are_handed_over_by_invite(
     assert owners["Brida"] == body["user"]["id"]  # type: ignore[index]
     parts = {p["label"]: p for p in (await mallory.get(f"{copy}/parts")).json()}
     assert parts["Spieler·in von «Alrik» (importiert)"]["claimed_by"] == "newcomer"
-    # Brida's part through the JSON API: the same, as a co-GM.
+    # Brida's part is a co-GM's: a co-GM may not hand it out, the GM may (JSON API).
     brida_part = next(p for p in parts.values() if p["characters"] == ["Brida"])
+    r = await mallory.post(
+        f"/campaigns/{new_id}/members/{joined['user']['id']}/role",  # type: ignore[index]
+        data={"role": "co_gm"},
+    )
+    assert r.status_code == 303, r.text
+    assert (await newcomer.get(f"{copy}/parts")).status_code == 200  # a co-GM sees them
+    r = await newcomer.post(f"{copy}/parts/{brida_part['id']}/link")
+    assert r.status_code == 403, r.text
     link = (await mallory.post(f"{copy}/parts/{brida_part['id']}/link")).json()
     assert link["url"] == f"/takeover/{link['code']}"
     r = await newcomer.post(f"/api/v1/campaigns/takeover/{link['code']}")
@@ -316,6 +324,11 @@ async def test_an_import_enlists_nobody_and_its_parts_are_handed_over_by_invite(
     assert r.status_code == 404, r.text
     # Only the GMs see parts or make links.
     assert (await brida.get(f"{copy}/parts")).status_code == 404
+    r = await mallory.post(
+        f"/campaigns/{new_id}/members/{joined['user']['id']}/role",  # type: ignore[index]
+        data={"role": "player"},
+    )
+    assert r.status_code == 303, r.text
     assert (await newcomer.get(f"{copy}/parts")).status_code == 403
 
 
