@@ -20,6 +20,7 @@ from app.talk.models import (
     JournalNote,
     JournalReader,
 )
+from app.transfer.models import ImportedPart
 from app.webhooks.models import Webhook
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "HandoutImage",
     "HandoutReader",
     "IdempotentRequest",
+    "ImportedPart",
     "Invite",
     "Item",
     "JournalNote",

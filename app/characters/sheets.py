@@ -220,12 +220,18 @@ def _parse_int(spec: FieldSpec, raw: Any) -> int:
     return value
 
 
+def _as_text(spec: FieldSpec, value: Mapping[str, Any]) -> str:
+    """A stored mapping (a sheet as exported) in the text form its field reads: the field's
+    own ``show`` (conditions are labels, not ``Name: Wert`` lines), else ``Name: Wert``."""
+    return spec.show(value) if spec.show is not None else name_value_lines(value)
+
+
 def _parse_text(spec: FieldSpec, raw: Any) -> Any:
     text = raw if isinstance(raw, str) else "\n".join(str(x) for x in raw or [])
     if len(text) > TEXT_MAX:
         raise FieldError(gettext("At most %(max)d characters.", max=TEXT_MAX))
     if spec.parse is not None:
-        return spec.parse(name_value_lines(raw) if isinstance(raw, Mapping) else text)
+        return spec.parse(_as_text(spec, raw) if isinstance(raw, Mapping) else text)
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 

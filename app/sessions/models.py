@@ -10,8 +10,9 @@ log (``app.events.service.append_event``) chains its events without a query of i
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, UTCDateTime, utcnow
@@ -36,6 +37,10 @@ class GameSession(Base):
     server_seed: Mapped[str | None] = mapped_column(String(64))
     overrides: Mapped[str | None] = mapped_column(String(10))
     reveal_secret_rolls: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: An imported session (``app.transfer``): ``{campaign_id, session_id, payloads}``, the
+    #: ids its dice were derived from and its events' payloads as they were hashed (``seq``
+    #: → payload; the copy's log names its own rows), which the verifiers read; else NULL.
+    origin: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
 
 
 class ClientSeed(Base):

@@ -321,6 +321,9 @@ async def fairplay_export(
         raise Conflict(_("This session was played without fair play."))
     events = await session_events(session, game)
     hidden = await hidden_now(session, campaign_id, events) if game.ended_at else set()
+    # An imported session (``origin``) verifies with the ids and payloads it was made with.
+    origin = game.origin or {}
+    hashed: dict[str, Any] = origin.get("payloads") or {}
     out: list[dict[str, Any]] = []
     for e in events:
         whole = (can_see(e, viewer) and (viewer.is_gm or WITHHELD_KEY not in e.payload)) or (
@@ -331,12 +334,12 @@ async def fairplay_export(
                 "seq": e.seq,
                 "type": e.type,
                 "fairplay": None if e.fairplay is None else fairplay.shown(e.fairplay, whole),
-                "payload": e.payload if whole else None,
+                "payload": hashed.get(str(e.seq), e.payload) if whole else None,
             }
         )
     return {
-        "campaign_id": campaign_id,
-        "session_id": game.id,
+        "campaign_id": origin.get("campaign_id", campaign_id),
+        "session_id": origin.get("session_id", game.id),
         "commitment": game.commitment,
         "server_seed": game.server_seed if game.ended_at is not None else None,
         "events": out,

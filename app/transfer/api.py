@@ -3,17 +3,38 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
-from app.transfer import service
+from app.transfer import parts, service
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 
 router = APIRouter(route_class=IdempotentRoute, prefix="/api/v1/campaigns", tags=["transfer"])
+
+
+class Part(BaseModel):
+    id: int
+    label: str
+    name: str
+    role: str
+    characters: list[str]
+    #: The takeover link's code once made; null before and once the part is taken over.
+    code: str | None
+    claimed_by: str | None
+
+
+class TakeoverLink(BaseModel):
+    code: str
+    url: str
+
+
+class TakenOver(BaseModel):
+    campaign_id: int
 
 
 class Imported(BaseModel):
@@ -22,6 +43,8 @@ class Imported(BaseModel):
     system: str
     characters: int
     events: int
+    #: The imported parts waiting to be handed over (``GET …/{id}/parts``).
+    parts: int
 
 
 def _inline_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -86,4 +109,28 @@ async def import_(request: Request, session: Session, user: CurrentUser) -> Impo
         system=campaign.system,
         characters=len(document.characters),
         events=len(document.events),
+        parts=await parts.count(session, campaign.id),
     )
+
+
+@router.get("/{campaign_id}/parts", response_model=list[Part])
+async def list_parts(campaign_id: int, session: Session, user: CurrentUser) -> list[Part]:
+    """The people an imported campaign names, as parts to hand over (GM and co-GMs)."""
+    found = await parts.parts_of(session, user, campaign_id)
+    return [Part(**{**asdict(p), "role": p.role.value}) for p in found]
+
+
+@router.post("/{campaign_id}/parts/{part_id}/link", response_model=TakeoverLink)
+async def make_link(
+    campaign_id: int, part_id: int, session: Session, user: CurrentUser
+) -> TakeoverLink:
+    """The part's takeover link (made once; 409 once the part is taken over)."""
+    code = await parts.make_takeover_link(session, user, campaign_id, part_id)
+    return TakeoverLink(code=code, url=f"/takeover/{code}")
+
+
+@router.post("/takeover/{code}", response_model=TakenOver, dependencies=[IDEMPOTENT])
+async def take_over(code: str, session: Session, user: CurrentUser) -> TakenOver:
+    """Take over an imported part: join with its role and own its characters."""
+    campaign = await parts.claim(session, user, code)
+    return TakenOver(campaign_id=campaign.id)

@@ -6,13 +6,14 @@ import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, File, Request, UploadFile
-from fastapi.responses import Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.campaigns import service as campaigns
+from app.core.viewer import Role
 from app.errors import ValidationFailed
 from app.i18n import _
-from app.transfer import service
-from app.web.deps import CurrentUser, Session
+from app.transfer import parts, service
+from app.web.deps import CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.templating import page, redirect
 
@@ -52,4 +53,44 @@ async def import_(
             "import_errors": exc.fields,
         }
         return page(request, "campaigns/index.html", context, status_code=422)
+    # The GM's first stop when the file named other people: whom to hand their parts to.
+    if await parts.count(session, campaign.id):
+        return redirect(request, f"/campaigns/{campaign.id}/parts")
+    return redirect(request, f"/campaigns/{campaign.id}")
+
+
+@router.get("/campaigns/{campaign_id}/parts", response_class=HTMLResponse)
+async def parts_page(
+    request: Request, campaign_id: int, session: Session, user: CurrentUser
+) -> Response:
+    """The imported parts of the campaign, each with its takeover link once made."""
+    found = await parts.parts_of(session, user, campaign_id)
+    return page(request, "transfer/parts.html", {"campaign_id": campaign_id, "parts": found})
+
+
+@router.post("/campaigns/{campaign_id}/parts/{part_id}/link", dependencies=[IDEMPOTENT])
+async def make_link(
+    request: Request, campaign_id: int, part_id: int, session: Session, user: CurrentUser
+) -> Response:
+    await parts.make_takeover_link(session, user, campaign_id, part_id)
+    return redirect(request, f"/campaigns/{campaign_id}/parts#part-{part_id}")
+
+
+@router.get("/takeover/{code}", response_class=HTMLResponse)
+async def takeover_page(
+    request: Request, code: str, session: Session, user: OptionalUser
+) -> Response:
+    if user is None:
+        return RedirectResponse(f"/login?next=/takeover/{code}", status_code=303)
+    part, campaign = await parts.part_by_code(session, code)
+    return page(
+        request,
+        "transfer/takeover.html",
+        {"code": code, "campaign": campaign, "part": part, "role": Role(part.role)},
+    )
+
+
+@router.post("/takeover/{code}", dependencies=[IDEMPOTENT])
+async def takeover(request: Request, code: str, session: Session, user: CurrentUser) -> Response:
+    campaign = await parts.claim(session, user, code)
     return redirect(request, f"/campaigns/{campaign.id}")

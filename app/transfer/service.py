@@ -1,15 +1,17 @@
 """Export a whole campaign as one JSON document, and import such a document as a new campaign.
 
-The document (format ``tafelrunde-campaign``, version 1) holds the campaign and its settings,
-the users it names (by user name, with their role), characters, items (carried and the
-library), the bestiary, encounters with their participants and combat state, and the whole
-event log. Rows are named by refs, not database ids (see :mod:`app.transfer.refs`).
+The document (format ``tafelrunde-campaign``, version 1; docs/transfer.md) holds the campaign
+and its settings, the people it names (by user name, with their role), characters, items
+(carried and the library), the bestiary, encounters with their participants and combat state,
+the whole event log, table talk, battle maps, game sessions and the fair-play rule, and
+names what it leaves out (``not_exported``). Rows are named by refs, not database ids (see
+:mod:`app.transfer.refs`).
 
-An import creates a new campaign owned by the importer (its GM). Users are matched by name
-on this server: a match keeps their role (a former GM becomes co-GM), and their ids in the
-log and sheets; users this server lacks are dropped, their characters go to the importer and
-their ids in the log become null. The log is imported as it is (same seqs, types, payloads
-and times): the import appends no event of its own, so a re-export equals the export.
+An import creates a new campaign whose GM and only member is the importer. No name in the
+document is matched to an account: authors in the log and the chat stay names, the
+document's GM's part (sheets, own notes) is the importer's, and everyone else becomes an
+imported part (:mod:`app.transfer.parts`) the GM hands over by a takeover link. The log is
+imported as it is (same seqs, types, payloads and times): the import appends no event.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import asyncio
 import json
 import secrets
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, TypeVar
 
+from babel.dates import format_skeleton
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -32,15 +35,16 @@ from app.campaigns.permissions import Action, authorize
 from app.campaigns.settings import validate_settings
 from app.characters.models import Character, Item
 from app.core.viewer import Role
+from app.db import utcnow
 from app.encounters import undo
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.errors import AppError, ValidationFailed
 from app.events.models import CampaignEvent
 from app.events.service import PLAYER_FORM_KEY, WITHHELD_KEY
 from app.events.types import EVENT_TYPES, EventPayload
-from app.i18n import _
+from app.i18n import N_, _, get_locale
+from app.transfer import fairplay, parts, talk
 from app.transfer import maps as scenes
-from app.transfer import talk
 from app.transfer.maps import SceneDoc
 from app.transfer.refs import IdMaps, remap
 from app.transfer.talk import TalkDoc
@@ -49,6 +53,13 @@ FORMAT = "tafelrunde-campaign"
 VERSION = 1
 #: The largest import document accepted, in bytes (see docs/security.md, "Campaign export").
 MAX_IMPORT_BYTES = 16 * 1024 * 1024
+#: The deepest nesting an import document may have (arrays and objects; an export of ours
+#: stays far below it). Deeper documents are refused before any recursive work on them.
+DOCUMENT_DEPTH_MAX = 32
+
+
+#: A campaign's name, at most (``CampaignDoc.name``, the settings form).
+NAME_MAX = 100
 
 
 class TooLarge(AppError):
@@ -69,7 +80,35 @@ def read_document(body: bytes) -> CampaignDocument:
         raw = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         raise ValidationFailed({"document": _("This is not a JSON document.")}) from None
+    except RecursionError:
+        raise _too_deep() from None
+    if _depth_exceeds(raw, DOCUMENT_DEPTH_MAX):
+        raise _too_deep()
     return parse_document(raw)
+
+
+def _too_deep() -> ValidationFailed:
+    return ValidationFailed(
+        {
+            "document": _(
+                "The document is nested more than %(max)d levels deep.", max=DOCUMENT_DEPTH_MAX
+            )
+        }
+    )
+
+
+def _depth_exceeds(value: object, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels deep (walked
+    without recursion, so any depth json accepted is measured safely)."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth >= limit:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 class _Doc(BaseModel):
@@ -150,6 +189,13 @@ class EventDoc(_Doc):
     audience: int | None
     payload: dict[str, Any]
     created_at: datetime
+    #: The event's fair-play record as stored (original ids: the dice were derived from them).
+    fairplay: dict[str, Any] | None = None
+
+
+class NotExportedDoc(_Doc):
+    table: str = Field(max_length=64)
+    reason: str = Field(max_length=500)
 
 
 class CampaignDocument(_Doc):
@@ -164,6 +210,52 @@ class CampaignDocument(_Doc):
     events: list[EventDoc]
     talk: TalkDoc = Field(default_factory=TalkDoc)
     scenes: list[SceneDoc] = Field(default_factory=list, max_length=limits.SCENES_PER_CAMPAIGN)
+    game_sessions: list[dict[str, Any]] = Field(
+        default_factory=list, max_length=limits.SESSIONS_PER_CAMPAIGN
+    )
+    fairplay_rule: dict[str, Any] | None = None
+    #: What the export leaves out and why (informative; an import ignores it).
+    not_exported: list[NotExportedDoc] = Field(default_factory=list, max_length=100)
+
+
+#: Every table with a ``campaign_id``: where the document carries its rows …
+EXPORTED_TABLES = {
+    "campaign_event": "events",
+    "character": "characters",
+    "item": "items",
+    "bestiary_entry": "bestiary",
+    "encounter": "encounters",
+    "chat_message": "talk.messages",
+    "chat_read": "talk.reads",
+    "handout": "talk.handouts",
+    "journal_note": "talk.notes",
+    "known_fact": "talk.facts",
+    "map_scene": "scenes",
+    "game_session": "game_sessions",
+    "fairplay_rule": "fairplay_rule",
+}
+#: … or why it does not (the document lists these as ``not_exported``).
+NOT_EXPORTED = {
+    "membership": N_(
+        "Members are accounts of this server. An import makes the importer its only member; "
+        "everyone else the file names becomes an imported part the GM can hand over."
+    ),
+    "invite": N_("Invite codes are secrets of this server; the copy gets a fresh invite."),
+    "imported_part": N_(
+        "Imported parts not yet handed over travel as the people they stand for (users); "
+        "every import makes its parts anew from those."
+    ),
+    "session_client_seed": N_(
+        "Client seeds belong to members; every die's seed travels in its event's fair-play record."
+    ),
+    # Tables of branches merged alongside (listed ahead, so that the merge keeps the
+    # completeness test green; harmless where a table does not exist yet).
+    "api_token": N_("API tokens are credentials of this server's accounts."),
+    "webhook": N_("Webhook addresses and secrets are credentials; set them up again."),
+    "journal_note (private)": N_(
+        "Players' private journal notes are theirs alone; only the exporter's own travel."
+    ),
+}
 
 
 T = TypeVar("T")
@@ -241,7 +333,7 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
     scenes.number(scene_rows, maps)
     # The log is the unbounded part: renumbered in a worker thread, off the event loop.
     event_docs = await asyncio.to_thread(lambda: [_event_doc(e, maps) for e in events])
-    return {
+    document = {
         "format": FORMAT,
         "version": VERSION,
         "campaign": {
@@ -263,7 +355,13 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
         "events": event_docs,
         "talk": talk.export(talk_rows, maps),
         "scenes": scenes.export(scene_rows, maps),
+        **await fairplay.export(session, campaign_id, events),
+        "not_exported": [
+            {"table": table, "reason": _(reason)} for table, reason in NOT_EXPORTED.items()
+        ],
     }
+    await parts.export_parts(session, campaign_id, document, maps)
+    return document
 
 
 def _character_doc(c: Character, maps: IdMaps) -> dict[str, Any]:
@@ -332,6 +430,7 @@ def _event_doc(e: CampaignEvent, maps: IdMaps) -> dict[str, Any]:
         "audience": maps.id("user", e.audience_user_id),
         "payload": remap(e.payload, maps, pids=e.type == "combat"),
         "created_at": e.created_at.isoformat(),
+        "fairplay": e.fairplay,
     }
 
 
@@ -352,6 +451,7 @@ def parse_document(raw: object) -> CampaignDocument:
             }
         ) from None
     _check_events(doc.events)
+    fairplay.check(doc.game_sessions, doc.fairplay_rule)
     return doc
 
 
@@ -388,18 +488,21 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
         raise ValidationFailed({f"campaign.settings.{k}": v for k, v in errors.items()})
     # The options as stored (absent ones keep meaning "the default"), unknown keys dropped.
     settings = {k: v for k, v in doc.campaign.settings.items() if k in known}
-    campaign = Campaign(name=doc.campaign.name, system=doc.campaign.system, settings=settings)
+    campaign = Campaign(
+        name=copy_name(doc.campaign.name, utcnow().date()),
+        system=doc.campaign.system,
+        settings=settings,
+    )
     session.add(campaign)
     await session.flush()
     session.add(Membership(campaign_id=campaign.id, user_id=user.id, role=Role.gm))
     session.add(Invite(campaign_id=campaign.id, code=secrets.token_urlsafe(9), role=Role.player))
     maps = IdMaps()
-    await _import_users(session, user, campaign.id, doc.users, maps)
     await _import_characters(session, user, campaign.id, doc.characters, maps)
     await _import_items(session, campaign.id, doc.items, maps)
     await _import_bestiary(session, campaign.id, doc.bestiary, maps)
     await _import_encounters(session, campaign.id, doc.encounters, maps)
-    await talk.import_talk(session, campaign.id, doc.talk, maps)
+    await _import_people(session, user, campaign.id, doc, maps)
     await scenes.import_scenes(session, campaign.id, doc.scenes, maps)
     payloads = await asyncio.to_thread(_imported_payloads, doc.events, maps)
     for event, (payload, raw) in zip(doc.events, payloads, strict=True):
@@ -414,11 +517,46 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
                 audience_user_id=maps.id("user", event.audience),
                 payload=_stored(payload, raw),
                 created_at=event.created_at,
+                fairplay=event.fairplay,
             )
         )
     campaign.last_seq = max((e.seq for e in doc.events), default=0)
+    await fairplay.import_(
+        session, campaign.id, doc.game_sessions, doc.fairplay_rule, campaign.last_seq
+    )
     await session.flush()
     return campaign
+
+
+def copy_name(name: str, day: date) -> str:
+    """The copy's name: the original's with the day of the import (in the importer's
+    locale), e.g. «Runde (Kopie vom 03.12.)», shortened to fit the name's limit."""
+    suffix = " " + _("(copy of %(day)s)", day=format_skeleton("ddMM", day, locale=get_locale()))
+    return name[: NAME_MAX - len(suffix)].rstrip() + suffix
+
+
+async def _import_people(
+    session: AsyncSession, importer: User, campaign_id: int, doc: CampaignDocument, maps: IdMaps
+) -> None:
+    """The talk rows, and the parts of the people the document names: the GM's part is the
+    importer's at once, everyone else's waits for whoever takes it over."""
+    gm = _gm_ref(doc.users)
+    given = await talk.import_talk(
+        session, campaign_id, doc.talk, maps, {} if gm is None else {gm: importer.id}
+    )
+    if gm is not None and gm in given:
+        await talk.grant(session, campaign_id, importer.id, given[gm])
+    await parts.import_parts(session, campaign_id, doc.users, _owned(doc, maps), given, gm)
+
+
+def _owned(doc: CampaignDocument, maps: IdMaps) -> dict[int, list[int]]:
+    """User ref → the copy's ids of the characters the document gives that user."""
+    owned: dict[int, list[int]] = {}
+    for c in doc.characters:
+        new_id = maps.id("character", c.ref)
+        if c.owner is not None and new_id is not None:
+            owned.setdefault(c.owner, []).append(new_id)
+    return owned
 
 
 def _stored(payload: EventPayload, raw: dict[str, Any]) -> dict[str, Any]:
@@ -450,35 +588,21 @@ def _imported_payloads(
     return out
 
 
-async def _import_users(
-    session: AsyncSession, importer: User, campaign_id: int, users: list[UserDoc], maps: IdMaps
-) -> None:
-    keys = {u.username.lower() for u in users}
-    found = dict(
-        (
-            await session.execute(
-                select(User.username_key, User.id).where(User.username_key.in_(keys))
-            )
-        ).all()
-    )
-    for u in users:
-        target = found.get(u.username.lower())
-        if target is None:
-            continue
-        maps.by_kind["user"][u.ref] = target
-        if target != importer.id and u.role is not None:
-            role = Role.co_gm if u.role is Role.gm else u.role
-            session.add(Membership(campaign_id=campaign_id, user_id=target, role=role))
+def _gm_ref(users: list[UserDoc]) -> int | None:
+    """The ref of the document's GM, whose part the importer takes (the GM's sheets and own
+    journal notes); None for a document without one."""
+    return next((u.ref for u in users if u.role is Role.gm), None)
 
 
 async def _import_characters(
     session: AsyncSession, importer: User, campaign_id: int, docs: list[CharacterDoc], maps: IdMaps
 ) -> None:
+    """The sheets; every owned one is the importer's until its part is handed over."""
     system = (await session.get(Campaign, campaign_id)).system  # type: ignore[union-attr]
     rows = [
         Character(
             campaign_id=campaign_id,
-            owner_id=None if c.owner is None else (maps.id("user", c.owner) or importer.id),
+            owner_id=None if c.owner is None else importer.id,
             system=system,
             name=c.name,
             kind=c.kind,

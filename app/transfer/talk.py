@@ -3,8 +3,9 @@ the members' read marks, handouts with their readers and image, journal notes an
 with their readers, and what the heroes know of the bestiary (``known_fact``).
 
 Every row is named by a ref (its position, from 1), as the rest of the document
-(:mod:`app.transfer.refs`); users, characters and bestiary entries by their refs. Rows
-whose author or reader this server lacks keep their text; the missing member is left out.
+(:mod:`app.transfer.refs`); users, characters and bestiary entries by their refs. An import
+names no account: messages keep their author's name, and what a person was given (whispers,
+readers, read marks, their own facts) waits in their imported part (:data:`Grants`).
 A document without a ``talk`` part (written before it existed) imports with none.
 """
 
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.encounters.models import BestiaryEntry
 from app.knowledge.models import KnownFact
 from app.talk.models import (
     ChatMessage,
@@ -285,12 +287,30 @@ async def _add(
     maps.by_kind[kind] |= {ref: row.id for ref, row in zip(refs, rows, strict=True)}
 
 
-async def import_talk(session: AsyncSession, campaign_id: int, doc: TalkDoc, maps: IdMaps) -> None:
-    """The talk rows of ``doc`` for the new campaign (before the log: its payloads name them)."""
+#: What a person of the document was given in the talk rows, kept for whoever takes their
+#: part over (``app.transfer.parts``): the messages they received, the handouts and notes
+#: they were shown, their read mark and the facts only they know.
+Grants = dict[str, Any]
+
+
+def _grants(people: dict[int, Grants], ref: int) -> Grants:
+    return people.setdefault(
+        ref, {"messages": [], "handouts": [], "notes": [], "read": None, "facts": []}
+    )
+
+
+async def import_talk(
+    session: AsyncSession, campaign_id: int, doc: TalkDoc, maps: IdMaps, authors: dict[int, int]
+) -> dict[int, Grants]:
+    """The talk rows of ``doc`` for the new campaign (before the log: its payloads name them).
+    Messages keep their author's name only (no account); journal notes are their author's
+    by ``authors`` (user ref → the importer, for the document's GM), else the name only.
+    What the document gave each person comes back by user ref, for their part."""
+    people: dict[int, Grants] = {}
     messages = [
         ChatMessage(
-            campaign_id=campaign_id, seq=m.seq, author_id=maps.id("user", m.author),
-            author_name=m.author_name, kind=m.kind, text=m.text, speaker=m.speaker,
+            campaign_id=campaign_id, seq=m.seq, author_id=None, author_name=m.author_name,
+            kind=m.kind, text=m.text, speaker=m.speaker,
             character_id=maps.id("character", m.character), visibility=m.visibility,
             to_gm=m.to_gm, roll=m.roll, created_at=m.created_at, edited_at=m.edited_at,
             deleted_at=m.deleted_at,
@@ -298,39 +318,136 @@ async def import_talk(session: AsyncSession, campaign_id: int, doc: TalkDoc, map
         for m in doc.messages
     ]  # fmt: skip
     await _add(session, messages, maps, "message", [m.ref for m in doc.messages])
-    session.add_all(
-        ChatRecipient(message_id=row.id, user_id=u)
-        for row, m in zip(messages, doc.messages, strict=True)
-        for u in set(_users(maps, m.recipients))
-    )
-    session.add_all(
-        ChatRead(campaign_id=campaign_id, user_id=uid, last_seq=r.last_seq)
-        for r in doc.reads
-        if (uid := maps.id("user", r.user)) is not None
-    )
-    await _import_handouts(session, campaign_id, doc.handouts, maps)
-    await _import_notes(session, campaign_id, doc.notes, maps)
+    for row, m in zip(messages, doc.messages, strict=True):
+        for ref in set(m.recipients):
+            _grants(people, ref)["messages"].append(row.id)
+    for r in doc.reads:
+        _grants(people, r.user)["read"] = r.last_seq
+    await _import_handouts(session, campaign_id, doc.handouts, maps, people)
+    await _import_notes(session, campaign_id, doc.notes, maps, authors, people)
+    shared = [f for f in doc.facts if maps.id("bestiary", f.entry) is not None]
     facts = [
         KnownFact(
             campaign_id=campaign_id, entry_id=maps.id("bestiary", f.entry), fact=f.fact,
-            user_id=maps.id("user", f.user), text=f.text, pending=f.pending, seq=f.seq,
-            created_at=f.created_at,
+            user_id=None, text=f.text, pending=f.pending, seq=f.seq, created_at=f.created_at,
         )
-        for f in doc.facts
-        if maps.id("bestiary", f.entry) is not None
-        and (f.user is None or maps.id("user", f.user) is not None)
+        for f in shared
+        if f.user is None
     ]  # fmt: skip
-    kept = [
-        f.ref
-        for f in doc.facts
-        if maps.id("bestiary", f.entry) is not None
-        and (f.user is None or maps.id("user", f.user) is not None)
-    ]
-    await _add(session, facts, maps, "fact", kept)
+    await _add(session, facts, maps, "fact", [f.ref for f in shared if f.user is None])
+    for f in shared:
+        if f.user is not None:
+            _grants(people, f.user)["facts"].append(
+                {"entry_id": maps.id("bestiary", f.entry), "fact": f.fact, "text": f.text,
+                 "pending": f.pending, "seq": f.seq, "created_at": f.created_at.isoformat()}
+            )  # fmt: skip
+    return people
+
+
+def export_grants(talk: dict[str, Any], maps: IdMaps, ref: int, given: Grants) -> None:
+    """What an imported part was given, written into the exported ``talk`` for the part's
+    user ``ref`` (the inverse of :func:`import_talk`'s collecting)."""
+    if not given:
+        return
+    for part, kind, ids in (
+        ("messages", "message", given["messages"]),
+        ("handouts", "handout", given["handouts"]),
+        ("notes", "note", given["notes"]),
+    ):
+        refs = {maps.id(kind, i) for i in ids}
+        for row in talk[part]:
+            if row["ref"] in refs:
+                row["recipients" if part == "messages" else "readers"].append(ref)
+    if given["read"] is not None:
+        talk["reads"].append({"user": ref, "last_seq": given["read"]})
+    for fact in given["facts"]:
+        entry = maps.id("bestiary", fact["entry_id"])
+        if entry is not None:
+            talk["facts"].append(
+                {"ref": len(talk["facts"]) + 1, "entry": entry, "fact": fact["fact"],
+                 "user": ref, "text": fact["text"], "pending": fact["pending"],
+                 "seq": fact["seq"], "created_at": fact["created_at"]}
+            )  # fmt: skip
+
+
+async def grant(session: AsyncSession, campaign_id: int, user_id: int, given: Grants) -> None:
+    """Give ``user_id`` what a person of the document was given (see :data:`Grants`): of the
+    rows still there, what they do not have yet (one person may take over several parts)."""
+    for link, key, owner, ids in (
+        (ChatRecipient, ChatRecipient.message_id, ChatMessage, given["messages"]),
+        (HandoutReader, HandoutReader.handout_id, Handout, given["handouts"]),
+        (JournalReader, JournalReader.note_id, JournalNote, given["notes"]),
+    ):
+        for row_id in await _not_linked(session, campaign_id, user_id, link, key, owner, ids):
+            session.add(link(**{key.key: row_id, "user_id": user_id}))
+    if given["read"] is not None:
+        mark = await session.get(ChatRead, (campaign_id, user_id))
+        if mark is None:
+            session.add(ChatRead(campaign_id=campaign_id, user_id=user_id, last_seq=given["read"]))
+        else:
+            mark.last_seq = max(mark.last_seq, given["read"])
+    await _grant_facts(session, campaign_id, user_id, given["facts"])
+    await session.flush()
+
+
+async def _not_linked(
+    session: AsyncSession,
+    campaign_id: int,
+    user_id: int,
+    link: Any,
+    key: Any,
+    owner: Any,
+    ids: list[int],
+) -> list[int]:
+    """Those of ``ids`` whose ``owner`` rows the campaign still has and ``user_id`` has no
+    ``link`` to yet."""
+    if not ids:
+        return []
+    there = await session.scalars(
+        select(owner.id).where(owner.id.in_(ids), owner.campaign_id == campaign_id)
+    )
+    linked = await session.scalars(select(key).where(key.in_(ids), link.user_id == user_id))
+    return sorted(set(there.all()) - set(linked.all()))
+
+
+async def _grant_facts(
+    session: AsyncSession, campaign_id: int, user_id: int, facts: list[dict[str, Any]]
+) -> None:
+    if not facts:
+        return
+    entries = set(
+        (
+            await session.scalars(
+                select(BestiaryEntry.id).where(BestiaryEntry.campaign_id == campaign_id)
+            )
+        ).all()
+    )
+    known = set(
+        (
+            await session.execute(
+                select(KnownFact.entry_id, KnownFact.fact).where(
+                    KnownFact.campaign_id == campaign_id, KnownFact.user_id == user_id
+                )
+            )
+        ).all()
+    )
+    session.add_all(
+        KnownFact(
+            campaign_id=campaign_id, entry_id=f["entry_id"], fact=f["fact"], user_id=user_id,
+            text=f["text"], pending=f["pending"], seq=f["seq"],
+            created_at=datetime.fromisoformat(f["created_at"]),
+        )
+        for f in facts
+        if f["entry_id"] in entries and (f["entry_id"], f["fact"]) not in known
+    )  # fmt: skip
 
 
 async def _import_handouts(
-    session: AsyncSession, campaign_id: int, docs: list[HandoutDoc], maps: IdMaps
+    session: AsyncSession,
+    campaign_id: int,
+    docs: list[HandoutDoc],
+    maps: IdMaps,
+    people: dict[int, Grants],
 ) -> None:
     rows = [
         Handout(
@@ -341,9 +458,8 @@ async def _import_handouts(
     ]  # fmt: skip
     await _add(session, rows, maps, "handout", [h.ref for h in docs])
     for row, h in zip(rows, docs, strict=True):
-        session.add_all(
-            HandoutReader(handout_id=row.id, user_id=u) for u in set(_users(maps, h.readers))
-        )
+        for ref in set(h.readers):
+            _grants(people, ref)["handouts"].append(row.id)
         if h.image is not None:
             session.add(
                 HandoutImage(
@@ -354,11 +470,17 @@ async def _import_handouts(
 
 
 async def _import_notes(
-    session: AsyncSession, campaign_id: int, docs: list[NoteDoc], maps: IdMaps
+    session: AsyncSession,
+    campaign_id: int,
+    docs: list[NoteDoc],
+    maps: IdMaps,
+    authors: dict[int, int],
+    people: dict[int, Grants],
 ) -> None:
     rows = [
         JournalNote(
-            campaign_id=campaign_id, author_id=maps.id("user", n.author),
+            campaign_id=campaign_id,
+            author_id=None if n.author is None else authors.get(n.author),
             author_name=n.author_name, title=n.title, body=n.body, sharing=n.sharing,
             quest=n.quest, created_at=n.created_at, updated_at=n.updated_at,
         )
@@ -366,7 +488,6 @@ async def _import_notes(
     ]  # fmt: skip
     await _add(session, rows, maps, "note", [n.ref for n in docs])
     for row, n in zip(rows, docs, strict=True):
-        session.add_all(
-            JournalReader(note_id=row.id, user_id=u) for u in set(_users(maps, n.readers))
-        )
+        for ref in set(n.readers):
+            _grants(people, ref)["notes"].append(row.id)
     await session.flush()

@@ -804,6 +804,24 @@ async def test_export_import_round_trip_and_bad_files(
     assert r.status_code == 303
 
 
+async def test_an_hh_sheet_with_a_condition_imports_again_unchanged(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Every export imports again: a sheet's conditions travel as the sheet stores them
+    (labels), and the import reads them back (it refused «angeschlagen» with 422)."""
+    t = await make_table(make_client, app)
+    c = await create(t)
+    r = await patch(t, "player", c["id"], {"conditions": "angeschlagen\nzehrend (LP, Blutung)"})
+    assert r.status_code == 200, r.text
+    exported = (await t["player"].get(f"{t.api}/characters/{c['id']}/export")).json()
+    assert set(exported["data"]["conditions"]) == {"angeschlagen", "zehrend (LP, Blutung)"}
+    r = await t["player"].post(f"{t.api}/characters/import", json=exported)
+    assert r.status_code == 201, r.text
+    assert r.json()["data"] == exported["data"]
+    again = (await t["player"].get(f"{t.api}/characters/{r.json()['id']}/export")).json()
+    assert again["data"] == exported["data"]
+
+
 async def test_every_change_is_an_event_with_before_and_after(
     make_client: ClientFactory, app: FastAPI
 ) -> None:

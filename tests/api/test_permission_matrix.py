@@ -144,6 +144,21 @@ CASES: dict[str, Case] = {
     # Anyone signed in may import (into a new campaign of their own); an empty one is refused.
     "api_import": Case("POST", "/api/v1/campaigns/import", _same(422), json={}),
     "import": Case("POST", "/campaigns/import", _same(422, anonymous=LOGIN)),
+    # Imported parts: the GMs list them and make takeover links (no part here: 404 for the
+    # GM); a takeover link is for anyone signed in who has it (an invite code is none: 404).
+    "api_parts": Case("GET", "/api/v1/campaigns/{cid}/parts", _members(404, 403, 403, 200, 401)),
+    "parts": Case("GET", "/campaigns/{cid}/parts", _members(404, 403, 403, 200, LOGIN)),
+    "api_part_link": Case(
+        "POST",
+        "/api/v1/campaigns/{cid}/parts/{part_id}/link",
+        _members(404, 403, 403, 404, 401),
+    ),
+    "part_link": Case(
+        "POST", "/campaigns/{cid}/parts/{part_id}/link", _members(404, 403, 403, 404, LOGIN)
+    ),
+    "api_takeover": Case("POST", "/api/v1/campaigns/takeover/{code}", _same(404)),
+    "takeover_page": Case("GET", "/takeover/{code}", _same(404, anonymous=LOGIN)),
+    "takeover": Case("POST", "/takeover/{code}", _same(404, anonymous=LOGIN)),
 }
 
 #: Routes open to everyone by design (they create or start a session, or show the API's
@@ -220,6 +235,7 @@ async def _values(app: FastAPI, table: Table) -> dict[str, str]:
         "invite_id": str(invite_id),
         "observer_id": str(table.ids["observer"]),
         "player_id": str(table.ids["player"]),
+        "part_id": "999999",
     }
 
 

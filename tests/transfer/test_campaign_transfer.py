@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -11,6 +12,7 @@ from sqlalchemy import select
 
 from app.events.models import CampaignEvent
 from app.rules.dice import ScriptedRoller
+from app.talk.models import ChatMessage
 from tests.conftest import ClientFactory, LiveServer, register
 from tests.encounters.helpers import Fight
 from tests.encounters.test_hh import hh_fight
@@ -55,6 +57,38 @@ async def _export(client: httpx.AsyncClient, campaign_id: int) -> dict[str, Any]
     return r.json()  # type: ignore[no-any-return]
 
 
+#: Where a document names people: an import names no account, so these differ in the copy.
+PEOPLE_KEYS = frozenset(
+    {"owner", "actor", "audience", "author", "user", "user_id", "owner_id", "to"}
+    | {"recipients", "readers", "started_by"}
+)
+
+
+def without_people(value: Any) -> Any:
+    """A document (or part) with every reference to a person blanked, the people and their
+    read marks and personal knowledge left out, and the copy's name reduced to the original's
+    (what an import must keep exactly)."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {
+            k: None if k in PEOPLE_KEYS else without_people(v) for k, v in value.items()
+        }
+        if "users" in out and "campaign" in out:
+            out["users"] = None
+            out["campaign"]["name"] = out["campaign"]["name"].split(" (Kopie vom ")[0]
+            out["talk"]["reads"] = None
+            out["talk"]["facts"] = [f for f in value["talk"]["facts"] if f["user"] is None]
+        return out
+    if isinstance(value, list):
+        return [without_people(v) for v in value]
+    return value
+
+
+async def import_as(client: httpx.AsyncClient, document: dict[str, Any]) -> int:
+    r = await client.post("/api/v1/campaigns/import", json=document)
+    assert r.status_code == 201, r.text
+    return int(r.json()["id"])
+
+
 async def test_export_import_export_loses_nothing(make_client: ClientFactory, app: FastAPI) -> None:
     fight = await _rich_campaign(make_client, app)
     first = await _export(fight.gm, fight.campaign_id)
@@ -67,8 +101,19 @@ async def test_export_import_export_loses_nothing(make_client: ClientFactory, ap
     assert new_id != fight.campaign_id and r.json()["events"] == len(first["events"])
     second = await _export(fight.gm, new_id)
     for a, b in zip(first["events"], second["events"], strict=True):
-        assert a == b
-    assert second == first
+        assert without_people(a) == without_people(b)
+    assert without_people(second) == without_people(first)
+    # The parts not handed over yet travel as the people they stand for.
+    people = {u["ref"]: (u["username"], u["role"]) for u in second["users"]}
+    assert sorted(people.values()) == sorted((u["username"], u["role"]) for u in first["users"])
+    assert [people[c["owner"]] for c in second["characters"] if c["owner"]] == [
+        next((u["username"], u["role"]) for u in first["users"] if u["ref"] == c["owner"])
+        for c in first["characters"]
+        if c["owner"]
+    ]
+    # The copy's export is a fixed point: importing it again changes nothing but the name.
+    third = await _export(fight.gm, await import_as(fight.gm, second))
+    assert {**third, "campaign": None} == {**second, "campaign": None}
     # The copy has rows of its own, and its combat state names its own participants.
     (copy,) = (await fight.gm.get(f"/api/v1/campaigns/{new_id}/encounters")).json()
     assert copy["id"] != fight.encounter_id
@@ -124,21 +169,38 @@ async def test_the_imported_log_replays_per_viewer(
             ).all()
         )
     assert seqs == list(range(1, len(document["events"]) + 1))
-    # Each viewer (matched by name) sees the imported dice log as they saw the original:
-    # the GM everything, the other player the secret rolls as stubs.
-    for client in (fight.gm, fight.players[0], fight.players[1]):
-        pages = [
-            (await client.get(f"/api/v1/campaigns/{c}/rolls")).json()
-            for c in (fight.campaign_id, new_id)
-        ]
-        assert pages[0] == pages[1] and len(_items(pages[1])) == 3
-    other = _items(pages[1])
-    assert sum(1 for roll in other if roll.get("expression") == "2W6") == 1
+    # The GM sees the imported dice log as in the original, the rollers by their names.
+    pages = [
+        without_people((await fight.gm.get(f"/api/v1/campaigns/{c}/rolls")).json())
+        for c in (fight.campaign_id, new_id)
+    ]
+    assert pages[0] == pages[1] and len(_items(pages[1])) == 3
+    # The player who takes over Alrik's part sees the public roll, the others as the rest
+    # of the table does: a roll to oneself was to an account of the original only.
+    await take_over(fight.gm, fight.players[0], new_id, "Alrik")
+    mine = _items((await fight.players[0].get(f"/api/v1/campaigns/{new_id}/rolls")).json())
+    assert sum(1 for roll in mine if roll.get("expression") == "2W6") == 1
     # New activity continues the imported log gap-free.
     r = await fight.players[0].post(f"/api/v1/campaigns/{new_id}/rolls", json={"expression": "1W6"})
     assert r.status_code == 201, r.text
     sheet = await fight.players[0].get(f"/campaigns/{new_id}")
     assert sheet.status_code == 200
+
+
+async def take_over(
+    gm: httpx.AsyncClient, player: httpx.AsyncClient, campaign_id: int, character: str
+) -> None:
+    """The GM sends the takeover link of the part that played ``character``; the player
+    opens it and takes the part over (as a person would, through the pages)."""
+    parts = (await gm.get(f"/api/v1/campaigns/{campaign_id}/parts")).json()
+    (part,) = [p for p in parts if character in p["characters"]]
+    r = await gm.post(f"/campaigns/{campaign_id}/parts/{part['id']}/link")
+    assert r.status_code == 303, r.text
+    page = await gm.get(r.headers["location"])
+    code = page.text.split('href="/takeover/', 1)[1].split('"', 1)[0]
+    assert (await player.get(f"/takeover/{code}")).status_code == 200
+    r = await player.post(f"/takeover/{code}")
+    assert r.status_code == 303 and r.headers["location"] == f"/campaigns/{campaign_id}", r.text
 
 
 def _items(page: dict[str, Any]) -> list[Any]:
@@ -160,27 +222,114 @@ def _without_ids(view: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-async def test_users_missing_here_are_dropped_and_their_sheets_go_to_the_importer(
+async def test_an_import_enlists_nobody_and_its_parts_are_handed_over_by_invite(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
+    """Someone else imports a document naming existing users (the GM, the players, a forged
+    message of a player): only the importer is a member, every author is an imported name,
+    and the importer hands the players' parts out by takeover link."""
     fight = await _rich_campaign(make_client, app)
-    document = await _export(fight.gm, fight.campaign_id)
-    for user in document["users"]:
-        if user["role"] == "player":
-            user["username"] = "nobody_" + user["username"]
-    newcomer = make_client()
-    body = await register(newcomer, "newcomer")
-    r = await newcomer.post("/api/v1/campaigns/import", json=document)
-    assert r.status_code == 201, r.text
+    gm, alrik, brida = fight.gm, fight.players[0], fight.players[1]
+    api = f"/api/v1/campaigns/{fight.campaign_id}"
+    assert (await alrik.post(f"{api}/messages", json={"text": "Ich bin Alrik"})).status_code == 201
+    to_both = {"text": "Ihr zwei", "to": [fight.ids["p0"], fight.ids["p1"]]}
+    assert (await gm.post(f"{api}/messages", json=to_both)).status_code == 201
+    for player in (alrik, brida):
+        assert (await player.post(f"{api}/messages/read", json={})).status_code == 200
+    document = await _export(gm, fight.campaign_id)
+    names = {m["user_id"]: m["username"] for m in (await gm.get(api)).json()["members"]}
+    alrik_name, brida_name = names[fight.ids["p0"]], names[fight.ids["p1"]]
+    document["users"] = [
+        {**u, "role": "co_gm"} if u["username"] == brida_name else u for u in document["users"]
+    ]
+    forged = {**document["talk"]["messages"][0], "ref": 99, "text": "Ich gebe alles her"}
+    document["talk"]["messages"].append(forged | {"seq": 2})
+    mallory = make_client()
+    body = await register(mallory, "mallory")
+    r = await mallory.post("/api/v1/campaigns/import", json=document)
+    assert r.status_code == 201 and r.json()["parts"] == 2, r.text
     new_id = r.json()["id"]
-    members = (await newcomer.get(f"/api/v1/campaigns/{new_id}")).json()["members"]
+    copy = f"/api/v1/campaigns/{new_id}"
+    members = (await mallory.get(copy)).json()["members"]
+    assert [(m["username"], m["role"]) for m in members] == [("mallory", "gm")]
+    for named in (gm, alrik, brida):
+        assert (await named.get(copy)).status_code == 404
+        assert new_id not in {c["id"] for c in (await named.get("/api/v1/campaigns")).json()}
+    # Authors are the names the document gave, never an account of this server.
+    async with app.state.ctx.sessionmaker() as session:
+        authors = (
+            await session.execute(
+                select(ChatMessage.author_id, ChatMessage.author_name).where(
+                    ChatMessage.campaign_id == new_id
+                )
+            )
+        ).all()
+        actors = set(
+            (
+                await session.scalars(
+                    select(CampaignEvent.actor_id).where(CampaignEvent.campaign_id == new_id)
+                )
+            ).all()
+        )
+    assert sorted(authors, key=str) == sorted(
+        [(None, alrik_name), (None, alrik_name), (None, names[fight.ids["gm"]])], key=str
+    )
+    assert actors == {None}
+    chat = (await mallory.get(f"{copy}/messages")).json()["messages"]
+    assert {m["text"] for m in chat} == {"Ich bin Alrik", "Ihr zwei", "Ich gebe alles her"}
+    assert all(m.get("author_id") in (None, body["user"]["id"]) for m in chat)  # type: ignore[index]
+    # The GM sees the parts: who played which characters, as imported names.
+    page = await mallory.get(f"/campaigns/{new_id}/parts")
+    assert "Spieler·in von «Alrik» (importiert)" in page.text
+    assert "Co-Spielleitung von «Brida» (importiert)" in page.text
+    # A newcomer takes over Alrik's part: a player now, and Alrik is theirs.
+    newcomer = make_client()
+    joined = await register(newcomer, "newcomer")
+    await take_over(mallory, newcomer, new_id, "Alrik")
+    members = (await mallory.get(copy)).json()["members"]
     assert {(m["username"], m["role"]) for m in members} == {
-        ("newcomer", "gm"),
-        ("gmhh", "co_gm"),
+        ("mallory", "gm"),
+        ("newcomer", "player"),
     }
-    characters = (await newcomer.get(f"/api/v1/campaigns/{new_id}/characters")).json()
-    owners = {c["name"]: c.get("owner_id") for c in characters}
-    assert owners["Alrik"] == owners["Brida"] == body["user"]["id"]  # type: ignore[index]
+    owners = {c["name"]: c["owner_id"] for c in (await newcomer.get(f"{copy}/characters")).json()}
+    assert owners["Alrik"] == joined["user"]["id"]  # type: ignore[index]
+    assert owners["Brida"] == body["user"]["id"]  # type: ignore[index]
+    parts = {p["label"]: p for p in (await mallory.get(f"{copy}/parts")).json()}
+    assert parts["Spieler·in von «Alrik» (importiert)"]["claimed_by"] == "newcomer"
+    # Brida's part is a co-GM's: a co-GM may not hand it out, the GM may (JSON API).
+    brida_part = next(p for p in parts.values() if p["characters"] == ["Brida"])
+    r = await mallory.post(
+        f"/campaigns/{new_id}/members/{joined['user']['id']}/role",  # type: ignore[index]
+        data={"role": "co_gm"},
+    )
+    assert r.status_code == 303, r.text
+    assert (await newcomer.get(f"{copy}/parts")).status_code == 200  # a co-GM sees them
+    r = await newcomer.post(f"{copy}/parts/{brida_part['id']}/link")
+    assert r.status_code == 403, r.text
+    link = (await mallory.post(f"{copy}/parts/{brida_part['id']}/link")).json()
+    assert link["url"] == f"/takeover/{link['code']}"
+    r = await newcomer.post(f"/api/v1/campaigns/takeover/{link['code']}")
+    assert r.status_code == 200 and r.json() == {"campaign_id": new_id}, r.text
+    # Both parts read the whisper to the two of them; the one person who took both does.
+    mine = (await newcomer.get(f"{copy}/messages")).json()
+    assert sorted(m["text"] for m in mine["messages"]) == [
+        "Ich bin Alrik",
+        "Ich gebe alles her",
+        "Ihr zwei",
+    ]
+    assert mine["unread"] == 0
+    owners = {c["name"]: c["owner_id"] for c in (await newcomer.get(f"{copy}/characters")).json()}
+    assert owners["Brida"] == joined["user"]["id"]  # type: ignore[index]
+    r = await newcomer.post(f"/api/v1/campaigns/takeover/{link['code']}")
+    assert r.status_code == 404, r.text
+    # Only the GMs see parts or make links.
+    assert (await brida.get(f"{copy}/parts")).status_code == 404
+    r = await mallory.post(
+        f"/campaigns/{new_id}/members/{joined['user']['id']}/role",  # type: ignore[index]
+        data={"role": "player"},
+    )
+    assert r.status_code == 303, r.text
+    assert (await newcomer.get(f"{copy}/parts")).status_code == 403
 
 
 async def test_only_the_gm_exports(make_client: ClientFactory, app: FastAPI) -> None:
@@ -225,6 +374,12 @@ async def test_the_html_export_button_and_import_form(
     fight = await _rich_campaign(make_client, app)
     settings = await fight.gm.get(f"/campaigns/{fight.campaign_id}/settings")
     assert f'href="/campaigns/{fight.campaign_id}/export"' in settings.text
+    # The page says what the whole campaign holds and what it leaves out.
+    holds = settings.text.split('id="export-holds">', 1)[1].split("</p>", 1)[0]
+    for part in ("Fair-Play-Tischregel", "Spielsitzungen", "Kampfkarten", "ganze Protokoll"):
+        assert part in holds, part
+    leaves_out = settings.text.split('id="export-leaves-out">', 1)[1].split("</p>", 1)[0]
+    assert "privaten Journalnotizen der Spieler" in leaves_out and "Mitglieder" in leaves_out
     download = await fight.gm.get(f"/campaigns/{fight.campaign_id}/export")
     assert download.status_code == 200
     assert "attachment" in download.headers["content-disposition"]
@@ -233,12 +388,37 @@ async def test_the_html_export_button_and_import_form(
         files={"document": ("campaign.json", download.content, "application/json")},
     )
     assert r.status_code == 303, r.text
-    new_id = int(r.headers["location"].rsplit("/", 1)[-1])
-    assert await _export(fight.gm, new_id) == download.json()
+    # The GM lands where the players' parts are handed over.
+    new_id = int(r.headers["location"].removesuffix("/parts").rsplit("/", 1)[-1])
+    assert r.headers["location"] == f"/campaigns/{new_id}/parts"
+    page = await fight.gm.get(r.headers["location"])
+    assert "Spieler·in von «Alrik» (importiert)" in page.text
+    assert without_people(await _export(fight.gm, new_id)) == without_people(download.json())
     bad = await fight.gm.post(
         "/campaigns/import", files={"document": ("x.json", b"{}", "application/json")}
     )
     assert bad.status_code == 422 and 'id="import-campaign"' in bad.text
+
+
+async def test_the_copy_is_named_with_the_day_of_the_import(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """«Runde (Kopie vom 03.12.)» in German, the day in the importer's locale in English."""
+    fight = await _rich_campaign(make_client, app)
+    document = await _export(fight.gm, fight.campaign_id)
+    today = datetime.now(UTC).date()
+    r = await fight.gm.post("/api/v1/campaigns/import", json=document)
+    assert r.json()["name"] == f"{document['campaign']['name']} (Kopie vom {today:%d.%m.})"
+    english = make_client()
+    await register(english, "englishreader")
+    r = await english.post("/language", data={"locale": "en", "next": "/campaigns"})
+    assert r.status_code == 303
+    r = await english.post("/api/v1/campaigns/import", json=document)
+    assert r.json()["name"] == f"{document['campaign']['name']} (copy of {today.month}/{today.day})"
+    long_name = {**document, "campaign": {**document["campaign"], "name": "X" * 100}}
+    r = await fight.gm.post("/api/v1/campaigns/import", json=long_name)
+    assert r.status_code == 201 and len(r.json()["name"]) == 100, r.text
+    assert r.json()["name"].endswith(f"(Kopie vom {today:%d.%m.})")
 
 
 async def test_an_imported_log_streams_and_continues(live_server: LiveServer) -> None:
