@@ -56,6 +56,7 @@ EVENT_LABELS = {
     "handout_shown": N_("Handout shown"),
     "handout_image_set": N_("Handout image set"),
     "journal_note_shared": N_("Journal note shared"),
+    "journal_note_deleted": N_("Journal note deleted"),
     "session_started": N_("Session started"),
     "session_ended": N_("Session ended"),
     "client_seed_set": N_("Client seed set"),

@@ -133,11 +133,11 @@ class Courier:
 
     async def _run(self) -> None:
         while True:
+            await asyncio.sleep(self.interval)
             try:
                 await self.deliver_due()
             except Exception:  # the loop must outlive any one failure
                 log.exception("webhook delivery failed")
-            await asyncio.sleep(self.interval)
 
     def client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(timeout=SEND_TIMEOUT, follow_redirects=False, trust_env=False)
