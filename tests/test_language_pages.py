@@ -138,8 +138,9 @@ class Content:
 
     def add(self, value: Any) -> None:
         if isinstance(value, str):
-            if value.strip():
+            if value.strip():  # shown with its dice in the reader's notation
                 self.phrases.add(value.strip())
+                self.phrases.add(re.sub(r"(\d*)W(\d+)", r"\1d\2", value.strip()))
         elif isinstance(value, dict):
             for v in value.values():
                 self.add(v)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.i18n import gettext
+from app.i18n import gettext, number
 
 ItemFieldKind = Literal["int", "text", "bool", "choice", "float", "list"]
 
@@ -37,7 +37,7 @@ def field_value_text(spec: ItemField, value: Any) -> str:
     if spec.kind == "list" and isinstance(value, list):
         return ", ".join(gettext(names.get(str(v), str(v))) for v in value)
     if spec.kind == "float" and isinstance(value, int | float):
-        return f"{value:g}"
+        return number(value, digits=2)
     return str(value)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app import i18n
 from app.characters.catalog import ItemField, StarterItem
 from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
@@ -491,8 +492,18 @@ def starter_items() -> list[StarterItem]:
 
 # --- rolls ---------------------------------------------------------------------------------
 
+#: The difficulty guide's names as the rules write them (rule terms: German in both languages).
+DIFFICULTY_NAMES: dict[ds4.Difficulty, str] = {
+    ds4.Difficulty.ROUTINE: "Routine",
+    ds4.Difficulty.SEHR_LEICHT: "Sehr leicht",
+    ds4.Difficulty.LEICHT: "Leicht",
+    ds4.Difficulty.NORMAL: "Normal",
+    ds4.Difficulty.SCHWER: "Schwer",
+    ds4.Difficulty.SEHR_SCHWER: "Sehr schwer",
+    ds4.Difficulty.AEUSSERST_SCHWER: "Äußerst schwer",
+}
 DIFFICULTIES = tuple(
-    (d.value, f"{d.value.replace('_', ' ')} ({ds4.DIFFICULTY_MODIFIER[d]:+d})")
+    (d.value, f"{DIFFICULTY_NAMES[d]} ({ds4.DIFFICULTY_MODIFIER[d]:+d})".replace("-", "−"))
     for d in ds4.Difficulty
 )
 
@@ -544,7 +555,7 @@ def _check_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollReq
             ("PW", str(pw)),
             ("Immersieg", percent(odds.immersieg)),
             ("Patzer", percent(odds.patzer)),
-            (gettext("Expected result"), f"{float(odds.expected_result):.1f}".replace(".", ",")),
+            (gettext("Expected result"), i18n.number(float(odds.expected_result), fixed=True)),
         ),
     )
 
