@@ -117,3 +117,25 @@ def local_datetime(value: datetime, fmt: str = "medium") -> str:
 def local_time(iso: str) -> str:
     """``HH:MM:SS`` in :data:`TIME_ZONE` of an ISO timestamp."""
     return datetime.fromisoformat(iso).astimezone(TIME_ZONE).strftime("%H:%M:%S")
+
+
+#: The few German words of the engines' rule notation that are not rule terms
+#: (``2W20: 8 +5 = 13 gegen SG 15``), with their English msgids; the rest of a notation line
+#: is numbers, dice and rule terms (``docs/glossary.json``).
+NOTATION_WORDS = {
+    "gegen": N_("against"),
+    "Ergebnis": N_("result"),
+    "je": N_("per"),
+    "Würfel": N_("die"),
+    "bleibt": N_("stays"),
+}
+_NOTATION = re.compile(r"\b(" + "|".join(NOTATION_WORDS) + r")\b")
+
+
+def rule_text(text: str) -> str:
+    """An engine's rule notation for the reader: dice in their notation and, in English, the
+    notation's plain words translated (rule terms stay German)."""
+    text = dice_notation(text)
+    if get_locale() == DEFAULT_LOCALE:
+        return text
+    return _NOTATION.sub(lambda m: gettext(NOTATION_WORDS[m.group(1)]), text)

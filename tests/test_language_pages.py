@@ -294,11 +294,24 @@ def _system_of(url: str) -> str:
 
 async def _play(make_client: ClientFactory, app: FastAPI) -> None:
     for system in ("hh", "ds4", "pf2e"):
-        await flows._sheet_flow(await make_table(make_client, app, system), system)
+        table = await make_table(make_client, app, system)
+        await flows._sheet_flow(table, system)
+        await _prepared_encounter(table["gm"], table.api)
     await flows._pf2e_fight_flow(make_client, app)
     await flows._ds4_fight_flow(make_client, app)
     await flows._hh_fight_flow(make_client, app)
     await flows._hh_sheet_fight_flow(make_client, app)
+
+
+async def _prepared_encounter(gm: httpx.AsyncClient, api: str) -> None:
+    """An encounter being prepared (its page shows the preparation forms), with a sample
+    monster on the other side."""
+    samples = (await gm.post(f"{api}/bestiary/samples")).json()
+    r = await gm.post(f"{api}/encounters", json={"name": "Hinterhalt"})
+    assert r.status_code == 201, r.text
+    body = {"entry_id": samples[0]["id"], "count": 2}
+    r = await gm.post(f"{api}/encounters/{r.json()['id']}/participants", json=body)
+    assert r.status_code in (200, 201), r.text
 
 
 async def _users_and_systems(app: FastAPI, content: Content) -> set[str]:
@@ -331,9 +344,10 @@ async def test_every_page_shows_only_the_catalogue_user_content_and_glossary(
     user = sorted(content.phrases, key=len, reverse=True)
     finding, pages = Finding(), 0
     for locale in ("en", "de"):
-        allowed = {
-            s: [*user, *glossary_terms(s), *babel_words(locale)] for s in ("hh", "ds4", "pf2e")
-        } | {"common": [*user, *glossary_terms("common"), *babel_words(locale)]}
+        allowed = {  # longest first: a user's "4" must not cut "Dungeonslayers 4"
+            s: sorted([*user, *glossary_terms(s), *babel_words(locale)], key=len, reverse=True)
+            for s in ("hh", "ds4", "pf2e", "common")
+        }
         for client in clients:
             r = await client.post("/language", data={"locale": locale, "next": "/campaigns"})
             if r.status_code != 303 or (await client.get("/campaigns")).status_code != 200:
@@ -351,141 +365,43 @@ async def test_every_page_shows_only_the_catalogue_user_content_and_glossary(
 KNOWN_GAPS: set[str] = {
     "de:abfangen",
     "de:abgefangen",
-    "de:agil",
-    "de:aktuell",
     "de:anhaltend",
-    "de:direkt",
-    "de:dreiviertel",
-    "de:gigantisch",
-    "de:gross",
-    "de:h",
-    "de:halb",
     "de:halbe",
     "de:halben",
-    "de:niedergeworfen",
-    "de:riesig",
-    "de:sterbend",
-    "de:todgeweiht",
-    "de:unvorbereitet",
     "de:verlorenen",
-    "de:verwirrt",
-    "de:verwundbar",
-    "de:verwundet",
     "de:volle",
     "de:weniger",
-    "de:winzig",
-    "en:Angriff",
-    "en:Angriffsbonus",
-    "en:Arme",
-    "en:Attribute",
-    "en:Ausrüstung",
-    "en:Band",
-    "en:Beute",
-    "en:Bewegung",
-    "en:Dungeonslayers",
-    "en:Eigenschaften",
-    "en:Einfach",
-    "en:Erfahrung",
-    "en:Erfolg",
-    "en:Ergebnis",
-    "en:Fernkampf",
-    "en:Fernkampfangriff",
-    "en:Fertigkeiten",
-    "en:Finger",
-    "en:Fortgeschritten",
-    "en:Füsse",
-    "en:Grundreichweite",
-    "en:Größe",
-    "en:Gürteltasche",
-    "en:Hals",
-    "en:Handlung",
     "en:Hälfte",
-    "en:Hüfte",
-    "en:Ini",
-    "en:Kompetenzbonus",
-    "en:Kopf",
-    "en:Köcher",
-    "en:Körper",
-    "en:Leicht",
-    "en:Merkmale",
-    "en:Misserfolg",
-    "en:Mittelschwer",
-    "en:Moralwurf",
-    "en:Ohren",
-    "en:Reaktionen",
-    "en:Reichweite",
     "en:Resistenzen",
-    "en:Rücken",
     "en:Schaden",
-    "en:Schildhand",
-    "en:Schwer",
     "en:Schwächen",
-    "en:Stufe",
-    "en:Tag",
-    "en:Tattoos",
-    "en:Ungerüstet",
-    "en:Verteidigung",
     "en:W",
     "en:Waffe",
-    "en:Waffengurt",
-    "en:Waffenhand",
-    "en:Waffenlos",
-    "en:Wahrnehmungs",
-    "en:Willens",
-    "en:Würfel",
-    "en:Zähigkeits",
     "en:abfangen",
     "en:abgefangen",
-    "en:agil",
-    "en:aktuell",
     "en:als",
     "en:anhaltend",
-    "en:auf",
     "en:bei",
     "en:bis",
     "en:der",
     "en:die",
-    "en:direkt",
-    "en:dreiviertel",
-    "en:eingeschränkt",
     "en:fallen",
-    "en:gegen",
     "en:gelassen",
-    "en:gigantisch",
-    "en:gross",
-    "en:h",
-    "en:halb",
     "en:halbe",
     "en:halben",
-    "en:immun",
-    "en:je",
     "en:keine",
     "en:kurz",
     "en:max",
     "en:mit",
     "en:nicht",
-    "en:niedergeworfen",
     "en:oder",
     "en:ohne",
-    "en:pro",
-    "en:resistent",
-    "en:riesig",
-    "en:sofort",
-    "en:sterbend",
-    "en:todgeweiht",
     "en:tot",
-    "en:unvorbereitet",
     "en:verlorenen",
-    "en:verwirrt",
-    "en:verwundbar",
-    "en:verwundet",
-    "en:voll",
     "en:volle",
     "en:von",
     "en:weit",
     "en:weniger",
-    "en:winzig",
-    "en:zehrend",
     "en:zu",
     "en:zur",
 }

@@ -12,7 +12,7 @@ from typing import Any
 from app.core.viewer import Viewer
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, project
-from app.i18n import _, dice_notation, gettext, local_time, zone_name
+from app.i18n import _, gettext, local_time, rule_text, zone_name
 
 #: The event types a record shows, in the log's order.
 RECORDED = frozenset(
@@ -124,7 +124,7 @@ def markdown(title: str, subtitle: str, record: Sequence[Line]) -> str:
     for line in record:
         mark = " 🔒" if line.restricted else ""
         when = local_time(line.created_at)
-        out.append(f"- {when} **{_md(line.who)}**{mark}: {_md(dice_notation(line.text))}")
+        out.append(f"- {when} **{_md(line.who)}**{mark}: {_md(rule_text(line.text))}")
     return "\n".join(out) + "\n"
 
 

@@ -106,6 +106,7 @@ def build_environment() -> Environment:
     env.filters["datetime"] = _datetime
     env.filters["isotime"] = _isotime
     env.filters["dice"] = i18n.dice_notation
+    env.filters["rule_text"] = i18n.rule_text
     env.globals["role_label"] = role_label
     env.globals["slot"] = _slot
     env.globals["static_url"] = static_url

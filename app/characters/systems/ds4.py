@@ -81,7 +81,7 @@ def _fields() -> list[FieldSpec]:
         FieldSpec("klasse", "Klasse", "choice", choices=tuple(KLASSE.items())),
         FieldSpec("klasse_bonus", "Klassenbonus", "choice", choices=traits),
         FieldSpec("ep", "EP", minimum=0, maximum=1_000_000),
-        FieldSpec("lk", "LK (aktuell)", minimum=-99, maximum=999),
+        FieldSpec("lk", N_("LK (current)"), minimum=-99, maximum=999),
         FieldSpec(
             "in_hand",
             N_("Weapon in hand"),
@@ -386,6 +386,14 @@ def equip_problem(
 
 # --- items ---------------------------------------------------------------------------------
 
+ARMOUR_SLOT_NAMES = {
+    ds4.Slot.HELMET: N_("helmet"),
+    ds4.Slot.BODY: N_("body"),
+    ds4.Slot.ARM: N_("arms"),
+    ds4.Slot.LEG: N_("legs"),
+    ds4.Slot.SHIELD: N_("shield"),
+}
+
 ITEM_FIELDS = (
     ItemField(
         "kind",
@@ -396,9 +404,9 @@ ITEM_FIELDS = (
     ItemField("wb", "WB", minimum=-10, maximum=10),
     ItemField("ini", "INI", minimum=-10, maximum=10),
     ItemField("ga", "GA", minimum=-10, maximum=10),
-    ItemField("two_handed", "2h", "bool"),
+    ItemField("two_handed", N_("Two-handed"), "bool"),
     ItemField("ranged", N_("Ranged"), "bool"),
-    ItemField("not_for_dwarves", N_("Not for Zwerge"), "bool"),
+    ItemField("not_for_dwarves", N_("Not for a Zwerg"), "bool"),
     ItemField("wooden", N_("Wooden"), "bool"),
     ItemField("zielzauber", N_("Zielzauber bonus"), minimum=-10, maximum=10),
     ItemField("pa", "PA", minimum=0, maximum=10),
@@ -406,7 +414,7 @@ ITEM_FIELDS = (
         "armour_slots",
         N_("Armour slots"),
         "list",
-        tuple((s.value, s.value) for s in ds4.Slot),
+        tuple((s.value, ARMOUR_SLOT_NAMES[s]) for s in ds4.Slot),
     ),
     ItemField(
         "material",
@@ -414,7 +422,7 @@ ITEM_FIELDS = (
         "choice",
         (("", "—"), *((m.value, m.value.title()) for m in ds4.Material)),
     ),
-    ItemField("laufen", N_("Laufen malus (m)"), "float", minimum=-5, maximum=0),
+    ItemField("laufen", N_("Penalty to Laufen (m)"), "float", minimum=-5, maximum=0),
 )
 
 WEAPON_NAMES = {
