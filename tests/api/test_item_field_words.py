@@ -4,6 +4,7 @@ names, not their keys, and takes them as typed, in either language."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import httpx
 from fastapi import FastAPI
@@ -19,13 +20,14 @@ async def test_armour_slots_are_shown_and_taken_as_their_names(
     player = t["player"]
     c = await create(t)
     items = f"{t.api}/characters/{c['id']}/items"
-    body = {"name": "Kettenhemd", "fields": {"kind": "armour", "armour_slots": "Körper, helm"}}
+    fields = {"kind": "armour", "armour_slots": "Körper, helm"}
+    body: dict[str, Any] = {"name": "Kettenhemd", "fields": fields}
     r = await player.post(items, json=body)
     assert r.status_code == 201, r.text
     assert r.json()["fields"]["armour_slots"] == ["body", "helmet"]
     assert "Rüstungsplätze: Körper, Helm" in await item_fields(player, t.campaign_id, c["id"])
 
-    body["fields"]["armour_slots"] = "koerper"
+    fields["armour_slots"] = "koerper"
     r = await player.post(items, json=body)
     assert r.status_code == 422
     assert r.json()["errors"]["fields.armour_slots"] == (
@@ -33,7 +35,7 @@ async def test_armour_slots_are_shown_and_taken_as_their_names(
     ), r.json()
 
     await player.post("/language", data={"locale": "en", "next": "/campaigns"})
-    body["fields"]["armour_slots"] = "Shield, arms"
+    fields["armour_slots"] = "Shield, arms"
     r = await player.post(items, json=body)
     assert r.status_code == 201, r.text
     assert r.json()["fields"]["armour_slots"] == ["shield", "arm"]
