@@ -128,8 +128,10 @@ NOTATION_WORDS = {
     "je": N_("per"),
     "Würfel": N_("die"),
     "bleibt": N_("stays"),
+    "Schaden": N_("damage"),
 }
-_NOTATION = re.compile(r"\b(" + "|".join(NOTATION_WORDS) + r")\b")
+#: A word of the table, unless it is part of a rule term (PF2e's anhaltender Schaden).
+_NOTATION = re.compile(r"(?<!anhaltender )\b(" + "|".join(NOTATION_WORDS) + r")\b")
 
 
 def rule_text(text: str) -> str:

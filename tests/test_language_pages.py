@@ -361,43 +361,22 @@ async def test_every_page_shows_only_the_catalogue_user_content_and_glossary(
     )
 
 
-#: What still shows untranslated, word by word (locale:word). Empty when issue 31 is done.
+#: What still shows untranslated, word by word (``locale:word``), and where it comes from:
+#: engine sentences that need typed results to be translated at the view (issue 31, left
+#: open). Empty when the issue is done; the test fails when one is fixed or a new one shows.
 KNOWN_GAPS: set[str] = {
-    "de:abfangen",
-    "de:abgefangen",
-    "de:anhaltend",
-    "de:halbe",
-    "de:halben",
-    "de:verlorenen",
-    "de:volle",
-    "de:weniger",
-    "en:Hälfte",
-    "en:Schaden",
-    "en:Waffe",
-    "en:abfangen",
-    "en:abgefangen",
-    "en:als",
-    "en:anhaltend",
-    "en:bei",
-    "en:bis",
-    "en:der",
-    "en:die",
-    "en:fallen",
-    "en:gelassen",
-    "en:halbe",
-    "en:halben",
-    "en:kurz",
-    "en:max",
-    "en:nicht",
-    "en:ohne",
-    "en:tot",
-    "en:verlorenen",
-    "en:volle",
-    "en:von",
-    "en:weit",
-    "en:weniger",
-    "en:zu",
-    "en:zur",
+    # H&H jumps and falls: the engine's sentences in the combat log details.
+    *("de:abfangen", "de:abgefangen", "de:halbe", "de:halben", "de:volle", "de:weniger"),
+    *("en:abfangen", "en:abgefangen", "en:als", "en:bis", "en:halbe", "en:halben", "en:kurz"),
+    *("en:ohne", "en:volle", "en:weit", "en:weniger", "en:zu", "en:zur"),
+    # H&H: the defence's Volltreffer line ("Volltreffer bei der Verteidigung: 2W10 …").
+    *("en:bei", "en:der"),
+    # DS4 Verschnaufen on the sheet history ("die Hälfte von 16 verlorenen").
+    *("de:verlorenen", "en:Hälfte", "en:die", "en:verlorenen", "en:von"),
+    # DS4 condition «Waffe fallen gelassen» (a key written as the condition's name).
+    *("en:Waffe", "en:fallen", "en:gelassen"),
+    # PF2e conditions as stored («anhaltend 1W6 Feuer», «tot», "nicht sterbend → Sterbend 1").
+    *("de:anhaltend", "en:anhaltend", "en:tot", "en:nicht"),
 }
 
 

@@ -116,7 +116,7 @@ def _pc_fields() -> list[FieldSpec]:
         FieldSpec("wp", "WP", minimum=0, maximum=999, group="resources"),
         FieldSpec("wp_max", N_("WP max"), minimum=0, maximum=999, group="resources"),
         FieldSpec("gp", "GP", minimum=0, maximum=99, group="resources"),
-        FieldSpec("gp_max", "GP max", minimum=0, maximum=99, group="resources"),
+        FieldSpec("gp_max", N_("GP max"), minimum=0, maximum=99, group="resources"),
         FieldSpec("rs", "RS", minimum=0, maximum=30, group="resources"),
         FieldSpec("be", "BE", minimum=0, maximum=30, group="resources"),
         FieldSpec("bewegung", "Bewegung", minimum=0, maximum=50, group="resources"),

@@ -78,7 +78,7 @@ def _fields() -> list[FieldSpec]:
     out = [
         FieldSpec("level", "Stufe", minimum=-1, maximum=25),
         FieldSpec("hp", "TP", minimum=-999, maximum=9999),
-        FieldSpec("hp_max", "TP max", minimum=0, maximum=9999),
+        FieldSpec("hp_max", N_("TP max"), minimum=0, maximum=9999),
         FieldSpec("wounded", "Verwundet", minimum=0, maximum=3),
         FieldSpec("doomed", "Todgeweiht", minimum=0, maximum=3),
         FieldSpec("dead", N_("Dead"), "bool"),
