@@ -8,7 +8,8 @@ Migrates a fresh SQLite database in a temporary directory, starts uvicorn on it 
 tests' live server), builds the browser tests' table through the JSON API
 (``tests/browser/world.py``: a GM and a player, one campaign per rule system, characters with
 items, a running H&H fight), and saves the first screen of each page as
-``<page>-<phone|desktop>.png`` with Debian's Chromium. The dice are the server's, so the
+``<page>-<phone|desktop>.png`` with Debian's Chromium; then the main pages again in the
+English UI as ``<page>-en-<phone|desktop>.png``. The dice are the server's, so the
 combat log differs from run to run.
 """
 
@@ -30,9 +31,16 @@ SIZES: dict[str, ViewportSize] = {
     "desktop": {"width": 1280, "height": 800},
 }
 ANONYMOUS = {"login": "/login", "register": "/register"}
+#: The pages shot again in the English UI, per user of the table.
+ENGLISH = {
+    "gm": ("campaign", "bestiary", "combat-gm"),
+    "player": ("sheet-hh", "sheet-ds4", "sheet-pf2e", "combat-player"),
+}
 
 
-def _shoot(context: BrowserContext, pages: dict[str, str], out: Path) -> list[Path]:
+def _shoot(
+    context: BrowserContext, pages: dict[str, str], out: Path, suffix: str = ""
+) -> list[Path]:
     written: list[Path] = []
     for size, viewport in SIZES.items():
         page = context.new_page()
@@ -40,7 +48,7 @@ def _shoot(context: BrowserContext, pages: dict[str, str], out: Path) -> list[Pa
         for name, path in pages.items():
             page.goto(path)
             page.wait_for_load_state("networkidle")
-            target = out / f"{name}-{size}.png"
+            target = out / f"{name}{suffix}-{size}.png"
             page.screenshot(path=str(target), animations="disabled")
             written.append(target)
         page.close()
@@ -53,6 +61,21 @@ def _all(browser: Browser, url: str, world: World, out: Path) -> list[Path]:
     anonymous.close()
     written += _shoot(world.gm, world.gm_pages(), out)
     written += _shoot(world.player, world.player_pages(), out)
+    return written + _english(world, out)
+
+
+def _english(world: World, out: Path) -> list[Path]:
+    """The main pages in the English UI (the users choose English in the menu)."""
+    written: list[Path] = []
+    for context, pages, names in (
+        (world.gm, world.gm_pages(), ENGLISH["gm"]),
+        (world.player, world.player_pages(), ENGLISH["player"]),
+    ):
+        response = context.request.post(
+            "/language", form={"locale": "en", "next": "/campaigns"}, max_redirects=0
+        )
+        assert response.status == 303, response.status
+        written += _shoot(context, {name: pages[name] for name in names}, out, "-en")
     return written
 
 

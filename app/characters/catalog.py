@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.i18n import gettext
+from app.i18n import gettext, number
 
 ItemFieldKind = Literal["int", "text", "bool", "choice", "float", "list"]
 
@@ -37,7 +37,7 @@ def field_value_text(spec: ItemField, value: Any) -> str:
     if spec.kind == "list" and isinstance(value, list):
         return ", ".join(gettext(names.get(str(v), str(v))) for v in value)
     if spec.kind == "float" and isinstance(value, int | float):
-        return f"{value:g}"
+        return number(value, digits=2)
     return str(value)
 
 
@@ -87,17 +87,28 @@ def _parse_list(spec: ItemField, value: Any) -> Any:
         if isinstance(value, list)
         else [v.strip() for v in str(value).split(",")]
     )
-    allowed = {c[0] for c in spec.choices}
-    bad = [v for v in items if v and v not in allowed]
+    # A value is typed as the form shows it (the label in the user's language) or as its key.
+    keys = {c[0]: c[0] for c in spec.choices} | {
+        gettext(label).casefold(): key for key, label in spec.choices
+    }
+    bad = [v for v in items if v and v not in keys and v.casefold() not in keys]
     if bad:
         raise _Refused(
             gettext(
                 "Unknown: %(bad)s. Allowed: %(allowed)s.",
                 bad=", ".join(bad),
-                allowed=", ".join(sorted(allowed)),
+                allowed=list_labels(spec),
             )
         )
-    return [v for v in items if v]
+    return [keys[v] if v in keys else keys[v.casefold()] for v in items if v]
+
+
+def list_labels(spec: ItemField, keys: Sequence[str] | None = None) -> str:
+    """The labels of ``keys`` (all choices if ``None``) in the user's language, as a list
+    field's input shows and takes them."""
+    names = dict(spec.choices)
+    chosen = [k for k, _label in spec.choices] if keys is None else keys
+    return ", ".join(gettext(names.get(str(k), str(k))) for k in chosen)
 
 
 def _parse_text(spec: ItemField, value: Any) -> Any:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal, Protocol
 
+from app import i18n
 from app.i18n import N_, gettext
 
 FieldKind = Literal["int", "choice", "text", "bool", "line"]
@@ -120,14 +121,12 @@ def signed(value: int) -> str:
 
 
 def number(value: float) -> str:
-    """German decimal comma for fractional values (Laufen 4,5 m)."""
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.1f}".replace(".", ",")
+    """The user's decimal sign for fractional values (Laufen 4,5 m; 4.5 m in English)."""
+    return i18n.number(value)
 
 
 def percent(p: Fraction) -> str:
-    return f"{float(p) * 100:.0f} %".replace(".", ",")
+    return i18n.percent(float(p))
 
 
 # --- access by dotted key --------------------------------------------------------------------

@@ -51,8 +51,8 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
         Column("name", N_("Name"), msgid=True),
         Column("grade", "Güteklasse", "choice", tuple((g, g) for g in statblocks.HH_GRADES)),
         Column("focus", "Fokus", "int"),
-        Column("range", "Reichweite (Schritt)", "int"),
-        Column("schaden_w", "Schadenswürfel (W)", "choice", _DIE_CHOICES),
+        Column("range", N_("Range (Schritt)"), "int", msgid=True),
+        Column("schaden_w", N_("Damage die"), "choice", _DIE_CHOICES, msgid=True),
         Column("schaden_bonus", "Schadensbonus", "int"),
         Column(
             "schadensart",
@@ -71,12 +71,12 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
     ),
     "angriffe": (
         Column("name", N_("Name"), msgid=True),
-        Column("bonus", "Angriffsbonus", "int"),
-        Column("schaden", "Schaden", "text"),
+        Column("bonus", N_("Attack bonus"), "int", msgid=True),
+        Column("schaden", N_("Damage"), "text", msgid=True),
         Column("agil", "agil", "flag"),
-        Column("fernkampf", "Fernkampf", "flag"),
-        Column("entfernung", "Grundreichweite", "number"),
-        Column("merkmale", "Merkmale", "text"),
+        Column("fernkampf", N_("Ranged"), "flag", msgid=True),
+        Column("entfernung", N_("Range increment"), "number", msgid=True),
+        Column("merkmale", N_("Traits"), "text", msgid=True),
     ),
 }
 

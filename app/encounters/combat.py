@@ -28,9 +28,9 @@ from app.i18n import N_
 State = dict[str, Any]
 SIDES = ("abenteurer", "gegner", "neutral")
 SIDE_LABELS = {
-    "abenteurer": "Abenteurer",
-    "gegner": "Gegner",
-    "neutral": "Neutral",
+    "abenteurer": N_("Adventurers"),
+    "gegner": N_("Enemies"),
+    "neutral": N_("Neutral"),
 }
 
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from babel.numbers import format_decimal
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app import limits
+from app import i18n, limits
 from app.accounts.models import User
 from app.campaigns.permissions import Action
 from app.encounters.combat import CombatError
@@ -114,7 +114,7 @@ def as_json(result: Forecast, assume: Assumption | None) -> dict[str, Any]:
 
 
 def _percent(p: Fraction) -> str:
-    return f"{float(p) * 100:.0f} %"
+    return i18n.percent(float(p))
 
 
 #: Form fields of the attack form that are not the attack's options.
@@ -141,7 +141,7 @@ def display(result: Forecast) -> dict[str, Any]:
             "p_hit": _percent(out.p_hit),
             "p_crit": _percent(out.p_crit),
             "p_fumble": _percent(out.p_fumble),
-            "expected": f"{float(out.expected_damage):.1f}",
+            "expected": i18n.number(float(out.expected_damage), fixed=True),
             "likely": [(v, _percent(p)) for v, p in sorted(likely)],
             "p_down": _percent(out.p_down),
             "p_dead": _percent(out.p_dead),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.errors import ValidationFailed
-from app.i18n import _
+from app.i18n import N_, _
 from app.rules import expression as dice_expression
 from app.rules import pf2e
 from app.rules.hh.state import SIZES
@@ -23,7 +23,7 @@ from app.rules.hh.state import SIZES
 @dataclass(frozen=True, slots=True)
 class Field:
     key: str
-    label: str  # rule term, German in both locales
+    label: str  # an English msgid, or a rule term (German in both locales)
     kind: str  # "int", "float", "text", "choice"
     default: Any
     low: float = 0
@@ -62,15 +62,15 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("interaktion", "Interaktion", "int", 6, 0, 40),
         Field("glueck", "Glück", "int", 0, 0, 40),
         Field("gp", "GP", "int", 0, 0, 20),
-        Field("waffe", "Waffe", "text", "Waffe"),
-        Field("schaden_w", "Schadenswürfel (W)", "int", 10, 2, 20),
+        Field("waffe", N_("Weapon"), "text", "Waffe"),
+        Field("schaden_w", N_("Damage die (sides)"), "int", 10, 2, 20),
         Field("schaden_bonus", "Schadensbonus", "int", 0, -10, 30),
         Field("schadensart", "Schadensart", "choice", "normal", choices=HH_DAMAGE_KINDS),
         Field("fernkampf", "Fernkampf", "int", 0, 0, 1),
-        Field("groesse", "Größe", "choice", "mittel", choices=SIZES),
-        Field("beute", "Beute", "text", ""),
+        Field("groesse", N_("Size"), "choice", "mittel", choices=SIZES),
+        Field("beute", N_("Loot"), "text", ""),
         #: The Fertigkeit the GM names for knowledge Probes about it (empty: any).
-        Field("wissen", "Wissensprobe auf", "text", ""),
+        Field("wissen", N_("Knowledge check with"), "text", ""),
     ),
     "ds4": (
         Field("stufe", "Stufe", "int", 1, 0, 30),
@@ -86,11 +86,11 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         # Eigenschaften, for the GM's checks on «GEI + VE» and the like (issue 31).
         Field("zaubern", "Zaubern", "int", None, 0, 60),
         *(Field(key, label, "int", None, 0, 30) for key, label in DS4_VALUES),
-        Field("waffe", "Waffe", "text", "Waffe"),
+        Field("waffe", N_("Weapon"), "text", "Waffe"),
         Field("ga", "GA", "int", 0, -10, 10),
-        Field("fernwaffe", "Fernkampfwaffe", "text", ""),
-        Field("fern_ga", "GA (Fernkampf)", "int", 0, -10, 10),
-        Field("beute", "Beute", "text", ""),
+        Field("fernwaffe", N_("Ranged weapon"), "text", ""),
+        Field("fern_ga", N_("GA (ranged)"), "int", 0, -10, 10),
+        Field("beute", N_("Loot"), "text", ""),
     ),
     "pf2e": (
         Field("stufe", "Stufe", "int", 1, -1, 25),
@@ -102,8 +102,8 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("tp", "TP", "int", 15, 1, 999),
         Field("verwundet", "Verwundet", "int", 0, 0, 3),
         Field("todgeweiht", "Todgeweiht", "int", 0, 0, 3),
-        Field("merkmale", "Merkmale", "text", ""),
-        Field("beute", "Beute", "text", ""),
+        Field("merkmale", N_("Traits"), "text", ""),
+        Field("beute", N_("Loot"), "text", ""),
     ),
 }
 

@@ -51,7 +51,7 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
             "pid": pid,
             "name": p.name,
             "side": p.side,
-            "side_label": SIDE_LABELS[p.side],
+            "side_label": gettext(SIDE_LABELS[p.side]),
             "hidden": p.hidden,
             "pc": p.character_id is not None,
             "mine": owns(loaded, pid),
@@ -197,11 +197,21 @@ def _focus(data: dict[str, Any]) -> dict[str, Any] | None:
     return {"points": held["points"], "spell": name or held["spell"]}
 
 
+def _translated_params(params: dict[str, Any]) -> dict[str, Any]:
+    """A log line's parameters, a side (stored as its key; German names in older events)
+    in the reader's language."""
+    out = dict(params)
+    side = out.get("side")
+    if isinstance(side, str) and side.lower() in SIDE_LABELS:
+        out["side"] = gettext(SIDE_LABELS[side.lower()])
+    return out
+
+
 def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False) -> dict[str, Any]:
     payload = event.payload
     lines = []
     for e in payload.get("entries", []):
-        params = dict(e.get("params", {}))
+        params = _translated_params(e.get("params", {}))
         try:
             text = gettext(e["msg"], **params) if params else gettext(e["msg"])
         except (KeyError, TypeError, ValueError):

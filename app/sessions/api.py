@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
 
 from app.campaigns import service as campaigns
-from app.i18n import _
+from app.i18n import _, local_datetime, zone_name
 from app.sessions import record, service, views
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -140,7 +140,7 @@ async def export(
     campaign, _viewer = await campaigns.open_campaign(session, user, campaign_id)
     lines = record.lines(await service.session_events(session, game), viewer)
     title = _("Session record: %(name)s", name=campaign.name)
-    subtitle = _("Session %(id)d, %(start)s", id=game.id, start=f"{game.started_at:%Y-%m-%d %H:%M}")
+    subtitle = _("Session %(id)d, %(start)s", id=game.id, start=local_datetime(game.started_at))
     name = f"session-{game.id}"
     if format == "md":
         return PlainTextResponse(
@@ -150,6 +150,6 @@ async def export(
         )
     html = render(
         "sessions/record.html", title=title, subtitle=subtitle, lines=lines,
-        session=views.session_view(game), campaign_id=campaign_id,
+        session=views.session_view(game), campaign_id=campaign_id, zone=zone_name(),
     )  # fmt: skip
     return HTMLResponse(html)

@@ -4,6 +4,7 @@ the Markdown export and the printable HTML page."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from app.core.viewer import Viewer
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, project
-from app.i18n import _, gettext
+from app.i18n import _, gettext, local_time, rule_text, zone_name
 
 #: The event types a record shows, in the log's order.
 RECORDED = frozenset(
@@ -63,7 +64,10 @@ def _combat(data: dict[str, Any]) -> str:
 
 
 def _chat(data: dict[str, Any]) -> str:
+    """A chat line; nothing for a ``/r`` roll's message (its roll event is the line)."""
     type_ = data["type"]
+    if data.get("kind") == "roll" or data.get("roll"):
+        return ""
     if type_ == "chat_message_deleted":
         return _("deleted a message")
     if type_ == "chat_message_edited":
@@ -112,15 +116,34 @@ def lines(events: Sequence[CampaignEvent], viewer: Viewer) -> list[Line]:
 
 
 def markdown(title: str, subtitle: str, record: Sequence[Line]) -> str:
-    """The record as Markdown (text is escaped so a message cannot format the file)."""
-    out = [f"# {_md(title)}", "", _md(subtitle), ""]
+    """The record as Markdown a person reads as it is: times in the UI's zone (named under
+    the title), and only what could format the file escaped (a message cannot make a link,
+    emphasis, a heading or a list item)."""
+    zone = _("Times: %(zone)s", zone=zone_name())
+    out = [f"# {_md(title)}", "", _md(subtitle), "", _md(zone), ""]
     for line in record:
         mark = " 🔒" if line.restricted else ""
-        out.append(f"- `{line.created_at[11:19]}` **{_md(line.who)}**{mark}: {_md(line.text)}")
+        when = local_time(line.created_at)
+        out.append(f"- {when} **{_md(line.who)}**{mark}: {_md(rule_text(line.text))}")
     return "\n".join(out) + "\n"
 
 
+#: Characters that format inline text anywhere in a line.
+_INLINE = frozenset("\\`*<>|~")
+#: ``_`` at a word's edge (emphasis; ``gm_user`` stays), ``]`` that closes a link text.
+_EDGES = re.compile(r"(?<!\w)_|_(?!\w)|\](?=[(\[])")
+#: What makes a block (heading, list item, quote, link definition) at the start of a line.
+_BLOCK_START = re.compile(r"^(\s*)([#>+-]|\d+[.)]|\[)(?=\s|$|(?<=\[))")
+
+
 def _md(text: str) -> str:
-    """Markdown's special characters escaped, line breaks kept inside the list item."""
-    escaped = "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>" else ch for ch in text)
-    return escaped.replace("\n", "  \n  ")
+    """``text`` with what Markdown would format escaped, line breaks kept in the list item."""
+    escaped = "".join("\\" + ch if ch in _INLINE else ch for ch in text)
+    escaped = _EDGES.sub(lambda m: "\\" + m.group(), escaped)
+    lines = [_BLOCK_START.sub(_escape_block, line) for line in escaped.split("\n")]
+    return "  \n  ".join(lines)
+
+
+def _escape_block(m: re.Match[str]) -> str:
+    marker = m.group(2)
+    return f"{m.group(1)}{marker[:-1]}\\{marker[-1]}"

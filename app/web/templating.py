@@ -13,7 +13,7 @@ from typing import Any
 from uuid import uuid4
 
 import anyio
-from babel.dates import format_datetime, get_timezone
+from babel.dates import format_datetime
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
@@ -25,7 +25,7 @@ from starlette.types import Receive, Scope, Send
 from app import i18n
 from app.web.static import static_url
 
-BERLIN = get_timezone("Europe/Berlin")
+BERLIN = i18n.TIME_ZONE
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates"
 
 
@@ -105,6 +105,8 @@ def build_environment() -> Environment:
     env.globals["_"] = _gettext_markup  # every template autoescapes (select_autoescape)
     env.filters["datetime"] = _datetime
     env.filters["isotime"] = _isotime
+    env.filters["dice"] = i18n.dice_notation
+    env.filters["rule_text"] = i18n.rule_text
     env.globals["role_label"] = role_label
     env.globals["slot"] = _slot
     env.globals["static_url"] = static_url

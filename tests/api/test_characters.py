@@ -661,7 +661,9 @@ async def test_hh_nsc_sheet_monsterstufe_gefahr_beute_resistances(
     )
     assert r.status_code == 200, r.text
     odds = hh_probe.probe_odds(11, 0)
-    assert r.json()["headline"].endswith(f"{float(odds.success) * 100:.0f} %")
+    assert r.json()["headline"].endswith(
+        f"{float(odds.success) * 100:.0f}\xa0%"
+    )  # Babel: a no-break space
     app.state.ctx.roller = ScriptedRoller([5, 6])
     r = await t["gm"].post(
         f"{t.api}/characters/{npc['id']}/roll", json={"target": "skill:Spürsinn"}
@@ -746,7 +748,7 @@ async def test_ds4_and_pf2e_rolls(make_client: ClientFactory, app: FastAPI) -> N
     r = await t2["player"].post(
         f"{t2.api}/characters/{c2['id']}/odds", json={"target": "save:will", "dc": 13}
     )
-    assert r.json()["headline"].endswith("55 %")  # Wille +3 vs SG 13: faces 10-20
+    assert r.json()["headline"].endswith("55\xa0%")  # Wille +3 vs SG 13: faces 10-20
     app.state.ctx.roller = ScriptedRoller([15])
     r = await t2["player"].post(
         f"{t2.api}/characters/{c2['id']}/roll",

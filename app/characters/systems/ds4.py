@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app import i18n
 from app.characters.catalog import ItemField, StarterItem
 from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
@@ -70,7 +71,7 @@ def _fields() -> list[FieldSpec]:
         FieldSpec("klasse", "Klasse", "choice", choices=tuple(KLASSE.items())),
         FieldSpec("klasse_bonus", "Klassenbonus", "choice", choices=traits),
         FieldSpec("ep", "EP", minimum=0, maximum=1_000_000),
-        FieldSpec("lk", "LK (aktuell)", minimum=-99, maximum=999),
+        FieldSpec("lk", N_("LK (current)"), minimum=-99, maximum=999),
         FieldSpec(
             "in_hand",
             N_("Weapon in hand"),
@@ -400,6 +401,14 @@ def equip_problem(
 
 # --- items ---------------------------------------------------------------------------------
 
+ARMOUR_SLOT_NAMES = {
+    ds4.Slot.HELMET: N_("helmet"),
+    ds4.Slot.BODY: N_("body"),
+    ds4.Slot.ARM: N_("arms"),
+    ds4.Slot.LEG: N_("legs"),
+    ds4.Slot.SHIELD: N_("shield"),
+}
+
 ITEM_FIELDS = (
     ItemField(
         "kind",
@@ -410,9 +419,9 @@ ITEM_FIELDS = (
     ItemField("wb", "WB", minimum=-10, maximum=10),
     ItemField("ini", "INI", minimum=-10, maximum=10),
     ItemField("ga", "GA", minimum=-10, maximum=10),
-    ItemField("two_handed", "2h", "bool"),
+    ItemField("two_handed", N_("Two-handed"), "bool"),
     ItemField("ranged", N_("Ranged"), "bool"),
-    ItemField("not_for_dwarves", N_("Not for Zwerge"), "bool"),
+    ItemField("not_for_dwarves", N_("Not for a Zwerg"), "bool"),
     ItemField("wooden", N_("Wooden"), "bool"),
     ItemField("zielzauber", N_("Zielzauber bonus"), minimum=-10, maximum=10),
     ItemField("pa", "PA", minimum=0, maximum=10),
@@ -420,7 +429,7 @@ ITEM_FIELDS = (
         "armour_slots",
         N_("Armour slots"),
         "list",
-        tuple((s.value, s.value) for s in ds4.Slot),
+        tuple((s.value, ARMOUR_SLOT_NAMES[s]) for s in ds4.Slot),
     ),
     ItemField(
         "material",
@@ -428,7 +437,7 @@ ITEM_FIELDS = (
         "choice",
         (("", "—"), *((m.value, m.value.title()) for m in ds4.Material)),
     ),
-    ItemField("laufen", N_("Laufen malus (m)"), "float", minimum=-5, maximum=0),
+    ItemField("laufen", N_("Penalty to Laufen (m)"), "float", minimum=-5, maximum=0),
 )
 
 WEAPON_NAMES = {
@@ -506,8 +515,18 @@ def starter_items() -> list[StarterItem]:
 
 # --- rolls ---------------------------------------------------------------------------------
 
+#: The difficulty guide's names as the rules write them (rule terms: German in both languages).
+DIFFICULTY_NAMES: dict[ds4.Difficulty, str] = {
+    ds4.Difficulty.ROUTINE: "Routine",
+    ds4.Difficulty.SEHR_LEICHT: "Sehr leicht",
+    ds4.Difficulty.LEICHT: "Leicht",
+    ds4.Difficulty.NORMAL: "Normal",
+    ds4.Difficulty.SCHWER: "Schwer",
+    ds4.Difficulty.SEHR_SCHWER: "Sehr schwer",
+    ds4.Difficulty.AEUSSERST_SCHWER: "Äußerst schwer",
+}
 DIFFICULTIES = tuple(
-    (d.value, f"{d.value.replace('_', ' ')} ({ds4.DIFFICULTY_MODIFIER[d]:+d})")
+    (d.value, f"{DIFFICULTY_NAMES[d]} ({ds4.DIFFICULTY_MODIFIER[d]:+d})".replace("-", "−"))
     for d in ds4.Difficulty
 )
 
@@ -559,7 +578,7 @@ def _check_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollReq
             ("PW", str(pw)),
             ("Immersieg", percent(odds.immersieg)),
             ("Patzer", percent(odds.patzer)),
-            (gettext("Expected result"), f"{float(odds.expected_result):.1f}".replace(".", ",")),
+            (gettext("Expected result"), i18n.number(float(odds.expected_result), fixed=True)),
         ),
     )
 

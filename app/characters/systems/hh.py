@@ -112,11 +112,11 @@ def _pc_fields() -> list[FieldSpec]:
         ),
         FieldSpec("talents", "Talente", "text", group="skills", hint=N_("One per line")),
         FieldSpec("lp", "LP", minimum=-99, maximum=999, group="resources"),
-        FieldSpec("lp_max", "LP max", minimum=1, maximum=999, group="resources"),
+        FieldSpec("lp_max", N_("LP max"), minimum=1, maximum=999, group="resources"),
         FieldSpec("wp", "WP", minimum=0, maximum=999, group="resources"),
-        FieldSpec("wp_max", "WP max", minimum=0, maximum=999, group="resources"),
+        FieldSpec("wp_max", N_("WP max"), minimum=0, maximum=999, group="resources"),
         FieldSpec("gp", "GP", minimum=0, maximum=99, group="resources"),
-        FieldSpec("gp_max", "GP max", minimum=0, maximum=99, group="resources"),
+        FieldSpec("gp_max", N_("GP max"), minimum=0, maximum=99, group="resources"),
         # The sheet's own RS and BE; what counts is the derived value with the worn armour.
         FieldSpec(
             "rs",
@@ -221,7 +221,7 @@ def _npc_fields() -> list[FieldSpec]:
             optional=True,
         ),
         FieldSpec("gefahr", "Gefahr", "line", group="npc"),
-        FieldSpec("beute", "Beute", "text", group="npc", hint=N_("One per line")),
+        FieldSpec("beute", N_("Loot"), "text", group="npc", hint=N_("One per line")),
         FieldSpec(
             "resistances",
             N_("Resistances"),
@@ -585,7 +585,7 @@ def _view(
             str(reactions(ini)),
             (("Initiative ÷ 4", str(ini)),),
         ),
-        Derived("movement", "Bewegung pro Handlung", str(movement)),
+        Derived("movement", gettext("Bewegung per Handlung"), str(movement)),
         Derived(
             "rucksack",
             gettext("Rucksack places"),

@@ -29,6 +29,7 @@ from app.i18n import N_, gettext
 from app.rules import pf2e
 from app.rules.dice import Roller
 from app.rules.pf2e.checks import RECALL_SKILLS, SECRET_ACTIONS
+from app.rules.pf2e.modifiers import PROFICIENCY
 
 KEY = "pf2e"
 
@@ -77,7 +78,7 @@ def _fields() -> list[FieldSpec]:
     out = [
         FieldSpec("level", "Stufe", minimum=-1, maximum=25),
         FieldSpec("hp", "TP", minimum=-999, maximum=9999),
-        FieldSpec("hp_max", "TP max", minimum=0, maximum=9999),
+        FieldSpec("hp_max", N_("TP max"), minimum=0, maximum=9999),
         FieldSpec("wounded", "Verwundet", minimum=0, maximum=3),
         FieldSpec("doomed", "Todgeweiht", minimum=0, maximum=3),
         FieldSpec("dead", N_("Dead"), "bool"),
@@ -241,9 +242,18 @@ def is_agile(items: Sequence[ItemLike], weapon_id: str) -> bool:
     return "agil" in traits or "agile" in traits
 
 
+def _source_label(modifier: pf2e.Modifier) -> str:
+    """A modifier's source as the reader's language names it: the proficiency bonus with its
+    rank (a rule term: ``Proficiency bonus (Geübt)``); other sources are rule terms or names."""
+    if modifier.type == PROFICIENCY and modifier.source.endswith(")"):
+        rank = modifier.source[modifier.source.find("(") + 1 : -1]
+        return gettext("Proficiency bonus (%(rank)s)", rank=rank)
+    return modifier.source
+
+
 def _breakdown(stat: pf2e.Statistic) -> tuple[tuple[str, str], ...]:
     b = stat.breakdown
-    parts = tuple((m.source, signed(m.value)) for m in b.applied)
+    parts = tuple((_source_label(m), signed(m.value)) for m in b.applied)
     ignored = tuple((i.label, gettext("ignored")) for i in b.ignored)
     return parts + ignored
 
@@ -339,7 +349,7 @@ ITEM_FIELDS = (
     ItemField("traits", N_("Traits"), "text"),
     ItemField("ranged", N_("Ranged"), "bool"),
     ItemField("range_increment", N_("Range increment (m)"), minimum=0, maximum=500),
-    ItemField("two_handed", "2h", "bool"),
+    ItemField("two_handed", N_("Two-handed"), "bool"),
     ItemField("item_bonus", N_("Item bonus"), minimum=0, maximum=3),
     ItemField("ac_bonus", N_("RK bonus"), minimum=0, maximum=10),
     ItemField("dex_cap", N_("Dex cap"), minimum=0, maximum=10),

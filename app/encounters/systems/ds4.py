@@ -17,7 +17,6 @@ from types import MappingProxyType
 from typing import Any
 
 from app.encounters.combat import (
-    SIDE_LABELS,
     CombatError,
     Report,
     State,
@@ -160,7 +159,7 @@ def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]
     if state["surprise"]:
         report.add(
             N_("Surprise: %(side)s get +10 on initiative in round 1."), who=set(),
-            side=SIDE_LABELS[state["surprise"]],
+            side=state["surprise"],
         )  # fmt: skip
     for t in state["order"]:
         report.add(

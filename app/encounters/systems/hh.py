@@ -174,9 +174,10 @@ def _weapon(data: dict[str, Any]) -> hh.Weapon:
 
 
 def _status(fig: Figure) -> tuple[str, str]:
-    """(key, German label) of a figure's state as players may see it."""
+    """(key, label) of a figure's state as players may see it: a msgid, or an H&H condition
+    (a rule term)."""
     if fig.dead:
-        return "dead", "tot"
+        return "dead", N_("dead")
     if fig.has("sterbend"):
         return "dying", "sterbend"
     if fig.unconscious:
@@ -184,8 +185,8 @@ def _status(fig: Figure) -> tuple[str, str]:
     if fig.has("angeschlagen") or fig.lp <= fig.lp_max // 2:
         return "hurt", "angeschlagen"
     if fig.lp < fig.lp_max:
-        return "scratched", "verletzt"
-    return "fine", "unverletzt"
+        return "scratched", N_("hurt")
+    return "fine", N_("unhurt")
 
 
 def view(data: dict[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,12 @@ def _number(key: str, label: str, value: int) -> Fact:
     return Fact(key, label, f"{label} {value}", f"{label} {wrong(value)}")
 
 
+def _with_weapon(skill: str, value: object, weapon: object) -> str:
+    """``Schlagen 6 with Keule``: a Kampfwert (a rule term) and the weapon, in the reader's
+    language."""
+    return gettext("%(skill)s %(value)s with %(weapon)s", skill=skill, value=value, weapon=weapon)
+
+
 class Ds4Knowledge:
     name = "ds4"
 
@@ -33,7 +39,7 @@ class Ds4Knowledge:
             Fact(
                 "attack",
                 "Schlagen",
-                f"Schlagen {block.get('schlagen', 0)} mit {block.get('waffe', '')}",
+                _with_weapon("Schlagen", block.get("schlagen", 0), block.get("waffe", "")),
                 "",
             ),
         ]
@@ -42,7 +48,7 @@ class Ds4Knowledge:
                 Fact(
                     "ranged",
                     "Schießen",
-                    f"Schießen {block.get('schiessen')} mit {block.get('fernwaffe', '')}",
+                    _with_weapon("Schießen", block.get("schiessen"), block.get("fernwaffe", "")),
                     "",
                 )
             )

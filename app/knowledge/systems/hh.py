@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.i18n import gettext
+from app.i18n import dice_notation, gettext
 from app.knowledge.systems.protocol import CheckSetup, Fact, Learned, about, wrong
 from app.rules.hh.knowledge import facts_learned
 
@@ -23,13 +23,15 @@ def _number(key: str, label: str, value: int) -> Fact:
 def _resistances(block: Mapping[str, Any]) -> list[Fact]:
     res = block.get("resistenzen") or {}
     if not res:
-        return [Fact("res:none", "Resistenzen", "keine Resistenzen oder Schwächen", "")]
+        return [
+            Fact("res:none", gettext("Resistances"), gettext("no resistances or weaknesses"), "")
+        ]
     return [
         Fact(
             f"res:{kind}",
-            "Resistenzen",
-            f"{RESISTANCE_WORDS[how]} gegen {kind}",
-            f"{RESISTANCE_LIES[how]} gegen {kind}",
+            gettext("Resistances"),
+            gettext("%(how)s against %(kind)s", how=RESISTANCE_WORDS[how], kind=kind),
+            gettext("%(how)s against %(kind)s", how=RESISTANCE_LIES[how], kind=kind),
         )
         for kind, how in res.items()
         if how in RESISTANCE_WORDS
@@ -43,9 +45,13 @@ class HhKnowledge:
         level, danger = block.get("monsterstufe", 0), block.get("gefahr", "")
         kind = f"Monsterstufe {level}" + (f", Gefahr {danger}" if danger else "")
         lp = int(block.get("lp", 0))
-        weapon = (
-            f"Angriff {block.get('angriff', 0)} mit {block.get('waffe', '')} "
-            f"(W{block.get('schaden_w', 10)}{int(block.get('schaden_bonus', 0)):+d})"
+        damage = f"W{block.get('schaden_w', 10)}{int(block.get('schaden_bonus', 0)):+d}"
+        weapon = gettext(
+            "%(skill)s %(value)s with %(weapon)s (%(damage)s)",
+            skill="Angriff",
+            value=block.get("angriff", 0),
+            weapon=block.get("waffe", ""),
+            damage=dice_notation(damage),
         )
         out = [
             Fact("name", "Name", name, ""),
