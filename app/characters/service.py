@@ -34,8 +34,9 @@ from app.core.viewer import Role, Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types
+from app.events.audience import VISIBILITIES, about, chosen
 from app.events.models import CampaignEvent
-from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_about, project
+from app.events.service import VisibleEvent, append_event, events_about, project
 from app.i18n import _
 from app.knowledge import service as knowledge
 from app.rules.dice import Roller
@@ -208,7 +209,9 @@ async def _record(
         character.campaign_id,
         event,
         actor_id=user.id,
-        hidden_characters=[c.id for c in (character, *names) if c.hidden_from_players],
+        audience=about(
+            event.to_json(), [c.id for c in (character, *names) if c.hidden_from_players]
+        ),
     )
 
 
@@ -1341,9 +1344,11 @@ async def roll(
         campaign_id,
         payload,
         actor_id=user.id,
-        visibility=req.visibility,
-        audience_user_id=user.id if req.visibility == "self" else None,
-        hidden_characters=[c.id] if c.hidden_from_players else (),
+        audience=about(
+            payload.to_json(),
+            [c.id] if c.hidden_from_players else [],
+            chosen(req.visibility, user.id),
+        ),
     )
     await _apply_sheet_changes(session, c, user, result.sheet_changes)
     if plan is not None:

@@ -56,6 +56,8 @@ class EventPayload:
     TYPE: ClassVar[str]
     #: The visibilities events of this type may have (see ``VISIBILITIES`` of the service).
     VISIBILITIES: ClassVar[frozenset[str]] = PUBLIC
+    #: Whether those it is hidden from learn that it happened (a stub: a secret roll).
+    STUB_WHEN_HIDDEN: ClassVar[bool] = False
 
     actor_name: str
 
@@ -63,6 +65,11 @@ class EventPayload:
     def subject(self) -> str | None:
         """The character or encounter this event is about, if one."""
         return None
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        """The scene and token a map event is about, which its audience checks when it is
+        read (``app.events.audience.sight``); ``(None, None)`` for other events."""
+        return None, None
 
     def to_json(self) -> dict[str, Any]:
         """The stored form: every field by name (nested values as they are)."""
@@ -357,6 +364,7 @@ class Roll(EventPayload):
     sheet through its rules engine. Built only by :meth:`build`."""
 
     VISIBILITIES: ClassVar[frozenset[str]] = frozenset({"public", "gm", "self"})
+    STUB_WHEN_HIDDEN: ClassVar[bool] = True
 
     expression: str
     label: str
@@ -660,9 +668,13 @@ class SceneUpdated(EventPayload):
     VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
 
     scene_id: int
-    #: ``created``, ``changed``, ``walls``, ``background`` or ``deleted``.
+    #: ``created``, ``changed``, ``walls``, ``background``, ``shown``, ``hidden`` or
+    #: ``deleted``.
     change: str
     version: int
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return (None, None) if self.change == "deleted" else (self.scene_id, None)
 
 
 @event_type("token_added")
@@ -676,6 +688,9 @@ class TokenAdded(EventPayload):
     scene_id: int
     #: ``{id, x, y, label, colour, size, participant_id, character_id}`` (+ ``hidden``).
     token: dict[str, Any]
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, self.token.get("id")
 
 
 @event_type("token_moved")
@@ -697,6 +712,9 @@ class TokenMoved(EventPayload):
     #: The rule that moved it (H&H «Wegstossen», «Fehltritt»), not its player.
     pushed: str | None = None
 
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, self.token_id
+
 
 @event_type("token_sighted")
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -711,6 +729,9 @@ class TokenSighted(EventPayload):
     scene_id: int
     token_id: int
 
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, self.token_id
+
 
 @event_type("token_removed")
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -721,6 +742,9 @@ class TokenRemoved(EventPayload):
 
     scene_id: int
     token_id: int
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, self.token_id
 
 
 @event_type("fog_changed")
@@ -735,6 +759,9 @@ class FogChanged(EventPayload):
     hidden: list[list[int]]
     fog: bool
 
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, None
+
 
 @event_type("token_changed")
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -747,6 +774,9 @@ class TokenChanged(EventPayload):
 
     scene_id: int
     token: dict[str, Any]
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, self.token.get("id")
 
 
 @event_type("map_pointer")
@@ -765,6 +795,9 @@ class MapPointer(EventPayload):
     #: The scene's columns and rows (the overlay is drawn from the event alone).
     cols: int
     rows: int
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, None
 
 
 @event_type("knowledge_revealed")

@@ -25,6 +25,8 @@ from app.encounters.combat import State
 from app.encounters.models import Encounter, Participant
 from app.encounters.systems.protocol import CombatRules
 from app.errors import ValidationFailed
+from app.events import audience
+from app.events.audience import Audience
 from app.i18n import _
 from app.maps.models import Scene, Token
 from app.rules import grid as g
@@ -289,6 +291,7 @@ class Board:
             ],
             "difficult": [list(c) for c in scene.difficult if cells is None or tuple(c) in cells],
             "fog": scene.fog,
+            "shown": scene.shown,
             "line_of_sight": scene.line_of_sight,
             "sight_radius": scene.sight_radius,
             "revealed": None if not scene.fog else [list(c) for c in scene.revealed],
@@ -345,6 +348,13 @@ class Forms:
     visibility: str
     party: dict[str, Any] | None = None
     users: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+
+    def audience(self, token: Token) -> Audience:
+        """The event's audience: these forms, and its scene and token, which are checked
+        again when the event is read (``app.events.audience.sight``)."""
+        users = {int(k): form for k, form in self.users.items()}
+        seen = self.visibility == "public"
+        return audience.sight(token.scene_id, token.id, self.party, users, seen=seen)
 
 
 Audiences = dict[int | None, frozenset[g.Cell] | None]

@@ -27,7 +27,7 @@ from app.db import utcnow
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.events import fairplay
 from app.events.models import CampaignEvent
-from app.events.service import WITHHELD_KEY, append_event, can_see, lock_log
+from app.events.service import append_event, lock_log, sees_whole
 from app.events.types import ClientSeedSet, FairPlayConfigured, SessionEnded, SessionStarted
 from app.i18n import _
 from app.sessions.models import ClientSeed, FairPlayRule, GameSession
@@ -272,9 +272,7 @@ async def fairplay_export(
     events = await session_events(session, game)
     out: list[dict[str, Any]] = []
     for e in events:
-        whole = (can_see(e, viewer) and (viewer.is_gm or WITHHELD_KEY not in e.payload)) or (
-            revealed(game, e)
-        )
+        whole = sees_whole(e, viewer) or revealed(game, e)
         record = e.fairplay if whole or e.fairplay is None else {**e.fairplay, "draws": None}
         out.append(
             {

@@ -21,6 +21,7 @@ from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, NotFound, ValidationFailed
+from app.events.audience import listed, public
 from app.events.service import append_event
 from app.events.types import JournalNoteShared
 from app.i18n import _
@@ -157,7 +158,7 @@ async def _announce(
             quest=note.quest,
         ),
         actor_id=user.id,
-        visibility="public" if note.sharing == "group" else "listed",
+        audience=public() if note.sharing == "group" else listed(readers),
     )
 
 

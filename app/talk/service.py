@@ -29,6 +29,7 @@ from app.characters.models import Character
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, TooManyRequests, ValidationFailed
+from app.events.audience import chosen
 from app.events.service import append_event
 from app.events.types import ChatMessageDeleted, ChatMessageEdited, ChatMessagePosted, Roll
 from app.i18n import _
@@ -159,8 +160,7 @@ async def _log_posted(
             roll=message.roll,
         ),
         actor_id=user.id,
-        visibility=message.visibility,
-        audience_user_id=user.id if message.visibility == "self" else None,
+        audience=chosen(message.visibility, user.id, recipients),
     )
     # Its order is its event's seq, known only now; set without counting as an edit.
     await session.execute(
@@ -379,6 +379,7 @@ async def edit(
         raise ValidationFailed(errors)
     before, message.text, message.edited_at = message.text, text.strip(), utcnow()
     await _flush(session)
+    readers = await _recipient_ids(session, message.id)
     await append_event(
         session,
         campaign_id,
@@ -387,11 +388,10 @@ async def edit(
             message_id=message.id,
             text=message.text,
             before=before,
-            to=await _recipient_ids(session, message.id),
+            to=readers,
         ),
         actor_id=message.author_id,
-        visibility=message.visibility,
-        audience_user_id=message.author_id if message.visibility == "self" else None,
+        audience=chosen(message.visibility, message.author_id, readers),
     )
     return message
 
@@ -420,8 +420,7 @@ async def delete(session: AsyncSession, user: User, campaign_id: int, message_id
         campaign_id,
         ChatMessageDeleted(actor_name=user.username, message_id=message.id, to=readers),
         actor_id=user.id,
-        visibility=message.visibility,
-        audience_user_id=message.author_id if message.visibility == "self" else None,
+        audience=chosen(message.visibility, message.author_id, readers),
     )
 
 

@@ -39,7 +39,8 @@ async def new_scene(
     client: httpx.AsyncClient, campaign_id: int, cols: int = 10, rows: int = 8, **extra: Any
 ) -> dict[str, Any]:
     r = await client.post(
-        base(campaign_id), json={"name": "Gewölbe", "cols": cols, "rows": rows, **extra}
+        base(campaign_id),
+        json={"name": "Gewölbe", "cols": cols, "rows": rows, "shown": True, **extra},
     )
     assert r.status_code == 201, r.text
     return r.json()  # type: ignore[no-any-return]
@@ -429,6 +430,13 @@ async def test_scene_pages_show_only_what_the_viewer_may_see(table: Table) -> No
     gm_page = await t.gm.get(page_url)
     assert gm_page.status_code == 200
     assert "Heldin" in gm_page.text and "Schatten" in gm_page.text
+    # Prepared in private: the players get nothing of it until the GM shows it.
+    assert "Den Spielern zeigen" in gm_page.text
+    assert (await t.player.get(page_url)).status_code == 404
+    assert "Höhle" not in (await t.player.get(f"/campaigns/{t.campaign_id}/scenes")).text
+    shown = await t.gm.post(f"{page_url}/fog", data={"action": "show"})
+    assert shown.status_code == 303
+    assert "Vor den Spielern verbergen" in (await t.gm.get(page_url)).text
     player_page = await t.player.get(page_url)
     assert player_page.status_code == 200
     assert "Heldin" in player_page.text and "Schatten" not in player_page.text
