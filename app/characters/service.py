@@ -36,7 +36,7 @@ from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types
 from app.events.audience import VISIBILITIES, about, chosen
 from app.events.models import CampaignEvent
-from app.events.service import VisibleEvent, append_event, events_about, project
+from app.events.service import VisibleEvent, append_event, can_see, events_about, project
 from app.i18n import _
 from app.knowledge import service as knowledge
 from app.rules.dice import Roller
@@ -1380,10 +1380,10 @@ async def _apply_sheet_changes(
 
 
 def hidden_from_roller(event: CampaignEvent, viewer: Viewer) -> bool:
-    """A Verdeckter Wurf (PF2e, seed 002): the roller who is not a GM learns only that the
-    roll happened, like the other players; the GMs see everything."""
-    outcome = event.payload.get("outcome") or {}
-    return bool(outcome.get("secret")) and not viewer.is_gm
+    """Whether the roller learns only that their roll happened, as the dice log shows it to
+    them (the event's audience): a Verdeckter Wurf (PF2e, seed 002) or any roll for the GMs
+    only, by a roller who is not a GM."""
+    return not can_see(event, viewer)
 
 
 async def helpers_for(session: AsyncSession, opened: Opened) -> list[Character]:
