@@ -71,8 +71,9 @@ Render = Callable[
 
 
 #: The scenes as they are now, as the viewer sees them (``app.events.audience.Present``),
-#: for the map events of a batch: given by the caller, which knows the battle map.
-Look = Callable[[AsyncSession, int, Viewer, frozenset[int]], Awaitable[Present]]
+#: for the map events of a batch (campaign, viewer, scene ids, the batch's last event):
+#: given by the caller, which knows the battle map.
+Look = Callable[[AsyncSession, int, Viewer, frozenset[int], CampaignEvent], Awaitable[Present]]
 
 
 async def projected(
@@ -87,7 +88,7 @@ async def projected(
     if not scenes or look is None:
         return project(events, viewer)
     async with ctx.sessionmaker() as session:
-        present = await look(session, campaign_id, viewer, scenes)
+        present = await look(session, campaign_id, viewer, scenes, events[-1])
     return project(events, viewer, present)
 
 
