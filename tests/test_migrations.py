@@ -175,6 +175,27 @@ def _json(value: object) -> object:
     return json.loads(value) if isinstance(value, str) else value
 
 
+def _campaign_with_scene(conn: Connection) -> None:
+    """Campaign 1 with scene 1, as revision 0009 and later store them."""
+    now = {"now": utcnow()}
+    conn.execute(
+        text(
+            "INSERT INTO campaign (id, name, system, settings, last_seq, created_at,"
+            " version) VALUES (1, 'K', 'hh', '{}', 0, :now, 1)"
+        ),
+        now,
+    )
+    conn.execute(
+        text(
+            "INSERT INTO map_scene (id, campaign_id, name, cols, rows, grid_x, grid_y,"
+            " cell_px, walls, doors, difficult, fog, revealed, created_at, version)"
+            " VALUES (1, 1, 'Gasthaus', 10, 8, 0, 0, 50, '[]', '[]', '[]', false, '[]',"
+            " :now, 1)"
+        ),
+        now,
+    )
+
+
 def test_a_scene_keeps_its_tokens_and_background_through_line_of_sight(
     database_url: str, tmp_path: Path
 ) -> None:
@@ -183,24 +204,8 @@ def test_a_scene_keeps_its_tokens_and_background_through_line_of_sight(
     with _scratch_database(database_url, tmp_path) as url:
         upgrade(url, "0009")
         engine = sa_create_engine(url.replace("+aiosqlite", ""))
-        now = {"now": utcnow()}
         with engine.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO campaign (id, name, system, settings, last_seq, created_at,"
-                    " version) VALUES (1, 'K', 'hh', '{}', 0, :now, 1)"
-                ),
-                now,
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO map_scene (id, campaign_id, name, cols, rows, grid_x, grid_y,"
-                    " cell_px, walls, doors, difficult, fog, revealed, created_at, version)"
-                    " VALUES (1, 1, 'Gasthaus', 10, 8, 0, 0, 50, '[]', '[]', '[]', false, '[]',"
-                    " :now, 1)"
-                ),
-                now,
-            )
+            _campaign_with_scene(conn)
             conn.execute(
                 text(
                     "INSERT INTO map_token (id, scene_id, label, colour, size, hidden, x, y,"
@@ -328,22 +333,7 @@ def test_the_five_places_of_an_audience_move_into_one_and_back(
                     ),
                     {"id": uid, "name": f"u{uid}", **now},
                 )
-            conn.execute(
-                text(
-                    "INSERT INTO campaign (id, name, system, settings, last_seq, created_at,"
-                    " version) VALUES (1, 'K', 'hh', '{}', 0, :now, 1)"
-                ),
-                now,
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO map_scene (id, campaign_id, name, cols, rows, grid_x, grid_y,"
-                    " cell_px, walls, doors, difficult, fog, revealed, line_of_sight,"
-                    " created_at, version) VALUES (4, 1, 'Gasthaus', 10, 8, 0, 0, 50, '[]',"
-                    " '[]', '[]', false, '[]', false, :now, 1)"
-                ),
-                now,
-            )
+            _campaign_with_scene(conn)
             for seq, ((type_, actor, visibility, user, payload), _a, _p) in enumerate(
                 OLD_AUDIENCES, start=1
             ):

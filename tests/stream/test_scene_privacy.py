@@ -7,17 +7,7 @@ from __future__ import annotations
 import httpx
 
 from tests.conftest import LiveServer
-from tests.stream.sse import Message, account, messages, take, unique
-
-
-async def _table(url: str) -> tuple[httpx.AsyncClient, httpx.AsyncClient, int]:
-    gm = await account(url, unique("gm"))
-    player = await account(url, unique("anna"))
-    r = await gm.post("/api/v1/campaigns", json={"name": "Nebel", "system": "hh"})
-    cid, code = r.json()["id"], r.json()["invite_code"]
-    r = await player.post("/api/v1/campaigns/join", json={"invite_code": code})
-    assert r.status_code == 200, r.text
-    return gm, player, cid
+from tests.stream.sse import Message, gm_and_player, messages, take, unique
 
 
 async def _replay(
@@ -47,7 +37,7 @@ async def _marker(gm: httpx.AsyncClient, cid: int) -> str:
 async def test_a_token_placed_before_the_fog_is_not_replayed_to_players(
     live_server: LiveServer,
 ) -> None:
-    gm, player, cid = await _table(live_server.url)
+    gm, player, cid = await gm_and_player(live_server.url, "Nebel")
     r = await gm.post(
         f"/api/v1/campaigns/{cid}/scenes",
         json={"name": "Gruft", "cols": 8, "rows": 5, "shown": True},
@@ -84,7 +74,7 @@ async def test_a_token_placed_before_the_fog_is_not_replayed_to_players(
 async def test_a_scene_prepared_in_private_reaches_players_only_once_shown(
     live_server: LiveServer,
 ) -> None:
-    gm, player, cid = await _table(live_server.url)
+    gm, player, cid = await gm_and_player(live_server.url, "Nebel")
     scenes = f"/api/v1/campaigns/{cid}/scenes"
     r = await gm.post(scenes, json={"name": unique("Falle"), "cols": 8, "rows": 5})
     assert r.status_code == 201, r.text
