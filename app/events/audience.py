@@ -16,7 +16,8 @@ else ``whole``; otherwise a ``stub`` (a secret roll: the fact that it happened) 
 
 Map events also name their ``scene`` and ``token``: those are checked at read time against
 the scene as it is (:class:`Present`), so a player gets a map event only if it reached them
-when it happened (the forms above) and they can see the scene, and its token, now.
+when it happened (the forms above) and they can see the scene, and its token, now. A
+reader that does not know the scene as it is (and the SQL twin) gives them none.
 """
 
 from __future__ import annotations
@@ -231,19 +232,23 @@ class Present(Protocol):
 REMOVALS = frozenset({"token_removed"})
 
 
-def form_for(audience: Audience, viewer: Viewer, present: Present | None = None) -> Form:
-    """The form of an event with this audience that ``viewer`` gets. ``present``: the scenes
-    as they are, for map events (``None``: not checked — no reader of map events passes
-    none)."""
+def form_for(
+    audience: Audience, viewer: Viewer, present: Present | None = None, kind: str | None = None
+) -> Form:
+    """The form of an event with this audience (and of type ``kind``) that ``viewer`` gets.
+    ``present``: the scenes as they are, for map events; a reader that cannot say
+    (``None``) gives no one but the GMs a map event at all."""
     if viewer.is_gm:
         return Form.whole
     form = _stored_form(audience, viewer.user_id)
-    if form in (Form.nothing, Form.stub) or audience.scene_id is None or present is None:
+    if form is Form.nothing or audience.scene_id is None:
         return form
-    if not present.sees(audience.scene_id, None):
+    if present is None or not present.sees(audience.scene_id, None):
         return Form.nothing
     token = audience.token_id
-    if token is not None and _type_of(audience, viewer.user_id, form) not in REMOVALS:
+    if form is Form.stub or token is None:
+        return form
+    if _type_of(audience, viewer.user_id, form, kind) not in REMOVALS:
         return form if present.sees(audience.scene_id, token) else Form.nothing
     return form
 
@@ -260,13 +265,10 @@ def _stored_form(audience: Audience, user_id: int) -> Form:
     return Form.stub if audience.stub else Form.nothing
 
 
-def _type_of(audience: Audience, user_id: int, form: Form) -> str | None:
-    """The type of the form a viewer gets (``None``: the event's own)."""
-    if form is Form.own:
-        return str(audience.own_forms[user_id].get("type"))
-    if form is Form.party and audience.party_form is not None:
-        return str(audience.party_form.get("type"))
-    return None
+def _type_of(audience: Audience, user_id: int, form: Form, kind: str | None) -> str | None:
+    """The type of what a viewer gets: their form's, or the event's own (``kind``)."""
+    replacement = form_data(audience, form, user_id)
+    return kind if replacement is None else str(replacement.get("type"))
 
 
 def form_data(audience: Audience, form: Form, user_id: int) -> FormData | None:
@@ -291,7 +293,8 @@ def visible_sql(
 ) -> ColumnElement[bool]:
     """:func:`form_for` without ``present`` as a condition on an audience JSON ``column``:
     true exactly where the viewer gets more than ``nothing`` (with ``stubs`` false: more
-    than a stub as well). Map events' present is checked when they are read, not here."""
+    than a stub as well). So no map event for anyone but the GMs: the scene as it is is
+    not in SQL (the streams check it, ``app.maps.present``)."""
     if viewer.is_gm:
         return true()
     key = str(viewer.user_id)
@@ -302,4 +305,5 @@ def visible_sql(
         column[("to", key)].as_integer().is_not(None),
     )
     stub = column["stub"].as_integer().is_not(None) if stubs else false()
-    return and_(not_(blind), or_(own, for_them, stub))
+    unbound = column["scene"].as_integer().is_(None)
+    return and_(unbound, not_(blind), or_(own, for_them, stub))

@@ -402,7 +402,7 @@ def project_one(
 ) -> VisibleEvent | None:
     """The event as ``viewer`` may see it, ``None``: not at all (``audience.form_for``)."""
     audience = audience_of(event)
-    form = form_for(audience, viewer, present)
+    form = form_for(audience, viewer, present, event.type)
     return None if form is Form.nothing else VisibleEvent(event, form, viewer.user_id, audience)
 
 

@@ -5,7 +5,7 @@ against the real database (SQLite or PostgreSQL, whichever the suite runs on).
   viewer in some form (and, without stubs, in a form with content).
 - No projection of any event names a hidden party to a player.
 - A map event reaches a player only while they see its scene (and token, but for a removal)
-  now.
+  now, and never from a reader that cannot say what they see now (nor from SQL).
 """
 
 from __future__ import annotations
@@ -192,10 +192,12 @@ def test_a_map_event_reaches_a_player_only_while_they_see_it_now(
 ) -> None:
     now = _Now(scenes)
     form = a.form_for(audience, viewer, now)
-    then = a.form_for(audience, viewer)
+    then = a.form_for(audience, viewer, _Now({1: frozenset({7, 8}), 2: frozenset({7, 8})}))
     if viewer.is_gm:
         assert form is a.Form.whole
         return
+    # A reader that does not know the scene as it is gives players nothing of it.
+    assert a.form_for(audience, viewer) is a.Form.nothing
     if form is a.Form.nothing:
         return
     scene, token = audience.scene_id, audience.token_id
