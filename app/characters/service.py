@@ -203,7 +203,7 @@ async def _record(
 ) -> CampaignEvent:
     """Log a change of ``character``; ``names`` are the other characters ``event`` names.
     The event is no more visible than any of them: GM-only while ``character`` is hidden
-    from the players, without the others while they are (``hidden_characters``)."""
+    from the players, without the others while they are (``app.events.audience.about``)."""
     return await append_event(
         session,
         character.campaign_id,

@@ -654,8 +654,8 @@ class FairPlayConfigured(EventPayload):
 # --- the battle map (app/maps) ---------------------------------------------------------------
 
 #: A map event about something players may not see is for the GMs only; one whose token
-#: enters or leaves the players' sight carries the form players get instead
-#: (``app.events.service.PLAYER_FORM_KEY``).
+#: enters or leaves the players' sight carries the form players get instead (its audience,
+#: ``app.events.audience.sight``).
 MAP_VISIBILITIES: frozenset[str] = PUBLIC_OR_GM
 
 
@@ -721,7 +721,7 @@ class TokenMoved(EventPayload):
 class TokenSighted(EventPayload):
     """With line of sight on: a token came into or went out of some players' sight because
     what their figures see changed (their own token moved). Only its per-player forms
-    matter — ``token_added`` / ``token_removed`` (``app.events.service.PLAYER_FORMS_KEY``);
+    matter — ``token_added`` / ``token_removed`` (its audience's own forms per player);
     the GMs, who see every token, get it as it is and have nothing to change."""
 
     VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES

@@ -6,8 +6,10 @@ on, of those only the cells their figures' tokens see; the walls and doors next 
 cell, and the tokens that are not hidden (nor their participant) and stand, with at least
 one of their cells, on such a cell. GMs see everything. A map event reaches each player in
 the form of what they see (:func:`event_forms`): about a token they cannot see not at all;
-one whose token enters or leaves their sight as ``token_added`` / ``token_removed``
-(``app.events.service.PLAYER_FORM_KEY`` for the party, ``PLAYER_FORMS_KEY`` per player).
+one whose token enters or leaves their sight as ``token_added`` / ``token_removed`` (the
+party's form and each player's own, stored as the event's audience: :meth:`Forms.audience`,
+``app.events.audience.sight``); when it is read, the scene as it is decides too
+(``app.maps.present``).
 """
 
 from __future__ import annotations
