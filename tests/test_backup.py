@@ -94,7 +94,9 @@ async def _fill_talk(table: Table, base: str) -> None:
     note = {"title": "Spuren", "sharing": "listed", "to": [player], "quest": "open"}
     r = await table.gm.post(f"{base}/journal", json=note)
     assert r.status_code == 201, r.text
-    r = await table.gm.post(f"{base}/scenes", json={"name": "Karte", "cols": 4, "rows": 3})
+    r = await table.gm.post(
+        f"{base}/scenes", json={"name": "Karte", "cols": 4, "rows": 3, "shown": True}
+    )
     assert r.status_code == 201, r.text
     scene = f"{base}/scenes/{r.json()['id']}"
     r = await table.gm.post(f"{scene}/tokens", json={"x": 1, "y": 1, "label": "Kiste"})

@@ -175,6 +175,27 @@ def _json(value: object) -> object:
     return json.loads(value) if isinstance(value, str) else value
 
 
+def _campaign_with_scene(conn: Connection) -> None:
+    """Campaign 1 with scene 1, as revision 0009 and later store them."""
+    now = {"now": utcnow()}
+    conn.execute(
+        text(
+            "INSERT INTO campaign (id, name, system, settings, last_seq, created_at,"
+            " version) VALUES (1, 'K', 'hh', '{}', 0, :now, 1)"
+        ),
+        now,
+    )
+    conn.execute(
+        text(
+            "INSERT INTO map_scene (id, campaign_id, name, cols, rows, grid_x, grid_y,"
+            " cell_px, walls, doors, difficult, fog, revealed, created_at, version)"
+            " VALUES (1, 1, 'Gasthaus', 10, 8, 0, 0, 50, '[]', '[]', '[]', false, '[]',"
+            " :now, 1)"
+        ),
+        now,
+    )
+
+
 def test_a_scene_keeps_its_tokens_and_background_through_line_of_sight(
     database_url: str, tmp_path: Path
 ) -> None:
@@ -183,24 +204,8 @@ def test_a_scene_keeps_its_tokens_and_background_through_line_of_sight(
     with _scratch_database(database_url, tmp_path) as url:
         upgrade(url, "0009")
         engine = sa_create_engine(url.replace("+aiosqlite", ""))
-        now = {"now": utcnow()}
         with engine.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO campaign (id, name, system, settings, last_seq, created_at,"
-                    " version) VALUES (1, 'K', 'hh', '{}', 0, :now, 1)"
-                ),
-                now,
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO map_scene (id, campaign_id, name, cols, rows, grid_x, grid_y,"
-                    " cell_px, walls, doors, difficult, fog, revealed, created_at, version)"
-                    " VALUES (1, 1, 'Gasthaus', 10, 8, 0, 0, 50, '[]', '[]', '[]', false, '[]',"
-                    " :now, 1)"
-                ),
-                now,
-            )
+            _campaign_with_scene(conn)
             conn.execute(
                 text(
                     "INSERT INTO map_token (id, scene_id, label, colour, size, hidden, x, y,"
@@ -276,3 +281,91 @@ def test_a_campaign_keeps_its_rows_up_to_the_newest_revision_and_back(
         command.downgrade(alembic_config(url), "0003")
         assert counts() == [1] * len(_ROWS_AT_0003)
         engine.dispose()
+
+
+#: Events as revision 0011 stored them: (type, actor, visibility, audience_user_id, payload)
+#: → the audience 0012 gives them and the payload it leaves.
+OLD_AUDIENCES: list[tuple[tuple[str, int | None, str, int | None, dict[str, Any]], Any, Any]] = [
+    (("roll", 1, "self", 2, {"total": 3}), {"v": "self", "to": {"2": 1}, "stub": 1}, None),
+    (
+        ("chat_message_posted", 2, "listed", None, {"text": "psst", "to": [3]}),
+        {"v": "listed", "to": {"2": 1, "3": 1}},
+        None,
+    ),
+    (
+        ("character_item_moved", 1, "public", None,
+         {"character_id": 7, "to_character_id": 8, "withheld_parties": ["to_character_id"]}),
+        {"v": "public", "withheld": ["to_character_id"]},
+        {"character_id": 7, "to_character_id": 8},
+    ),
+    (
+        ("token_moved", 1, "gm", None,
+         {"scene_id": 4, "token_id": 9, "x": 1, "y": 2,
+          "player_form": {"type": "token_removed", "scene_id": 4, "token_id": 9},
+          "player_forms": {"2": {"type": "token_added", "scene_id": 4}, "3": None}}),
+        {"v": "gm", "form": {"type": "token_removed", "scene_id": 4, "token_id": 9},
+         "forms": {"2": {"type": "token_added", "scene_id": 4}}, "blind": {"3": 1},
+         "scene": 4, "token": 9},
+        {"scene_id": 4, "token_id": 9, "x": 1, "y": 2},
+    ),
+    (
+        ("scene_updated", 1, "public", None, {"scene_id": 4, "change": "deleted", "version": 2}),
+        {"v": "public"},
+        None,
+    ),
+]  # fmt: skip
+
+
+def test_the_five_places_of_an_audience_move_into_one_and_back(
+    database_url: str, tmp_path: Path
+) -> None:
+    with _scratch_database(database_url, tmp_path) as url:
+        upgrade(url, "0011")
+        engine = sa_create_engine(url.replace("+aiosqlite", ""))
+        now = {"now": utcnow()}
+        with engine.begin() as conn:
+            for uid in (1, 2, 3):
+                conn.execute(
+                    text(
+                        "INSERT INTO user_account (id, username, username_key, password_hash,"
+                        " locale, is_active, created_at) VALUES (:id, :name, :name, 'x', 'de',"
+                        " true, :now)"
+                    ),
+                    {"id": uid, "name": f"u{uid}", **now},
+                )
+            _campaign_with_scene(conn)
+            for seq, ((type_, actor, visibility, user, payload), _a, _p) in enumerate(
+                OLD_AUDIENCES, start=1
+            ):
+                conn.execute(
+                    text(
+                        "INSERT INTO campaign_event (campaign_id, seq, type, actor_id, visibility,"
+                        " audience_user_id, payload, created_at) VALUES (1, :seq, :type, :actor,"
+                        " :visibility, :user, :payload, :now)"
+                    ),
+                    {"seq": seq, "type": type_, "actor": actor, "visibility": visibility,
+                     "user": user, "payload": json.dumps(payload), **now},
+                )  # fmt: skip
+        upgrade(url, "0015_audience")
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text("SELECT audience, payload FROM campaign_event ORDER BY seq")
+            ).all()
+            shown = conn.execute(text("SELECT shown FROM map_scene")).scalar_one()
+        assert [(_json(a), _json(p)) for a, p in rows] == [
+            (audience, payload if payload is not None else old[4])
+            for old, audience, payload in OLD_AUDIENCES
+        ]
+        assert shown, "scenes that exist stay shown to the players"
+        command.downgrade(alembic_config(url), "0011")
+        with engine.connect() as conn:
+            back = conn.execute(
+                text(
+                    "SELECT type, actor_id, visibility, audience_user_id, payload"
+                    " FROM campaign_event ORDER BY seq"
+                )
+            ).all()
+        engine.dispose()
+    assert [(t, a, v, u, _json(p)) for t, a, v, u, p in back] == [
+        old for old, _a, _p in OLD_AUDIENCES
+    ]

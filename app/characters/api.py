@@ -637,9 +637,7 @@ async def roll(
     event = await service.roll(session, ctx.roller, user, campaign_id, character_id, body.request())
     p = event.payload
     opened = await service.open_character(session, user, campaign_id, character_id)
-    if service.hidden_from_roller(event, opened.viewer) or (
-        body.knowledge_of is not None and event.visibility == "gm" and not opened.viewer.is_gm
-    ):
+    if service.hidden_from_roller(event, opened.viewer):
         return _secret(event)
     return RollOut(
         event_id=event.seq,

@@ -35,8 +35,9 @@ from app.core.viewer import Role, Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types
+from app.events.audience import VISIBILITIES, about, chosen
 from app.events.models import CampaignEvent
-from app.events.service import VISIBILITIES, VisibleEvent, append_event, events_about, project
+from app.events.service import VisibleEvent, append_event, can_see, events_about, project
 from app.i18n import _
 from app.knowledge import service as knowledge
 from app.rules.dice import Roller
@@ -203,13 +204,15 @@ async def _record(
 ) -> CampaignEvent:
     """Log a change of ``character``; ``names`` are the other characters ``event`` names.
     The event is no more visible than any of them: GM-only while ``character`` is hidden
-    from the players, without the others while they are (``hidden_characters``)."""
+    from the players, without the others while they are (``app.events.audience.about``)."""
     return await append_event(
         session,
         character.campaign_id,
         event,
         actor_id=user.id,
-        hidden_characters=[c.id for c in (character, *names) if c.hidden_from_players],
+        audience=about(
+            event.to_json(), [c.id for c in (character, *names) if c.hidden_from_players]
+        ),
     )
 
 
@@ -1344,9 +1347,11 @@ async def roll(
         campaign_id,
         payload,
         actor_id=user.id,
-        visibility=req.visibility,
-        audience_user_id=user.id if req.visibility == "self" else None,
-        hidden_characters=[c.id] if c.hidden_from_players else (),
+        audience=about(
+            payload.to_json(),
+            [c.id] if c.hidden_from_players else [],
+            chosen(req.visibility, user.id),
+        ),
     )
     await _apply_sheet_changes(session, c, user, result.sheet_changes)
     if plan is not None:
@@ -1378,10 +1383,10 @@ async def _apply_sheet_changes(
 
 
 def hidden_from_roller(event: CampaignEvent, viewer: Viewer) -> bool:
-    """A Verdeckter Wurf (PF2e, seed 002): the roller who is not a GM learns only that the
-    roll happened, like the other players; the GMs see everything."""
-    outcome = event.payload.get("outcome") or {}
-    return bool(outcome.get("secret")) and not viewer.is_gm
+    """Whether the roller learns only that their roll happened, as the dice log shows it to
+    them (the event's audience): a Verdeckter Wurf (PF2e, seed 002) or any roll for the GMs
+    only, by a roller who is not a GM."""
+    return not can_see(event, viewer)
 
 
 async def helpers_for(session: AsyncSession, opened: Opened) -> list[Character]:

@@ -51,7 +51,7 @@ from app.encounters.combat import (
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.encounters.systems import system
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
-from app.events import types
+from app.events import audience, types
 from app.events.models import CampaignEvent
 from app.events.service import append_event, events_about
 from app.i18n import N_, _
@@ -183,7 +183,7 @@ async def _prep_event(
             source_id=source_id,
         ),
         actor_id=user.id,
-        visibility="gm",
+        audience=audience.gm_only(),
     )
 
 
@@ -448,8 +448,12 @@ async def write_sheets(session: AsyncSession, loaded: Loaded, user: User, state:
                 ],
             ),
             actor_id=user.id,
-            hidden_characters=[character.id] if character.hidden_from_players else (),
+            audience=audience.about({"character_id": character.id}, _hidden(character)),
         )
+
+
+def _hidden(character: Character) -> list[int]:
+    return [character.id] if character.hidden_from_players else []
 
 
 async def load_as(
@@ -1239,7 +1243,7 @@ async def _log(
                 secret_roll=report.secret,
             ),
             actor_id=user.id,
-            visibility="gm",
+            audience=audience.gm_only(),
         )
         seqs.append(event.seq)
     visible_changes = sorted(report.changed - hidden)

@@ -3,7 +3,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy import JSON, ColumnElement, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy.ext.hybrid import hybrid_property
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, UTCDateTime, utcnow
@@ -27,15 +28,23 @@ class CampaignEvent(Base):
     #: the payload's ``subject``, see ``app.events.types``).
     subject: Mapped[str | None] = mapped_column(String(40))
     actor_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
-    #: "public" (every member), "gm" (GMs only), "self" (GMs and ``audience_user_id``) or
-    #: "listed" (GMs, the actor and the user ids in the payload's ``to``).
-    visibility: Mapped[str] = mapped_column(String(8), default="public")
-    audience_user_id: Mapped[int | None] = mapped_column(
-        ForeignKey("user_account.id", ondelete="SET NULL")
-    )
+    #: Who sees what form of it: ``app.events.audience.Audience.to_json()``.
+    audience: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     #: In a fair-play session: ``{version, session_id, user_id, client_seed, draws, salt,
     #: digest, chain}`` (``docs/fairplay.md``; the salt is sent only with the payload, see
     #: ``app.events.fairplay.shown``); NULL outside one.
     fairplay: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+
+    @hybrid_property
+    def visibility(self) -> str:
+        """The word the event shows of its audience: public, gm, self or listed (in SQL
+        too, for queries that select by it)."""
+        return str(self.audience.get("v", "public"))
+
+    @visibility.inplace.expression
+    @classmethod
+    def _visibility_sql(cls) -> ColumnElement[str]:
+        word: ColumnElement[str] = cls.audience["v"].as_string()
+        return word

@@ -12,15 +12,12 @@ from sqlalchemy import (
     ColumnElement,
     Integer,
     String,
-    and_,
     bindparam,
     column,
     insert,
-    or_,
     select,
     table,
     text,
-    true,
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -29,8 +26,19 @@ from app import limits
 from app.core.viewer import Viewer
 from app.db import in_chunks, utcnow
 from app.events import fairplay
+from app.events.audience import (
+    Audience,
+    Form,
+    FormData,
+    Present,
+    form_data,
+    form_for,
+    public,
+    visible_sql,
+    withheld_keys,
+)
 from app.events.models import CampaignEvent
-from app.events.types import EventPayload, Roll
+from app.events.types import EventPayload
 
 NOTIFY_CHANNEL = "tafelrunde_events"
 #: Key in ``AsyncSession.info`` listing the events to announce after commit.
@@ -39,9 +47,6 @@ PENDING_KEY = "pending_events"
 #: limit; a larger one carries only the ids and the streams read the log.
 NOTE_MAX = 7000
 
-#: ``listed``: the actor, the users in the payload's ``to`` and the GMs (a whisper, a handout
-#: shown to chosen players).
-VISIBILITIES = ("public", "gm", "self", "listed")
 #: The log's sequence counter lives on the campaign row, whose lock keeps ``seq`` gap-free;
 #: the log names just the two columns it needs instead of importing the campaigns package,
 #: which sits above it (as ``_APPEND_POSTGRES`` names the table in SQL).
@@ -63,75 +68,20 @@ class FairPlayOpened(Exception):
         self.campaign_id = campaign_id
 
 
-@dataclass(frozen=True, slots=True)
-class Party:
-    """A character an event's payload may name: the key of its id and every key that says
-    who it is (the name, and texts built from the name)."""
-
-    id_key: str
-    keys: tuple[str, ...]
-
-
-#: The characters an event may name, and where. ``character_id`` is what the event is
-#: about; the others it names in passing (the receiver of a moved item, its giver).
-SUBJECT = Party("character_id", ("character_id", "character_name"))
-PARTIES = (
-    SUBJECT,
-    Party("to_character_id", ("to_character_id", "to_character_name")),
-    Party("from_character_id", ("from_character_id", "from_character_name")),
-)
-#: Payload key: the ``id_key`` of each party named in passing that is hidden from players.
-WITHHELD_KEY = "withheld_parties"
-#: Payload key: the form every non-GM gets instead of the event, ``{"type": …, fields…}``
-#: (a token moving out of the players' sight reaches them as ``token_removed``).
-PLAYER_FORM_KEY = "player_form"
-#: Payload key: forms per non-GM user, ``{"<user id>": form | None}`` — before visibility
-#: and :data:`PLAYER_FORM_KEY`: a listed user gets that form, ``None``: not the event at all
-#: (per-player line of sight on the battle map: each player sees their own figures' view).
-PLAYER_FORMS_KEY = "player_forms"
-#: The payload keys that are the event's forms, not its content.
-FORM_KEYS = frozenset({PLAYER_FORM_KEY, PLAYER_FORMS_KEY})
-
-
-def hide_parties(
-    payload: dict[str, Any], visibility: str, hidden_characters: Collection[int]
-) -> str:
-    """Make an event no more visible than everything it names; returns the visibility.
-
-    An event about a hidden character is for the GMs only. One that names a hidden
-    character in passing stays visible, but :func:`project` leaves out that party's keys
-    for everyone else (``WITHHELD_KEY`` lists them).
-    """
-    if not hidden_characters:
-        return visibility
-    if payload.get(SUBJECT.id_key) in hidden_characters:
-        return "gm"
-    withheld = [p.id_key for p in PARTIES[1:] if payload.get(p.id_key) in hidden_characters]
-    if withheld:
-        payload[WITHHELD_KEY] = withheld
-    return visibility
-
-
 async def append_event(
     session: AsyncSession,
     campaign_id: int,
     event: EventPayload,
     *,
     actor_id: int | None,
-    visibility: str = "public",
-    audience_user_id: int | None = None,
-    hidden_characters: Collection[int] = (),
-    player_form: dict[str, Any] | None = None,
-    player_forms: dict[str, dict[str, Any] | None] | None = None,
+    audience: Audience | None = None,
     outside_fairplay: bool = False,
 ) -> CampaignEvent:
     """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
 
-    The type and the ``subject`` come from the payload's class (``app.events.types``).
-    ``hidden_characters``: the characters the payload names (see :data:`PARTIES`) that are
-    hidden from players; the event is then no more visible than they are
-    (:func:`hide_parties`). ``player_form``: what every non-GM gets instead
-    (:data:`PLAYER_FORM_KEY`).
+    The type and the ``subject`` come from the payload's class (``app.events.types``);
+    ``audience`` (public if none): who sees what form of it (``app.events.audience``). The
+    actor reads a ``listed`` event; a hidden roll reaches the others as a stub.
 
     The UPDATE takes the campaign row's lock until commit, so sequence numbers become
     visible in order and never skip. On PostgreSQL a NOTIFY rings the other processes at
@@ -141,26 +91,20 @@ async def append_event(
     outside a fair-play session; if one has opened meanwhile, :class:`FairPlayOpened` is
     raised and nothing is written (the caller rolls again with the session's roller).
     """
-    if visibility not in VISIBILITIES:
-        raise ValueError(f"unknown visibility {visibility!r}")
-    data = event.to_json()
-    if player_form is not None:
-        data[PLAYER_FORM_KEY] = player_form
-    if player_forms:
-        data[PLAYER_FORMS_KEY] = player_forms
-    if hidden_characters:
-        visibility = hide_parties(data, visibility, hidden_characters)
-    if visibility not in event.VISIBILITIES:
-        raise ValueError(f"{event.TYPE!r} events are never {visibility!r}")
+    audience = (audience or public()).read_by(actor_id)
+    if event.STUB_WHEN_HIDDEN:
+        audience = audience.stubbed()
+    if audience.visibility not in event.VISIBILITIES:
+        raise ValueError(f"{event.TYPE!r} events are never {audience.visibility!r}")
     now = utcnow()
-    payload_json = json.dumps(data)
+    payload_json = json.dumps(event.to_json())
+    audience_json = audience.to_json()
     row: dict[str, Any] = {
         "campaign_id": campaign_id,
         "type": event.TYPE,
         "subject": event.subject,
         "actor_id": actor_id,
-        "visibility": visibility,
-        "audience_user_id": audience_user_id,
+        "audience": audience_json,
         # What the log holds: plain JSON (whose non-string keys JSON turns into strings).
         "payload": json.loads(payload_json),
         "created_at": now,
@@ -169,7 +113,7 @@ async def append_event(
     if session.bind is not None and session.bind.dialect.name == "postgresql":
         added = await _append_postgres(
             session, campaign_id, event.TYPE, event.subject, payload_json, actor_id,
-            visibility, audience_user_id, now,
+            json.dumps(audience_json), now,
         )  # fmt: skip
     if added is None:
         # SQLite, or an open fair-play session (which the one-statement path leaves alone).
@@ -249,12 +193,10 @@ _APPEND_POSTGRES = text(
         RETURNING last_seq
     ), added AS (
         INSERT INTO campaign_event
-            (campaign_id, seq, type, subject, actor_id, visibility, audience_user_id, payload,
-             created_at)
+            (campaign_id, seq, type, subject, actor_id, audience, payload, created_at)
         SELECT CAST(:campaign_id AS INTEGER), next.last_seq, CAST(:type AS VARCHAR),
                CAST(:subject AS VARCHAR),
-               CAST(:actor_id AS INTEGER), CAST(:visibility AS VARCHAR),
-               CAST(:audience_user_id AS INTEGER), CAST(:payload AS JSON),
+               CAST(:actor_id AS INTEGER), CAST(:audience AS JSON), CAST(:payload AS JSON),
                CAST(:created_at AS TIMESTAMPTZ)
         FROM next
         RETURNING id, seq
@@ -274,8 +216,7 @@ async def _append_postgres(
     subject: str | None,
     payload_json: str,
     actor_id: int | None,
-    visibility: str,
-    audience_user_id: int | None,
+    audience_json: str,
     now: datetime,
 ) -> tuple[int, int] | None:
     """Seq, insert and NOTIFY in one round trip. The UPDATE still takes the campaign row's
@@ -290,14 +231,11 @@ async def _append_postgres(
                 "type": type_,
                 "subject": subject,
                 "actor_id": actor_id,
-                "visibility": visibility,
-                "audience_user_id": audience_user_id,
+                "audience": audience_json,
                 "payload": payload_json,
                 "created_at": now,
                 "channel": NOTIFY_CHANNEL,
-                "note": note_of(
-                    type_, actor_id, visibility, audience_user_id, payload_json, now, subject
-                ),
+                "note": note_of(type_, actor_id, audience_json, payload_json, now, subject),
             },
         )
     ).one_or_none()
@@ -307,8 +245,7 @@ async def _append_postgres(
 def note_of(
     type_: str,
     actor_id: int | None,
-    visibility: str,
-    audience_user_id: int | None,
+    audience_json: str,
     payload_json: str,
     created_at: datetime,
     subject: str | None = None,
@@ -320,13 +257,11 @@ def note_of(
             "type": type_,
             "subject": subject,
             "actor_id": actor_id,
-            "visibility": visibility,
-            "audience_user_id": audience_user_id,
             "created_at": created_at.isoformat(),
         }
     )
-    # The payload is spliced in as already encoded instead of encoded a second time.
-    rest = f'{head[:-1]},"payload":{payload_json}}}'
+    # Audience and payload are spliced in as already encoded instead of encoded again.
+    rest = f'{head[:-1]},"audience":{audience_json},"payload":{payload_json}}}'
     return ":" + rest if len(rest.encode()) <= NOTE_MAX else ""
 
 
@@ -361,57 +296,61 @@ def event_from_note(payload: str) -> tuple[int, int, CampaignEvent | None]:
             type=data["type"],
             subject=data.get("subject"),
             actor_id=data["actor_id"],
-            visibility=data["visibility"],
-            audience_user_id=data["audience_user_id"],
+            audience=data["audience"],
             payload=data["payload"],
             created_at=datetime.fromisoformat(data["created_at"]),
         ),
     )
 
 
+def audience_of(event: CampaignEvent) -> Audience:
+    return Audience.from_json(event.audience)
+
+
 def can_see(event: CampaignEvent, viewer: Viewer) -> bool:
-    """Whether ``viewer`` may see this event's content."""
-    if event.visibility == "public" or viewer.is_gm:
-        return True
-    if event.visibility == "listed":
-        return event.actor_id == viewer.user_id or viewer.user_id in event.payload.get("to", ())
-    return event.visibility == "self" and event.audience_user_id == viewer.user_id
+    """Whether ``viewer`` gets the event's content (in some form, not as a stub)."""
+    visible = project_one(event, viewer)
+    return visible is not None and not visible.redacted
 
 
-def visible_to(viewer: Viewer) -> ColumnElement[bool]:
-    """:func:`can_see` as an SQL condition on ``campaign_event``.
+def sees_whole(event: CampaignEvent, viewer: Viewer) -> bool:
+    """Whether ``viewer`` gets the event as it is stored (nothing left out or replaced)."""
+    visible = project_one(event, viewer)
+    return visible is not None and visible.kind is Form.whole
 
-    A ``listed`` event counts here for its actor only (its other readers are in the JSON
-    payload); no subject query reads one: chat and handout events have no subject.
-    """
-    if viewer.is_gm:
-        return true()
-    return or_(
-        CampaignEvent.visibility == "public",
-        and_(CampaignEvent.visibility == "self", CampaignEvent.audience_user_id == viewer.user_id),
-        and_(CampaignEvent.visibility == "listed", CampaignEvent.actor_id == viewer.user_id),
-    )
+
+def visible_to(viewer: Viewer, *, stubs: bool = False) -> ColumnElement[bool]:
+    """The SQL twin of the projection on ``campaign_event`` (``app.events.audience``):
+    the events ``viewer`` gets in a form other than nothing (nor a stub, unless ``stubs``)."""
+    return visible_sql(CampaignEvent.audience, viewer, stubs=stubs)
 
 
 @dataclass(frozen=True, slots=True)
 class VisibleEvent:
-    """An event as one viewer receives it: whole, without the hidden parties it names
-    (``reduced``), or reduced to the fact that it happened (``redacted``)."""
+    """An event as one viewer receives it, in the form its audience gives them."""
 
     event: CampaignEvent
-    redacted: bool
-    reduced: bool = False
-    #: The event's player form (:data:`PLAYER_FORM_KEY`) instead of the event.
-    player_form: bool = False
-    #: The user whose own form (:data:`PLAYER_FORMS_KEY`) this viewer gets instead.
-    user_form: str | None = None
+    kind: Form = Form.whole
+    #: The user whose own form it is (for a ``Form.own``).
+    user_id: int = 0
+    #: The event's audience, read once (``None``: read when needed).
+    audience: Audience | None = None
 
-    def _form(self) -> dict[str, Any]:
-        if self.user_form is not None:
-            found: dict[str, Any] = self.event.payload[PLAYER_FORMS_KEY][self.user_form]
-            return found
-        party: dict[str, Any] = self.event.payload[PLAYER_FORM_KEY]
-        return party
+    @property
+    def heard_by(self) -> Audience:
+        return self.audience if self.audience is not None else audience_of(self.event)
+
+    @property
+    def redacted(self) -> bool:
+        return self.kind is Form.stub
+
+    @property
+    def form(self) -> str:
+        """Which form this is; viewers who get the same form get the same data."""
+        return f"own:{self.user_id}" if self.kind is Form.own else self.kind.value
+
+    def _replacement(self) -> FormData | None:
+        return form_data(self.heard_by, self.kind, self.user_id)
 
     @property
     def seq(self) -> int:
@@ -419,23 +358,19 @@ class VisibleEvent:
 
     @property
     def type(self) -> str:
-        if self.player_form:
-            return str(self._form()["type"])
-        return self.event.type
+        replacement = self._replacement()
+        return self.event.type if replacement is None else str(replacement["type"])
 
     @property
     def payload(self) -> dict[str, Any]:
-        """The payload this viewer gets (the player form's fields for a player form)."""
-        if self.player_form:
-            return {"actor_name": self.event.payload.get("actor_name"), **self._form()}
-        return {k: v for k, v in self.event.payload.items() if k not in FORM_KEYS}
-
-    @property
-    def form(self) -> str:
-        """Which form this is; viewers who get the same form get the same data."""
-        if self.player_form:
-            return "player" if self.user_form is None else f"player:{self.user_form}"
-        return "stub" if self.redacted else "reduced" if self.reduced else "whole"
+        """The payload this viewer gets (the replacement's fields for a party or own form)."""
+        replacement = self._replacement()
+        if replacement is not None:
+            return {"actor_name": self.event.payload.get("actor_name"), **replacement}
+        if self.kind is Form.reduced:
+            left_out = withheld_keys(self.heard_by)
+            return {k: v for k, v in self.event.payload.items() if k not in left_out}
+        return dict(self.event.payload)
 
     def data(self) -> dict[str, Any]:
         """The JSON object sent over the stream and the API."""
@@ -451,51 +386,36 @@ class VisibleEvent:
             base["fairplay"] = self.fairplay()
         if self.redacted:
             return {**base, "secret": True}
-        if self.player_form or not FORM_KEYS.isdisjoint(e.payload):
-            return {**self.payload, **base, "type": self.type, "secret": False}
-        payload = e.payload
-        if WITHHELD_KEY in payload:
-            left_out = {WITHHELD_KEY}
-            if self.reduced:
-                for party in PARTIES:
-                    if party.id_key in payload[WITHHELD_KEY]:
-                        left_out.update(party.keys)
-            payload = {k: v for k, v in payload.items() if k not in left_out}
-        return {**payload, **base, "secret": False}
+        return {**self.payload, **base, "type": self.type, "secret": False}
 
     def fairplay(self) -> dict[str, Any] | None:
         """The event's fair-play record as this viewer gets it: digest and chain link always,
         the faces and the salt only with the payload (a secret roll's draws are as secret as
         its faces, and its salt would let a guess of the payload be tested)."""
         record = self.event.fairplay
-        return None if record is None else fairplay.shown(record, self.form == "whole")
+        return None if record is None else fairplay.shown(record, self.kind is Form.whole)
 
 
-def _own_form(event: CampaignEvent, viewer: Viewer) -> str | None:
-    """The key of the viewer's own form of this event, if it has one for them."""
-    forms = event.payload.get(PLAYER_FORMS_KEY)
-    if not forms or viewer.is_gm:
-        return None
-    key = str(viewer.user_id)
-    return key if key in forms else None
+def project_one(
+    event: CampaignEvent, viewer: Viewer, present: Present | None = None
+) -> VisibleEvent | None:
+    """The event as ``viewer`` may see it, ``None``: not at all (``audience.form_for``)."""
+    audience = audience_of(event)
+    form = form_for(audience, viewer, present, event.type)
+    return None if form is Form.nothing else VisibleEvent(event, form, viewer.user_id, audience)
 
 
-def project(events: Sequence[CampaignEvent], viewer: Viewer) -> list[VisibleEvent]:
-    """Each event as ``viewer`` may see it. Hidden rolls become bare stubs, never content;
-    a hidden character an event names in passing is left out for all but the GMs."""
-    out: list[VisibleEvent] = []
-    for event in events:
-        own = _own_form(event, viewer)
-        if own is not None:
-            if event.payload[PLAYER_FORMS_KEY][own] is not None:
-                out.append(VisibleEvent(event, False, False, True, own))
-        elif can_see(event, viewer):
-            reduced = not viewer.is_gm and WITHHELD_KEY in event.payload
-            player_form = not viewer.is_gm and PLAYER_FORM_KEY in event.payload
-            out.append(VisibleEvent(event, False, reduced, player_form))
-        elif event.type == Roll.TYPE:
-            out.append(VisibleEvent(event, redacted=True))
-    return out
+def project(
+    events: Sequence[CampaignEvent], viewer: Viewer, present: Present | None = None
+) -> list[VisibleEvent]:
+    """Each event as ``viewer`` may see it: hidden rolls as bare stubs, never content; a
+    hidden character an event names in passing left out for all but the GMs."""
+    return [v for e in events if (v := project_one(e, viewer, present)) is not None]
+
+
+def scenes_of(events: Sequence[CampaignEvent]) -> frozenset[int]:
+    """The scenes whose present the projection of these events checks."""
+    return frozenset(int(s) for e in events if (s := e.audience.get("scene")) is not None)
 
 
 async def events_after(

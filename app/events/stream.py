@@ -24,9 +24,10 @@ from app.config import Settings
 from app.core.viewer import Viewer
 from app.db import is_database_unavailable
 from app.events import types
+from app.events.audience import Present
 from app.events.broker import Broker
 from app.events.models import CampaignEvent
-from app.events.service import VisibleEvent, events_after, project
+from app.events.service import VisibleEvent, events_after, project, scenes_of
 from app.events.warden import StreamWarden
 
 #: Events that may change who the viewer is in the campaign.
@@ -67,6 +68,28 @@ Render = Callable[
     [async_sessionmaker[AsyncSession], Viewer, Sequence[VisibleEvent]],
     Awaitable[list[Outgoing]],
 ]
+
+
+#: The scenes as they are now, as the viewer sees them (``app.events.audience.Present``),
+#: for the map events of a batch (campaign, viewer, scene ids, the batch's last event):
+#: given by the caller, which knows the battle map.
+Look = Callable[[AsyncSession, int, Viewer, frozenset[int], CampaignEvent], Awaitable[Present]]
+
+
+async def projected(
+    ctx: StreamContext,
+    campaign_id: int,
+    viewer: Viewer,
+    events: Sequence[CampaignEvent],
+    look: Look | None,
+) -> list[VisibleEvent]:
+    """The events as ``viewer`` may see them, map events against their scenes as they are."""
+    scenes = frozenset() if viewer.is_gm or look is None else scenes_of(events)
+    if not scenes or look is None:
+        return project(events, viewer)
+    async with ctx.sessionmaker() as session:
+        present = await look(session, campaign_id, viewer, scenes, events[-1])
+    return project(events, viewer, present)
 
 
 #: Who the viewer is now (their current role), or ``None`` once they may no longer follow
@@ -151,6 +174,7 @@ async def follow(
     render: Render,
     recheck: Recheck,
     session_hash: str | None = None,
+    look: Look | None = None,
 ) -> AsyncIterator[Outgoing]:
     """Yield everything after ``after`` that ``viewer`` may see, then new events as they come.
 
@@ -176,7 +200,8 @@ async def follow(
                         return
                     subscription.viewer = current
                 viewer = subscription.viewer or viewer
-                outgoing = await render(ctx.sessionmaker, viewer, project(events, viewer))
+                shown = await projected(ctx, campaign_id, viewer, events, look)
+                outgoing = await render(ctx.sessionmaker, viewer, shown)
                 for item in outgoing:
                     if subscription.ended:
                         return

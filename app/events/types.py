@@ -56,6 +56,8 @@ class EventPayload:
     TYPE: ClassVar[str]
     #: The visibilities events of this type may have (see ``VISIBILITIES`` of the service).
     VISIBILITIES: ClassVar[frozenset[str]] = PUBLIC
+    #: Whether those it is hidden from learn that it happened (a stub: a secret roll).
+    STUB_WHEN_HIDDEN: ClassVar[bool] = False
 
     actor_name: str
 
@@ -63,6 +65,11 @@ class EventPayload:
     def subject(self) -> str | None:
         """The character or encounter this event is about, if one."""
         return None
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        """The scene and token a map event is about, which its audience checks when it is
+        read (``app.events.audience.sight``); ``(None, None)`` for other events."""
+        return None, None
 
     def to_json(self) -> dict[str, Any]:
         """The stored form: every field by name (nested values as they are)."""
@@ -357,6 +364,7 @@ class Roll(EventPayload):
     sheet through its rules engine. Built only by :meth:`build`."""
 
     VISIBILITIES: ClassVar[frozenset[str]] = frozenset({"public", "gm", "self"})
+    STUB_WHEN_HIDDEN: ClassVar[bool] = True
 
     expression: str
     label: str
@@ -659,8 +667,8 @@ class FairPlayConfigured(EventPayload):
 # --- the battle map (app/maps) ---------------------------------------------------------------
 
 #: A map event about something players may not see is for the GMs only; one whose token
-#: enters or leaves the players' sight carries the form players get instead
-#: (``app.events.service.PLAYER_FORM_KEY``).
+#: enters or leaves the players' sight carries the form players get instead (its audience,
+#: ``app.events.audience.sight``).
 MAP_VISIBILITIES: frozenset[str] = PUBLIC_OR_GM
 
 
@@ -673,9 +681,13 @@ class SceneUpdated(EventPayload):
     VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
 
     scene_id: int
-    #: ``created``, ``changed``, ``walls``, ``background`` or ``deleted``.
+    #: ``created``, ``changed``, ``walls``, ``background``, ``shown``, ``hidden`` or
+    #: ``deleted``.
     change: str
     version: int
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return (None, None) if self.change == "deleted" else (self.scene_id, None)
 
 
 @event_type("token_added")
@@ -689,6 +701,9 @@ class TokenAdded(EventPayload):
     scene_id: int
     #: ``{id, x, y, label, colour, size, participant_id, character_id}`` (+ ``hidden``).
     token: dict[str, Any]
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, self.token.get("id")
 
 
 @event_type("token_moved")
@@ -713,19 +728,25 @@ class TokenMoved(EventPayload):
     #: The way reached a figure the mover cannot see: it ended on the last free cell before.
     blocked: bool = False
 
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, self.token_id
+
 
 @event_type("token_sighted")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TokenSighted(EventPayload):
     """With line of sight on: a token came into or went out of some players' sight because
     what their figures see changed (their own token moved). Only its per-player forms
-    matter — ``token_added`` / ``token_removed`` (``app.events.service.PLAYER_FORMS_KEY``);
+    matter — ``token_added`` / ``token_removed`` (its audience's own forms per player);
     the GMs, who see every token, get it as it is and have nothing to change."""
 
     VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
 
     scene_id: int
     token_id: int
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, self.token_id
 
 
 @event_type("token_removed")
@@ -737,6 +758,9 @@ class TokenRemoved(EventPayload):
 
     scene_id: int
     token_id: int
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, self.token_id
 
 
 @event_type("fog_changed")
@@ -751,6 +775,9 @@ class FogChanged(EventPayload):
     hidden: list[list[int]]
     fog: bool
 
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, None
+
 
 @event_type("token_changed")
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -763,6 +790,9 @@ class TokenChanged(EventPayload):
 
     scene_id: int
     token: dict[str, Any]
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, self.token.get("id")
 
 
 @event_type("map_pointer")
@@ -781,6 +811,9 @@ class MapPointer(EventPayload):
     #: The scene's columns and rows (the overlay is drawn from the event alone).
     cols: int
     rows: int
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, None
 
 
 @event_type("knowledge_revealed")

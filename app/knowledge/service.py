@@ -30,6 +30,7 @@ from app.campaigns.permissions import Action, authorize_viewer
 from app.campaigns.settings import current as current_settings
 from app.core.viewer import Viewer
 from app.errors import Conflict, NotFound, ValidationFailed
+from app.events.audience import gm_only, listed, public
 from app.events.service import append_event
 from app.events.types import KnowledgeFalsePending, KnowledgeRevealed
 from app.i18n import _
@@ -365,7 +366,7 @@ async def _publish(
             to=[] if to == "party" else sorted(set(to)),
         ),
         actor_id=user.id,
-        visibility="public" if to == "party" else "listed",
+        audience=public() if to == "party" else listed(to),
     )
     return event.seq
 
@@ -533,7 +534,7 @@ async def _propose(
             to=[] if user_id is None else [user_id],
         ),
         actor_id=user.id,
-        visibility="gm",
+        audience=gm_only(),
     )
     row.seq = event.seq
     await session.flush()

@@ -42,6 +42,8 @@ class SceneIn(BaseModel):
     encounter_id: RowId | None = None
     #: Place the linked encounter's participants at once (``POST …/place``).
     place: bool = False
+    #: Show it to the players at once (else a GM prepares it hidden and shows it later).
+    shown: bool = False
 
 
 class ScenePatch(BaseModel):
@@ -58,6 +60,8 @@ class ScenePatch(BaseModel):
     sight_radius: int | None = Field(default=None, ge=-10_000, le=10_000)
     #: 0 unlinks the encounter.
     encounter_id: int | None = Field(default=None, ge=0, le=MAX_ROW_ID)
+    #: Show the scene to the players, or hide it from them again.
+    shown: bool | None = None
     version: int | None = None
     #: Place the linked encounter's participants after the change (``POST …/place``).
     place: bool = False
@@ -127,6 +131,7 @@ def _short(scene: Any) -> dict[str, Any]:
         "rows": scene.rows,
         "version": scene.version,
         "encounter_id": scene.encounter_id,
+        "shown": scene.shown,
     }
 
 
@@ -135,7 +140,7 @@ async def create(
     campaign_id: int, body: SceneIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     scene = await service.create_scene(
-        session, user, campaign_id, body.name, body.cols, body.rows, body.encounter_id
+        session, user, campaign_id, body.name, body.cols, body.rows, body.encounter_id, body.shown
     )
     if body.place:
         await tactics.place_participants(session, user, campaign_id, scene.id)

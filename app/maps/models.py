@@ -47,6 +47,9 @@ class Scene(Base):
     doors: Mapped[list[Any]] = mapped_column(JSON, default=list)
     difficult: Mapped[list[Any]] = mapped_column(JSON, default=list)
     fog: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Whether players see the scene at all: a GM prepares it hidden, then shows it
+    #: (players get nothing of a hidden scene: not in lists, no events, 404).
+    shown: Mapped[bool] = mapped_column(Boolean, default=False)
     revealed: Mapped[list[Any]] = mapped_column(JSON, default=list)
     #: Per-player line of sight: each player sees only what their figures' tokens see
     #: (``app.maps.sight``), within ``sight_radius`` cells (``None``: no limit).

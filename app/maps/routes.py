@@ -335,6 +335,7 @@ async def fog(
     user: CurrentUser,
     action: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
-    """Fog for the whole scene without JavaScript: on, off, reveal all, hide all."""
+    """Fog for the whole scene without JavaScript (on, off, reveal all, hide all), line of
+    sight on or off, the scene shown to the players or hidden from them."""
     await service.fog_whole(session, user, campaign_id, scene_id, action)
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")

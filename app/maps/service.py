@@ -28,6 +28,7 @@ from app.encounters.systems import system
 from app.encounters.systems.protocol import CombatRules
 from app.errors import AppError, Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types
+from app.events.audience import Audience, gm_only, in_scene, public
 from app.events.models import CampaignEvent
 from app.events.service import append_event, project
 from app.i18n import _
@@ -63,9 +64,15 @@ async def open_for(
 ) -> Opened:
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, action)
     scene = await session.get(Scene, scene_id)
-    if scene is None or scene.campaign_id != campaign_id:
+    if scene is None or not seen_by(scene, campaign_id, viewer):
         raise NotFound(_("Scene not found."))
     return Opened(campaign, viewer, scene)
+
+
+def seen_by(scene: Scene, campaign_id: int, viewer: Viewer) -> bool:
+    """Whether the scene is one of this campaign's that ``viewer`` may see: players get
+    nothing of a scene the GMs have not shown them."""
+    return scene.campaign_id == campaign_id and (scene.shown or viewer.is_gm)
 
 
 async def open_scene(session: AsyncSession, user: User, campaign_id: int, scene_id: int) -> Opened:
@@ -78,7 +85,7 @@ async def open_as(
     """The scene for a viewer whose membership the caller has checked (a live stream)."""
     campaign = await session.get(Campaign, campaign_id)
     scene = await session.get(Scene, scene_id)
-    if campaign is None or scene is None or scene.campaign_id != campaign_id:
+    if campaign is None or scene is None or not seen_by(scene, campaign_id, viewer):
         return None
     return Opened(campaign, viewer, scene)
 
@@ -90,17 +97,22 @@ def _check_version(scene: Scene, version: int | None) -> None:
 
 async def _event(
     session: AsyncSession,
-    opened: Opened | tuple[Campaign, Viewer],
+    opened: Opened,
     user: User,
     payload: types.EventPayload,
-    forms: sight.Forms | None = None,
+    audience: Audience | None = None,
+    *,
+    announce: bool = False,
 ) -> CampaignEvent:
-    campaign = opened.campaign if isinstance(opened, Opened) else opened[0]
-    forms = forms or sight.Forms("public")
+    """Log a map event; by default for everyone who may see the scene when it is read.
+    While the scene is hidden from the players it is the GMs' alone (they prepare it in
+    private), but for the one that tells the players it is hidden now (``announce``)."""
+    if not (opened.scene.shown or announce):
+        audience = gm_only()
+    audience = audience or in_scene(opened.scene.id)
     return await append_event(
-        session, campaign.id, payload, actor_id=user.id, visibility=forms.visibility,
-        player_form=forms.party, player_forms=forms.users,
-    )  # fmt: skip
+        session, opened.campaign.id, payload, actor_id=user.id, audience=audience
+    )
 
 
 async def token_events(
@@ -117,7 +129,7 @@ async def token_events(
     came into or went out of some view."""
     now = b.audiences()
     forms = sight.event_forms(b, token, payload.to_json(), before, now, payload.TYPE)
-    event = await _event(session, opened, user, payload, forms)
+    event = await _event(session, opened, user, payload, forms.audience(token))
     if not opened.scene.line_of_sight:
         return event
     after = {key: b.view_of(cells) for key, cells in now.items()}
@@ -126,7 +138,7 @@ async def token_events(
             session, opened, user,
             types.TokenSighted(actor_name=user.username, scene_id=opened.scene.id,
                                token_id=other.id),
-            found,
+            found.audience(other),
         )  # fmt: skip
     return event
 
@@ -143,11 +155,12 @@ def _size(value: int, field: str) -> int:
 
 
 async def scenes(session: AsyncSession, user: User, campaign_id: int) -> list[Scene]:
-    await authorize(session, campaign_id, user.id, user.username, Action.view)
-    rows = await session.scalars(
-        select(Scene).where(Scene.campaign_id == campaign_id).order_by(Scene.id)
-    )
-    return list(rows.all())
+    """The campaign's scenes the user may see (players: the shown ones)."""
+    _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    query = select(Scene).where(Scene.campaign_id == campaign_id)
+    if not viewer.is_gm:
+        query = query.where(Scene.shown.is_(True))
+    return list((await session.scalars(query.order_by(Scene.id))).all())
 
 
 async def _encounter_id(session: AsyncSession, campaign_id: int, encounter_id: int | None) -> None:
@@ -170,7 +183,9 @@ async def create_scene(
     cols: int,
     rows: int,
     encounter_id: int | None = None,
+    shown: bool = False,
 ) -> Scene:
+    """A new scene, hidden from the players until a GM shows it (unless ``shown``)."""
     campaign, viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.manage_maps
     )
@@ -184,12 +199,12 @@ async def create_scene(
     await _encounter_id(session, campaign_id, encounter_id)
     scene = Scene(
         campaign_id=campaign_id, name=name, cols=cols, rows=rows, encounter_id=encounter_id,
-        walls=[], doors=[], difficult=[], revealed=[],
+        walls=[], doors=[], difficult=[], revealed=[], shown=shown,
     )  # fmt: skip
     session.add(scene)
     await session.flush()
     await _event(
-        session, (campaign, viewer), user,
+        session, Opened(campaign, viewer, scene), user,
         types.SceneUpdated(actor_name=user.username, scene_id=scene.id, change="created",
                            version=scene.version),
     )  # fmt: skip
@@ -212,6 +227,8 @@ class SceneChange:
     line_of_sight: bool | None = None
     #: Cells a token sees at most; 0: no limit.
     sight_radius: int | None = None
+    #: Show the scene to the players, or hide it from them again.
+    shown: bool | None = None
 
 
 async def update_scene(
@@ -238,19 +255,36 @@ async def update_scene(
         linked = change.encounter_id or None
         await _encounter_id(session, campaign_id, linked)
         scene.encounter_id = linked
-    fog_before = scene.fog
+    before = (scene.fog, scene.shown)
     if change.fog is not None:
         scene.fog = change.fog
+    if change.shown is not None:
+        scene.shown = change.shown
     _sight_settings(scene, change)
     await session.flush()
     await _scene_event(session, opened, user, "changed")
-    if scene.fog != fog_before:
+    await _announce_switches(session, opened, user, *before)
+    return scene
+
+
+async def _announce_switches(
+    session: AsyncSession, opened: Opened, user: User, fog: bool, shown: bool
+) -> None:
+    """The events of a change of the fog (``fog_changed``) or of whether players see the
+    scene (``scene_updated`` ``shown``, and ``hidden``: for everyone, naming no more than the
+    scene's id, so that a player's open page learns of it)."""
+    scene = opened.scene
+    if scene.fog != fog:
         await _event(
             session, opened, user,
             types.FogChanged(actor_name=user.username, scene_id=scene.id, revealed=[],
                              hidden=[], fog=scene.fog),
         )  # fmt: skip
-    return scene
+    if scene.shown != shown:
+        if scene.shown:
+            await _scene_event(session, opened, user, "shown")
+        else:
+            await _scene_event(session, opened, user, "hidden", public(), announce=True)
 
 
 def _sight_settings(scene: Scene, change: SceneChange) -> None:
@@ -275,17 +309,27 @@ async def _check_shrink(session: AsyncSession, scene: Scene, cols: int, rows: in
             raise ValidationFailed({"cols": _("A wall lies outside the smaller grid.")})
 
 
-async def _scene_event(session: AsyncSession, opened: Opened, user: User, change: str) -> None:
+async def _scene_event(
+    session: AsyncSession,
+    opened: Opened,
+    user: User,
+    change: str,
+    audience: Audience | None = None,
+    *,
+    announce: bool = False,
+) -> None:
     await _event(
         session, opened, user,
         types.SceneUpdated(actor_name=user.username, scene_id=opened.scene.id, change=change,
                            version=opened.scene.version),
+        audience, announce=announce,
     )  # fmt: skip
 
 
 async def delete_scene(session: AsyncSession, user: User, campaign_id: int, scene_id: int) -> None:
     opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
-    await _scene_event(session, opened, user, "deleted")
+    # The scene is gone when its event is read: who may see it is decided now.
+    await _scene_event(session, opened, user, "deleted", public())
     await session.delete(opened.scene)
     await session.flush()
 
@@ -439,8 +483,9 @@ async def change_fog(
 async def fog_whole(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, action: str
 ) -> None:
-    """The scene page's fog buttons: fog ``on`` or ``off``, ``reveal`` or ``hide`` all,
-    line of sight ``sight_on`` or ``sight_off``."""
+    """The scene page's switches: fog ``on`` or ``off``, ``reveal`` or ``hide`` all,
+    line of sight ``sight_on`` or ``sight_off``, ``show`` the scene to the players or
+    ``unshow`` it."""
     opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     scene = opened.scene
     cells = [[x, y] for x in range(scene.cols) for y in range(scene.rows)]
@@ -448,6 +493,9 @@ async def fog_whole(
         await update_scene(session, user, campaign_id, scene_id, SceneChange(fog=action == "on"))
     elif action in ("sight_on", "sight_off"):
         change = SceneChange(line_of_sight=action == "sight_on")
+        await update_scene(session, user, campaign_id, scene_id, change)
+    elif action in ("show", "unshow"):
+        change = SceneChange(shown=action == "show")
         await update_scene(session, user, campaign_id, scene_id, change)
     elif action in ("reveal", "hide"):
         reveal, hide = (cells, []) if action == "reveal" else ([], cells)
@@ -726,7 +774,26 @@ async def move_token(
         blocked=plan.blocked,
     )  # fmt: skip
     event = await token_events(session, opened, user, b, token, payload, before)
-    return moves.answer(project([event], opened.viewer), plan.allowance)
+    return moves.answer(project([event], opened.viewer, BoardNow(b, opened.viewer)), plan.allowance)
+
+
+@dataclass(frozen=True, slots=True)
+class BoardNow:
+    """The scene as the mover sees it right after their move: what the projection of the
+    move's own event asks (``app.events.audience.Present``), from the board in hand."""
+
+    board: sight.Board
+    viewer: Viewer
+
+    def sees(self, scene_id: int, token_id: int | None) -> bool:
+        scene = self.board.scene
+        if scene_id != scene.id or not (scene.shown or self.viewer.is_gm):
+            return False
+        if token_id is None:
+            return True
+        cells = None if self.viewer.is_gm else self.board.cells_for(self.viewer.user_id)
+        token = next((t for t in self.board.tokens if t.id == token_id), None)
+        return token is not None and self.board.sees_in(token, cells)
 
 
 async def _flush_token(session: AsyncSession) -> None:

@@ -7,8 +7,10 @@ on, of those only the cells their figures' tokens see; the walls and doors next 
 cell, and the tokens that are not hidden (nor their participant) and stand, with at least
 one of their cells, on such a cell. GMs see everything. A map event reaches each player in
 the form of what they see (:func:`event_forms`): about a token they cannot see not at all;
-one whose token enters or leaves their sight as ``token_added`` / ``token_removed``
-(``app.events.service.PLAYER_FORM_KEY`` for the party, ``PLAYER_FORMS_KEY`` per player).
+one whose token enters or leaves their sight as ``token_added`` / ``token_removed`` (the
+party's form and each player's own, stored as the event's audience: :meth:`Forms.audience`,
+``app.events.audience.sight``); when it is read, the scene as it is decides too
+(``app.maps.present``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from app.core.viewer import Viewer
 from app.encounters.combat import State
 from app.encounters.models import Encounter, Participant
 from app.errors import ValidationFailed
+from app.events import audience
+from app.events.audience import Audience
 from app.i18n import _
 from app.maps.models import Scene, Token
 from app.rules import grid as g
@@ -289,6 +293,7 @@ class Board:
             ],
             "difficult": [list(c) for c in scene.difficult if cells is None or tuple(c) in cells],
             "fog": scene.fog,
+            "shown": scene.shown,
             "line_of_sight": scene.line_of_sight,
             "sight_radius": scene.sight_radius,
             "revealed": None if not scene.fog else [list(c) for c in scene.revealed],
@@ -345,6 +350,13 @@ class Forms:
     visibility: str
     party: dict[str, Any] | None = None
     users: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+
+    def audience(self, token: Token) -> Audience:
+        """The event's audience: these forms, and its scene and token, which are checked
+        again when the event is read (``app.events.audience.sight``)."""
+        users = {int(k): form for k, form in self.users.items()}
+        seen = self.visibility == "public"
+        return audience.sight(token.scene_id, token.id, self.party, users, seen=seen)
 
 
 Audiences = dict[int | None, frozenset[g.Cell] | None]

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from app.campaigns import service as campaigns
+from app.events.service import can_see
 from app.events.types import Roll
 from app.rolls import service
 from app.web.deps import Ctx, CurrentUser, Session
@@ -32,13 +33,17 @@ class DieOut(BaseModel):
 
 
 class RollOut(BaseModel):
+    """A roll as its roller receives it, as the dice log shows it to them: a roll for the
+    GMs only by a roller who is not a GM is ``secret``, without its values."""
+
     event_id: int
     expression: str
     label: str | None
     visibility: str
-    dice: list[DieOut]
-    modifier: int
-    total: int
+    secret: bool = False
+    dice: list[DieOut] | None
+    modifier: int | None
+    total: int | None
 
 
 class RollPage(BaseModel):
@@ -54,6 +59,12 @@ async def roll(
         session, ctx.roller, user, campaign_id, body.expression, body.label, body.visibility
     )
     rolled = Roll.from_json(event.payload)
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    if not can_see(event, viewer):
+        return RollOut(
+            event_id=event.seq, expression=rolled.expression, label=rolled.label or None,
+            visibility=event.visibility, secret=True, dice=None, modifier=None, total=None,
+        )  # fmt: skip
     return RollOut(
         event_id=event.seq,
         expression=rolled.expression,

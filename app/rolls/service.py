@@ -13,6 +13,7 @@ from app.accounts.models import User
 from app.campaigns.permissions import Action, authorize
 from app.core.viewer import Viewer
 from app.errors import ValidationFailed
+from app.events.audience import chosen
 from app.events.models import CampaignEvent
 from app.events.service import (
     FairPlayOpened,
@@ -101,8 +102,7 @@ class _RollRequest:
             self.campaign_id,
             payload,
             actor_id=self.user.id,
-            visibility=self.visibility,
-            audience_user_id=self.user.id if self.visibility == "self" else None,
+            audience=chosen(self.visibility, self.user.id),
             outside_fairplay=outside_fairplay,
         )
 

@@ -26,8 +26,9 @@ from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.events import fairplay
+from app.events.audience import PARTIES
 from app.events.models import CampaignEvent
-from app.events.service import PARTIES, WITHHELD_KEY, append_event, can_see, lock_log
+from app.events.service import append_event, lock_log, sees_whole
 from app.events.types import (
     ClientSeedSet,
     FairPlayConfigured,
@@ -326,9 +327,7 @@ async def fairplay_export(
     hashed: dict[str, Any] = origin.get("payloads") or {}
     out: list[dict[str, Any]] = []
     for e in events:
-        whole = (can_see(e, viewer) and (viewer.is_gm or WITHHELD_KEY not in e.payload)) or (
-            revealed(game, e, hidden)
-        )
+        whole = sees_whole(e, viewer) or revealed(game, e, hidden)
         out.append(
             {
                 "seq": e.seq,

@@ -20,6 +20,7 @@ from app.campaigns.models import Membership
 from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
 from app.errors import NotFound, ValidationFailed
+from app.events.audience import gm_only, listed, public
 from app.events.service import append_event
 from app.events.types import HandoutCreated, HandoutImageSet, HandoutShown
 from app.i18n import _
@@ -81,7 +82,7 @@ async def create(
         campaign_id,
         HandoutCreated(actor_name=user.username, handout_id=handout.id, title=title),
         actor_id=user.id,
-        visibility="gm",
+        audience=gm_only(),
     )
     if shown_to is not None:
         await _show(session, user, handout, shown_to)
@@ -145,7 +146,7 @@ async def _show(session: AsyncSession, user: User, handout: Handout, to: Audienc
             actor_name=user.username, handout_id=handout.id, title=handout.title, to=readers
         ),
         actor_id=user.id,
-        visibility="public" if to == "all" else "listed",
+        audience=public() if to == "all" else listed(readers),
     )
     handout.shown_seq = event.seq
     await session.flush()
@@ -213,7 +214,7 @@ async def set_image(
             etag=image.etag,
         ),
         actor_id=user.id,
-        visibility="gm",
+        audience=gm_only(),
     )
     return handout
 

@@ -21,6 +21,7 @@ from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from app.events.audience import listed, public
 from app.events.service import append_event
 from app.events.types import JournalNoteDeleted, JournalNoteShared
 from app.i18n import _
@@ -120,7 +121,7 @@ async def delete(
             JournalNoteDeleted(actor_name=user.username, note_id=note.id, title=note.title,
                                to=readers),
             actor_id=user.id,
-            visibility="public" if note.sharing == "group" else "listed",
+            audience=public() if note.sharing == "group" else listed(readers),
         )  # fmt: skip
     await _set_readers(session, note, [])
     await session.delete(note)
@@ -229,7 +230,7 @@ async def _announce(
             quest=note.quest,
         ),
         actor_id=user.id,
-        visibility="public" if note.sharing == "group" else "listed",
+        audience=public() if note.sharing == "group" else listed(readers),
     )
 
 

@@ -1,11 +1,11 @@
 """The campaign chat: send (with ``/me``, ``/w``, ``/r``, ``/gr``), edit, delete, read, page.
 
-Who reads a message is decided once, when it is sent, and stored with it: its visibility
-(``public``, ``self`` for a ``/gr`` roll: the GMs and the sender, ``listed`` for a whisper)
-and, for a whisper, its recipients. **The GMs read every whisper** (the table's rule, shown
-on the chat page): a whisper "to the GM" is a whisper to the GMs; one to players is read by
-them, the sender and the GMs. The same rule is ``can_see`` of the campaign log for the
-``chat_*`` events, so the page, the API, the stream and a replay agree.
+Who reads a message is decided once, when it is sent: the audience of its
+``chat_message`` event (``public``; ``self`` for a ``/gr`` roll: the GMs and the sender;
+``listed`` for a whisper: its recipients, the sender and the GMs). **The GMs read every
+whisper** (the table's rule, shown on the chat page): a whisper "to the GM" is a whisper to
+the GMs. The chat's pages read through that audience too (:func:`readable_by`, the log's
+SQL twin), so the page, the API, the stream and a replay agree by construction.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from app.characters.models import Character
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, TooManyRequests, ValidationFailed
-from app.events.service import append_event
+from app.events.audience import chosen
+from app.events.models import CampaignEvent
+from app.events.service import append_event, visible_to
 from app.events.types import ChatMessageDeleted, ChatMessageEdited, ChatMessagePosted, Roll
 from app.i18n import _
 from app.rolls import service as rolls
@@ -159,8 +161,7 @@ async def _log_posted(
             roll=message.roll,
         ),
         actor_id=user.id,
-        visibility=message.visibility,
-        audience_user_id=user.id if message.visibility == "self" else None,
+        audience=chosen(message.visibility, user.id, recipients),
     )
     # Its order is its event's seq, known only now; set without counting as an edit.
     await session.execute(
@@ -379,6 +380,7 @@ async def edit(
         raise ValidationFailed(errors)
     before, message.text, message.edited_at = message.text, text.strip(), utcnow()
     await _flush(session)
+    readers = await _recipient_ids(session, message.id)
     await append_event(
         session,
         campaign_id,
@@ -387,11 +389,10 @@ async def edit(
             message_id=message.id,
             text=message.text,
             before=before,
-            to=await _recipient_ids(session, message.id),
+            to=readers,
         ),
         actor_id=message.author_id,
-        visibility=message.visibility,
-        audience_user_id=message.author_id if message.visibility == "self" else None,
+        audience=chosen(message.visibility, message.author_id, readers),
     )
     return message
 
@@ -420,8 +421,7 @@ async def delete(session: AsyncSession, user: User, campaign_id: int, message_id
         campaign_id,
         ChatMessageDeleted(actor_name=user.username, message_id=message.id, to=readers),
         actor_id=user.id,
-        visibility=message.visibility,
-        audience_user_id=message.author_id if message.visibility == "self" else None,
+        audience=chosen(message.visibility, message.author_id, readers),
     )
 
 
@@ -433,16 +433,15 @@ async def _flush(session: AsyncSession) -> None:
 
 
 def readable_by(viewer: Viewer) -> ColumnElement[bool]:
-    """The messages ``viewer`` may read, in SQL: public ones; for the GMs all; else their
-    own and the whispers naming them."""
+    """The messages ``viewer`` may read, in SQL: those whose ``chat_message`` event (at the
+    message's ``seq``) reaches them — the event's audience decides, through its SQL twin
+    (``app.events.audience``), not a rule of the chat's own."""
     if viewer.is_gm:
         return ChatMessage.id.is_not(None)
-    return or_(
-        ChatMessage.visibility == "public",
-        ChatMessage.author_id == viewer.user_id,
-        exists().where(
-            ChatRecipient.message_id == ChatMessage.id, ChatRecipient.user_id == viewer.user_id
-        ),
+    return exists().where(
+        CampaignEvent.campaign_id == ChatMessage.campaign_id,
+        CampaignEvent.seq == ChatMessage.seq,
+        visible_to(viewer),
     )
 
 

@@ -62,6 +62,8 @@ class SceneDoc(_Doc):
     #: Per-player line of sight (``app.maps.sight``); absent in exports made before it.
     line_of_sight: bool = False
     sight_radius: int | None = Field(default=None, ge=1, le=limits.SCENE_SIDE_MAX)
+    #: Whether players see the scene; exports made before scenes could be hidden: shown.
+    shown: bool = True
     created_at: datetime
     background: ImageDoc | None
     tokens: list[TokenDoc] = Field(max_length=limits.TOKENS_PER_SCENE)
@@ -161,6 +163,7 @@ def export(rows: _Rows, maps: IdMaps) -> list[dict[str, Any]]:
             "revealed": s.revealed,
             "line_of_sight": s.line_of_sight,
             "sight_radius": s.sight_radius,
+            "shown": s.shown,
             "created_at": s.created_at.isoformat(),
             "background": _image(rows.images.get(s.id)),
             "tokens": [_token(t, maps) for t in rows.tokens if t.scene_id == s.id],
@@ -185,7 +188,7 @@ async def import_scenes(
             cell_px=s.cell_px, walls=[list(w) for w in s.walls],
             doors=[list(d) for d in s.doors], difficult=[list(c) for c in s.difficult],
             fog=s.fog, revealed=[list(c) for c in s.revealed], line_of_sight=s.line_of_sight,
-            sight_radius=s.sight_radius, created_at=s.created_at,
+            sight_radius=s.sight_radius, shown=s.shown, created_at=s.created_at,
             background_etag=None if s.background is None else s.background.etag,
         )  # fmt: skip
         session.add(scene)

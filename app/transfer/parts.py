@@ -20,6 +20,7 @@ from app.core.viewer import Role
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound
 from app.events import types
+from app.events.audience import gm_only, public
 from app.events.service import append_event
 from app.i18n import N_, _
 from app.transfer import talk
@@ -276,5 +277,5 @@ async def _hand_over(
                 after=user.id,
             ),
             actor_id=user.id,
-            visibility="gm" if character.hidden_from_players else "public",
+            audience=gm_only() if character.hidden_from_players else public(),
         )

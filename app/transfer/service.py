@@ -20,6 +20,7 @@ import asyncio
 import json
 import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any, TypeVar
 
@@ -39,8 +40,8 @@ from app.db import utcnow
 from app.encounters import undo
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.errors import AppError, ValidationFailed
+from app.events.audience import Audience, chosen
 from app.events.models import CampaignEvent
-from app.events.service import PLAYER_FORM_KEY, WITHHELD_KEY
 from app.events.types import EVENT_TYPES, EventPayload
 from app.i18n import N_, _, get_locale
 from app.transfer import fairplay, parts, talk
@@ -287,7 +288,7 @@ async def _users(
         ).all()
     )
     named = {c.owner_id for c in characters} | {e.actor_id for e in events}
-    named |= {e.audience_user_id for e in events} | extra
+    named |= {_only_reader(e) for e in events} | extra
     ids = sorted(set(roles) | {i for i in named if i is not None})
     names = dict(
         (await session.execute(select(User.id, User.username).where(User.id.in_(ids)))).all()
@@ -421,14 +422,32 @@ def _encounter_doc(
     }
 
 
+#: The document's payload keys for what the log keeps in the event's audience: the parties
+#: withheld from players and the form players get instead of a map event.
+WITHHELD_KEY = "withheld_parties"
+PLAYER_FORM_KEY = "player_form"
+
+
+def _only_reader(e: CampaignEvent) -> int | None:
+    """The one user a ``self`` event is for (the document's ``audience``)."""
+    readers = Audience.from_json(e.audience).readers
+    return next(iter(readers)) if e.visibility == "self" and readers else None
+
+
 def _event_doc(e: CampaignEvent, maps: IdMaps) -> dict[str, Any]:
+    heard = Audience.from_json(e.audience)
+    payload = dict(e.payload)
+    if heard.withheld:
+        payload[WITHHELD_KEY] = list(heard.withheld)
+    if heard.party_form is not None:
+        payload[PLAYER_FORM_KEY] = dict(heard.party_form)
     return {
         "seq": e.seq,
         "type": e.type,
         "actor": maps.id("user", e.actor_id),
         "visibility": e.visibility,
-        "audience": maps.id("user", e.audience_user_id),
-        "payload": remap(e.payload, maps, pids=e.type == "combat"),
+        "audience": maps.id("user", _only_reader(e)),
+        "payload": remap(payload, maps, pids=e.type == "combat"),
         "created_at": e.created_at.isoformat(),
         "fairplay": e.fairplay,
     }
@@ -513,9 +532,8 @@ async def import_campaign(session: AsyncSession, user: User, doc: CampaignDocume
                 type=event.type,
                 subject=payload.subject,
                 actor_id=maps.id("user", event.actor),
-                visibility=event.visibility,
-                audience_user_id=maps.id("user", event.audience),
-                payload=_stored(payload, raw),
+                audience=_audience(event, payload, raw, maps).to_json(),
+                payload=payload.to_json(),
                 created_at=event.created_at,
                 fairplay=event.fairplay,
             )
@@ -559,21 +577,28 @@ def _owned(doc: CampaignDocument, maps: IdMaps) -> dict[int, list[int]]:
     return owned
 
 
-def _stored(payload: EventPayload, raw: dict[str, Any]) -> dict[str, Any]:
-    """The payload as the log stores it: its fields, which parties the log withholds from
-    players (``append_event`` marks those of hidden characters), and the form players get
-    instead (a map event: ``PLAYER_FORM_KEY``; ``raw`` is renumbered already)."""
-    stored = payload.to_json()
+def _audience(
+    event: EventDoc, payload: EventPayload, raw: dict[str, Any], maps: IdMaps
+) -> Audience:
+    """The event's audience from the document: its visibility and user, the parties the
+    log withholds from players (``app.events.audience.about`` marks those of hidden
+    characters), the form players get instead (a map event: ``PLAYER_FORM_KEY``; ``raw``
+    is renumbered already), and a map event's scene and token."""
+    to = raw.get("to") if isinstance(raw.get("to"), list) else []
+    heard = chosen(event.visibility, maps.id("user", event.audience), to or [])
     withheld = raw.get(WITHHELD_KEY)
     if isinstance(withheld, list) and all(isinstance(k, str) for k in withheld):
-        stored[WITHHELD_KEY] = withheld
+        heard = replace(heard, withheld=tuple(withheld))
     form = raw.get(PLAYER_FORM_KEY)
     if isinstance(form, dict):
         cls = EVENT_TYPES[form["type"]]
         typed = cls.from_json({"actor_name": "", **form}).to_json()
         del typed["actor_name"]
-        stored[PLAYER_FORM_KEY] = {"type": cls.TYPE, **typed}
-    return stored
+        heard = replace(heard, party_form={"type": cls.TYPE, **typed})
+    scene_id, token_id = payload.scene_ref()
+    heard = replace(heard, scene_id=scene_id, token_id=token_id)
+    heard = heard.read_by(maps.id("user", event.actor))
+    return heard.stubbed() if payload.STUB_WHEN_HIDDEN else heard
 
 
 def _imported_payloads(

@@ -15,6 +15,7 @@ from app.accounts.service import session_active, token_hash
 from app.campaigns.permissions import current_viewer
 from app.core.viewer import Viewer
 from app.events.stream import Recheck, Render, StreamContext, follow
+from app.maps.present import scenes_now
 from app.web.deps import session_token
 from app.web.ids import MAX_ROW_ID
 from app.web.sse import LiveStream
@@ -56,7 +57,9 @@ def event_stream(
     recheck = recheck_for(campaign_id, session_hash)
 
     async def frames() -> AsyncGenerator[bytes, None]:
-        async for item in follow(ctx, campaign_id, viewer, after, render, recheck, session_hash):
+        async for item in follow(
+            ctx, campaign_id, viewer, after, render, recheck, session_hash, scenes_now
+        ):
             yield item.frame()
 
     return LiveStream(

@@ -16,8 +16,8 @@ from sqlalchemy import select
 
 from app.core.viewer import Role, Viewer
 from app.events.models import CampaignEvent
-from app.events.service import project
-from app.events.stream import Outgoing
+from app.events.stream import Outgoing, projected
+from app.maps.present import scenes_now
 from app.web.regions import Page
 from tests.conftest import _free_port
 
@@ -118,7 +118,9 @@ async def pushed(
     ``after`` (the render function its route hands to the stream, on the real log)."""
     events = await events_after(app, campaign_id, after)
     render = page.stream(key)
-    return await render(app.state.ctx.sessionmaker, viewer, project(events, viewer))
+    # As the stream projects them: map events against the scenes as they are.
+    shown = await projected(app.state.ctx, campaign_id, viewer, events, scenes_now)
+    return await render(app.state.ctx.sessionmaker, viewer, shown)
 
 
 def viewer(user_id: int, username: str, role: str) -> Viewer:

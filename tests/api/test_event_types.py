@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.events import types
+from app.events.audience import gm_only
 from app.events.models import CampaignEvent
 from app.events.service import append_event
 from app.rules.dice import ScriptedRoller
@@ -96,5 +97,5 @@ async def test_append_refuses_a_visibility_the_type_does_not_allow(
                 t.campaign_id,
                 types.MemberRemoved(actor_name="gm", user_id=t.ids["player"]),
                 actor_id=t.ids["gm"],
-                visibility="gm",
+                audience=gm_only(),
             )

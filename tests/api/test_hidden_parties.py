@@ -23,9 +23,10 @@ from sqlalchemy import select
 from app.characters.live import HISTORY_PAGE
 from app.characters.views import CharacterPage
 from app.core.viewer import Role, Viewer
+from app.events.audience import PARTIES, about
 from app.events.models import CampaignEvent
 from app.events.routes import render_json
-from app.events.service import PARTIES, WITHHELD_KEY, hide_parties, project
+from app.events.service import project
 from app.events.stream import Outgoing, Render, follow
 from app.web.streams import recheck_for
 from tests.api.test_characters import Table, create, make_table
@@ -150,7 +151,7 @@ async def test_no_channel_names_a_hidden_nsc_to_players(
         history = (await t[role].get(f"{t.api}/characters/{pc['id']}/history")).json()
         types = [e["type"] for e in history]
         assert "character_item_moved" in types and "character_item_received" in types
-        assert all(WITHHELD_KEY not in e for e in history)
+        assert all("withheld_parties" not in e for e in history)
         assert "× «Seil» weggegeben" in channels["html history"]
         assert "× «Seil» erhalten" in channels["history stream"]
     # The GMs see everything, names included.
@@ -159,7 +160,7 @@ async def test_no_channel_names_a_hidden_nsc_to_players(
     received = next(e for e in gm_history if e["type"] == "character_item_received")
     assert (moved["to_character_id"], moved["to_character_name"]) == (npc["id"], SECRET)
     assert (received["from_character_id"], received["from_character_name"]) == (npc["id"], SECRET)
-    assert WITHHELD_KEY not in moved
+    assert "withheld_parties" not in moved
     assert f"an {SECRET} gegeben" in (await t["gm"].get(sheet)).text
 
 
@@ -169,15 +170,13 @@ def test_every_party_an_event_may_name_is_left_out_when_hidden() -> None:
     for party in PARTIES:
         payload: dict[str, Any] = {"actor_name": "gm", "item_name": "Seil"}
         payload.update({key: 7 if key == party.id_key else SECRET for key in party.keys})
-        visibility = hide_parties(payload, "public", {7})
         event = CampaignEvent(
             id=1,
             campaign_id=1,
             seq=1,
             type="character_item_moved",
             actor_id=1,
-            visibility=visibility,
-            audience_user_id=None,
+            audience=about(payload, {7}).to_json(),
             payload=payload,
             created_at=datetime.now(UTC),
         )
@@ -185,7 +184,7 @@ def test_every_party_an_event_may_name_is_left_out_when_hidden() -> None:
         assert not _leaks(json.dumps(seen, ensure_ascii=False), 7), party
         assert all(party.id_key not in e for e in seen)
         (whole,) = [e.data() for e in project([event], gm)]
-        assert whole[party.id_key] == 7 and WITHHELD_KEY not in whole
+        assert whole[party.id_key] == 7 and "withheld_parties" not in whole
         # Named in passing: the event itself still reaches the player.
         assert len(seen) == (0 if party.id_key == "character_id" else 1), party
 

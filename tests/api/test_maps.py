@@ -16,7 +16,8 @@ from sqlalchemy import select
 
 from app.core.viewer import Role, Viewer
 from app.events.models import CampaignEvent
-from app.events.service import project
+from app.events.stream import projected
+from app.maps.present import scenes_now
 from tests.api.helpers import Table, make_table
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import Fight, add_character, make_fight, script
@@ -39,7 +40,8 @@ async def new_scene(
     client: httpx.AsyncClient, campaign_id: int, cols: int = 10, rows: int = 8, **extra: Any
 ) -> dict[str, Any]:
     r = await client.post(
-        base(campaign_id), json={"name": "Gewölbe", "cols": cols, "rows": rows, **extra}
+        base(campaign_id),
+        json={"name": "Gewölbe", "cols": cols, "rows": rows, "shown": True, **extra},
     )
     assert r.status_code == 201, r.text
     return r.json()  # type: ignore[no-any-return]
@@ -64,7 +66,8 @@ async def events_for(
             )
         ).all()
     kinds = ("scene_", "token_", "fog_")
-    return [e.data() for e in project(rows, viewer) if e.type.startswith(kinds)]
+    shown = await projected(app.state.ctx, campaign_id, viewer, rows, scenes_now)
+    return [e.data() for e in shown if e.type.startswith(kinds)]
 
 
 def gm_viewer(t: Table) -> Viewer:
@@ -133,10 +136,13 @@ async def test_scene_crud_roles_and_bad_input(table: Table, app: FastAPI) -> Non
     assert stale.status_code == 409
     assert (await t.player.patch(f"{url}/{sid}", json={"name": "X"})).status_code == 403
     assert (await t.player.delete(f"{url}/{sid}")).status_code == 403
+    changes = [e["change"] for e in await events_for(app, t.campaign_id, player_viewer(t))]
+    assert changes == ["created", "changed"]
     assert (await t.gm.delete(f"{url}/{sid}")).status_code == 204
     assert (await t.gm.get(f"{url}/{sid}")).status_code == 404
+    # Once it is gone, a replay brings players nothing of it but that it went.
     changes = [e["change"] for e in await events_for(app, t.campaign_id, player_viewer(t))]
-    assert changes == ["created", "changed", "deleted"]
+    assert changes == ["deleted"]
 
 
 async def test_walls_doors_terrain_and_walls_outside_the_grid(table: Table) -> None:
@@ -261,10 +267,14 @@ async def test_fog_hidden_tokens_and_projected_events(table: Table, app: FastAPI
     seq3 = await _last_seq(app, t.campaign_id)
     r = await t.gm.patch(f"{url}/tokens/{spy}", json={"hidden": False})
     assert r.status_code == 200, r.text
+    mine = await events_for(app, t.campaign_id, player_viewer(t), seq3)
+    assert [(e["type"], e["token"]["label"]) for e in mine] == [("token_added", "Spion")]
     await t.gm.patch(f"{url}/tokens/{spy}", json={"hidden": True})
     await t.gm.delete(f"{url}/tokens/{lurker}")
+    # Read now, the spy's appearance is not replayed (it is hidden again); removals are.
     mine = await events_for(app, t.campaign_id, player_viewer(t), seq3)
-    assert [e["type"] for e in mine] == ["token_added", "token_removed", "token_removed"]
+    assert [e["type"] for e in mine] == ["token_removed", "token_removed"]
+    assert "Spion" not in str(mine)
     gms = await events_for(app, t.campaign_id, gm_viewer(t), seq3)
     assert [e["type"] for e in gms] == ["token_changed", "token_changed", "token_removed"]
     bad = await t.gm.post(f"{url}/fog", json={"reveal": [[8, 0]]})
@@ -430,6 +440,13 @@ async def test_scene_pages_show_only_what_the_viewer_may_see(table: Table) -> No
     gm_page = await t.gm.get(page_url)
     assert gm_page.status_code == 200
     assert "Heldin" in gm_page.text and "Schatten" in gm_page.text
+    # Prepared in private: the players get nothing of it until the GM shows it.
+    assert "Den Spielern zeigen" in gm_page.text
+    assert (await t.player.get(page_url)).status_code == 404
+    assert "Höhle" not in (await t.player.get(f"/campaigns/{t.campaign_id}/scenes")).text
+    shown = await t.gm.post(f"{page_url}/fog", data={"action": "show"})
+    assert shown.status_code == 303
+    assert "Vor den Spielern verbergen" in (await t.gm.get(page_url)).text
     player_page = await t.player.get(page_url)
     assert player_page.status_code == 200
     assert "Heldin" in player_page.text and "Schatten" not in player_page.text

@@ -27,7 +27,9 @@ async def test_scene_pushes_match_the_page_and_keep_secrets(
     t = await make_table(make_client, app)
     cid = t.campaign_id
     api = f"/api/v1/campaigns/{cid}/scenes"
-    sid = (await t.gm.post(api, json={"name": "Halle", "cols": 6, "rows": 5})).json()["id"]
+    sid = (
+        await t.gm.post(api, json={"name": "Halle", "cols": 6, "rows": 5, "shown": True})
+    ).json()["id"]
     before = await last_seq(app, cid)
     r = await t.gm.post(f"{api}/{sid}/tokens", json={"x": 0, "y": 0, "label": "Heldin"})
     hero = r.json()["id"]
@@ -64,7 +66,9 @@ async def test_a_move_pushes_that_token_alone_and_only_where_it_is_seen(
     t = await make_table(make_client, app)
     cid = t.campaign_id
     api = f"/api/v1/campaigns/{cid}/scenes"
-    sid = (await t.gm.post(api, json={"name": "Gang", "cols": 8, "rows": 4})).json()["id"]
+    sid = (await t.gm.post(api, json={"name": "Gang", "cols": 8, "rows": 4, "shown": True})).json()[
+        "id"
+    ]
     body = {"x": 0, "y": 0, "label": "Späherin"}
     scout = (await t.gm.post(f"{api}/{sid}/tokens", json=body)).json()["id"]
     body = {"x": 5, "y": 3, "label": "Geist", "hidden": True}
@@ -113,10 +117,19 @@ async def test_map_on_the_combat_page_joins_its_bundled_push(
     pid = view["participants"][0]["pid"]
     api = f"/api/v1/campaigns/{cid}/scenes"
     r = await fight.gm.post(
-        api, json={"name": "Brücke", "cols": 8, "rows": 4, "encounter_id": fight.encounter_id}
+        api,
+        json={
+            "name": "Brücke",
+            "cols": 8,
+            "rows": 4,
+            "encounter_id": fight.encounter_id,
+            "shown": True,
+        },
     )
     sid = r.json()["id"]
-    other = (await fight.gm.post(api, json={"name": "Anderswo", "cols": 3, "rows": 3})).json()
+    other = (
+        await fight.gm.post(api, json={"name": "Anderswo", "cols": 3, "rows": 3, "shown": True})
+    ).json()
     before = await last_seq(app, cid)
     r = await fight.gm.post(f"{api}/{sid}/tokens", json={"x": 1, "y": 1, "participant_id": pid})
     assert r.status_code == 201, r.text

@@ -121,7 +121,7 @@ async def test_map_route_answers_every_role(
     case = CASES[name]
     table = await make_table(make_client, app)
     api = f"/api/v1/campaigns/{table.campaign_id}/scenes"
-    r = await table.gm.post(api, json={"name": "Gewölbe", "cols": 5, "rows": 5})
+    r = await table.gm.post(api, json={"name": "Gewölbe", "cols": 5, "rows": 5, "shown": True})
     assert r.status_code == 201, r.text
     sid = r.json()["id"]
     r2 = await table.gm.post(f"{api}/{sid}/tokens", json={"x": 0, "y": 0, "label": "Fass"})

@@ -56,7 +56,9 @@ async def hall(make_client: ClientFactory, app: FastAPI) -> Hall:
     bert_id = int((await register(bert, "bert_user"))["user"]["id"])  # type: ignore[index]
     joined = await bert.post("/api/v1/campaigns/join", json={"invite_code": t.invite_code})
     assert joined.status_code == 200, joined.text
-    r = await t.gm.post(base(t.campaign_id), json={"name": "Halle", "cols": 10, "rows": 5})
+    r = await t.gm.post(
+        base(t.campaign_id), json={"name": "Halle", "cols": 10, "rows": 5, "shown": True}
+    )
     url = f"{base(t.campaign_id)}/{r.json()['id']}"
     assert (await t.gm.put(f"{url}/walls", json={"segments": WALLS})).status_code == 200
     ids = {"gm": t.ids["gm"], "anna": t.ids["player"], "bert": bert_id}

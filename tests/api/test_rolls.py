@@ -157,3 +157,24 @@ async def test_roll_form_without_and_with_htmx(make_client: ClientFactory, app: 
     assert 'id="expression-error"' in r.text and 'aria-invalid="true"' in r.text
     assert "<html" not in r.text
     assert len(await _log(table.gm, cid)) == 1
+
+
+async def test_the_answer_to_a_roll_is_what_the_dice_log_shows_the_roller(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A player's roll for the GMs only: the direct answer, like the log, tells them only
+    that it happened; a roll for the GMs and themselves they see whole."""
+    table = await make_table(make_client, app)
+    cid = table.campaign_id
+    url = f"/api/v1/campaigns/{cid}/rolls"
+    r = await table.player.post(
+        url, json={"expression": "1d20", "label": "Blind", "visibility": "gm"}
+    )
+    assert r.status_code == 201, r.text
+    answer = r.json()
+    assert answer["secret"] is True and answer["total"] is None and answer["dice"] is None
+    (logged,) = await _log(table.player, cid)
+    assert logged["secret"] is True and "total" not in logged
+    r = await table.player.post(url, json={"expression": "1d20", "visibility": "self"})
+    assert r.status_code == 201, r.text
+    assert r.json()["secret"] is False and 1 <= r.json()["total"] <= 20

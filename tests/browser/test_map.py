@@ -74,7 +74,10 @@ def table(browser: Browser, base_url: str) -> Iterator[Table]:
     named = ("Alrik", "Brida", "Goblin 2")
     pids = {p["name"] if p["name"] in named else "Goblin": p["pid"] for p in view["participants"]}
     scenes = f"/api/v1/campaigns/{cid}/scenes"
-    linked = {"name": "Gewölbe", "cols": 12, "rows": 8, "encounter_id": int(api.rsplit("/", 1)[1])}
+    linked = {
+        "name": "Gewölbe", "cols": 12, "rows": 8, "encounter_id": int(api.rsplit("/", 1)[1]),
+        "shown": True,
+    }  # fmt: skip
     scene = ok(gm.request.post(scenes, data=linked))
     scene_api = f"{scenes}/{scene['id']}"
     ok(gm.request.put(f"{scene_api}/background",

@@ -53,7 +53,11 @@ def setup(browser: Browser, base_url: str) -> Iterator[Setup]:
     ok(gm.request.post(f"{api}/participants", data={"entry_id": goblin["id"], "count": 2}))
     ok(gm.request.post(f"{api}/actions/start", data={}))
     pids = {p["name"]: int(p["pid"]) for p in ok(gm.request.get(api))["participants"]}
-    scene = ok(gm.request.post(f"{base}/scenes", data={"name": "Hof", "cols": 10, "rows": 6}))
+    scene = ok(
+        gm.request.post(
+            f"{base}/scenes", data={"name": "Hof", "cols": 10, "rows": 6, "shown": True}
+        )
+    )
     scene_api = f"{base}/scenes/{scene['id']}"
     url = f"/campaigns/{created['id']}/scenes/{scene['id']}"
     yield Setup(gm, bob, api, scene_api, url, pids)

@@ -43,7 +43,9 @@ def _gm(browser: Browser, base_url: str, phone: bool) -> BrowserContext:
 def _scene(gm: BrowserContext) -> tuple[str, str]:
     created = ok(gm.request.post("/api/v1/campaigns", data={"name": "Bau", "system": "hh"}))
     scenes = f"/api/v1/campaigns/{created['id']}/scenes"
-    scene = ok(gm.request.post(scenes, data={"name": "Keller", "cols": 8, "rows": 5}))
+    scene = ok(
+        gm.request.post(scenes, data={"name": "Keller", "cols": 8, "rows": 5, "shown": True})
+    )
     return f"{scenes}/{scene['id']}", f"/campaigns/{created['id']}/scenes/{scene['id']}"
 
 
@@ -162,7 +164,7 @@ def test_start_cells_painted_are_where_the_fight_is_placed_and_the_grid_previews
     encounter = ok(gm.request.post(f"{base}/encounters", data={"name": "Keller"}))["id"]
     body = {"entry_id": goblin["id"], "count": 2}
     ok(gm.request.post(f"{base}/encounters/{encounter}/participants", data=body))
-    linked = {"name": "Keller", "cols": 8, "rows": 5, "encounter_id": encounter}
+    linked = {"name": "Keller", "cols": 8, "rows": 5, "encounter_id": encounter, "shown": True}
     scene = ok(gm.request.post(f"{base}/scenes", data=linked))
     api = f"{base}/scenes/{scene['id']}"
     picture: FilePayload = {"name": "k.png", "mimeType": "image/png", "buffer": _png()}

@@ -30,7 +30,11 @@ def hall(browser: Browser, base_url: str) -> Iterator[Hall]:
     gm, anna, bert = (account(browser, base_url, n) for n in ("sichtsl", "anna", "bert"))
     created = ok(gm.request.post("/api/v1/campaigns", data={"name": "Sicht", "system": "hh"}))
     base = f"/api/v1/campaigns/{created['id']}"
-    scene = ok(gm.request.post(f"{base}/scenes", data={"name": "Halle", "cols": 10, "rows": 5}))
+    scene = ok(
+        gm.request.post(
+            f"{base}/scenes", data={"name": "Halle", "cols": 10, "rows": 5, "shown": True}
+        )
+    )
     api = f"{base}/scenes/{scene['id']}"
     ok(gm.request.put(f"{api}/walls", data={"segments": [[5, 0, 5, 4]]}))
     ok(gm.request.patch(api, data={"line_of_sight": True}))

@@ -126,7 +126,7 @@ def build_world(browser: Browser, base_url: str) -> World:
 def _scene(gm: APIRequestContext, campaign_id: int) -> str:
     """A battle map with walls, terrain and two tokens (not linked to the fight)."""
     api = f"/api/v1/campaigns/{campaign_id}/scenes"
-    scene = ok(gm.post(api, data={"name": "Lager", "cols": 14, "rows": 9}))
+    scene = ok(gm.post(api, data={"name": "Lager", "cols": 14, "rows": 9, "shown": True}))
     walls = {
         "segments": [[4, 0, 4, 5]],
         "doors": [{"segment": [4, 5, 4, 6]}],

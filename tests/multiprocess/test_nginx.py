@@ -28,7 +28,7 @@ from fastapi import FastAPI
 from tests.conftest import CHEAP_ARGON2, ROOT
 from tests.encounters.test_stream import last_seq, live_fight
 from tests.encounters.test_stream import messages as combat_messages
-from tests.stream.sse import account, messages, take, unique
+from tests.stream.sse import gm_and_player, messages, take, unique
 
 #: Failed logins from one address before its next attempt waits (lowered for the test).
 ADDRESS_FREE = 3
@@ -106,16 +106,6 @@ def _upstream(response: httpx.Response) -> str:
     return upstream
 
 
-async def _campaign(url: str) -> tuple[httpx.AsyncClient, httpx.AsyncClient, int]:
-    gm = await account(url, unique("gm"))
-    player = await account(url, unique("player"))
-    r = await gm.post("/api/v1/campaigns", json={"name": "Hinter nginx", "system": "hh"})
-    cid, code = r.json()["id"], r.json()["invite_code"]
-    r = await player.post("/api/v1/campaigns/join", json={"invite_code": code})
-    assert r.status_code == 200, r.text
-    return gm, player, cid
-
-
 async def _roll_elsewhere(gm: httpx.AsyncClient, cid: int, label: str, not_on: str) -> int:
     """Roll until the roll is served by another process than ``not_on``; its ``seq``."""
     for attempt in range(10):
@@ -139,7 +129,7 @@ async def test_two_servers_behind_nginx_each_answer(app: FastAPI, front: Front) 
 
 
 async def test_roll_on_one_process_reaches_streams_on_another(app: FastAPI, front: Front) -> None:
-    gm, player, cid = await _campaign(front.url)
+    gm, player, cid = await gm_and_player(front.url, "Hinter nginx")
     async with (
         player.stream("GET", f"/api/v1/campaigns/{cid}/events?after=2") as json_stream,
         player.stream("GET", f"/campaigns/{cid}/live?after=2") as html_stream,

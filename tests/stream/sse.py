@@ -85,3 +85,16 @@ async def account(base_url: str, name: str) -> httpx.AsyncClient:
     client.cookies.clear()
     client.headers["Authorization"] = f"Bearer {token}"
     return client
+
+
+async def gm_and_player(
+    base_url: str, name: str
+) -> tuple[httpx.AsyncClient, httpx.AsyncClient, int]:
+    """A new campaign ``name`` (H&H) on a live server: its GM, a player who joined, its id."""
+    gm = await account(base_url, unique("gm"))
+    player = await account(base_url, unique("player"))
+    r = await gm.post("/api/v1/campaigns", json={"name": name, "system": "hh"})
+    cid, code = r.json()["id"], r.json()["invite_code"]
+    r = await player.post("/api/v1/campaigns/join", json={"invite_code": code})
+    assert r.status_code == 200, r.text
+    return gm, player, int(cid)

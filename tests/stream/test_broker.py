@@ -12,6 +12,7 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
+from app.events.audience import Form
 from app.events.broker import Broker
 from app.events.models import CampaignEvent
 from app.events.routes import encode
@@ -27,6 +28,7 @@ from app.events.stream import Outgoing
 from tests.conftest import register
 
 WHEN = datetime(2026, 11, 29, 17, 0, 0, 123456, tzinfo=UTC)
+ROLL_AUDIENCE = {"v": "public", "stub": 1}
 
 
 def _event(seq: int, campaign_id: int = 7) -> CampaignEvent:
@@ -36,8 +38,7 @@ def _event(seq: int, campaign_id: int = 7) -> CampaignEvent:
         seq=seq,
         type="roll",
         actor_id=3,
-        visibility="public",
-        audience_user_id=None,
+        audience=ROLL_AUDIENCE,
         payload={"total": seq},
         created_at=WHEN,
     )
@@ -107,28 +108,24 @@ def test_the_listener_reads_only_announcements_someone_waits_for() -> None:
     assert not broker.wants(7, 4)  # its own NOTIFY, coming back, is not even parsed
     assert not broker.wants(7, 3)
     assert broker.wants(7, 5)
-    assert note_head(f"7:12:345{note_of('roll', 3, 'public', None, '{}', WHEN)}") == (7, 12)
+    note = note_of("roll", 3, '{"v":"public"}', "{}", WHEN)
+    assert note_head(f"7:12:345{note}") == (7, 12)
     with pytest.raises(ValueError):
         note_head("sieben:12:345")
 
 
 def test_note_round_trip_and_size_limit() -> None:
     payload = '{"total": 17, "label": "Kletterei \\u00fcber die Mauer"}'
-    note = note_of("roll", 3, "self", 9, payload, WHEN)
+    note = note_of("roll", 3, '{"v": "self", "to": {"9": 1}, "stub": 1}', payload, WHEN)
     campaign_id, seq, event = event_from_note(f"7:12:345{note}")
     assert (campaign_id, seq) == (7, 12)
     assert event is not None
-    assert (event.id, event.type, event.actor_id, event.visibility, event.audience_user_id) == (
-        345,
-        "roll",
-        3,
-        "self",
-        9,
-    )
+    assert (event.id, event.type, event.actor_id, event.visibility) == (345, "roll", 3, "self")
+    assert event.audience == {"v": "self", "to": {"9": 1}, "stub": 1}
     assert event.payload == {"total": 17, "label": "Kletterei über die Mauer"}
     assert event.created_at == WHEN
     big = '{"text": "%s"}' % ("x" * NOTE_MAX)
-    assert note_of("roll", 3, "public", None, big, WHEN) == ""
+    assert note_of("roll", 3, '{"v":"public"}', big, WHEN) == ""
     assert event_from_note("7:12:345") == (7, 12, None)
     with pytest.raises(ValueError):
         event_from_note("7:zwölf:345")
@@ -163,7 +160,7 @@ async def test_the_notification_carries_the_event_as_committed(
         )
     assert stored is not None and carried is not None
     assert seq == r.json()["event_id"]
-    columns = ("id", "campaign_id", "seq", "type", "actor_id", "visibility", "audience_user_id")
+    columns = ("id", "campaign_id", "seq", "type", "actor_id", "audience")
     assert [getattr(carried, c) for c in columns] == [getattr(stored, c) for c in columns]
     assert carried.payload == stored.payload and carried.payload["label"] == "Schlösser öffnen"
     assert carried.created_at == stored.created_at
@@ -217,6 +214,6 @@ def test_nothing_is_kept_for_a_campaign_nobody_follows() -> None:
 def test_encoded_events_belong_to_their_event_not_to_its_ids() -> None:
     first, second = _event(4), _event(4)
     second.payload = {"total": 99}
-    assert '"total":4' in encode(VisibleEvent(first, redacted=False))
-    assert '"total":99' in encode(VisibleEvent(second, redacted=False))
-    assert '"secret":true' in encode(VisibleEvent(first, redacted=True))
+    assert '"total":4' in encode(VisibleEvent(first))
+    assert '"total":99' in encode(VisibleEvent(second))
+    assert '"secret":true' in encode(VisibleEvent(first, Form.stub))

@@ -42,7 +42,9 @@ async def test_the_stream_sends_each_player_only_their_own_sight(
         r = await client.post(f"/api/v1/campaigns/{cid}/characters", json={"name": who.title()})
         assert r.status_code == 201, r.text
         chars[who] = r.json()["id"]
-    r = await gm.post(f"/api/v1/campaigns/{cid}/scenes", json={"name": "H", "cols": 10, "rows": 5})
+    r = await gm.post(
+        f"/api/v1/campaigns/{cid}/scenes", json={"name": "H", "cols": 10, "rows": 5, "shown": True}
+    )
     url = f"/api/v1/campaigns/{cid}/scenes/{r.json()['id']}"
     await gm.put(f"{url}/walls", json={"segments": [[5, 0, 5, 4]]})
     r = await gm.patch(url, json={"line_of_sight": True})

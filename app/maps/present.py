@@ -1,0 +1,71 @@
+"""The scenes as they are now, for the projection of map events (``app.events.audience``).
+
+A map event's audience says who it reached when it happened; whether a player gets it when
+it is read depends on the scene as it is then: shown to the players, and its token in their
+sight (a token placed before the fog came on is not replayed to them).
+
+A move reaches every stream of its campaign at once; streams that read the same batch (the
+campaign's shared tail, so the same event objects) share one load of each scene: the board
+is kept with the batch's last event, and each viewer's view is computed from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from weakref import WeakKeyDictionary
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.campaigns.models import Campaign
+from app.core.viewer import Viewer
+from app.events.models import CampaignEvent
+from app.maps import service, sight
+from app.maps.models import Scene
+
+#: Boards by the batch they were loaded for (its last event) and scene id (``None``: no
+#: such scene in the campaign).
+_BOARDS: WeakKeyDictionary[CampaignEvent, dict[int, sight.Board | None]] = WeakKeyDictionary()
+
+
+@dataclass(frozen=True, slots=True)
+class ScenesNow:
+    """Per scene the viewer may see now, the tokens they see on it."""
+
+    tokens: Mapping[int, frozenset[int]]
+
+    def sees(self, scene_id: int, token_id: int | None) -> bool:
+        seen = self.tokens.get(scene_id)
+        return seen is not None and (token_id is None or token_id in seen)
+
+
+async def _board(
+    session: AsyncSession, campaign_id: int, scene_id: int, viewer: Viewer
+) -> sight.Board | None:
+    scene = await session.get(Scene, scene_id)
+    campaign = await session.get(Campaign, campaign_id)
+    if scene is None or campaign is None or scene.campaign_id != campaign_id:
+        return None
+    return await service.board(session, service.Opened(campaign, viewer, scene))
+
+
+async def scenes_now(
+    session: AsyncSession,
+    campaign_id: int,
+    viewer: Viewer,
+    scene_ids: Collection[int],
+    at: CampaignEvent,
+) -> ScenesNow:
+    """The scenes ``scene_ids`` of the campaign as ``viewer`` sees them now (read once per
+    batch ending with the event ``at``, whoever reads it)."""
+    boards = _BOARDS.setdefault(at, {})
+    out: dict[int, frozenset[int]] = {}
+    for scene_id in sorted(scene_ids):
+        if scene_id not in boards:
+            boards[scene_id] = await _board(session, campaign_id, scene_id, viewer)
+        board = boards[scene_id]
+        if board is None or not (board.scene.shown or viewer.is_gm):
+            continue
+        cells = None if viewer.is_gm else board.cells_for(viewer.user_id)
+        out[scene_id] = frozenset(t.id for t in board.tokens if board.sees_in(t, cells))
+    return ScenesNow(out)
