@@ -21,6 +21,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.encounters.models import BestiaryEntry
+from app.events.audience import Audience
+from app.events.models import CampaignEvent
 from app.knowledge.models import KnownFact
 from app.talk.models import (
     ChatMessage,
@@ -380,6 +382,7 @@ async def grant(session: AsyncSession, campaign_id: int, user_id: int, given: Gr
     ):
         for row_id in await _not_linked(session, campaign_id, user_id, link, key, owner, ids):
             session.add(link(**{key.key: row_id, "user_id": user_id}))
+    await _hear_whispers(session, campaign_id, user_id, given["messages"])
     if given["read"] is not None:
         mark = await session.get(ChatRead, (campaign_id, user_id))
         if mark is None:
@@ -388,6 +391,27 @@ async def grant(session: AsyncSession, campaign_id: int, user_id: int, given: Gr
             mark.last_seq = max(mark.last_seq, given["read"])
     await _grant_facts(session, campaign_id, user_id, given["facts"])
     await session.flush()
+
+
+async def _hear_whispers(
+    session: AsyncSession, campaign_id: int, user_id: int, message_ids: list[int]
+) -> None:
+    """The whispers the part received reach its new holder: the chat reads a message through
+    its event's audience, so ``user_id`` joins the readers of each one's ``chat_message``."""
+    if not message_ids:
+        return
+    seqs = select(ChatMessage.seq).where(
+        ChatMessage.id.in_(message_ids), ChatMessage.campaign_id == campaign_id
+    )
+    events = await session.scalars(
+        select(CampaignEvent).where(
+            CampaignEvent.campaign_id == campaign_id,
+            CampaignEvent.seq.in_(seqs),
+            CampaignEvent.type == "chat_message",
+        )
+    )
+    for event in events:
+        event.audience = Audience.from_json(event.audience).read_by(user_id).to_json()
 
 
 async def _not_linked(
