@@ -189,7 +189,8 @@ async def test_a_long_handout_breaks_into_pages_with_its_picture(
     png = io.BytesIO()
     Image.new("RGB", (400, 300), (30, 90, 160)).save(png, format="PNG")
     r = await t.gm.post(
-        f"{base(t)}/handouts/{hid}/image", files={"image": ("karte.png", png.getvalue(), "image/png")}
+        f"{base(t)}/handouts/{hid}/image",
+        files={"image": ("karte.png", png.getvalue(), "image/png")},
     )
     assert r.status_code == 200, r.text
     reader = pdf_of(await t.observer.get(f"{base(t)}/handouts/{hid}/handout.pdf"))
