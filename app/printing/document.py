@@ -17,6 +17,7 @@ from pathlib import Path
 from fpdf import FPDF
 from fpdf.fonts import FontFace
 
+from app import limits
 from app.errors import ValidationFailed
 from app.i18n import _
 
@@ -24,9 +25,9 @@ FONT_DIR = Path(__file__).parent / "fonts"
 FONT = "DejaVu"
 #: A printout longer than this is refused (422): a sheet fits on two or three pages, the
 #: longest handout (20,000 characters) on about eight.
-PAGES_MAX = 30
+PAGES_MAX = limits.PRINT_PAGES_MAX
 #: Printouts laid out at once per process; more wait for a free one (each takes one core).
-RENDERS_AT_ONCE = 2
+RENDERS_AT_ONCE = limits.PRINT_RENDERS_AT_ONCE
 #: Space (mm) a heading needs below it on its page, or it moves to the next one.
 KEEP_WITH_NEXT_MM = 35
 MARGIN_MM = 15

@@ -185,7 +185,7 @@ async def initiative(
     subtitle = " · ".join(
         (_("Initiative list"), status, _("Round %(round)s", round=_number(state.get("round", 0))))
     )
-    block = Table(_("Participants"), columns, rows, (1, 5, 3, 2, 3, 6))
+    block = Table(_("Participants"), columns, rows, (2, 7, 4, 4, 4, 8))
     return Document(loaded.encounter.name, subtitle, _footer(loaded.campaign), [block])
 
 

@@ -12,7 +12,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from app.characters.systems.registry import SYSTEMS
-from app.printing.document import PAGES_MAX
+from app.printing.document import PAGES_MAX, Document, Text, TooLong, render
 from app.talk.handouts import BODY_MAX
 from tests.api.helpers import Table, make_table
 from tests.conftest import ClientFactory
@@ -200,3 +200,11 @@ async def test_a_long_handout_breaks_into_pages_with_its_picture(
     assert text.count("alten Feste") == body.count("alten Feste")
     last = reader.pages[-1].extract_text()
     assert f"Seite {len(reader.pages)} von {len(reader.pages)}" in last
+
+
+def test_a_printout_past_the_page_limit_is_refused() -> None:
+    """Nothing a user can store prints this long today; the bound holds if that changes."""
+    lines = "\n\n".join(f"Zeile {n}" for n in range(PAGES_MAX * 60))
+    with pytest.raises(TooLong) as refused:
+        render(Document("Zu lang", "", "", [Text("", lines)]))
+    assert refused.value.status_code == 422 and "30" in refused.value.fields["document"]
