@@ -28,6 +28,11 @@ FONT = "DejaVu"
 PAGES_MAX = limits.PRINT_PAGES_MAX
 #: Printouts laid out at once per process; more wait for a free one (each takes one core).
 RENDERS_AT_ONCE = limits.PRINT_RENDERS_AT_ONCE
+#: A table row holds at most this many lines (a row cannot span two pages): a longer value
+#: (a sheet's 5,000-character text field) goes on in the rows below.
+ROW_LINES = 25
+#: Room (mm) left in a cell when wrapping its text beforehand (the cell's padding).
+CELL_SLACK_MM = 4
 #: Space (mm) a heading needs below it on its page, or it moves to the next one.
 KEEP_WITH_NEXT_MM = 35
 MARGIN_MM = 15
@@ -176,6 +181,8 @@ def _table(
 ) -> None:
     pdf.set_font(FONT, "", 10)
     header = bool(columns)
+    shares = list(widths) or [1] * max((len(r) for r in rows), default=len(columns) or 1)
+    mm = [pdf.epw * share / sum(shares) for share in shares]
     with pdf.table(
         col_widths=tuple(widths) or None,
         first_row_as_headings=header,
@@ -187,7 +194,28 @@ def _table(
         if header:
             table.row(list(columns))
         for values in rows:
-            table.row(list(values))
+            for part in _split_row(pdf, values, mm):
+                table.row(part)
+
+
+def _split_row(pdf: _Pdf, values: Sequence[str], widths: Sequence[float]) -> list[list[str]]:
+    """One row as rows that each fit on a page: every cell wrapped to its column's width
+    and cut after :data:`ROW_LINES` lines, the rest in the rows below."""
+    chunks: list[list[str]] = []
+    for value, width in zip(values, widths, strict=True):
+        lines = _lines(pdf, value, width - CELL_SLACK_MM)
+        chunks.append(
+            ["\n".join(lines[k : k + ROW_LINES]) for k in range(0, len(lines), ROW_LINES)]
+        )
+    count = max(len(c) for c in chunks)
+    return [[c[k] if k < len(c) else "" for c in chunks] for k in range(count)]
+
+
+def _lines(pdf: _Pdf, text: str, width: float) -> list[str]:
+    """``text`` wrapped as the current font sets it in ``width`` mm (at least one line)."""
+    lines = pdf.multi_cell(width, 5, text, dry_run=True, output="LINES")
+    assert isinstance(lines, list)
+    return [str(line) for line in lines] or [""]
 
 
 def _picture(pdf: _Pdf, picture: Picture) -> None:

@@ -65,7 +65,8 @@ def _number(value: object) -> str:
 
 def _field_text(spec: sheets.FieldSpec, shown: str) -> str:
     """A field's value as printed: a choice by its label, a flag as yes/no, a number in the
-    viewer's locale; nothing for an empty one (the sheet for the table)."""
+    viewer's locale, a list (Talente, ``Name: Wert`` lines) in one run of text; nothing for
+    an empty one (the sheet for the table)."""
     if not shown:
         return ""
     if spec.kind == "choice":
@@ -74,6 +75,8 @@ def _field_text(spec: sheets.FieldSpec, shown: str) -> str:
         return _("yes") if shown in ("True", "true", "on") else _("no")
     if spec.kind == "int" and shown.lstrip("-").isdigit():
         return _number(int(shown))
+    if spec.kind == "text":
+        return ", ".join(line for line in shown.splitlines() if line.strip())
     return shown
 
 

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from PIL import Image
 from pypdf import PdfReader
 
+from app.characters.sheets import TEXT_MAX
 from app.characters.systems.registry import SYSTEMS
 from app.printing.document import PAGES_MAX, Document, Text, TooLong, render
 from app.talk.handouts import BODY_MAX
@@ -208,3 +209,37 @@ def test_a_printout_past_the_page_limit_is_refused() -> None:
     with pytest.raises(TooLong) as refused:
         render(Document("Zu lang", "", "", [Text("", lines)]))
     assert refused.value.status_code == 422 and "30" in refused.value.fields["document"]
+
+
+async def test_a_user_who_chose_english_prints_in_english(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app, "ds4")
+    cid = await character(t, t.player, "Alrike")
+    r = await t.player.post("/language", data={"locale": "en", "next": "/campaigns"})
+    assert r.status_code == 303, r.text
+    english = text_of(pdf_of(await t.player.get(f"{base(t)}/characters/{cid}/sheet.pdf")))
+    for label in ("Derived values", "Items", "Player character", "Printed on", "Page 1 of"):
+        assert label in english
+    assert "Gedruckt" not in english and "Seite 1 von" not in english
+    # German stays the default for everyone else.
+    german = text_of(pdf_of(await t.gm.get(f"{base(t)}/characters/{cid}/sheet.pdf")))
+    assert "Gedruckt am" in german
+
+
+async def test_a_sheet_with_the_longest_texts_prints_whole(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app, "hh")
+    cid = await character(t, t.player, "Alrike")
+    talents = [f"Talent{n:04d}" for n in range(TEXT_MAX // 12)]
+    r = await t.player.get(f"{base(t)}/characters/{cid}")
+    r = await t.player.patch(
+        f"{base(t)}/characters/{cid}",
+        json={"version": r.json()["version"], "changes": {"talents": "\n".join(talents)}},
+    )
+    assert r.status_code == 200, r.text
+    reader = pdf_of(await t.player.get(f"{base(t)}/characters/{cid}/sheet.pdf"))
+    assert 2 <= len(reader.pages) <= PAGES_MAX
+    text = text_of(reader)
+    assert all(name in text for name in talents)
