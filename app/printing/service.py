@@ -36,6 +36,7 @@ from app.i18n import _, get_locale
 from app.knowledge import service as knowledge
 from app.printing.document import Block, Document, Pairs, Picture, Table, Text
 from app.talk import handouts
+from app.talk.markup import plain_text
 
 #: Empty rows for items on a sheet printed for the table.
 BLANK_ITEM_ROWS = 12
@@ -201,5 +202,5 @@ async def handout(session: AsyncSession, user: User, campaign_id: int, handout_i
         image = await handouts.image_for(session, viewer, campaign_id, handout_id)
         blocks.append(Picture(image.data, image.width, image.height, shown.handout.title))
     if shown.handout.body:
-        blocks.append(Text("", shown.handout.body))
+        blocks.append(Text("", plain_text(shown.handout.body)))
     return Document(shown.handout.title, _("Handout"), _footer(campaign), blocks)

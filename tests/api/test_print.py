@@ -109,7 +109,10 @@ async def test_who_may_read_may_print(make_client: ClientFactory, app: FastAPI) 
     entry = r.json()["id"]
     r = await t.gm.post(f"{base(t)}/encounters", json={"name": "Höhle"})
     encounter = r.json()["id"]
-    r = await t.gm.post(f"{base(t)}/handouts", json={"title": "Brief", "body": "Um Mitternacht"})
+    r = await t.gm.post(
+        f"{base(t)}/handouts",
+        json={"title": "Brief", "body": "Um **Mitternacht** [hier](https://example.org/weg)"},
+    )
     letter = r.json()["id"]
     expected = {
         f"characters/{pc}/sheet.pdf": (200, 200, 200, 404),
@@ -128,7 +131,8 @@ async def test_who_may_read_may_print(make_client: ClientFactory, app: FastAPI) 
     r = await t.gm.post(f"{base(t)}/handouts/{letter}/show", json={"to": [t.ids["player"]]})
     assert r.status_code == 200, r.text
     text = text_of(pdf_of(await t.player.get(f"{base(t)}/handouts/{letter}/handout.pdf")))
-    assert "Brief" in text and "Um Mitternacht" in text
+    assert "Brief" in text and "Um Mitternacht hier (https://example.org/weg)" in text
+    assert "**" not in text and "[" not in text  # the text, not its markup
     assert (await t.observer.get(f"{base(t)}/handouts/{letter}/handout.pdf")).status_code == 404
 
 
