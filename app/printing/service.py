@@ -93,6 +93,13 @@ def _field_blocks(
     ]
 
 
+def _where(item: sheets.ItemLike, slots: Mapping[str, str]) -> str:
+    """Where an item is, in the words of the sheet page's inventory."""
+    if item.equipped:
+        return _(slots.get(item.slot or "", item.slot or ""))
+    return _("Rucksack") if item.container == sheets.RUCKSACK else _("stowed")
+
+
 def _item_columns() -> list[str]:
     return [_("Item"), _("Quantity"), _("Where"), _("Details")]
 
@@ -110,11 +117,12 @@ async def sheet(session: AsyncSession, user: User, campaign_id: int, character_i
     if view.conditions:
         blocks.append(Pairs(_("Conditions"), [(c, "") for c in view.conditions]))
     texts: Mapping[int, list[str]] = context["item_texts"]
+    slots: Mapping[str, str] = context["equip_slots"]
     item_rows = [
         [
             i.name,
             _number(i.quantity),
-            _("equipped") if i.equipped else (i.container or ""),
+            _where(i, slots),
             ", ".join(texts.get(i.id, [])),
         ]
         for i in opened.items

@@ -74,6 +74,7 @@ async def test_each_sheet_prints_with_its_values_in_german(
         assert "Alrike Großfeld" in text and "Spielercharakter" in text
         assert f"{spec.label} {value}" in text
         assert "Ahnenschwert" in text
+        assert "rucksack" not in text  # where it is, in words, not as a stored key
         for german in ("Abgeleitete Werte", "Gegenstände", "Seite 1 von", "Die Nordmark"):
             assert german in text
         # A printout has no navigation and no buttons.
