@@ -132,6 +132,13 @@ RISK_TRIALS_MAX = 20_000
 #: Seconds one risk estimate may run (in a worker thread); then the fights played so far count.
 RISK_SECONDS = 5
 
+# --- printouts (issue 30) -------------------------------------------------------------------
+
+#: Pages of one PDF printout; a longer one is refused (a handout's longest text fills about 8).
+PRINT_PAGES_MAX = 30
+#: PDF printouts laid out at once per process (each in a worker thread); more wait their turn.
+PRINT_RENDERS_AT_ONCE = 2
+
 # --- the rules ------------------------------------------------------------------------------
 
 #: Characters a name may not contain: control characters (``Cc``), format characters

@@ -27,6 +27,7 @@ from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
 from app.maps import api as maps_api
 from app.maps import routes as maps_routes
+from app.printing import api as printing_api
 from app.rolls import api as rolls_api
 from app.rules.dice import SecureRoller
 from app.sessions import api as sessions_api
@@ -74,6 +75,7 @@ def _routers() -> tuple[APIRouter, ...]:
         maps_api.router,
         transfer_api.router,
         webhooks_api.router,
+        printing_api.router,
         events_routes.router,
         accounts_routes.router,
         apitokens_routes.router,

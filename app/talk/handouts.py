@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import exists, or_, select
+from sqlalchemy import ColumnElement, exists, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
@@ -152,19 +152,22 @@ async def _show(session: AsyncSession, user: User, handout: Handout, to: Audienc
     await session.flush()
 
 
+def _readable_by(viewer: Viewer) -> ColumnElement[bool]:
+    """The handouts a non-GM may read: shown to everyone or to them."""
+    return or_(
+        Handout.shown_to_all.is_(True),
+        exists().where(
+            HandoutReader.handout_id == Handout.id, HandoutReader.user_id == viewer.user_id
+        ),
+    )
+
+
 async def visible(session: AsyncSession, viewer: Viewer, campaign_id: int) -> list[HandoutView]:
     """The handouts ``viewer`` may read: for the GMs every one (with its readers), for the
     others those shown to everyone or to them; the latest shown first."""
     query = select(Handout).where(Handout.campaign_id == campaign_id)
     if not viewer.is_gm:
-        query = query.where(
-            or_(
-                Handout.shown_to_all.is_(True),
-                exists().where(
-                    HandoutReader.handout_id == Handout.id, HandoutReader.user_id == viewer.user_id
-                ),
-            )
-        )
+        query = query.where(_readable_by(viewer))
     rows = (
         await session.scalars(
             query.order_by(Handout.shown_seq.desc(), Handout.id.desc()).limit(LIST_MAX)
@@ -173,6 +176,21 @@ async def visible(session: AsyncSession, viewer: Viewer, campaign_id: int) -> li
     readers = await _readers(session, [h.id for h in rows]) if viewer.is_gm else {}
     images = await _images(session, [h.id for h in rows])
     return [HandoutView(h, readers.get(h.id, []), images.get(h.id)) for h in rows]
+
+
+async def readable(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, handout_id: int
+) -> HandoutView:
+    """One handout for a member who may read it (404 otherwise), as :func:`visible` lists it."""
+    query = select(Handout).where(Handout.id == handout_id, Handout.campaign_id == campaign_id)
+    if not viewer.is_gm:
+        query = query.where(_readable_by(viewer))
+    handout = await session.scalar(query)
+    if handout is None:
+        raise NotFound(_("Handout not found."))
+    readers = await _readers(session, [handout.id]) if viewer.is_gm else {}
+    images = await _images(session, [handout.id])
+    return HandoutView(handout, readers.get(handout.id, []), images.get(handout.id))
 
 
 async def _images(session: AsyncSession, ids: Sequence[int]) -> dict[int, ImageInfo]:
@@ -229,14 +247,7 @@ async def image_for(
         .where(Handout.id == handout_id, Handout.campaign_id == campaign_id)
     )
     if not viewer.is_gm:
-        query = query.where(
-            or_(
-                Handout.shown_to_all.is_(True),
-                exists().where(
-                    HandoutReader.handout_id == Handout.id, HandoutReader.user_id == viewer.user_id
-                ),
-            )
-        )
+        query = query.where(_readable_by(viewer))
     image = await session.scalar(query)
     if image is None:
         raise NotFound(_("Image not found."))

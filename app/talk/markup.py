@@ -35,3 +35,10 @@ def render_markup(text: str) -> Markup:
         position = link.end()
     out.append(_inline(escaped[position:]))
     return Markup("<br>".join("".join(out).splitlines()))
+
+
+def plain_text(text: str) -> str:
+    """``text`` without its markup (print): bold and italics as plain words, a link as
+    ``label (url)``."""
+    text = LINK.sub(r"\1 (\2)", text)
+    return ITALIC.sub(r"\2", BOLD.sub(r"\1", text))
