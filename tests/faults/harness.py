@@ -255,10 +255,12 @@ class Answer:
 
 @dataclass
 class Load:
-    """Rolls posted one after another by each of ``clients``; every answer is kept."""
+    """Rolls posted one after another by each of ``clients`` (``pause`` seconds apart);
+    every answer is kept."""
 
     clients: list[httpx.AsyncClient]
     path: str
+    pause: float = 0.0
     answers: list[Answer] = field(default_factory=list)
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
@@ -291,6 +293,7 @@ class Load:
             )
             if r.status_code >= 500:
                 await asyncio.sleep(0.1)
+            await asyncio.sleep(self.pause)
 
     def count(self, status: int | None) -> int:
         return sum(1 for a in self.answers if a.status == status)

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
-import pytest
 
 from app.events.broker import libpq_conninfo
 from app.events.service import NOTIFY_CHANNEL
@@ -23,19 +21,6 @@ from tests.stream.sse import messages, take
 #: The sweep's backstop interval of the app processes: longer than any wait of these tests,
 #: so an event that arrives in time came through NATS (or a reconnect's re-read), not the sweep.
 SLOW_SWEEP = 60.0
-
-
-@pytest.fixture
-def nats_server(database_url: str, tmp_path: Path) -> Iterator[NatsServer]:
-    if not database_url.startswith("postgresql"):
-        pytest.skip("several app processes share a database only on PostgreSQL")
-    (tmp_path / "nats").mkdir()
-    server = NatsServer(tmp_path / "nats")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def _apps(database_url: str, data: Path, nats: NatsServer, count: int) -> list[AppProcess]:
