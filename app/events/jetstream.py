@@ -176,14 +176,22 @@ class JetStream:
     async def _reconnected(self) -> None:
         """The server may have restarted and forgotten our consumer: make a new one (in a
         task of its own: the client awaits this inside its reconnect)."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()  # an earlier reconnect's, still trying
         self._task = asyncio.create_task(self._resubscribe(), name="jetstream-resubscribe")
 
     async def _resubscribe(self) -> None:
-        try:
-            await self._subscribe()
-        except (NatsError, OSError, TimeoutError):
-            log.warning("NATS consumer not restored; the sweep keeps the streams going")
-            self._broker.wake_all()
+        """Until it works: a restarted server may take a moment before JetStream answers."""
+        delay = FIRST_RETRY_SECONDS
+        while True:
+            try:
+                await self._subscribe()
+                return
+            except (TimeoutError, NatsError, OSError):
+                log.warning("NATS consumer not restored yet; the sweep keeps the streams going")
+                self._broker.wake_all()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 10.0)
 
     async def _error(self, exc: Exception) -> None:
         log.debug("NATS: %s", exc)
