@@ -78,13 +78,13 @@ class JetStream:
         self._task: asyncio.Task[None] | None = None
         #: The last stream sequence this process's consumer delivered (0: none yet).
         self._stream_seq = 0
-        #: Set while subscribed (tests wait for it).
-        self.connected = asyncio.Event()
+        self._stopping = False
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._connect(), name="jetstream")
 
     async def stop(self) -> None:
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -153,7 +153,6 @@ class JetStream:
             config.deliver_policy = api.DeliverPolicy.BY_START_SEQUENCE
             config.opt_start_seq = self._stream_seq + 1
         self._sub = await js.subscribe(SUBJECT_PREFIX + "*", cb=self._deliver, config=config)
-        self.connected.set()
         self._broker.wake_all()
 
     async def _deliver(self, msg: Msg) -> None:
@@ -170,8 +169,8 @@ class JetStream:
         self._broker.publish(campaign_id, seq, event)
 
     async def _disconnected(self) -> None:
-        self.connected.clear()
-        log.warning("NATS connection lost; the streams follow the log until it is back")
+        if not self._stopping:
+            log.warning("NATS connection lost; the streams follow the log until it is back")
 
     async def _reconnected(self) -> None:
         """The server may have restarted and forgotten our consumer: make a new one (in a
