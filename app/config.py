@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     argon2_memory_kib: int = 65536
     #: Seconds a live stream waits for a notification before it re-reads the log anyway.
     stream_poll_seconds: float = Field(default=15.0, gt=0)
+    #: NATS server (``nats://host:4222``) whose JetStream carries new events between the app
+    #: processes and hosts instead of PostgreSQL's ``NOTIFY``; empty: ``NOTIFY``.
+    nats_url: str = ""
     #: A live stream whose client has not taken a message for this long is closed (a client
     #: that stopped reading must not hold the server's buffers).
     stream_send_timeout_seconds: float = Field(default=30.0, gt=0)

@@ -148,8 +148,12 @@ def in_chunks(values: Collection[_T], size: int = IN_CHUNK) -> Iterator[list[_T]
         yield items[start : start + size]
 
 
-def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    return async_sessionmaker(engine, expire_on_commit=False)
+def create_sessionmaker(
+    engine: AsyncEngine, info: dict[str, Any] | None = None
+) -> async_sessionmaker[AsyncSession]:
+    """``info``: what every session's ``info`` starts with (the app's settings for the layers
+    below it, such as ``app.events.service.NOTIFY_OFF_KEY``)."""
+    return async_sessionmaker(engine, expire_on_commit=False, info=info)
 
 
 #: Key of the read memo in ``Session.info``.

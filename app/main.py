@@ -25,6 +25,9 @@ from app.encounters import api as encounters_api
 from app.encounters import routes as encounters_routes
 from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, libpq_conninfo
+from app.events.jetstream import JetStream
+from app.events.service import NOTIFY_OFF_KEY
+from app.events.transport import Transport
 from app.maps import api as maps_api
 from app.maps import routes as maps_routes
 from app.printing import api as printing_api
@@ -91,13 +94,33 @@ def _routers() -> tuple[APIRouter, ...]:
     )
 
 
+def _transports(settings: Settings, broker: Broker) -> list[Transport]:
+    """``LISTEN`` for ended login sessions and, without NATS, for new events (``NOTIFY``);
+    with ``TAFELRUNDE_NATS_URL`` NATS JetStream carries the events."""
+    transports: list[Transport] = []
+    if settings.is_postgres:
+        transports.append(
+            PostgresListener(
+                libpq_conninfo(settings.resolved_database_url),
+                broker,
+                sessions_channel=SESSIONS_ENDED_CHANNEL,
+                events=not settings.nats_url,
+            )
+        )
+    if settings.nats_url:
+        transports.append(JetStream(settings.nats_url, broker))
+    return transports
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     engine = create_engine(settings.resolved_database_url)
     ctx = AppContext(
         settings=settings,
         engine=engine,
-        sessionmaker=create_sessionmaker(engine),
+        sessionmaker=create_sessionmaker(
+            engine, {NOTIFY_OFF_KEY: True} if settings.nats_url else None
+        ),
         broker=Broker(),
         hasher=Hasher(settings.argon2_time_cost, settings.argon2_memory_kib),
         roller=SecureRoller() if settings.dice_seed is None else SeededRoller(settings.dice_seed),
@@ -110,13 +133,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.collect()
         gc.freeze()
         _fewer_malloc_arenas()
-        if settings.is_postgres:
-            ctx.listener = PostgresListener(
-                libpq_conninfo(settings.resolved_database_url),
-                ctx.broker,
-                sessions_channel=SESSIONS_ENDED_CHANNEL,
-            )
-            ctx.listener.start()
+        ctx.transports = _transports(settings, ctx.broker)
+        for transport in ctx.transports:
+            transport.start()
         courier = Courier(
             ctx.sessionmaker,
             allow_private=settings.webhooks_allow_private,
@@ -128,8 +147,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await courier.stop()
             await ctx.warden.stop()
-            if ctx.listener is not None:
-                await ctx.listener.stop()
+            for transport in ctx.transports:
+                await transport.stop()
             await engine.dispose()
 
     app = FastAPI(

@@ -294,12 +294,22 @@ class Broker:
 
 class PostgresListener:
     """A supervised ``LISTEN`` connection feeding a :class:`Broker`: new events, and, on
-    ``sessions_channel`` (each payload a session's token hash), login sessions that ended."""
+    ``sessions_channel`` (each payload a session's token hash), login sessions that ended.
 
-    def __init__(self, conninfo: str, broker: Broker, sessions_channel: str | None = None) -> None:
+    The default :class:`app.events.transport.Transport`; with ``events=False`` (another
+    transport carries the events) it listens for ended sessions only."""
+
+    def __init__(
+        self,
+        conninfo: str,
+        broker: Broker,
+        sessions_channel: str | None = None,
+        events: bool = True,
+    ) -> None:
         self._conninfo = conninfo
         self._broker = broker
         self._sessions_channel = sessions_channel
+        self._events = events
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
 
@@ -311,6 +321,9 @@ class PostgresListener:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+
+    def announce(self, events: Sequence[CampaignEvent]) -> None:
+        """Nothing to do: the append's ``NOTIFY`` went out with the commit."""
 
     async def _supervise(self) -> None:
         delay = FIRST_RETRY_SECONDS
@@ -329,7 +342,8 @@ class PostgresListener:
 
     async def _listen(self) -> None:
         async with await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True) as conn:
-            await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+            if self._events:
+                await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
             if self._sessions_channel:
                 await conn.execute(f"LISTEN {self._sessions_channel}")
             self.connected.set()

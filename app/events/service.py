@@ -43,6 +43,10 @@ from app.events.types import EventPayload
 NOTIFY_CHANNEL = "tafelrunde_events"
 #: Key in ``AsyncSession.info`` listing the events to announce after commit.
 PENDING_KEY = "pending_events"
+#: Key in ``AsyncSession.info`` (set by the app's sessionmaker): another transport announces
+#: the committed events (``app.events.jetstream``), so the append sends no ``NOTIFY``, whose
+#: lock would serialize every commit of the cluster.
+NOTIFY_OFF_KEY = "events_notify_off"
 #: A notification carries the whole event when it fits well below PostgreSQL's 8,000-byte
 #: limit; a larger one carries only the ids and the streams read the log.
 NOTE_MAX = 7000
@@ -176,7 +180,8 @@ async def _append_locked(
         )
     ).scalar_one()
     bind = session.bind
-    if session_id is not None and bind is not None and bind.dialect.name == "postgresql":
+    postgres = bind is not None and bind.dialect.name == "postgresql"
+    if session_id is not None and postgres and _notify_channel(session):
         # Id-only: the listeners read the chained event from the log.
         await session.execute(
             text("SELECT pg_notify(:channel, :note)"),
@@ -202,8 +207,10 @@ _APPEND_POSTGRES = text(
         RETURNING id, seq
     )
     SELECT added.id, added.seq,
-           pg_notify(:channel, CAST(:campaign_id AS TEXT) || ':' || added.seq || ':'
-                     || added.id || CAST(:note AS TEXT))
+           CASE WHEN CAST(:channel AS TEXT) <> '' THEN
+               pg_notify(:channel, CAST(:campaign_id AS TEXT) || ':' || added.seq || ':'
+                         || added.id || CAST(:note AS TEXT))
+           END
     FROM added
     """
 )
@@ -220,9 +227,10 @@ async def _append_postgres(
     now: datetime,
 ) -> tuple[int, int] | None:
     """Seq, insert and NOTIFY in one round trip. The UPDATE still takes the campaign row's
-    lock until commit, and the NOTIFY is still delivered at commit. ``None`` (nothing
-    written, no lock taken) while a fair-play session is open: its events take the chained
-    path."""
+    lock until commit, and the NOTIFY is still delivered at commit (none when another
+    transport announces the events: :data:`NOTIFY_OFF_KEY`). ``None`` (nothing written, no
+    lock taken) while a fair-play session is open: its events take the chained path."""
+    channel = _notify_channel(session)
     row = (
         await session.execute(
             _APPEND_POSTGRES,
@@ -234,12 +242,18 @@ async def _append_postgres(
                 "audience": audience_json,
                 "payload": payload_json,
                 "created_at": now,
-                "channel": NOTIFY_CHANNEL,
-                "note": note_of(type_, actor_id, audience_json, payload_json, now, subject),
+                "channel": channel,
+                "note": channel
+                and note_of(type_, actor_id, audience_json, payload_json, now, subject),
             },
         )
     ).one_or_none()
     return None if row is None else (int(row[0]), int(row[1]))
+
+
+def _notify_channel(session: AsyncSession) -> str:
+    """The channel the append notifies, ``""`` for none (:data:`NOTIFY_OFF_KEY`)."""
+    return "" if session.info.get(NOTIFY_OFF_KEY) else NOTIFY_CHANNEL
 
 
 def note_of(

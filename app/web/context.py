@@ -9,9 +9,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from app.accounts.passwords import Hasher
 from app.accounts.service import ENDED_SESSIONS_KEY
 from app.config import Settings
-from app.events.broker import Broker, PostgresListener
+from app.events.broker import Broker
 from app.events.models import CampaignEvent
 from app.events.service import PENDING_KEY
+from app.events.transport import Transport
 from app.events.warden import StreamWarden
 from app.limits import WriteRateLimiter
 from app.rules.dice import Roller
@@ -26,7 +27,9 @@ class AppContext:
     broker: Broker
     hasher: Hasher
     roller: Roller
-    listener: PostgresListener | None = None
+    #: What carries this process's events to the others and theirs to it (started by the
+    #: app's lifespan): ``LISTEN``/``NOTIFY``, NATS JetStream, or none (SQLite, one process).
+    transports: list[Transport] = field(default_factory=list)
     write_limiter: WriteRateLimiter = field(init=False)
     #: The process's one sweep over its live streams (memberships, sessions, the backstop).
     warden: StreamWarden = field(init=False)
@@ -47,6 +50,8 @@ class AppContext:
         await session.commit()
         for event in pending:
             self.broker.publish(event.campaign_id, event.seq, event)
+        for transport in self.transports:
+            transport.announce(pending)
         if ended:
             self.broker.end_sessions(ended)
 

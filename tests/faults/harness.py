@@ -127,15 +127,25 @@ def _alive(pid: int) -> bool:
 
 
 class AppProcess:
-    """``uvicorn app.main:app`` on a database, as a separate process the test may kill."""
+    """``uvicorn app.main:app`` on a database, as a separate process the test may kill.
+
+    ``env``: more settings; ``host`` and ``prefix`` (``ip netns exec <name>``): where it runs.
+    """
 
     def __init__(
-        self, database_url: str, data_dir: Path, poll_seconds: float = 5, send_timeout: float = 30
+        self,
+        database_url: str,
+        data_dir: Path,
+        poll_seconds: float = 5,
+        send_timeout: float = 30,
+        env: dict[str, str] | None = None,
+        host: str = "127.0.0.1",
+        prefix: tuple[str, ...] = (),
     ) -> None:
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"http://{host}:{self.port}"
         self.log = data_dir / f"app-{self.port}.log"
-        env = {
+        settings = {
             **os.environ,
             **CHEAP_ARGON2,
             "TAFELRUNDE_DATABASE_URL": database_url,
@@ -147,16 +157,18 @@ class AppProcess:
             # The load is one user posting as fast as the server answers: no write rate limit.
             "TAFELRUNDE_WRITE_RATE_PER_MINUTE": "1000000",
             "TAFELRUNDE_WRITE_BURST": "1000000",
+            **(env or {}),
         }
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
                 [
+                    *prefix,
                     sys.executable,
                     "-m",
                     "uvicorn",
                     "app.main:app",
                     "--host",
-                    "127.0.0.1",
+                    host,
                     "--port",
                     str(self.port),
                     "--timeout-graceful-shutdown",
@@ -165,7 +177,7 @@ class AppProcess:
                     "warning",
                 ],
                 cwd=ROOT,
-                env=env,
+                env=settings,
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
@@ -243,10 +255,12 @@ class Answer:
 
 @dataclass
 class Load:
-    """Rolls posted one after another by each of ``clients``; every answer is kept."""
+    """Rolls posted one after another by each of ``clients`` (``pause`` seconds apart);
+    every answer is kept."""
 
     clients: list[httpx.AsyncClient]
     path: str
+    pause: float = 0.0
     answers: list[Answer] = field(default_factory=list)
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
@@ -279,6 +293,7 @@ class Load:
             )
             if r.status_code >= 500:
                 await asyncio.sleep(0.1)
+            await asyncio.sleep(self.pause)
 
     def count(self, status: int | None) -> int:
         return sum(1 for a in self.answers if a.status == status)
