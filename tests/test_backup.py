@@ -61,7 +61,21 @@ async def fill_every_table(app: FastAPI, make_client: ClientFactory) -> None:
         r = await client.post(f"{base}/rolls", json={"expression": "2d6+1", "label": "Ärger"})
         assert r.status_code == 201, r.text
     await _fill_talk(table, base)
+    await _fill_outside(table, base)
     await _fill_sessions(table, base)
+
+
+async def _fill_outside(table: Table, base: str) -> None:
+    """What reaches beyond the table: a personal API token, a webhook, and a copy of the
+    campaign whose other members wait as imported parts."""
+    r = await table.player.post("/api/v1/auth/tokens", json={"name": "Bot", "scope": "read"})
+    assert r.status_code == 201, r.text
+    hook = {"url": "https://example.org/hook", "events": ["rolls"]}
+    r = await table.gm.post(f"{base}/webhooks", json=hook)
+    assert r.status_code == 201, r.text
+    document = (await table.gm.get(f"{base}/export")).json()
+    r = await table.gm.post("/api/v1/campaigns/import", json=document)
+    assert r.status_code == 201, r.text
 
 
 async def _fill_sessions(table: Table, base: str) -> None:

@@ -847,7 +847,7 @@ async def test_every_change_is_an_event_with_before_and_after(
         await t["observer"].get(f"/campaigns/{t.campaign_id}/characters/{c['id']}/history")
     ).text
     assert ">character_updated<" not in page
-    assert "BE: 0 → 2" in page and "archiviert" in page and "wiederhergestellt" in page
+    assert "BE ohne Rüstung: 0 → 2" in page and "archiviert" in page and "wiederhergestellt" in page
     assert ">player_hh<" in page
 
 
