@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import psycopg
@@ -53,7 +56,9 @@ def fresh_postgres(url: str) -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
-def start_server(database_url: str, data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    database_url: str, data_dir: Path, log: IO[bytes]
+) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     env = {
         **os.environ,
@@ -64,9 +69,20 @@ def start_server(database_url: str, data_dir: Path) -> tuple[subprocess.Popen[by
         "TAFELRUNDE_ENVIRONMENT": "test",
         "TAFELRUNDE_ARGON2_TIME_COST": "1",
         "TAFELRUNDE_ARGON2_MEMORY_KIB": "8192",
+        # Raised far above what a fuzzer sends, so its writes reach the code behind the
+        # limit instead of answering 429 (tests/api/test_rate_limit.py covers the limit).
+        "TAFELRUNDE_WRITE_RATE_PER_MINUTE": "1000000",
+        "TAFELRUNDE_WRITE_BURST": "1000000",
     }
     command = [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)]
-    process = subprocess.Popen([*command, "--log-level", "warning"], cwd=ROOT, env=env)
+    # The access log (every status) and any traceback go to ``log`` for the summary.
+    process = subprocess.Popen(
+        [*command, "--log-level", "info", "--no-use-colors"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -133,7 +149,11 @@ def write_config(path: Path, ids: dict[str, int]) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def run_pass(config: Path, url: str, token: str, options: argparse.Namespace, *select: str) -> int:
+def run_pass(
+    config: Path, url: str, token: str, options: argparse.Namespace, seconds: float, *select: str
+) -> int:
+    """One schemathesis run, stopped after ``seconds`` (then its exit code is 0: the cases
+    it sent are in the server's log, and the time limit is the budget, not a failure)."""
     command = [
         str(SCHEMATHESIS),
         "--config-file",
@@ -157,11 +177,76 @@ def run_pass(config: Path, url: str, token: str, options: argparse.Namespace, *s
         "--suppress-health-check",
         "all",
         "--no-shrink",
+        "--no-color",
         *select,
     ]
     print("+", " ".join(command[3:]).replace(token, "…"), flush=True)
     # In the temp dir: schemathesis keeps its crash cache in .schemathesis/ of the cwd.
-    return subprocess.run(command, cwd=config.parent, check=False).returncode
+    process = subprocess.Popen(command, cwd=config.parent)
+    try:
+        return process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        process.terminate()
+        process.wait(timeout=10)
+        print(f"stopped at the time limit ({seconds:.0f} s)", flush=True)
+        return 0
+
+
+#: Uvicorn's access log line: ``"GET /path?query HTTP/1.1" 200``.
+ACCESS = re.compile(r'"([A-Z]+) ([^ ?"]+)\S* HTTP/[0-9.]+" (\d{3})')
+#: The last line of a traceback: ``package.SomeError: message``.
+EXCEPTION = re.compile(r"^(?!INFO|WARNING|ERROR|DEBUG)[A-Za-z_][\w.]*(Error|Exception)\b.*")
+
+
+@dataclass
+class Summary:
+    """What the server answered during the fuzz, from its access log and tracebacks."""
+
+    statuses: Counter[int] = field(default_factory=Counter)
+    operations: set[str] = field(default_factory=set)
+    server_errors: Counter[str] = field(default_factory=Counter)
+    exceptions: Counter[str] = field(default_factory=Counter)
+
+    def read_log(self, text: str) -> None:
+        for line in text.splitlines():
+            access = ACCESS.search(line)
+            if access:
+                method, path, status = access.groups()
+                self.statuses[int(status)] += 1
+                self.operations.add(f"{method} {path}")
+                if status.startswith("5"):
+                    self.server_errors[f"{status} {method} {path}"] += 1
+            elif EXCEPTION.match(line):
+                self.exceptions[line[:200]] += 1
+
+    def report(self, seconds: float) -> str:
+        statuses = ", ".join(f"{code}: {n}" for code, n in sorted(self.statuses.items()))
+        cases = sum(self.statuses.values())
+        lines = [
+            "=== fuzz summary",
+            f"cases {cases}, operations {len(self.operations)}, {seconds:.0f} s",
+            f"statuses {statuses}",
+            f"server errors {sum(self.server_errors.values())}",
+        ]
+        lines += [f"  {n} x {request}" for request, n in self.server_errors.most_common()]
+        lines += [f"  {n} x {exc}" for exc, n in self.exceptions.most_common()]
+        return "\n".join(lines)
+
+
+def run_passes(config: Path, url: str, token: str, options: argparse.Namespace) -> list[int]:
+    """Three passes so the fixtures survive while they are needed: everything that does not
+    delete, then the deleting operations, then logout. The time limit goes mostly to the
+    first (the others have few operations)."""
+    limit = float(options.time_limit)
+    passes = [
+        (0.8, ["--exclude-method", "DELETE", "--exclude-path-regex", f"{STREAM}|{LOGOUT}"]),
+        (0.15, ["--include-method", "DELETE"]),
+        (0.05, ["--include-path-regex", LOGOUT]),
+    ]
+    return [
+        run_pass(config, url, token, options, max(limit * share, 10), *select)
+        for share, select in passes
+    ]
 
 
 def main() -> int:
@@ -169,10 +254,18 @@ def main() -> int:
     parser.add_argument("--postgres", help="a PostgreSQL database URL, dropped and re-created")
     parser.add_argument("--max-examples", type=int, default=25, help="cases per operation")
     parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument(
+        "--time-limit",
+        type=int,
+        default=3600,
+        help="seconds for all passes together; a pass that outlasts its share is stopped",
+    )
     options = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from app.migrate import upgrade
 
+    started = time.monotonic()
+    summary = Summary()
     with tempfile.TemporaryDirectory(prefix="tafelrunde-st-") as tmp:
         data_dir = Path(tmp)
         if options.postgres:
@@ -181,30 +274,24 @@ def main() -> int:
         else:
             database_url = f"sqlite+aiosqlite:///{data_dir / 'tafelrunde.db'}"
         upgrade(database_url)
-        server, url = start_server(database_url, data_dir)
-        try:
-            token, ids = create_fixtures(url)
-            config = data_dir / "schemathesis.toml"
-            write_config(config, ids)
-            codes = [
-                run_pass(
-                    config,
-                    url,
-                    token,
-                    options,
-                    "--exclude-method",
-                    "DELETE",
-                    "--exclude-path-regex",
-                    f"{STREAM}|{LOGOUT}",
-                ),
-                run_pass(config, url, token, options, "--include-method", "DELETE"),
-                run_pass(config, url, token, options, "--include-path-regex", LOGOUT),
-            ]
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
+        log_path = data_dir / "server.log"
+        with log_path.open("wb") as log:
+            server, url = start_server(database_url, data_dir, log)
+            try:
+                token, ids = create_fixtures(url)
+                config = data_dir / "schemathesis.toml"
+                write_config(config, ids)
+                fixtures_end = log_path.stat().st_size
+                codes = run_passes(config, url, token, options)
+            finally:
+                server.terminate()
+                server.wait(timeout=10)
+        with log_path.open("rb") as log:
+            log.seek(fixtures_end)
+            summary.read_log(log.read().decode(errors="replace"))
     print("schemathesis passes:", codes)
-    return 0 if not any(codes) else 1
+    print(summary.report(time.monotonic() - started))
+    return 0 if not any(codes) and not summary.server_errors else 1
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from app.events.models import CampaignEvent
 from app.events.service import PLAYER_FORM_KEY, WITHHELD_KEY
 from app.events.types import EVENT_TYPES, EventPayload
 from app.i18n import _
+from app.limits import Int32
 from app.transfer import maps as scenes
 from app.transfer import talk
 from app.transfer.maps import SceneDoc
@@ -77,7 +78,7 @@ class _Doc(BaseModel):
 
 
 class UserDoc(_Doc):
-    ref: int
+    ref: Int32
     username: str = Field(min_length=1, max_length=32)
     role: Role | None
 
@@ -89,8 +90,8 @@ class CampaignDoc(_Doc):
 
 
 class CharacterDoc(_Doc):
-    ref: int
-    owner: int | None
+    ref: Int32
+    owner: Int32 | None
     name: str = Field(min_length=1, max_length=100)
     kind: str = Field(pattern="^(pc|npc)$")
     hidden_from_players: bool
@@ -99,13 +100,13 @@ class CharacterDoc(_Doc):
 
 
 class ItemDoc(_Doc):
-    ref: int
-    character: int | None
+    ref: Int32
+    character: Int32 | None
     in_library: bool
     name: str = Field(min_length=1, max_length=100)
     description: str
-    quantity: int
-    price: int | None
+    quantity: Int32
+    price: Int32 | None
     fields: dict[str, Any]
     slot: str | None = Field(max_length=20)
     equipped: bool
@@ -113,7 +114,7 @@ class ItemDoc(_Doc):
 
 
 class BestiaryDoc(_Doc):
-    ref: int
+    ref: Int32
     system: RuleSystem
     name: str = Field(min_length=1, max_length=100)
     data: dict[str, Any]
@@ -121,18 +122,18 @@ class BestiaryDoc(_Doc):
 
 
 class ParticipantDoc(_Doc):
-    ref: int
-    character: int | None
-    bestiary_entry: int | None
+    ref: Int32
+    character: Int32 | None
+    bestiary_entry: Int32 | None
     name: str = Field(min_length=1, max_length=100)
     side: str = Field(max_length=12)
     hidden: bool
     stats: dict[str, Any]
-    position: int
+    position: Int32
 
 
 class EncounterDoc(_Doc):
-    ref: int
+    ref: Int32
     name: str = Field(min_length=1, max_length=100)
     notes: str
     status: str = Field(pattern="^(prepared|running|ended)$")
@@ -143,18 +144,18 @@ class EncounterDoc(_Doc):
 
 
 class EventDoc(_Doc):
-    seq: int = Field(ge=1)
+    seq: Int32 = Field(ge=1)
     type: str
-    actor: int | None
+    actor: Int32 | None
     visibility: str
-    audience: int | None
+    audience: Int32 | None
     payload: dict[str, Any]
     created_at: datetime
 
 
 class CampaignDocument(_Doc):
     format: str = Field(pattern=f"^{FORMAT}$")
-    version: int = Field(ge=VERSION, le=VERSION)
+    version: Int32 = Field(ge=VERSION, le=VERSION)
     campaign: CampaignDoc
     users: list[UserDoc]
     characters: list[CharacterDoc]
