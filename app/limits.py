@@ -128,6 +128,10 @@ IMAGE_MAX_PIXELS = 40_000_000
 LOG_PAGE = 50
 #: Entries of a sheet's history in one API answer.
 HISTORY_API_PAGE = 200
+#: Seconds a browser waits (SSE ``retry``) before it reconnects a stream the server closed
+#: because its user or credential opened more than ``TAFELRUNDE_STREAMS_PER_USER`` /
+#: ``TAFELRUNDE_STREAMS_PER_CREDENTIAL`` streams.
+STREAM_RETRY_SECONDS = 60
 #: Events a (re)connecting stream reads from the database at a time.
 REPLAY_BATCH = 200
 #: Entries per page of an encounter's combat log (page and API).

@@ -22,7 +22,7 @@ from app.db import create_engine, create_sessionmaker
 from app.encounters import api as encounters_api
 from app.encounters import routes as encounters_routes
 from app.events import routes as events_routes
-from app.events.broker import Broker, PostgresListener, libpq_conninfo
+from app.events.broker import Broker, PostgresListener, StreamQuota, libpq_conninfo
 from app.maps import api as maps_api
 from app.maps import routes as maps_routes
 from app.rolls import api as rolls_api
@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings=settings,
         engine=engine,
         sessionmaker=create_sessionmaker(engine),
-        broker=Broker(),
+        broker=Broker(StreamQuota(settings.streams_per_user, settings.streams_per_credential)),
         hasher=Hasher(settings.argon2_time_cost, settings.argon2_memory_kib),
         roller=SecureRoller() if settings.dice_seed is None else SeededRoller(settings.dice_seed),
     )
