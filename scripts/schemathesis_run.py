@@ -151,7 +151,7 @@ def write_config(path: Path, ids: dict[str, int]) -> None:
 
 def run_pass(
     config: Path, url: str, token: str, options: argparse.Namespace, seconds: float, *select: str
-) -> int:
+) -> tuple[int, str]:
     """One schemathesis run, stopped after ``seconds`` (then its exit code is 0: the cases
     it sent are in the server's log, and the time limit is the budget, not a failure)."""
     command = [
@@ -181,8 +181,20 @@ def run_pass(
         *select,
     ]
     print("+", " ".join(command[3:]).replace(token, "…"), flush=True)
-    # In the temp dir: schemathesis keeps its crash cache in .schemathesis/ of the cwd.
-    process = subprocess.Popen(command, cwd=config.parent)
+    # In the temp dir: schemathesis keeps its crash cache in .schemathesis/ of the cwd. Its
+    # output goes to a file too, for the figures of its closing summary.
+    output = config.parent / "schemathesis.out"
+    with output.open("w") as out:
+        process = subprocess.Popen(
+            command, cwd=config.parent, stdout=out, stderr=subprocess.STDOUT, text=True
+        )
+        code = _wait(process, seconds)
+    text = output.read_text(errors="replace")
+    print(text, end="", flush=True)
+    return code, text
+
+
+def _wait(process: subprocess.Popen[str], seconds: float) -> int:
     try:
         return process.wait(timeout=seconds)
     except subprocess.TimeoutExpired:
@@ -203,7 +215,9 @@ class Summary:
     """What the server answered during the fuzz, from its access log and tracebacks."""
 
     statuses: Counter[int] = field(default_factory=Counter)
-    operations: set[str] = field(default_factory=set)
+    #: Operations tested, from schemathesis's summaries (a pass stopped at the time limit
+    #: prints none: then its operations are missing here, its cases are in ``statuses``).
+    operations: int = 0
     server_errors: Counter[str] = field(default_factory=Counter)
     exceptions: Counter[str] = field(default_factory=Counter)
 
@@ -213,18 +227,21 @@ class Summary:
             if access:
                 method, path, status = access.groups()
                 self.statuses[int(status)] += 1
-                self.operations.add(f"{method} {path}")
                 if status.startswith("5"):
                     self.server_errors[f"{status} {method} {path}"] += 1
             elif EXCEPTION.match(line):
                 self.exceptions[line[:200]] += 1
+
+    def read_output(self, output: str) -> None:
+        tested = re.search(r"Tested:\s+(\d+)", output)
+        self.operations += int(tested.group(1)) if tested else 0
 
     def report(self, seconds: float) -> str:
         statuses = ", ".join(f"{code}: {n}" for code, n in sorted(self.statuses.items()))
         cases = sum(self.statuses.values())
         lines = [
             "=== fuzz summary",
-            f"cases {cases}, operations {len(self.operations)}, {seconds:.0f} s",
+            f"cases {cases}, operations {self.operations}, {seconds:.0f} s",
             f"statuses {statuses}",
             f"server errors {sum(self.server_errors.values())}",
         ]
@@ -233,20 +250,29 @@ class Summary:
         return "\n".join(lines)
 
 
-def run_passes(config: Path, url: str, token: str, options: argparse.Namespace) -> list[int]:
+def run_passes(
+    config: Path,
+    url: str,
+    token: str,
+    options: argparse.Namespace,
+    deadline: float,
+    summary: Summary,
+) -> list[int]:
     """Three passes so the fixtures survive while they are needed: everything that does not
-    delete, then the deleting operations, then logout. The time limit goes mostly to the
-    first (the others have few operations)."""
-    limit = float(options.time_limit)
+    delete, then the deleting operations, then logout. The time left until ``deadline``
+    goes mostly to the first (the others have few operations)."""
     passes = [
         (0.8, ["--exclude-method", "DELETE", "--exclude-path-regex", f"{STREAM}|{LOGOUT}"]),
-        (0.15, ["--include-method", "DELETE"]),
-        (0.05, ["--include-path-regex", LOGOUT]),
+        (0.75, ["--include-method", "DELETE"]),
+        (1.0, ["--include-path-regex", LOGOUT]),
     ]
-    return [
-        run_pass(config, url, token, options, max(limit * share, 10), *select)
-        for share, select in passes
-    ]
+    codes = []
+    for share, select in passes:
+        seconds = max((deadline - time.monotonic()) * share, 10)
+        code, output = run_pass(config, url, token, options, seconds, *select)
+        summary.read_output(output)
+        codes.append(code)
+    return codes
 
 
 def main() -> int:
@@ -258,7 +284,8 @@ def main() -> int:
         "--time-limit",
         type=int,
         default=3600,
-        help="seconds for all passes together; a pass that outlasts its share is stopped",
+        help="seconds for the whole run (setup included); a pass that outlasts its share of "
+        "the time left is stopped",
     )
     options = parser.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -282,7 +309,8 @@ def main() -> int:
                 config = data_dir / "schemathesis.toml"
                 write_config(config, ids)
                 fixtures_end = log_path.stat().st_size
-                codes = run_passes(config, url, token, options)
+                deadline = started + options.time_limit
+                codes = run_passes(config, url, token, options, deadline, summary)
             finally:
                 server.terminate()
                 server.wait(timeout=10)

@@ -153,7 +153,7 @@ async def edit(
     session: Session,
     user: CurrentUser,
     text: Annotated[str, Form()] = "",
-    version: Annotated[int | None, Form()] = None,
+    version: Annotated[int | None, Form(ge=0, le=MAX_ROW_ID)] = None,
 ) -> Response:
     await service.edit(session, user, campaign_id, message_id, text, version)
     return redirect(request, f"/campaigns/{campaign_id}/chat")
@@ -438,7 +438,7 @@ async def confirm_fact(
     session: Session,
     user: CurrentUser,
     text: Annotated[str, Form()] = "",
-    version: Annotated[int | None, Form()] = None,
+    version: Annotated[int | None, Form(ge=0, le=MAX_ROW_ID)] = None,
 ) -> Response:
     try:
         async with attempt(session):
