@@ -11,8 +11,15 @@ campaign, characters with items, the library, the bestiary, a running and a prep
 encounter, rolls) and runs schemathesis with every path id pinned to a fixture, in three
 passes so the fixtures survive while they are needed: first everything that does not delete
 (seeded, ``--max-examples`` per operation), then the deleting operations, then logout. The
-event stream (``…/events``) is left out: it never ends, and tests/stream covers it. Exits 1
-if any response was a 5xx (or schemathesis failed otherwise).
+event stream (``…/events``) is left out: it never ends, and tests/stream covers it.
+
+The server runs with the write rate limit out of reach (else most writes answer 429 and the
+cases never reach the code behind the limit). ``--time-limit`` bounds the whole run: a pass
+that outlasts its share of the time left is stopped, and the cases it sent still count. At
+the end a summary from the server's access log: cases, operations, seconds, the answers by
+status, and every 5xx with the exceptions behind it. Exits 1 if any response was a 5xx (or
+schemathesis failed otherwise). ``.ci/run`` runs it on PostgreSQL with
+``--max-examples 10 --time-limit 285``.
 """
 
 from __future__ import annotations
@@ -170,8 +177,6 @@ def run_pass(
         str(options.max_examples),
         "--workers",
         "1",
-        "--phases",
-        "examples,coverage,fuzzing",
         "--request-timeout",
         "20",
         "--suppress-health-check",
@@ -215,9 +220,10 @@ class Summary:
     """What the server answered during the fuzz, from its access log and tracebacks."""
 
     statuses: Counter[int] = field(default_factory=Counter)
-    #: Operations tested, from schemathesis's summaries (a pass stopped at the time limit
-    #: prints none: then its operations are missing here, its cases are in ``statuses``).
-    operations: int = 0
+    #: Operations each pass tested, from schemathesis's summaries (a pass stopped at the time
+    #: limit prints none: ``?``), and how many the schema has.
+    tested: list[str] = field(default_factory=list)
+    in_schema: int = 0
     server_errors: Counter[str] = field(default_factory=Counter)
     exceptions: Counter[str] = field(default_factory=Counter)
 
@@ -234,14 +240,19 @@ class Summary:
 
     def read_output(self, output: str) -> None:
         tested = re.search(r"Tested:\s+(\d+)", output)
-        self.operations += int(tested.group(1)) if tested else 0
+        selected = re.search(r"Selected:\s+\d+/(\d+)", output)
+        self.tested.append(tested.group(1) if tested else "?")
+        if selected:
+            self.in_schema = int(selected.group(1))
 
     def report(self, seconds: float) -> str:
         statuses = ", ".join(f"{code}: {n}" for code, n in sorted(self.statuses.items()))
         cases = sum(self.statuses.values())
         lines = [
             "=== fuzz summary",
-            f"cases {cases}, operations {self.operations}, {seconds:.0f} s",
+            f"cases {cases} in {seconds:.0f} s; operations tested by the passes "
+            f"(fuzzing, coverage, deleting, logout): {' / '.join(self.tested)} "
+            f"of {self.in_schema}",
             f"statuses {statuses}",
             f"server errors {sum(self.server_errors.values())}",
         ]
@@ -258,13 +269,18 @@ def run_passes(
     deadline: float,
     summary: Summary,
 ) -> list[int]:
-    """Three passes so the fixtures survive while they are needed: everything that does not
-    delete, then the deleting operations, then logout. The time left until ``deadline``
-    goes mostly to the first (the others have few operations)."""
+    """Passes in an order that keeps the fixtures while they are needed: everything that
+    does not delete, then the deleting operations, then logout. The non-deleting operations
+    get the seeded fuzzing first (bounded by ``--max-examples``, the cases that reach the
+    most code) and the coverage phase (every boundary of every field: thousands of cases,
+    not bounded by it) after it, with most of the time left until ``deadline``."""
+    keep = ["--exclude-method", "DELETE", "--exclude-path-regex", f"{STREAM}|{LOGOUT}"]
+    every_phase = "examples,coverage,fuzzing"
     passes = [
-        (0.8, ["--exclude-method", "DELETE", "--exclude-path-regex", f"{STREAM}|{LOGOUT}"]),
-        (0.75, ["--include-method", "DELETE"]),
-        (1.0, ["--include-path-regex", LOGOUT]),
+        (0.5, ["--phases", "examples,fuzzing", *keep]),
+        (0.8, ["--phases", "coverage", *keep]),
+        (0.75, ["--phases", every_phase, "--include-method", "DELETE"]),
+        (1.0, ["--phases", every_phase, "--include-path-regex", LOGOUT]),
     ]
     codes = []
     for share, select in passes:

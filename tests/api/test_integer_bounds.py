@@ -91,14 +91,19 @@ async def test_integers_beyond_the_database_answer_422_at_the_field(
     gm, base = table.gm, f"/api/v1/campaigns/{table.campaign_id}"
     character = (await gm.post(f"{base}/characters", json={"name": "Alrik"})).json()["id"]
     encounter = (await gm.post(f"{base}/encounters", json={"name": "Hinterhalt"})).json()
-    cases: list[tuple[str, str, dict[str, Any] | None, str]] = [
+    cases: list[tuple[str, str, dict[str, Any] | None, str | None]] = [
         ("POST", f"{base}/messages/read", {"seq": BEYOND}, "seq"),
         ("GET", f"/api/v1/campaigns/{BEYOND}", None, "campaign_id"),
         ("GET", f"{base}/characters/{BEYOND}", None, "character_id"),
         ("GET", f"/campaigns/{table.campaign_id}/encounters/{BEYOND}", None, "encounter_id"),
         ("GET", f"/campaigns/{table.campaign_id}/log?before={BEYOND}", None, "before"),
         ("POST", f"{base}/messages", {"text": "Hallo", "to": [BEYOND]}, "to"),
-        ("POST", f"{base}/messages", {"text": "Hallo", "as_character_id": BEYOND}, None),
+        (
+            "POST",
+            f"{base}/messages",
+            {"text": "Hallo", "as_character_id": BEYOND},
+            "as_character_id",
+        ),
         (
             "PATCH",
             f"{base}/encounters/{encounter['id']}",
@@ -111,7 +116,12 @@ async def test_integers_beyond_the_database_answer_422_at_the_field(
             {"name": "Seil", "quantity": BEYOND},
             None,
         ),
-        ("POST", f"{base}/characters/{character}/xp", {"amount": 1, "companion_id": -BEYOND}, None),
+        (
+            "POST",
+            f"{base}/characters/{character}/xp",
+            {"amount": 1, "companion_id": -BEYOND},
+            "companion_id",
+        ),
     ]
     for method, url, body, field in cases:
         r = await gm.request(method, url, json=body)
