@@ -39,7 +39,7 @@ from app.events.models import CampaignEvent
 from app.events.service import PLAYER_FORM_KEY, WITHHELD_KEY
 from app.events.types import EVENT_TYPES, EventPayload
 from app.i18n import _
-from app.limits import Int32
+from app.limits import INT_MAX, Int32
 from app.transfer import maps as scenes
 from app.transfer import talk
 from app.transfer.maps import SceneDoc
@@ -144,7 +144,7 @@ class EncounterDoc(_Doc):
 
 
 class EventDoc(_Doc):
-    seq: Int32 = Field(ge=1)
+    seq: int = Field(ge=1, le=INT_MAX)
     type: str
     actor: Int32 | None
     visibility: str
@@ -155,7 +155,7 @@ class EventDoc(_Doc):
 
 class CampaignDocument(_Doc):
     format: str = Field(pattern=f"^{FORMAT}$")
-    version: Int32 = Field(ge=VERSION, le=VERSION)
+    version: int = Field(ge=VERSION, le=VERSION)
     campaign: CampaignDoc
     users: list[UserDoc]
     characters: list[CharacterDoc]

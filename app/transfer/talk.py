@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.knowledge.models import KnownFact
-from app.limits import Int32
+from app.limits import INT_MAX, Int32
 from app.talk.models import (
     ChatMessage,
     ChatRead,
@@ -43,7 +43,7 @@ class _Doc(BaseModel):
 
 class MessageDoc(_Doc):
     ref: Int32
-    seq: Int32 = Field(ge=0)
+    seq: int = Field(ge=0, le=INT_MAX)
     author: Int32 | None
     author_name: str = Field(max_length=32)
     kind: str = Field(pattern="^(ooc|ic|emote|roll)$")
@@ -61,13 +61,13 @@ class MessageDoc(_Doc):
 
 class ReadDoc(_Doc):
     user: Int32
-    last_seq: Int32 = Field(ge=0)
+    last_seq: int = Field(ge=0, le=INT_MAX)
 
 
 class ImageDoc(_Doc):
     mime: str = Field(pattern="^image/(png|jpeg|webp)$")
-    width: Int32 = Field(ge=1)
-    height: Int32 = Field(ge=1)
+    width: int = Field(ge=1, le=INT_MAX)
+    height: int = Field(ge=1, le=INT_MAX)
     etag: str = Field(max_length=80)
     data: str = Field(max_length=IMAGE_TEXT_MAX)
 
@@ -86,7 +86,7 @@ class HandoutDoc(_Doc):
     title: str = Field(min_length=1, max_length=200)
     body: str
     shown_to_all: bool
-    shown_seq: Int32 = Field(ge=0)
+    shown_seq: int = Field(ge=0, le=INT_MAX)
     created_at: datetime
     readers: list[Int32]
     image: ImageDoc | None
@@ -112,7 +112,7 @@ class FactDoc(_Doc):
     user: Int32 | None
     text: str | None
     pending: bool
-    seq: Int32 = Field(ge=0)
+    seq: int = Field(ge=0, le=INT_MAX)
     created_at: datetime
 
 
