@@ -8,10 +8,12 @@ Usage (from the repository root, with the test extra installed):
 ``--postgres`` names a database that is dropped and created afresh. The script migrates the
 database, starts uvicorn on it, creates the fixtures over the API (a GM and a player, an H&H
 campaign, characters with items, the library, the bestiary, a running and a prepared
-encounter, rolls) and runs schemathesis with every path id pinned to a fixture, in three
-passes so the fixtures survive while they are needed: first everything that does not delete
-(seeded, ``--max-examples`` per operation), then the deleting operations, then logout. The
-event stream (``…/events``) is left out: it never ends, and tests/stream covers it.
+encounter, rolls, a scene with a token, a game session, a message, a handout, a note) and
+runs schemathesis with every path id pinned to a fixture, in passes that keep the fixtures
+while they are needed: first everything that does not delete (seeded fuzzing with
+``--max-examples`` per operation, then the coverage phase), then the deleting operations,
+then logout. The event stream (``…/events``) is left out: it never ends, and tests/stream
+covers it.
 
 The server runs with the write rate limit out of reach (else most writes answer 429 and the
 cases never reach the code behind the limit). ``--time-limit`` bounds the whole run: a pass
@@ -139,8 +141,21 @@ def create_fixtures(url: str) -> tuple[str, dict[str, int]]:
     _ok(gm.post(f"{base}/encounters", json={"name": "Vorbereitet"}))
     _ok(gm.post(f"{base}/rolls", json={"expression": "2W6"}))
     _ok(player.post(f"{base}/rolls", json={"expression": "1W20", "visibility": "gm"}))
+    scene = _ok(gm.post(f"{base}/scenes", json={"name": "Lichtung", "cols": 20, "rows": 15}))
+    barrel = {"x": 2, "y": 3, "label": "Fass"}
+    marker = _ok(gm.post(f"{base}/scenes/{scene['id']}/tokens", json=barrel))
+    game = _ok(gm.post(f"{base}/sessions"))
+    message = _ok(gm.post(f"{base}/messages", json={"text": "Willkommen am Tisch"}))
+    handout = _ok(gm.post(f"{base}/handouts", json={"title": "Karte", "body": "Der Weg"}))
+    note = _ok(gm.post(f"{base}/journal", json={"title": "Notiz", "sharing": "group"}))
     token = str(gm.headers["Authorization"]).removeprefix("Bearer ")
     ids = {
+        "scene_id": scene["id"],
+        "token_id": marker["id"],
+        "session_id": game["id"],
+        "message_id": message["id"],
+        "handout_id": handout["id"],
+        "note_id": note["id"],
         "campaign_id": cid,
         "character_id": pc["id"],
         "item_id": item["id"],
