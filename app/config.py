@@ -58,6 +58,11 @@ class Settings(BaseSettings):
     #: A live stream whose client has not taken a message for this long is closed (a client
     #: that stopped reading must not hold the server's buffers).
     stream_send_timeout_seconds: float = Field(default=30.0, gt=0)
+    #: Live streams one user may hold open, and one credential (a login session; the
+    #: personal API tokens to come are meant to get 5). Opening one more closes the oldest
+    #: of them with a ``stream-closed`` event and an SSE ``retry`` hint. Counted per process.
+    streams_per_user: int = Field(default=20, ge=1)
+    streams_per_credential: int = Field(default=20, ge=1)
     #: Writes (POST/PUT/PATCH/DELETE) a signed-in user may make per minute, after a burst of
     #: ``write_burst`` at once; more answer 429 with ``Retry-After``. Counted per process.
     write_rate_per_minute: float = Field(default=120.0, gt=0)

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints
 
 from app.errors import TooManyRequests, ValidationFailed
 from app.i18n import _
@@ -36,6 +36,22 @@ KEY_MAX = 100
 INVITE_CODE_MAX = 64
 #: A member's client seed for a fair-play session (any text).
 CLIENT_SEED_MAX = 64
+
+# --- integers -------------------------------------------------------------------------------
+
+#: The largest integer a request may give for anything stored in or compared with a
+#: PostgreSQL ``integer`` column (ids, seqs, versions, quantities, prices, modifiers): a
+#: larger one is refused with 422 at the field instead of failing in the database.
+INT_MAX = 2_147_483_647
+
+#: An integer a PostgreSQL ``integer`` holds (the services check the real range).
+Int32 = Annotated[int, Field(ge=-INT_MAX - 1, le=INT_MAX)]
+#: A row's version as the client read it (a stale one answers 409).
+Version = Annotated[int, Field(ge=0, le=INT_MAX)]
+#: A reference to a row (an id, a user, a character, a recipient).
+RowId = Annotated[int, Field(ge=1, le=INT_MAX)]
+#: A position in a campaign's log (``seq``); 0 is before the first event.
+Seq = Annotated[int, Field(ge=0, le=INT_MAX)]
 
 # --- structured data ------------------------------------------------------------------------
 
@@ -118,6 +134,10 @@ IMAGE_MAX_PIXELS = 40_000_000
 LOG_PAGE = 50
 #: Entries of a sheet's history in one API answer.
 HISTORY_API_PAGE = 200
+#: Seconds a browser waits (SSE ``retry``) before it reconnects a stream the server closed
+#: because its user or credential opened more than ``TAFELRUNDE_STREAMS_PER_USER`` /
+#: ``TAFELRUNDE_STREAMS_PER_CREDENTIAL`` streams.
+STREAM_RETRY_SECONDS = 60
 #: Events a (re)connecting stream reads from the database at a time.
 REPLAY_BATCH = 200
 #: Entries per page of an encounter's combat log (page and API).

@@ -24,7 +24,7 @@ from app.db import create_engine, create_sessionmaker
 from app.encounters import api as encounters_api
 from app.encounters import routes as encounters_routes
 from app.events import routes as events_routes
-from app.events.broker import Broker, PostgresListener, libpq_conninfo
+from app.events.broker import Broker, PostgresListener, StreamQuota, libpq_conninfo
 from app.events.jetstream import JetStream
 from app.events.service import NOTIFY_OFF_KEY
 from app.events.transport import Transport
@@ -121,7 +121,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sessionmaker=create_sessionmaker(
             engine, {NOTIFY_OFF_KEY: True} if settings.nats_url else None
         ),
-        broker=Broker(),
+        broker=Broker(StreamQuota(settings.streams_per_user, settings.streams_per_credential)),
         hasher=Hasher(settings.argon2_time_cost, settings.argon2_memory_kib),
         roller=SecureRoller() if settings.dice_seed is None else SeededRoller(settings.dice_seed),
     )

@@ -11,6 +11,7 @@ from app.campaigns import service
 from app.limits import Name
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import PathId
 
 router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=IdempotentRoute)
 
@@ -83,7 +84,7 @@ async def join(body: JoinIn, session: Session, user: CurrentUser) -> Joined:
 
 
 @router.get("/{campaign_id}", response_model=CampaignOut)
-async def get(campaign_id: int, session: Session, user: CurrentUser) -> CampaignOut:
+async def get(campaign_id: PathId, session: Session, user: CurrentUser) -> CampaignOut:
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
     members = await service.members(session, campaign_id)
     return CampaignOut(

@@ -20,6 +20,7 @@ from app.rolls import service as rolls
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
@@ -72,10 +73,10 @@ async def create(
 @router.get("/campaigns/{campaign_id}", response_class=HTMLResponse)
 async def detail(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
-    before: int | None = Query(default=None, ge=1),
+    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> Response:
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
     context = await views.page_context(session, campaign, viewer, before=before)
@@ -86,10 +87,10 @@ async def detail(
 @router.get("/campaigns/{campaign_id}/log", response_class=HTMLResponse)
 async def older_entries(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
-    before: int = Query(ge=1),
+    before: int = Query(ge=1, le=MAX_ROW_ID),
 ) -> Response:
     """The next page of the dice log, for the "older entries" control."""
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
@@ -102,11 +103,11 @@ async def older_entries(
 @router.get("/campaigns/{campaign_id}/live")
 async def live(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    after: int | None = Query(default=None, ge=0),
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
     last_event_id: str | None = Header(default=None),
 ) -> LiveStream:
     """The campaign page's live regions as HTML, for the HTMX SSE extension."""
@@ -124,7 +125,7 @@ async def live(
 @router.post("/campaigns/{campaign_id}/rolls", dependencies=[IDEMPOTENT])
 async def roll(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
@@ -155,7 +156,7 @@ async def roll(
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])
 async def create_invite(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     role: Annotated[str, Form()] = "player",
@@ -179,7 +180,7 @@ async def create_invite(
 
 @router.post("/campaigns/{campaign_id}/invites/{invite_id}/revoke")
 async def revoke_invite(
-    request: Request, campaign_id: int, invite_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, invite_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     if not confirmed(await request.form()):
         await service.open_campaign(session, user, campaign_id, Action.manage_invites)
@@ -218,7 +219,7 @@ async def _region(
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/remove")
 async def remove_member(
-    request: Request, campaign_id: int, user_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, user_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     if not confirmed(await request.form()):
         name = await _member_name(session, user, campaign_id, user_id, Action.manage_members)
@@ -237,8 +238,8 @@ async def remove_member(
 @router.post("/campaigns/{campaign_id}/members/{user_id}/role")
 async def set_role(
     request: Request,
-    campaign_id: int,
-    user_id: int,
+    campaign_id: PathId,
+    user_id: PathId,
     session: Session,
     user: CurrentUser,
     role: Annotated[str, Form()] = "",
@@ -249,7 +250,7 @@ async def set_role(
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/transfer-gm")
 async def transfer_gm(
-    request: Request, campaign_id: int, user_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, user_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     if not confirmed(await request.form()):
         name = await _member_name(session, user, campaign_id, user_id, Action.transfer_gm)
@@ -267,7 +268,7 @@ async def transfer_gm(
 
 @router.post("/campaigns/{campaign_id}/leave")
 async def leave(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     if not confirmed(await request.form()):
         campaign, _viewer = await service.open_campaign(session, user, campaign_id)
@@ -299,7 +300,7 @@ def _settings_context(
 
 @router.get("/campaigns/{campaign_id}/settings", response_class=HTMLResponse)
 async def settings_form(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     campaign, viewer = await service.open_campaign(session, user, campaign_id, Action.edit_settings)
     values = {
@@ -313,7 +314,7 @@ async def settings_form(
 
 @router.post("/campaigns/{campaign_id}/settings")
 async def save_settings(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     form = await request.form()
     data = {k: str(v) for k, v in form.items()}

@@ -11,10 +11,10 @@ from app.characters import rolling, service
 from app.characters.models import Character, Item
 from app.characters.systems.registry import character_system
 from app.events.models import CampaignEvent
-from app.limits import Name, Text
+from app.limits import Int32, Name, RowId, Text, Version
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
-from app.web.ids import MAX_ROW_ID, RowId
+from app.web.ids import MAX_ROW_ID, PathId
 
 router = APIRouter(
     prefix="/api/v1/campaigns/{campaign_id}", tags=["characters"], route_class=IdempotentRoute
@@ -32,7 +32,7 @@ class CharacterIn(BaseModel):
 
 
 class CharacterPatch(BaseModel):
-    version: int | None = Field(
+    version: Version | None = Field(
         default=None, description="The version read; a stale one gets 409 and nothing changes."
     )
     changes: dict[str, Any] = Field(
@@ -99,8 +99,8 @@ class ImportedOut(CharacterOut):
 class ItemIn(BaseModel):
     name: str = Field(default="", max_length=200)
     description: Text = ""
-    quantity: int = 1
-    price: int | None = None
+    quantity: Int32 = 1
+    price: Int32 | None = None
     fields: dict[str, Any] = Field(default_factory=dict)
     starter: str = Field(default="", description="Key of a starter item instead of the values.")
     library_item_id: RowId | None = Field(default=None, description="Copy from the library.")
@@ -108,11 +108,11 @@ class ItemIn(BaseModel):
 
 
 class ItemPatch(BaseModel):
-    version: int | None = None
+    version: Version | None = None
     name: Name
     description: Text = ""
-    quantity: int = 1
-    price: int | None = None
+    quantity: Int32 = 1
+    price: Int32 | None = None
     fields: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -126,7 +126,7 @@ class UnequipIn(BaseModel):
 
 class MoveIn(BaseModel):
     to_character_id: RowId
-    quantity: int | None = None
+    quantity: Int32 | None = None
 
 
 class RollIn(BaseModel):
@@ -134,10 +134,10 @@ class RollIn(BaseModel):
     modifier: int = Field(default=0, ge=-50, le=50)
     difficulty: str = ""
     luck: Literal["", "bonus", "cancel_penalty", "auto_volltreffer"] = ""
-    dc: int | None = None
+    dc: Int32 | None = None
     fortune: bool = False
     misfortune: bool = False
-    attack_number: int = 1
+    attack_number: Int32 = 1
     visibility: Literal["public", "gm", "self"] = "public"
     knowledge_of: RowId | None = Field(
         default=None, description="a bestiary entry: the roll is a knowledge check about it"
@@ -237,7 +237,7 @@ def _full(opened: service.Opened) -> CharacterOut:
 
 @router.get("/characters", response_model=list[CharacterSummary])
 async def list_characters(
-    campaign_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, session: Session, user: CurrentUser
 ) -> list[CharacterSummary]:
     """Characters the caller may see (hidden NSCs only for GMs)."""
     _campaign, _viewer, rows = await service.list_characters(session, user, campaign_id)
@@ -246,7 +246,7 @@ async def list_characters(
 
 @router.post("/characters", status_code=201, response_model=CharacterOut, dependencies=[IDEMPOTENT])
 async def create(
-    campaign_id: int, body: CharacterIn, session: Session, user: CurrentUser
+    campaign_id: PathId, body: CharacterIn, session: Session, user: CurrentUser
 ) -> CharacterOut:
     character = await service.create_character(
         session,
@@ -265,7 +265,7 @@ async def create(
     "/characters/import", status_code=201, response_model=ImportedOut, dependencies=[IDEMPOTENT]
 )
 async def import_character(
-    campaign_id: int,
+    campaign_id: PathId,
     body: dict[str, Any],
     session: Session,
     user: CurrentUser,
@@ -284,14 +284,18 @@ async def import_character(
 
 @router.get("/characters/{character_id}", response_model=CharacterOut)
 async def get(
-    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> CharacterOut:
     return _full(await service.open_character(session, user, campaign_id, character_id))
 
 
 @router.patch("/characters/{character_id}", response_model=CharacterOut)
 async def patch(
-    campaign_id: int, character_id: int, body: CharacterPatch, session: Session, user: CurrentUser
+    campaign_id: PathId,
+    character_id: PathId,
+    body: CharacterPatch,
+    session: Session,
+    user: CurrentUser,
 ) -> CharacterOut:
     """Change fields, validated against the system's ranges (422 per field); 409 if stale."""
     opened = await service.update_fields(
@@ -302,13 +306,13 @@ async def patch(
 
 class RestIn(BaseModel):
     rest: str = Field(description="one of the system's rests: verschnaufen (DS4), kurz, lang (H&H)")
-    version: int | None = None
-    hours: int | None = Field(
+    version: Version | None = None
+    hours: Int32 | None = Field(
         default=None,
         description="H&H: hours after the end of the last rest (empty: kurz 2, lang 0)",
     )
     camp_site: bool = Field(default=False, description="H&H Lange Rast: a suitable camp site")
-    camp_value: int | None = Field(
+    camp_value: Int32 | None = Field(
         default=None, description="H&H Lange Rast: the Lagermeister's Probenwert (camp Probe)"
     )
     healer_id: int | None = Field(
@@ -330,8 +334,8 @@ class RestIn(BaseModel):
 
 @router.post("/characters/{character_id}/rest", response_model=CharacterOut)
 async def rest(
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     body: RestIn,
     session: Session,
     user: CurrentUser,
@@ -347,15 +351,15 @@ async def rest(
 
 class CheckIn(BaseModel):
     check: str = Field(description="one of the system's checks: beschaffung, herstellung (H&H)")
-    version: int | None = None
+    version: Version | None = None
     source: str = Field(
         default="", description="the item: starter:<key> or library:<id> (empty: by name)"
     )
     name: str = Field(default="", description="the item's name when no source is chosen")
-    price: int | None = Field(
+    price: Int32 | None = Field(
         default=None, description="price in Lira (empty: the catalogue item's price)"
     )
-    modifier: int | None = Field(default=None, description="the GM's modifier (−20 … 20)")
+    modifier: Int32 | None = Field(default=None, description="the GM's modifier (−20 … 20)")
     pay: bool = Field(default=False, description="pay from the sheet's Lira")
     category: str = Field(default="", description="Beschaffung: ausruestung or konstruktion")
     step: str = Field(default="", description="Beschaffung: glueck (now) or gassenwissen (1 day)")
@@ -380,8 +384,8 @@ class CheckOut(BaseModel):
 
 @router.post("/characters/{character_id}/check", response_model=CheckOut, dependencies=[IDEMPOTENT])
 async def check(
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     body: CheckIn,
     session: Session,
     user: CurrentUser,
@@ -407,7 +411,11 @@ class CompanionIn(BaseModel):
     dependencies=[IDEMPOTENT],
 )
 async def create_companion(
-    campaign_id: int, character_id: int, body: CompanionIn, session: Session, user: CurrentUser
+    campaign_id: PathId,
+    character_id: PathId,
+    body: CompanionIn,
+    session: Session,
+    user: CurrentUser,
 ) -> CharacterOut:
     """A Gefährte of its own for this hero (H&H): an NSC sheet owned by the hero's owner."""
     companion = await service.create_companion(session, user, campaign_id, character_id, body.name)
@@ -415,16 +423,16 @@ async def create_companion(
 
 
 class XpIn(BaseModel):
-    amount: int = Field(description="XP the hero gains (1 … 100)")
-    companion_id: int | None = Field(
+    amount: Int32 = Field(description="XP the hero gains (1 … 100)")
+    companion_id: RowId | None = Field(
         default=None, description="«Band der Erfahrung»: the Gefährte who gains as many"
     )
-    version: int | None = None
+    version: Version | None = None
 
 
 @router.post("/characters/{character_id}/xp", response_model=CharacterOut)
 async def gain_xp(
-    campaign_id: int, character_id: int, body: XpIn, session: Session, user: CurrentUser
+    campaign_id: PathId, character_id: PathId, body: XpIn, session: Session, user: CurrentUser
 ) -> CharacterOut:
     """XP for the hero, shared with one of its Gefährten (H&H «Band der Erfahrung»)."""
     await service.gain_xp(
@@ -434,12 +442,12 @@ async def gain_xp(
 
 
 class AdvanceIn(BaseModel):
-    version: int | None = None
+    version: Version | None = None
 
 
 @router.post("/characters/{character_id}/advance", response_model=CharacterOut)
 async def advance(
-    campaign_id: int, character_id: int, body: AdvanceIn, session: Session, user: CurrentUser
+    campaign_id: PathId, character_id: PathId, body: AdvanceIn, session: Session, user: CurrentUser
 ) -> CharacterOut:
     """A Gefährte's next Monsterstufe for its XP (H&H Steigerungskosten)."""
     opened = await service.advance_companion(session, user, campaign_id, character_id, body.version)
@@ -448,22 +456,22 @@ async def advance(
 
 @router.post("/characters/{character_id}/archive", response_model=CharacterSummary)
 async def archive(
-    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> CharacterSummary:
     return _summary(await service.set_archived(session, user, campaign_id, character_id, True))
 
 
 @router.post("/characters/{character_id}/restore", response_model=CharacterSummary)
 async def restore(
-    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> CharacterSummary:
     return _summary(await service.set_archived(session, user, campaign_id, character_id, False))
 
 
 @router.delete("/characters/{character_id}", status_code=204)
 async def delete(
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     session: Session,
     user: CurrentUser,
     confirm: bool = Query(default=False, description="Must be true: deleting cannot be undone."),
@@ -474,7 +482,7 @@ async def delete(
 
 @router.get("/characters/{character_id}/export")
 async def export(
-    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """The character as a JSON document for import elsewhere."""
     return service.export(await service.open_character(session, user, campaign_id, character_id))
@@ -482,8 +490,8 @@ async def export(
 
 @router.get("/characters/{character_id}/history")
 async def history(
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     session: Session,
     user: CurrentUser,
     before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
@@ -500,7 +508,7 @@ async def history(
     dependencies=[IDEMPOTENT],
 )
 async def add_item(
-    campaign_id: int, character_id: int, body: ItemIn, session: Session, user: CurrentUser
+    campaign_id: PathId, character_id: PathId, body: ItemIn, session: Session, user: CurrentUser
 ) -> ItemOut:
     item = await service.add_item(
         session,
@@ -521,9 +529,9 @@ async def add_item(
 
 @router.put("/characters/{character_id}/items/{item_id}", response_model=ItemOut)
 async def update_item(
-    campaign_id: int,
-    character_id: int,
-    item_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
+    item_id: PathId,
     body: ItemPatch,
     session: Session,
     user: CurrentUser,
@@ -546,7 +554,7 @@ async def update_item(
 
 @router.delete("/characters/{character_id}/items/{item_id}", status_code=204)
 async def remove_item(
-    campaign_id: int, character_id: int, item_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, character_id: PathId, item_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.remove_item(session, user, campaign_id, character_id, item_id)
     return Response(status_code=204)
@@ -554,9 +562,9 @@ async def remove_item(
 
 @router.post("/characters/{character_id}/items/{item_id}/equip", response_model=ItemOut)
 async def equip(
-    campaign_id: int,
-    character_id: int,
-    item_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
+    item_id: PathId,
     body: EquipIn,
     session: Session,
     user: CurrentUser,
@@ -568,9 +576,9 @@ async def equip(
 
 @router.post("/characters/{character_id}/items/{item_id}/unequip", response_model=ItemOut)
 async def unequip(
-    campaign_id: int,
-    character_id: int,
-    item_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
+    item_id: PathId,
     body: UnequipIn,
     session: Session,
     user: CurrentUser,
@@ -584,9 +592,9 @@ async def unequip(
 
 @router.post("/characters/{character_id}/items/{item_id}/move", response_model=ItemOut)
 async def move(
-    campaign_id: int,
-    character_id: int,
-    item_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
+    item_id: PathId,
     body: MoveIn,
     session: Session,
     user: CurrentUser,
@@ -601,7 +609,7 @@ async def move(
 
 @router.post("/characters/{character_id}/odds", response_model=OddsOut)
 async def odds(
-    campaign_id: int, character_id: int, body: RollIn, session: Session, user: CurrentUser
+    campaign_id: PathId, character_id: PathId, body: RollIn, session: Session, user: CurrentUser
 ) -> OddsOut:
     """The success chance of a roll from the sheet, before rolling."""
     result = await service.roll_odds(session, user, campaign_id, character_id, body.request())
@@ -626,8 +634,8 @@ def _secret(event: CampaignEvent) -> RollOut:
     dependencies=[IDEMPOTENT],
 )
 async def roll(
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     body: RollIn,
     session: Session,
     user: CurrentUser,
@@ -654,7 +662,7 @@ async def roll(
 
 
 @router.get("/items", response_model=list[ItemOut])
-async def library(campaign_id: int, session: Session, user: CurrentUser) -> list[ItemOut]:
+async def library(campaign_id: PathId, session: Session, user: CurrentUser) -> list[ItemOut]:
     """The campaign's item library (curated by the GMs, readable by every member)."""
     _c, _v, items = await service.library(session, user, campaign_id)
     return [_item(i) for i in items]
@@ -662,7 +670,7 @@ async def library(campaign_id: int, session: Session, user: CurrentUser) -> list
 
 @router.post("/items", status_code=201, response_model=ItemOut, dependencies=[IDEMPOTENT])
 async def add_library_item(
-    campaign_id: int, body: ItemIn, session: Session, user: CurrentUser
+    campaign_id: PathId, body: ItemIn, session: Session, user: CurrentUser
 ) -> ItemOut:
     item = await service.add_library_item(
         session,
@@ -680,7 +688,7 @@ async def add_library_item(
 
 @router.put("/items/{item_id}", response_model=ItemOut)
 async def update_library_item(
-    campaign_id: int, item_id: int, body: ItemPatch, session: Session, user: CurrentUser
+    campaign_id: PathId, item_id: PathId, body: ItemPatch, session: Session, user: CurrentUser
 ) -> ItemOut:
     """Edit a library entry (GMs); a stale ``version`` answers 409."""
     item = await service.update_library_item(
@@ -700,14 +708,16 @@ async def update_library_item(
 
 @router.delete("/items/{item_id}", status_code=204)
 async def remove_library_item(
-    campaign_id: int, item_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.remove_library_item(session, user, campaign_id, item_id)
     return Response(status_code=204)
 
 
 @router.get("/starter-items", response_model=list[StarterOut])
-async def starter_items(campaign_id: int, session: Session, user: CurrentUser) -> list[StarterOut]:
+async def starter_items(
+    campaign_id: PathId, session: Session, user: CurrentUser
+) -> list[StarterOut]:
     """Starter items of the campaign's system (DS4 from the rules; others sample data)."""
     campaign, _v, _items = await service.library(session, user, campaign_id)
     return [

@@ -22,6 +22,7 @@ from app.i18n import _
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
@@ -106,14 +107,14 @@ async def _list_page(
 
 @router.get("/campaigns/{campaign_id}/characters", response_class=HTMLResponse)
 async def index(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     return await _list_page(request, session, user, campaign_id)
 
 
 @router.post("/campaigns/{campaign_id}/characters", dependencies=[IDEMPOTENT])
 async def create(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
     owner = form.get("owner_id", "")
@@ -143,7 +144,7 @@ async def create(
 
 @router.post("/campaigns/{campaign_id}/characters/import", dependencies=[IDEMPOTENT])
 async def import_file(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     form = await request.form()
     upload = form.get("file")
@@ -231,8 +232,8 @@ async def _roll_context(
 @router.get("/campaigns/{campaign_id}/characters/{character_id}", response_class=HTMLResponse)
 async def sheet_page(
     request: Request,
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     session: Session,
     user: CurrentUser,
     roll: str = "",
@@ -252,8 +253,8 @@ async def sheet_page(
 @router.post("/campaigns/{campaign_id}/characters/{character_id}")
 async def save(
     request: Request,
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     session: Session,
     user: CurrentUser,
     hx_trigger_name: str | None = Header(default=None),
@@ -327,12 +328,12 @@ def _changes_without_base(
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/live")
 async def live(
     request: Request,
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    after: int | None = Query(default=None, ge=0),
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
     last_event_id: str | None = Header(default=None),
     tab: str = "",
 ) -> LiveStream:
@@ -351,7 +352,7 @@ async def live(
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/roll", response_class=HTMLResponse)
 async def roll_dialog(
-    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """The roll dialog with the success chance for the chosen options (before rolling)."""
     opened = await service.open_character(session, user, campaign_id, character_id, to_roll=True)
@@ -364,8 +365,8 @@ async def roll_dialog(
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/roll", dependencies=[IDEMPOTENT])
 async def roll(
     request: Request,
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
@@ -474,8 +475,8 @@ def _item_form(system: str, values: dict[str, str]) -> tuple[int, int | None, di
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/rest")
 async def rest(
     request: Request,
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
@@ -496,8 +497,8 @@ async def rest(
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/check", dependencies=[IDEMPOTENT])
 async def check(
     request: Request,
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
@@ -531,7 +532,7 @@ async def check(
     "/campaigns/{campaign_id}/characters/{character_id}/companions", dependencies=[IDEMPOTENT]
 )
 async def create_companion(
-    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """A Gefährte of its own for this hero; its new sheet opens (refusals at the name)."""
     form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
@@ -550,7 +551,7 @@ async def create_companion(
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/xp")
 async def gain_xp(
-    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """XP for the hero, shared with a Gefährte («Band der Erfahrung»)."""
     form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
@@ -567,7 +568,7 @@ async def gain_xp(
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/advance")
 async def advance(
-    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """A Gefährte's next Monsterstufe for its XP."""
     form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
@@ -582,7 +583,7 @@ async def advance(
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/archive")
 async def archive(
-    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.set_archived(session, user, campaign_id, character_id, True)
     return redirect(request, _base(campaign_id, character_id))
@@ -590,7 +591,7 @@ async def archive(
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/restore")
 async def restore(
-    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.set_archived(session, user, campaign_id, character_id, False)
     return redirect(request, _base(campaign_id, character_id))
@@ -598,7 +599,7 @@ async def restore(
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/delete")
 async def delete(
-    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     form = await request.form()
 
@@ -624,7 +625,7 @@ async def delete(
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/export")
 async def export(
-    campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     opened = await service.open_character(session, user, campaign_id, character_id)
     body = json.dumps(service.export(opened), ensure_ascii=False, indent=2)
@@ -641,11 +642,11 @@ async def export(
 )
 async def history(
     request: Request,
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     session: Session,
     user: CurrentUser,
-    before: int | None = Query(default=None, ge=1),
+    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> Response:
     """The sheet's history, newest first, one page at a time ("older entries" pages back;
     HTMX appends the next page in place)."""
@@ -665,12 +666,12 @@ async def history(
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/history/live")
 async def history_live(
     request: Request,
-    campaign_id: int,
-    character_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    after: int | None = Query(default=None, ge=0),
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
     last_event_id: str | None = Header(default=None),
 ) -> LiveStream:
     """New history entries of the sheet as they happen (event ``history``, newest first)."""
@@ -687,7 +688,7 @@ async def history_live(
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/items", dependencies=[IDEMPOTENT])
 async def add_item(
-    request: Request, campaign_id: int, character_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     form = await request.form()
     values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
@@ -737,9 +738,9 @@ async def _confirm_item_removal(
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/items/{item_id}/{verb}")
 async def item_action(
     request: Request,
-    campaign_id: int,
-    character_id: int,
-    item_id: int,
+    campaign_id: PathId,
+    character_id: PathId,
+    item_id: PathId,
     verb: str,
     session: Session,
     user: CurrentUser,
@@ -845,14 +846,14 @@ async def _library_page(
 
 @router.get("/campaigns/{campaign_id}/items", response_class=HTMLResponse)
 async def library(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     return await _library_page(request, session, user, campaign_id)
 
 
 @router.post("/campaigns/{campaign_id}/items", dependencies=[IDEMPOTENT])
 async def add_library_item(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     form = await request.form()
     values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
@@ -877,7 +878,7 @@ async def add_library_item(
 
 @router.post("/campaigns/{campaign_id}/items/{item_id}/edit")
 async def edit_library_item(
-    request: Request, campaign_id: int, item_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     form = await request.form()
     values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
@@ -916,7 +917,7 @@ async def edit_library_item(
 
 @router.post("/campaigns/{campaign_id}/items/{item_id}/remove")
 async def remove_library_item(
-    request: Request, campaign_id: int, item_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     library = f"/campaigns/{campaign_id}/items"
     if not confirmed(await request.form()):

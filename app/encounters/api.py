@@ -12,10 +12,10 @@ from pydantic import BaseModel, Field
 
 from app.encounters import actions, foresight, service, views
 from app.encounters.models import BestiaryEntry, Encounter
-from app.limits import Name, Text
+from app.limits import Int32, Name, RowId, Text, Version
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
-from app.web.ids import MAX_ROW_ID, RowId
+from app.web.ids import MAX_ROW_ID, PathId
 
 router = APIRouter(
     prefix="/api/v1/campaigns/{campaign_id}", tags=["encounters"], route_class=IdempotentRoute
@@ -25,20 +25,20 @@ router = APIRouter(
 class EntryIn(BaseModel):
     name: Name
     data: dict[str, Any] = Field(default_factory=dict)
-    version: int | None = None
+    version: Version | None = None
 
 
 class EncounterIn(BaseModel):
     name: Name
     notes: Text = ""
     settings: dict[str, Any] | None = None
-    version: int | None = None
+    version: Version | None = None
 
 
 class ParticipantIn(BaseModel):
     character_id: RowId | None = None
     entry_id: RowId | None = None
-    count: int = 1
+    count: Int32 = 1
     side: str | None = None
     hidden: bool = False
 
@@ -67,14 +67,14 @@ def _summary(e: Encounter) -> dict[str, Any]:
 
 @router.get("/bestiary")
 async def list_bestiary(
-    campaign_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, session: Session, user: CurrentUser
 ) -> list[dict[str, Any]]:
     return [_entry(e) for e in await service.bestiary(session, user, campaign_id)]
 
 
 @router.post("/bestiary", status_code=201, dependencies=[IDEMPOTENT])
 async def create_entry(
-    campaign_id: int, body: EntryIn, session: Session, user: CurrentUser
+    campaign_id: PathId, body: EntryIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     return _entry(await service.create_entry(session, user, campaign_id, body.name, body.data))
 
@@ -91,21 +91,21 @@ async def import_entry(
 
 @router.post("/bestiary/samples", status_code=201, dependencies=[IDEMPOTENT])
 async def add_samples(
-    campaign_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, session: Session, user: CurrentUser
 ) -> list[dict[str, Any]]:
     return [_entry(e) for e in await service.add_samples(session, user, campaign_id)]
 
 
 @router.get("/bestiary/{entry_id}")
 async def get_entry(
-    campaign_id: int, entry_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     return _entry(await service.bestiary_entry(session, user, campaign_id, entry_id))
 
 
 @router.put("/bestiary/{entry_id}")
 async def update_entry(
-    campaign_id: int, entry_id: int, body: EntryIn, session: Session, user: CurrentUser
+    campaign_id: PathId, entry_id: PathId, body: EntryIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     entry = await service.update_entry(
         session, user, campaign_id, entry_id, body.version, body.name, body.data
@@ -115,21 +115,21 @@ async def update_entry(
 
 @router.delete("/bestiary/{entry_id}", status_code=204)
 async def delete_entry(
-    campaign_id: int, entry_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
 ) -> None:
     await service.delete_entry(session, user, campaign_id, entry_id)
 
 
 @router.get("/encounters")
 async def list_encounters(
-    campaign_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, session: Session, user: CurrentUser
 ) -> list[dict[str, Any]]:
     return [_summary(e) for e in await service.encounters(session, user, campaign_id)]
 
 
 @router.post("/encounters", status_code=201, dependencies=[IDEMPOTENT])
 async def create_encounter(
-    campaign_id: int, body: EncounterIn, session: Session, user: CurrentUser
+    campaign_id: PathId, body: EncounterIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     enc = await service.create_encounter(session, user, campaign_id, body.name, body.notes)
     if body.settings:
@@ -146,7 +146,7 @@ async def _view(session: Any, user: Any, campaign_id: int, encounter_id: int) ->
 
 @router.get("/encounters/{encounter_id}")
 async def get_encounter(
-    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """The encounter as the caller sees it (roster, turn, pending step)."""
     return await _view(session, user, campaign_id, encounter_id)
@@ -154,8 +154,8 @@ async def get_encounter(
 
 @router.get("/encounters/{encounter_id}/log")
 async def get_log(
-    campaign_id: int,
-    encounter_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
     session: Session,
     user: CurrentUser,
     before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
@@ -172,7 +172,11 @@ async def get_log(
 
 @router.patch("/encounters/{encounter_id}")
 async def update_encounter(
-    campaign_id: int, encounter_id: int, body: EncounterIn, session: Session, user: CurrentUser
+    campaign_id: PathId,
+    encounter_id: PathId,
+    body: EncounterIn,
+    session: Session,
+    user: CurrentUser,
 ) -> dict[str, Any]:
     await service.update_encounter(
         session, user, campaign_id, encounter_id, body.version, body.name, body.notes,
@@ -183,14 +187,14 @@ async def update_encounter(
 
 @router.delete("/encounters/{encounter_id}", status_code=204)
 async def delete_encounter(
-    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> None:
     await service.delete_encounter(session, user, campaign_id, encounter_id)
 
 
 @router.post("/encounters/{encounter_id}/duplicate", status_code=201, dependencies=[IDEMPOTENT])
 async def duplicate(
-    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     enc = await service.duplicate(session, user, campaign_id, encounter_id)
     return await _view(session, user, campaign_id, enc.id)
@@ -198,8 +202,8 @@ async def duplicate(
 
 @router.post("/encounters/{encounter_id}/participants", status_code=201, dependencies=[IDEMPOTENT])
 async def add_participants(
-    campaign_id: int,
-    encounter_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
     body: ParticipantIn,
     session: Session,
     user: CurrentUser,
@@ -223,9 +227,9 @@ async def add_participants(
 
 @router.patch("/encounters/{encounter_id}/participants/{participant_id}")
 async def update_participant(
-    campaign_id: int,
-    encounter_id: int,
-    participant_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
+    participant_id: PathId,
     body: ParticipantPatch,
     session: Session,
     user: CurrentUser,
@@ -239,7 +243,11 @@ async def update_participant(
 
 @router.delete("/encounters/{encounter_id}/participants/{participant_id}", status_code=204)
 async def remove_participant(
-    campaign_id: int, encounter_id: int, participant_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId,
+    encounter_id: PathId,
+    participant_id: PathId,
+    session: Session,
+    user: CurrentUser,
 ) -> None:
     await service.remove_participant(session, user, campaign_id, encounter_id, participant_id)
 
@@ -254,7 +262,7 @@ class ForecastIn(BaseModel):
 
 @router.post("/encounters/{encounter_id}/forecast")
 async def forecast(
-    campaign_id: int, encounter_id: int, body: ForecastIn, session: Session, user: CurrentUser
+    campaign_id: PathId, encounter_id: PathId, body: ForecastIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """The exact odds of an attack before anyone rolls; changes nothing (issue 18)."""
     req = foresight.ForecastRequest(body.actor_id, body.target_id, body.options, body.assume)
@@ -269,7 +277,7 @@ class RiskIn(BaseModel):
 
 @router.post("/encounters/{encounter_id}/risk")
 async def risk(
-    campaign_id: int, encounter_id: int, session: Session, user: CurrentUser,
+    campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser,
     body: RiskIn | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """The GM's risk estimate: the fight simulated ``trials`` times (issue 18)."""
@@ -280,8 +288,8 @@ async def risk(
 
 @router.post("/encounters/{encounter_id}/actions/{action}", dependencies=[IDEMPOTENT])
 async def act(
-    campaign_id: int,
-    encounter_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
     action: str,
     session: Session,
     user: CurrentUser,

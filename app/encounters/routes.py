@@ -26,6 +26,7 @@ from app.i18n import _
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 from app.web.templating import is_htmx, page, redirect
@@ -50,7 +51,7 @@ def _url(campaign_id: int, encounter_id: int | None = None) -> str:
 
 @router.get("/campaigns/{campaign_id}/encounters", response_class=HTMLResponse)
 async def index(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     return await _index_page(request, session, user, campaign_id)
 
@@ -81,7 +82,7 @@ async def _index_page(
 
 @router.post("/campaigns/{campaign_id}/encounters", dependencies=[IDEMPOTENT])
 async def create(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     data = await _form(request)
     try:
@@ -118,7 +119,7 @@ async def _context(session: Any, user: User, campaign_id: int, encounter_id: int
 
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}", response_class=HTMLResponse)
 async def detail(
-    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     context = await _context(session, user, campaign_id, encounter_id)
     key = CombatPage(campaign_id, encounter_id)
@@ -129,11 +130,11 @@ async def detail(
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/log", response_class=HTMLResponse)
 async def older_log(
     request: Request,
-    campaign_id: int,
-    encounter_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
     session: Session,
     user: CurrentUser,
-    before: int = Query(ge=1),
+    before: int = Query(ge=1, le=MAX_ROW_ID),
 ) -> Response:
     """The combat log entries before the seq ``before``: appended to the page's log by HTMX
     (with the next "Older entries" link), a page of their own without JavaScript."""
@@ -153,7 +154,7 @@ async def older_log(
 
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}")
 async def update(
-    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     data = await _form(request)
     try:
@@ -203,7 +204,7 @@ async def _refused(
     "/campaigns/{campaign_id}/encounters/{encounter_id}/duplicate", dependencies=[IDEMPOTENT]
 )
 async def duplicate(
-    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     copy_ = await service.duplicate(session, user, campaign_id, encounter_id)
     return redirect(request, _url(campaign_id, copy_.id))
@@ -211,7 +212,7 @@ async def duplicate(
 
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/delete")
 async def delete(
-    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     if not confirmed(await _form(request)):
         loaded = await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
@@ -232,8 +233,8 @@ async def delete(
 )
 async def add_participant(
     request: Request,
-    campaign_id: int,
-    encounter_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
@@ -262,9 +263,9 @@ async def add_participant(
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/participants/{participant_id}")
 async def update_participant(
     request: Request,
-    campaign_id: int,
-    encounter_id: int,
-    participant_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
+    participant_id: PathId,
     session: Session,
     user: CurrentUser,
 ) -> Response:
@@ -286,9 +287,9 @@ async def update_participant(
 )
 async def remove_participant(
     request: Request,
-    campaign_id: int,
-    encounter_id: int,
-    participant_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
+    participant_id: PathId,
     session: Session,
     user: CurrentUser,
 ) -> Response:
@@ -315,9 +316,9 @@ async def remove_participant(
 )
 async def manage(
     request: Request,
-    campaign_id: int,
-    encounter_id: int,
-    participant_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
+    participant_id: PathId,
     session: Session,
     user: CurrentUser,
 ) -> Response:
@@ -334,12 +335,12 @@ async def manage(
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/live")
 async def live(
     request: Request,
-    campaign_id: int,
-    encounter_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    after: int | None = Query(default=None, ge=0),
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
     last_event_id: str | None = Header(default=None),
 ) -> LiveStream:
     """The combat page's live regions as HTML fragments, for the HTMX SSE extension."""
@@ -358,7 +359,7 @@ async def live(
     "/campaigns/{campaign_id}/encounters/{encounter_id}/forecast", response_class=HTMLResponse
 )
 async def forecast(
-    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """The attack form's odds as filled in now: a fragment for HTMX, a page without it."""
     req = foresight.request_from_form(await _form(request))
@@ -374,7 +375,7 @@ async def forecast(
 
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/risk", response_class=HTMLResponse)
 async def risk(
-    request: Request, campaign_id: int, encounter_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """ "Risiko abschätzen" on the prep page: the page with the estimate (the result region
     alone for HTMX). It changes nothing; the GM runs it again after changing the encounter."""
@@ -396,8 +397,8 @@ async def risk(
 )
 async def act(
     request: Request,
-    campaign_id: int,
-    encounter_id: int,
+    campaign_id: PathId,
+    encounter_id: PathId,
     action: str,
     session: Session,
     user: CurrentUser,
@@ -484,14 +485,14 @@ async def _bestiary_page(
 
 @router.get("/campaigns/{campaign_id}/bestiary", response_class=HTMLResponse)
 async def bestiary(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     return await _bestiary_page(request, session, user, campaign_id, {})
 
 
 @router.post("/campaigns/{campaign_id}/bestiary", dependencies=[IDEMPOTENT])
 async def create_entry(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """A new entry; "one more row" (``_more``) shows the form again and saves nothing."""
     data = await _form(request)
@@ -511,7 +512,7 @@ async def create_entry(
 
 @router.post("/campaigns/{campaign_id}/bestiary/samples", dependencies=[IDEMPOTENT])
 async def samples(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.add_samples(session, user, campaign_id)
     return redirect(request, f"/campaigns/{campaign_id}/bestiary")
@@ -519,7 +520,7 @@ async def samples(
 
 @router.post("/campaigns/{campaign_id}/bestiary/{entry_id}")
 async def update_entry(
-    request: Request, campaign_id: int, entry_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     data = await _form(request)
     entry = await service.bestiary_entry(session, user, campaign_id, entry_id)
@@ -539,7 +540,7 @@ async def update_entry(
 
 @router.post("/campaigns/{campaign_id}/bestiary/{entry_id}/delete")
 async def delete_entry(
-    request: Request, campaign_id: int, entry_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     if not confirmed(await _form(request)):
         entry = await service.bestiary_entry(session, user, campaign_id, entry_id)
@@ -560,7 +561,7 @@ async def delete_entry(
 
 @router.get("/campaigns/{campaign_id}/notices", response_class=HTMLResponse)
 async def notice_fragment(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """The current notice and the stream of the next ones (``base.html`` loads it)."""
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
@@ -575,11 +576,11 @@ async def notice_fragment(
 @router.get("/campaigns/{campaign_id}/notices/live")
 async def notice_stream(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    after: int | None = Query(default=None, ge=0),
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
     last_event_id: str | None = Header(default=None),
 ) -> LiveStream:
     """The viewer's notices as HTML fragments, for the HTMX SSE extension."""

@@ -19,6 +19,7 @@ import contextlib
 import logging
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
+from typing import TypeVar
 
 import psycopg
 
@@ -27,6 +28,8 @@ from app.events.models import CampaignEvent
 from app.events.service import NOTIFY_CHANNEL, event_from_note, note_head
 
 log = logging.getLogger(__name__)
+
+K = TypeVar("K", int, str)
 
 #: The LISTEN connection's first retry after it drops; doubled per failure, up to 10 s.
 FIRST_RETRY_SECONDS = 0.5
@@ -47,6 +50,7 @@ class Subscription:
         "after",
         "campaign_id",
         "ended",
+        "evicted",
         "token_hash",
         "viewer",
     )
@@ -68,6 +72,8 @@ class Subscription:
         #: The last ``seq`` the stream has read (delivered or skipped as not for the viewer).
         self.after = after
         self.ended = False
+        #: Closed to make room: its user or credential opened more streams than allowed.
+        self.evicted = False
         self._rung = False
         self._waiter: asyncio.Future[bool] | None = None
 
@@ -75,6 +81,11 @@ class Subscription:
         """The stream's login session ended: wake it to finish."""
         self.ended = True
         self.wake()
+
+    def evict(self) -> None:
+        """Too many streams of the same user or credential: this, the oldest, finishes."""
+        self.evicted = True
+        self.end()
 
     def wake(self) -> None:
         waiter = self._waiter
@@ -109,6 +120,48 @@ class Subscription:
 def _expire(waiter: asyncio.Future[bool]) -> None:
     if not waiter.done():
         waiter.set_result(False)
+
+
+class StreamQuota:
+    """At most ``per_user`` open streams of one user and ``per_credential`` of one login
+    session in this process (``None``: no cap). Opening one more evicts the oldest open one:
+    a forgotten tab makes room for the new one, and a client that opens streams in a loop
+    holds no more than the cap."""
+
+    def __init__(self, per_user: int | None = None, per_credential: int | None = None) -> None:
+        self.per_user = per_user
+        self.per_credential = per_credential
+        #: Open streams by user id and by token hash, oldest first.
+        self._by_user: dict[int, dict[Subscription, None]] = {}
+        self._by_credential: dict[str, dict[Subscription, None]] = {}
+
+    def admit(self, sub: Subscription) -> None:
+        if sub.viewer is not None and self.per_user is not None:
+            _admit(self._by_user, sub.viewer.user_id, sub, self.per_user)
+        if sub.token_hash is not None and self.per_credential is not None:
+            _admit(self._by_credential, sub.token_hash, sub, self.per_credential)
+
+    def release(self, sub: Subscription) -> None:
+        if sub.viewer is not None:
+            _release(self._by_user, sub.viewer.user_id, sub)
+        if sub.token_hash is not None:
+            _release(self._by_credential, sub.token_hash, sub)
+
+
+def _admit(table: dict[K, dict[Subscription, None]], key: K, sub: Subscription, cap: int) -> None:
+    streams = table.setdefault(key, {})
+    streams[sub] = None
+    running = [s for s in streams if not s.ended]
+    for oldest in running[: max(0, len(running) - cap)]:
+        oldest.evict()
+
+
+def _release(table: dict[K, dict[Subscription, None]], key: K, sub: Subscription) -> None:
+    streams = table.get(key)
+    if streams is not None:
+        streams.pop(sub, None)
+        if not streams:
+            del table[key]
 
 
 class RecentLog:
@@ -171,7 +224,8 @@ class Broker:
     #: just before its session ended subscribes already ended (ended sessions never return).
     ENDED_KEEP = 4096
 
-    def __init__(self) -> None:
+    def __init__(self, quota: StreamQuota | None = None) -> None:
+        self.quota = quota or StreamQuota()
         self._subs: dict[int, set[Subscription]] = defaultdict(set)
         self._by_session: dict[str, set[Subscription]] = defaultdict(set)
         self._seen: dict[int, int] = {}
@@ -190,6 +244,8 @@ class Broker:
         if token_hash is not None:
             self._by_session[token_hash].add(sub)
             sub.ended = token_hash in self._ended
+        if not sub.ended:
+            self.quota.admit(sub)
         return sub
 
     def end_sessions(self, token_hashes: Sequence[str]) -> None:
@@ -203,6 +259,7 @@ class Broker:
             del self._ended[next(iter(self._ended))]
 
     def _remove(self, sub: Subscription) -> None:
+        self.quota.release(sub)
         if sub.token_hash is not None:
             mine = self._by_session.get(sub.token_hash)
             if mine is not None:

@@ -15,6 +15,7 @@ from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
 from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 
@@ -53,11 +54,11 @@ async def render_json(
 )
 async def campaign_events(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    after: int | None = Query(default=None, ge=0),
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
     last_event_id: str | None = Header(default=None),
 ) -> LiveStream:
     """Every event the caller may see after ``Last-Event-ID`` / ``?after=``, then live."""

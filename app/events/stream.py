@@ -10,6 +10,7 @@ gets every later event exactly once.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -59,6 +60,23 @@ class Outgoing:
 
     def frame(self) -> bytes:
         return self.encoded
+
+
+@dataclass(frozen=True)
+class Farewell(Outgoing):
+    """The last message of a stream the server closes to make room (too many streams of its
+    user or credential): says why, and tells the browser's ``EventSource`` (SSE ``retry``,
+    milliseconds) to wait before it reconnects instead of reconnecting at once."""
+
+    retry_seconds: int = limits.STREAM_RETRY_SECONDS
+
+    @classmethod
+    def too_many_streams(cls, after: int) -> Farewell:
+        data = json.dumps({"reason": "too_many_streams", "retry_seconds": cls.retry_seconds})
+        return cls(after, "stream-closed", data)
+
+    def frame(self) -> bytes:
+        return f"retry: {self.retry_seconds * 1000}\r\n".encode() + self.encoded
 
 
 #: Turns a batch of events into messages for one viewer. It gets the sessionmaker rather
@@ -204,10 +222,14 @@ async def follow(
                 outgoing = await render(ctx.sessionmaker, viewer, shown)
                 for item in outgoing:
                     if subscription.ended:
-                        return
+                        break
                     yield item
-                after = subscription.after = events[-1].seq
-            if not more:
+                    after = item.seq
+                else:
+                    after = subscription.after = events[-1].seq
+            if not more and not subscription.ended:
                 await subscription.wait()
+        if subscription.evicted:
+            yield Farewell.too_many_streams(after)
     finally:
         subscription.close()

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from app import limits
 from app.errors import Conflict, ValidationFailed
 from app.i18n import _
+from app.limits import RowId, Version
 from app.maps import (
     displace,  # noqa: F401 - registers the tokens the fight's rules move
     service,
@@ -20,7 +21,7 @@ from app.maps import (
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
-from app.web.ids import MAX_ROW_ID, PathId, RowId
+from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
 
 router = APIRouter(
@@ -62,7 +63,7 @@ class ScenePatch(BaseModel):
     encounter_id: int | None = Field(default=None, ge=0, le=MAX_ROW_ID)
     #: Show the scene to the players, or hide it from them again.
     shown: bool | None = None
-    version: int | None = None
+    version: Version | None = None
     #: Place the linked encounter's participants after the change (``POST …/place``).
     place: bool = False
 
@@ -83,7 +84,7 @@ class WallsBody(BaseModel):
     segments: list[Quad] = Field(max_length=LIST_MAX)
     doors: list[DoorIn] | None = Field(default=None, max_length=LIST_MAX)
     difficult: list[Pair] | None = Field(default=None, max_length=LIST_MAX)
-    version: int | None = None
+    version: Version | None = None
 
 
 class FogBody(BaseModel):
@@ -107,7 +108,7 @@ class TokenPatch(BaseModel):
     colour: str | None = Field(default=None, max_length=20)
     size: int | None = Field(default=None, ge=-100, le=100)
     hidden: bool | None = None
-    version: int | None = None
+    version: Version | None = None
 
 
 class PointerBody(BaseModel):
@@ -137,7 +138,7 @@ def _short(scene: Any) -> dict[str, Any]:
 
 @router.post("", status_code=201, dependencies=[IDEMPOTENT])
 async def create(
-    campaign_id: int, body: SceneIn, session: Session, user: CurrentUser
+    campaign_id: PathId, body: SceneIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     scene = await service.create_scene(
         session, user, campaign_id, body.name, body.cols, body.rows, body.encounter_id, body.shown
@@ -148,13 +149,13 @@ async def create(
 
 
 @router.get("")
-async def list_scenes(campaign_id: int, session: Session, user: CurrentUser) -> dict[str, Any]:
+async def list_scenes(campaign_id: PathId, session: Session, user: CurrentUser) -> dict[str, Any]:
     return {"scenes": [_short(s) for s in await service.scenes(session, user, campaign_id)]}
 
 
 @router.get("/{scene_id}")
 async def show(
-    campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """The scene as the caller may see it (hidden and fogged tokens are absent)."""
     return await views.scene_json(session, user, campaign_id, scene_id)
@@ -162,7 +163,7 @@ async def show(
 
 @router.patch("/{scene_id}")
 async def update(
-    campaign_id: int, scene_id: PathId, body: ScenePatch, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, body: ScenePatch, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     change = service.SceneChange(**body.model_dump(exclude={"place"}))
     await service.update_scene(session, user, campaign_id, scene_id, change)
@@ -173,7 +174,7 @@ async def update(
 
 @router.delete("/{scene_id}", status_code=204)
 async def delete(
-    campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.delete_scene(session, user, campaign_id, scene_id)
     return Response(status_code=204)
@@ -181,7 +182,7 @@ async def delete(
 
 @router.put("/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES)
 async def put_background(
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -198,7 +199,7 @@ async def put_background(
 
 @router.get("/{scene_id}/background")
 async def get_background(
-    campaign_id: int, scene_id: PathId, request: Request, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, request: Request, session: Session, user: CurrentUser
 ) -> Response:
     row = await service.background(session, user, campaign_id, scene_id)
     return image_response(request, row.data, row.mime, row.etag)
@@ -206,7 +207,7 @@ async def get_background(
 
 @router.put("/{scene_id}/walls")
 async def put_walls(
-    campaign_id: int, scene_id: PathId, body: WallsBody, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, body: WallsBody, session: Session, user: CurrentUser
 ) -> Any:
     """The whole set of walls (and doors and difficult cells when given); a stale
     ``version`` is a 409 carrying the current ``scene``."""
@@ -227,7 +228,7 @@ async def put_walls(
 
 @router.post("/{scene_id}/fog")
 async def fog(
-    campaign_id: int, scene_id: PathId, body: FogBody, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, body: FogBody, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     await service.change_fog(session, user, campaign_id, scene_id, body.reveal, body.hide)
     return await views.scene_json(session, user, campaign_id, scene_id)
@@ -235,7 +236,7 @@ async def fog(
 
 @router.post("/{scene_id}/tokens", status_code=201, dependencies=[IDEMPOTENT])
 async def add_token(
-    campaign_id: int, scene_id: PathId, body: TokenBody, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, body: TokenBody, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     token = await service.add_token(
         session, user, campaign_id, scene_id, service.TokenIn(**body.model_dump())
@@ -245,7 +246,7 @@ async def add_token(
 
 @router.post("/{scene_id}/place", dependencies=[IDEMPOTENT])
 async def place(
-    campaign_id: int, scene_id: PathId, body: PlaceBody, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, body: PlaceBody, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """A token for every participant of the linked encounter without one, on free cells
     near its side's start area; 422 at ``areas`` when they do not all fit (nothing placed)."""
@@ -257,7 +258,7 @@ async def place(
 
 @router.patch("/{scene_id}/tokens/{token_id}")
 async def change_token(
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     token_id: PathId,
     body: TokenPatch,
@@ -271,7 +272,7 @@ async def change_token(
 
 @router.delete("/{scene_id}/tokens/{token_id}", status_code=204)
 async def remove_token(
-    campaign_id: int, scene_id: PathId, token_id: PathId, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, token_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.remove_token(session, user, campaign_id, scene_id, token_id)
     return Response(status_code=204)
@@ -279,7 +280,7 @@ async def remove_token(
 
 @router.post("/{scene_id}/tokens/{token_id}/move")
 async def move(
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     token_id: PathId,
     body: MoveBody,
@@ -316,7 +317,7 @@ def _cell(raw: str, field: str) -> tuple[int, int]:
 
 @router.get("/{scene_id}/distance")
 async def distance(
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -332,7 +333,7 @@ async def distance(
 
 @router.get("/{scene_id}/attack")
 async def attack(
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -347,7 +348,7 @@ async def attack(
 
 @router.get("/{scene_id}/zones")
 async def zones(
-    campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """Each figure's Gefährdungsbereich cells (H&H), for the tokens the caller sees."""
     return {"zones": await tactics.zones(session, user, campaign_id, scene_id)}
@@ -355,7 +356,7 @@ async def zones(
 
 @router.post("/{scene_id}/pointer")
 async def pointer(
-    campaign_id: int, scene_id: PathId, body: PointerBody, session: Session, user: CurrentUser
+    campaign_id: PathId, scene_id: PathId, body: PointerBody, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """Show everyone a ruler with waypoints (``ruler``), its release (``clear``) or a ping."""
     shown = await service.point(

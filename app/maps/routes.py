@@ -21,7 +21,7 @@ from app.maps.live import SCENE_PAGE, ScenePage
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
-from app.web.ids import PathId
+from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
 from app.web.streams import event_stream, resume_point
 from app.web.templating import page, redirect
@@ -48,7 +48,7 @@ async def _index(
 
 @router.get("/campaigns/{campaign_id}/scenes", response_class=HTMLResponse)
 async def index(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     return await _index(request, session, user, campaign_id)
 
@@ -56,7 +56,7 @@ async def index(
 @router.post("/campaigns/{campaign_id}/scenes", dependencies=[IDEMPOTENT])
 async def create(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     name: Annotated[str, Form(max_length=1000)] = "",
@@ -95,7 +95,7 @@ async def _scene_page(
 
 @router.get("/campaigns/{campaign_id}/scenes/{scene_id}", response_class=HTMLResponse)
 async def scene(
-    request: Request, campaign_id: int, scene_id: PathId, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     return await _scene_page(request, session, user, campaign_id, scene_id)
 
@@ -103,12 +103,12 @@ async def scene(
 @router.get("/campaigns/{campaign_id}/scenes/{scene_id}/live")
 async def live(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    after: int | None = Query(default=None, ge=0),
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
     last_event_id: str | None = Header(default=None),
 ) -> LiveStream:
     """The scene's board and pointer as HTML, for the HTMX SSE extension."""
@@ -122,7 +122,7 @@ async def live(
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/move")
 async def move(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -151,7 +151,7 @@ async def move(
 )
 async def background(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -177,7 +177,7 @@ async def background(
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/tokens", dependencies=[IDEMPOTENT])
 async def add_token(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -200,7 +200,7 @@ async def add_token(
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/link", dependencies=[IDEMPOTENT])
 async def link(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -224,7 +224,7 @@ async def link(
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/place", dependencies=[IDEMPOTENT])
 async def place(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -255,7 +255,7 @@ async def place(
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/walls")
 async def walls(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -306,7 +306,7 @@ async def _saved(
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/grid")
 async def grid(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -329,7 +329,7 @@ async def grid(
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/fog")
 async def fog(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,

@@ -13,7 +13,7 @@ from app.events.types import Roll
 from app.rolls import service
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
-from app.web.ids import MAX_ROW_ID
+from app.web.ids import MAX_ROW_ID, PathId
 
 router = APIRouter(
     prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=IdempotentRoute
@@ -53,7 +53,7 @@ class RollPage(BaseModel):
 
 @router.post("", status_code=201, response_model=RollOut, dependencies=[IDEMPOTENT])
 async def roll(
-    campaign_id: int, body: RollIn, session: Session, user: CurrentUser, ctx: Ctx
+    campaign_id: PathId, body: RollIn, session: Session, user: CurrentUser, ctx: Ctx
 ) -> RollOut:
     event = await service.roll(
         session, ctx.roller, user, campaign_id, body.expression, body.label, body.visibility
@@ -78,7 +78,7 @@ async def roll(
 
 @router.get("", response_model=RollPage)
 async def log(
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),

@@ -64,7 +64,9 @@ class SessionOut(BaseModel):
 
 
 @router.put("/fairplay", response_model=RuleOut)
-async def configure(campaign_id: int, body: RuleIn, session: Session, user: CurrentUser) -> RuleOut:
+async def configure(
+    campaign_id: PathId, body: RuleIn, session: Session, user: CurrentUser
+) -> RuleOut:
     rule = await service.configure(
         session, user, campaign_id, enabled=body.enabled, overrides=body.overrides,
         reveal_secret_rolls=body.reveal_secret_rolls,
@@ -75,7 +77,7 @@ async def configure(campaign_id: int, body: RuleIn, session: Session, user: Curr
 
 
 @router.get("/fairplay", response_model=RuleOut)
-async def current_rule(campaign_id: int, session: Session, user: CurrentUser) -> RuleOut:
+async def current_rule(campaign_id: PathId, session: Session, user: CurrentUser) -> RuleOut:
     await campaigns.open_campaign(session, user, campaign_id)
     rule = await service.rule(session, campaign_id)
     return RuleOut(
@@ -84,13 +86,13 @@ async def current_rule(campaign_id: int, session: Session, user: CurrentUser) ->
 
 
 @router.post("/sessions", status_code=201, response_model=Started, dependencies=[IDEMPOTENT])
-async def start(campaign_id: int, session: Session, user: CurrentUser) -> Started:
+async def start(campaign_id: PathId, session: Session, user: CurrentUser) -> Started:
     game = await service.start(session, user, campaign_id)
     return Started(id=game.id, started_at=game.started_at, commitment=game.commitment)
 
 
 @router.get("/sessions", response_model=list[SessionOut])
-async def sessions(campaign_id: int, session: Session, user: CurrentUser) -> list[SessionOut]:
+async def sessions(campaign_id: PathId, session: Session, user: CurrentUser) -> list[SessionOut]:
     return [
         SessionOut(
             id=g.id,
@@ -104,7 +106,9 @@ async def sessions(campaign_id: int, session: Session, user: CurrentUser) -> lis
 
 
 @router.post("/sessions/{session_id}/end", response_model=Ended)
-async def end(campaign_id: int, session_id: PathId, session: Session, user: CurrentUser) -> Ended:
+async def end(
+    campaign_id: PathId, session_id: PathId, session: Session, user: CurrentUser
+) -> Ended:
     game = await service.end(session, user, campaign_id, session_id)
     assert game.ended_at is not None
     return Ended(ended_at=game.ended_at, server_seed=game.server_seed)
@@ -112,7 +116,7 @@ async def end(campaign_id: int, session_id: PathId, session: Session, user: Curr
 
 @router.put("/sessions/{session_id}/seed", response_model=SeedOut)
 async def set_seed(
-    campaign_id: int, session_id: PathId, body: SeedIn, session: Session, user: CurrentUser
+    campaign_id: PathId, session_id: PathId, body: SeedIn, session: Session, user: CurrentUser
 ) -> SeedOut:
     row = await service.set_seed(session, user, campaign_id, session_id, body.client_seed)
     return SeedOut(session_id=row.session_id, client_seed=row.client_seed)
@@ -120,7 +124,7 @@ async def set_seed(
 
 @router.get("/sessions/{session_id}/fairplay")
 async def fairplay(
-    campaign_id: int, session_id: PathId, session: Session, user: CurrentUser
+    campaign_id: PathId, session_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """The session's fair-play export, as the caller may see it (for the verifiers)."""
     return await service.fairplay_export(session, user, campaign_id, session_id)
@@ -128,7 +132,7 @@ async def fairplay(
 
 @router.get("/sessions/{session_id}/export", response_class=Response)
 async def export(
-    campaign_id: int,
+    campaign_id: PathId,
     session_id: PathId,
     session: Session,
     user: CurrentUser,

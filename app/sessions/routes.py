@@ -48,7 +48,7 @@ async def _sessions_page(
 
 @router.get("/campaigns/{campaign_id}/sessions", response_class=HTMLResponse)
 async def sessions_page(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> HTMLResponse:
     return await _sessions_page(request, session, user, campaign_id)
 
@@ -56,7 +56,7 @@ async def sessions_page(
 @router.post("/campaigns/{campaign_id}/sessions", dependencies=[IDEMPOTENT])
 async def start(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     back: Annotated[str, Form()] = "",
@@ -68,7 +68,7 @@ async def start(
 @router.post("/campaigns/{campaign_id}/sessions/{session_id}/end")
 async def end(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -81,7 +81,7 @@ async def end(
 @router.post("/campaigns/{campaign_id}/sessions/{session_id}/seed", response_model=None)
 async def set_seed(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -99,7 +99,7 @@ async def set_seed(
 @router.post("/campaigns/{campaign_id}/fairplay")
 async def configure(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     overrides: Annotated[str, Form()] = "marked",
@@ -115,7 +115,7 @@ async def configure(
 
 @router.get("/campaigns/{campaign_id}/sessions/{session_id}/verify", response_class=HTMLResponse)
 async def verify_page(
-    request: Request, campaign_id: int, session_id: PathId, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session_id: PathId, session: Session, user: CurrentUser
 ) -> HTMLResponse:
     """The verification page: ``static/js/fairplay.js`` checks the export in the browser."""
     game, viewer = await service.open_game(session, user, campaign_id, session_id)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from app import limits
 from app.campaigns import service as campaigns
 from app.knowledge import service as knowledge
+from app.limits import RowId, Seq, Version
 from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
 from app.talk import handouts, journal, lore, service, views
 from app.web.deps import Ctx, CurrentUser, Session
@@ -27,14 +28,14 @@ RAW_MAX = 100_000
 
 class MessageIn(BaseModel):
     text: str = Field(max_length=RAW_MAX)
-    to: list[int] | Literal["gm"] | None = Field(default=None, max_length=service.RECIPIENTS_MAX)
-    as_character_id: int | None = None
+    to: list[RowId] | Literal["gm"] | None = Field(default=None, max_length=service.RECIPIENTS_MAX)
+    as_character_id: RowId | None = None
     kind: Literal["ooc", "ic", "emote"] | None = None
 
 
 class MessageEdit(BaseModel):
     text: str = Field(max_length=RAW_MAX)
-    version: int | None = None
+    version: Version | None = None
 
 
 class MessagePage(BaseModel):
@@ -48,17 +49,17 @@ class Unread(BaseModel):
 
 
 class ReadMark(BaseModel):
-    seq: int | None = Field(default=None, ge=0)
+    seq: Seq | None = None
 
 
 class HandoutIn(BaseModel):
     title: str = Field(max_length=RAW_MAX)
     body: str = Field(default="", max_length=RAW_MAX)
-    shown_to: list[int] | Literal["all"] | None = Field(default=None, max_length=200)
+    shown_to: list[RowId] | Literal["all"] | None = Field(default=None, max_length=200)
 
 
 class ShowIn(BaseModel):
-    to: list[int] | Literal["all"] = Field(max_length=200)
+    to: list[RowId] | Literal["all"] = Field(max_length=200)
 
 
 class HandoutList(BaseModel):
@@ -80,7 +81,7 @@ async def _message_out(
 
 @router.post("/messages", status_code=201, dependencies=[IDEMPOTENT])
 async def send(
-    campaign_id: int, body: MessageIn, session: Session, user: CurrentUser, ctx: Ctx
+    campaign_id: PathId, body: MessageIn, session: Session, user: CurrentUser, ctx: Ctx
 ) -> dict[str, Any]:
     draft = service.Draft(body.text, body.to, body.as_character_id, body.kind)
     message = await service.send(session, ctx.roller, user, campaign_id, draft)
@@ -89,7 +90,7 @@ async def send(
 
 @router.get("/messages", response_model=MessagePage)
 async def messages(
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
@@ -106,14 +107,14 @@ async def messages(
 
 
 @router.get("/messages/unread", response_model=Unread)
-async def unread(campaign_id: int, session: Session, user: CurrentUser) -> Unread:
+async def unread(campaign_id: PathId, session: Session, user: CurrentUser) -> Unread:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     return Unread(unread=await service.unread(session, viewer, campaign_id))
 
 
 @router.post("/messages/read", response_model=Unread)
 async def mark_read(
-    campaign_id: int, body: ReadMark, session: Session, user: CurrentUser
+    campaign_id: PathId, body: ReadMark, session: Session, user: CurrentUser
 ) -> Unread:
     """Move the caller's last-read mark to ``seq`` (default: the newest message)."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
@@ -123,7 +124,7 @@ async def mark_read(
 
 @router.patch("/messages/{message_id}")
 async def edit(
-    campaign_id: int, message_id: PathId, body: MessageEdit, session: Session, user: CurrentUser
+    campaign_id: PathId, message_id: PathId, body: MessageEdit, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     await service.edit(session, user, campaign_id, message_id, body.text, body.version)
     return await _message_out(session, user, campaign_id, message_id)
@@ -131,7 +132,7 @@ async def edit(
 
 @router.delete("/messages/{message_id}", status_code=204)
 async def delete(
-    campaign_id: int, message_id: PathId, session: Session, user: CurrentUser
+    campaign_id: PathId, message_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.delete(session, user, campaign_id, message_id)
     return Response(status_code=204)
@@ -148,7 +149,7 @@ async def _handout_out(
 
 @router.post("/handouts", status_code=201, dependencies=[IDEMPOTENT])
 async def create_handout(
-    campaign_id: int, body: HandoutIn, session: Session, user: CurrentUser
+    campaign_id: PathId, body: HandoutIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     handout = await handouts.create(
         session, user, campaign_id, body.title, body.body, body.shown_to
@@ -158,7 +159,7 @@ async def create_handout(
 
 @router.post("/handouts/{handout_id}/show")
 async def show_handout(
-    campaign_id: int, handout_id: PathId, body: ShowIn, session: Session, user: CurrentUser
+    campaign_id: PathId, handout_id: PathId, body: ShowIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     await handouts.show(session, user, campaign_id, handout_id, body.to)
     return await _handout_out(session, user, campaign_id, handout_id)
@@ -166,7 +167,7 @@ async def show_handout(
 
 @router.post("/handouts/{handout_id}/image", max_body_size=UPLOAD_BODY_BYTES)
 async def handout_image(
-    campaign_id: int,
+    campaign_id: PathId,
     handout_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -185,7 +186,7 @@ async def handout_image(
 
 
 @router.get("/handouts", response_model=HandoutList)
-async def list_handouts(campaign_id: int, session: Session, user: CurrentUser) -> HandoutList:
+async def list_handouts(campaign_id: PathId, session: Session, user: CurrentUser) -> HandoutList:
     """The handouts the caller may read (the GMs: all, with whom each was shown to)."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shelf = await views.handouts_context(session, viewer, campaign_id)
@@ -196,11 +197,11 @@ class NoteIn(BaseModel):
     title: str = Field(max_length=RAW_MAX)
     body: str = Field(default="", max_length=RAW_MAX)
     sharing: Literal["private", "group", "listed"] = "private"
-    to: list[int] | None = Field(default=None, max_length=200)
+    to: list[RowId] | None = Field(default=None, max_length=200)
     quest: Literal["open", "done", "failed"] | None = Field(
         default=None, description="a quest's status; none: a plain note"
     )
-    version: int | None = None
+    version: Version | None = None
 
 
 class NoteList(BaseModel):
@@ -222,7 +223,7 @@ def _note_draft(body: NoteIn) -> journal.NoteDraft:
 
 @router.post("/journal", status_code=201, dependencies=[IDEMPOTENT])
 async def create_note(
-    campaign_id: int, body: NoteIn, session: Session, user: CurrentUser
+    campaign_id: PathId, body: NoteIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     note = await journal.create(session, user, campaign_id, _note_draft(body))
     return await _note_out(session, user, campaign_id, note.id)
@@ -230,7 +231,7 @@ async def create_note(
 
 @router.patch("/journal/{note_id}")
 async def update_note(
-    campaign_id: int, note_id: PathId, body: NoteIn, session: Session, user: CurrentUser
+    campaign_id: PathId, note_id: PathId, body: NoteIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """Change a note: its author, or a GM a shared note they read (never a player's private
     one); the whole note is sent (title, body, sharing, to, quest)."""
@@ -252,7 +253,7 @@ async def delete_note(
 
 
 @router.get("/journal", response_model=NoteList)
-async def notes(campaign_id: int, session: Session, user: CurrentUser) -> NoteList:
+async def notes(campaign_id: PathId, session: Session, user: CurrentUser) -> NoteList:
     """The notes the caller may read: their own, the group's, those shared with them."""
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shown = (await views.journal_context(session, viewer, campaign))["notes"]
@@ -261,12 +262,12 @@ async def notes(campaign_id: int, session: Session, user: CurrentUser) -> NoteLi
 
 class RevealIn(BaseModel):
     facts: list[str] = Field(max_length=knowledge.FACTS_MAX)
-    to: list[int] | Literal["party"] = Field(default="party", max_length=knowledge.RECIPIENTS_MAX)
+    to: list[RowId] | Literal["party"] = Field(default="party", max_length=knowledge.RECIPIENTS_MAX)
 
 
 class ConfirmIn(BaseModel):
     text: str | None = Field(default=None, max_length=RAW_MAX)
-    version: int | None = None
+    version: Version | None = None
 
 
 async def _knowledge_out(
@@ -279,7 +280,7 @@ async def _knowledge_out(
 
 @router.get("/bestiary/{entry_id}/knowledge")
 async def entry_knowledge(
-    campaign_id: int, entry_id: PathId, session: Session, user: CurrentUser
+    campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """The facts of a bestiary entry the caller may see: a player those revealed to the
     group or to them (404 when none), a GM every fact, who knows it and the false ones."""
@@ -288,7 +289,7 @@ async def entry_knowledge(
 
 @router.post("/bestiary/{entry_id}/reveal")
 async def reveal(
-    campaign_id: int, entry_id: PathId, body: RevealIn, session: Session, user: CurrentUser
+    campaign_id: PathId, entry_id: PathId, body: RevealIn, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """Reveal facts (their keys) to the group (``"party"``) or to chosen members (GMs)."""
     told = await knowledge.reveal(session, user, campaign_id, entry_id, body.facts, body.to)
@@ -297,7 +298,7 @@ async def reveal(
 
 @router.post("/bestiary/{entry_id}/knowledge/{fact_id}/confirm")
 async def confirm_false_fact(
-    campaign_id: int,
+    campaign_id: PathId,
     entry_id: PathId,
     fact_id: PathId,
     body: ConfirmIn,

@@ -80,7 +80,7 @@ async def _chat_form(
 @router.get("/campaigns/{campaign_id}/chat", response_class=HTMLResponse)
 async def chat(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
@@ -105,7 +105,7 @@ def _returns_within(back: str, campaign_id: int) -> bool:
 @router.post("/campaigns/{campaign_id}/chat", dependencies=[IDEMPOTENT])
 async def send(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
@@ -148,12 +148,12 @@ async def send(
 @router.post("/campaigns/{campaign_id}/chat/{message_id}/edit")
 async def edit(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     message_id: PathId,
     session: Session,
     user: CurrentUser,
     text: Annotated[str, Form()] = "",
-    version: Annotated[int | None, Form()] = None,
+    version: Annotated[int | None, Form(ge=0, le=MAX_ROW_ID)] = None,
 ) -> Response:
     await service.edit(session, user, campaign_id, message_id, text, version)
     return redirect(request, f"/campaigns/{campaign_id}/chat")
@@ -161,7 +161,7 @@ async def edit(
 
 @router.post("/campaigns/{campaign_id}/chat/{message_id}/delete")
 async def delete(
-    request: Request, campaign_id: int, message_id: PathId, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, message_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     chat = f"/campaigns/{campaign_id}/chat"
     if not confirmed(await request.form()):
@@ -181,11 +181,11 @@ async def delete(
 @router.get("/campaigns/{campaign_id}/chat/live")
 async def live(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    after: int | None = Query(default=None, ge=0),
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
     last_event_id: str | None = Header(default=None),
 ) -> LiveStream:
     """The chat page's live region as HTML, for the HTMX SSE extension."""
@@ -202,7 +202,7 @@ async def live(
 
 @router.get("/campaigns/{campaign_id}/chat/badge", response_class=HTMLResponse)
 async def badge(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """The chat link with the viewer's unread count (loaded into the campaign page)."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
@@ -234,7 +234,7 @@ async def _handouts_page(
 
 @router.get("/campaigns/{campaign_id}/handouts", response_class=HTMLResponse)
 async def handouts_page(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     return await _handouts_page(request, session, user, campaign_id)
 
@@ -242,7 +242,7 @@ async def handouts_page(
 @router.post("/campaigns/{campaign_id}/handouts", dependencies=[IDEMPOTENT])
 async def create_handout(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     title: Annotated[str, Form()] = "",
@@ -260,7 +260,7 @@ async def create_handout(
 @router.post("/campaigns/{campaign_id}/handouts/{handout_id}/show")
 async def show_handout(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     handout_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -284,7 +284,7 @@ async def show_handout(
 )
 async def upload_handout_image(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     handout_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -303,7 +303,7 @@ async def upload_handout_image(
 
 @router.get("/campaigns/{campaign_id}/handouts/{handout_id}/image")
 async def handout_image(
-    request: Request, campaign_id: int, handout_id: PathId, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, handout_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """A handout's picture, for the handout's readers only (ETag, long private caching)."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
@@ -313,7 +313,7 @@ async def handout_image(
 
 @router.get("/campaigns/{campaign_id}/journal", response_class=HTMLResponse)
 async def journal_page(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     context = await views.journal_context(session, viewer, campaign)
@@ -323,7 +323,7 @@ async def journal_page(
 @router.post("/campaigns/{campaign_id}/journal", dependencies=[IDEMPOTENT])
 async def write_note(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     title: Annotated[str, Form()] = "",
@@ -446,7 +446,7 @@ async def _knowledge_page(
 @router.get("/campaigns/{campaign_id}/knowledge", response_class=HTMLResponse)
 async def knowledge_page(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     entry: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
@@ -465,7 +465,7 @@ async def knowledge_page(
 @router.post("/campaigns/{campaign_id}/knowledge/check", dependencies=[IDEMPOTENT])
 async def knowledge_check(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
@@ -498,7 +498,7 @@ async def knowledge_check(
 @router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/reveal")
 async def reveal_facts(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     entry_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -521,13 +521,13 @@ async def reveal_facts(
 @router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/facts/{fact_id}/confirm")
 async def confirm_fact(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     entry_id: PathId,
     fact_id: PathId,
     session: Session,
     user: CurrentUser,
     text: Annotated[str, Form()] = "",
-    version: Annotated[int | None, Form()] = None,
+    version: Annotated[int | None, Form(ge=0, le=MAX_ROW_ID)] = None,
 ) -> Response:
     try:
         async with attempt(session):

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from app.transfer import parts, service
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import PathId
 
 router = APIRouter(route_class=IdempotentRoute, prefix="/api/v1/campaigns", tags=["transfer"])
 
@@ -76,7 +77,7 @@ async def read_body(request: Request) -> bytes:
     "/{campaign_id}/export",
     responses={200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
 )
-async def export(campaign_id: int, session: Session, user: CurrentUser) -> Response:
+async def export(campaign_id: PathId, session: Session, user: CurrentUser) -> Response:
     """The whole campaign as one document (GM only); ``POST /import`` reads it back."""
     document = await service.export_campaign(session, user, campaign_id)
     body = await asyncio.to_thread(service.encode_document, document)

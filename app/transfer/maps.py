@@ -32,33 +32,41 @@ class _Doc(BaseModel):
 
 
 class TokenDoc(_Doc):
-    ref: int
-    participant: int | None
-    character: int | None
+    ref: limits.Int32
+    participant: limits.Int32 | None
+    character: limits.Int32 | None
     label: str = Field(max_length=100)
     colour: str = Field(pattern="^#[0-9a-fA-F]{6}$")
     size: int = Field(ge=1, le=limits.TOKEN_SIZE_MAX)
     hidden: bool
     x: int = Field(ge=0, lt=limits.SCENE_SIDE_MAX)
     y: int = Field(ge=0, lt=limits.SCENE_SIDE_MAX)
-    moved: int = Field(ge=0)
+    moved: int = Field(ge=0, le=limits.INT_MAX)
     moved_turn: str = Field(max_length=16)
 
 
 class SceneDoc(_Doc):
-    ref: int
-    encounter: int | None
+    ref: limits.Int32
+    encounter: limits.Int32 | None
     name: str = Field(min_length=1, max_length=100)
     cols: int = Field(ge=1, le=limits.SCENE_SIDE_MAX)
     rows: int = Field(ge=1, le=limits.SCENE_SIDE_MAX)
     grid_x: int = Field(ge=-10_000, le=10_000)
     grid_y: int = Field(ge=-10_000, le=10_000)
     cell_px: int = Field(ge=4, le=10_000)
-    walls: list[tuple[Literal["v", "h"], int, int]] = Field(max_length=limits.SCENE_EDGES_MAX)
-    doors: list[tuple[Literal["v", "h"], int, int, bool]] = Field(max_length=limits.SCENE_EDGES_MAX)
-    difficult: list[tuple[int, int]] = Field(max_length=limits.MAP_CELLS_PER_REQUEST)
+    walls: list[tuple[Literal["v", "h"], limits.Int32, limits.Int32]] = Field(
+        max_length=limits.SCENE_EDGES_MAX
+    )
+    doors: list[tuple[Literal["v", "h"], limits.Int32, limits.Int32, bool]] = Field(
+        max_length=limits.SCENE_EDGES_MAX
+    )
+    difficult: list[tuple[limits.Int32, limits.Int32]] = Field(
+        max_length=limits.MAP_CELLS_PER_REQUEST
+    )
     fog: bool
-    revealed: list[tuple[int, int]] = Field(max_length=limits.MAP_CELLS_PER_REQUEST)
+    revealed: list[tuple[limits.Int32, limits.Int32]] = Field(
+        max_length=limits.MAP_CELLS_PER_REQUEST
+    )
     #: Per-player line of sight (``app.maps.sight``); absent in exports made before it.
     line_of_sight: bool = False
     sight_radius: int | None = Field(default=None, ge=1, le=limits.SCENE_SIDE_MAX)

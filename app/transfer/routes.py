@@ -15,13 +15,14 @@ from app.i18n import _
 from app.transfer import parts, service
 from app.web.deps import CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import PathId
 from app.web.templating import page, redirect
 
 router = APIRouter(route_class=IdempotentRoute, include_in_schema=False)
 
 
 @router.get("/campaigns/{campaign_id}/export")
-async def export(campaign_id: int, session: Session, user: CurrentUser) -> Response:
+async def export(campaign_id: PathId, session: Session, user: CurrentUser) -> Response:
     document = await service.export_campaign(session, user, campaign_id)
     body = await asyncio.to_thread(service.encode_document, document)
     disposition = f'attachment; filename="campaign-{campaign_id}.json"'

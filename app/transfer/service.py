@@ -44,6 +44,7 @@ from app.events.audience import Audience, chosen
 from app.events.models import CampaignEvent
 from app.events.types import EVENT_TYPES, EventPayload
 from app.i18n import N_, _, get_locale
+from app.limits import INT_MAX, Int32
 from app.transfer import fairplay, parts, talk
 from app.transfer import maps as scenes
 from app.transfer.maps import SceneDoc
@@ -117,7 +118,7 @@ class _Doc(BaseModel):
 
 
 class UserDoc(_Doc):
-    ref: int
+    ref: Int32
     username: str = Field(min_length=1, max_length=32)
     role: Role | None
 
@@ -129,8 +130,8 @@ class CampaignDoc(_Doc):
 
 
 class CharacterDoc(_Doc):
-    ref: int
-    owner: int | None
+    ref: Int32
+    owner: Int32 | None
     name: str = Field(min_length=1, max_length=100)
     kind: str = Field(pattern="^(pc|npc)$")
     hidden_from_players: bool
@@ -139,13 +140,13 @@ class CharacterDoc(_Doc):
 
 
 class ItemDoc(_Doc):
-    ref: int
-    character: int | None
+    ref: Int32
+    character: Int32 | None
     in_library: bool
     name: str = Field(min_length=1, max_length=100)
     description: str
-    quantity: int
-    price: int | None
+    quantity: Int32
+    price: Int32 | None
     fields: dict[str, Any]
     slot: str | None = Field(max_length=20)
     equipped: bool
@@ -153,7 +154,7 @@ class ItemDoc(_Doc):
 
 
 class BestiaryDoc(_Doc):
-    ref: int
+    ref: Int32
     system: RuleSystem
     name: str = Field(min_length=1, max_length=100)
     data: dict[str, Any]
@@ -161,18 +162,18 @@ class BestiaryDoc(_Doc):
 
 
 class ParticipantDoc(_Doc):
-    ref: int
-    character: int | None
-    bestiary_entry: int | None
+    ref: Int32
+    character: Int32 | None
+    bestiary_entry: Int32 | None
     name: str = Field(min_length=1, max_length=100)
     side: str = Field(max_length=12)
     hidden: bool
     stats: dict[str, Any]
-    position: int
+    position: Int32
 
 
 class EncounterDoc(_Doc):
-    ref: int
+    ref: Int32
     name: str = Field(min_length=1, max_length=100)
     notes: str
     status: str = Field(pattern="^(prepared|running|ended)$")
@@ -183,11 +184,11 @@ class EncounterDoc(_Doc):
 
 
 class EventDoc(_Doc):
-    seq: int = Field(ge=1)
+    seq: int = Field(ge=1, le=INT_MAX)
     type: str
-    actor: int | None
+    actor: Int32 | None
     visibility: str
-    audience: int | None
+    audience: Int32 | None
     payload: dict[str, Any]
     created_at: datetime
     #: The event's fair-play record as stored (original ids: the dice were derived from them).

@@ -24,6 +24,7 @@ from app.encounters.models import BestiaryEntry
 from app.events.audience import Audience
 from app.events.models import CampaignEvent
 from app.knowledge.models import KnownFact
+from app.limits import INT_MAX, Int32
 from app.talk.models import (
     ChatMessage,
     ChatRead,
@@ -45,32 +46,32 @@ class _Doc(BaseModel):
 
 
 class MessageDoc(_Doc):
-    ref: int
-    seq: int = Field(ge=0)
-    author: int | None
+    ref: Int32
+    seq: int = Field(ge=0, le=INT_MAX)
+    author: Int32 | None
     author_name: str = Field(max_length=32)
     kind: str = Field(pattern="^(ooc|ic|emote|roll)$")
     text: str
     speaker: str | None = Field(max_length=100)
-    character: int | None
+    character: Int32 | None
     visibility: str = Field(pattern="^(public|self|listed)$")
     to_gm: bool
     roll: dict[str, Any] | None
     created_at: datetime
     edited_at: datetime | None
     deleted_at: datetime | None
-    recipients: list[int]
+    recipients: list[Int32]
 
 
 class ReadDoc(_Doc):
-    user: int
-    last_seq: int = Field(ge=0)
+    user: Int32
+    last_seq: int = Field(ge=0, le=INT_MAX)
 
 
 class ImageDoc(_Doc):
     mime: str = Field(pattern="^image/(png|jpeg|webp)$")
-    width: int = Field(ge=1)
-    height: int = Field(ge=1)
+    width: int = Field(ge=1, le=INT_MAX)
+    height: int = Field(ge=1, le=INT_MAX)
     etag: str = Field(max_length=80)
     data: str = Field(max_length=IMAGE_TEXT_MAX)
 
@@ -85,19 +86,19 @@ class ImageDoc(_Doc):
 
 
 class HandoutDoc(_Doc):
-    ref: int
+    ref: Int32
     title: str = Field(min_length=1, max_length=200)
     body: str
     shown_to_all: bool
-    shown_seq: int = Field(ge=0)
+    shown_seq: int = Field(ge=0, le=INT_MAX)
     created_at: datetime
-    readers: list[int]
+    readers: list[Int32]
     image: ImageDoc | None
 
 
 class NoteDoc(_Doc):
-    ref: int
-    author: int | None
+    ref: Int32
+    author: Int32 | None
     author_name: str = Field(max_length=32)
     title: str = Field(min_length=1, max_length=200)
     body: str
@@ -105,17 +106,17 @@ class NoteDoc(_Doc):
     quest: str | None = Field(pattern="^(open|done|failed)$")
     created_at: datetime
     updated_at: datetime
-    readers: list[int]
+    readers: list[Int32]
 
 
 class FactDoc(_Doc):
-    ref: int
-    entry: int
+    ref: Int32
+    entry: Int32
     fact: str = Field(min_length=1, max_length=80)
-    user: int | None
+    user: Int32 | None
     text: str | None
     pending: bool
-    seq: int = Field(ge=0)
+    seq: int = Field(ge=0, le=INT_MAX)
     created_at: datetime
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Path
-from pydantic import Field
+
+from app.limits import INT_MAX, RowId
 
 #: The largest id or seq a request may name (PostgreSQL ``integer``).
-MAX_ROW_ID = 2**31 - 1
+MAX_ROW_ID = INT_MAX
 
-#: A reference to a row in a request body.
-RowId = Annotated[int, Field(ge=1, le=MAX_ROW_ID)]
+__all__ = ["MAX_ROW_ID", "PathId", "RowId"]
 
 #: A row id in a URL path.
 PathId = Annotated[int, Path(ge=1, le=MAX_ROW_ID)]

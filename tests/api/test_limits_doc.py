@@ -11,7 +11,13 @@ from app.config import Settings
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "security.md"
 ROW = re.compile(r"^\| (?P<what>[^|]+) \| (?P<value>[^|]+) \| (?P<where>[^|]+) \| [^|]+ \|$")
-LIMIT_SETTINGS = ("max_body_bytes", "write_rate_per_minute", "write_burst")
+LIMIT_SETTINGS = (
+    "max_body_bytes",
+    "write_rate_per_minute",
+    "write_burst",
+    "streams_per_user",
+    "streams_per_credential",
+)
 
 
 def documented() -> dict[str, int]:
