@@ -717,7 +717,12 @@ async def add_item(
 
 
 async def _confirm_item_removal(
-    request: Request, session: Any, user: User, campaign_id: int, character_id: int, item_id: int
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    character_id: int,
+    item_id: int,
 ) -> Response:
     """The server's question before an item is removed (the sheet's editors only)."""
     opened = await service.open_character(session, user, campaign_id, character_id, edit=True)

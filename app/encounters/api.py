@@ -81,7 +81,7 @@ async def create_entry(
 
 @router.post("/bestiary/import", status_code=201, dependencies=[IDEMPOTENT])
 async def import_entry(
-    campaign_id: int, body: dict[str, Any], session: Session, user: CurrentUser
+    campaign_id: PathId, body: dict[str, Any], session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """A Foundry pf2e NPC or ds4 creature of the campaign's system (GMs): the entry as
     ``GET …/bestiary/{id}`` gives it, with ``import_report`` (taken, converted, skipped)."""

@@ -72,7 +72,7 @@ def _out(view: views.View) -> dict[str, Any]:
 
 
 async def _message_out(
-    session: Session, user: CurrentUser, campaign_id: int, message_id: PathId
+    session: Session, user: CurrentUser, campaign_id: int, message_id: int
 ) -> dict[str, Any]:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     rows = await service.messages_by_id(session, viewer, campaign_id, [message_id])
@@ -139,7 +139,7 @@ async def delete(
 
 
 async def _handout_out(
-    session: Session, user: CurrentUser, campaign_id: int, handout_id: PathId
+    session: Session, user: CurrentUser, campaign_id: int, handout_id: int
 ) -> dict[str, Any]:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shelf = await views.handouts_context(session, viewer, campaign_id)
@@ -209,7 +209,7 @@ class NoteList(BaseModel):
 
 
 async def _note_out(
-    session: Session, user: CurrentUser, campaign_id: int, note_id: PathId
+    session: Session, user: CurrentUser, campaign_id: int, note_id: int
 ) -> dict[str, Any]:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     notes = (await views.journal_context(session, viewer, campaign))["notes"]
@@ -241,7 +241,7 @@ async def update_note(
 
 @router.delete("/journal/{note_id}", status_code=204)
 async def delete_note(
-    campaign_id: int,
+    campaign_id: PathId,
     note_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -271,7 +271,7 @@ class ConfirmIn(BaseModel):
 
 
 async def _knowledge_out(
-    session: Session, user: CurrentUser, campaign_id: int, entry_id: PathId
+    session: Session, user: CurrentUser, campaign_id: int, entry_id: int
 ) -> dict[str, Any]:
     found = await knowledge.knowledge(session, user, campaign_id, entry_id)
     names = await views.member_names(session, campaign_id) if found.gm else {}

@@ -360,7 +360,7 @@ async def _journal_refused(
 @router.post("/campaigns/{campaign_id}/journal/{note_id}")
 async def edit_note(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     note_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -386,7 +386,7 @@ async def edit_note(
 @router.post("/campaigns/{campaign_id}/journal/{note_id}/quest")
 async def note_quest(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     note_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -405,7 +405,7 @@ async def note_quest(
 @router.post("/campaigns/{campaign_id}/journal/{note_id}/delete")
 async def delete_note(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     note_id: PathId,
     session: Session,
     user: CurrentUser,

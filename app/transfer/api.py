@@ -115,7 +115,7 @@ async def import_(request: Request, session: Session, user: CurrentUser) -> Impo
 
 
 @router.get("/{campaign_id}/parts", response_model=list[Part])
-async def list_parts(campaign_id: int, session: Session, user: CurrentUser) -> list[Part]:
+async def list_parts(campaign_id: PathId, session: Session, user: CurrentUser) -> list[Part]:
     """The people an imported campaign names, as parts to hand over (GM and co-GMs)."""
     found = await parts.parts_of(session, user, campaign_id)
     return [Part(**{**asdict(p), "role": p.role.value}) for p in found]
@@ -123,7 +123,7 @@ async def list_parts(campaign_id: int, session: Session, user: CurrentUser) -> l
 
 @router.post("/{campaign_id}/parts/{part_id}/link", response_model=TakeoverLink)
 async def make_link(
-    campaign_id: int, part_id: int, session: Session, user: CurrentUser
+    campaign_id: PathId, part_id: PathId, session: Session, user: CurrentUser
 ) -> TakeoverLink:
     """The part's takeover link (made once; 409 once the part is taken over)."""
     code = await parts.make_takeover_link(session, user, campaign_id, part_id)

@@ -62,7 +62,7 @@ async def import_(
 
 @router.get("/campaigns/{campaign_id}/parts", response_class=HTMLResponse)
 async def parts_page(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """The imported parts of the campaign, each with its takeover link once made."""
     found = await parts.parts_of(session, user, campaign_id)
@@ -71,7 +71,7 @@ async def parts_page(
 
 @router.post("/campaigns/{campaign_id}/parts/{part_id}/link", dependencies=[IDEMPOTENT])
 async def make_link(
-    request: Request, campaign_id: int, part_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, part_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await parts.make_takeover_link(session, user, campaign_id, part_id)
     return redirect(request, f"/campaigns/{campaign_id}/parts#part-{part_id}")

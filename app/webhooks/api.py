@@ -66,7 +66,7 @@ def _out(hook: Webhook) -> WebhookOut:
 
 @router.post("", status_code=201, response_model=WebhookCreated, dependencies=[IDEMPOTENT])
 async def create(
-    campaign_id: int, body: WebhookIn, session: Session, user: CurrentUser, ctx: Ctx
+    campaign_id: PathId, body: WebhookIn, session: Session, user: CurrentUser, ctx: Ctx
 ) -> WebhookCreated:
     created = await service.create(
         session,
@@ -81,13 +81,13 @@ async def create(
 
 
 @router.get("", response_model=list[WebhookOut])
-async def list_hooks(campaign_id: int, session: Session, user: CurrentUser) -> list[WebhookOut]:
+async def list_hooks(campaign_id: PathId, session: Session, user: CurrentUser) -> list[WebhookOut]:
     return [_out(h) for h in await service.hooks(session, user, campaign_id)]
 
 
 @router.delete("/{hook_id}", status_code=204)
 async def delete(
-    campaign_id: int, hook_id: PathId, session: Session, user: CurrentUser
+    campaign_id: PathId, hook_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.delete(session, user, campaign_id, hook_id)
     return Response(status_code=204)
@@ -95,7 +95,7 @@ async def delete(
 
 @router.post("/{hook_id}/test", response_model=TestOut)
 async def test(
-    campaign_id: int, hook_id: PathId, session: Session, user: CurrentUser, ctx: Ctx
+    campaign_id: PathId, hook_id: PathId, session: Session, user: CurrentUser, ctx: Ctx
 ) -> TestOut:
     outcome = await service.send_test(
         session, user, campaign_id, hook_id, allow_private=ctx.settings.webhooks_allow_private

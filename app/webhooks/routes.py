@@ -44,14 +44,14 @@ async def _context(
 
 @router.get("/campaigns/{campaign_id}/webhooks", response_class=HTMLResponse)
 async def webhooks_page(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     return page(request, "webhooks/page.html", await _context(session, user, campaign_id))
 
 
 @router.post("/campaigns/{campaign_id}/webhooks", dependencies=[IDEMPOTENT])
 async def add(
-    request: Request, campaign_id: int, session: Session, user: CurrentUser, ctx: Ctx
+    request: Request, campaign_id: PathId, session: Session, user: CurrentUser, ctx: Ctx
 ) -> Response:
     form = await request.form()
     url = str(form.get("url", ""))
@@ -76,7 +76,7 @@ async def add(
 @router.post("/campaigns/{campaign_id}/webhooks/{hook_id}/test")
 async def test(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     hook_id: PathId,
     session: Session,
     user: CurrentUser,
@@ -92,7 +92,7 @@ async def test(
 
 @router.post("/campaigns/{campaign_id}/webhooks/{hook_id}/delete")
 async def remove(
-    request: Request, campaign_id: int, hook_id: PathId, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, hook_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     await service.delete(session, user, campaign_id, hook_id)
     return redirect(request, f"/campaigns/{campaign_id}/webhooks")
