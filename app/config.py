@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     #: of them with a ``stream-closed`` event and an SSE ``retry`` hint. Counted per process.
     streams_per_user: int = Field(default=20, ge=1)
     streams_per_credential: int = Field(default=20, ge=1)
+    #: Live streams one personal API token holds open (a script follows a campaign or two).
+    streams_per_api_token: int = Field(default=5, ge=1)
     #: Writes (POST/PUT/PATCH/DELETE) a signed-in user may make per minute, after a burst of
     #: ``write_burst`` at once; more answer 429 with ``Retry-After``. Counted per process.
     write_rate_per_minute: float = Field(default=120.0, gt=0)

@@ -121,7 +121,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sessionmaker=create_sessionmaker(
             engine, {NOTIFY_OFF_KEY: True} if settings.nats_url else None
         ),
-        broker=Broker(StreamQuota(settings.streams_per_user, settings.streams_per_credential)),
+        broker=Broker(
+            StreamQuota(
+                settings.streams_per_user,
+                settings.streams_per_credential,
+                settings.streams_per_api_token,
+            )
+        ),
         hasher=Hasher(settings.argon2_time_cost, settings.argon2_memory_kib),
         roller=SecureRoller() if settings.dice_seed is None else SeededRoller(settings.dice_seed),
     )

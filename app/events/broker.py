@@ -128,24 +128,44 @@ class StreamQuota:
     a forgotten tab makes room for the new one, and a client that opens streams in a loop
     holds no more than the cap."""
 
-    def __init__(self, per_user: int | None = None, per_credential: int | None = None) -> None:
+    def __init__(
+        self,
+        per_user: int | None = None,
+        per_credential: int | None = None,
+        per_api_token: int | None = None,
+    ) -> None:
         self.per_user = per_user
         self.per_credential = per_credential
+        #: The cap of a credential that is a personal API token (a script, not a person).
+        self.per_api_token = per_api_token
         #: Open streams by user id and by token hash, oldest first.
         self._by_user: dict[int, dict[Subscription, None]] = {}
         self._by_credential: dict[str, dict[Subscription, None]] = {}
+        #: The token hashes of open streams that are personal API tokens.
+        self._api_tokens: set[str] = set()
+
+    def note_api_token(self, token_hash: str) -> None:
+        """The streams of this credential are a script's: :attr:`per_api_token` applies."""
+        self._api_tokens.add(token_hash)
+
+    def _credential_cap(self, token_hash: str) -> int | None:
+        if token_hash in self._api_tokens and self.per_api_token is not None:
+            return self.per_api_token
+        return self.per_credential
 
     def admit(self, sub: Subscription) -> None:
         if sub.viewer is not None and self.per_user is not None:
             _admit(self._by_user, sub.viewer.user_id, sub, self.per_user)
-        if sub.token_hash is not None and self.per_credential is not None:
-            _admit(self._by_credential, sub.token_hash, sub, self.per_credential)
+        if sub.token_hash is not None and (cap := self._credential_cap(sub.token_hash)):
+            _admit(self._by_credential, sub.token_hash, sub, cap)
 
     def release(self, sub: Subscription) -> None:
         if sub.viewer is not None:
             _release(self._by_user, sub.viewer.user_id, sub)
         if sub.token_hash is not None:
             _release(self._by_credential, sub.token_hash, sub)
+            if sub.token_hash not in self._by_credential:
+                self._api_tokens.discard(sub.token_hash)
 
 
 def _admit(table: dict[K, dict[Subscription, None]], key: K, sub: Subscription, cap: int) -> None:

@@ -12,6 +12,7 @@ from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.service import session_active, token_hash
+from app.accounts.tokens import is_api_token
 from app.campaigns.permissions import current_viewer
 from app.core.viewer import Viewer
 from app.events.stream import Recheck, Render, StreamContext, follow
@@ -54,6 +55,8 @@ def event_stream(
 ) -> LiveStream:
     token = session_token(request)
     session_hash = token_hash(token) if token else None
+    if token is not None and session_hash is not None and is_api_token(token):
+        ctx.broker.quota.note_api_token(session_hash)
     recheck = recheck_for(campaign_id, session_hash)
 
     async def frames() -> AsyncGenerator[bytes, None]:

@@ -17,6 +17,7 @@ LIMIT_SETTINGS = (
     "write_burst",
     "streams_per_user",
     "streams_per_credential",
+    "streams_per_api_token",
 )
 
 

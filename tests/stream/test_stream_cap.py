@@ -147,3 +147,27 @@ async def test_caps_per_user_and_per_credential_are_settings(
             await client.aclose()
     finally:
         server.stop()
+
+
+async def test_a_personal_api_token_holds_five_streams(live_server: LiveServer) -> None:
+    gm, _player, cid, _name = await table(live_server.url)
+    r = await gm.post("/api/v1/auth/tokens", json={"name": "Bot", "scope": "read"})
+    assert r.status_code == 201, r.text
+    script = httpx.AsyncClient(
+        base_url=live_server.url,
+        timeout=10,
+        headers={"Authorization": f"Bearer {r.json()['token']}"},
+    )
+    api = f"/api/v1/campaigns/{cid}/events"
+    streams = Streams()
+    async with streams.stack:
+        first = await streams.add(script, api)
+        for _ in range(4):
+            await streams.add(script, api)
+        r = await gm.post(f"/api/v1/campaigns/{cid}/rolls", json={"expression": "1W6"})
+        assert r.status_code == 201, r.text
+        await still_open(first)
+        await streams.add(script, api)
+        assert_closed_for_too_many(await rest(first))
+    for client in (gm, script):
+        await client.aclose()
