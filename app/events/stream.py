@@ -151,8 +151,11 @@ async def follow(
     render: Render,
     recheck: Recheck,
     session_hash: str | None = None,
+    once: bool = False,
 ) -> AsyncIterator[Outgoing]:
-    """Yield everything after ``after`` that ``viewer`` may see, then new events as they come.
+    """Yield everything after ``after`` that ``viewer`` may see, then new events as they come
+    (``once``: stop when caught up, with a ``caught-up`` message naming the last ``seq`` read,
+    for a browser tab that learns of new events through another tab's feed).
 
     Ends when the viewer leaves the campaign or their session ends: at once when the
     session (``session_hash``, its token hash) is ended by a logout in any process (the
@@ -183,6 +186,9 @@ async def follow(
                     yield item
                 after = subscription.after = events[-1].seq
             if not more:
+                if once:
+                    yield Outgoing(after, "caught-up", str(after))
+                    return
                 await subscription.wait()
     finally:
         subscription.close()
