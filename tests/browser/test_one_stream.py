@@ -17,7 +17,9 @@ pytestmark = pytest.mark.browser
 def _held_streams(requests: list[Request]) -> list[str]:
     """The requests that stay open: the feed, and any page stream not asked to end."""
     return [
-        r.url for r in requests if re.search(r"/feed\?|/live(\?|$)", r.url) and "once=1" not in r.url
+        r.url
+        for r in requests
+        if re.search(r"/feed\?|/live(\?|$)", r.url) and "once=1" not in r.url
     ]
 
 
