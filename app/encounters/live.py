@@ -161,6 +161,8 @@ COMBAT_PAGE.register(Region("roster", _roster_change, _push_roster, parts=STATE)
 COMBAT_PAGE.register(Region("turn", _combat_step, _per_event("turn"), parts=STATE))
 COMBAT_PAGE.register(Region("pending", _combat_step, _per_event("pending"), parts=STATE))
 COMBAT_PAGE.register(Region("controls", _combat_step, _per_event("controls"), parts=STATE))
+#: The header's "Running" / "Ended": a fight that starts or ends says so at once.
+COMBAT_PAGE.register(Region("status", _combat_step, _per_event("status"), parts=STATE))
 
 
 # --- notices on every page of the campaign -------------------------------------------------
