@@ -127,16 +127,22 @@ def test_a_click_made_while_a_push_lands_is_not_lost(browser: Browser, base_url:
     player.close()
 
 
-def test_the_fight_page_header_says_when_the_fight_ends(browser: Browser, base_url: str) -> None:
+def test_the_header_and_the_list_follow_the_fight(browser: Browser, base_url: str) -> None:
     gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
     campaign_id = _campaign(gm.request, player.request, "hh")
     character_id = _character(player.request, campaign_id, "Alrik")
+    listing = player.new_page()
+    listing.goto(f"/campaigns/{campaign_id}/encounters")
+    expect(listing.locator("#live-status")).to_have_attribute("data-state", "online")
+    expect(listing.locator("#encounter-list")).to_have_text("Noch keine Begegnungen.")
     fight_api = _running_fight(gm.request, campaign_id, character_id)
+    expect(listing.locator("#encounter-list")).to_contain_text("Am Pass Läuft")
     tab = player.new_page()
     tab.goto(fight_api.removeprefix("/api/v1"))
     expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
     expect(tab.locator("#encounter-status")).to_have_text("Helden & Halunken · Läuft")
     ok(gm.request.post(f"{fight_api}/actions/end", data={}))
     expect(tab.locator("#encounter-status")).to_have_text("Helden & Halunken · Beendet")
+    expect(listing.locator("#encounter-list")).to_contain_text("Am Pass Beendet")
     gm.close()
     player.close()
