@@ -22,7 +22,7 @@ from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
-from app.web.streams import event_stream, resume_point
+from app.web.streams import event_stream, feed_render, resume_point
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -120,6 +120,23 @@ async def live(
         resume_point(last_event_id, after),
         CAMPAIGN_PAGE.stream(CampaignPage(campaign_id)),
     )
+
+
+@router.get("/campaigns/{campaign_id}/feed")
+async def feed(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+) -> LiveStream:
+    """The campaign's feed: one ``seq`` message per batch of events the viewer may see. One
+    tab per campaign holds it and tells the others, which catch their pages up themselves."""
+    _campaign, viewer = await service.open_campaign(session, user, campaign_id)
+    after = resume_point(last_event_id, after)
+    return event_stream(request, ctx, campaign_id, viewer, after, feed_render)
 
 
 @router.post("/campaigns/{campaign_id}/rolls", dependencies=[IDEMPOTENT])

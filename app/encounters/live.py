@@ -161,6 +161,8 @@ COMBAT_PAGE.register(Region("roster", _roster_change, _push_roster, parts=STATE)
 COMBAT_PAGE.register(Region("turn", _combat_step, _per_event("turn"), parts=STATE))
 COMBAT_PAGE.register(Region("pending", _combat_step, _per_event("pending"), parts=STATE))
 COMBAT_PAGE.register(Region("controls", _combat_step, _per_event("controls"), parts=STATE))
+#: The header's "Running" / "Ended": a fight that starts or ends says so at once.
+COMBAT_PAGE.register(Region("status", _combat_step, _per_event("status"), parts=STATE))
 
 
 # --- notices on every page of the campaign -------------------------------------------------
@@ -201,4 +203,37 @@ NOTICES.register(
         _push_notice,
         parts=frozenset({"notice"}),
     )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EncounterList:
+    """The campaign's list of encounters (the key of its live stream)."""
+
+    campaign_id: int
+
+
+async def _list_context(
+    session: AsyncSession, viewer: Viewer, key: EncounterList, _parts: frozenset[str]
+) -> dict[str, Any] | None:
+    listed = await service.encounters_for(session, key.campaign_id, viewer)
+    return {
+        "campaign_id": key.campaign_id,
+        "encounters": listed,
+        "status_labels": views.STATUS_LABELS,
+    }
+
+
+#: The list of encounters follows the fights: one that starts shows up for the players, and
+#: every entry says whether it runs or ended.
+ENCOUNTER_LIST: Page[EncounterList] = Page("encounter_list", load=_list_context)
+
+
+async def _push_list(batch: Batch[EncounterList]) -> list[Outgoing]:
+    html = render("encounters/index.html", "list", **batch.context)
+    return [Outgoing(batch.last_seq, "list", html)]
+
+
+ENCOUNTER_LIST.register(
+    Region("list", lambda _key, e: e.type == types.Combat.TYPE, _push_list, parts=STATE)
 )

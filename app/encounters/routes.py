@@ -20,7 +20,15 @@ from app.encounters import (
     statblocks,
     views,
 )
-from app.encounters.live import COMBAT_PAGE, NOTICE_TEMPLATE, NOTICES, CombatPage, NoticePage
+from app.encounters.live import (
+    COMBAT_PAGE,
+    ENCOUNTER_LIST,
+    NOTICE_TEMPLATE,
+    NOTICES,
+    CombatPage,
+    EncounterList,
+    NoticePage,
+)
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
 from app.web.confirm import confirm_page, confirmed
@@ -56,6 +64,23 @@ async def index(
     return await _index_page(request, session, user, campaign_id)
 
 
+@router.get("/campaigns/{campaign_id}/encounters/live")
+async def list_live(
+    request: Request,
+    campaign_id: int,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0),
+    last_event_id: str | None = Header(default=None),
+) -> LiveStream:
+    """The list of encounters as HTML, when a fight starts or ends."""
+    _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    after = resume_point(last_event_id, after)
+    render = ENCOUNTER_LIST.stream(EncounterList(campaign_id))
+    return event_stream(request, ctx, campaign_id, viewer, after, render)
+
+
 async def _index_page(
     request: Request,
     session: Any,
@@ -71,6 +96,7 @@ async def _index_page(
         "encounters/index.html",
         {
             "campaign": campaign,
+            "campaign_id": campaign_id,
             "viewer": viewer,
             "encounters": items,
             "errors": errors or {},

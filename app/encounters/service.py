@@ -300,6 +300,13 @@ async def add_samples(session: AsyncSession, user: User, campaign_id: int) -> li
 async def encounters(session: AsyncSession, user: User, campaign_id: int) -> list[Encounter]:
     """The GM sees every encounter; players see the running and finished ones."""
     _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    return await encounters_for(session, campaign_id, viewer)
+
+
+async def encounters_for(
+    session: AsyncSession, campaign_id: int, viewer: Viewer
+) -> list[Encounter]:
+    """The encounters ``viewer`` may see (the list page and its live pushes), newest first."""
     query = select(Encounter).where(Encounter.campaign_id == campaign_id)
     if not allowed(viewer.role, Action.run_encounters):
         query = query.where(Encounter.status != "prepared")

@@ -258,13 +258,16 @@ class Broker:
         token_hash: str | None = None,
         viewer: Viewer | None = None,
         after: int = 0,
+        counted: bool = True,
     ) -> Subscription:
+        """A subscription; ``counted``: held open, so it counts against the stream caps (a
+        catch-up that ends by itself does not)."""
         sub = Subscription(self, campaign_id, token_hash, viewer, after)
         self._subs[campaign_id].add(sub)
         if token_hash is not None:
             self._by_session[token_hash].add(sub)
             sub.ended = token_hash in self._ended
-        if not sub.ended:
+        if not sub.ended and counted:
             self.quota.admit(sub)
         return sub
 

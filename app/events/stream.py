@@ -193,8 +193,11 @@ async def follow(
     recheck: Recheck,
     session_hash: str | None = None,
     look: Look | None = None,
+    once: bool = False,
 ) -> AsyncIterator[Outgoing]:
-    """Yield everything after ``after`` that ``viewer`` may see, then new events as they come.
+    """Yield everything after ``after`` that ``viewer`` may see, then new events as they come
+    (``once``: stop when caught up, with a ``caught-up`` message naming the last ``seq`` read,
+    for a browser tab that learns of new events through another tab's feed).
 
     Ends when the viewer leaves the campaign or their session ends: at once when the
     session (``session_hash``, its token hash) is ended by a logout in any process (the
@@ -205,7 +208,8 @@ async def follow(
     # A logout that committed after the request was let in, but before the stream
     # subscribed, ends it at once: the broker remembers ended sessions. A membership change
     # meanwhile is in the log after ``after``, which the first read rechecks.
-    subscription = ctx.broker.subscribe(campaign_id, session_hash, viewer, after)
+    # A stream that ends when caught up (``once``) is not counted against the stream caps.
+    subscription = ctx.broker.subscribe(campaign_id, session_hash, viewer, after, not once)
     try:
         ctx.warden.watch()
         while not subscription.ended:
@@ -227,6 +231,9 @@ async def follow(
                     after = item.seq
                 else:
                     after = subscription.after = events[-1].seq
+            if not more and once:
+                yield Outgoing(after, "caught-up", str(after))
+                return
             if not more and not subscription.ended:
                 await subscription.wait()
         if subscription.evicted:

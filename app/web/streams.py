@@ -2,20 +2,26 @@
 
 Every page's stream (campaign, sheet, combat) and the JSON event stream go through here; what
 they send is their ``render`` (``app.events.stream.Render``).
+
+In a browser one tab per campaign holds the campaign's feed (:func:`feed_render`: one message
+per batch, naming its last ``seq``); every tab of that campaign then catches its own page up
+with ``?once=1`` (the page's stream, ended when caught up). So a browser holds one live
+connection per campaign however many tabs are open (docs/ui.md, "One live connection").
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 
 from fastapi import Request
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.accounts.service import session_active, token_hash
 from app.accounts.tokens import is_api_token
 from app.campaigns.permissions import current_viewer
 from app.core.viewer import Viewer
-from app.events.stream import Recheck, Render, StreamContext, follow
+from app.events.service import VisibleEvent
+from app.events.stream import Outgoing, Recheck, Render, StreamContext, follow
 from app.maps.present import scenes_now
 from app.web.deps import session_token
 from app.web.ids import MAX_ROW_ID
@@ -53,6 +59,7 @@ def event_stream(
     after: int,
     render: Render,
 ) -> LiveStream:
+    once = request.query_params.get("once") == "1"
     token = session_token(request)
     session_hash = token_hash(token) if token else None
     if token is not None and session_hash is not None and is_api_token(token):
@@ -61,7 +68,7 @@ def event_stream(
 
     async def frames() -> AsyncGenerator[bytes, None]:
         async for item in follow(
-            ctx, campaign_id, viewer, after, render, recheck, session_hash, scenes_now
+            ctx, campaign_id, viewer, after, render, recheck, session_hash, scenes_now, once
         ):
             yield item.frame()
 
@@ -71,3 +78,14 @@ def event_stream(
         send_timeout=ctx.settings.stream_send_timeout_seconds,
         headers={"Cache-Control": "no-store"},
     )
+
+
+async def feed_render(
+    _sessions: async_sessionmaker[AsyncSession], _viewer: Viewer, events: Sequence[VisibleEvent]
+) -> list[Outgoing]:
+    """The campaign's feed: that something the viewer may see happened, up to which ``seq``
+    (what changed each tab asks its own page's stream)."""
+    if not events:
+        return []
+    last = events[-1].seq
+    return [Outgoing(last, "seq", str(last))]

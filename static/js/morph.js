@@ -64,7 +64,11 @@
     callbacks: {
       beforeAttributeUpdated: keepAttribute,
       // A textarea's typed text lives in its value; its text child is only the default.
+      // An element whose content the page loaded itself (the attack's odds, data-keep-content)
+      // keeps it: the server sends it empty, and emptying it would move the buttons below it
+      // away from the pointer.
       beforeNodeMorphed: function (oldNode) {
+        if (oldNode.hasAttribute && oldNode.hasAttribute("data-keep-content")) return false;
         return !(oldNode instanceof HTMLTextAreaElement && theUsers(oldNode));
       },
     },
@@ -81,12 +85,30 @@
     if (/^outerHTML\b/.test(spec)) evt.detail.swapOverride = OUTER + spec.slice(9);
   });
 
+  function morphOptions(morphStyle) {
+    var options = { morphStyle: morphStyle };
+    for (var key in config) options[key] = config[key];
+    return options;
+  }
+
+  // An out-of-band part that replaces its element (hx-swap-oob="true" or "outerHTML": the
+  // combat page's regions in every push) htmx would swap itself, never asking an extension:
+  // it is morphed here, so a button pressed while the push lands is still the same button
+  // when it is released, and the click counts.
+  document.addEventListener("htmx:oobBeforeSwap", function (evt) {
+    var detail = evt.detail;
+    var part = detail.fragment.firstElementChild;
+    var whole = detail.fragment.children.length === 1 && part && part.id;
+    if (!detail.shouldSwap || !whole || part.id !== detail.target.id) return;
+    Idiomorph.morph(detail.target, part, morphOptions("outerHTML"));
+    detail.shouldSwap = false;
+    htmx.process(document.getElementById(part.id) || document.body);
+  });
+
   htmx.defineExtension("keep-state", {
     handleSwap: function (swapStyle, target, fragment) {
       if (swapStyle !== "innerHTML" && swapStyle !== OUTER) return false;
-      var style = { morphStyle: swapStyle === OUTER ? "outerHTML" : "innerHTML" };
-      for (var key in config) style[key] = config[key];
-      return Idiomorph.morph(target, fragment, style);
+      return Idiomorph.morph(target, fragment, morphOptions(swapStyle === OUTER ? "outerHTML" : "innerHTML"));
     },
   });
 })();

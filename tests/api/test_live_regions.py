@@ -18,7 +18,7 @@ from app.campaigns.views import CampaignPage
 from app.characters.live import HISTORY_PAGE, SHEET_PAGE
 from app.characters.views import CharacterPage
 from app.core.viewer import Viewer
-from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.encounters.live import COMBAT_PAGE, ENCOUNTER_LIST, CombatPage, EncounterList
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
@@ -54,6 +54,8 @@ COMPARED = {
     ("combat", "turn"),
     ("combat", "pending"),
     ("combat", "controls"),
+    ("combat", "status"),
+    ("encounter_list", "list"),
     # tests/api/test_talk_live.py
     ("chat", "chat"),
     ("campaign", "chat"),
@@ -261,7 +263,7 @@ def _fighters(fight: Fight) -> dict[str, tuple[httpx.AsyncClient, Viewer]]:
 
 
 def _assert_combat_regions(message: Outgoing, page: str, who: str) -> None:
-    for dom_id in ("turn", "pending", "controls"):
+    for dom_id in ("turn", "pending", "controls", "encounter-status"):
         assert element(message.data, dom_id) == element(page, dom_id), (who, dom_id)
 
 
@@ -298,6 +300,21 @@ async def test_combat_regions_match_the_page(make_client: ClientFactory, app: Fa
             assert element(message.data, "controls") == answer
         else:
             assert "Goblin 3" not in message.data
+
+
+async def test_the_list_of_encounters_follows_a_fight_that_ends(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, _pids = await _fight(make_client, app)
+    cid = fight.campaign_id
+    before = await last_seq(app, cid)
+    await fight.act(fight.gm, "end")
+    for who, (client, seen_by) in _fighters(fight).items():
+        (message,) = await pushed(app, ENCOUNTER_LIST, EncounterList(cid), seen_by, cid, before)
+        page = (await client.get(f"/campaigns/{cid}/encounters")).text
+        assert message.event == "list"
+        assert normalise(message.data) == inner(page, "encounter-list"), who
+        assert "Beendet" in message.data, who
 
 
 async def test_an_undo_pushes_the_undone_entry_as_the_page_shows_it(

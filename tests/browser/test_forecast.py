@@ -57,3 +57,12 @@ def test_forecast_follows_target_and_modifier(
     expect(hit).not_to_have_text(before)
     assert int(hit.inner_text().split()[0]) < int(before.split()[0])
     expect(player.locator("#combat-log > li")).to_have_count(gm.locator("#combat-log > li").count())
+
+    # «Chancen zeigen» shows the odds in their place: the attack and «Zug beenden» stay.
+    forecast.evaluate("el => el.replaceChildren()")
+    with player.expect_response(lambda r: r.url.endswith("/forecast")):
+        player.get_by_role("button", name="Chancen zeigen").click()
+    expect(player.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
+    expect(player.locator("#forecast [data-odds=hit]")).to_have_text(re.compile(r"\d+ %"))
+    expect(player.locator("#attack-button")).to_be_visible()
+    expect(player.get_by_role("button", name="Zug beenden")).to_be_visible()

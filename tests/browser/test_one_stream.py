@@ -1,0 +1,148 @@
+"""Any number of tabs of one campaign work over plain HTTP/1.1 (six connections per server):
+one tab holds the campaign's feed, the others follow through it (docs/ui.md, "One live
+connection per campaign")."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, Page, Request, expect
+
+from tests.browser.world import _campaign, _character, _running_fight, account, ok
+
+pytestmark = pytest.mark.browser
+
+
+def _held_streams(requests: list[Request]) -> list[str]:
+    """The requests that stay open: the feed, and any page stream not asked to end."""
+    return [
+        r.url
+        for r in requests
+        if re.search(r"/feed\?|/live(\?|$)", r.url) and "once=1" not in r.url
+    ]
+
+
+def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: str) -> None:
+    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
+    campaign_id = _campaign(gm.request, player.request, "hh")
+    character_id = _character(player.request, campaign_id, "Alrik")
+    base = f"/api/v1/campaigns/{campaign_id}"
+    goblin = next(
+        e for e in ok(gm.request.post(f"{base}/bestiary/samples")) if e["name"] == "Goblin"
+    )
+    encounter = ok(gm.request.post(f"{base}/encounters", data={"name": "Am Pass"}))
+    fight_api = f"{base}/encounters/{encounter['id']}"
+    ok(gm.request.post(f"{fight_api}/participants", data={"character_id": character_id}))
+    ok(gm.request.post(f"{fight_api}/participants", data={"entry_id": goblin["id"]}))
+    ok(gm.request.post(f"{fight_api}/actions/start", data={}))
+    if ok(gm.request.get(fight_api))["turn"]["name"] == "Alrik":
+        ok(gm.request.post(f"{fight_api}/actions/next", data={}))
+
+    requests: list[Request] = []
+    player.on("request", lambda request: requests.append(request))
+    campaign = f"/campaigns/{campaign_id}"
+    sheet = f"{campaign}/characters/{character_id}"
+    fight = f"{campaign}/encounters/{encounter['id']}"
+    urls = [campaign] * 4 + [sheet] * 3 + [fight] * 3
+    tabs: list[Page] = []
+    for url in urls:
+        tab = player.new_page()
+        tab.goto(url)
+        expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+        tabs.append(tab)
+
+    # A public roll: every campaign page shows it.
+    ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+40", "label": "Zehn Tabs"}))
+    for tab in tabs[:4]:
+        expect(tab.locator("#dice-log > li.roll").filter(has_text="Zehn Tabs")).to_have_count(1)
+    # Alrik's turn comes: every tab says so, every fight page shows whose turn it is.
+    turn_before = tabs[7].locator("#turn").get_attribute("data-actor")
+    for _step in range(4):
+        ok(gm.request.post(f"{fight_api}/actions/next", data={}))
+        if ok(gm.request.get(fight_api))["turn"]["name"] == "Alrik":
+            break
+    for tab in tabs:
+        expect(tab).to_have_title("● Dein Zug — Tafelrunde")
+    for tab in tabs[7:]:
+        expect(tab.locator("#turn")).not_to_have_attribute("data-actor", turn_before or "")
+    # The sheet changes elsewhere: every sheet shows it.
+    ok(
+        player.request.patch(
+            f"{base}/characters/{character_id}", data={"changes": {"name": "Alrik der Kühne"}}
+        )
+    )
+    for tab in tabs[4:7]:
+        expect(tab.locator("#sheet-region")).to_contain_text("Alrik der Kühne")
+
+    # Ten tabs, one connection held open: the first tab's feed.
+    held = _held_streams(requests)
+    assert len(held) == 1 and held[0].startswith(f"{base_url}{campaign}/feed?after="), held
+
+    # The leading tab closes: another takes over from where the feed was, nothing is missed
+    # or shown twice.
+    tabs[0].close()
+    ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+1", "label": "Nach dem Ersten"}))
+    for tab in tabs[1:4]:
+        expect(tab.locator("#dice-log > li.roll").filter(has_text="Nach dem Ersten")).to_have_count(
+            1
+        )
+        expect(tab.locator("#dice-log > li.roll").filter(has_text="Zehn Tabs")).to_have_count(1)
+    held = _held_streams(requests)
+    assert len(held) == 2, held
+    assert int(held[1].rsplit("=", 1)[1]) > 0
+    gm.close()
+    player.close()
+
+
+def test_a_click_made_while_a_push_lands_is_not_lost(browser: Browser, base_url: str) -> None:
+    """The player presses «Zug beenden»; the GM's change re-renders the actions before the
+    button is released: the same button is still there, so the click counts."""
+    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
+    campaign_id = _campaign(gm.request, player.request, "hh")
+    character_id = _character(player.request, campaign_id, "Alrik")
+    fight_api = _running_fight(gm.request, campaign_id, character_id)
+    for _step in range(4):
+        if ok(gm.request.get(fight_api))["turn"]["name"] == "Alrik":
+            break
+        ok(gm.request.post(f"{fight_api}/actions/next", data={}))
+    fight = ok(gm.request.get(fight_api))
+    goblin = next(p for p in fight["participants"] if p["name"] != "Alrik")
+    tab = player.new_page()
+    tab.goto(fight_api.removeprefix("/api/v1"))
+    expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+    version = tab.locator("#next-turn").locator("xpath=..").locator("input[name=version]")
+    before = version.input_value()
+
+    end_turn = tab.get_by_role("button", name="Zug beenden")
+    end_turn.hover()
+    tab.mouse.down()
+    change = {"participant": goblin["pid"], "delta": -1, "reason": "Stolpert"}
+    ok(gm.request.post(f"{fight_api}/actions/adjust", data=change))
+    expect(version).not_to_have_value(before)  # the push has landed
+    tab.mouse.up()
+    expect(tab.locator("#turn .current-actor")).not_to_contain_text("Alrik")
+    assert ok(gm.request.get(fight_api))["turn"]["name"] != "Alrik"
+    gm.close()
+    player.close()
+
+
+def test_the_header_and_the_list_follow_the_fight(browser: Browser, base_url: str) -> None:
+    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
+    campaign_id = _campaign(gm.request, player.request, "hh")
+    character_id = _character(player.request, campaign_id, "Alrik")
+    listing = player.new_page()
+    listing.goto(f"/campaigns/{campaign_id}/encounters")
+    expect(listing.locator("#live-status")).to_have_attribute("data-state", "online")
+    expect(listing.locator("#encounter-list")).to_have_text("Noch keine Begegnungen.")
+    fight_api = _running_fight(gm.request, campaign_id, character_id)
+    expect(listing.locator("#encounter-list")).to_contain_text("Am Pass Läuft")
+    tab = player.new_page()
+    tab.goto(fight_api.removeprefix("/api/v1"))
+    expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+    expect(tab.locator("#encounter-status")).to_have_text("Helden & Halunken · Läuft")
+    ok(gm.request.post(f"{fight_api}/actions/end", data={}))
+    expect(tab.locator("#encounter-status")).to_have_text("Helden & Halunken · Beendet")
+    expect(listing.locator("#encounter-list")).to_contain_text("Am Pass Beendet")
+    gm.close()
+    player.close()
