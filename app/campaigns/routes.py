@@ -125,11 +125,11 @@ async def live(
 @router.get("/campaigns/{campaign_id}/feed")
 async def feed(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    after: int | None = Query(default=None, ge=0),
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
     last_event_id: str | None = Header(default=None),
 ) -> LiveStream:
     """The campaign's feed: one ``seq`` message per batch of events the viewer may see. One

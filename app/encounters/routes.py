@@ -67,11 +67,11 @@ async def index(
 @router.get("/campaigns/{campaign_id}/encounters/live")
 async def list_live(
     request: Request,
-    campaign_id: int,
+    campaign_id: PathId,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    after: int | None = Query(default=None, ge=0),
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
     last_event_id: str | None = Header(default=None),
 ) -> LiveStream:
     """The list of encounters as HTML, when a fight starts or ends."""

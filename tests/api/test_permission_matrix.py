@@ -173,6 +173,7 @@ PUBLIC = {
 
 #: Path prefixes whose routes have their own matrix test (file named).
 COVERED_ELSEWHERE = {
+    "/campaigns/{campaign_id}/feed": "tests/api/test_campaign_feed.py",
     "/api/v1/systems/{system}/sheet.pdf": "tests/api/test_print.py",
     "/api/v1/auth/tokens": "tests/api/test_api_tokens.py",
     "/account/tokens": "tests/api/test_api_tokens.py",

@@ -13,6 +13,7 @@ from pypdf import PdfReader
 
 from app.characters.sheets import TEXT_MAX
 from app.characters.systems.registry import SYSTEMS
+from app.i18n import gettext, set_locale
 from app.printing.document import PAGES_MAX, Document, Text, TooLong, render
 from app.talk.handouts import BODY_MAX
 from tests.api.helpers import Table, make_table
@@ -92,7 +93,8 @@ async def test_empty_sheets_for_the_table(
     assert (await client.get(url)).status_code in (303, 401)
     t = await make_table(make_client, app, system)
     text = text_of(pdf_of(await t.outsider.get(url)))
-    labels = [s.label for s in SYSTEMS[system].fields(kind) if s.kind in ("int", "text")]
+    set_locale("de")
+    labels = [gettext(s.label) for s in SYSTEMS[system].fields(kind) if s.kind in ("int", "text")]
     for label in labels[:5]:
         assert label in text
     assert "Name: ____" in text and "Notizen" in text

@@ -158,6 +158,19 @@ async def race_api_token(app: FastAPI, make_client: ClientFactory) -> None:
     assert len({r.json()["token"] for r in responses}) == RACERS
 
 
+async def race_takeover_link(app: FastAPI, make_client: ClientFactory) -> None:
+    """Takeover codes are random: links made at once for one imported part each differ."""
+    table = await make_table(make_client, app)
+    document = (await table.gm.get(f"/api/v1/campaigns/{table.campaign_id}/export")).json()
+    copy = (await table.gm.post("/api/v1/campaigns/import", json=document)).json()["id"]
+    parts = (await table.gm.get(f"/api/v1/campaigns/{copy}/parts")).json()
+    part = parts[0]["id"]
+    responses = await at_once(
+        [table.gm.post(f"/api/v1/campaigns/{copy}/parts/{part}/link") for _ in range(RACERS)]
+    )
+    assert all(r.status_code in (200, 201) for r in responses), [r.text for r in responses]
+
+
 RACES: dict[tuple[str, tuple[str, ...]], Race] = {
     ("user_account", ("username_key",)): race_register,
     ("user_session", ("token_hash",)): race_login,
@@ -165,6 +178,7 @@ RACES: dict[tuple[str, tuple[str, ...]], Race] = {
     ("invite", ("code",)): race_invite,
     ("campaign_event", ("campaign_id", "seq")): race_event_seq,
     ("api_token", ("token_hash",)): race_api_token,
+    ("imported_part", ("code",)): race_takeover_link,
 }
 
 
