@@ -207,6 +207,22 @@ def _translated_params(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def detail_text(stored: Any) -> str:
+    """A log line's detail in the reader's language: a stored ``{"msg", "params"}`` (an
+    English msgid, nested ones in its params) translated; rule notation (a string, also every
+    detail of older events) as it is."""
+    if not isinstance(stored, dict) or not isinstance(stored.get("msg"), str):
+        return str(stored)
+    params = {
+        k: detail_text(v) if isinstance(v, dict) else v
+        for k, v in dict(stored.get("params") or {}).items()
+    }
+    try:
+        return gettext(stored["msg"], **params)
+    except (KeyError, TypeError, ValueError):
+        return str(stored["msg"])
+
+
 def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False) -> dict[str, Any]:
     payload = event.payload
     lines = []
@@ -216,7 +232,8 @@ def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False
             text = gettext(e["msg"], **params) if params else gettext(e["msg"])
         except (KeyError, TypeError, ValueError):
             text = e["msg"]
-        lines.append({"text": text, "details": e.get("details", []), "dice": e.get("dice", [])})
+        details = [detail_text(d) for d in e.get("details", [])]
+        lines.append({"text": text, "details": details, "dice": e.get("dice", [])})
     return {
         "seq": event.seq,
         "actor": payload.get("actor_name"),
