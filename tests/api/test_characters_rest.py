@@ -37,7 +37,7 @@ async def test_verschnaufen_restores_half_the_lost_lk(
     r = await t["player"].post(f"{url}/rest", json={"rest": "lange_rast"})
     assert r.status_code == 422
     history = await t["player"].get(f"/campaigns/{t.campaign_id}/characters/{c['id']}/history")
-    assert "Verschnaufen: LK 5 → 12 (+7, die Hälfte von 15 verlorenen)" in history.text
+    assert "Verschnaufen: LK 5 → 12 (+7 = 15 / 2)" in history.text
     events = (await t["player"].get(f"{url}/history")).json()
     rested = [e for e in events if e["type"] == "character_rested"]
     assert [e["changes"]["lk"] for e in rested] == [[10, 15], [5, 12]], rested
