@@ -84,7 +84,7 @@ Describer = Callable[[str, Mapping[str, Any], Mapping[int, str]], list[str]]
 
 
 def _created(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
-    return [_("created as NSC") if e.get("kind") == "npc" else _("created")]
+    return [_("created as NPC") if e.get("kind") == "npc" else _("created")]
 
 
 def _updated(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
