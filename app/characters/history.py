@@ -3,6 +3,7 @@ field labels of the system's sheet fields and item fields (:mod:`app.characters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -83,7 +84,7 @@ Describer = Callable[[str, Mapping[str, Any], Mapping[int, str]], list[str]]
 
 
 def _created(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
-    return [_("created as NSC") if e.get("kind") == "npc" else _("created")]
+    return [_("created as NPC") if e.get("kind") == "npc" else _("created")]
 
 
 def _updated(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
@@ -142,9 +143,14 @@ def _with_item(text: str, **where: bool) -> Describer:
     return describe
 
 
+#: Verschnaufen's words in events before issue 31, written as the notation is now.
+_OLD_VERSCHNAUFEN = re.compile(r", die Hälfte von (\d+) verlorenen\)")
+
+
 def _rested(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:
-    """The rest's name (a rule term) and its rule text."""
-    return [_("%(rest)s taken", rest=e.get("label", "")), str(e.get("detail", ""))]
+    """The rest's name (a rule term) and its rule notation."""
+    detail = _OLD_VERSCHNAUFEN.sub(r" = \1 / 2)", str(e.get("detail", "")))
+    return [_("%(rest)s taken", rest=e.get("label", "")), detail]
 
 
 def _checked(system: str, e: Mapping[str, Any], owners: Mapping[int, str]) -> list[str]:

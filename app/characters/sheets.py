@@ -112,7 +112,7 @@ GROUP_LABELS: dict[str, str] = {
     "traits": "Eigenschaften",
     "ranks": "Kompetenzgrade",
     "pf2e_skills": N_("Skills"),
-    "npc": "NSC",
+    "npc": N_("NPC"),
 }
 
 

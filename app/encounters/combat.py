@@ -20,6 +20,7 @@ service turns a report into one event of the campaign log.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,19 +44,38 @@ class CombatError(Exception):
         self.params = params
 
 
+@dataclass(frozen=True, slots=True)
+class Detail:
+    """A detail line the reader's language writes: ``msg`` an English msgid, ``params`` its
+    values (rule notation, numbers, or a nested :class:`Detail`). Details the engines write
+    as rule notation stay strings."""
+
+    msg: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        params = {k: v.as_dict() if isinstance(v, Detail) else v for k, v in self.params.items()}
+        return {"msg": self.msg, "params": params}
+
+
+def detail(msg: str, **params: Any) -> Detail:
+    return Detail(msg, params)
+
+
 @dataclass
 class Entry:
     """One line of the combat log: ``msg`` (English msgid) with ``params``, rule details."""
 
     msg: str
     params: dict[str, Any] = field(default_factory=dict)
-    details: list[str] = field(default_factory=list)
+    details: list[str | Detail] = field(default_factory=list)
     dice: list[dict[str, Any]] = field(default_factory=list)
     #: Participants this line is about (GM-only while any of them is hidden).
     who: set[str] = field(default_factory=set)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"msg": self.msg, "params": self.params, "details": self.details, "dice": self.dice}
+        details = [d.as_dict() if isinstance(d, Detail) else d for d in self.details]
+        return {"msg": self.msg, "params": self.params, "details": details, "dice": self.dice}
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +113,7 @@ class Report:
     def add(
         self,
         msg: str,
-        details: list[str] | None = None,
+        details: Sequence[str | Detail] | None = None,
         *,
         who: set[str] | None = None,
         **params: Any,

@@ -15,7 +15,7 @@ from app.campaigns.service import SYSTEM_NAMES
 from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
-from app.encounters.systems import system
+from app.encounters.systems import SYSTEMS, system
 from app.events.models import CampaignEvent
 from app.i18n import N_, gettext
 
@@ -70,6 +70,7 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
                 status_label=gettext(label),
                 points=v["points"] if exact else None,
                 conditions=v["conditions"],
+                condition_labels={c: condition_label(c) for c in v["conditions"]},
                 extra=v["extra"] if exact else [],
                 initiative=v["initiative"] if exact or p.side == "abenteurer" else None,
                 out=v["out"],
@@ -197,14 +198,49 @@ def _focus(data: dict[str, Any]) -> dict[str, Any] | None:
     return {"points": held["points"], "spell": name or held["spell"]}
 
 
+#: Every system's condition keys that are no rule term, with their msgids.
+CONDITION_NAMES = {k: v for rules in SYSTEMS.values() for k, v in rules.condition_names.items()}
+#: How older events wrote PF2e's persistent damage (``anhaltend 1W6 Feuer``).
+_OLD_PERSISTENT = "anhaltend "
+
+
+def condition_label(key: str) -> str:
+    """A condition in the reader's language: its msgid if it has one, else the rule term (or
+    the GM's value) it is; the key stays the form's value."""
+    if key in CONDITION_NAMES:
+        return gettext(CONDITION_NAMES[key])
+    if key.startswith(_OLD_PERSISTENT):
+        return "anhaltender Schaden " + key.removeprefix(_OLD_PERSISTENT)
+    return key
+
+
 def _translated_params(params: dict[str, Any]) -> dict[str, Any]:
-    """A log line's parameters, a side (stored as its key; German names in older events)
-    in the reader's language."""
+    """A log line's parameters, a side (stored as its key; German names in older events) and
+    a condition in the reader's language."""
     out = dict(params)
     side = out.get("side")
     if isinstance(side, str) and side.lower() in SIDE_LABELS:
         out["side"] = gettext(SIDE_LABELS[side.lower()])
+    condition = out.get("condition")
+    if isinstance(condition, str):
+        out["condition"] = condition_label(condition)
     return out
+
+
+def detail_text(stored: Any) -> str:
+    """A log line's detail in the reader's language: a stored ``{"msg", "params"}`` (an
+    English msgid, nested ones in its params) translated; rule notation (a string, also every
+    detail of older events) as it is."""
+    if not isinstance(stored, dict) or not isinstance(stored.get("msg"), str):
+        return str(stored)
+    params = {
+        k: detail_text(v) if isinstance(v, dict) else v
+        for k, v in dict(stored.get("params") or {}).items()
+    }
+    try:
+        return gettext(stored["msg"], **params)
+    except (KeyError, TypeError, ValueError):
+        return str(stored["msg"])
 
 
 def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False) -> dict[str, Any]:
@@ -216,7 +252,8 @@ def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False
             text = gettext(e["msg"], **params) if params else gettext(e["msg"])
         except (KeyError, TypeError, ValueError):
             text = e["msg"]
-        lines.append({"text": text, "details": e.get("details", []), "dice": e.get("dice", [])})
+        details = [detail_text(d) for d in e.get("details", [])]
+        lines.append({"text": text, "details": details, "dice": e.get("dice", [])})
     return {
         "seq": event.seq,
         "actor": payload.get("actor_name"),

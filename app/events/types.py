@@ -216,7 +216,9 @@ class CharacterRested(CharacterEvent):
     label: str
     #: Data key → ``[before, after]`` of every value the rest changed.
     changes: dict[str, list[Any]]
-    #: The rule text (German rule terms), e.g. ``Verschnaufen: LK 5 → 12 (+7, …)``.
+    #: The rule notation (numbers and German rule terms), e.g.
+    #: ``Verschnaufen: LK 5 → 12 (+7 = 15 / 2)`` (before issue 31: ``(+7, die Hälfte von 15
+    #: verlorenen)``, which the history still reads).
     detail: str
 
 

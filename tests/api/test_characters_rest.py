@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from sqlalchemy import select
 
+from app.events.models import CampaignEvent
 from tests.api.test_characters import create, make_table
 from tests.conftest import ClientFactory
 
@@ -37,10 +39,24 @@ async def test_verschnaufen_restores_half_the_lost_lk(
     r = await t["player"].post(f"{url}/rest", json={"rest": "lange_rast"})
     assert r.status_code == 422
     history = await t["player"].get(f"/campaigns/{t.campaign_id}/characters/{c['id']}/history")
-    assert "Verschnaufen: LK 5 → 12 (+7, die Hälfte von 15 verlorenen)" in history.text
+    assert "Verschnaufen: LK 5 → 12 (+7 = 15 / 2)" in history.text
     events = (await t["player"].get(f"{url}/history")).json()
     rested = [e for e in events if e["type"] == "character_rested"]
     assert [e["changes"]["lk"] for e in rested] == [[10, 15], [5, 12]], rested
+    # An event written before the notation (German words) reads as the notation is now.
+    async with app.state.ctx.sessionmaker() as session:
+        event = await session.scalar(
+            select(CampaignEvent).where(
+                CampaignEvent.campaign_id == t.campaign_id, CampaignEvent.seq == rested[0]["seq"]
+            )
+        )
+        assert event is not None
+        old = "Verschnaufen: LK 10 → 15 (+5, die Hälfte von 10 verlorenen)"
+        event.payload = {**event.payload, "detail": old}
+        await session.commit()
+    history = await t["player"].get(f"/campaigns/{t.campaign_id}/characters/{c['id']}/history")
+    assert "Verschnaufen: LK 10 → 15 (+5 = 10 / 2)" in history.text
+    assert "verlorenen" not in history.text
 
 
 async def test_the_sheet_offers_verschnaufen_only_in_ds4(

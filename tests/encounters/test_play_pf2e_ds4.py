@@ -125,13 +125,14 @@ async def test_pf2e_persistent_fire_ends_on_a_flat_check(
                     cause="1W4 Feuer")  # fmt: skip
     view = await fight.act(gm, "condition", participant=goblin, condition="anhaltender Schaden",
                            cause="1W6 Feuer")  # fmt: skip
-    assert _row(view, goblin)["conditions"] == ["anhaltend 1W6 Feuer"]  # the same type replaces
+    # The same type replaces the first.
+    assert _row(view, goblin)["conditions"] == ["anhaltender Schaden 1W6 Feuer"]
     await fight.act(player, "next")
     # End of the goblin's turn: 1W6 = 2, Einfacher Wurf SG 15 with 9 → it goes on.
     roller = script(app, 2, 9)
     view = await fight.act(gm, "next")
     assert roller.remaining == 0
-    assert _row(view, goblin)["conditions"] == ["anhaltend 1W6 Feuer"]
+    assert _row(view, goblin)["conditions"] == ["anhaltender Schaden 1W6 Feuer"]
     assert _row(await fight.view(gm), goblin)["points"] == "4/6 TP"
     script(app)
     await fight.act(player, "next")

@@ -683,7 +683,7 @@ def rest(data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest |
     if isinstance(last, int) and lk == last:
         return gettext("Verschnaufen once after a fight: the LK have not changed since.")
     new = ds4.verschnaufen(lk, lk_max)
-    detail = f"Verschnaufen: LK {lk} → {new} (+{new - lk}, die Hälfte von {lk_max - lk} verlorenen)"
+    detail = f"Verschnaufen: LK {lk} → {new} (+{new - lk} = {lk_max - lk} / 2)"  # rounded down
     return Rest({"lk": new, RESTED_LK: new}, detail)
 
 

@@ -52,6 +52,7 @@ CHECK_VALUES = {
 }
 CONDITIONS = ("liegend",)
 DROPPED = "Waffe fallen gelassen"
+CONDITION_NAMES = MappingProxyType({DROPPED: N_("weapon dropped")})
 KINDS = {"schlagen": ds4.AttackKind.SCHLAGEN, "schiessen": ds4.AttackKind.SCHIESSEN,
          "zielzauber": ds4.AttackKind.ZIELZAUBER}  # fmt: skip
 
@@ -520,6 +521,7 @@ class Ds4Rules(Common):
 
     name = "ds4"
     conditions = CONDITIONS
+    condition_names = CONDITION_NAMES
     actions = frozenset(("shake_off",))
     partials = MappingProxyType(
         {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.encounters.combat import CombatError, Report, State, current_pid
+from app.encounters.combat import CombatError, Detail, Report, State, current_pid, detail
 from app.encounters.systems.hh_figures import (
     describe_changes,
     get,
@@ -22,13 +22,19 @@ from app.encounters.systems.hh_figures import (
 from app.i18n import N_
 from app.rules import hh
 from app.rules.dice import Roller
-from app.rules.hh.athletics import fall_figure, jump_figure
+from app.rules.hh.athletics import SKILL, FigureFall, FigureJump, fall_figure, jump_figure
+from app.rules.hh.damage import effective_rs
 from app.rules.hh.helping import HELPERS_MAX, Helper, Helping, help_problems, roll_help, spend_help
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.movement import Direction
 from app.rules.hh.state import Figure
 
 DIRECTIONS: tuple[Direction, ...] = ("horizontal", "vertical")
+#: A jump's first words (the direction), the log's English msgids.
+JUMP_HEADS: dict[Direction, str] = {
+    "horizontal": N_("Sprung %(distance)d Schritt far"),
+    "vertical": N_("Sprung %(distance)d Schritt high"),
+}
 
 
 def helpers_of(state: State, helped: Figure, ids: Sequence[str], skill: str) -> list[Helper]:
@@ -116,7 +122,7 @@ def jump(
         if out.result.made_it
         else N_("%(name)s jumps %(distance)d Schritt and falls short.")
     )
-    entry = report.add(headline, [out.line()], name=fig.name, distance=distance)
+    entry = report.add(headline, [jump_detail(out)], name=fig.name, distance=distance)
     entry.dice = [d.as_dict() for d in out.rolls]
 
 
@@ -144,7 +150,53 @@ def fall(
         if lost
         else N_("%(name)s falls %(height)d Schritt unharmed.")
     )
-    details = [*out.lines(fig.rs), *describe_changes(state, out.outcome.changes)]
+    details = [*fall_details(out, fig.rs), *describe_changes(state, out.outcome.changes)]
     entry = report.add(headline, details, name=fig.name, height=height, damage=lost)
     entry.dice = [d.as_dict() for d in out.rolls]
     return fig, out.outcome.figure
+
+
+def _probe_shown(target: Breakdown) -> str:
+    """The Probe's target in rule notation: the breakdown, or the skill alone."""
+    return f"{target.describe()}; " if target.parts else f"{SKILL}: "
+
+
+def jump_detail(out: FigureJump) -> Detail:
+    """The jump's detail line, written in the reader's language by the log's view."""
+    r = out.result
+    head = detail(JUMP_HEADS[r.direction], distance=r.distance)
+    if r.free:
+        msg = N_("%(head)s: no Probe (up to half the Bewegung, %(reach)d Schritt)")
+        return detail(msg, head=head, reach=r.reach)
+    assert r.probe is not None
+    probe = f"{_probe_shown(out.target)}{r.probe.describe()}"
+    msg = (
+        N_("%(head)s: %(probe)s → %(reach)d Schritt, made it")
+        if r.made_it
+        else N_("%(head)s: %(probe)s → %(reach)d Schritt, too short")
+    )
+    return detail(msg, head=head, probe=probe, reach=r.reach)
+
+
+def fall_details(out: FigureFall, rs: int) -> list[str | Detail]:
+    """The fall's detail lines: the dice it does, the catching Probe, the damage."""
+    r = out.result
+    head = f"Sturz {r.height} Schritt"
+    if r.caught:
+        return [detail(N_("%(head)s: caught (less than half the Bewegung)"), head=head)]
+    lines: list[str | Detail] = [
+        detail(N_("%(head)s: %(dice)s brechend (1W10 per full 3 Schritt)"), head=head,
+               dice=f"{r.dice}W10"),
+    ]  # fmt: skip
+    if r.probe is not None:
+        probe = f"{_probe_shown(out.target)}{r.probe.describe()}"
+        lines.append(
+            detail(N_("Catching the Sturz: %(probe)s → −%(dice)s"), probe=probe,
+                   dice=f"{r.dice_removed} W10")
+        )  # fmt: skip
+    if out.reaction_spent:
+        lines.append(detail(N_("1 Reaktion spent on catching the Sturz")))
+    if r.damage_roll is not None:
+        armour = effective_rs(rs, "brechend")
+        lines.append(f"{r.damage_roll.describe()} − RS {armour} je Würfel = {r.damage} Schaden")
+    return lines

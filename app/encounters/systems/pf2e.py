@@ -67,6 +67,7 @@ COSTS = MappingProxyType({"attack": pf2e_turn.STRIKE, "shake_off": pf2e_turn.RET
 SAVES = {"reflex": "Reflex", "wille": "Wille", "zaehigkeit": "Zähigkeit"}
 #: Removing this "condition" brings a dead player character back (a GM's correction).
 DEAD = "tot"
+CONDITION_NAMES = MappingProxyType({DEAD: N_("dead")})
 
 
 def new_figure(
@@ -124,7 +125,7 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _persistent_label(p: dict[str, Any]) -> str:
-    return f"anhaltend {p['schaden']} {p.get('art', '')}".strip()
+    return f"anhaltender Schaden {p['schaden']} {p.get('art', '')}".strip()
 
 
 #: Why a figure at 0 TP only ends its turn (the attack form is not offered).
@@ -840,6 +841,7 @@ class Pf2eRules(Common):
 
     name = "pf2e"
     conditions = CONDITIONS
+    condition_names = CONDITION_NAMES
     actions = frozenset(("save", "shake_off"))
     partials = MappingProxyType(
         {

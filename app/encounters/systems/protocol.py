@@ -143,6 +143,11 @@ class CombatRules(Protocol):
         """The conditions the GM may give."""
 
     @property
+    def condition_names(self) -> Mapping[str, str]:
+        """Condition keys that are no rule term, with their English msgid (the view
+        translates them; every other key is a rule term and shows as it is)."""
+
+    @property
     def actions(self) -> frozenset[str]:
         """System-specific actions this system offers (see ``app.encounters.actions``)."""
 
@@ -324,6 +329,7 @@ class Common:
 
     actions: frozenset[str] = frozenset()
     partials: Mapping[str, str] = MappingProxyType({})
+    condition_names: Mapping[str, str] = MappingProxyType({})
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": [], "maneuvers": [], "spells": []}

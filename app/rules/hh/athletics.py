@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.rules.dice import DieRoll, Roller
-from app.rules.hh.damage import effective_rs
 from app.rules.hh.life import Outcome, apply_damage
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.movement import Direction, FallResult, JumpResult, fall, jump
@@ -26,12 +25,12 @@ from app.rules.hh.state import Figure
 SKILL = "Geschick (Akrobatik)"
 #: The most Schritt a jump or fall the GM can enter (a tower is 30; the rest is a cliff).
 DISTANCE_MAX = 200
-DIRECTION_NAMES = {"horizontal": "weit", "vertical": "hoch"}
 
 
 @dataclass(frozen=True, slots=True)
 class FigureJump:
-    """A figure's jump: the Probe's target (with every modifier) and the engine's result."""
+    """A figure's jump: the Probe's target (with every modifier) and the engine's result
+    (the log writes it in the reader's language: ``app.encounters.systems.hh_checks``)."""
 
     figure: Figure
     target: Breakdown
@@ -40,16 +39,6 @@ class FigureJump:
     @property
     def rolls(self) -> tuple[DieRoll, ...]:
         return self.result.rolls
-
-    def line(self) -> str:
-        r = self.result
-        head = f"Sprung {r.distance} Schritt {DIRECTION_NAMES[r.direction]}"
-        if r.free:
-            return f"{head}: ohne Probe (bis zur halben Bewegung, {r.reach} Schritt)"
-        assert r.probe is not None
-        shown = f"{self.target.describe()}; " if self.target.parts else f"{SKILL}: "
-        verdict = "geschafft" if r.made_it else "zu kurz"
-        return f"{head}: {shown}{r.probe.describe()} → {r.reach} Schritt, {verdict}"
 
 
 def jump_figure(
@@ -82,22 +71,6 @@ class FigureFall:
     @property
     def rolls(self) -> tuple[DieRoll, ...]:
         return self.result.rolls + self.outcome.all_rolls
-
-    def lines(self, rs: int) -> list[str]:
-        r = self.result
-        head = f"Sturz {r.height} Schritt"
-        if r.caught:
-            return [f"{head}: abgefangen (weniger als die halbe Bewegung)"]
-        out = [f"{head}: {r.dice}W10 brechend (1W10 je volle 3 Schritt)"]
-        if r.probe is not None:
-            shown = f"{self.target.describe()}; " if self.target.parts else f"{SKILL}: "
-            out.append(f"Sturz abfangen: {shown}{r.probe.describe()} → −{r.dice_removed} W10")
-        if self.reaction_spent:
-            out.append("1 Reaktion zum Abfangen")
-        if r.damage_roll is not None:
-            armour = effective_rs(rs, "brechend")
-            out.append(f"{r.damage_roll.describe()} − RS {armour} je Würfel = {r.damage} Schaden")
-        return out
 
 
 def fall_figure(

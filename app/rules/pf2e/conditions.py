@@ -60,12 +60,14 @@ class Dying:
         return self.dying > 0 and self.dying >= self.threshold
 
     def describe(self) -> str:
-        parts = [f"Sterbend {self.dying}"] if self.dying else []
+        """Rule notation only (numbers and rule terms, no words for a language to translate):
+        ``Sterbend 0``; a dead creature's Sterbend with the threshold it reached,
+        ``Sterbend 4 (≥ 4), Verwundet 1``."""
+        dying = f"Sterbend {self.dying}" + (f" (≥ {self.threshold})" if self.dead else "")
+        parts = [dying]
         parts += [f"Verwundet {self.wounded}"] if self.wounded else []
         parts += [f"Todgeweiht {self.doomed}"] if self.doomed else []
-        if self.dead:
-            parts.append("tot")
-        return ", ".join(parts) or "nicht sterbend"
+        return ", ".join(parts)
 
 
 def knocked_out(state: Dying, *, critical: bool) -> Dying:

@@ -50,7 +50,7 @@ class SaveResult:
     def describe(self) -> str:
         text = self.check.describe()
         if self.damage is not None:
-            text += f"; Schaden {self.damage_taken} von {self.damage}"
+            text += f"; Schaden {self.damage} → {self.damage_taken}"  # listed → taken
         return text
 
 

@@ -65,10 +65,7 @@ def test_jump_beyond_the_free_distance_needs_geschick_akrobatik() -> None:
     # 12 − SL 2 = 10; 3+5 = 8 → Erfolg, QS 2 → 4 Schritt: short of 6.
     out = jump_figure(ScriptedRoller([3, 5]), arjun, 6, "horizontal", (Part("SL", -2),))
     assert out.result.probe is not None and out.result.reach == 4 and not out.result.made_it
-    assert out.line() == (
-        "Sprung 6 Schritt weit: Geschick (Akrobatik) 12 − SL 2 = 10; "
-        f"{out.result.probe.describe()} → 4 Schritt, zu kurz"
-    )
+    assert out.target.describe() == "Geschick (Akrobatik) 12 − SL 2 = 10"
     high = jump_figure(ScriptedRoller([4, 5]), arjun, 2, "vertical")
     assert high.result.free  # 2 ≤ 4: free, also upwards
 
@@ -80,7 +77,8 @@ def test_a_fall_is_booked_as_damage_with_its_thresholds() -> None:
     assert out.result.dice == 3 and out.result.dice_removed == 0
     assert out.result.damage == 27 and out.outcome.figure.lp == -17
     assert out.outcome.figure.dead  # LP ≤ −Unbeugsamkeit 8
-    assert "3W10: 10 + 10 + 10 − RS 1 je Würfel = 27 Schaden" in out.lines(arjun.rs)
+    assert out.result.damage_roll is not None
+    assert out.result.damage_roll.describe().startswith("3W10: 10 + 10 + 10")
 
 
 def test_a_fall_outside_the_own_step_is_caught_with_a_reaktion() -> None:
@@ -88,7 +86,7 @@ def test_a_fall_outside_the_own_step_is_caught_with_a_reaktion() -> None:
     # 6 Schritt: 2W10; catch 3+3 = 6 → Volltreffer, QS 2 → both dice removed.
     out = fall_figure(ScriptedRoller([3, 3]), arjun, 6, in_own_step=False)
     assert out.reaction_spent and out.outcome.figure.reactions_left == 1
-    assert out.result.damage == 0 and "1 Reaktion zum Abfangen" in out.lines(0)
+    assert out.result.damage == 0 and out.result.dice_removed == 2
     spent = arjun.evolve(reactions_left=0)
     # No Reaktion: no Probe, full dice: 5 + 6 = 11 → angeschlagen at 9/20.
     out = fall_figure(ScriptedRoller([5, 6]), spent, 6, in_own_step=False)

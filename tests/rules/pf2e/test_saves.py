@@ -48,7 +48,7 @@ def test_save_against_spell_dc_basic() -> None:
     assert result.damage_taken == 10
     assert result.dice[0].faces == (12,)
     assert result.describe() == (
-        "Reflex: 1W20: 12 +4 = 16 gegen Zauber-SG 16 – Erfolg; Schaden 10 von 21"
+        "Reflex: 1W20: 12 +4 = 16 gegen Zauber-SG 16 – Erfolg; Schaden 21 → 10"
     )
 
 
