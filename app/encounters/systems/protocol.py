@@ -132,6 +132,25 @@ class Budget:
         return self.costs.get(action, 0) > self.left
 
 
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """What the figure whose turn it is can no longer do in this step or turn, and why
+    (issue 28): ``refused`` names the controls' actions (``attack``, ``aim``, ``shake_off``,
+    …) its Handlung, Aktion or actions no longer allow; ``reason`` (a msgid with ``params``)
+    is the message the server refuses them with. Empty: everything is still possible."""
+
+    refused: frozenset[str] = frozenset()
+    reason: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def refuses(self, action: str) -> bool:
+        return action in self.refused
+
+
+#: The reason the controls give when an action costs more than a turn's budget has left.
+NO_ACTION_LEFT = N_("No action left for this: end the turn.")
+
+
 class CombatRules(Protocol):
     """A rule system in combat: the JSON figure, the turn order, the actions, the views."""
 
@@ -161,6 +180,9 @@ class CombatRules(Protocol):
 
     def turn_budget(self, state: State) -> Budget | None:
         """The actions left in this turn, for a system that counts them (PF2e); else None."""
+
+    def spent(self, state: State) -> Spent:
+        """Which actions the figure whose turn it is may no longer take now, and why."""
 
     def new_figure(
         self, pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool,
@@ -330,6 +352,14 @@ class Common:
 
     def turn_budget(self, state: State) -> Budget | None:
         return None
+
+    def spent(self, state: State) -> Spent:
+        """By default from :meth:`turn_budget`: the actions that cost more than is left."""
+        budget = self.turn_budget(state)
+        if budget is None:
+            return Spent()
+        refused = frozenset(a for a in budget.costs if budget.refuses(a))
+        return Spent(refused, NO_ACTION_LEFT if refused else "")
 
     def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
         return {}
