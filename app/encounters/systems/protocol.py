@@ -184,6 +184,15 @@ class CombatRules(Protocol):
     def spent(self, state: State) -> Spent:
         """Which actions the figure whose turn it is may no longer take now, and why."""
 
+    @property
+    def moves_are_actions(self) -> bool:
+        """Whether a move on the battle map is an action of the turn (PF2e: a Stride, each
+        up to the figure's movement, :meth:`stride`); else the turn's moves share it."""
+
+    def stride(self, state: State, pid: str, report: Report) -> None:
+        """A move on the battle map of ``pid``, whose turn it is, as an action: spent from
+        the turn's budget and logged; :class:`CombatError` when none is left."""
+
     def new_figure(
         self, pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool,
         settings: Settings,
@@ -352,6 +361,11 @@ class Common:
 
     def turn_budget(self, state: State) -> Budget | None:
         return None
+
+    moves_are_actions = False
+
+    def stride(self, state: State, pid: str, report: Report) -> None:
+        raise unavailable()
 
     def spent(self, state: State) -> Spent:
         """By default from :meth:`turn_budget`: the actions that cost more than is left."""
