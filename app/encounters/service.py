@@ -56,7 +56,7 @@ from app.events.models import CampaignEvent
 from app.events.service import append_event, events_about
 from app.i18n import N_, _
 from app.knowledge import service as knowledge
-from app.rules.dice import Roller
+from app.rules.dice import Roller, SecureRoller
 from app.sessions import service as sessions
 from app.sessions.dice import roller_for
 
@@ -1044,6 +1044,22 @@ async def operate(
     for after in AFTER_OPERATION:
         await after(session, user, loaded, report)
     return enc
+
+
+async def stride(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int, pid: str
+) -> None:
+    """A move on the battle map of ``pid``, whose turn it is, in a system whose moves are
+    actions (``CombatRules.moves_are_actions``; PF2e's Stride): spent like any action of
+    the fight, logged, undoable. The map checked who may move; it rolls no die."""
+
+    def op(loaded: Loaded, state: State, report: Report, roller: Roller) -> None:
+        system(loaded.campaign.system).stride(state, pid, report)
+
+    await operate(
+        session, user, campaign_id, encounter_id, None, op, roller=SecureRoller(),
+        allow_pending=True,
+    )  # fmt: skip
 
 
 def _reveal(loaded: Loaded, report: Report, *pids: str) -> bool:

@@ -16,6 +16,7 @@ from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
 from app.encounters.systems import SYSTEMS, system
+from app.encounters.systems.protocol import Spent
 from app.events.models import CampaignEvent
 from app.i18n import N_, gettext
 
@@ -166,6 +167,16 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "focus": _focus(actor_fig) if acting else None,
         "heroes_down": gm and running and _heroes_down(visible),
         "budget": mod.turn_budget(state) if acting else None,
+        **_spent(mod.spent(state) if acting else Spent()),
+    }
+
+
+def _spent(spent: Spent) -> dict[str, Any]:
+    """The actions the controls disable (``spent.refuses``) and the reason they name, the
+    message the server refuses them with (issue 28)."""
+    return {
+        "spent": spent,
+        "spent_reason": gettext(spent.reason, **spent.params) if spent.reason else None,
     }
 
 

@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app import limits
+from app.encounters.systems.protocol import Budget
 from app.errors import Conflict, ValidationFailed
 from app.i18n import _
 from app.limits import RowId, Version
@@ -304,7 +305,17 @@ async def move(
         "reactions": result.reactions,
         "blocked": result.blocked,
         "message": result.message,
+        "actions": _actions(result.actions),
     }
+
+
+def _actions(left: Budget | None) -> dict[str, Any] | None:
+    """The mover's actions left after a move that was one (PF2e's Stride), else ``None``."""
+    if left is None:
+        return None
+    text = _("Actions left: %(symbols)s (%(left)d of %(total)d)", symbols=left.symbols,
+             left=left.left, total=left.total)  # fmt: skip
+    return {"left": left.left, "total": left.total, "symbols": left.symbols, "text": text}
 
 
 def _cell(raw: str, field: str) -> tuple[int, int]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.viewer import Viewer
-from app.encounters.systems.protocol import CombatRules
+from app.encounters.systems.protocol import Budget, CombatRules
 from app.errors import ValidationFailed
 from app.events.service import VisibleEvent
 from app.events.types import TokenMoved
@@ -92,7 +92,8 @@ def _allowance(
     participant = b.participants.get(token.participant_id or 0)
     if fig is None or participant is None:
         return None, 0
-    spent = token.moved if token.moved_turn == key else 0
+    # Where a move is an action (PF2e's Stride), each one has the whole movement.
+    spent = token.moved if token.moved_turn == key and not rules.moves_are_actions else 0
     total = rules.movement_allowance(fig, participant.stats, settings)
     return total - spent, spent
 
@@ -212,21 +213,25 @@ class MoveResult:
     stopped_at: Cell | None
     reactions: list[dict[str, Any]]
     blocked: bool
+    #: The mover's actions left after a move that was one of them (PF2e's Stride).
+    actions: Budget | None = None
 
     @property
     def message(self) -> str | None:
         return _("Something blocks the way") if self.blocked else None
 
 
-def answer(received: Sequence[VisibleEvent], allowance: int | None) -> MoveResult:
+def answer(
+    received: Sequence[VisibleEvent], allowance: int | None, actions: Budget | None = None
+) -> MoveResult:
     """The answer from the move's event as its caller receives it (``received``: the event
     projected for them, empty when they may not see it)."""
     form = next((e.payload for e in received if e.type == TokenMoved.TYPE), None)
     if form is None:
-        return MoveResult(None, None, None, allowance, None, [], False)
+        return MoveResult(None, None, None, allowance, None, [], False, actions)
     reactions = list(form.get("reactions") or [])
     at = (int(form["x"]), int(form["y"]))
     return MoveResult(
         at[0], at[1], int(form["cost"]), allowance, at if reactions else None, reactions,
-        bool(form.get("blocked")),
+        bool(form.get("blocked")), actions,
     )  # fmt: skip

@@ -22,10 +22,11 @@ from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed, authorize
 from app.characters.models import Character
 from app.core.viewer import Viewer
+from app.encounters import service as encounters
 from app.encounters.combat import current_pid
 from app.encounters.models import Encounter, Participant
 from app.encounters.systems import system
-from app.encounters.systems.protocol import CombatRules
+from app.encounters.systems.protocol import Budget, CombatRules
 from app.errors import AppError, Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import types
 from app.events.audience import Audience, gm_only, in_scene, public
@@ -764,6 +765,7 @@ async def move_token(
     )
     asked = moves.MoveAsked(token, to, path, override)
     plan = moves.plan_move(b, opened.rules, opened.campaign.settings, opened.viewer, asked)
+    actions = await _stride(session, user, opened, b, token, plan)
     before = b.seen()
     token.x, token.y = plan.end
     token.moved, token.moved_turn = plan.spent, plan.turn_key
@@ -774,7 +776,33 @@ async def move_token(
         blocked=plan.blocked,
     )  # fmt: skip
     event = await token_events(session, opened, user, b, token, payload, before)
-    return moves.answer(project([event], opened.viewer, BoardNow(b, opened.viewer)), plan.allowance)
+    seen = project([event], opened.viewer, BoardNow(b, opened.viewer))
+    return moves.answer(seen, plan.allowance, actions)
+
+
+async def _stride(
+    session: AsyncSession, user: User, opened: Opened, b: sight.Board, token: Token,
+    plan: moves.Plan,
+) -> Budget | None:  # fmt: skip
+    """Where a move is an action (PF2e's Stride, docs/map.md): the move of the figure whose
+    turn it is in the linked fight spends it before the token moves — refused at ``to``
+    when none is left. The actions left after it (``None``: the move was no action)."""
+    pid = b.pid(token)
+    if (
+        plan.override
+        or plan.cost == 0
+        or not opened.rules.moves_are_actions
+        or b.encounter is None
+        or not b.running
+        or pid is None
+        or current_pid(b.state) != pid
+    ):
+        return None
+    try:
+        await encounters.stride(session, user, opened.campaign.id, b.encounter.id, pid)
+    except ValidationFailed as exc:
+        raise ValidationFailed({"to": next(iter(exc.fields.values()))}) from None
+    return opened.rules.turn_budget(b.state)
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,6 +90,8 @@
           say(region().getAttribute("data-reaction"));
         } else if (data.blocked) {
           say(data.message);
+        } else if (data.actions) {
+          say(data.actions.text);
         }
       });
     }).catch(function () { say(region().getAttribute("data-refused")); });

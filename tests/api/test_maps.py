@@ -372,7 +372,7 @@ async def test_hh_move_allowance_turn_walls_override_and_blockade(
     assert r.status_code == 200, r.text
     assert r.json() == {
         "x": 0, "y": 5, "cost": 3, "allowance": 4, "stopped_at": None, "reactions": [],
-        "blocked": False, "message": None,
+        "blocked": False, "message": None, "actions": None,
     }  # fmt: skip
     r = await player.post(move, json={"to": [2, 5]})
     assert r.status_code == 422 and "1" in r.json()["errors"]["to"], r.text

@@ -31,6 +31,7 @@ from app.encounters.systems.protocol import (
     Forecast,
     MapAttack,
     RangeNote,
+    Spent,
     Unknown,
     unavailable,
 )
@@ -260,12 +261,25 @@ def _attack_inputs(
     return attacker, weapon, kind, mods
 
 
+AKTION_USED = N_("%(name)s has already used the Aktion of this turn.")
+#: What the Aktion of the turn is spent on: the controls' actions refused once it is used.
+AKTION_ACTIONS = frozenset(("attack", "shake_off"))
+
+
 def _check_aktion(state: State, pid: str) -> None:
     """One Aktion per turn: a second one in the figure's own turn is refused."""
     turn = current_turn(state)
     if turn is not None and turn["pid"] == pid and state["turn_actions"].get("aktion"):
-        name = state["figures"][pid]["name"]
-        raise CombatError(N_("%(name)s has already used the Aktion of this turn."), name=name)
+        raise CombatError(AKTION_USED, name=state["figures"][pid]["name"])
+
+
+def spent(state: State) -> Spent:
+    """The turn's Aktion used: the attack, Aufstehen and picking up the weapon are refused."""
+    turn = current_turn(state)
+    if turn is None or not (state.get("turn_actions") or {}).get("aktion"):
+        return Spent()
+    name = str(state["figures"][str(turn["pid"])].get("name", ""))
+    return Spent(AKTION_ACTIONS, AKTION_USED, {"name": name})
 
 
 def _use_aktion(state: State, pid: str) -> None:
@@ -548,6 +562,7 @@ class Ds4Rules(Common):
     shake_off = staticmethod(shake_off)
     sheet_state = staticmethod(sheet_state)
     take_sheet_state = staticmethod(take_sheet_state)
+    spent = staticmethod(spent)
 
     #: One cell is 1 m; diagonals alternate 1 and 2 m (project decision, like PF2e's).
     metric = Metric("alternate", "m", Fraction(1))

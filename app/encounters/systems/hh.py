@@ -45,6 +45,7 @@ from app.encounters.systems.protocol import (
     MoveReaction,
     Offers,
     RangeNote,
+    Spent,
     Unknown,
 )
 from app.i18n import N_
@@ -280,17 +281,37 @@ def _has_turn(fig: Figure) -> bool:
     return not (fig.dead or fig.unconscious or (fig.has("sterbend") and not fig.on_feet))
 
 
+#: What a Handlung is spent on: the controls' actions refused once the step's is used.
+HANDLUNG_ACTIONS = frozenset(
+    ("attack", "aim", "maneuver", "focus", "cast", "shake_off", "stabilise")
+)
+HANDLUNG_USED = N_("%(name)s has taken the Handlung of this step already.")
+
+
+def _handlung_left(state: State, pid: str) -> bool:
+    actions = state.get("turn_actions") or {}
+    used = int((actions.get("handlungen") or {}).get(pid, 0))
+    return handlung_left(used, int((actions.get("granted") or {}).get(pid, 0)))
+
+
 def _take_handlung(state: State, pid: str) -> None:
     """One Handlung per Initiativeschritt (hh.md §5, ``handlung_left``); reactions are
     counted per round by the figure's Reaktionen."""
+    if not _handlung_left(state, pid):
+        raise CombatError(HANDLUNG_USED, name=str(state["figures"][pid].get("name", pid)))
     actions = state["turn_actions"]
     used = dict(actions.get("handlungen") or {})
-    granted = dict(actions.get("granted") or {})
-    if not handlung_left(int(used.get(pid, 0)), int(granted.get(pid, 0))):
-        name = str(state["figures"][pid].get("name", pid))
-        raise CombatError(N_("%(name)s has taken the Handlung of this step already."), name=name)
     used[pid] = int(used.get(pid, 0)) + 1
     actions["handlungen"] = used
+
+
+def spent(state: State) -> Spent:
+    """The step's Handlung used (and none granted): every action that takes one is refused."""
+    turn = current_turn(state)
+    if turn is None or _handlung_left(state, str(turn["pid"])):
+        return Spent()
+    name = str(state["figures"][str(turn["pid"])].get("name", ""))
+    return Spent(HANDLUNG_ACTIONS, HANDLUNG_USED, {"name": name})
 
 
 def _grant(state: State, pid: str) -> None:
@@ -1229,6 +1250,7 @@ class HhRules(Common):
     view = staticmethod(view)
     sheet_state = staticmethod(sheet_state)
     take_sheet_state = staticmethod(take_sheet_state)
+    spent = staticmethod(spent)
     start = staticmethod(start)
     add_figure = staticmethod(add_figure)
     advance = staticmethod(advance)

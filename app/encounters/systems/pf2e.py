@@ -63,7 +63,9 @@ VALUED = (
 #: The combat state's key of the turn's :class:`~app.rules.pf2e.turn.ActionBudget`.
 BUDGET_KEY = "action_budget"
 #: What each action of the controls costs (§9).
-COSTS = MappingProxyType({"attack": pf2e_turn.STRIKE, "shake_off": pf2e_turn.RETCH})
+COSTS = MappingProxyType(
+    {"attack": pf2e_turn.STRIKE, "shake_off": pf2e_turn.RETCH, "stride": pf2e_turn.STRIDE}
+)
 SAVES = {"reflex": "Reflex", "wille": "Wille", "zaehigkeit": "Zähigkeit"}
 #: Removing this "condition" brings a dead player character back (a GM's correction).
 DEAD = "tot"
@@ -343,6 +345,18 @@ def _new_budget(state: State, pid: str, report: Report) -> None:
             who={pid}, name=f["name"], lost=lost, stunned=start.lost_to_stunned,
             slowed=start.lost_to_slowed, left=start.budget.actions,
         )  # fmt: skip
+
+
+def stride(state: State, pid: str, report: Report) -> None:
+    """A move on the battle map in the figure's turn is a Stride: one action (§9); the log
+    names the actions left."""
+    _spend(state, pid, "stride", "Stride")
+    left = action_budget(state)
+    report.involved.add(pid)
+    report.add(
+        N_("%(name)s strides: %(left)d action(s) left."),
+        who={pid}, name=state["figures"][pid]["name"], left=left.actions,
+    )  # fmt: skip
 
 
 def _spend(state: State, pid: str, action: str, what: str) -> None:
@@ -870,6 +884,8 @@ class Pf2eRules(Common):
     shake_off = staticmethod(shake_off)
     sheet_state = staticmethod(sheet_state)
     take_sheet_state = staticmethod(take_sheet_state)
+    stride = staticmethod(stride)
+    moves_are_actions = True
 
     def offers(self, data: dict[str, Any]) -> Offers:
         offers: Offers = {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}

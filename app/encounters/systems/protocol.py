@@ -132,6 +132,25 @@ class Budget:
         return self.costs.get(action, 0) > self.left
 
 
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """What the figure whose turn it is can no longer do in this step or turn, and why
+    (issue 28): ``refused`` names the controls' actions (``attack``, ``aim``, ``shake_off``,
+    …) its Handlung, Aktion or actions no longer allow; ``reason`` (a msgid with ``params``)
+    is the message the server refuses them with. Empty: everything is still possible."""
+
+    refused: frozenset[str] = frozenset()
+    reason: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def refuses(self, action: str) -> bool:
+        return action in self.refused
+
+
+#: The reason the controls give when an action costs more than a turn's budget has left.
+NO_ACTION_LEFT = N_("No action left for this: end the turn.")
+
+
 class CombatRules(Protocol):
     """A rule system in combat: the JSON figure, the turn order, the actions, the views."""
 
@@ -166,6 +185,18 @@ class CombatRules(Protocol):
 
     def turn_budget(self, state: State) -> Budget | None:
         """The actions left in this turn, for a system that counts them (PF2e); else None."""
+
+    def spent(self, state: State) -> Spent:
+        """Which actions the figure whose turn it is may no longer take now, and why."""
+
+    @property
+    def moves_are_actions(self) -> bool:
+        """Whether a move on the battle map is an action of the turn (PF2e: a Stride, each
+        up to the figure's movement, :meth:`stride`); else the turn's moves share it."""
+
+    def stride(self, state: State, pid: str, report: Report) -> None:
+        """A move on the battle map of ``pid``, whose turn it is, as an action: spent from
+        the turn's budget and logged; :class:`CombatError` when none is left."""
 
     def new_figure(
         self, pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool,
@@ -336,6 +367,19 @@ class Common:
 
     def turn_budget(self, state: State) -> Budget | None:
         return None
+
+    moves_are_actions = False
+
+    def stride(self, state: State, pid: str, report: Report) -> None:
+        raise unavailable()
+
+    def spent(self, state: State) -> Spent:
+        """By default from :meth:`turn_budget`: the actions that cost more than is left."""
+        budget = self.turn_budget(state)
+        if budget is None:
+            return Spent()
+        refused = frozenset(a for a in budget.costs if budget.refuses(a))
+        return Spent(refused, NO_ACTION_LEFT if refused else "")
 
     def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
         return {}
