@@ -91,20 +91,6 @@
     return options;
   }
 
-  // An out-of-band part that replaces its element (hx-swap-oob="true" or "outerHTML": the
-  // combat page's regions in every push) htmx would swap itself, never asking an extension:
-  // it is morphed here, so a button pressed while the push lands is still the same button
-  // when it is released, and the click counts.
-  document.addEventListener("htmx:oobBeforeSwap", function (evt) {
-    var detail = evt.detail;
-    var part = detail.fragment.firstElementChild;
-    var whole = detail.fragment.children.length === 1 && part && part.id;
-    if (!detail.shouldSwap || !whole || part.id !== detail.target.id) return;
-    Idiomorph.morph(detail.target, part, morphOptions("outerHTML"));
-    detail.shouldSwap = false;
-    htmx.process(document.getElementById(part.id) || document.body);
-  });
-
   htmx.defineExtension("keep-state", {
     handleSwap: function (swapStyle, target, fragment) {
       if (swapStyle !== "innerHTML" && swapStyle !== OUTER) return false;

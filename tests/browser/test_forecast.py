@@ -44,13 +44,13 @@ def test_forecast_follows_target_and_modifier(
     forecast = player.locator("#forecast")
     # Against the goblin the player may not know its values: only the attack roll's chance.
     player.locator("#attack-target").select_option(label="Goblin 1")
-    expect(forecast.locator("[data-odds=attack]")).to_have_text(re.compile(r"\d+ %"))
+    expect(forecast.locator("[data-odds=attack]")).to_have_text(re.compile(r"\d+\s%"))
     expect(forecast.locator("[data-odds=hit]")).to_have_count(0)
     expect(forecast).to_contain_text("RS")
     # Against a party member (an open sheet) the whole chain shows.
     player.locator("#attack-target").select_option(label="Brida")
     hit = forecast.locator("[data-odds=hit]")
-    expect(hit).to_have_text(re.compile(r"\d+ %"))
+    expect(hit).to_have_text(re.compile(r"\d+\s%"))
     before = hit.inner_text()
     # A harsher modifier lowers the chance, without a roll.
     player.locator("#attack-mod").fill("-8")
@@ -63,6 +63,6 @@ def test_forecast_follows_target_and_modifier(
     with player.expect_response(lambda r: r.url.endswith("/forecast")):
         player.get_by_role("button", name="Chancen zeigen").click()
     expect(player.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
-    expect(player.locator("#forecast [data-odds=hit]")).to_have_text(re.compile(r"\d+ %"))
+    expect(player.locator("#forecast [data-odds=hit]")).to_have_text(re.compile(r"\d+\s%"))
     expect(player.locator("#attack-button")).to_be_visible()
     expect(player.get_by_role("button", name="Zug beenden")).to_be_visible()
