@@ -1,0 +1,104 @@
+"""Tokens told apart (issue 28): every viewer of the board learns each token's side and
+duplicate number and whose turn it is; its health only as they may know it — the GM all of
+it, a player the exact points of the group's characters and of a monster only the status
+word (never its LP); a hidden monster's token reaches no player at all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+
+from tests.api.test_maps import ALRIK, base, get, new_scene
+from tests.conftest import ClientFactory
+from tests.encounters.helpers import Fight, add_character, make_fight, script
+
+
+async def _goblin_fight(make_client: ClientFactory, app: FastAPI) -> tuple[Fight, str]:
+    """Alrik (the player's) against two Goblins and a hidden third, placed on a linked
+    scene; the second Goblin has lost 3 LP, Alrik 5."""
+    fight = await make_fight(make_client, app, "hh", players=1, prefix="marks")
+    gm = fight.gm
+    await add_character(app, fight, "p0", "Alrik", ALRIK, "hh")
+    r = await gm.post(f"/api/v1/campaigns/{fight.campaign_id}/bestiary/samples")
+    goblin = next(e for e in r.json() if e["name"] == "Goblin")
+    r = await gm.post(f"/api/v1/campaigns/{fight.campaign_id}/encounters", json={"name": "Gang"})
+    fight.encounter_id = r.json()["id"]
+    for body in (
+        {"character_id": fight.characters["Alrik"]},
+        {"entry_id": goblin["id"], "count": 2},
+        {"entry_id": goblin["id"], "hidden": True},
+    ):
+        r = await gm.post(f"{fight.base}/participants", json=body)
+        assert r.status_code == 201, r.text
+    script(app)
+    view = await fight.act(gm, "start")
+    for name, delta in (("Goblin 2", -3), ("Alrik", -5)):
+        pid = fight.pid(view, name)
+        await fight.act(gm, "adjust", participant=pid, delta=delta, reason="Falle")
+    scene = await new_scene(gm, fight.campaign_id, 12, 6, encounter_id=fight.encounter_id)
+    url = f"{base(fight.campaign_id)}/{scene['id']}"
+    r = await gm.post(f"{url}/place", json={})
+    assert r.status_code == 200, r.text
+    return fight, url
+
+
+def _by_label(scene: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {t["label"]: t for t in scene["tokens"]}
+
+
+async def test_the_scene_tells_sides_and_numbers_and_health_as_each_may_know_it(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, url = await _goblin_fight(make_client, app)
+    gm, player = fight.gm, fight.players[0]
+    acting = str((await fight.view(gm))["turn"]["pid"])
+
+    seen = _by_label(await get(gm, url))
+    assert set(seen) == {"Alrik", "Goblin 1", "Goblin 2", "Goblin 3"}
+    assert [seen[n]["side"] for n in ("Alrik", "Goblin 1", "Goblin 2")] == [
+        "abenteurer", "gegner", "gegner",
+    ]  # fmt: skip
+    assert [seen[n]["number"] for n in ("Alrik", "Goblin 1", "Goblin 2")] == [None, 1, 2]
+    hurt = seen["Goblin 2"]["health"]
+    lp_max = int(hurt["points"].split("/")[1].split()[0])
+    assert hurt["points"] == f"{lp_max - 3}/{lp_max} LP"
+    assert 0 < hurt["share"] < 1
+    assert [t["label"] for t in seen.values() if t["active"]] == [
+        next(t["label"] for t in seen.values() if str(t["participant_id"]) == acting)
+    ]
+
+    r = await player.get(url)
+    assert r.status_code == 200, r.text
+    mine = _by_label(r.json())
+    assert set(mine) == {"Alrik", "Goblin 1", "Goblin 2"}  # the hidden third is not sent
+    for name in ("Goblin 1", "Goblin 2"):
+        known = mine[name]["health"]
+        assert mine[name]["side"] == "gegner" and known["label"]
+        assert known["points"] is None and known["share"] is None
+    assert mine["Goblin 2"]["number"] == 2
+    assert mine["Goblin 2"]["health"]["status"] == seen["Goblin 2"]["health"]["status"]
+    assert f"/{lp_max} LP" not in r.text  # no Goblin's LP anywhere in the answer
+    assert mine["Alrik"]["health"]["points"] == "15/20 LP"
+    assert {t["label"] for t in mine.values() if t["active"]} <= {
+        t["label"] for t in seen.values() if t["active"]
+    }
+
+
+async def test_the_token_list_names_side_number_and_status_for_a_player(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, url = await _goblin_fight(make_client, app)
+    player = fight.players[0]
+    page_url = url.replace("/api/v1", "")
+    r = await player.get(page_url)
+    assert r.status_code == 200, r.text
+    page = r.text
+    assert 'data-side="gegner" data-number="2"' in page
+    assert 'data-side="abenteurer"' in page
+    assert "Goblin 3" not in page
+    items = page[page.index('id="map-list"') :]
+    assert 'Goblin 2</strong> <span class="map-side-word">(Gegner)</span>' in items
+    assert (
+        "15/20 LP" in items and " LP" not in items.split("Goblin 1</strong>")[1].split("</li>")[0]
+    )
