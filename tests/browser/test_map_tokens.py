@@ -72,7 +72,7 @@ def _goblins_apart(page: Page) -> str:
 def _shot(page: Page, name: str) -> None:
     folder = os.environ.get("TAFELRUNDE_SHOTS")
     if folder:
-        page.locator("#map-region").screenshot(path=str(Path(folder) / name))
+        page.locator("#map-region .map-viewport").screenshot(path=str(Path(folder) / name))
 
 
 def test_tokens_are_told_apart_by_side_and_number(browser: Browser, base_url: str) -> None:
