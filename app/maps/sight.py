@@ -261,6 +261,7 @@ class Board:
             "character_id": token.character_id,
             "side": self.side(token),
             "number": number(token.label),
+            "portrait_url": portrait_url(self.scene, token),
         }
         if gm:
             out["hidden"] = self.hidden(token)
@@ -336,6 +337,15 @@ def background_url(scene: Scene) -> str | None:
     return (
         f"/api/v1/campaigns/{scene.campaign_id}/scenes/{scene.id}/background"
         f"?v={scene.background_etag}"
+    )
+
+
+def portrait_url(scene: Scene, token: Token) -> str | None:
+    if token.portrait_etag is None:
+        return None
+    return (
+        f"/api/v1/campaigns/{scene.campaign_id}/scenes/{scene.id}/tokens/{token.id}/portrait"
+        f"?v={token.portrait_etag}"
     )
 
 
