@@ -5,9 +5,12 @@ word (never its LP); a hidden monster's token reaches no player at all."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from fastapi import FastAPI
+from PIL import Image
+from PIL.PngImagePlugin import PngInfo
 
 from app.encounters.live import COMBAT_PAGE, CombatPage
 from tests.api.regions import element, last_seq, pushed, viewer
@@ -44,6 +47,16 @@ async def _goblin_fight(make_client: ClientFactory, app: FastAPI) -> tuple[Fight
     r = await gm.post(f"{url}/place", json={})
     assert r.status_code == 200, r.text
     return fight, url
+
+
+def _tagged_png() -> bytes:
+    """A PNG with a text chunk (metadata the re-encoding strips)."""
+    info = PngInfo()
+    info.add_text("Author", "Gobbo")
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), (120, 30, 30)).save(out, format="PNG", pnginfo=info)
+    assert b"Gobbo" in out.getvalue()
+    return out.getvalue()
 
 
 def _by_label(scene: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -129,3 +142,43 @@ async def test_a_combat_action_redraws_the_board_on_the_combat_page(
     exact = next(t for t in gm_view if t["participant_id"] == int(goblin))["health"]
     assert f'data-status="{exact["status"]}"' in board  # the wound, as a status
     assert exact["points"].split("/")[1] not in board  # never the Goblin's LP
+
+
+async def test_a_portrait_is_reencoded_and_served_only_to_who_sees_the_token(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, url = await _goblin_fight(make_client, app)
+    gm, player = fight.gm, fight.players[0]
+    tokens = _by_label(await get(gm, url))
+    second, hidden = tokens["Goblin 2"]["id"], tokens["Goblin 3"]["id"]
+    face = _tagged_png()
+    for tid in (second, hidden):
+        r = await gm.put(
+            f"{url}/tokens/{tid}/portrait", files={"file": ("g.png", face, "image/png")}
+        )
+        assert r.status_code == 200, r.text
+    r = await gm.put(
+        f"{url}/tokens/{second}/portrait", files={"file": ("g.png", b"no image", "image/png")}
+    )
+    assert r.status_code == 422 and "file" in r.json()["errors"], r.text
+    r = await player.put(
+        f"{url}/tokens/{second}/portrait", files={"file": ("g.png", face, "image/png")}
+    )
+    assert r.status_code == 403, r.text
+
+    shown = _by_label(await get(player, url))["Goblin 2"]["portrait_url"]
+    assert shown and shown == _by_label(await get(gm, url))["Goblin 2"]["portrait_url"]
+    served = await player.get(shown)
+    assert served.status_code == 200 and served.headers["content-type"] == "image/png"
+    assert b"Gobbo" not in served.content  # re-encoded: the metadata is gone
+    again = await player.get(shown, headers={"If-None-Match": served.headers["etag"]})
+    assert again.status_code == 304
+    # The hidden Goblin's portrait: the GM's, a 404 for the player (as the token).
+    assert (await gm.get(f"{url}/tokens/{hidden}/portrait")).status_code == 200
+    assert (await player.get(f"{url}/tokens/{hidden}/portrait")).status_code == 404
+    page = (await player.get(url.replace("/api/v1", ""))).text
+    assert f'href="{shown}"' in page.replace("&amp;", "&")
+
+    r = await gm.delete(f"{url}/tokens/{second}/portrait")
+    assert r.status_code == 200 and r.json()["portrait_url"] is None, r.text
+    assert (await player.get(f"{url}/tokens/{second}/portrait")).status_code == 404
