@@ -1,17 +1,20 @@
 """Tokens you can tell apart (issue 28): a GM at 1280 px and a player on a 390 px phone see
 the two Goblins of a fight as «1» and «2», the sides in rings of different colour and dash,
-the figure whose turn it is highlighted on both screens, and the token list naming side,
-number and status — the player the Goblin's status word only, never its LP.
+the figure whose turn it is highlighted on both screens, Alrik's portrait in his disc, and
+the token list naming side, number and status — the player the Goblin's status word only,
+never its LP.
 
 With ``TAFELRUNDE_SHOTS`` set to a folder (``docs/screenshots``), the test saves the board
 as ``board-desktop.png`` (the GM's) and ``board-phone.png`` (the player's) there."""
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
 import pytest
+from PIL import Image, ImageDraw
 from playwright.sync_api import APIRequestContext, Browser, Locator, Page, expect
 
 from tests.browser.test_map import account_on_phone
@@ -39,7 +42,20 @@ def _fight_on_a_scene(gm: APIRequestContext, player: APIRequestContext) -> str:
         "shown": True, "place": True,
     }  # fmt: skip
     scene = ok(gm.post(f"{base}/scenes", data=linked))
+    scene_api = f"{base}/scenes/{scene['id']}"
+    hero = next(t for t in ok(gm.get(scene_api))["tokens"] if t["label"] == "Alrik")
+    face = {"name": "alrik.png", "mimeType": "image/png", "buffer": _face()}
+    ok(gm.put(f"{scene_api}/tokens/{hero['id']}/portrait", multipart={"file": face}))
     return f"/campaigns/{created['id']}/scenes/{scene['id']}"
+
+
+def _face() -> bytes:
+    """A small portrait: a face-coloured disc on green."""
+    picture = Image.new("RGB", (64, 64), (60, 120, 60))
+    ImageDraw.Draw(picture).ellipse((14, 8, 50, 56), fill=(230, 190, 150))
+    out = io.BytesIO()
+    picture.save(out, format="PNG")
+    return out.getvalue()
 
 
 def _item(page: Page, number: str) -> Locator:
@@ -88,6 +104,11 @@ def test_tokens_are_told_apart_by_side_and_number(browser: Browser, base_url: st
     expect(_item(phone, "2").locator(".map-status")).not_to_contain_text("LP")
     expect(_item(phone, "2").locator(".map-status")).not_to_be_empty()
     expect(phone.locator('.map-token[data-side="gegner"] .map-hp')).to_have_count(0)
+    for page in (desk, phone):  # Alrik's portrait, loaded into the disc
+        portrait = page.locator('.map-token[data-side="abenteurer"] image.map-token-portrait')
+        expect(portrait).to_have_count(1)
+        status = page.request.get(str(portrait.get_attribute("href"))).status
+        assert status == 200
     expect(phone.locator('.map-token[data-side="abenteurer"] .map-hp')).to_have_count(1)
     expect(desk.locator('.map-token[data-side="gegner"] .map-hp')).to_have_count(2)
     _shot(desk, "board-desktop.png")
