@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image, ImageDraw
-from playwright.sync_api import APIRequestContext, Browser, Locator, Page, expect
+from playwright.sync_api import APIRequestContext, Browser, FilePayload, Locator, Page, expect
 
 from tests.browser.test_map import account_on_phone
 from tests.browser.world import account, ok
@@ -44,7 +44,7 @@ def _fight_on_a_scene(gm: APIRequestContext, player: APIRequestContext) -> str:
     scene = ok(gm.post(f"{base}/scenes", data=linked))
     scene_api = f"{base}/scenes/{scene['id']}"
     hero = next(t for t in ok(gm.get(scene_api))["tokens"] if t["label"] == "Alrik")
-    face = {"name": "alrik.png", "mimeType": "image/png", "buffer": _face()}
+    face: FilePayload = {"name": "alrik.png", "mimeType": "image/png", "buffer": _face()}
     ok(gm.put(f"{scene_api}/tokens/{hero['id']}/portrait", multipart={"file": face}))
     return f"/campaigns/{created['id']}/scenes/{scene['id']}"
 
