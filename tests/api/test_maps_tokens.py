@@ -182,3 +182,10 @@ async def test_a_portrait_is_reencoded_and_served_only_to_who_sees_the_token(
     r = await gm.delete(f"{url}/tokens/{second}/portrait")
     assert r.status_code == 200 and r.json()["portrait_url"] is None, r.text
     assert (await player.get(f"{url}/tokens/{second}/portrait")).status_code == 404
+    # The scene page's form (without JavaScript): a refusal at its field, then a portrait.
+    form = url.replace("/api/v1", "") + "/portrait"
+    junk = await gm.post(form, data={"token_id": str(second)}, files={"file": ("g.png", b"xx")})
+    assert junk.status_code == 422 and "portrait-error" in junk.text
+    up = await gm.post(form, data={"token_id": str(second)}, files={"file": ("g.png", face)})
+    assert up.status_code == 303, up.text
+    assert _by_label(await get(player, url))["Goblin 2"]["portrait_url"]
