@@ -7,6 +7,7 @@ The page, the HTMX fragments, the SSE pushes and the JSON API all use these view
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,6 +15,7 @@ from app.campaigns.models import RuleSystem
 from app.campaigns.service import SYSTEM_NAMES
 from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
+from app.encounters.models import Participant
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
 from app.encounters.systems import SYSTEMS, system
 from app.encounters.systems.protocol import Spent
@@ -32,6 +34,41 @@ def _order_index(state: dict[str, Any]) -> dict[str, int]:
     for i, t in enumerate(state.get("order", [])):
         out.setdefault(str(t["pid"]), i)
     return out
+
+
+def knows_exact(participant: Participant, gm: bool) -> bool:
+    """Whether a viewer knows a participant's exact points: the GMs all, players those of
+    the group's characters; of a monster a player knows only its status word."""
+    return gm or participant.character_id is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """A figure's health as one viewer may know it (the roster and the map's tokens)."""
+
+    status: str
+    label: str
+    #: «12/20 LP» and the share left (0–1); ``None`` for a viewer who knows only the word.
+    points: str | None
+    share: float | None
+    conditions: list[str]
+    out: bool
+
+
+def health_of(view: dict[str, Any], participant: Participant, gm: bool) -> Health:
+    """``view`` (the system's ``CombatRules.view`` of the figure) cut to what the viewer
+    may know of ``participant``."""
+    key, label = view["status"]
+    exact = knows_exact(participant, gm)
+    now, most = view["health"]
+    return Health(
+        status=key,
+        label=gettext(label),
+        points=view["points"] if exact else None,
+        share=max(0.0, min(1.0, now / most)) if exact and most > 0 else None,
+        conditions=list(view["conditions"]),
+        out=bool(view["out"]),
+    )
 
 
 def rows(loaded: Loaded) -> list[dict[str, Any]]:
@@ -64,17 +101,17 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
         }
         if fig is not None:
             v = mod.view(fig)
-            key, label = v["status"]
-            exact = gm or p.character_id is not None
+            known = health_of(v, p, gm)
+            exact = knows_exact(p, gm)
             row.update(
-                status=key,
-                status_label=gettext(label),
-                points=v["points"] if exact else None,
-                conditions=v["conditions"],
-                condition_labels={c: condition_label(c) for c in v["conditions"]},
+                status=known.status,
+                status_label=known.label,
+                points=known.points,
+                conditions=known.conditions,
+                condition_labels={c: condition_label(c) for c in known.conditions},
                 extra=v["extra"] if exact else [],
                 initiative=v["initiative"] if exact or p.side == "abenteurer" else None,
-                out=v["out"],
+                out=known.out,
             )
         out.append(row)
     out.sort(key=lambda r: (r["order"], r["name"]))

@@ -206,6 +206,46 @@ async def get_background(
     return image_response(request, row.data, row.mime, row.etag)
 
 
+@router.put("/{scene_id}/tokens/{token_id}/portrait", max_body_size=UPLOAD_BODY_BYTES)
+async def put_portrait(
+    campaign_id: PathId,
+    scene_id: PathId,
+    token_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    file: Annotated[UploadFile | None, File()] = None,
+) -> dict[str, Any]:
+    """The token's portrait: a PNG, JPEG or WebP image, validated and re-encoded like a
+    background (413 too large, 422 no image); the token back."""
+    if file is None:
+        raise ValidationFailed({"file": _("Choose an image file.")})
+    await service.open_scene(session, user, campaign_id, scene_id)
+    image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
+    await service.set_portrait(session, user, campaign_id, scene_id, token_id, image)
+    return await views.token_json(session, user, campaign_id, scene_id, token_id)
+
+
+@router.delete("/{scene_id}/tokens/{token_id}/portrait")
+async def delete_portrait(
+    campaign_id: PathId, scene_id: PathId, token_id: PathId, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    await service.set_portrait(session, user, campaign_id, scene_id, token_id, None)
+    return await views.token_json(session, user, campaign_id, scene_id, token_id)
+
+
+@router.get("/{scene_id}/tokens/{token_id}/portrait")
+async def get_portrait(
+    campaign_id: PathId,
+    scene_id: PathId,
+    token_id: PathId,
+    request: Request,
+    session: Session,
+    user: CurrentUser,
+) -> Response:
+    row = await service.portrait(session, user, campaign_id, scene_id, token_id)
+    return image_response(request, row.data, row.mime, row.etag)
+
+
 @router.put("/{scene_id}/walls")
 async def put_walls(
     campaign_id: PathId, scene_id: PathId, body: WallsBody, session: Session, user: CurrentUser

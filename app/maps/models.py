@@ -105,6 +105,23 @@ class Token(Base):
     y: Mapped[int] = mapped_column(Integer)
     moved: Mapped[int] = mapped_column(Integer, default=0)
     moved_turn: Mapped[str] = mapped_column(String(16), default="")
+    #: The portrait's ETag (``TokenPortrait``); ``None``: no portrait.
+    portrait_etag: Mapped[str | None] = mapped_column(String(64))
     version: Mapped[int] = mapped_column(Integer, default=1)
 
     __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
+
+class TokenPortrait(Base):
+    """A token's portrait, re-encoded like a background and stored beside it."""
+
+    __tablename__ = "map_token_portrait"
+
+    token_id: Mapped[int] = mapped_column(
+        ForeignKey("map_token.id", ondelete="CASCADE"), primary_key=True
+    )
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    mime: Mapped[str] = mapped_column(String(32))
+    width: Mapped[int] = mapped_column(Integer)
+    height: Mapped[int] = mapped_column(Integer)
+    etag: Mapped[str] = mapped_column(String(64))

@@ -18,7 +18,7 @@ from app.errors import AppError, Conflict, ValidationFailed
 from app.i18n import _
 from app.maps import edit, service, tactics, views
 from app.maps.live import SCENE_PAGE, ScenePage
-from app.media.images import UPLOAD_BODY_BYTES
+from app.media.images import UPLOAD_BODY_BYTES, StoredImage
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -146,6 +146,41 @@ async def move(
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
 
 
+#: Stores a re-encoded upload (a background, a token's portrait).
+Store = Callable[[StoredImage], Awaitable[object]]
+
+
+async def _upload(
+    request: Request,
+    session: Session,
+    user: CurrentUser,
+    ids: tuple[int, int],
+    file: UploadFile | None,
+    store: Store,
+    field: str,
+) -> Response:
+    """An image form's upload, re-encoded and stored; a refusal at ``field`` on the page."""
+    campaign_id, scene_id = ids
+    try:
+        if file is None or not file.filename:
+            raise ValidationFailed({field: _("Choose an image file.")})
+        await service.open_scene(session, user, campaign_id, scene_id)
+        try:
+            image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
+        except ValidationFailed as exc:
+            raise ValidationFailed({field: exc.fields["file"]}) from None
+        async with attempt(session):
+            await store(image)
+    except ValidationFailed as exc:
+        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+    except AppError as exc:
+        if exc.status_code != 413:
+            raise
+        errors = {field: exc.message}
+        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 413)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
 @router.post(
     "/campaigns/{campaign_id}/scenes/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES
 )
@@ -157,21 +192,29 @@ async def background(
     user: CurrentUser,
     file: Annotated[UploadFile | None, File()] = None,
 ) -> Response:
-    try:
-        if file is None or not file.filename:
-            raise ValidationFailed({"file": _("Choose an image file.")})
-        await service.open_scene(session, user, campaign_id, scene_id)
-        image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
-        async with attempt(session):
-            await service.set_background(session, user, campaign_id, scene_id, image)
-    except ValidationFailed as exc:
-        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
-    except AppError as exc:
-        if exc.status_code != 413:
-            raise
-        errors = {"file": exc.message}
-        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 413)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+    async def store(image: StoredImage) -> object:
+        return await service.set_background(session, user, campaign_id, scene_id, image)
+
+    return await _upload(request, session, user, (campaign_id, scene_id), file, store, "file")
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/portrait", max_body_size=UPLOAD_BODY_BYTES)
+async def portrait(
+    request: Request,
+    campaign_id: PathId,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    token_id: Annotated[str, Form(max_length=12)] = "",
+    file: Annotated[UploadFile | None, File()] = None,
+) -> Response:
+    """A token's portrait from the GM's form (``token_id``, ``file``)."""
+    tid = int(token_id) if token_id.isdigit() else 0
+
+    async def store(image: StoredImage) -> object:
+        return await service.set_portrait(session, user, campaign_id, scene_id, tid, image)
+
+    return await _upload(request, session, user, (campaign_id, scene_id), file, store, "portrait")
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/tokens", dependencies=[IDEMPOTENT])

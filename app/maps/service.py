@@ -34,7 +34,7 @@ from app.events.models import CampaignEvent
 from app.events.service import append_event, project
 from app.i18n import _
 from app.maps import moves, sight
-from app.maps.models import Scene, SceneBackground, Token
+from app.maps.models import Scene, SceneBackground, Token, TokenPortrait
 from app.media.images import ImageRejected, StoredImage, process_upload
 from app.rules import grid as g
 
@@ -679,6 +679,56 @@ async def change_token(
     )
     await token_events(session, opened, user, b, token, payload, before)
     return token
+
+
+async def set_portrait(
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    scene_id: int,
+    token_id: int,
+    image: StoredImage | None,
+) -> Token:
+    """Give a token a portrait (already re-encoded, ``app.media.images``), or take it away
+    (``None``): a ``token_changed``."""
+    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
+    token = await _token(session, opened.scene, token_id)
+    b = await board(session, opened)
+    before = b.seen()
+    row = await session.get(TokenPortrait, token_id)
+    if image is None:
+        if row is not None:
+            await session.delete(row)
+        token.portrait_etag = None
+    else:
+        if row is None:
+            row = TokenPortrait(token_id=token_id)
+            session.add(row)
+        row.data, row.mime, row.width, row.height, row.etag = (
+            image.data, image.mime, image.width, image.height, image.etag,
+        )  # fmt: skip
+        token.portrait_etag = image.etag
+    await _flush_token(session)
+    payload = types.TokenChanged(
+        actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
+    )
+    await token_events(session, opened, user, b, token, payload, before)
+    return token
+
+
+async def portrait(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, token_id: int
+) -> TokenPortrait:
+    """A token's portrait, for a viewer who sees the token (else 404, as the token)."""
+    opened = await open_for(session, user, campaign_id, scene_id, Action.view)
+    token = await _token(session, opened.scene, token_id)
+    b = await board(session, opened)
+    if not (opened.viewer.is_gm or b.player_sees(token, opened.viewer.user_id)):
+        raise NotFound(_("Token not found."))
+    row = await session.get(TokenPortrait, token_id)
+    if row is None:
+        raise NotFound(_("This token has no portrait."))
+    return row
 
 
 # --- moves ----------------------------------------------------------------------------------

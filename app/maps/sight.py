@@ -45,6 +45,16 @@ def colour(value: str | None) -> str:
     return value.lower()
 
 
+_NUMBER = re.compile(r"\s(\d{1,3})$")
+
+
+def number(label: str) -> int | None:
+    """The number a label ends with («Goblin 2» → 2): duplicates are numbered by their
+    names (``app.encounters`` names a second Goblin «Goblin 2»)."""
+    found = _NUMBER.search(label)
+    return None if found is None else int(found.group(1))
+
+
 def grid_of(scene: Scene) -> g.Grid:
     blocked = {(str(k), int(x), int(y)) for k, x, y in scene.walls}
     blocked |= {(str(k), int(x), int(y)) for k, x, y, is_open in scene.doors if not is_open}
@@ -227,6 +237,14 @@ class Board:
             return (token.x, token.y) in cells
         return any(c in cells for c in g.footprint((token.x, token.y), token.size))
 
+    def side(self, token: Token) -> str | None:
+        """The side the token stands for: its participant's, a character's outside a fight
+        the Abenteurer; ``None``: a thing of the GM's (a chest)."""
+        participant = self.participants.get(token.participant_id or 0)
+        if participant is not None:
+            return participant.side
+        return "abenteurer" if token.character_id is not None else None
+
     def controls(self, viewer: Viewer, token: Token) -> bool:
         """Whether the viewer plays the figure or character of this token."""
         return self.owner(token) == viewer.user_id
@@ -241,6 +259,9 @@ class Board:
             "size": token.size,
             "participant_id": token.participant_id,
             "character_id": token.character_id,
+            "side": self.side(token),
+            "number": number(token.label),
+            "portrait_url": portrait_url(self.scene, token),
         }
         if gm:
             out["hidden"] = self.hidden(token)
@@ -316,6 +337,15 @@ def background_url(scene: Scene) -> str | None:
     return (
         f"/api/v1/campaigns/{scene.campaign_id}/scenes/{scene.id}/background"
         f"?v={scene.background_etag}"
+    )
+
+
+def portrait_url(scene: Scene, token: Token) -> str | None:
+    if token.portrait_etag is None:
+        return None
+    return (
+        f"/api/v1/campaigns/{scene.campaign_id}/scenes/{scene.id}/tokens/{token.id}/portrait"
+        f"?v={token.portrait_etag}"
     )
 
 

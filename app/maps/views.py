@@ -12,7 +12,7 @@ from app.core.viewer import Viewer
 from app.encounters.systems.protocol import CombatRules
 from app.errors import NotFound
 from app.i18n import _
-from app.maps import edit, service, sight
+from app.maps import edit, marks, service, sight
 from app.maps.models import Scene
 from app.rules import grid as g
 
@@ -22,7 +22,9 @@ async def scene_json(
 ) -> dict[str, Any]:
     opened = await service.open_scene(session, user, campaign_id, scene_id)
     board = await service.board(session, opened)
-    return board.view(opened.viewer, opened.rules.metric)
+    view = board.view(opened.viewer, opened.rules.metric)
+    marks.overlay(view, board, opened.viewer, opened.rules)
+    return view
 
 
 async def token_json(
@@ -79,6 +81,7 @@ async def map_context(
     board = await service.board(session, opened)
     metric = opened.rules.metric
     view = board.view(viewer, metric)
+    marks.overlay(view, board, viewer, opened.rules)
     mine = [t.id for t in board.tokens if board.controls(viewer, t) or viewer.is_gm]
     open_cells = board.fog_cells() if viewer.is_gm else board.cells_for(viewer.user_id)
     fogged = (

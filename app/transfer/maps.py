@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app import limits
 from app.errors import ValidationFailed
 from app.i18n import _
-from app.maps.models import Scene, SceneBackground, Token
+from app.maps.models import Scene, SceneBackground, Token, TokenPortrait
 from app.transfer.refs import IdMaps
 from app.transfer.talk import ImageDoc
 
@@ -43,6 +43,8 @@ class TokenDoc(_Doc):
     y: int = Field(ge=0, lt=limits.SCENE_SIDE_MAX)
     moved: int = Field(ge=0, le=limits.INT_MAX)
     moved_turn: str = Field(max_length=16)
+    #: The portrait (issue 28); documents written before have none.
+    portrait: ImageDoc | None = None
 
 
 class SceneDoc(_Doc):
@@ -100,6 +102,7 @@ class _Rows:
         self.scenes: list[Scene] = []
         self.images: dict[int, SceneBackground] = {}
         self.tokens: list[Token] = []
+        self.portraits: dict[int, TokenPortrait] = {}
 
 
 async def load(session: AsyncSession, campaign_id: int) -> _Rows:
@@ -123,6 +126,11 @@ async def load(session: AsyncSession, campaign_id: int) -> _Rows:
             await session.scalars(select(Token).where(Token.scene_id.in_(ids)).order_by(Token.id))
         ).all()
     )
+    with_portrait = [t.id for t in rows.tokens if t.portrait_etag is not None]
+    found = await session.scalars(
+        select(TokenPortrait).where(TokenPortrait.token_id.in_(with_portrait))
+    )
+    rows.portraits = {p.token_id: p for p in found.all()}
     return rows
 
 
@@ -131,7 +139,7 @@ def number(rows: _Rows, maps: IdMaps) -> None:
     maps.by_kind["token"] = {t.id: ref for ref, t in enumerate(rows.tokens, start=1)}
 
 
-def _image(image: SceneBackground | None) -> dict[str, Any] | None:
+def _image(image: SceneBackground | TokenPortrait | None) -> dict[str, Any] | None:
     if image is None:
         return None
     return {
@@ -143,13 +151,14 @@ def _image(image: SceneBackground | None) -> dict[str, Any] | None:
     }
 
 
-def _token(t: Token, maps: IdMaps) -> dict[str, Any]:
+def _token(t: Token, maps: IdMaps, portrait: TokenPortrait | None) -> dict[str, Any]:
     return {
         "ref": maps.id("token", t.id),
         "participant": maps.id("participant", t.participant_id),
         "character": maps.id("character", t.character_id),
         "label": t.label, "colour": t.colour, "size": t.size, "hidden": t.hidden,
         "x": t.x, "y": t.y, "moved": t.moved, "moved_turn": t.moved_turn,
+        "portrait": _image(portrait),
     }  # fmt: skip
 
 
@@ -174,7 +183,9 @@ def export(rows: _Rows, maps: IdMaps) -> list[dict[str, Any]]:
             "shown": s.shown,
             "created_at": s.created_at.isoformat(),
             "background": _image(rows.images.get(s.id)),
-            "tokens": [_token(t, maps) for t in rows.tokens if t.scene_id == s.id],
+            "tokens": [
+                _token(t, maps, rows.portraits.get(t.id)) for t in rows.tokens if t.scene_id == s.id
+            ],
         }
         for s in rows.scenes
     ]
@@ -223,9 +234,18 @@ async def import_scenes(
                 y=t.y,
                 moved=t.moved,
                 moved_turn=t.moved_turn,
+                portrait_etag=None if t.portrait is None else t.portrait.etag,
             )
             for t in s.tokens
         ]
         session.add_all(tokens)
         await session.flush()
         maps.by_kind["token"] |= {t.ref: row.id for t, row in zip(s.tokens, tokens, strict=True)}
+        session.add_all(
+            TokenPortrait(
+                token_id=row.id, data=base64.b64decode(t.portrait.data), mime=t.portrait.mime,
+                width=t.portrait.width, height=t.portrait.height, etag=t.portrait.etag,
+            )
+            for t, row in zip(s.tokens, tokens, strict=True)
+            if t.portrait is not None
+        )  # fmt: skip

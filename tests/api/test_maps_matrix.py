@@ -57,6 +57,9 @@ CASES: dict[str, Case] = {
         _members(404, 403, 422, 200, 401),
         json={"to": [2, 2]},
     ),
+    "api_portrait": Case("PUT", f"{API}/{{sid}}/tokens/{{tid}}/portrait", GM_ONLY),
+    "api_get_portrait": Case("GET", f"{API}/{{sid}}/tokens/{{tid}}/portrait", MEMBERS),
+    "api_delete_portrait": Case("DELETE", f"{API}/{{sid}}/tokens/{{tid}}/portrait", GM_ONLY),
     "api_pointer": Case(
         "POST",
         f"{API}/{{sid}}/pointer",
@@ -82,6 +85,7 @@ CASES: dict[str, Case] = {
         form={"token_id": "{tid}", "x": "2", "y": "2"},
     ),
     "background": Case("POST", f"{PAGE}/{{sid}}/background", GM_ONLY_FORM),
+    "portrait": Case("POST", f"{PAGE}/{{sid}}/portrait", GM_ONLY_FORM, form={"token_id": "{tid}"}),
     "place_token": Case(
         "POST", f"{PAGE}/{{sid}}/tokens", GM_ONLY_FORM, form={"label": "Kiste", "x": "1", "y": "1"}
     ),
@@ -130,6 +134,11 @@ async def test_map_route_answers_every_role(
         f"{api}/{sid}/background", files={"file": ("a.png", png(), "image/png")}
     )
     assert r3.status_code == 200, r3.text
+    r4 = await table.gm.put(
+        f"{api}/{sid}/tokens/{r2.json()['id']}/portrait",
+        files={"file": ("a.png", png(), "image/png")},
+    )
+    assert r4.status_code == 200, r4.text
     values = {"cid": table.campaign_id, "sid": sid, "tid": r2.json()["id"]}
     path = case.path.format(**values)
     form = {k: v.format(**values) for k, v in case.form.items()}
@@ -138,7 +147,7 @@ async def test_map_route_answers_every_role(
         if expected == STREAM:
             continue
         client = getattr(table, role)
-        upload = name in ("api_background", "background")
+        upload = name in ("api_background", "background", "api_portrait", "portrait")
         files = {"file": ("a.png", png(), "image/png")} if upload else None
         response = await client.request(
             case.method, path, json=case.json, data=form or None, headers=case.headers,

@@ -6,6 +6,7 @@ through a waypoint by tapping, and the GM moves a goblin through one by keyboard
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -100,7 +101,7 @@ def test_a_player_taps_a_goblin_and_the_attack_form_is_filled(setup: Setup) -> N
     expect(note).to_contain_text("Deckung laut Plan vorgeschlagen")
     expect(note).to_contain_text("Goblin 2")
     covering = token(bob, tokens[s.pids["Goblin 2"]]["id"])
-    expect(covering).to_have_class("map-token map-covering")
+    expect(covering).to_have_class(re.compile(r"(^| )map-covering( |$)"))
     width = bob.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, width
 

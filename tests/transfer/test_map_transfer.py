@@ -18,11 +18,13 @@ from tests.transfer.test_campaign_transfer import _export, take_over, without_pe
 def _same(scene: dict[str, Any]) -> dict[str, Any]:
     """A scene as a viewer gets it, without the ids that differ between the copies."""
     drop = {"id", "version", "background_url", "encounter_id"}
+    ids = {"id", "participant_id", "character_id", "portrait_url"}
     out = {k: v for k, v in scene.items() if k not in drop}
     out["tokens"] = sorted(
         (
-            {k: v for k, v in t.items() if k not in {"id", "participant_id", "character_id"}}
+            {k: v for k, v in t.items() if k not in ids}
             | {"figure": t["participant_id"] is not None, "hero": t["character_id"] is not None}
+            | {"portrait": t["portrait_url"] is not None}
             for t in scene["tokens"]
         ),
         key=lambda t: (t["label"], t["x"], t["y"]),
@@ -61,6 +63,9 @@ async def test_scenes_tokens_and_background_survive_a_round_trip(
     assert r.status_code == 201, r.text
     free = r.json()["id"]
     assert (await gm.post(f"{url}/tokens/{free}/move", json={"to": [1, 5]})).status_code == 200
+    face = png((40, 40))
+    r = await gm.put(f"{url}/tokens/{free}/portrait", files={"file": ("f.png", face, "image/png")})
+    assert r.status_code == 200 and r.json()["portrait_url"], r.text
     r = await gm.patch(url, json={"fog": True})
     assert r.status_code == 200
     r = await gm.post(f"{url}/fog", json={"reveal": [[0, y] for y in range(6)] + [[1, 5]]})
@@ -100,6 +105,15 @@ async def test_scenes_tokens_and_background_survive_a_round_trip(
     # The image: the same bytes, served from the copy.
     served = await gm.get(copy["background_url"])
     original = await gm.get((await get(gm, url))["background_url"])
+    assert served.status_code == 200 and served.content == original.content
+    assert served.headers["etag"] == original.headers["etag"]
+    # The Kiste's portrait too.
+    box_copy = next(t for t in copy["tokens"] if t["label"] == "Kiste")
+    box_first = next(t for t in (await get(gm, url))["tokens"] if t["label"] == "Kiste")
+    served, original = (
+        await gm.get(box_copy["portrait_url"]),
+        await gm.get(box_first["portrait_url"]),
+    )
     assert served.status_code == 200 and served.content == original.content
     assert served.headers["etag"] == original.headers["etag"]
     # The copy's log names the copy's scene and token (a token move in the event stream).

@@ -109,6 +109,7 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
     return {
         "status": _status(data),
         "points": f"{data['lk']}/{data['lk_max']} LK",
+        "health": (data["lk"], data["lk_max"]),
         "conditions": conditions,
         "extra": [f"Abwehr {data['abwehr']}"],
         "initiative": data["initiative"],

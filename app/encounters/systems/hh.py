@@ -203,6 +203,7 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
     return {
         "status": _status(fig),
         "points": f"{fig.lp}/{fig.lp_max} LP",
+        "health": (fig.lp, fig.lp_max),
         # A dead figure shows «tot» only, no «angeschlagen»/«sterbend» badges (defect 9).
         "conditions": [] if fig.dead else list(dict.fromkeys(z.label for z in fig.conditions)),
         "extra": extra,

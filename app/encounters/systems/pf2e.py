@@ -119,6 +119,7 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
     return {
         "status": _status(data),
         "points": f"{data['hp']}/{data['hp_max']} TP",
+        "health": (data["hp"], data["hp_max"]),
         "conditions": conds,
         "extra": [f"RK {effective_ac(data)}"],
         "initiative": data.get("init_result"),

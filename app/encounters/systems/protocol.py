@@ -203,7 +203,10 @@ class CombatRules(Protocol):
         settings: Settings,
     ) -> dict[str, Any]: ...  # fmt: skip
 
-    def view(self, data: dict[str, Any]) -> dict[str, Any]: ...
+    def view(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A figure for the roster: ``status`` (key, label), ``points`` («12/20 LP»),
+        ``health`` (current, maximum of those points), ``conditions``, ``extra``,
+        ``initiative``, ``out``."""
 
     def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
         """A player character's values the fight changes and the sheet keeps (the keys of

@@ -1,0 +1,50 @@
+"""What tells the tokens apart for one viewer (issue 28), laid over the board they share.
+
+The board (``sight.Board.view``) gives each token's ``side`` and duplicate ``number``, the
+same for everyone who sees it. This overlay adds, per viewer, whether it is the figure whose
+turn it is (``active``, for everyone) and its ``health`` as this viewer may know it — the
+roster's rule (``app.encounters.views.health_of``): the GMs everything, players the exact
+points of the group's characters, of a monster only its status word and conditions. A token
+the viewer may not see is not in the board, so it gets nothing here either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.viewer import Viewer
+from app.encounters.combat import current_pid
+from app.encounters.systems.protocol import CombatRules
+from app.encounters.views import Health, health_of
+from app.maps.sight import Board
+
+
+def _health_json(known: Health) -> dict[str, Any]:
+    return {
+        "status": known.status,
+        "label": known.label,
+        "points": known.points,
+        "share": known.share,
+        "conditions": known.conditions,
+        "out": known.out,
+    }
+
+
+def _health(
+    board: Board, rules: CombatRules, viewer: Viewer, token: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The token's health for ``viewer`` (``None``: it is no figure of the fight)."""
+    participant = board.participants.get(token["participant_id"] or 0)
+    figure = board.state.get("figures", {}).get(str(token["participant_id"]))
+    if participant is None or figure is None:
+        return None
+    return _health_json(health_of(rules.view(figure), participant, viewer.is_gm))
+
+
+def overlay(view: dict[str, Any], board: Board, viewer: Viewer, rules: CombatRules) -> None:
+    """Add ``active`` and ``health`` to each token of ``view`` (the viewer's board)."""
+    acting = current_pid(board.state) if board.running else None
+    for token in view["tokens"]:
+        pid = token["participant_id"]
+        token["active"] = pid is not None and str(pid) == str(acting)
+        token["health"] = _health(board, rules, viewer, token)
