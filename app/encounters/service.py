@@ -35,6 +35,7 @@ from app.core.viewer import Viewer
 from app.db import utcnow
 from app.encounters import foreign, statblocks
 from app.encounters import undo as steps
+from app.encounters.board import Snapshot, attack_params, snapshot
 from app.encounters.combat import (
     SIDES,
     CombatError,
@@ -84,6 +85,9 @@ class Loaded:
     characters: Mapping[str, Sheet] = field(default_factory=dict)
     #: Per bestiary entry, what a player knows of it ("LP ~60"); empty for the GMs.
     known: dict[int, list[str]] = field(default_factory=dict)
+    #: The linked scene's board (issue 27), loaded for the operations that measure on it;
+    #: ``None`` in theatre of the mind.
+    board: Snapshot | None = None
 
     @property
     def by_id(self) -> dict[str, Participant]:
@@ -1009,12 +1013,13 @@ async def operate(
     undoable: bool = True,
     allow_pending: bool = False,
     override: bool = False,
+    with_board: bool = False,
 ) -> Encounter:
     """Run one combat operation on a copy of the state, then save and log it.
 
     Its dice come from :func:`app.sessions.dice.roller_for` (fair play), asked once the
     encounter row is locked; an ``override`` (a GM's LP edit) follows the session's table
-    rule."""
+    rule. ``with_board``: the operation measures on the linked scene (``Loaded.board``)."""
     action = Action.run_encounters if gm_only else Action.act_in_combat
     loaded = await load(session, user, campaign_id, encounter_id, action, for_update=True)
     enc = loaded.encounter
@@ -1025,6 +1030,8 @@ async def operate(
         raise ValidationFailed({"combat": _("First the open defence must be answered.")})
     if override:
         await sessions.guard_override(session, campaign_id)
+    if with_board:
+        loaded = replace(loaded, board=await snapshot(session, enc.id))
     dice = await roller_for(session, campaign_id, user.id, roller)
     state = clone(enc.state)
     report = Report()
@@ -1077,10 +1084,14 @@ def op_attack(
     may_act(loaded, attacker)
     if target not in state["figures"] or (not loaded.viewer.is_gm and target in loaded.hidden):
         raise CombatError(N_("This participant is not in the combat."))
+    rules = system(loaded.campaign.system)
+    params = attack_params(
+        loaded.board, rules, state, report, attacker, target, params, is_gm=loaded.viewer.is_gm
+    )
     if _reveal(loaded, report, attacker, target):
         report.roster = True
     owner = state["figures"][target].get("owner")
-    system(loaded.campaign.system).attack(
+    rules.attack(
         state,
         attacker,
         target,
