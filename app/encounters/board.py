@@ -130,11 +130,11 @@ def attack_params(
     if note is not None and note.modifier is None:
         message = _(
             "The target is %(distance)s %(unit)s away, out of reach or range of %(label)s "
-            "(%(reach)s).",
+            "(%(reach)s %(unit)s).",
             distance=number(float(line.distance)),
             unit=rules.metric.unit,
             label=note.label,
-            reach=note.reach or "–",
+            reach=number(note.reach) if note.reach is not None else "–",
         )
         raise ValidationFailed({"target": message})
     return {**kept, **found.fill}

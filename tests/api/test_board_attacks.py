@@ -35,9 +35,7 @@ async def _written(fight: Fight) -> tuple[int, int]:
     return int(view["version"]), len(log)
 
 
-async def _refused(
-    fight: Fight, client: httpx.AsyncClient, app: FastAPI, **body: Any
-) -> str:
+async def _refused(fight: Fight, client: httpx.AsyncClient, app: FastAPI, **body: Any) -> str:
     """The attack is refused at ``target``, nothing rolled, nothing written."""
     before = await _written(fight)
     roller = script(app, 5, 5, 5, 5)
@@ -62,9 +60,7 @@ async def _turn_of(fight: Fight, name: str, *, then: bool = False) -> None:
 async def _log_for(fight: Fight, client: httpx.AsyncClient) -> str:
     """The newest log entry as ``client`` reads it, its lines and details in one text."""
     entry = (await client.get(f"{fight.base}/log")).json()[0]
-    return " | ".join(
-        part for line in entry["lines"] for part in [line["text"], *line["details"]]
-    )
+    return " | ".join(part for line in entry["lines"] for part in [line["text"], *line["details"]])
 
 
 async def _hit(fight: Fight, app: FastAPI, client: httpx.AsyncClient, **body: Any) -> str:
@@ -133,3 +129,38 @@ async def test_hh_reach_cover_and_the_gm_override_come_from_the_board(
     logged = await _hit(fight, app, gm, **body)
     assert "Die SL legt die Geometrie von Hand fest: cover none." in logged, logged
     assert "3 + 4 = 7 ≤ 12" in logged and "Deckung" not in logged, logged
+
+
+async def test_ds4_and_pf2e_reach_range_and_line_of_effect_come_from_the_board(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    for system, name, melee, ranged, refusal, board, form in (
+        ("ds4", "Goblin", {"kind": "schlagen"}, {"kind": "schiessen"},
+         "25 m entfernt, außer Reichweite von Schlagen (1 m)", "PW 4:", "PW 6:"),
+        ("pf2e", "Goblin-Krieger", {"strike": 0}, {"strike": 1},
+         "37,5 m entfernt, außer Reichweite von Hundeschlitzer (1,5 m)", "10 +2 = 12", "10 +6 = 16"),
+    ):  # fmt: skip
+        fight = await make_fight(make_client, app, system, players=0, prefix=f"b{system}")
+        await _encounter(fight)
+        entry = await _entry(fight, name)
+        await _add(fight, entry_id=entry, side="abenteurer")
+        await _add(fight, entry_id=entry)
+        script(app, *range(20, 0, -1))
+        await fight.act(fight.gm, "start")
+        (first, a), (second, b) = sorted((await _pids(fight)).items())
+        url = await _scene(fight, 27, 3, {first: (0, 1), second: (25, 1)})
+        # Melee out of reach: refused, whatever distance the form claims.
+        message = await _refused(fight, fight.gm, app, attacker=a, target=b, distance=1, **melee)
+        assert refusal in message, (system, message)
+        # A shot: the range modifier of the board's distance, not of the form's 0 m;
+        # the GM's explicit override keeps the form's distance.
+        for body, expected in (({}, board), ({"override_geometry": True}, form)):
+            await _turn_of(fight, first, then=bool(body))
+            script(app, 10, *[1] * 9)
+            await fight.act(fight.gm, "attack", attacker=a, target=b, distance=0, **ranged, **body)
+            logged = await _log_for(fight, fight.gm)
+            assert expected in logged, (system, logged)
+        # A wall across the scene: no line of effect, the shot is refused.
+        await fight.gm.put(f"{url}/walls", json={"segments": [[10, 0, 10, 3]]})
+        message = await _refused(fight, fight.gm, app, attacker=a, target=b, **ranged)
+        assert message == "Volle Deckung: keine Wirkungslinie zum Ziel.", message

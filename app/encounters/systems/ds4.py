@@ -565,7 +565,7 @@ class Ds4Rules(Common):
                 RangeNote(
                     "Schlagen",
                     0 if ds4_combat.melee_reaches(metres) else None,
-                    f"{ds4_combat.MELEE_REACH_M:g} m",
+                    ds4_combat.MELEE_REACH_M,
                 ),
                 RangeNote("Schießen / Zielzauber", ds4_combat.distance_modifier(metres)),
             ),

@@ -1300,11 +1300,8 @@ class HhRules(Common):
         cover, covering = suggest_cover(
             wall_cover(line.wall_blocked, line.wall_lines), between, t.size
         )
-        ranged, limit = bool(weapon.get("ranged")), weapon.get("range")
-        reaches = (
-            f"{limit} Schritt" if ranged and limit else "" if ranged else f"{MELEE_REACH} Schritt"
-        )
-        note = RangeNote(str(weapon.get("name") or "Waffe"), 0 if reach else None, reaches)
+        limit = weapon.get("range") if weapon.get("ranged") else MELEE_REACH
+        note = RangeNote(str(weapon.get("name") or "Waffe"), 0 if reach else None, limit)
         return MapAttack((note,), {"cover": cover, "covering": covering}, cover, covering)
 
     def attack_range(

@@ -897,14 +897,14 @@ class Pf2eRules(Common):
                 reach = float(strike.get("reichweite") or 0) or None
                 reaches = pf2e_attacks.melee_reaches(metres, reach)
                 limit = reach or pf2e_attacks.MELEE_REACH_M
-                notes.append(RangeNote(name, 0 if reaches else None, f"{limit:g} m"))
+                notes.append(RangeNote(name, 0 if reaches else None, limit))
                 continue
             increment = float(strike.get("entfernung") or 0) or 1.5
             try:
                 penalty: int | None = pf2e_attacks.range_penalty(metres, increment)
             except pf2e.OutOfRange:
                 penalty = None
-            notes.append(RangeNote(name, penalty, f"{6 * increment:g} m"))
+            notes.append(RangeNote(name, penalty, 6 * increment))
         return MapAttack(tuple(notes), {"distance": f"{metres:g}"})
 
     def attack_range(

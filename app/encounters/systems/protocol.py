@@ -64,11 +64,12 @@ class AttackLine:
 @dataclass(frozen=True, slots=True)
 class RangeNote:
     """Whether a weapon or attack reaches the target: ``modifier`` the range modifier,
-    ``None`` out of range; ``reach`` how far it reaches, for a refusal's message."""
+    ``None`` out of range; ``reach`` how far it reaches in the system's unit (``None``:
+    no limit), for a refusal's message."""
 
     label: str
     modifier: int | None
-    reach: str = ""
+    reach: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
