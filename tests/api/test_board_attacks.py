@@ -9,7 +9,7 @@ import httpx
 from fastapi import FastAPI
 
 from tests.api.test_maps import ALRIK, base, get, new_scene
-from tests.api.test_maps_tactics import _add, _encounter, _entry, _pids, hh_fight
+from tests.api.test_maps_tactics import _add, _encounter, _entry, _pids
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import Fight, add_character, make_fight, script
 
@@ -138,7 +138,8 @@ async def test_ds4_and_pf2e_reach_range_and_line_of_effect_come_from_the_board(
         ("ds4", "Goblin", {"kind": "schlagen"}, {"kind": "schiessen"},
          "25 m entfernt, außer Reichweite von Schlagen (1 m)", "PW 4:", "PW 6:"),
         ("pf2e", "Goblin-Krieger", {"strike": 0}, {"strike": 1},
-         "37,5 m entfernt, außer Reichweite von Hundeschlitzer (1,5 m)", "10 +2 = 12", "10 +6 = 16"),
+         "37,5 m entfernt, außer Reichweite von Hundeschlitzer (1,5 m)",
+         "10 +2 = 12", "10 +6 = 16"),
     ):  # fmt: skip
         fight = await make_fight(make_client, app, system, players=0, prefix=f"b{system}")
         await _encounter(fight)
