@@ -494,8 +494,10 @@ def _focus(t: Turn) -> None:
     Text("target"),
     Text("grade", upper=True),
     Number("modifier", 0),
+    Flag("override_geometry"),
     as_current=True,
     system_action=True,
+    with_board=True,
 )
 def _cast(t: Turn) -> None:
     params = dict(t.args.values)

@@ -10,6 +10,7 @@ functions on the board a player sees.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -93,6 +94,34 @@ def line_of_effect(board: Snapshot, attacker: str, target: str) -> bool:
     return False
 
 
+def _measured(
+    board: Snapshot | None,
+    rules: CombatRules,
+    report: Report,
+    actor: str,
+    target: str,
+    params: dict[str, Any],
+    *,
+    is_gm: bool,
+) -> tuple[dict[str, Any], AttackLine | None]:
+    """The parameters to keep and the line measured on the board (``None``: the form's
+    values stand — theatre of the mind, a figure without a token, the GM's override)."""
+    override = str(params.get(OVERRIDE, "")).lower() in ("1", "true", "on")
+    posted = {k: v for k, v in params.items() if k != OVERRIDE}
+    if board is None:
+        return posted, None
+    if override and is_gm:
+        values = ", ".join(f"{k} {posted[k]}" for k in GEOMETRY if posted.get(k) not in (None, ""))
+        report.add(N_("The GM sets the geometry by hand: %(values)s."), values=values or "–")
+        return posted, None
+    line = measure(board, actor, target, rules.metric)
+    if line is None:
+        return posted, None
+    if not line_of_effect(board, actor, target):
+        raise ValidationFailed({"target": _("Full cover: no line of effect to the target.")})
+    return {k: v for k, v in posted.items() if k not in GEOMETRY}, line
+
+
 def attack_params(
     board: Snapshot | None,
     rules: CombatRules,
@@ -111,20 +140,9 @@ def attack_params(
     attack's reach or range is refused at ``target`` (nothing rolled), otherwise the
     system's ``map_attack`` fills the geometry fields. A GM may keep the posted fields
     with ``override_geometry``, and the log names that."""
-    override = str(params.get(OVERRIDE, "")).lower() in ("1", "true", "on")
-    posted = {k: v for k, v in params.items() if k != OVERRIDE}
-    if board is None:
-        return posted
-    if override and is_gm:
-        values = ", ".join(f"{k} {posted[k]}" for k in GEOMETRY if posted.get(k) not in (None, ""))
-        report.add(N_("The GM sets the geometry by hand: %(values)s."), values=values or "–")
-        return posted
-    line = measure(board, attacker, target, rules.metric)
+    kept, line = _measured(board, rules, report, attacker, target, params, is_gm=is_gm)
     if line is None:
-        return posted
-    kept = {k: v for k, v in posted.items() if k not in GEOMETRY}
-    if not line_of_effect(board, attacker, target):
-        raise ValidationFailed({"target": _("Full cover: no line of effect to the target.")})
+        return kept
     found = rules.map_attack(state, attacker, target, line)
     note = rules.attack_range(state, attacker, kept, found)
     if note is not None and note.modifier is None:
@@ -138,3 +156,21 @@ def attack_params(
         )
         raise ValidationFailed({"target": message})
     return {**kept, **found.fill}
+
+
+def cast_params(
+    board: Snapshot | None,
+    rules: CombatRules,
+    report: Report,
+    caster: str,
+    params: dict[str, Any],
+    *,
+    is_gm: bool,
+) -> dict[str, Any]:
+    """A spell on a target: the board's distance (whole units, rounded up) instead of the
+    form's, no line of effect refused; the spell's range is the engine's check."""
+    target = str(params.get("target") or "")
+    if not target:
+        return {k: v for k, v in params.items() if k != OVERRIDE}
+    kept, line = _measured(board, rules, report, caster, target, params, is_gm=is_gm)
+    return kept if line is None else {**kept, "distance": math.ceil(line.distance)}

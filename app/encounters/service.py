@@ -35,7 +35,7 @@ from app.core.viewer import Viewer
 from app.db import utcnow
 from app.encounters import foreign, statblocks
 from app.encounters import undo as steps
-from app.encounters.board import Snapshot, attack_params, snapshot
+from app.encounters.board import Snapshot, attack_params, cast_params, snapshot
 from app.encounters.combat import (
     SIDES,
     CombatError,
@@ -1113,14 +1113,14 @@ def op_cast(
 ) -> None:
     """Zauber wirken; the caller checked that the viewer may act with ``caster``."""
     target = str(params.get("target") or "")
-    if target:
-        if target not in state["figures"] or (not loaded.viewer.is_gm and target in loaded.hidden):
-            raise CombatError(N_("This participant is not in the combat."))
-        if _reveal(loaded, report, caster, target):
-            report.roster = True
-    system(loaded.campaign.system).cast(
-        state, caster, params, roller, report, loaded.encounter.settings
-    )
+    rules = system(loaded.campaign.system)
+    unseen = target not in state["figures"] or (not loaded.viewer.is_gm and target in loaded.hidden)
+    if target and unseen:
+        raise CombatError(N_("This participant is not in the combat."))
+    params = cast_params(loaded.board, rules, report, caster, params, is_gm=loaded.viewer.is_gm)
+    if target and _reveal(loaded, report, caster, target):
+        report.roster = True
+    rules.cast(state, caster, params, roller, report, loaded.encounter.settings)
 
 
 def can_answer(loaded: Loaded, state: State) -> str | None:

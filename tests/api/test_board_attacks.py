@@ -12,6 +12,7 @@ from tests.api.test_maps import ALRIK, base, get, new_scene
 from tests.api.test_maps_tactics import _add, _encounter, _entry, _pids
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import Fight, add_character, make_fight, script
+from tests.encounters.test_hh_magic import magic_fight
 
 
 async def _scene(fight: Fight, cols: int, rows: int, where: dict[str, tuple[int, int]]) -> str:
@@ -165,3 +166,29 @@ async def test_ds4_and_pf2e_reach_range_and_line_of_effect_come_from_the_board(
         await fight.gm.put(f"{url}/walls", json={"segments": [[10, 0, 10, 3]]})
         message = await _refused(fight, fight.gm, app, attacker=a, target=b, **ranged)
         assert message == "Volle Deckung: keine Wirkungslinie zum Ziel.", message
+
+
+async def test_hh_spell_range_and_line_of_effect_come_from_the_board(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, pids = await magic_fight(make_client, app)
+    alrik, goblin = int(pids["Alrik"]), int(pids["Goblin 1"])
+    url = await _scene(fight, 24, 3, {"Alrik": (0, 1), "Goblin 1": (20, 1)})
+    player = fight.players[0]
+    # Funke at a goblin 20 Schritt away: out of the spell's range, whatever the form says.
+    before = await _written(fight)
+    r = await player.post(
+        f"{fight.base}/actions/cast", json={"spell": "funke", "target": goblin, "distance": 1}
+    )
+    assert r.status_code == 422, r.text
+    assert "Reichweite des Zaubers (10 Schritt)" in r.json()["errors"]["combat"]
+    assert await _written(fight) == before
+    # Next to it, behind a wall: no line of effect.
+    await _move(fight, url, alrik, (19, 1))
+    await fight.gm.put(f"{url}/walls", json={"segments": [[20, 0, 20, 3]]})
+    r = await player.post(
+        f"{fight.base}/actions/cast", json={"spell": "funke", "target": goblin, "distance": 1}
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["errors"]["target"] == "Volle Deckung: keine Wirkungslinie zum Ziel."
+    assert await _written(fight) == before
