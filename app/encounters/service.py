@@ -1091,6 +1091,11 @@ def op_attack(
     if _reveal(loaded, report, attacker, target):
         report.roster = True
     owner = state["figures"][target].get("owner")
+    bystanders = {
+        p: copy.deepcopy(state["figures"][p])
+        for p in loaded.hidden - {attacker, target}
+        if p in state["figures"]
+    }
     rules.attack(
         state,
         attacker,
@@ -1101,6 +1106,18 @@ def op_attack(
         loaded.encounter.settings,
         target_owner=owner,
     )
+    _reveal_struck(loaded, state, report, bystanders)
+
+
+def _reveal_struck(loaded: Loaded, state: State, report: Report, before: Mapping[str, Any]) -> None:
+    """A hidden figure an attack struck on its way (H&H: a miss hitting the living cover the
+    board found) comes into view: the attack's log line names it."""
+    for pid, figure in before.items():
+        if state["figures"].get(pid) != figure:
+            participant = loaded.by_id[pid]
+            participant.hidden = False
+            report.add(N_("%(name)s appears."), who=set(), name=participant.name)
+            report.roster = True
 
 
 def op_cast(

@@ -110,6 +110,13 @@ async def test_hh_reach_cover_and_the_gm_override_come_from_the_board(
     seen = await _hit(fight, app, player, target=g1, cover="none", covering="")
     assert "Kampfkunst (Angriff) 12 − Deckung 4 = 8" in seen, seen
     assert "Goblin 3" not in seen
+    # A miss the cover caused (10 > 8, ≤ 12) hits the hidden goblin (1W10: 1): it appears.
+    await _turn_of(fight, "Alrik", then=True)
+    script(app, 5, 5, 1, *[1] * 8)
+    await fight.act(player, "attack", target=g1)
+    seen = await _log_for(fight, player)
+    assert "lebende Deckung Goblin 3" in seen, seen
+    assert "Goblin 3" in [p["name"] for p in (await fight.view(player))["participants"]]
     # A wall between them: no line of effect, for the player and for the GM.
     await gm.put(f"{url}/walls", json={"segments": [[6, 0, 6, 6]]})
     for client in (player, gm):
