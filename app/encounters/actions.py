@@ -206,8 +206,6 @@ class Step:
     passes_rest: bool = False
     #: A GM override (an LP edit): the fair-play table rule decides (``app.sessions``).
     override: bool = False
-    #: It measures on the linked scene's board (``service.Loaded.board``, issue 27).
-    with_board: bool = False
 
     async def perform(self, call: Call, data: Mapping[str, Any]) -> Encounter:
         args = _read(self.inputs, data, self.passes_rest)
@@ -224,7 +222,7 @@ class Step:
         return await service.operate(
             call.session, call.user, call.campaign_id, call.encounter_id, _version(data), op,
             roller=call.roller, gm_only=self.gm_only, undoable=self.undoable,
-            allow_pending=self.allow_pending, override=self.override, with_board=self.with_board,
+            allow_pending=self.allow_pending, override=self.override,
         )  # fmt: skip
 
 
@@ -268,12 +266,11 @@ def step(
     allow_pending: bool = False,
     passes_rest: bool = False,
     override: bool = False,
-    with_board: bool = False,
 ) -> Callable[[Run], Run]:
     def register(run: Run) -> Run:
         ACTIONS[name] = Step(
             name, run, inputs, gm_only, as_current, system_action, undoable, allow_pending,
-            passes_rest, override, with_board,
+            passes_rest, override,
         )  # fmt: skip
         return run
 
@@ -346,7 +343,6 @@ def _reorder(t: Turn) -> None:
     Number("modifier", 0),
     Flag("secret"),
     passes_rest=True,
-    with_board=True,
 )
 def _attack(t: Turn) -> None:
     a = t.args
@@ -497,7 +493,6 @@ def _focus(t: Turn) -> None:
     Flag("override_geometry"),
     as_current=True,
     system_action=True,
-    with_board=True,
 )
 def _cast(t: Turn) -> None:
     params = dict(t.args.values)

@@ -85,8 +85,8 @@ class Loaded:
     characters: Mapping[str, Sheet] = field(default_factory=dict)
     #: Per bestiary entry, what a player knows of it ("LP ~60"); empty for the GMs.
     known: dict[int, list[str]] = field(default_factory=dict)
-    #: The linked scene's board (issue 27), loaded for the operations that measure on it;
-    #: ``None`` in theatre of the mind.
+    #: The linked scene's board (issue 27): attacks measure on it, the forms leave out the
+    #: fields it decides; ``None`` in theatre of the mind.
     board: Snapshot | None = None
 
     @property
@@ -392,7 +392,8 @@ async def _loaded(
     """The encounter with its player characters' sheets (:func:`_with_sheets`)."""
     characters = await _with_sheets(session, campaign, encounter, participants)
     known = await _known(session, viewer, campaign.id, participants)
-    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known)
+    board = await snapshot(session, encounter.id)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known, board)
 
 
 async def _with_sheets(
@@ -475,7 +476,10 @@ async def load_as(
 
 
 #: What a live stream reads of an encounter: the same for every viewer (:func:`as_viewer`).
-LiveRows = tuple[Campaign, Encounter, list[Participant], int, Mapping[str, "Sheet"], knowledge.Lore]
+LiveRows = tuple[
+    Campaign, Encounter, list[Participant], int, Mapping[str, "Sheet"], knowledge.Lore,
+    Snapshot | None,
+]  # fmt: skip
 
 
 async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) -> LiveRows | None:
@@ -488,7 +492,8 @@ async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) 
     participants = await _participants(session, encounter_id)
     characters = await _with_sheets(session, campaign, encounter, participants)
     lore = await knowledge.lore(session, campaign_id, _seen_entries(participants))
-    return campaign, encounter, participants, undo_steps, characters, lore
+    board = await snapshot(session, encounter_id)
+    return campaign, encounter, participants, undo_steps, characters, lore, board
 
 
 def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
@@ -496,11 +501,11 @@ def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
     and of the monsters what this viewer knows (cut from the lore read for all)."""
     if rows is None:
         return None
-    campaign, encounter, participants, undo_steps, characters, lore = rows
+    campaign, encounter, participants, undo_steps, characters, lore, board = rows
     if encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters):
         return None
     known = lore.texts_for(viewer)
-    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known, board)
 
 
 async def _flush(session: AsyncSession) -> None:
@@ -1013,13 +1018,12 @@ async def operate(
     undoable: bool = True,
     allow_pending: bool = False,
     override: bool = False,
-    with_board: bool = False,
 ) -> Encounter:
     """Run one combat operation on a copy of the state, then save and log it.
 
     Its dice come from :func:`app.sessions.dice.roller_for` (fair play), asked once the
     encounter row is locked; an ``override`` (a GM's LP edit) follows the session's table
-    rule. ``with_board``: the operation measures on the linked scene (``Loaded.board``)."""
+    rule."""
     action = Action.run_encounters if gm_only else Action.act_in_combat
     loaded = await load(session, user, campaign_id, encounter_id, action, for_update=True)
     enc = loaded.encounter
@@ -1030,8 +1034,6 @@ async def operate(
         raise ValidationFailed({"combat": _("First the open defence must be answered.")})
     if override:
         await sessions.guard_override(session, campaign_id)
-    if with_board:
-        loaded = replace(loaded, board=await snapshot(session, enc.id))
     dice = await roller_for(session, campaign_id, user.id, roller)
     state = clone(enc.state)
     report = Report()

@@ -98,8 +98,17 @@ async def test_hh_reach_cover_and_the_gm_override_come_from_the_board(
     await fight.act(fight.gm, "start")
     await _turn_of(fight, "Alrik")
     gm, player = fight.gm, fight.players[0]
+    page = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
+    assert 'name="cover"' in (await player.get(page)).text  # theatre of the mind
     where = {"Alrik": (3, 3), "Goblin 1": (7, 3), "Goblin 2": (14, 3), "Goblin 3": (5, 3)}
     url = await _scene(fight, 16, 6, where)
+    # On the linked scene the player's form has no cover fields; the GM's offers them as an
+    # explicit override.
+    shown = (await player.get(page)).text
+    assert 'name="cover"' not in shown and 'name="covering"' not in shown
+    assert "Entfernung und Deckung ergeben sich aus dem Plan." in shown
+    shown = (await gm.get(page)).text
+    assert 'name="cover"' in shown and 'name="override_geometry"' in shown
     pids = await _pids(fight)
     alrik, g1, g2 = pids["Alrik"], pids["Goblin 1"], pids["Goblin 2"]
     # A goblin's sword 11 Schritt from Alrik: refused, naming the distance and the reach.
