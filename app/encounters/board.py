@@ -155,6 +155,15 @@ def attack_params(
             reach=number(note.reach) if note.reach is not None else "–",
         )
         raise ValidationFailed({"target": message})
+    if note is not None and note.modifier:
+        report.add(
+            N_("On the map: %(label)s at %(distance)s %(unit)s, range %(modifier)+d."),
+            who={attacker, target},
+            label=note.label,
+            distance=f"{float(line.distance):g}",
+            unit=rules.metric.unit,
+            modifier=note.modifier,
+        )
     return {**kept, **found.fill}
 
 

@@ -153,10 +153,13 @@ async def test_ds4_and_pf2e_reach_range_and_line_of_effect_come_from_the_board(
 ) -> None:
     for system, name, melee, ranged, refusal, board, form in (
         ("ds4", "Goblin", {"kind": "schlagen"}, {"kind": "schiessen"},
-         "25 m entfernt, außer Reichweite von Schlagen (1 m)", "PW 4:", "PW 6:"),
+         "25 m entfernt, außer Reichweite von Schlagen (1 m)",
+         "Auf dem Plan: Schießen / Zielzauber auf 25 m, Entfernung -2. | Goblin 1 trifft "
+         "Goblin 2 nicht. | Schießen PW 4:", "PW 6:"),
         ("pf2e", "Goblin-Krieger", {"strike": 0}, {"strike": 1},
          "37,5 m entfernt, außer Reichweite von Hundeschlitzer (1,5 m)",
-         "10 +2 = 12", "10 +6 = 16"),
+         "Auf dem Plan: Kurzbogen auf 37.5 m, Entfernung -4. | Goblin-Krieger 1 trifft "
+         "Goblin-Krieger 2 nicht. | Kurzbogen: 1W20: 10 +2 = 12", "10 +6 = 16"),
     ):  # fmt: skip
         fight = await make_fight(make_client, app, system, players=0, prefix=f"b{system}")
         await _encounter(fight)
@@ -178,6 +181,7 @@ async def test_ds4_and_pf2e_reach_range_and_line_of_effect_come_from_the_board(
             await fight.act(fight.gm, "attack", attacker=a, target=b, distance=0, **ranged, **body)
             logged = await _log_for(fight, fight.gm)
             assert expected in logged, (system, logged)
+            assert ("Auf dem Plan" in logged) is not bool(body), (system, logged)
         # A wall across the scene: no line of effect, the shot is refused.
         await fight.gm.put(f"{url}/walls", json={"segments": [[10, 0, 10, 3]]})
         message = await _refused(fight, fight.gm, app, attacker=a, target=b, **ranged)
