@@ -490,6 +490,7 @@ def _focus(t: Turn) -> None:
     Text("target"),
     Text("grade", upper=True),
     Number("modifier", 0),
+    Flag("override_geometry"),
     as_current=True,
     system_action=True,
 )

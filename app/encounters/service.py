@@ -35,6 +35,7 @@ from app.core.viewer import Viewer
 from app.db import utcnow
 from app.encounters import foreign, statblocks
 from app.encounters import undo as steps
+from app.encounters.board import Snapshot, attack_params, cast_params, snapshot
 from app.encounters.combat import (
     SIDES,
     CombatError,
@@ -84,6 +85,9 @@ class Loaded:
     characters: Mapping[str, Sheet] = field(default_factory=dict)
     #: Per bestiary entry, what a player knows of it ("LP ~60"); empty for the GMs.
     known: dict[int, list[str]] = field(default_factory=dict)
+    #: The linked scene's board (issue 27): attacks measure on it, the forms leave out the
+    #: fields it decides; ``None`` in theatre of the mind.
+    board: Snapshot | None = None
 
     @property
     def by_id(self) -> dict[str, Participant]:
@@ -388,7 +392,8 @@ async def _loaded(
     """The encounter with its player characters' sheets (:func:`_with_sheets`)."""
     characters = await _with_sheets(session, campaign, encounter, participants)
     known = await _known(session, viewer, campaign.id, participants)
-    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known)
+    board = await snapshot(session, encounter.id)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known, board)
 
 
 async def _with_sheets(
@@ -471,7 +476,10 @@ async def load_as(
 
 
 #: What a live stream reads of an encounter: the same for every viewer (:func:`as_viewer`).
-LiveRows = tuple[Campaign, Encounter, list[Participant], int, Mapping[str, "Sheet"], knowledge.Lore]
+LiveRows = tuple[
+    Campaign, Encounter, list[Participant], int, Mapping[str, "Sheet"], knowledge.Lore,
+    Snapshot | None,
+]  # fmt: skip
 
 
 async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) -> LiveRows | None:
@@ -484,7 +492,8 @@ async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) 
     participants = await _participants(session, encounter_id)
     characters = await _with_sheets(session, campaign, encounter, participants)
     lore = await knowledge.lore(session, campaign_id, _seen_entries(participants))
-    return campaign, encounter, participants, undo_steps, characters, lore
+    board = await snapshot(session, encounter_id)
+    return campaign, encounter, participants, undo_steps, characters, lore, board
 
 
 def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
@@ -492,11 +501,11 @@ def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
     and of the monsters what this viewer knows (cut from the lore read for all)."""
     if rows is None:
         return None
-    campaign, encounter, participants, undo_steps, characters, lore = rows
+    campaign, encounter, participants, undo_steps, characters, lore, board = rows
     if encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters):
         return None
     known = lore.texts_for(viewer)
-    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known)
+    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known, board)
 
 
 async def _flush(session: AsyncSession) -> None:
@@ -1093,10 +1102,19 @@ def op_attack(
     may_act(loaded, attacker)
     if target not in state["figures"] or (not loaded.viewer.is_gm and target in loaded.hidden):
         raise CombatError(N_("This participant is not in the combat."))
+    rules = system(loaded.campaign.system)
+    params = attack_params(
+        loaded.board, rules, state, report, attacker, target, params, is_gm=loaded.viewer.is_gm
+    )
     if _reveal(loaded, report, attacker, target):
         report.roster = True
     owner = state["figures"][target].get("owner")
-    system(loaded.campaign.system).attack(
+    bystanders = {
+        p: copy.deepcopy(state["figures"][p])
+        for p in loaded.hidden - {attacker, target}
+        if p in state["figures"]
+    }
+    rules.attack(
         state,
         attacker,
         target,
@@ -1106,6 +1124,18 @@ def op_attack(
         loaded.encounter.settings,
         target_owner=owner,
     )
+    _reveal_struck(loaded, state, report, bystanders)
+
+
+def _reveal_struck(loaded: Loaded, state: State, report: Report, before: Mapping[str, Any]) -> None:
+    """A hidden figure an attack struck on its way (H&H: a miss hitting the living cover the
+    board found) comes into view: the attack's log line names it."""
+    for pid, figure in before.items():
+        if state["figures"].get(pid) != figure:
+            participant = loaded.by_id[pid]
+            participant.hidden = False
+            report.add(N_("%(name)s appears."), who=set(), name=participant.name)
+            report.roster = True
 
 
 def op_cast(
@@ -1118,14 +1148,14 @@ def op_cast(
 ) -> None:
     """Zauber wirken; the caller checked that the viewer may act with ``caster``."""
     target = str(params.get("target") or "")
-    if target:
-        if target not in state["figures"] or (not loaded.viewer.is_gm and target in loaded.hidden):
-            raise CombatError(N_("This participant is not in the combat."))
-        if _reveal(loaded, report, caster, target):
-            report.roster = True
-    system(loaded.campaign.system).cast(
-        state, caster, params, roller, report, loaded.encounter.settings
-    )
+    rules = system(loaded.campaign.system)
+    unseen = target not in state["figures"] or (not loaded.viewer.is_gm and target in loaded.hidden)
+    if target and unseen:
+        raise CombatError(N_("This participant is not in the combat."))
+    params = cast_params(loaded.board, rules, report, caster, params, is_gm=loaded.viewer.is_gm)
+    if target and _reveal(loaded, report, caster, target):
+        report.roster = True
+    rules.cast(state, caster, params, roller, report, loaded.encounter.settings)
 
 
 def can_answer(loaded: Loaded, state: State) -> str | None:

@@ -205,6 +205,10 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "heroes_down": gm and running and _heroes_down(visible),
         "budget": mod.turn_budget(state) if acting else None,
         **_spent(mod.spent(state) if acting else Spent()),
+        # On a linked scene the board decides cover and distance (issue 27): a player's form
+        # has no such fields, a GM's keeps them as an explicit override.
+        "on_board": loaded.board is not None,
+        "geometry_fields": gm or loaded.board is None,
     }
 
 

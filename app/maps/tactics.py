@@ -17,12 +17,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
 from app.campaigns.permissions import Action
+from app.encounters import board as fight
+from app.encounters.board import Snapshot
 from app.encounters.models import Participant
-from app.encounters.systems.protocol import AttackLine, RangeNote
+from app.encounters.systems.protocol import RangeNote
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.maps import service, sight
-from app.maps.models import Token
+from app.maps.models import Scene, Token
 from app.rules import grid as g
 
 #: The sides of an encounter a start area may be given for.
@@ -99,26 +101,31 @@ async def place_participants(
 # --- attacks chosen on the map --------------------------------------------------------------
 
 
-def _nearest(a: Token, b: Token) -> tuple[g.Cell, g.Cell]:
-    """The closest pair of cells of two tokens (larger tokens cover several)."""
-    pairs = [
-        (x, y) for x in g.footprint((a.x, a.y), a.size) for y in g.footprint((b.x, b.y), b.size)
-    ]
-    return min(pairs, key=lambda p: (g.distance(p[0], p[1], "one"), p))
+def _snapshot(scene: Scene, cells: frozenset[g.Cell] | None, seen: Sequence[Token]) -> Snapshot:
+    """The board as one viewer knows it (``cells`` ``None``: the GM, the true board): the
+    walls they see and the seen figures' tokens."""
+    return Snapshot(
+        sight.grid_seen(scene, cells),
+        {
+            str(t.participant_id): tuple(g.footprint((t.x, t.y), t.size))
+            for t in seen
+            if t.participant_id is not None
+        },
+    )
 
 
-def _between(
-    board: sight.Board, seen: Sequence[Token], a: g.Cell, b: g.Cell, skip: set[int]
-) -> list[Token]:
-    """The seen figures' tokens the line from ``a`` to ``b`` passes, nearest ``a`` first."""
-    out: list[Token] = []
-    for cell in g.cells_on_line(a, b):
-        for t in seen:
-            if t.id in skip or t.participant_id is None or t in out:
-                continue
-            if cell in g.footprint((t.x, t.y), t.size):
-                out.append(t)
-    return out
+async def fight_board(session: AsyncSession, encounter_id: int) -> Snapshot | None:
+    """The true board of the scene linked to the encounter, for its attacks (issue 27)."""
+    scene = await session.scalar(
+        select(Scene).where(Scene.encounter_id == encounter_id).order_by(Scene.id).limit(1)
+    )
+    if scene is None:
+        return None
+    tokens = await session.scalars(select(Token).where(Token.scene_id == scene.id))
+    return _snapshot(scene, None, list(tokens.all()))
+
+
+fight.SOURCES.append(fight_board)
 
 
 def _fighter(tokens: Mapping[int, Token], pid: int, field: str) -> Token:
@@ -142,7 +149,8 @@ async def attack_line(
     cells = None if viewer.is_gm else board.cells_for(viewer.user_id)
     seen = [t for t in board.tokens if viewer.is_gm or board.sees_in(t, cells)]
     tokens = {t.participant_id: t for t in seen if t.participant_id is not None}
-    mine, theirs = _fighter(tokens, attacker, "attacker"), _fighter(tokens, target, "target")
+    mine = _fighter(tokens, attacker, "attacker")
+    _fighter(tokens, target, "target")
     if not viewer.is_gm and not board.controls(viewer, mine):
         raise ValidationFailed({"attacker": _("This is not your figure.")})
     figures = board.state.get("figures", {})
@@ -150,22 +158,16 @@ async def attack_line(
         raise ValidationFailed({"attacker": _("The scene's fight is not running.")})
     if attacker == target:
         raise ValidationFailed({"target": _("A figure cannot attack itself.")})
-    a, b = _nearest(mine, theirs)
-    blocked, lines = g.cover_lines(sight.grid_seen(opened.scene, cells), a, b)
-    on_line = _between(board, seen, a, b, {mine.id, theirs.id})
+    known = _snapshot(opened.scene, cells, seen)
+    a, b = fight.nearest(known.cells[str(attacker)], known.cells[str(target)])
     metric = opened.rules.metric
-    n = g.distance(a, b, metric.diagonal)
-    line = AttackLine(
-        Fraction(n) * metric.per_cell,
-        n,
-        blocked,
-        lines,
-        tuple(str(t.participant_id) for t in on_line),
-    )
+    line = fight.measure(known, str(attacker), str(target), metric)
+    assert line is not None  # both have a seen token (_fighter)
+    blocked, lines = line.wall_blocked, line.wall_lines
     found = opened.rules.map_attack(board.state, str(attacker), str(target), line)
-    cover_token = next((t.id for t in on_line if str(t.participant_id) == found.covering), None)
+    cover_token = next((t.id for t in seen if str(t.participant_id) == found.covering), None)
     return {
-        "distance": float(line.distance), "unit": metric.unit, "cells": n,
+        "distance": float(line.distance), "unit": metric.unit, "cells": line.cells,
         "line": [list(c) for c in g.cells_on_line(a, b)],
         "wall": {"blocked": blocked, "lines": lines},
         "ranges": [{"label": r.label, "modifier": r.modifier, "in_range": r.modifier is not None}

@@ -1,7 +1,7 @@
 """Attacks from the map (issue 15): the GM links the fight and so places its figures; a
 player on a 390 px phone taps a goblin's token on the combat page, and the attack form's
-target and the cover the server suggests (another goblin on the line: three-quarter cover,
-that goblin as living cover) are filled in and marked as a suggestion. Then he moves
+target is set, the distance shown and the goblin on the line (living cover, which the
+server applies itself on a linked scene) outlined. Then he moves
 through a waypoint by tapping, and the GM moves a goblin through one by keyboard."""
 
 from __future__ import annotations
@@ -92,14 +92,12 @@ def test_a_player_taps_a_goblin_and_the_attack_form_is_filled(setup: Setup) -> N
     target = tokens[s.pids["Goblin 1"]]["id"]
     token(bob, target).tap()
     expect(bob.locator("#attack-target")).to_have_value(str(s.pids["Goblin 1"]))
-    expect(bob.locator("#attack-cover")).to_have_value("three_quarter")
-    expect(bob.locator("#attack-covering")).to_have_value(str(s.pids["Goblin 2"]))
-    expect(bob.locator("#attack-cover")).to_have_class("map-suggested")
-    expect(bob.locator("details.cover")).to_have_attribute("open", "")
+    # On a linked scene the server decides the cover (issue 27): the player's form has no
+    # cover fields, the note gives the distance, the covering goblin is outlined.
+    expect(bob.locator("#attack-cover")).to_have_count(0)
+    expect(bob.get_by_text("Entfernung und Deckung ergeben sich aus dem Plan.")).to_be_visible()
     note = bob.locator("#map-aim")
     expect(note).to_contain_text("Entfernung 8 Schritt")
-    expect(note).to_contain_text("Deckung laut Plan vorgeschlagen")
-    expect(note).to_contain_text("Goblin 2")
     covering = token(bob, tokens[s.pids["Goblin 2"]]["id"])
     expect(covering).to_have_class(re.compile(r"(^| )map-covering( |$)"))
     width = bob.evaluate("document.documentElement.scrollWidth")

@@ -11,7 +11,7 @@ that kind; an attack's Immersieg is logged as a line of its own (the target roll
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
@@ -580,11 +580,23 @@ class Ds4Rules(Common):
         metres = float(line.distance)
         return MapAttack(
             (
-                RangeNote("Schlagen", 0 if ds4_combat.melee_reaches(metres) else None),
+                RangeNote(
+                    "Schlagen",
+                    0 if ds4_combat.melee_reaches(metres) else None,
+                    ds4_combat.MELEE_REACH_M,
+                ),
                 RangeNote("Schießen / Zielzauber", ds4_combat.distance_modifier(metres)),
             ),
             {"distance": _metres(line.distance)},
         )
+
+    def attack_range(
+        self, state: State, attacker: str, params: Mapping[str, Any], found: MapAttack
+    ) -> RangeNote | None:
+        """Schlagen needs an adjacent target; Schießen and Zielzauber have their distance
+        modifier and no limit (ds4.md)."""
+        melee = str(params.get("kind", "schlagen")) == "schlagen"
+        return found.ranges[0] if melee else found.ranges[1]
 
 
 def _metres(value: Fraction) -> str:

@@ -8,7 +8,7 @@ Zehrend and Sterben (``end_of_round``), Zielen, Kampfmanöver, Moral, shaking of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
@@ -58,7 +58,7 @@ from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
 from app.rules.hh.conditions import zehrend
 from app.rules.hh.cover import living_cover, suggest_cover, wall_cover
-from app.rules.hh.grid import blockade_triggers, threat_zone, weapon_reaches
+from app.rules.hh.grid import MELEE_REACH, blockade_triggers, threat_zone, weapon_reaches
 from app.rules.hh.initiative import handlung_left
 from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
 from app.rules.hh.modifiers import Breakdown, breakdown
@@ -1323,8 +1323,16 @@ class HhRules(Common):
         cover, covering = suggest_cover(
             wall_cover(line.wall_blocked, line.wall_lines), between, t.size
         )
-        note = RangeNote(str(weapon.get("name") or "Waffe"), 0 if reach else None)
+        limit = weapon.get("range") if weapon.get("ranged") else MELEE_REACH
+        note = RangeNote(str(weapon.get("name") or "Waffe"), 0 if reach else None, limit)
         return MapAttack((note,), {"cover": cover, "covering": covering}, cover, covering)
+
+    def attack_range(
+        self, state: State, attacker: str, params: Mapping[str, Any], found: MapAttack
+    ) -> RangeNote | None:
+        """An H&H attack is made with the figure's one weapon: its Reichweite (a melee
+        weapon the Nahkampfreichweite, hh.md §6.6)."""
+        return found.ranges[0] if found.ranges else None
 
     def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
         """The Gefährdungsbereich: every square within 1 Schritt of the figure's squares

@@ -15,7 +15,7 @@ Genesungswurf and it dies at Sterbend 4 − Todgeweiht; monsters die at 0 TP.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
@@ -914,18 +914,26 @@ class Pf2eRules(Common):
             name = str(strike.get("name") or "Angriff")
             if not strike.get("fernkampf"):
                 reach = float(strike.get("reichweite") or 0) or None
-                notes.append(
-                    RangeNote(name, 0 if pf2e_attacks.melee_reaches(metres, reach) else None)
-                )
+                reaches = pf2e_attacks.melee_reaches(metres, reach)
+                limit = reach or pf2e_attacks.MELEE_REACH_M
+                notes.append(RangeNote(name, 0 if reaches else None, limit))
                 continue
+            increment = float(strike.get("entfernung") or 0) or 1.5
             try:
-                penalty: int | None = pf2e_attacks.range_penalty(
-                    metres, float(strike.get("entfernung") or 0) or 1.5
-                )
+                penalty: int | None = pf2e_attacks.range_penalty(metres, increment)
             except pf2e.OutOfRange:
                 penalty = None
-            notes.append(RangeNote(name, penalty))
+            notes.append(RangeNote(name, penalty, 6 * increment))
         return MapAttack(tuple(notes), {"distance": f"{metres:g}"})
+
+    def attack_range(
+        self, state: State, attacker: str, params: Mapping[str, Any], found: MapAttack
+    ) -> RangeNote | None:
+        """The posted Strike's: its reach, or its range increments up to the sixth."""
+        try:
+            return found.ranges[int(params.get("strike", 0))]
+        except (IndexError, ValueError):
+            return None
 
     def movement_allowance(
         self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]

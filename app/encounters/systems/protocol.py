@@ -64,10 +64,12 @@ class AttackLine:
 @dataclass(frozen=True, slots=True)
 class RangeNote:
     """Whether a weapon or attack reaches the target: ``modifier`` the range modifier,
-    ``None`` out of range."""
+    ``None`` out of range; ``reach`` how far it reaches in the system's unit (``None``:
+    no limit), for a refusal's message."""
 
     label: str
     modifier: int | None
+    reach: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +292,12 @@ class CombatRules(Protocol):
     def map_attack(self, state: State, attacker: str, target: str, line: AttackLine) -> MapAttack:
         """Range and cover of an attack from ``attacker`` on ``target`` over ``line``, as the
         system's engine decides them (a suggestion the GM confirms in the attack form)."""
+
+    def attack_range(
+        self, state: State, attacker: str, params: Mapping[str, Any], found: MapAttack
+    ) -> RangeNote | None:
+        """Of ``found``'s ranges the one the attack posted with ``params`` uses (its weapon,
+        kind or Strike); ``None`` where it has no limit (docs/rules/, issue 27)."""
 
     def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
         """The cells the figure on ``cells`` threatens (H&H: its Gefährdungsbereich; ``[]``
