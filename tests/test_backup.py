@@ -115,6 +115,9 @@ async def _fill_talk(table: Table, base: str) -> None:
     scene = f"{base}/scenes/{r.json()['id']}"
     r = await table.gm.post(f"{scene}/tokens", json={"x": 1, "y": 1, "label": "Kiste"})
     assert r.status_code == 201, r.text
+    face = {"file": ("kiste.png", _png(), "image/png")}
+    r = await table.gm.put(f"{scene}/tokens/{r.json()['id']}/portrait", files=face)
+    assert r.status_code == 200, r.text
     r = await table.gm.put(f"{scene}/background", files={"file": ("k.png", _png(), "image/png")})
     assert r.status_code == 200, r.text
 

@@ -156,12 +156,8 @@ def _combat_map_html(context: Mapping[str, Any]) -> str:
     return render("maps/_region.html", **context["map"], on_combat_page=True)
 
 
-#: A combat action: the board on the combat page is drawn anew (whose turn, health).
-COMBAT = types.Combat.TYPE
-
-
 def _combat_reacts(key: CombatPage, event: VisibleEvent) -> bool:
-    return event.type in BOARD_EVENTS or event.type in (MOVED, POINTER, COMBAT)
+    return event.type in BOARD_EVENTS or event.type in (MOVED, POINTER)
 
 
 async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
@@ -171,10 +167,9 @@ async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
     mine: Sequence[VisibleEvent] = [e for e in batch.events if scene_of(e) == scene_id]
     out = [Outgoing(e.seq, "map", pointer_html(e)) for e in mine if e.type == POINTER]
     out += [Outgoing(e.seq, "map", moved_html(e)) for e in mine if e.type == MOVED]
-    boards = [e for e in mine if redraws(e)] + [e for e in batch.events if e.type == COMBAT]
+    boards = [e for e in mine if redraws(e)]
     if boards and shown is not None:
-        last = max(e.seq for e in boards)
-        out.append(Outgoing(last, "map", board_html({"map": shown})))
+        out.append(Outgoing(boards[-1].seq, "map", board_html({"map": shown})))
     return sorted(out, key=lambda m: m.seq)
 
 

@@ -84,7 +84,9 @@ async def test_strike_stride_stride_then_nothing_is_left(
     fight, move, valeros, goblin = await _linked_scene(make_client, app)
     player = fight.players[0]
     script(app, 2, 1)  # a miss: the goblin stays up
-    await fight.act(player, "attack", attacker=valeros, target=goblin, strike=0)
+    # The goblin stands far off: the GM's override keeps the Strike off the board's reach.
+    await fight.act(fight.gm, "attack", attacker=valeros, target=goblin, strike=0,
+                    override_geometry=True)  # fmt: skip
     # A Stride longer than the Speed is refused as before, and costs no action.
     r = await player.post(move, json={"to": [6, 0]})
     assert r.status_code == 422 and "5" in r.json()["errors"]["to"], r.text
@@ -95,8 +97,9 @@ async def test_strike_stride_stride_then_nothing_is_left(
     r = await player.post(move, json={"to": [5, 0]})
     assert r.status_code == 422 and r.json()["errors"]["to"] == REFUSED, r.text
     script(app, 20, 6)
-    r = await player.post(
-        f"{fight.base}/actions/attack", json={"attacker": valeros, "target": goblin, "strike": 0}
+    r = await fight.gm.post(
+        f"{fight.base}/actions/attack",
+        json={"attacker": valeros, "target": goblin, "strike": 0, "override_geometry": True},
     )
     assert r.status_code == 422 and "Strike kostet 1 Aktion(en)" in r.text, r.text
     assert await _where(fight, move) == (4, 0)

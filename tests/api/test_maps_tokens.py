@@ -12,10 +12,7 @@ from fastapi import FastAPI
 from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 
-from app.encounters.live import COMBAT_PAGE, CombatPage
-from tests.api.regions import element, last_seq, pushed, viewer
 from tests.api.test_maps import ALRIK, base, get, new_scene
-from tests.api.test_maps_live import same
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import Fight, add_character, make_fight, script
 
@@ -118,30 +115,6 @@ async def test_the_token_list_names_side_number_and_status_for_a_player(
     assert (
         "15/20 LP" in items and " LP" not in items.split("Goblin 1</strong>")[1].split("</li>")[0]
     )
-
-
-async def test_a_combat_action_redraws_the_board_on_the_combat_page(
-    make_client: ClientFactory, app: FastAPI
-) -> None:
-    """The Goblin's wound and the next turn reach the board of an open combat page."""
-    fight, url = await _goblin_fight(make_client, app)
-    cid, player = fight.campaign_id, fight.players[0]
-    before = await last_seq(app, cid)
-    view = await fight.view(fight.gm)
-    goblin = fight.pid(view, "Goblin 1")
-    await fight.act(fight.gm, "adjust", participant=goblin, delta=-8, reason="Stein")
-    page_url = f"/campaigns/{cid}/encounters/{fight.encounter_id}"
-    html = (await player.get(page_url)).text
-    seen_by = viewer(fight.ids["p0"], "marksp0hh", "player")
-    out = await pushed(app, COMBAT_PAGE, CombatPage(cid, fight.encounter_id), seen_by, cid, before)
-    joined = "\n".join(m.data for m in out)
-    same(joined, html, "map-board")
-    same(joined, html, "map-list")
-    board = element(joined, "map-board")
-    gm_view = (await get(fight.gm, url))["tokens"]
-    exact = next(t for t in gm_view if t["participant_id"] == int(goblin))["health"]
-    assert f'data-status="{exact["status"]}"' in board  # the wound, as a status
-    assert exact["points"].split("/")[1] not in board  # never the Goblin's LP
 
 
 async def test_a_portrait_is_reencoded_and_served_only_to_who_sees_the_token(
