@@ -88,6 +88,18 @@ class ViewModelEnvironment(Environment):
         return super().getattr(obj, attribute)
 
 
+def _in_locale(translate: Callable[[str], str]) -> Callable[..., str]:
+    """A filter that depends on the reader's language. Taking the context keeps Jinja from
+    evaluating it once when it compiles a template (``{{ "2W10+3"|dice }}`` would otherwise
+    stay in the language of the first render)."""
+
+    @pass_context
+    def run(_context: Context, text: str) -> str:
+        return translate(text)
+
+    return run
+
+
 def build_environment() -> Environment:
     env = ViewModelEnvironment(
         loader=FileSystemLoader(TEMPLATE_DIR),
@@ -105,8 +117,8 @@ def build_environment() -> Environment:
     env.globals["_"] = _gettext_markup  # every template autoescapes (select_autoescape)
     env.filters["datetime"] = _datetime
     env.filters["isotime"] = _isotime
-    env.filters["dice"] = i18n.dice_notation
-    env.filters["rule_text"] = i18n.rule_text
+    env.filters["dice"] = _in_locale(i18n.dice_notation)
+    env.filters["rule_text"] = _in_locale(i18n.rule_text)
     env.globals["role_label"] = role_label
     env.globals["slot"] = _slot
     env.globals["static_url"] = static_url
