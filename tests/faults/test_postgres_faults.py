@@ -221,8 +221,8 @@ async def test_a_client_that_never_reads_is_dropped_and_slows_nobody(
     # (the kernel's send buffer alone grows to 4 MB).
     cluster.execute(
         fault_db,
-        "INSERT INTO campaign_event (campaign_id, seq, type, visibility, payload, created_at) "
-        f"SELECT {table.campaign_id}, c.last_seq + g, 'note', 'public', "
+        "INSERT INTO campaign_event (campaign_id, seq, type, audience, payload, created_at) "
+        f"SELECT {table.campaign_id}, c.last_seq + g, 'note', '{{\"v\": \"public\"}}', "
         f"json_build_object('text', repeat('x', {PADDING})), now() "
         f"FROM campaign c, generate_series(1, {PADDED}) AS g WHERE c.id = {table.campaign_id}; "
         f"UPDATE campaign SET last_seq = last_seq + {PADDED} WHERE id = {table.campaign_id}",

@@ -170,7 +170,12 @@ async def test_three_hosts_one_dies_then_nats_restarts(
     database_url: str, nats_server: NatsServer, network: Network, tmp_path: Path
 ) -> None:
     backends = _backends(database_url, nats_server, network.gateway)
-    env = {"TAFELRUNDE_NATS_URL": backends.nats_url}
+    # 20 viewers of one user on each host: the per-user stream cap is raised out of reach.
+    env = {
+        "TAFELRUNDE_NATS_URL": backends.nats_url,
+        "TAFELRUNDE_STREAMS_PER_USER": "1000",
+        "TAFELRUNDE_STREAMS_PER_CREDENTIAL": "1000",
+    }
     places = list(zip(network.addresses, network.prefixes, strict=True))
     hosts: list[AppProcess] = []
 
