@@ -198,7 +198,7 @@ class LiveServer:
             cwd=ROOT,
             env=env,
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # a busy CI machine (imports, migrations) is slow
         while time.monotonic() < deadline:
             try:
                 if httpx.get(self.url + "/login", timeout=1).status_code == 200:

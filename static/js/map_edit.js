@@ -1,15 +1,21 @@
 // The GM's scene editor (templates/maps/_editor.html): draws over the forms that work
 // without JavaScript and keeps them in step. Tap (click) a cell edge for a wall or a door,
-// a cell for difficult terrain or a start cell; keyboard: arrow keys move a cursor, Shift +
-// arrow acts on that side's edge, Space on the cell. «Save walls» PUTs the whole set with
-// the version read; a stale one (409) loads the current walls and says so. The grid fields
-// preview the alignment on the background as they change. Nothing here touches the board.
+// a cell for difficult terrain or a start cell; drag from one grid point to another for a
+// straight wall along the grid lines (the longer axis wins), drag over cells to paint
+// terrain or start cells like a brush (the first cell decides: paint or erase); «Undo» (or
+// Ctrl+Z) takes back the last edit; the «Pan» mode lets a finger scroll the editor instead.
+// Keyboard: arrow keys move a cursor, Shift + arrow acts on that side's edge, Space on the
+// cell. «Save walls» PUTs the whole set with the version read; a stale one (409) loads the
+// current walls and says so. The grid fields preview the alignment on the background as
+// they change. Nothing here touches the board.
 (function () {
   "use strict";
   var CELL = 64; // px per cell: the nearest-edge target of an edge is 64 px across (≥ 44)
   var NS = "http://www.w3.org/2000/svg";
   var SIDES = ["abenteurer", "gegner", "neutral"];
-  var MODE_KEYS = { w: "wall", d: "door", t: "difficult", "1": "abenteurer", "2": "gegner", "3": "neutral" };
+  var MODE_KEYS = { w: "wall", d: "door", t: "difficult", p: "pan", "1": "abenteurer", "2": "gegner", "3": "neutral" };
+  var DRAG = 0.5; // cells a pointer must travel before a press is a drag, not a tap
+  var UNDO_MAX = 100;
   var root = document.getElementById("map-edit");
   if (!root) { return; }
   var cols = parseInt(root.getAttribute("data-cols"), 10);
@@ -20,7 +26,9 @@
   var areas = { abenteurer: {}, gegner: {}, neutral: {} };
   var mode = "wall";
   var cursor = [0, 0];
-  var svg, layer, image, cursorRect;
+  var svg, layer, image, cursorRect, wallPreview;
+  var history = []; // snapshots before each edit, for «Undo»
+  var press = null; // the pointer pressed on the editor: {id, x, y, drag, paint, seen}
 
   function $(id) { return document.getElementById(id); }
   function label(name) { return root.getAttribute("data-l-" + name) || ""; }
@@ -73,6 +81,25 @@
     });
   }
 
+  // --- undo ------------------------------------------------------------------------------
+  function snapshot() {
+    return JSON.stringify({ walls: walls, doors: doors, difficult: difficult, areas: areas });
+  }
+  function remember() {
+    history.push(snapshot());
+    if (history.length > UNDO_MAX) { history.shift(); }
+    undoButton().disabled = false;
+  }
+  function undoButton() { return root.querySelector("[data-edit-undo]"); }
+  function undo() {
+    if (!history.length) { return; }
+    var state = JSON.parse(history.pop());
+    walls = state.walls; doors = state.doors; difficult = state.difficult; areas = state.areas;
+    undoButton().disabled = history.length === 0;
+    say(label("undone") + " " + root.getAttribute("data-unsaved"));
+    write(); draw();
+  }
+
   // --- drawing -----------------------------------------------------------------------------
   function el(name, attrs, parent) {
     var e = document.createElementNS(NS, name);
@@ -95,7 +122,11 @@
     el("path", { "class": "map-grid", d: d }, svg);
     layer = el("g", {}, svg);
     cursorRect = el("rect", { "class": "map-cursor", x: 0, y: 0, width: 1, height: 1, visibility: "hidden" }, svg);
-    svg.addEventListener("click", onClick);
+    wallPreview = el("line", { "class": "map-wall-preview", x1: 0, y1: 0, x2: 0, y2: 0, visibility: "hidden" }, svg);
+    svg.addEventListener("pointerdown", onDown);
+    svg.addEventListener("pointermove", onMove);
+    svg.addEventListener("pointerup", onUp);
+    svg.addEventListener("pointercancel", function () { press = null; showPreview(null); });
     viewport.addEventListener("keydown", onKey);
     viewport.addEventListener("focus", function () { showCursor(true); });
     viewport.addEventListener("blur", function () { showCursor(false); });
@@ -131,6 +162,7 @@
   // --- editing -----------------------------------------------------------------------------
   function edgeAction(key) {
     var what;
+    remember();
     if (mode === "door") {
       if (!(key in doors)) { doors[key] = false; delete walls[key]; what = "door"; }
       else if (!doors[key]) { doors[key] = true; what = "open"; }
@@ -139,9 +171,11 @@
     else { walls[key] = true; delete doors[key]; what = "wall"; }
     changed(label(what), key);
   }
-  function cellAction(x, y) {
-    var key = x + "," + y, set = mode === "difficult" ? difficult : areas[mode];
-    var on = !set[key];
+  function cellSet() { return mode === "difficult" ? difficult : areas[mode]; }
+  function cellAction(x, y, paint) {
+    var key = x + "," + y, set = cellSet();
+    var on = paint === undefined ? !set[key] : paint;
+    if (paint === undefined) { remember(); }
     if (on) { set[key] = true; } else { delete set[key]; }
     var what = mode === "difficult" ? (on ? "difficult" : "plain") : (on ? "start" : "nostart");
     say(label(what) + ": " + at(x + 1, y + 1) + ". " + root.getAttribute("data-unsaved"));
@@ -154,12 +188,82 @@
     write(); draw();
   }
   function edgeMode() { return mode === "wall" || mode === "door"; }
+  function cellMode() { return mode === "difficult" || SIDES.indexOf(mode) >= 0; }
 
-  function onClick(evt) {
+  // --- pointer: a tap acts like a click; a drag draws a straight wall or paints cells -----
+  function gridPoint(evt) {
     var r = svg.getBoundingClientRect();
-    var fx = (evt.clientX - r.left) / r.width * cols, fy = (evt.clientY - r.top) / r.height * rows;
-    if (fx < 0 || fy < 0 || fx > cols || fy > rows) { return; }
-    if (!edgeMode()) {
+    return [(evt.clientX - r.left) / r.width * cols, (evt.clientY - r.top) / r.height * rows];
+  }
+  function cellAt(p) {
+    return [Math.max(0, Math.min(cols - 1, Math.floor(p[0]))), Math.max(0, Math.min(rows - 1, Math.floor(p[1])))];
+  }
+  function inside(p) { return p[0] >= 0 && p[1] >= 0 && p[0] <= cols && p[1] <= rows; }
+  function onDown(evt) {
+    if (mode === "pan" || evt.button > 0) { return; }
+    var p = gridPoint(evt);
+    if (!inside(p)) { return; }
+    press = { id: evt.pointerId, start: p, drag: false, paint: null, seen: {} };
+    svg.setPointerCapture(evt.pointerId);
+  }
+  function onMove(evt) {
+    if (!press || evt.pointerId !== press.id) { return; }
+    var p = gridPoint(evt);
+    if (!press.drag && Math.abs(p[0] - press.start[0]) + Math.abs(p[1] - press.start[1]) < DRAG) { return; }
+    if (!press.drag) { press.drag = true; startDrag(); }
+    if (mode === "wall") { showPreview(straight(press.start, p)); }
+    else if (cellMode()) { paintAt(cellAt(p)); }
+  }
+  function onUp(evt) {
+    if (!press || evt.pointerId !== press.id) { return; }
+    var done = press;
+    press = null;
+    showPreview(null);
+    if (!done.drag) { onTap(done.start); return; }
+    if (mode === "wall") { wallAlong(straight(done.start, gridPoint(evt))); }
+  }
+  function startDrag() {
+    if (cellMode()) {
+      var first = cellAt(press.start), set = cellSet();
+      remember();
+      press.paint = !set[first[0] + "," + first[1]];
+      paintAt(first);
+    }
+  }
+  function paintAt(cell) {
+    var key = cell[0] + "," + cell[1];
+    if (press.seen[key]) { return; }
+    press.seen[key] = true;
+    cellAction(cell[0], cell[1], press.paint);
+  }
+  // The straight segment from the grid point nearest the press along the longer axis of the
+  // drag: [x1, y1, x2, y2] with x1 == x2 or y1 == y2, clamped to the scene.
+  function straight(a, b) {
+    var x1 = Math.round(a[0]), y1 = Math.round(a[1]);
+    var x2 = Math.round(b[0]), y2 = Math.round(b[1]);
+    if (Math.abs(x2 - x1) >= Math.abs(y2 - y1)) { y2 = y1; } else { x2 = x1; }
+    function cx(v) { return Math.max(0, Math.min(cols, v)); }
+    function cy(v) { return Math.max(0, Math.min(rows, v)); }
+    return [cx(x1), cy(y1), cx(x2), cy(y2)];
+  }
+  function showPreview(seg) {
+    if (!seg) { wallPreview.setAttribute("visibility", "hidden"); return; }
+    wallPreview.setAttribute("x1", seg[0]); wallPreview.setAttribute("y1", seg[1]);
+    wallPreview.setAttribute("x2", seg[2]); wallPreview.setAttribute("y2", seg[3]);
+    wallPreview.setAttribute("visibility", "visible");
+  }
+  function wallAlong(seg) {
+    var keys = unitEdges(seg);
+    if (!keys.length) { return; }
+    remember();
+    keys.forEach(function (k) { walls[k] = true; delete doors[k]; });
+    say(label("wall") + ": " + at(seg[0], seg[1]) + " – " + at(seg[2], seg[3]) + ". " + root.getAttribute("data-unsaved"));
+    write(); draw();
+  }
+
+  function onTap(p) {
+    var fx = p[0], fy = p[1];
+    if (cellMode()) {
       cellAction(Math.min(cols - 1, Math.floor(fx)), Math.min(rows - 1, Math.floor(fy)));
       return;
     }
@@ -174,7 +278,9 @@
   var ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
   function onKey(evt) {
     var step = ARROWS[evt.key], key = evt.key.toLowerCase();
-    if (step && evt.shiftKey) {
+    if (key === "z" && (evt.ctrlKey || evt.metaKey)) {
+      undo();
+    } else if (step && evt.shiftKey) {
       var x = cursor[0], y = cursor[1];
       var edge = step[0] ? "v," + (x + (step[0] > 0 ? 1 : 0)) + "," + y : "h," + x + "," + (y + (step[1] > 0 ? 1 : 0));
       if (!edgeMode()) { setMode("wall"); }
@@ -182,7 +288,7 @@
     } else if (step) {
       cursor = [Math.max(0, Math.min(cols - 1, cursor[0] + step[0])), Math.max(0, Math.min(rows - 1, cursor[1] + step[1]))];
       say(at(cursor[0] + 1, cursor[1] + 1));
-    } else if ((evt.key === " " || evt.key === "Enter") && !edgeMode()) {
+    } else if ((evt.key === " " || evt.key === "Enter") && cellMode()) {
       cellAction(cursor[0], cursor[1]);
     } else if (MODE_KEYS[key] && !evt.ctrlKey && !evt.metaKey && !evt.altKey &&
                root.querySelector('[data-edit-mode="' + MODE_KEYS[key] + '"]')) {
@@ -193,6 +299,7 @@
   }
   function setMode(name) {
     mode = name;
+    svg.classList.toggle("map-edit-pan", name === "pan");
     root.querySelectorAll("[data-edit-mode]").forEach(function (b) {
       b.setAttribute("aria-pressed", b.getAttribute("data-edit-mode") === name ? "true" : "false");
     });
@@ -221,6 +328,8 @@
           var scene = r.ok ? data : data.scene;
           versions(scene.version);
           load(scene); write(); draw();
+          history = [];
+          undoButton().disabled = true;
           say(root.getAttribute(r.ok ? "data-saved" : "data-stale"));
           return;
         }
@@ -248,6 +357,7 @@
   root.querySelectorAll("[data-edit-mode]").forEach(function (b) {
     b.addEventListener("click", function () { setMode(b.getAttribute("data-edit-mode")); });
   });
+  undoButton().addEventListener("click", undo);
   $("map-walls-form").addEventListener("submit", save);
   ["grid-x", "grid-y", "grid-cell"].forEach(function (id) { $(id).addEventListener("input", preview); });
 }());

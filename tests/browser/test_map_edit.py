@@ -199,3 +199,70 @@ def _png() -> bytes:
     out = io.BytesIO()
     Image.new("RGB", (400, 250), (90, 140, 60)).save(out, format="PNG")
     return out.getvalue()
+
+
+def _drag(page: Page, svg: Locator, phone: bool, start: tuple[float, float],
+          end: tuple[float, float]) -> None:  # fmt: skip
+    """Drag over the editor from grid point ``start`` to ``end``: a finger (CDP touch events)
+    on the phone, the mouse on the desktop, in small steps as a hand would (touches outside
+    the viewport are dropped: the editor is scrolled into view first)."""
+    svg.scroll_into_view_if_needed()
+    box = svg.bounding_box()
+    assert box is not None
+    points = [
+        (box["x"] + (start[0] + (end[0] - start[0]) * i / 8) * CELL,
+         box["y"] + (start[1] + (end[1] - start[1]) * i / 8) * CELL)
+        for i in range(9)
+    ]  # fmt: skip
+    if not phone:
+        page.mouse.move(*points[0])
+        page.mouse.down()
+        for x, y in points[1:]:
+            page.mouse.move(x, y)
+        page.mouse.up()
+        return
+    cdp = page.context.new_cdp_session(page)
+    for kind, (x, y) in [("touchStart", points[0])] + [("touchMove", p) for p in points[1:]]:
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+@pytest.mark.parametrize("phone", [True, False], ids=["phone", "desktop"])
+def test_gm_drags_a_straight_wall_paints_terrain_and_undoes_an_edit(
+    browser: Browser, base_url: str, phone: bool
+) -> None:
+    gm = _gm(browser, base_url, phone)
+    api, url = _scene(gm)
+    page = gm.new_page()
+    page.goto(url)
+    editor = page.locator("#map-edit")
+    svg = editor.locator(".map-edit-svg")
+    # A drag from near grid point (1, 1) to near (1, 4), a little off the line: one straight
+    # wall of three unit edges along x = 1; the page does not scroll meanwhile.
+    svg.scroll_into_view_if_needed()
+    scrolled = page.evaluate("window.scrollY")
+    _drag(page, svg, phone, (1.1, 0.9), (1.3, 4.2))
+    expect(svg.locator("line.map-wall")).to_have_count(3)
+    assert page.evaluate("window.scrollY") == scrolled
+    # Terrain: a drag over three cells of row 2 paints them; undo takes the painting back,
+    # and a second undo the wall.
+    editor.get_by_role("button", name="(T)").click()
+    _drag(page, svg, phone, (3.5, 2.5), (5.5, 2.5))
+    expect(svg.locator("rect.map-difficult")).to_have_count(3)
+    undo = editor.get_by_role("button", name="(Ctrl+Z)")
+    undo.click()
+    expect(svg.locator("rect.map-difficult")).to_have_count(0)
+    expect(svg.locator("line.map-wall")).to_have_count(3)
+    _drag(page, svg, phone, (3.5, 2.5), (5.5, 2.5))
+    editor.get_by_role("button", name="Wände speichern").click()
+    expect(editor.locator("#map-edit-status")).to_have_text(
+        editor.get_attribute("data-saved") or ""
+    )
+    scene = ok(gm.request.get(api))
+    assert scene["walls"] == [[1, 1, 1, 4]] or sorted(scene["walls"]) == [
+        [1, 1, 1, 2], [1, 2, 1, 3], [1, 3, 1, 4],
+    ]  # fmt: skip
+    assert sorted(scene["difficult"]) == [[3, 2], [4, 2], [5, 2]]
+    expect(undo).to_be_disabled()  # a save starts a new history
+    gm.close()
