@@ -1,0 +1,289 @@
+"""The game-night benchmark (issue 29): N groups of five play a scripted evening at fixed rates.
+
+    .venv/bin/python -m bench.game_night --pg postgresql://postgres@127.0.0.1 --groups 10
+
+Each group is a campaign with a GM and four players in a running H&H fight (four heroes, four
+goblins), and every one of the five follows the campaign's live stream (the JSON event
+stream, ``/api/v1/campaigns/{id}/events``: every event as that person may see it). For
+``--minutes`` the load generator plays, open loop (each action at its scheduled instant, a
+slow server cannot slow the offered load), with a random phase per person:
+
+- per player a roll every 10 s;
+- per group a combat step every 4 s — the four players' «a move or combat step every 20 s»
+  and the GM running the monsters (one request each: attack, answer, heal, next turn, as
+  ``bench/combat_live.py`` plays them, in order, one group's steps one after another);
+- per person a chat line every 30 s;
+- per person a page load every 60 s (the combat view, ``GET …/encounters/{id}``).
+
+Figures (the last line of output is one JSON object):
+
+- **groups per core** = 1 ÷ (server CPU seconds per group-second), the load generator's CPU
+  excluded (``/proc/<pid>/stat`` of the server process only);
+- **action → every screen**: for each roll and chat line, from its scheduled instant to the
+  arrival at each of the group's five streams (p50 / p99 of deliveries) and to the *last* of
+  the five (p99 of actions); lost or duplicated deliveries are counted;
+- the **baseline** at the same load, in the same run: the bare Starlette + psycopg app
+  (``bench/baseline_app.py``: INSERT + NOTIFY + SSE fan-out) posting the same rolls per
+  second to as many campaigns with five viewers each; the ratio p99 (service) ÷ p99
+  (baseline) is the issue's «p99 within 2× the baseline's».
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench import combat_live, loadgen  # noqa: E402
+from bench.combat_live import Fight, Runner, _h, _view, build  # noqa: E402
+from bench.run import quiesce, raise_nofile, start_servers  # noqa: E402
+
+ROLL_EVERY = 10.0  # s, per player
+STEP_EVERY = 4.0  # s, per group (4 players every 20 s, plus the GM's monsters)
+CHAT_EVERY = 30.0  # s, per person
+PAGE_EVERY = 60.0  # s, per person
+PEOPLE = 5
+
+
+@dataclass
+class Stream:
+    """One person's live stream: when each ``seq`` arrived."""
+
+    token: str
+    arrived: dict[int, float] = field(default_factory=dict)
+    duplicates: int = 0
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    error: str | None = None
+
+
+@dataclass
+class Group:
+    fight: Fight
+    runner: Runner
+    streams: list[Stream]
+    #: ``seq`` of each roll or chat line → its scheduled instant.
+    sent: dict[int, float] = field(default_factory=dict)
+    errors: int = 0
+    steps: int = 0
+    pages: int = 0
+    step_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def people(self) -> list[str]:
+        return [self.fight.gm, *self.fight.players]
+
+
+async def _follow(http: aiohttp.ClientSession, url: str, s: Stream) -> None:
+    try:
+        async with http.get(url, headers=_h(s.token), timeout=loadgen.NO_TIMEOUT) as resp:
+            s.connected.set()
+            assert resp.status == 200, resp.status
+            ev_id: str | None = None
+            async for raw in resp.content:
+                line = raw.rstrip(b"\r\n")
+                if not line:
+                    if ev_id is not None:
+                        seq = int(ev_id)
+                        if seq in s.arrived:
+                            s.duplicates += 1
+                        s.arrived.setdefault(seq, time.monotonic())
+                    ev_id = None
+                elif line.startswith(b"id:"):
+                    ev_id = line[3:].strip().decode()
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # reported as an error of the run
+        s.error = repr(exc)
+        s.connected.set()
+
+
+async def _groups(http: aiohttp.ClientSession, base: str, pg: str, n: int) -> list[Group]:
+    out = []
+    for i in range(n):
+        fight = await build(http, base, pg, 4, 4, 0)
+        view = await _view(http, fight)
+        runner = Runner(http, fight, random.Random(i), view)
+        streams = [Stream(t) for t in (fight.gm, *fight.players)]
+        out.append(Group(fight, runner, streams))
+    return out
+
+
+def _schedule(
+    groups: list[Group], minutes: float, rng: random.Random
+) -> list[tuple[float, str, int, int]]:
+    """Every action of the evening: (offset s, kind, group, person), sorted by offset."""
+    end = minutes * 60
+    plan: list[tuple[float, str, int, int]] = []
+
+    def every(period: float, kind: str, g: int, person: int) -> None:
+        t = rng.uniform(0, period)
+        while t < end:
+            plan.append((t, kind, g, person))
+            t += period
+
+    for g in range(len(groups)):
+        every(STEP_EVERY, "step", g, 0)
+        for person in range(PEOPLE):
+            every(CHAT_EVERY, "chat", g, person)
+            every(PAGE_EVERY, "page", g, person)
+            if person:
+                every(ROLL_EVERY, "roll", g, person)
+    return sorted(plan)
+
+
+async def _act(
+    http: aiohttp.ClientSession, group: Group, kind: str, person: int, when: float
+) -> None:
+    fight, token = group.fight, group.people[person]
+    camp = f"{fight.base}/api/v1/campaigns/{fight.cid}"
+    try:
+        if kind == "step":
+            async with group.step_lock:  # a fight is played one step after another
+                await group.runner.step()
+            group.steps += 1
+            return
+        if kind == "page":
+            async with http.get(fight.api, headers=_h(token)) as r:
+                await r.read()
+                group.pages += r.status == 200
+                group.errors += r.status != 200
+            return
+        url, body = (
+            (f"{camp}/rolls", {"expression": "1d20+3", "label": "Probe", "visibility": "public"})
+            if kind == "roll"
+            else (f"{camp}/messages", {"text": f"Weiter so! {person}"})
+        )
+        async with http.post(url, json=body, headers=_h(token)) as r:
+            if r.status != 201:
+                group.errors += 1
+                return
+            group.sent[int((await r.json())["event_id"])] = when
+    except Exception:
+        group.errors += 1
+
+
+async def _play(http: aiohttp.ClientSession, groups: list[Group], minutes: float) -> float:
+    """Plays the evening; answers the wall time from the first action to the last answer."""
+    plan = _schedule(groups, minutes, random.Random(4711))
+    t0 = time.monotonic() + 0.1
+    tasks: list[asyncio.Task[None]] = []
+    for offset, kind, g, person in plan:
+        delay = t0 + offset - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(_act(http, groups[g], kind, person, t0 + offset)))
+    await asyncio.wait(tasks, timeout=120)
+    return time.monotonic() - t0
+
+
+async def _drain(groups: list[Group], limit: float = 30.0) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if all(seq in s.arrived for g in groups for seq in g.sent for s in g.streams):
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)  # late duplicates
+
+
+def _figures(groups: list[Group]) -> dict[str, Any]:
+    deliveries: list[float] = []
+    every_screen: list[float] = []
+    lost = 0
+    for g in groups:
+        for seq, when in g.sent.items():
+            got = [s.arrived[seq] - when for s in g.streams if seq in s.arrived]
+            lost += len(g.streams) - len(got)
+            deliveries += [x * 1000 for x in got]
+            if len(got) == len(g.streams):
+                every_screen.append(max(got) * 1000)
+    return {
+        "actions_timed": sum(len(g.sent) for g in groups),
+        "combat_steps": sum(g.steps for g in groups),
+        "page_loads": sum(g.pages for g in groups),
+        "delivery_p50_ms": loadgen.pct(deliveries, 50),
+        "delivery_p99_ms": loadgen.pct(deliveries, 99),
+        "every_screen_p99_ms": loadgen.pct(every_screen, 99),
+        "lost": lost,
+        "duplicated": sum(s.duplicates for g in groups for s in g.streams),
+        "errors": sum(g.errors for g in groups),
+        "stream_errors": [s.error for g in groups for s in g.streams if s.error],
+    }
+
+
+async def _evening(base: str, pid: int, pg: str, n: int, minutes: float) -> dict[str, Any]:
+    conn = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=conn, timeout=loadgen.NO_TIMEOUT) as http:
+        groups = await _groups(http, base, pg, n)
+        tasks = []
+        for g in groups:  # from the start: the set-up's events come first, untimed
+            url = f"{base}/api/v1/campaigns/{g.fight.cid}/events?after=0"
+            tasks += [asyncio.create_task(_follow(http, url, s)) for s in g.streams]
+        await asyncio.gather(*(s.connected.wait() for g in groups for s in g.streams))
+        await asyncio.sleep(1.0)
+        cpu0 = loadgen.cpu_seconds(pid)
+        wall = await _play(http, groups, minutes)
+        await _drain(groups)
+        cpu = loadgen.cpu_seconds(pid) - cpu0
+        await loadgen.close_viewers(tasks)
+    out = _figures(groups)
+    group_seconds = n * minutes * 60
+    out.update(
+        groups=n,
+        minutes=minutes,
+        wall_s=wall,
+        server_cpu_s=cpu,
+        cpu_ms_per_group_second=cpu * 1000 / group_seconds,
+        groups_per_core=group_seconds / cpu if cpu else float("nan"),
+    )
+    return out
+
+
+async def main_async(pg: str, groups: int, minutes: float, suffix: str) -> dict[str, Any]:
+    raise_nofile()
+    service, baseline = start_servers(pg, suffix)
+    combat_live.DB = f"bench_perf_app{suffix}"  # where ``build`` reads the observers' code
+    try:
+        await quiesce(service, baseline, limit=20)
+        evening = await _evening(
+            f"http://127.0.0.1:{service.port}", service.pid, pg, groups, minutes
+        )
+        await quiesce(service, baseline, limit=20)
+        rolls_per_s = groups * (PEOPLE - 1) / ROLL_EVERY
+        target = loadgen.BaselineTarget(f"http://127.0.0.1:{baseline.port}", baseline.pid)
+        base = await loadgen.delivery(target, groups, PEOPLE, rolls_per_s, minutes * 60)
+    finally:
+        service.stop()
+        baseline.stop()
+    base_p99 = float(base["p99"])
+    return {
+        "service": evening,
+        "baseline": {k: base[k] for k in ("p50", "p99", "lost", "dup", "server_cpu_ms_per_roll")},
+        "p99_ratio_to_baseline": evening["delivery_p99_ms"] / base_p99 if base_p99 else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1")
+    parser.add_argument("--groups", type=int, default=10)
+    parser.add_argument("--minutes", type=float, default=2.0)
+    parser.add_argument("--smoke", action="store_true", help="two groups for 20 s")
+    args = parser.parse_args(argv)
+    groups, minutes = (2, 1 / 3) if args.smoke else (args.groups, args.minutes)
+    result = asyncio.run(main_async(args.pg, groups, minutes, "_night"))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
