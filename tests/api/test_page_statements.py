@@ -36,11 +36,11 @@ async def test_the_campaign_page_reads_as_often_with_3_entries_as_with_55(
     t = await make_table(make_client, app)
     url = f"/campaigns/{t.campaign_id}"
     await _roll(t, 0, 3)
-    with statements(app) as few:
+    with statements(app, own_task=True) as few:
         r = await t.gm.get(url)
     assert r.status_code == 200 and len(ENTRY.findall(r.text)) == 3
     await _roll(t, 3, 52)  # past one page of the log (50)
-    with statements(app) as many:
+    with statements(app, own_task=True) as many:
         r = await t.gm.get(url)
     assert r.status_code == 200 and len(ENTRY.findall(r.text)) == 50
     assert "Probe 54" in r.text and '<span class="label">Probe 5</span>' in r.text
@@ -71,7 +71,7 @@ async def test_the_combat_view_reads_as_often_with_2_goblins_as_with_12(
         )
         assert r.status_code == 201, r.text
         assert (await gm.post(f"{api}/encounters/{eid}/actions/start", json={})).status_code == 200
-        with statements(app) as seen:
+        with statements(app, own_task=True) as seen:
             r = await gm.get(f"/campaigns/{cid}/encounters/{eid}")
         assert r.status_code == 200
         assert r.text.count("Goblin") >= n

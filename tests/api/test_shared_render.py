@@ -23,14 +23,25 @@ from tests.api.test_live_regions import _fight
 from tests.conftest import ClientFactory, register
 
 
+def _task() -> asyncio.Task[Any] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no event loop: a synchronous caller
+        return None
+
+
 @contextmanager
-def statements(app: FastAPI) -> Iterator[list[str]]:
-    """The SQL statements the app's engine runs meanwhile."""
+def statements(app: FastAPI, own_task: bool = False) -> Iterator[list[str]]:
+    """The SQL statements the app's engine runs meanwhile; ``own_task``: only those of the
+    task that counts (a test's requests run in its task over the ASGI transport), not a
+    background task's (a relay waking on a commit, a timer), which are not the page's."""
     seen: list[str] = []
     engine = app.state.ctx.engine.sync_engine
+    counting = _task()
 
     def count(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
-        seen.append(sql)
+        if not own_task or _task() is counting:
+            seen.append(sql)
 
     event.listen(engine, "before_cursor_execute", count)
     try:
