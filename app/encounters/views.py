@@ -384,4 +384,27 @@ def api_view(loaded: Loaded) -> dict[str, Any]:
         "participants": rows(loaded),
         "pending": p,
         "can_undo": loaded.viewer.is_gm and loaded.undo_steps > 0,
+        "area": area_view(loaded),
+    }
+
+
+def area_view(loaded: Loaded) -> dict[str, Any] | None:
+    """The fight's last area (issue 27) as the viewer may see it: a hidden figure in it is
+    left out for players; ``resolved`` false while its targets still answer."""
+    state = loaded.encounter.state or {}
+    record = state.get("area")
+    if not record:
+        return None
+    hidden = set() if loaded.viewer.is_gm else loaded.hidden
+    names = {pid: f.get("name", "") for pid, f in state.get("figures", {}).items()}
+    return {
+        "id": record["id"],
+        "shape": record["shape"],
+        "cells": [list(c) for c in record["cells"]],
+        "targets": [
+            {"participant_id": int(pid), "name": names.get(pid, "")}
+            for pid in record["targets"]
+            if pid not in hidden
+        ],
+        "resolved": bool(record.get("resolved")),
     }

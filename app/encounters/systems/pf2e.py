@@ -30,6 +30,7 @@ from app.encounters.combat import (
     reset_turn_actions,
 )
 from app.encounters.systems.protocol import (
+    AreaSource,
     AttackLine,
     Budget,
     Common,
@@ -40,7 +41,8 @@ from app.encounters.systems.protocol import (
     Unknown,
     unavailable,
 )
-from app.i18n import N_
+from app.errors import ValidationFailed
+from app.i18n import N_, _
 from app.rules import pf2e
 from app.rules.dice import Roller
 from app.rules.expression import ExpressionError, parse
@@ -678,6 +680,42 @@ def save(
         _take_damage(state, tid, res.damage_taken or 0, report, critical=critical)
 
 
+def area(
+    state: State,
+    actor: str,
+    targets: list[str],
+    source: AreaSource,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """An area with a save (a fireball): each figure in it rolls its save against the DC;
+    with ``basic`` the damage (rolled once) by degree (critical success none, success half,
+    failure full, critical failure double); without, only the degrees (the GM applies the
+    effect)."""
+    if source.kind != "save":
+        raise unavailable()
+    p = source.params
+    kind = str(p.get("save") or "reflex")
+    if kind not in SAVES:
+        raise ValidationFailed({"save": _("Choose Reflex, Wille or Zähigkeit.")})
+    try:
+        dc = int(str(p.get("dc") or ""))
+    except ValueError:
+        raise ValidationFailed({"dc": _("Enter a DC between 1 and 60.")}) from None
+    if not 1 <= dc <= 60:
+        raise ValidationFailed({"dc": _("Enter a DC between 1 and 60.")})
+    basic = str(p.get("basic", True)).lower() in ("1", "true", "on")
+    damage = str(p.get("damage") or "").strip() if basic else ""
+    if damage:
+        try:
+            parse(damage)
+        except ExpressionError:
+            raise ValidationFailed({"damage": _("Enter a dice expression such as 2W6.")}) from None
+    params = {"save": kind, "dc": str(dc), "damage": damage}
+    save(state, actor or None, targets, params, roller, report)
+
+
 def respond(
     state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
 ) -> None:
@@ -882,6 +920,8 @@ class Pf2eRules(Common):
     adjust = staticmethod(adjust)
     check = staticmethod(check)
     save = staticmethod(save)
+    area = staticmethod(area)
+    area_sources = frozenset({"save", "free"})
     shake_off = staticmethod(shake_off)
     sheet_state = staticmethod(sheet_state)
     take_sheet_state = staticmethod(take_sheet_state)
