@@ -562,9 +562,10 @@ def _grant_action(t: Turn) -> None:
 
 @dataclass(frozen=True, slots=True)
 class AreaInput:
-    """The area's fields (``app.encounters.area.read``), each refused at its own key."""
+    """The area's fields (``shape`` with ``origin``, ``size``, ``toward``, ``source``:
+    ``app.encounters.area.read``), each refused at its own key."""
 
-    key: str = "area"
+    key: str = "shape"
 
     def read(self, data: Mapping[str, Any]) -> area.AreaRequest:
         return area.read(data)
@@ -574,6 +575,6 @@ class AreaInput:
 def _area(t: Turn) -> None:
     """An area on the linked scene's board (issue 27): its player or a GM for an attack of
     the figure whose turn it is, a GM for a save or free area (checked in ``op_area``)."""
-    request = t.args.values["area"]
+    request = t.args.values["shape"]
     assert isinstance(request, area.AreaRequest)
     area.op_area(t.loaded, t.state, t.report, t.roller, request)

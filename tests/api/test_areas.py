@@ -138,7 +138,7 @@ async def test_pf2e_fireball_saves_and_damage_by_degree(
     before = hp((await fight.view(fight.gm))["participants"])
     # 6W6 (3 each: 18), then the saves: 20 (a natural 20), 12, 2 (three wolves, Reflex +9).
     script(app, 3, 3, 3, 3, 3, 3, 20, 12, 2)
-    source = {"kind": "save", "save": "reflex", "dc": 20, "damage": "6W6", "basic": True}
+    source = {"kind": "save", "save": "ref", "dc": 20, "damage": "6W6", "basic": True}
     answer = await fight.act(fight.gm, "area", shape="circle", origin=[5, 6], size=6, source=source)
     assert {t["name"] for t in answer["area"]["targets"]} == {"Wolf 2", "Wolf 3", "Wolf 4"}
     assert answer["area"]["resolved"] is True

@@ -69,6 +69,8 @@ COSTS = MappingProxyType(
     {"attack": pf2e_turn.STRIKE, "shake_off": pf2e_turn.RETCH, "stride": pf2e_turn.STRIDE}
 )
 SAVES = {"reflex": "Reflex", "wille": "Wille", "zaehigkeit": "Zähigkeit"}
+#: The English names an area's ``save`` may also give (issue 27's API).
+SAVE_ALIASES = {"fort": "zaehigkeit", "fortitude": "zaehigkeit", "ref": "reflex", "will": "wille"}
 #: Removing this "condition" brings a dead player character back (a GM's correction).
 DEAD = "tot"
 CONDITION_NAMES = MappingProxyType({DEAD: N_("dead")})
@@ -697,6 +699,7 @@ def area(
         raise unavailable()
     p = source.params
     kind = str(p.get("save") or "reflex")
+    kind = SAVE_ALIASES.get(kind, kind)
     if kind not in SAVES:
         raise ValidationFailed({"save": _("Choose Reflex, Wille or Zähigkeit.")})
     try:
