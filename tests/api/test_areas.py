@@ -80,6 +80,10 @@ async def test_hh_area_each_target_defends_with_unbeugsamkeit_hidden_never_named
     seen = (await fight.view(player))["area"]
     assert [t["name"] for t in seen["targets"]] == ["Alrik", "Goblin 2"]
     assert seen["resolved"] is False
+    # While it resolves, everyone's board shows its cells (not who is in them).
+    scene_page = url.replace("/api/v1", "")
+    board = (await player.get(scene_page)).text
+    assert board.count('class="map-area"') == len(answer["area"]["cells"]), board
     # Each target's prompt in turn: Alrik's on his player's device, the goblins' the GM's.
     prompted: list[str] = []
     for _ in range(10):
@@ -94,6 +98,7 @@ async def test_hh_area_each_target_defends_with_unbeugsamkeit_hidden_never_named
         await fight.act(player if mine else fight.gm, "respond", choice=choice)
     assert [n for n in dict.fromkeys(prompted)] == ["Alrik", "Goblin 2", "Goblin 3"]
     assert (await fight.view(fight.gm))["area"]["resolved"] is True
+    assert 'class="map-area"' not in (await player.get(scene_page)).text
     lines = await log_lines(fight, fight.gm)
     attack = next(i for i, line in enumerate(lines) if "Flächenangriff" in line)
     assert "Deckung" not in lines[attack], lines[attack]
