@@ -231,3 +231,34 @@ async def test_bad_areas_are_refused_at_their_field(
         assert r.status_code == 422, (body, r.text)
         assert field in r.json()["errors"], (body, r.text)
     assert await _written(fight) == before
+
+
+async def test_a_free_gm_area_lists_its_figures_and_deals_its_damage(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight = await hh_fight(make_client, app, "arf")
+    script(app)
+    await fight.act(fight.gm, "start")
+    where = {"Alrik": (1, 1), "Goblin 1": (2, 1), "Goblin 2": (6, 6), "Goblin 3": (1, 2)}
+    await _scene(fight, 8, 8, where)
+    body = {"shape": "cone", "origin": [0, 1], "toward": [3, 1], "size": 3}
+    # A player may not place a free area, not even on his own turn.
+    await _turn_of(fight, "Alrik")
+    r = await fight.players[0].post(
+        f"{fight.base}/actions/area", json={**body, "source": {"kind": "free"}}
+    )
+    assert r.status_code == 403, r.text
+    before = hp((await fight.view(fight.gm))["participants"])
+    script(app, 4)
+    source = {"kind": "free", "damage": "1W6"}
+    answer = await fight.act(fight.gm, "area", **body, source=source)
+    assert answer["area"]["resolved"] is True
+    after = hp(answer["participants"])
+    hit = {t["name"] for t in answer["area"]["targets"]}
+    assert hit == {"Alrik", "Goblin 1", "Goblin 3"}, answer["area"]
+    for name in ("Alrik", "Goblin 1", "Goblin 3"):
+        assert before[name] - after[name] == 4, name
+    assert after["Goblin 2"] == before["Goblin 2"]
+    lines = await log_lines(fight, fight.players[0])
+    assert "Alrik ist in der Fläche." in lines and "Goblin 1 ist in der Fläche." in lines
+    assert not any("Goblin 3" in line for line in lines), lines
