@@ -241,7 +241,7 @@ async def test_a_free_gm_area_lists_its_figures_and_deals_its_damage(
     await fight.act(fight.gm, "start")
     where = {"Alrik": (1, 1), "Goblin 1": (2, 1), "Goblin 2": (6, 6), "Goblin 3": (1, 2)}
     await _scene(fight, 8, 8, where)
-    body = {"shape": "cone", "origin": [0, 1], "toward": [3, 1], "size": 3}
+    body: dict[str, Any] = {"shape": "cone", "origin": [0, 1], "toward": [3, 1], "size": 3}
     # A player may not place a free area, not even on his own turn.
     await _turn_of(fight, "Alrik")
     r = await fight.players[0].post(
