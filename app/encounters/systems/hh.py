@@ -824,6 +824,8 @@ def _next_area_target(
     """Resolve the area's next targets until one may answer (its defence prompt, on its
     player's device or the GM's) or none is left."""
     area = state.get(AREA_QUEUE)
+    if area and (state.get("area") or {}).get("resolved"):
+        area["queue"] = []  # its prompt was dropped (a participant removed): it is over
     while area and not state.get("pending"):
         if not area["queue"]:
             state.pop(AREA_QUEUE, None)
