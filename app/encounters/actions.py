@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
 from app.accounts.models import User
-from app.encounters import service
+from app.encounters import area, service
 from app.encounters.combat import CombatError, Report, State, current_pid
 from app.encounters.models import Encounter
 from app.encounters.systems import system
@@ -558,3 +558,23 @@ def _luck(t: Turn) -> None:
 @step("grant_action", Text("participant"), gm_only=True, system_action=True)
 def _grant_action(t: Turn) -> None:
     t.rules.grant_action(t.state, t.args.text("participant") or t.actor, t.report)
+
+
+@dataclass(frozen=True, slots=True)
+class AreaInput:
+    """The area's fields (``shape`` with ``origin``, ``size``, ``toward``, ``source``:
+    ``app.encounters.area.read``), each refused at its own key."""
+
+    key: str = "shape"
+
+    def read(self, data: Mapping[str, Any]) -> area.AreaRequest:
+        return area.read(data)
+
+
+@step("area", AreaInput())
+def _area(t: Turn) -> None:
+    """An area on the linked scene's board (issue 27): its player or a GM for an attack of
+    the figure whose turn it is, a GM for a save or free area (checked in ``op_area``)."""
+    request = t.args.values["shape"]
+    assert isinstance(request, area.AreaRequest)
+    area.op_area(t.loaded, t.state, t.report, t.roller, request)

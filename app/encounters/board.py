@@ -39,6 +39,8 @@ class Snapshot:
 
     grid: g.Grid
     cells: Mapping[str, tuple[g.Cell, ...]]
+    #: The linked scene (``None`` for a viewer's own board, which needs none).
+    scene_id: int | None = None
 
 
 #: Loaders of the snapshot of the scene linked to an encounter (by its id); ``None``: none.

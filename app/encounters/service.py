@@ -1041,9 +1041,13 @@ async def operate(
         op(loaded, state, report, dice)
     except CombatError as exc:
         raise combat_error(exc) from None
+    area = state.get("area")
+    if area and not area.get("resolved") and not state.get("pending"):
+        area["resolved"] = True  # nothing waits for an answer any more (issue 27)
     # The log first, so that the undo step has the seqs of its events and the encounter
     # row is written once (the row was locked when loaded: no other writer between).
     seqs = await _log(session, loaded, user, report)
+    seqs += await _area_events(session, loaded, user, enc.state.get("area"), state.get("area"))
     await write_sheets(session, loaded, user, state)
     if undoable:
         await steps.push(session, enc.id, enc.state, seqs, loaded.undo_steps)
@@ -1317,6 +1321,52 @@ async def _log(
             loaded.campaign.id,
             replace(base, entries=[e.as_dict() for e in public], changed=visible_changes),
             actor_id=user.id,
+        )
+        seqs.append(event.seq)
+    return seqs
+
+
+async def _area_events(
+    session: AsyncSession,
+    loaded: Loaded,
+    user: User,
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+) -> list[int]:
+    """One ``area_placed`` when an operation placed an area, one ``area_resolved`` when it
+    finished resolving one (``state["area"]``, ``app.encounters.area``)."""
+    if not after:
+        return []
+    new = not before or before.get("id") != after.get("id")
+    done = bool(after.get("resolved")) and (new or not (before or {}).get("resolved"))
+    kinds: list[type[types.AreaEvent]] = []
+    if new:
+        kinds.append(types.AreaPlaced)
+    if done:
+        kinds.append(types.AreaResolved)
+    names = {str(p.id): p.name for p in loaded.participants}
+    hidden = loaded.hidden
+    seqs: list[int] = []
+    for kind in kinds:
+        payload = kind(
+            actor_name=user.username,
+            encounter_id=loaded.encounter.id,
+            area_id=int(after["id"]),
+            scene_id=after.get("scene_id"),
+            shape=str(after["shape"]),
+            cells=[list(c) for c in after["cells"]],
+            targets=[
+                {"participant_id": int(p), "name": names.get(p, "")} for p in after["targets"]
+            ],
+        )
+        seen = [t for t in payload.targets if str(t["participant_id"]) not in hidden]
+        party = None
+        if len(seen) < len(payload.targets):
+            fields = {k: v for k, v in payload.to_json().items() if k != "actor_name"}
+            party = {"type": kind.TYPE, **fields, "targets": seen}
+        heard = audience.Audience(party_form=party)
+        event = await append_event(
+            session, loaded.campaign.id, payload, actor_id=user.id, audience=heard
         )
         seqs.append(event.seq)
     return seqs

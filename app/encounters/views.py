@@ -18,7 +18,7 @@ from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.models import Participant
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
 from app.encounters.systems import SYSTEMS, system
-from app.encounters.systems.protocol import Spent
+from app.encounters.systems.protocol import CombatRules, Spent
 from app.events.models import CampaignEvent
 from app.i18n import N_, gettext
 
@@ -209,6 +209,27 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         # has no such fields, a GM's keeps them as an explicit override.
         "on_board": loaded.board is not None,
         "geometry_fields": gm or loaded.board is None,
+        **_area_controls(mod, gm),
+    }
+
+
+#: The area sources' labels in the area form (issue 27).
+AREA_SOURCES = {
+    "attack": N_("Area attack of the acting figure"),
+    "spell": N_("Area spell"),
+    "save": N_("Save against a DC"),
+    "free": N_("Free area (GM)"),
+}
+
+
+def _area_controls(mod: CombatRules, gm: bool) -> dict[str, Any]:
+    """The area form's sources for the viewer (a player: the acting figure's own) and the
+    system's unit."""
+    mine = ("attack", "spell")
+    sources = [k for k in AREA_SOURCES if k in mod.area_sources and (gm or k in mine)]
+    return {
+        "area_sources": [(k, gettext(AREA_SOURCES[k])) for k in sources],
+        "area_unit": mod.metric.unit,
     }
 
 
@@ -384,4 +405,27 @@ def api_view(loaded: Loaded) -> dict[str, Any]:
         "participants": rows(loaded),
         "pending": p,
         "can_undo": loaded.viewer.is_gm and loaded.undo_steps > 0,
+        "area": area_view(loaded),
+    }
+
+
+def area_view(loaded: Loaded) -> dict[str, Any] | None:
+    """The fight's last area (issue 27) as the viewer may see it: a hidden figure in it is
+    left out for players; ``resolved`` false while its targets still answer."""
+    state = loaded.encounter.state or {}
+    record = state.get("area")
+    if not record:
+        return None
+    hidden = set() if loaded.viewer.is_gm else loaded.hidden
+    names = {pid: f.get("name", "") for pid, f in state.get("figures", {}).items()}
+    return {
+        "id": record["id"],
+        "shape": record["shape"],
+        "cells": [list(c) for c in record["cells"]],
+        "targets": [
+            {"participant_id": int(pid), "name": names.get(pid, "")}
+            for pid in record["targets"]
+            if pid not in hidden
+        ],
+        "resolved": bool(record.get("resolved")),
     }

@@ -501,6 +501,38 @@ class Combat(EventPayload):
         return subject_of("encounter", self.encounter_id)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AreaEvent(EventPayload):
+    """An area on the map of a fight's linked scene (issue 27, ``app/encounters/area.py``).
+    Players get it without the figures in it they may not see (its audience's party form)."""
+
+    encounter_id: int
+    area_id: int
+    scene_id: int | None
+    #: ``circle``, ``cone`` or ``line``.
+    shape: str
+    #: The cells it covers, ``[[col, row], …]``.
+    cells: list[list[int]]
+    #: The figures in it: ``[{participant_id, name}]``.
+    targets: list[dict[str, Any]]
+
+    @property
+    def subject(self) -> str | None:
+        return subject_of("encounter", self.encounter_id)
+
+
+@event_type("area_placed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AreaPlaced(AreaEvent):
+    """An area was placed; its cells show on the board while it resolves."""
+
+
+@event_type("area_resolved")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AreaResolved(AreaEvent):
+    """Every figure in the area has its outcome (the log's lines); the board drops it."""
+
+
 # --- table talk (chat and handouts) ----------------------------------------------------------
 
 #: A chat message: to every member, to the GMs and its sender (a ``/gr`` roll), or to listed

@@ -43,6 +43,9 @@ BOARD_EVENTS = frozenset(
         types.TokenRemoved.TYPE,
         types.TokenChanged.TYPE,
         types.FogChanged.TYPE,
+        # An area of the linked fight is drawn while it resolves (issue 27).
+        types.AreaPlaced.TYPE,
+        types.AreaResolved.TYPE,
     }
 )
 MOVED = types.TokenMoved.TYPE

@@ -9,6 +9,7 @@ a hidden figure or of a wall behind the fog.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -122,7 +123,7 @@ async def fight_board(session: AsyncSession, encounter_id: int) -> Snapshot | No
     if scene is None:
         return None
     tokens = await session.scalars(select(Token).where(Token.scene_id == scene.id))
-    return _snapshot(scene, None, list(tokens.all()))
+    return replace(_snapshot(scene, None, list(tokens.all())), scene_id=scene.id)
 
 
 fight.SOURCES.append(fight_board)

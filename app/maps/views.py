@@ -71,6 +71,15 @@ def _has_zones(rules: CombatRules, board: sight.Board) -> bool:
     )
 
 
+def _area(board: sight.Board, scene_id: int) -> dict[str, Any] | None:
+    """The linked fight's area while it resolves (issue 27), drawn on the board for every
+    viewer: its cells name no figure."""
+    area = board.state.get("area")
+    if not area or area.get("resolved") or area.get("scene_id") != scene_id:
+        return None
+    return {"id": area["id"], "cells": area["cells"]}
+
+
 async def map_context(
     session: AsyncSession, viewer: Viewer, campaign_id: int, scene_id: int
 ) -> dict[str, Any] | None:
@@ -95,6 +104,7 @@ async def map_context(
         ]
     )
     return {
+        "area": _area(board, opened.scene.id),
         "fogged": fogged,
         "scene": view,
         "campaign_id": campaign_id,

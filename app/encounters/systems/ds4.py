@@ -26,6 +26,7 @@ from app.encounters.combat import (
     reset_turn_actions,
 )
 from app.encounters.systems.protocol import (
+    AreaSource,
     AttackLine,
     Common,
     Forecast,
@@ -377,6 +378,38 @@ def attack(
     _use_aktion(state, attacker_id)
 
 
+def area(
+    state: State,
+    actor: str,
+    targets: list[str],
+    source: AreaSource,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """An area attack of ``actor`` (docs/rules/ds4.md, «Areas»: the seed has no area rule):
+    each figure in it is attacked as by a single attack (its own attack roll) and defends
+    with Abwehr; the whole area is one Aktion. ``attack_kind``: Schlagen (the default),
+    Schießen or Zielzauber."""
+    if source.kind != "attack":
+        raise unavailable()
+    _check_aktion(state, actor)
+    try:
+        modifier = int(str(source.params.get("modifier") or 0))
+    except ValueError:
+        raise CombatError(N_("Enter a number.")) from None
+    kind = str(source.params.get("attack_kind") or "schlagen")
+    params = {"kind": kind, "modifier": modifier}
+    before = bool(state["turn_actions"].get("aktion"))
+    for tid in targets:
+        if tid == actor or _condition(figure(state, tid)) is ds4.Condition.DEAD:
+            continue
+        state["turn_actions"]["aktion"] = before
+        report.involved = {actor, tid}
+        attack(state, actor, tid, params, roller, report, settings, target_owner=None)
+    _use_aktion(state, actor)
+
+
 def _effects(
     out: ds4.AttackOutcome, a: dict[str, Any], t: dict[str, Any], kind: ds4.AttackKind,
     report: Report,
@@ -553,6 +586,8 @@ class Ds4Rules(Common):
     add_figure = staticmethod(add_figure)
     advance = staticmethod(advance)
     attack = staticmethod(attack)
+    area = staticmethod(area)
+    area_sources = frozenset({"attack", "free"})
     forecast = staticmethod(forecast)
     simulate = staticmethod(simulate)
     respond = staticmethod(respond)

@@ -38,6 +38,7 @@ from app.encounters.systems.hh_figures import get as _get
 from app.encounters.systems.hh_figures import put as _put
 from app.encounters.systems.hh_figures import with_breakdown as _with
 from app.encounters.systems.protocol import (
+    AreaSource,
     AttackLine,
     Common,
     Forecast,
@@ -47,6 +48,7 @@ from app.encounters.systems.protocol import (
     RangeNote,
     Spent,
     Unknown,
+    unavailable,
 )
 from app.i18n import N_
 from app.rules import hh
@@ -378,7 +380,7 @@ def _spec(data: dict[str, Any], params: dict[str, Any]) -> hh.AttackSpec:
     return hh.AttackSpec(
         weapon=_weapon(data),
         skill=ATTACK_SKILL,
-        defence_skill=DEFENCE_SKILL,
+        defence_skill=str(params.get("defence_skill") or DEFENCE_SKILL),
         modifier=int(params.get("modifier", 0)),
         cover=params.get("cover") or "none",
         non_lethal=bool(params.get("non_lethal", False)),
@@ -389,6 +391,7 @@ def _spec(data: dict[str, Any], params: dict[str, Any]) -> hh.AttackSpec:
 def _spec_json(spec: hh.AttackSpec, covering: str = "") -> dict[str, Any]:
     return {
         "modifier": spec.modifier,
+        "defence_skill": spec.defence_skill,
         "cover": spec.cover,
         "non_lethal": spec.non_lethal,
         "covering": covering,
@@ -561,8 +564,12 @@ def respond(
     """The target's answer: to an attack ``defend``, ``defend_luck`` (1 GP: +4) or ``none``;
     to a hit ``accept``, ``halve`` (1 GP: Treffer entgehen) or ``reroll_defence`` (1 GP)."""
     pending = state.get("pending")
+    if pending and state.get(AREA_QUEUE):
+        # One target of an area answers: its lines are about it (a hidden one's stay the GMs').
+        report.involved = {pending["attacker"], pending["target"]}
     if pending and pending.get("kind") == "hit":
         _answer_hit(state, pending, choice, roller, report, settings)
+        _next_area_target(state, roller, report, settings)
         return
     if not pending or pending.get("kind") != "defence":
         raise CombatError(N_("Nothing is waiting for an answer."))
@@ -582,6 +589,7 @@ def respond(
         state, attacker_id, target_id, spec, _probe(pending["probe"]), True, roller, report,
         settings, covering=str(spec_data.get("covering") or ""),
     )  # fmt: skip
+    _next_area_target(state, roller, report, settings)
 
 
 def _spend_luck(
@@ -750,6 +758,105 @@ def _resolve(
     _interrupt(state, attacker, result.attacker, roller, report, settings)
 
 
+# --- areas (issue 27: Flächenangriff; docs/rules/hh.md «Flächeneffekte») ------------------------
+
+#: The area waiting for its targets' answers: ``{attacker, probe, spec, queue}``.
+AREA_QUEUE = "area_queue"
+#: What an area is defended with (hh.md §6.2: Unbeugsamkeit vs area effects).
+AREA_DEFENCE = "Unbeugsamkeit"
+
+
+def area(
+    state: State,
+    actor: str,
+    targets: list[str],
+    source: AreaSource,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """A Flächenangriff of ``actor``: one attack Probe with its weapon, then each figure in
+    the area may defend with Unbeugsamkeit (a Reaktion), one after the other; half and
+    three-quarter cover do not count (the board's area already stops at walls)."""
+    if source.kind != "attack":
+        raise unavailable()
+    try:
+        modifier = int(str(source.params.get("modifier") or 0))
+    except ValueError:
+        raise CombatError(N_("Enter a number.")) from None
+    attacker = _get(state, actor)
+    if not attacker.can_act:
+        raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
+    spec = replace(
+        _spec(state["figures"][actor], {"modifier": modifier}), defence_skill=AREA_DEFENCE
+    )
+    try:
+        value, mod = attack_target(attacker, spec)
+    except ValueError as exc:
+        raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
+    _take_handlung(state, actor)
+    probe = hh.roll_probe(roller, value, mod)
+    entry = report.add(
+        N_("%(attacker)s makes an area attack."),
+        [f"Angriff ({spec.weapon.name}): {_with(attack_breakdown(attacker, spec), probe)}"],
+        who={actor},
+        attacker=attacker.name,
+    )
+    entry.dice = [d.as_dict() for d in probe.rolls]
+    state["turn_actions"]["attacks"] = int(state["turn_actions"].get("attacks", 0)) + 1
+    hit = [t for t in targets if t != actor and not _get(state, t).dead]
+    if not probe.success:
+        for tid in hit:
+            report.add(
+                N_("%(attacker)s does not hit %(target)s."), who={actor, tid},
+                attacker=attacker.name, target=_get(state, tid).name,
+            )  # fmt: skip
+        return
+    state[AREA_QUEUE] = {
+        "attacker": actor, "probe": probe.as_dict(), "spec": _spec_json(spec), "queue": hit,
+    }  # fmt: skip
+    _next_area_target(state, roller, report, settings)
+
+
+def _next_area_target(
+    state: State, roller: Roller, report: Report, settings: dict[str, Any]
+) -> None:
+    """Resolve the area's next targets until one may answer (its defence prompt, on its
+    player's device or the GM's) or none is left."""
+    area = state.get(AREA_QUEUE)
+    if area and (state.get("area") or {}).get("resolved"):
+        area["queue"] = []  # its prompt was dropped (a participant removed): it is over
+    while area and not state.get("pending"):
+        if not area["queue"]:
+            state.pop(AREA_QUEUE, None)
+            return
+        tid = str(area["queue"].pop(0))
+        actor = str(area["attacker"])
+        if tid not in state["figures"] or actor not in state["figures"]:
+            continue
+        target = _get(state, tid)
+        report.involved = {actor, tid}
+        spec = _spec(state["figures"][actor], area["spec"])
+        probe = _probe(area["probe"])
+        if target.can_react:
+            timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
+            state["pending"] = {
+                "kind": "defence", "area": True, "attacker": actor, "target": tid,
+                "owner": state["figures"][tid].get("owner"), "probe": probe.as_dict(),
+                "spec": _spec_json(spec),
+                "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
+                "reactions": target.reactions_left, "luck": hh.can_spend(target),
+            }  # fmt: skip
+            report.pending_changed = True
+            report.add(
+                N_("%(target)s may defend with Unbeugsamkeit (Reaktion); waiting for the "
+                   "answer."),
+                target=target.name,
+            )  # fmt: skip
+            return
+        _resolve(state, actor, tid, spec, probe, False, roller, report, settings)
+
+
 def _attack_details(
     state: State,
     attacker: Figure,
@@ -763,7 +870,8 @@ def _attack_details(
     details: list[str] = []
     if result.defence is not None:
         b = defence_breakdown(target, attacker.id, spec)
-        details.append(f"Verteidigung: {_with(b, result.defence)}")
+        skill = "" if spec.defence_skill == DEFENCE_SKILL else f" ({spec.defence_skill})"
+        details.append(f"Verteidigung{skill}: {_with(b, result.defence)}")
     elif asked and not spec.defend:
         details.append("keine Verteidigung")
     details += [t.describe() for t in result.tables]
@@ -1256,6 +1364,8 @@ class HhRules(Common):
     add_figure = staticmethod(add_figure)
     advance = staticmethod(advance)
     attack = staticmethod(attack)
+    area = staticmethod(area)
+    area_sources = frozenset({"attack", "free"})
     forecast = staticmethod(forecast)
     simulate = staticmethod(simulate)
     respond = staticmethod(respond)

@@ -30,6 +30,7 @@ from app.encounters.combat import (
     reset_turn_actions,
 )
 from app.encounters.systems.protocol import (
+    AreaSource,
     AttackLine,
     Budget,
     Common,
@@ -40,7 +41,8 @@ from app.encounters.systems.protocol import (
     Unknown,
     unavailable,
 )
-from app.i18n import N_
+from app.errors import ValidationFailed
+from app.i18n import N_, _
 from app.rules import pf2e
 from app.rules.dice import Roller
 from app.rules.expression import ExpressionError, parse
@@ -67,6 +69,8 @@ COSTS = MappingProxyType(
     {"attack": pf2e_turn.STRIKE, "shake_off": pf2e_turn.RETCH, "stride": pf2e_turn.STRIDE}
 )
 SAVES = {"reflex": "Reflex", "wille": "Wille", "zaehigkeit": "Zähigkeit"}
+#: The English names an area's ``save`` may also give (issue 27's API).
+SAVE_ALIASES = {"fort": "zaehigkeit", "fortitude": "zaehigkeit", "ref": "reflex", "will": "wille"}
 #: Removing this "condition" brings a dead player character back (a GM's correction).
 DEAD = "tot"
 CONDITION_NAMES = MappingProxyType({DEAD: N_("dead")})
@@ -678,6 +682,43 @@ def save(
         _take_damage(state, tid, res.damage_taken or 0, report, critical=critical)
 
 
+def area(
+    state: State,
+    actor: str,
+    targets: list[str],
+    source: AreaSource,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """An area with a save (a fireball): each figure in it rolls its save against the DC;
+    with ``basic`` the damage (rolled once) by degree (critical success none, success half,
+    failure full, critical failure double); without, only the degrees (the GM applies the
+    effect)."""
+    if source.kind != "save":
+        raise unavailable()
+    p = source.params
+    kind = str(p.get("save") or "reflex")
+    kind = SAVE_ALIASES.get(kind, kind)
+    if kind not in SAVES:
+        raise ValidationFailed({"save": _("Choose Reflex, Wille or Zähigkeit.")})
+    try:
+        dc = int(str(p.get("dc") or ""))
+    except ValueError:
+        raise ValidationFailed({"dc": _("Enter a DC between 1 and 60.")}) from None
+    if not 1 <= dc <= 60:
+        raise ValidationFailed({"dc": _("Enter a DC between 1 and 60.")})
+    basic = str(p.get("basic", True)).lower() in ("1", "true", "on")
+    damage = str(p.get("damage") or "").strip() if basic else ""
+    if damage:
+        try:
+            parse(damage)
+        except ExpressionError:
+            raise ValidationFailed({"damage": _("Enter a dice expression such as 2W6.")}) from None
+    params = {"save": kind, "dc": str(dc), "damage": damage}
+    save(state, actor or None, targets, params, roller, report)
+
+
 def respond(
     state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
 ) -> None:
@@ -882,6 +923,8 @@ class Pf2eRules(Common):
     adjust = staticmethod(adjust)
     check = staticmethod(check)
     save = staticmethod(save)
+    area = staticmethod(area)
+    area_sources = frozenset({"save", "free"})
     shake_off = staticmethod(shake_off)
     sheet_state = staticmethod(sheet_state)
     take_sheet_state = staticmethod(take_sheet_state)

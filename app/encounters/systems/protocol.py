@@ -73,6 +73,16 @@ class RangeNote:
 
 
 @dataclass(frozen=True, slots=True)
+class AreaSource:
+    """What made an area on the map (issue 27): ``kind`` (``attack``, ``spell``, ``save``,
+    ``free``) and its own fields as posted (PF2e ``save``: ``save``, ``dc``, ``damage``,
+    ``basic``; an attack's weapon fields)."""
+
+    kind: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class MapAttack:
     """The server's suggestion for an attack chosen on the map: ranges per weapon, the
     attack form's fields to pre-fill (``fill``: name → value) and the suggested cover
@@ -299,6 +309,21 @@ class CombatRules(Protocol):
         """Of ``found``'s ranges the one the attack posted with ``params`` uses (its weapon,
         kind or Strike); ``None`` where it has no limit (docs/rules/, issue 27)."""
 
+    @property
+    def area_sources(self) -> frozenset[str]:
+        """The kinds of area (:class:`AreaSource`) this system resolves besides ``free``
+        (which the fight resolves alike in every system)."""
+
+    def area(
+        self, state: State, actor: str, targets: list[str], source: AreaSource, roller: Roller,
+        report: Report, settings: Settings,
+    ) -> None:  # fmt: skip
+        """Resolve an area on ``targets`` (the figures in it, from the board) made by
+        ``actor`` (``""``: the GM's). One log line per target, each about that target (a
+        hidden one's stay the GMs'). A defence the targets answer themselves waits as
+        ``state["pending"]``, one after the other (H&H); the area is resolved when nothing
+        waits any more."""
+
     def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
         """The cells the figure on ``cells`` threatens (H&H: its Gefährdungsbereich; ``[]``
         where the system has none)."""
@@ -400,6 +425,14 @@ class Common:
 
     def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
         return []
+
+    area_sources: frozenset[str] = frozenset({"free"})
+
+    def area(
+        self, state: State, actor: str, targets: list[str], source: AreaSource, roller: Roller,
+        report: Report, settings: Settings,
+    ) -> None:  # fmt: skip
+        raise unavailable()
 
     def move_reactions(
         self, state: State, mover: str, path: list[Cell], positions: dict[str, Cell]
