@@ -65,7 +65,7 @@ async def test_a_combat_action_reads_no_old_state(make_client: ClientFactory, ap
     script(app, *[5] * 200)
     seen: dict[int, list[str]] = {}
     for i in range(UNDO_STEPS + 2):
-        with statements(app) as sql:
+        with statements(app, own_task=True) as sql:
             await _adjust(fight, pids["Goblin 1"], DELTAS[i % len(DELTAS)])
         seen[i] = sql
     for i, sql in seen.items():
