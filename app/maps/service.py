@@ -836,22 +836,19 @@ async def _in_fight(
     spends the figure's movement of this Handlung or turn, and where a move is an action
     (PF2e's Stride) by the figure whose turn it is, that action — refused at ``to`` when
     none is left — before the token moves; an undo gives both back and puts the token
-    back. The actions left after it (``None``: the move was no action)."""
+    back. A GM's ``override`` is the map's alone, as a move outside a fight. The actions
+    left after it (``None``: the move was no action)."""
     pid = b.pid(token)
     if (
-        b.encounter is None
+        plan.override
+        or b.encounter is None
         or not b.running
         or pid is None
         or pid not in b.state.get("figures", {})
         or plan.end == (token.x, token.y)
     ):
         return None
-    stride = (
-        not plan.override
-        and plan.cost > 0
-        and opened.rules.moves_are_actions
-        and current_pid(b.state) == pid
-    )
+    stride = plan.cost > 0 and opened.rules.moves_are_actions and current_pid(b.state) == pid
     move = encounters.MapMove(pid, token.id, (token.x, token.y), plan.cost, stride)
     try:
         await encounters.move_figure(session, user, opened.campaign.id, b.encounter.id, move)
