@@ -11,10 +11,11 @@ from typing import Any
 from fastapi import FastAPI
 
 from app.core.viewer import Role, Viewer
-from tests.api.test_maps import _last_seq, events_for, get, hh_scene
+from tests.api.test_maps import _last_seq, base, events_for, get, hh_scene, new_scene
 from tests.api.test_maps_stride import _budget, _linked_scene, _where
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import Fight, script
+from tests.encounters.test_hh import assert_never_seen, hh_fight
 
 
 def _player(fight: Fight) -> Viewer:
@@ -141,3 +142,30 @@ async def test_a_move_outside_a_running_fight_is_no_step_of_it(
     r = await gm.post(f"{url}/tokens/{ids['Alrik']}/move", json={"to": [11, 2]})
     assert r.status_code == 200 and r.json()["allowance"] is None, r.text
     assert await _at(fight, url, ids["Alrik"]) == (11, 2)
+
+
+async def test_a_hidden_figures_move_and_its_undo_stay_the_gms(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The GM moves a hidden goblin in the fight: a step the GMs alone are told of (a log
+    line of theirs), undone unseen by the players."""
+    fight, pids = await hh_fight(make_client, app)
+    gm, player = fight.gm, fight.players[0]
+    scene = await new_scene(gm, fight.campaign_id, 12, 6, encounter_id=fight.encounter_id)
+    url = f"{base(fight.campaign_id)}/{scene['id']}"
+    r = await gm.post(f"{url}/tokens", json={"x": 8, "y": 3, "participant_id": pids["Goblin 2"]})
+    assert r.status_code == 201 and r.json()["hidden"] is True, r.text
+    token = r.json()["id"]
+    seq = await _last_seq(app, fight.campaign_id)
+    r = await gm.post(f"{url}/tokens/{token}/move", json={"to": [6, 3]})
+    assert r.status_code == 200 and r.json()["cost"] == 2, r.text
+    log = (await gm.get(f"{fight.base}/log")).text
+    assert "SL: Goblin 2 bewegt sich auf der Karte." in log
+    await fight.act(gm, "undo")
+    assert await _at(fight, url, token) == (8, 3)
+    assert _moves(await events_for(app, fight.campaign_id, _gm(fight), seq)) == [
+        (token, 6, 3, False),
+        (token, 8, 3, True),
+    ]
+    assert await events_for(app, fight.campaign_id, _player(fight), seq) == []
+    await assert_never_seen(player, fight, "Goblin 2")
