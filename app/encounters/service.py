@@ -1097,10 +1097,10 @@ async def move_figure(
             system(loaded.campaign.system).stride(state, pid, report)
         spend_movement(state, pid, move.cost)
         map_moved(state, move.token_id, move.start)
+        # A public step (its row changed) refreshes every combat page's controls, which
+        # post the encounter's new version; a hidden figure's step is the GMs' alone.
         report.changed.add(pid)
-        if pid not in loaded.hidden:
-            report.turn_changed = True  # the controls' encounter version, for everyone
-        elif not report.entries:
+        if pid in loaded.hidden and not report.entries:
             report.add(N_("GM: %(name)s moves on the map."), who={pid},
                        name=state["figures"][pid]["name"])  # fmt: skip
 
