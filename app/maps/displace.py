@@ -88,13 +88,16 @@ async def move_back(
 ) -> None:
     """After an undo: every token the undone operation moved goes back where it stood (the
     map and the fight never disagree), one ``token_moved`` with ``undo`` each. A token
-    since removed stays removed."""
+    since removed stays removed, and one whose cell the scene no longer has (it shrank)
+    stays where it is."""
     for token_id, cell in moved:
         token = await session.get(Token, token_id)
         if token is None or (token.x, token.y) == cell:
             continue
         scene = await session.get(Scene, token.scene_id)
         if scene is None or scene.campaign_id != loaded.campaign.id:
+            continue
+        if cell[0] + token.size > scene.cols or cell[1] + token.size > scene.rows:
             continue
         opened = service.Opened(loaded.campaign, loaded.viewer, scene)
         b = await service.board(session, opened)
