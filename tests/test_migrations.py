@@ -369,3 +369,62 @@ def test_the_five_places_of_an_audience_move_into_one_and_back(
     assert [(t, a, v, u, _json(p)) for t, a, v, u, p in back] == [
         old for old, _a, _p in OLD_AUDIENCES
     ]
+
+
+def test_movement_spent_moves_from_the_tokens_into_the_fight(
+    database_url: str, tmp_path: Path
+) -> None:
+    """0017 moves what a figure's token spent in the current turn of its running fight into
+    the fight's state (an earlier turn's count goes); the downgrade writes it back."""
+    with _scratch_database(database_url, tmp_path) as url:
+        upgrade(url, "0016_tokenslook")
+        engine = sa_create_engine(url.replace("+aiosqlite", ""))
+        now = {"now": utcnow()}
+        state = {"round": 2, "turn": 1, "figures": {"7": {"lp": 9}, "8": {"lp": 5}}}
+        with engine.begin() as conn:
+            _campaign_with_scene(conn)
+            conn.execute(
+                text(
+                    "INSERT INTO encounter (id, campaign_id, name, notes, status, settings,"
+                    " state, created_at, updated_at, version) VALUES (1, 1, 'E', '', 'running',"
+                    " '{}', :state, :now, :now, 1)"
+                ),
+                {"state": json.dumps(state), **now},
+            )
+            conn.execute(text("UPDATE map_scene SET encounter_id = 1 WHERE id = 1"))
+            for pid, name in ((7, "Alrik"), (8, "Goblin")):
+                conn.execute(
+                    text(
+                        "INSERT INTO encounter_participant (id, encounter_id, name, side, hidden,"
+                        " stats, position, created_at) VALUES (:id, 1, :name, 'gegner', false,"
+                        " '{}', 0, :now)"
+                    ),
+                    {"id": pid, "name": name, **now},
+                )
+            # Alrik moved 3 in this turn ("2:1"); the goblin 2 in an earlier one.
+            for tid, pid, x, moved, turn in ((3, 7, 0, 3, "2:1"), (4, 8, 5, 2, "1:0")):
+                conn.execute(
+                    text(
+                        "INSERT INTO map_token (id, scene_id, participant_id, label, colour,"
+                        " size, hidden, x, y, moved, moved_turn, version) VALUES (:id, 1, :pid,"
+                        " 'T', '#c33', 1, false, :x, 0, :moved, :turn, 1)"
+                    ),
+                    {"id": tid, "pid": pid, "x": x, "moved": moved, "turn": turn},
+                )
+        upgrade(url, "0017_moveundo")
+        with engine.connect() as conn:
+            after = _json(conn.execute(text("SELECT state FROM encounter")).scalar_one())
+            columns = conn.execute(text("SELECT * FROM map_token")).keys()
+            tokens = conn.execute(text("SELECT count(*) FROM map_token")).scalar_one()
+        assert isinstance(after, dict)
+        assert after["movement"] == {"turn": "2:1", "spent": {"7": 3}}
+        assert after["figures"] == state["figures"]
+        assert "moved" not in columns and "moved_turn" not in columns
+        assert tokens == 2
+        command.downgrade(alembic_config(url), "0016_tokenslook")
+        with engine.connect() as conn:
+            back = conn.execute(
+                text("SELECT id, moved, moved_turn FROM map_token ORDER BY id")
+            ).all()
+        engine.dispose()
+    assert [tuple(r) for r in back] == [(3, 3, "2:1"), (4, 0, "")]

@@ -6,10 +6,18 @@ The combat state is a JSON object stored on the encounter::
      "order": [{"pid": "5", "step": 15, "init": 15, "side": "abenteurer", "tie": ...}, ...],
      "figures": {"5": {...system runtime values...}},
      "gm_order": [...], "initiative": {...}, "pending": null | {...},
-     "turn_actions": {"attacks": 0}, "undone": [seq, ...], ...}
+     "turn_actions": {"attacks": 0}, "undone": [seq, ...],
+     "movement": {"turn": "1:0", "spent": {"5": 3}},
+     "map_moves": [{"token_id": 7, "x": 0, "y": 2}], ...}
 
 and what a system keeps of the turn (PF2e: ``"action_budget": {"actions", "total",
 "reaction"}``, a typed value of ``app.rules.pf2e.turn``).
+
+``movement``: the cells each figure moved on the battle map in the current Handlung or turn
+(``turn``: ``"round:turn"``; another turn's counts are spent no more), read by the map's
+move check. ``map_moves``: where the tokens the last undoable operation moved stood before
+it (an undo puts them back there, docs/map.md); the state an undo restores holds those of
+the operation before it.
 
 Every operation mutates a copy of the state and records what happened in a
 :class:`Report`: log entries (a translatable headline plus the engines' German rule text
@@ -163,6 +171,44 @@ def figure(state: State, pid: str) -> dict[str, Any]:
         raise CombatError(N_("This participant is not in the combat."))
     result: dict[str, Any] = fig
     return result
+
+
+def turn_key(state: State) -> str:
+    """The current Handlung or turn of a fight, ``"round:turn"``."""
+    return f"{state.get('round', 0)}:{state.get('turn', 0)}"
+
+
+def movement_spent(state: State, pid: str) -> int:
+    """The cells ``pid`` moved on the map in the current Handlung or turn."""
+    movement = state.get("movement") or {}
+    if movement.get("turn") != turn_key(state):
+        return 0
+    return int((movement.get("spent") or {}).get(pid, 0))
+
+
+def spend_movement(state: State, pid: str, cells: int) -> None:
+    """``pid`` moved ``cells`` more in the current Handlung or turn."""
+    key = turn_key(state)
+    movement = state.get("movement") or {}
+    spent = dict(movement.get("spent") or {}) if movement.get("turn") == key else {}
+    spent[pid] = movement_spent(state, pid) + cells
+    state["movement"] = {"turn": key, "spent": spent}
+
+
+def map_moved(state: State, token_id: int, cell: tuple[int, int]) -> None:
+    """The operation moves the token ``token_id`` from ``cell`` (its first move counts)."""
+    moved: list[dict[str, int]] = state.setdefault("map_moves", [])
+    if all(m.get("token_id") != token_id for m in moved):
+        moved.append({"token_id": token_id, "x": cell[0], "y": cell[1]})
+
+
+def map_moves(state: State) -> list[tuple[int, tuple[int, int]]]:
+    """The tokens the last undoable operation moved, with the cells they stood on."""
+    out = []
+    for m in state.get("map_moves") or []:
+        if isinstance(m, dict) and all(isinstance(m.get(k), int) for k in ("token_id", "x", "y")):
+            out.append((int(m["token_id"]), (int(m["x"]), int(m["y"]))))
+    return out
 
 
 def reset_turn_actions(state: State) -> None:

@@ -46,7 +46,10 @@ from app.encounters.combat import (
     current_pid,
     delay,
     fresh_state,
+    map_moved,
+    map_moves,
     remove_from_order,
+    spend_movement,
     swap_tied,
 )
 from app.encounters.models import BestiaryEntry, Encounter, Participant
@@ -1004,6 +1007,14 @@ def may_use_luck(loaded: Loaded, pid: str) -> None:
 AfterOperation = Callable[[AsyncSession, User, Loaded, Report], Awaitable[None]]
 AFTER_OPERATION: list[AfterOperation] = []
 
+#: What runs after an undo, in its transaction, with the restored state saved: the battle
+#: map puts the tokens the undone operation moved back (``combat.map_moves``, given here
+#: as token id and cell) — ``app.maps.displace``.
+AfterUndo = Callable[
+    [AsyncSession, User, Loaded, list[tuple[int, tuple[int, int]]]], Awaitable[None]
+]
+AFTER_UNDO: list[AfterUndo] = []
+
 
 async def operate(
     session: AsyncSession,
@@ -1036,6 +1047,8 @@ async def operate(
         await sessions.guard_override(session, campaign_id)
     dice = await roller_for(session, campaign_id, user.id, roller)
     state = clone(enc.state)
+    if undoable:
+        state["map_moves"] = []  # the tokens this operation moves (an undo's to put back)
     report = Report()
     try:
         op(loaded, state, report, dice)
@@ -1059,15 +1072,41 @@ async def operate(
     return enc
 
 
-async def stride(
-    session: AsyncSession, user: User, campaign_id: int, encounter_id: int, pid: str
+@dataclass(frozen=True, slots=True)
+class MapMove:
+    """A move on the battle map of the figure ``pid``'s token ``token_id`` from ``start``
+    for ``cost`` cells of its movement; ``stride``: the move is an action of its turn
+    (``CombatRules.moves_are_actions``; PF2e's Stride)."""
+
+    pid: str
+    token_id: int
+    start: tuple[int, int]
+    cost: int
+    stride: bool
+
+
+async def move_figure(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int, move: MapMove
 ) -> None:
-    """A move on the battle map of ``pid``, whose turn it is, in a system whose moves are
-    actions (``CombatRules.moves_are_actions``; PF2e's Stride): spent like any action of
-    the fight, logged, undoable. The map checked who may move; it rolls no die."""
+    """A figure's move on the battle map in the running fight: its movement spent in this
+    Handlung or turn (``combat.movement_spent``), an action where moves are actions —
+    logged, undoable (an undo gives both back and the map puts the token back). The map
+    checked the way, the allowance and who may move; it rolls no die."""
 
     def op(loaded: Loaded, state: State, report: Report, roller: Roller) -> None:
-        system(loaded.campaign.system).stride(state, pid, report)
+        pid = move.pid
+        if pid not in state["figures"]:
+            raise CombatError(N_("This participant is not in the combat."))
+        if move.stride:
+            system(loaded.campaign.system).stride(state, pid, report)
+        spend_movement(state, pid, move.cost)
+        map_moved(state, move.token_id, move.start)
+        # A public step (its row changed) refreshes every combat page's controls, which
+        # post the encounter's new version; a hidden figure's step is the GMs' alone.
+        report.changed.add(pid)
+        if pid in loaded.hidden and not report.entries:
+            report.add(N_("GM: %(name)s moves on the map."), who={pid},
+                       name=state["figures"][pid]["name"])  # fmt: skip
 
     await operate(
         session, user, campaign_id, encounter_id, None, op, roller=SecureRoller(),
@@ -1230,6 +1269,7 @@ async def undo(
     await sessions.guard_override(session, campaign_id)
     step_id, entry = last
     undone_seqs: list[int] = entry["seq"]
+    moved_back = map_moves(enc.state)
     state = entry["state"]
     state["undone"] = [*enc.state.get("undone", []), *undone_seqs]
     enc.state = state
@@ -1249,6 +1289,8 @@ async def undo(
     await _log(session, loaded, user, report, undo_of=undone_seqs, gm_only=gm_only, roster=True)
     await write_sheets(session, loaded, user, state)
     await _flush(session)
+    for after in AFTER_UNDO:
+        await after(session, user, loaded, moved_back)
     return enc
 
 

@@ -746,7 +746,7 @@ class TokenMoved(EventPayload):
     """A token moved on a scene: ``cost`` cells of movement, ``override`` when a GM placed
     it past the rules; ``reactions`` offered (H&H Blockadeangriff: ``{participant_id,
     kind}``); ``pushed``: the rule of the fight that moved it; ``blocked``: something the
-    mover cannot see stopped it."""
+    mover cannot see stopped it; ``undo``: the GM's undo of a fight's step put it back."""
 
     VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
 
@@ -761,6 +761,8 @@ class TokenMoved(EventPayload):
     pushed: str | None = None
     #: The way reached a figure the mover cannot see: it ended on the last free cell before.
     blocked: bool = False
+    #: The GM undid the step of the fight that moved it: it stands where it stood before.
+    undo: bool = False
 
     def scene_ref(self) -> tuple[int | None, int | None]:
         return self.scene_id, self.token_id

@@ -2,7 +2,10 @@
 defender back, Fehltritt slides the attacker past the defender): after the combat
 operation, in its transaction, each such figure's token on the scene linked to the fight
 goes that way, cell by cell, until a wall, a closed door, the grid's edge or another token
-stops it — an ordinary ``token_moved`` (``pushed``: the rule), projected like every move."""
+stops it — an ordinary ``token_moved`` (``pushed``: the rule), projected like every move.
+The fight keeps where each such token stood (``combat.map_moves``): the GM's undo of the
+operation puts it back, and so every token the undone operation moved (:func:`move_back`),
+each an ordinary ``token_moved`` with ``undo``."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
 from app.encounters import service as encounters
-from app.encounters.combat import Displacement, Report
+from app.encounters.combat import Displacement, Report, map_moved
 from app.events import types
 from app.maps import service, sight
 from app.maps.models import Scene, Token
@@ -64,6 +67,10 @@ async def move_displaced(
         if end == (moving.x, moving.y):
             continue
         before = b.seen()
+        state = dict(loaded.encounter.state)
+        state["map_moves"] = list(state.get("map_moves") or [])
+        map_moved(state, moving.id, (moving.x, moving.y))
+        loaded.encounter.state = state
         moving.x, moving.y = end
         await session.flush()
         payload = types.TokenMoved(
@@ -73,4 +80,37 @@ async def move_displaced(
         await service.token_events(session, opened, user, b, moving, payload, before)
 
 
+async def move_back(
+    session: AsyncSession,
+    user: User,
+    loaded: encounters.Loaded,
+    moved: list[tuple[int, g.Cell]],
+) -> None:
+    """After an undo: every token the undone operation moved goes back where it stood (the
+    map and the fight never disagree), one ``token_moved`` with ``undo`` each. A token
+    since removed stays removed, and one whose cell the scene no longer has (it shrank)
+    stays where it is."""
+    for token_id, cell in moved:
+        token = await session.get(Token, token_id)
+        if token is None or (token.x, token.y) == cell:
+            continue
+        scene = await session.get(Scene, token.scene_id)
+        if scene is None or scene.campaign_id != loaded.campaign.id:
+            continue
+        if cell[0] + token.size > scene.cols or cell[1] + token.size > scene.rows:
+            continue
+        opened = service.Opened(loaded.campaign, loaded.viewer, scene)
+        b = await service.board(session, opened)
+        moving = next(t for t in b.tokens if t.id == token.id)
+        before = b.seen()
+        moving.x, moving.y = cell
+        await session.flush()
+        payload = types.TokenMoved(
+            actor_name=user.username, scene_id=scene.id, token_id=moving.id, x=cell[0],
+            y=cell[1], undo=True,
+        )  # fmt: skip
+        await service.token_events(session, opened, user, b, moving, payload, before)
+
+
 encounters.AFTER_OPERATION.append(move_displaced)
+encounters.AFTER_UNDO.append(move_back)

@@ -81,8 +81,8 @@ class SceneBackground(Base):
 class Token(Base):
     """A token on a scene: an encounter participant's, a character's or a free one.
 
-    ``x``, ``y`` is its top-left cell; it covers ``size`` × ``size`` cells. ``moved`` is the
-    movement (cells) spent in the combat turn ``moved_turn`` (``"round:turn"``).
+    ``x``, ``y`` is its top-left cell; it covers ``size`` × ``size`` cells. The movement its
+    figure spent in a fight's turn is the fight's (``app.encounters.combat``, ``movement``).
     """
 
     __tablename__ = "map_token"
@@ -103,8 +103,6 @@ class Token(Base):
     hidden: Mapped[bool] = mapped_column(Boolean, default=False)
     x: Mapped[int] = mapped_column(Integer)
     y: Mapped[int] = mapped_column(Integer)
-    moved: Mapped[int] = mapped_column(Integer, default=0)
-    moved_turn: Mapped[str] = mapped_column(String(16), default="")
     #: The portrait's ETag (``TokenPortrait``); ``None``: no portrait.
     portrait_etag: Mapped[str | None] = mapped_column(String(64))
     version: Mapped[int] = mapped_column(Integer, default=1)

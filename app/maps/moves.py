@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.viewer import Viewer
+from app.encounters.combat import movement_spent
 from app.encounters.systems.protocol import Budget, CombatRules
 from app.errors import ValidationFailed
 from app.events.service import VisibleEvent
@@ -40,8 +41,6 @@ class Plan:
     cost: int
     allowance: int | None
     reactions: list[dict[str, Any]]
-    spent: int
-    turn_key: str
     override: bool
     #: The walk ended before a figure the mover cannot see.
     blocked: bool = False
@@ -75,27 +74,19 @@ def others(b: Board, viewer: Viewer, token: Token) -> Others:
     return Others(frozenset(taken), frozenset(unseen))
 
 
-def _turn_key(b: Board) -> str:
-    if not b.running:
-        return ""
-    return f"{b.state.get('round', 0)}:{b.state.get('turn', 0)}"
-
-
-def _allowance(
-    b: Board, rules: CombatRules, settings: dict[str, Any], token: Token, key: str
-) -> tuple[int | None, int]:
-    """The cells still allowed this turn (``None``: no fight, no limit) and those spent."""
+def _allowance(b: Board, rules: CombatRules, settings: dict[str, Any], token: Token) -> int | None:
+    """The cells still allowed in this Handlung or turn (``None``: no fight, no limit): the
+    figure's movement less what the fight counts as spent (``combat.movement_spent``)."""
     pid = b.pid(token)
-    if not key or pid is None:
-        return None, 0
+    if not b.running or pid is None:
+        return None
     fig = b.state.get("figures", {}).get(pid)
     participant = b.participants.get(token.participant_id or 0)
     if fig is None or participant is None:
-        return None, 0
+        return None
     # Where a move is an action (PF2e's Stride), each one has the whole movement.
-    spent = token.moved if token.moved_turn == key and not rules.moves_are_actions else 0
-    total = rules.movement_allowance(fig, participant.stats, settings)
-    return total - spent, spent
+    spent = 0 if rules.moves_are_actions else movement_spent(b.state, pid)
+    return rules.movement_allowance(fig, participant.stats, settings) - spent
 
 
 def _occupied(around: Others, cell: Cell, size: int) -> None:
@@ -122,7 +113,7 @@ def plan_move(
     found = others(b, viewer, token)
     if asked.override:
         _occupied(found, to, token.size)
-        return Plan(to, 0, None, [], token.moved, token.moved_turn, True)
+        return Plan(to, 0, None, [], True)
     grid = grid_of(b.scene)
     path = asked.path
     if path is None:
@@ -136,8 +127,7 @@ def plan_move(
         )
     seen = Others(found.taken - found.unseen, frozenset())
     _occupied(seen, to, token.size)
-    key = _turn_key(b)
-    allowance, spent = _allowance(b, rules, settings, token, key)
+    allowance = _allowance(b, rules, settings, token)
     if allowance is not None and measured.cost > allowance:
         raise ValidationFailed(
             {
@@ -153,7 +143,7 @@ def plan_move(
     end = reach if stop is None else _free_before(path, stop + 1, token.size, found)
     cost = g.path_cost(grid, path[: end + 1], rules.metric.diagonal).cost
     blocked = blocked and stop is None
-    return Plan(path[end], cost, allowance, reactions, spent + cost, key, False, blocked)
+    return Plan(path[end], cost, allowance, reactions, False, blocked)
 
 
 def _walk(path: Sequence[Cell], size: int, found: Others) -> tuple[int, bool]:

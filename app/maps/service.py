@@ -602,7 +602,6 @@ async def add_token(
         scene_id=scene_id, x=spec.x, y=spec.y, size=spec.size, label=label,
         colour=sight.colour(spec.colour), participant_id=spec.participant_id,
         character_id=spec.character_id, hidden=hidden if spec.hidden is None else spec.hidden,
-        moved=0, moved_turn="",
     )  # fmt: skip
     b = await board(session, opened)
     before = b.seen()
@@ -815,10 +814,9 @@ async def move_token(
     )
     asked = moves.MoveAsked(token, to, path, override)
     plan = moves.plan_move(b, opened.rules, opened.campaign.settings, opened.viewer, asked)
-    actions = await _stride(session, user, opened, b, token, plan)
+    actions = await _in_fight(session, user, opened, b, token, plan)
     before = b.seen()
     token.x, token.y = plan.end
-    token.moved, token.moved_turn = plan.spent, plan.turn_key
     await _flush_token(session)
     payload = types.TokenMoved(
         actor_name=user.username, scene_id=opened.scene.id, token_id=token.id, x=token.x,
@@ -830,29 +828,33 @@ async def move_token(
     return moves.answer(seen, plan.allowance, actions)
 
 
-async def _stride(
+async def _in_fight(
     session: AsyncSession, user: User, opened: Opened, b: sight.Board, token: Token,
     plan: moves.Plan,
 ) -> Budget | None:  # fmt: skip
-    """Where a move is an action (PF2e's Stride, docs/map.md): the move of the figure whose
-    turn it is in the linked fight spends it before the token moves — refused at ``to``
-    when none is left. The actions left after it (``None``: the move was no action)."""
+    """A figure's move while the linked fight runs is part of the fight (docs/map.md): it
+    spends the figure's movement of this Handlung or turn, and where a move is an action
+    (PF2e's Stride) by the figure whose turn it is, that action — refused at ``to`` when
+    none is left — before the token moves; an undo gives both back and puts the token
+    back. A GM's ``override`` is the map's alone, as a move outside a fight. The actions
+    left after it (``None``: the move was no action)."""
     pid = b.pid(token)
     if (
         plan.override
-        or plan.cost == 0
-        or not opened.rules.moves_are_actions
         or b.encounter is None
         or not b.running
         or pid is None
-        or current_pid(b.state) != pid
+        or pid not in b.state.get("figures", {})
+        or plan.end == (token.x, token.y)
     ):
         return None
+    stride = plan.cost > 0 and opened.rules.moves_are_actions and current_pid(b.state) == pid
+    move = encounters.MapMove(pid, token.id, (token.x, token.y), plan.cost, stride)
     try:
-        await encounters.stride(session, user, opened.campaign.id, b.encounter.id, pid)
+        await encounters.move_figure(session, user, opened.campaign.id, b.encounter.id, move)
     except ValidationFailed as exc:
         raise ValidationFailed({"to": next(iter(exc.fields.values()))}) from None
-    return opened.rules.turn_budget(b.state)
+    return opened.rules.turn_budget(b.state) if stride else None
 
 
 @dataclass(frozen=True, slots=True)

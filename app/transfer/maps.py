@@ -5,8 +5,10 @@ Scenes and tokens are named by refs like every other row (:mod:`app.transfer.ref
 log's ``scene_id`` and ``token_id`` are renumbered with them; a token's participant and
 character and a scene's encounter by their refs. The image travels as the handouts' does
 (base64 of the stored, already re-encoded bytes, with its ETag), so the copy serves the same
-bytes. A token's movement spent in the current turn (``moved``) travels too: the imported
-fight is the same fight. A document without ``scenes`` (written before) imports with none.
+bytes. The movement a figure spent in the current turn is the fight's (its state travels
+with the encounter): a document written before, whose tokens carry it (``moved``,
+``moved_turn``), imports with those fields read and left. A document without ``scenes``
+(written before) imports with none.
 """
 
 from __future__ import annotations
@@ -41,8 +43,9 @@ class TokenDoc(_Doc):
     hidden: bool
     x: int = Field(ge=0, lt=limits.SCENE_SIDE_MAX)
     y: int = Field(ge=0, lt=limits.SCENE_SIDE_MAX)
-    moved: int = Field(ge=0, le=limits.INT_MAX)
-    moved_turn: str = Field(max_length=16)
+    #: Documents written before the fight kept the movement (0017_moveundo); not read.
+    moved: int = Field(default=0, ge=0, le=limits.INT_MAX)
+    moved_turn: str = Field(default="", max_length=16)
     #: The portrait (issue 28); documents written before have none.
     portrait: ImageDoc | None = None
 
@@ -157,7 +160,7 @@ def _token(t: Token, maps: IdMaps, portrait: TokenPortrait | None) -> dict[str, 
         "participant": maps.id("participant", t.participant_id),
         "character": maps.id("character", t.character_id),
         "label": t.label, "colour": t.colour, "size": t.size, "hidden": t.hidden,
-        "x": t.x, "y": t.y, "moved": t.moved, "moved_turn": t.moved_turn,
+        "x": t.x, "y": t.y,
         "portrait": _image(portrait),
     }  # fmt: skip
 
@@ -232,8 +235,6 @@ async def import_scenes(
                 hidden=t.hidden,
                 x=t.x,
                 y=t.y,
-                moved=t.moved,
-                moved_turn=t.moved_turn,
                 portrait_etag=None if t.portrait is None else t.portrait.etag,
             )
             for t in s.tokens
