@@ -233,4 +233,17 @@
   } else {
     showAlertsToggle();
   }
+
+  // The fight on its board (issue 28): what a phone folds away (the actions sheet, roster,
+  // log) stands open beside the board on a wide screen.
+  function openWide() {
+    if (!window.matchMedia || !window.matchMedia("(min-width: 60rem)").matches) return;
+    var folds = document.querySelectorAll("details[data-wide-open]");
+    for (var i = 0; i < folds.length; i++) folds[i].open = true;
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", openWide);
+  } else {
+    openWide();
+  }
 })();
