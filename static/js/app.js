@@ -137,7 +137,12 @@
     }
     var title = notice.getAttribute("data-title");
     document.title = "\u25CF " + title + " \u2014 Tafelrunde";
-    toast.appendChild(notice.cloneNode(true));
+    // On the page of the fight it links (the turn bar and the defence card say it there),
+    // the toast would only cover the board: the title and the sound tell it (issue 28).
+    var link = notice.querySelector("a[href]");
+    if (!link || link.getAttribute("href") !== window.location.pathname) {
+      toast.appendChild(notice.cloneNode(true));
+    }
     if (!first) tell(notice, title);
   }
 

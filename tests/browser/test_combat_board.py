@@ -57,9 +57,9 @@ def table(browser: Browser, base_url: str) -> Iterator[Table]:
     bob = account_on_phone(browser, base_url)
     created = ok(gm.request.post("/api/v1/campaigns", data={"name": "Furt", "system": "hh"}))
     base = f"/api/v1/campaigns/{created['id']}"
-    heroes = {}
+    heroes, invite = {}, {"invite_code": created["invite_code"]}
     for player, name in ((bob, "Brida"), (alice, "Alrik")):
-        ok(player.request.post("/api/v1/campaigns/join", data={"invite_code": created["invite_code"]}))
+        ok(player.request.post("/api/v1/campaigns/join", data=invite))
         heroes[name] = ok(player.request.post(f"{base}/characters", data={"name": name}))["id"]
     goblin = next(
         e for e in ok(gm.request.post(f"{base}/bestiary/samples")) if e["name"] == "Goblin"
