@@ -210,11 +210,14 @@ async def _refused(
     exc: ValidationFailed,
     prep: tuple[str, dict[str, Any]] | None = None,
     typed_check: str = "",
+    aimed: str = "",
 ) -> Response:
     """The encounter page again (422: nothing is saved): the messages with the controls, or
-    with a preparation form (``prep``: which one and its values as typed) at its fields."""
+    with a preparation form (``prep``: which one and its values as typed) at its fields; a
+    refused attack (``aimed``: its target) keeps its target, the message at that field."""
     context = await _context(session, user, campaign_id, encounter_id)
     context["typed_check"] = typed_check
+    context["aimed"] = aimed
     await COMBAT_PAGE.contribute(
         session, context["viewer"], CombatPage(campaign_id, encounter_id), context
     )
@@ -446,7 +449,7 @@ async def act(
         )
     status = 200
     errors: dict[str, str] = {}
-    context_check = ""
+    context_check = aimed = ""
     try:
         async with attempt(session):
             await actions.perform(
@@ -454,10 +457,12 @@ async def act(
             )
     except ValidationFailed as exc:
         typed = str(data.get("skill", "")) if action == "check" else ""
+        aimed = str(data.get("target", "")) if action == "attack" else ""
         if not is_htmx(request):
             return await _refused(
-                request, session, user, campaign_id, encounter_id, exc, typed_check=typed
-            )
+                request, session, user, campaign_id, encounter_id, exc, typed_check=typed,
+                aimed=aimed,
+            )  # fmt: skip
         errors, status = exc.fields, 422
         context_check = typed
     except Conflict as exc:
@@ -469,6 +474,7 @@ async def act(
     context = await _context(session, user, campaign_id, encounter_id)
     context["errors"] = errors
     context["typed_check"] = context_check  # a refused check keeps what the GM typed
+    context["aimed"] = aimed if errors and action == "attack" else ""  # and an attack its target
     return page(request, TEMPLATE, context, block="controls", status_code=status)
 
 

@@ -5,9 +5,9 @@
   token's place), ``moves`` (a ``token_moved``: that token's place in the list, from the
   event alone, no session; ``map.js`` moves the token on the board from it) and
   ``pointer`` (rulers and pings, from the event alone).
-- The region ``map`` on the combat page (``COMBAT_PAGE``, slot ``main``): the scene linked
-  to the encounter, the same board, moves and pointer, as out-of-band swaps in the page's
-  bundle.
+- The region ``map`` on the combat page (``COMBAT_PAGE``, slot ``board``: the page then
+  puts the board first and its other parts around it, issue 28): the scene linked to the
+  encounter, the same board, moves and pointer, as out-of-band swaps in the page's bundle.
 
 The board is rendered from the scene as the viewer may see it (``app.maps.views``), so a
 token a player may not see is never in what they receive; a move reaches a viewer only in
@@ -182,7 +182,7 @@ COMBAT_PAGE.register(
         _combat_reacts,
         _push_combat_map,
         load=_load_combat_map,
-        slot="main",
+        slot="board",
         html=_combat_map_html,
     )
 )

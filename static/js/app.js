@@ -137,7 +137,12 @@
     }
     var title = notice.getAttribute("data-title");
     document.title = "\u25CF " + title + " \u2014 Tafelrunde";
-    toast.appendChild(notice.cloneNode(true));
+    // On the page of the fight it links (the turn bar and the defence card say it there),
+    // the toast would only cover the board: the title and the sound tell it (issue 28).
+    var link = notice.querySelector("a[href]");
+    if (!link || link.getAttribute("href") !== window.location.pathname) {
+      toast.appendChild(notice.cloneNode(true));
+    }
     if (!first) tell(notice, title);
   }
 
@@ -232,5 +237,18 @@
     document.addEventListener("DOMContentLoaded", showAlertsToggle);
   } else {
     showAlertsToggle();
+  }
+
+  // The fight on its board (issue 28): what a phone folds away (the actions sheet, roster,
+  // log) stands open beside the board on a wide screen.
+  function openWide() {
+    if (!window.matchMedia || !window.matchMedia("(min-width: 60rem)").matches) return;
+    var folds = document.querySelectorAll("details[data-wide-open]");
+    for (var i = 0; i < folds.length; i++) folds[i].open = true;
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", openWide);
+  } else {
+    openWide();
   }
 })();

@@ -323,6 +323,12 @@
     if (!pid || !choice || !choice.querySelector('option[value="' + pid + '"]')) { return false; }
     choice.value = pid;
     choice.dispatchEvent(new Event("change", { bubbles: true }));
+    // On the combat page's board the form sits in the actions sheet: it opens, the attack
+    // button one more tap away.
+    var sheet = choice.closest("details.action-sheet");
+    if (sheet && !sheet.open) { sheet.open = true; }
+    var button = document.getElementById("attack-button");
+    if (sheet && button) { button.scrollIntoView({ block: "nearest" }); }
     var attacker = choice.form && choice.form.querySelector('[name="attacker"]');
     if (!attacker) { return true; }
     fetch(api("/attack?attacker=" + attacker.value + "&target=" + pid), {

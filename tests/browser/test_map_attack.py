@@ -88,9 +88,13 @@ def test_a_player_taps_a_goblin_and_the_attack_form_is_filled(setup: Setup) -> N
 
     bob = s.bob.new_page()
     bob.goto(s.encounter_api.replace("/api/v1", ""))
-    expect(bob.locator("#attack-target")).to_be_visible()
+    # The board first (issue 28): the attack form waits in the closed actions sheet, and the
+    # tap on the goblin opens it.
+    expect(bob.locator("#action-sheet")).to_be_attached()
+    expect(bob.locator("#attack-target")).to_be_hidden()
     target = tokens[s.pids["Goblin 1"]]["id"]
     token(bob, target).tap()
+    expect(bob.locator("#attack-target")).to_be_visible()
     expect(bob.locator("#attack-target")).to_have_value(str(s.pids["Goblin 1"]))
     # On a linked scene the server decides the cover (issue 27): the player's form has no
     # cover fields, the note gives the distance, the covering goblin is outlined.
