@@ -92,7 +92,6 @@ async def _scene_page(
         context = await views.map_context(session, member, campaign_id, scene_id)
         assert context is not None
         extra["viewing_as"] = member.username
-        context["mine"] = []  # a look, not a seat: the GM moves nothing from here
         return page(request, "maps/scene.html", {**context, **extra})
     context = await views.map_context(session, viewer, campaign_id, scene_id)
     assert context is not None
