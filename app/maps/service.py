@@ -170,10 +170,14 @@ def _sight_reveals(opened: Opened, b: sight.Board) -> list[Cell]:
 async def _fog_revealed(
     session: AsyncSession, opened: Opened, user: User, cells: list[Cell]
 ) -> None:
-    """The usual ``fog_changed`` for cells sight revealed."""
+    """The usual ``fog_changed`` for cells sight revealed (the scene's ``version`` guards
+    them: another change of the scene written first is a 409, nothing of this one kept)."""
     if not cells:
         return
-    await session.flush()
+    try:
+        await session.flush()
+    except StaleDataError:
+        raise Conflict(_("The scene was changed meanwhile; reload it.")) from None
     await _event(
         session, opened, user,
         types.FogChanged(actor_name=user.username, scene_id=opened.scene.id,

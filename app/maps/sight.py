@@ -1,11 +1,16 @@
 """What each viewer may see of a scene, on loaded rows (no queries; the move check is
 :mod:`app.maps.moves`).
 
-Players see the cells open to them (:meth:`Board.cells_for`): the cells the fog leaves
-open (all of them while the scene's fog is off) and, with the scene's ``line_of_sight``
-on, of those only the cells their figures' tokens see; the walls and doors next to such a
-cell, and the tokens that are not hidden (nor their participant) and stand, with at least
-one of their cells, on such a cell. GMs see everything. A map event reaches each player in
+Players see tokens on the cells visible to them (:meth:`Board.cells_for`): the cells the
+fog leaves open (all of them while the scene's fog is off) and, with the scene's
+``line_of_sight`` on, of those only the cells their figures' tokens see, and always the
+cells their own tokens stand on. They get the map (walls and doors next to a cell,
+difficult terrain) of the cells they know (:meth:`Board.known_for`): the fog's open cells
+and the visible ones — with line of sight on, those out of sight are *explored* (drawn
+dimmed, no tokens). With fog and line of sight on, what the party's tokens see is
+revealed for good (:meth:`Board.unrevealed_sight`, written by ``service``). A token is sent
+when it is not hidden (nor its participant) and stands, with at least one of its cells,
+on a visible cell. GMs see everything. A map event reaches each player in
 the form of what they see (:func:`event_forms`): about a token they cannot see not at all;
 one whose token enters or leaves their sight as ``token_added`` / ``token_removed`` (the
 party's form and each player's own, stored as the event's audience: :meth:`Forms.audience`,
