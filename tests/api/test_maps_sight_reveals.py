@@ -224,3 +224,28 @@ async def test_the_gm_views_the_scene_as_each_member_gets_it(
     await t.gm.patch(h.url, json={"shown": False})
     await get(t.player, h.url, 404)
     assert (await t.gm.get(f"{h.url}/view", params={"as": h.ids["anna"]})).status_code == 404
+
+
+async def test_a_wall_taken_away_brings_tokens_into_view_and_reveals(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Every change of sight sends the tokens it concerns: the GM takes a wall away, and
+    the goblin behind it comes into Anna's view (fog on: the cells are revealed too)."""
+    h = await room(make_client, app)
+    gm, cid = h.t.gm, h.t.campaign_id
+    wall = {"segments": [[3, 0, 3, 6], FAR_WALL], "difficult": [FAR_TERRAIN]}
+    assert (await gm.put(f"{h.url}/walls", json=wall)).status_code == 200
+    await gm.patch(h.url, json={"fog": True, "line_of_sight": True})
+    seen = await get(h.t.player, h.url)
+    assert "Goblin" not in labels(seen) and [10, 4] not in seen["revealed"]
+    seq = await _last_seq(app, cid)
+    assert (await gm.put(f"{h.url}/walls", json={"segments": [FAR_WALL]})).status_code == 200
+    got = await events_for(app, cid, h.viewer("anna"), seq)
+    assert [(e["type"], e.get("token", {}).get("label")) for e in got] == [
+        ("scene_updated", None),
+        ("fog_changed", None),
+        ("token_added", "Goblin"),
+    ]
+    assert [10, 4] in got[1]["revealed"]
+    seen = await get(h.t.player, h.url)
+    assert "Goblin" in labels(seen) and FAR_WALL in seen["walls"]
