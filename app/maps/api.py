@@ -162,6 +162,19 @@ async def show(
     return await views.scene_json(session, user, campaign_id, scene_id)
 
 
+@router.get("/{scene_id}/view")
+async def view_as(
+    campaign_id: PathId,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    as_: Annotated[int, Query(alias="as", ge=1, le=MAX_ROW_ID)],
+) -> dict[str, Any]:
+    """«View as …» (GMs only): the scene exactly as the member ``as`` (a user id) gets it
+    from ``GET …/scenes/{sid}``."""
+    return (await views.view_as(session, user, campaign_id, scene_id, as_))[1]
+
+
 @router.patch("/{scene_id}")
 async def update(
     campaign_id: PathId, scene_id: PathId, body: ScenePatch, session: Session, user: CurrentUser

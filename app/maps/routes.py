@@ -80,14 +80,25 @@ async def _scene_page(
     errors: dict[str, str] | None = None,
     status_code: int = 200,
     typed: dict[str, str] | None = None,
+    as_id: int | None = None,
 ) -> HTMLResponse:
-    """The scene page; ``typed``: the editor's texts as submitted (kept on a refusal)."""
+    """The scene page; ``typed``: the editor's texts as submitted (kept on a refusal);
+    ``as_id``: a GM's «view as» that member (the board as they get it, not live)."""
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     await service.open_scene(session, user, campaign_id, scene_id)
+    extra: dict[str, Any] = {"campaign": campaign, "errors": errors or {}}
+    if as_id is not None:
+        member, _view = await views.view_as(session, user, campaign_id, scene_id, as_id)
+        context = await views.map_context(session, member, campaign_id, scene_id)
+        assert context is not None
+        extra["viewing_as"] = member.username
+        return page(request, "maps/scene.html", {**context, **extra})
     context = await views.map_context(session, viewer, campaign_id, scene_id)
     assert context is not None
-    extra: dict[str, Any] = {"campaign": campaign, "errors": errors or {}}
     if viewer.is_gm:
+        extra["members"] = [
+            m for m in await campaigns.members(session, campaign_id) if not m.role.is_gm
+        ]
         extra["encounters"] = await encounters.encounters(session, user, campaign_id)
         extra["edit"] = {**views.edit_texts(context["scene"]), **(typed or {})}
     return page(request, "maps/scene.html", {**context, **extra}, status_code=status_code)
@@ -95,9 +106,17 @@ async def _scene_page(
 
 @router.get("/campaigns/{campaign_id}/scenes/{scene_id}", response_class=HTMLResponse)
 async def scene(
-    request: Request, campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
+    request: Request,
+    campaign_id: PathId,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    as_: Annotated[int | None, Query(alias="as", ge=1, le=MAX_ROW_ID)] = None,
 ) -> Response:
-    return await _scene_page(request, session, user, campaign_id, scene_id)
+    try:
+        return await _scene_page(request, session, user, campaign_id, scene_id, as_id=as_)
+    except ValidationFailed as exc:
+        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
 
 
 @router.get("/campaigns/{campaign_id}/scenes/{scene_id}/live")

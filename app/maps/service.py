@@ -9,7 +9,7 @@ viewer receives — the scene, and every map event — is cut to what they may s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from sqlalchemy import func, select
@@ -128,20 +128,81 @@ async def token_events(
     """The event about ``token`` in each view's form (returned), then — with line of sight,
     when what a player's figures see changed — ``token_sighted`` for every other token that
     came into or went out of some view."""
+    revealed = _sight_reveals(opened, b)
     now = b.audiences()
     forms = sight.event_forms(b, token, payload.to_json(), before, now, payload.TYPE)
     event = await _event(session, opened, user, payload, forms.audience(token))
-    if not opened.scene.line_of_sight:
+    await _fog_revealed(session, opened, user, revealed)
+    if not opened.scene.line_of_sight and not revealed:
         return event
     after = {key: b.view_of(cells) for key, cells in now.items()}
-    for other, found in sight.sight_changes(b, before, after, token.id):
+    await _sighted(session, opened, user, b, sight.sight_changes(b, before, after, token.id))
+    return event
+
+
+async def _sighted(
+    session: AsyncSession,
+    opened: Opened,
+    user: User,
+    b: sight.Board,
+    changes: list[tuple[Token, sight.Forms]],
+) -> None:
+    """A ``token_sighted`` per token that came into or went out of some view."""
+    for other, found in changes:
         await _event(
             session, opened, user,
             types.TokenSighted(actor_name=user.username, scene_id=opened.scene.id,
                                token_id=other.id),
             found.audience(other),
         )  # fmt: skip
-    return event
+
+
+def _sight_reveals(opened: Opened, b: sight.Board) -> list[Cell]:
+    """Sight reveals (docs/map.md): with fog and line of sight on, the fogged cells the
+    party's tokens see now join the scene's revealed cells for good. The cells revealed."""
+    new = sorted(b.unrevealed_sight())
+    if new:
+        scene = opened.scene
+        scene.revealed = [list(c) for c in sorted({tuple(c) for c in scene.revealed} | set(new))]
+    return new
+
+
+async def _fog_revealed(
+    session: AsyncSession, opened: Opened, user: User, cells: list[Cell]
+) -> None:
+    """The usual ``fog_changed`` for cells sight revealed (the scene's ``version`` guards
+    them: another change of the scene written first is a 409, nothing of this one kept)."""
+    if not cells:
+        return
+    try:
+        await session.flush()
+    except StaleDataError:
+        raise Conflict(_("The scene was changed meanwhile; reload it.")) from None
+    await _event(
+        session, opened, user,
+        types.FogChanged(actor_name=user.username, scene_id=opened.scene.id,
+                         revealed=[list(c) for c in cells], hidden=[], fog=opened.scene.fog),
+    )  # fmt: skip
+
+
+async def sight_followup(
+    session: AsyncSession,
+    opened: Opened,
+    user: User,
+    b: sight.Board,
+    before: sight.Seen,
+    *,
+    reveal: bool = True,
+) -> None:
+    """After a change of the scene that changes what players see (fog, walls and doors,
+    the switches; ``b``: the board loaded before it, ``before``: its ``seen()``): sight
+    reveals (unless the GM just hid cells: ``reveal`` false), then a ``token_sighted``
+    per token that came into or went out of some view — ``token_added`` /
+    ``token_removed`` to exactly those views."""
+    now = replace(b)  # the grid and owners again, from the changed scene
+    if reveal:
+        await _fog_revealed(session, opened, user, _sight_reveals(opened, now))
+    await _sighted(session, opened, user, now, sight.sight_changes(now, before, now.seen()))
 
 
 # --- scenes ---------------------------------------------------------------------------------
@@ -256,6 +317,10 @@ async def update_scene(
         linked = change.encounter_id or None
         await _encounter_id(session, campaign_id, linked)
         scene.encounter_id = linked
+    sees = change.fog is not None or change.line_of_sight is not None
+    sees = sees or change.sight_radius is not None
+    b = await board(session, opened) if sees else None
+    seen = b.seen() if b is not None else None
     before = (scene.fog, scene.shown)
     if change.fog is not None:
         scene.fog = change.fog
@@ -265,6 +330,8 @@ async def update_scene(
     await session.flush()
     await _scene_event(session, opened, user, "changed")
     await _announce_switches(session, opened, user, *before)
+    if b is not None and seen is not None:
+        await sight_followup(session, opened, user, b, seen)
     return scene
 
 
@@ -434,6 +501,8 @@ async def set_walls(
     opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     scene = opened.scene
     _check_version(scene, walls.version)
+    b = await board(session, opened)
+    before = b.seen()
     edges = sorted(set(_edges(walls.segments, scene, "segments")))
     doors = scene.doors
     if walls.doors is not None:
@@ -454,6 +523,7 @@ async def set_walls(
         ]
     await session.flush()
     await _scene_event(session, opened, user, "walls")
+    await sight_followup(session, opened, user, b, before)
     return scene
 
 
@@ -469,6 +539,8 @@ async def change_fog(
     scene = opened.scene
     shown = set(_cells(reveal, scene, "reveal"))
     hidden = set(_cells(hide, scene, "hide"))
+    b = await board(session, opened)
+    before = b.seen()
     now = ({tuple(c) for c in scene.revealed} | shown) - hidden
     scene.revealed = [list(c) for c in sorted(now)]
     await session.flush()
@@ -478,6 +550,8 @@ async def change_fog(
                          revealed=[list(c) for c in sorted(shown)],
                          hidden=[list(c) for c in sorted(hidden)], fog=scene.fog),
     )  # fmt: skip
+    # The GM's hand wins over sight until the party's sight changes again.
+    await sight_followup(session, opened, user, b, before, reveal=False)
     return scene
 
 

@@ -1,11 +1,16 @@
 """What each viewer may see of a scene, on loaded rows (no queries; the move check is
 :mod:`app.maps.moves`).
 
-Players see the cells open to them (:meth:`Board.cells_for`): the cells the fog leaves
-open (all of them while the scene's fog is off) and, with the scene's ``line_of_sight``
-on, of those only the cells their figures' tokens see; the walls and doors next to such a
-cell, and the tokens that are not hidden (nor their participant) and stand, with at least
-one of their cells, on such a cell. GMs see everything. A map event reaches each player in
+Players see tokens on the cells visible to them (:meth:`Board.cells_for`): the cells the
+fog leaves open (all of them while the scene's fog is off) and, with the scene's
+``line_of_sight`` on, of those only the cells their figures' tokens see, and always the
+cells their own tokens stand on. They get the map (walls and doors next to a cell,
+difficult terrain) of the cells they know (:meth:`Board.known_for`): the fog's open cells
+and the visible ones — with line of sight on, those out of sight are *explored* (drawn
+dimmed, no tokens). With fog and line of sight on, what the party's tokens see is
+revealed for good (:meth:`Board.unrevealed_sight`, written by ``service``). A token is sent
+when it is not hidden (nor its participant) and stands, with at least one of its cells,
+on a visible cell. GMs see everything. A map event reaches each player in
 the form of what they see (:func:`event_forms`): about a token they cannot see not at all;
 one whose token enters or leaves their sight as ``token_added`` / ``token_removed`` (the
 party's form and each player's own, stored as the event's audience: :meth:`Forms.audience`,
@@ -184,16 +189,52 @@ class Board:
         a change loads a new one)."""
         return {t.id: self.owner(t) for t in self.tokens}
 
+    def _eyes_cells(self, user_id: int | None) -> frozenset[g.Cell]:
+        """The cells the tokens whose sight ``user_id`` shares stand on."""
+        return frozenset(c for t in self.eyes(user_id) for c in g.footprint((t.x, t.y), t.size))
+
+    def sight(self, user_id: int | None = None) -> frozenset[g.Cell]:
+        """The cells the tokens whose sight ``user_id`` shares see (walls and radius; no
+        fog)."""
+        return sight_of(self.grid, self._eyes_cells(user_id), self.scene.sight_radius)
+
     def cells_for(self, user_id: int | None = None) -> frozenset[g.Cell] | None:
-        """The cells open to a player (``None``: the party's view, for observers and players
-        without a token here): the fog's open cells, and with line of sight on, of those the
-        ones their tokens see. ``None`` back: every cell."""
+        """The cells on which a player sees tokens (``None``: the party's view, for
+        observers and players without a token here): with line of sight off, the fog's
+        open cells; with it on, the cells their tokens see that the fog leaves open, and
+        the cells their own tokens stand on (always visible to them). ``None`` back:
+        every cell."""
         fog = self.fog_cells()
         if not self.scene.line_of_sight:
             return None if fog is None else frozenset(fog)
-        eyes = frozenset(c for t in self.eyes(user_id) for c in g.footprint((t.x, t.y), t.size))
-        seen = sight_of(self.grid, eyes, self.scene.sight_radius)
-        return seen if fog is None else seen & fog
+        seen = self.sight(user_id)
+        return seen if fog is None else (seen & fog) | self._eyes_cells(user_id)
+
+    def known_for(self, user_id: int | None = None) -> frozenset[g.Cell] | None:
+        """The cells whose map (ground, walls, doors, terrain) a player is sent: the fog's
+        open cells (``None``: every cell, no fog) and the cells they see tokens on. With
+        line of sight on, those out of sight are *explored*: drawn dimmed, without tokens."""
+        fog = self.fog_cells()
+        if fog is None:
+            return None
+        cells = self.cells_for(user_id)
+        return frozenset(fog) if cells is None else frozenset(fog) | cells
+
+    def unrevealed_sight(self) -> frozenset[g.Cell]:
+        """With fog and line of sight on, the fogged cells the party's tokens see now: sight
+        reveals them (``service.reveal_sight``). Empty otherwise."""
+        fog = self.fog_cells()
+        if fog is None or not self.scene.line_of_sight or not self.players():
+            return frozenset()
+        return self.sight(None) - fog
+
+    def blind(self, user_id: int | None) -> bool:
+        """Whether, with fog and line of sight on, a player is sent no cell of the map
+        but those their own tokens stand on (the GM's notice)."""
+        if not (self.scene.fog and self.scene.line_of_sight):
+            return False
+        known = self.known_for(user_id) or frozenset()
+        return known <= self._eyes_cells(user_id)
 
     @functools.cached_property
     def grid(self) -> g.Grid:
@@ -292,8 +333,9 @@ class Board:
         scene = self.scene
         gm = viewer.is_gm
         cells = None if gm else self.cells_for(viewer.user_id)
-        walls = [tuple(w) for w in scene.walls if _edge_seen(w, cells)]
-        doors = [d for d in scene.doors if _edge_seen(d, cells)]
+        known = None if gm else self.known_for(viewer.user_id)
+        walls = [tuple(w) for w in scene.walls if _edge_seen(w, known)]
+        doors = [d for d in scene.doors if _edge_seen(d, known)]
         return {
             "id": scene.id,
             "name": scene.name,
@@ -312,16 +354,30 @@ class Board:
                 {"segment": list(g.edges_to_segments([(d[0], d[1], d[2])])[0]), "open": d[3]}
                 for d in doors
             ],
-            "difficult": [list(c) for c in scene.difficult if cells is None or tuple(c) in cells],
+            "difficult": [list(c) for c in scene.difficult if known is None or tuple(c) in known],
             "fog": scene.fog,
             "shown": scene.shown,
             "line_of_sight": scene.line_of_sight,
             "sight_radius": scene.sight_radius,
             "revealed": None if not scene.fog else [list(c) for c in scene.revealed],
-            # With line of sight: the cells open to this player (fog and sight together).
+            # With line of sight: the cells on which this player sees tokens (in sight and
+            # not fogged, and their own tokens' cells), and the explored ones (the map
+            # known, out of sight: no tokens).
             "visible": None if cells is None or not scene.line_of_sight else sorted(cells),
+            "explored": _explored(scene, cells, known),
             "tokens": [self.token_json(t, gm) for t in self.tokens if gm or self.sees_in(t, cells)],
         }
+
+
+def _explored(
+    scene: Scene, cells: frozenset[g.Cell] | None, known: frozenset[g.Cell] | None
+) -> list[g.Cell] | None:
+    """The cells a player knows the map of but sees no tokens on (line of sight on)."""
+    if cells is None or not scene.line_of_sight:
+        return None
+    if known is None:
+        return [(x, y) for x in range(scene.cols) for y in range(scene.rows) if (x, y) not in cells]
+    return sorted(known - cells)
 
 
 def _edge_seen(edge: Sequence[Any], cells: AbstractSet[g.Cell] | None) -> bool:
@@ -427,9 +483,12 @@ def event_forms(
     return Forms("gm" if party is None else "public", None if party == plain else party, users)
 
 
-def sight_changes(b: Board, before: Seen, after: Seen, skip: int) -> list[tuple[Token, Forms]]:
+def sight_changes(
+    b: Board, before: Seen, after: Seen, skip: int | None = None
+) -> list[tuple[Token, Forms]]:
     """The other tokens a change brought into or out of some view (a player's own token
-    moved, so what it sees changed; ``after``: ``Board.seen`` now): for each,
+    moved, so what it sees changed; the fog or the walls changed; ``after``:
+    ``Board.seen`` now; ``skip``: the token the change's own event is about): for each,
     ``token_added`` / ``token_removed`` to the views it concerns."""
     keys = sorted({*before, *after} - {None})  # type: ignore[type-var]
     changed: set[int] = set()

@@ -8,9 +8,11 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
+from app.campaigns import service as campaigns
+from app.campaigns.permissions import Action
 from app.core.viewer import Viewer
 from app.encounters.systems.protocol import CombatRules
-from app.errors import NotFound
+from app.errors import NotFound, ValidationFailed
 from app.i18n import _
 from app.maps import edit, marks, service, sight
 from app.maps.models import Scene
@@ -25,6 +27,43 @@ async def scene_json(
     view = board.view(opened.viewer, opened.rules.metric)
     marks.overlay(view, board, opened.viewer, opened.rules)
     return view
+
+
+async def member(session: AsyncSession, campaign_id: int, user_id: int) -> Viewer:
+    """A member of the campaign as a viewer (the GM's «view as»); 422 at ``as`` otherwise."""
+    for m in await campaigns.members(session, campaign_id):
+        if m.user_id == user_id:
+            return Viewer(m.user_id, m.username, m.role)
+    raise ValidationFailed({"as": _("Not a member of this campaign.")})
+
+
+async def view_as(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, as_id: int
+) -> tuple[Viewer, dict[str, Any]]:
+    """The scene exactly as the member ``as_id`` gets it from ``GET …/scenes/{sid}`` (GMs
+    only: 403 for other members, 404 for non-members; a member who does not see the scene
+    — hidden from the players — gets its 404)."""
+    opened = await service.open_for(session, user, campaign_id, scene_id, Action.manage_maps)
+    viewer = await member(session, campaign_id, as_id)
+    if not service.seen_by(opened.scene, campaign_id, viewer):
+        raise NotFound(_("Scene not found."))
+    theirs = service.Opened(opened.campaign, viewer, opened.scene)
+    board = await service.board(session, theirs)
+    view = board.view(viewer, theirs.rules.metric)
+    marks.overlay(view, board, viewer, theirs.rules)
+    return viewer, view
+
+
+async def blind(session: AsyncSession, campaign_id: int, board: sight.Board) -> list[str]:
+    """The members (not GMs) who, with fog and line of sight on, are sent no cell of the
+    map but their own tokens' (the GM's notice on the scene page)."""
+    if not (board.scene.fog and board.scene.line_of_sight):
+        return []
+    return [
+        m.username
+        for m in await campaigns.members(session, campaign_id)
+        if not m.role.is_gm and board.blind(m.user_id)
+    ]
 
 
 async def token_json(
@@ -92,26 +131,24 @@ async def map_context(
     view = board.view(viewer, metric)
     marks.overlay(view, board, viewer, opened.rules)
     mine = [t.id for t in board.tokens if board.controls(viewer, t) or viewer.is_gm]
-    open_cells = board.fog_cells() if viewer.is_gm else board.cells_for(viewer.user_id)
+    known = board.fog_cells() if viewer.is_gm else board.known_for(viewer.user_id)
+    scene = opened.scene
     fogged = (
         []
-        if open_cells is None
-        else [
-            (x, y)
-            for x in range(opened.scene.cols)
-            for y in range(opened.scene.rows)
-            if (x, y) not in open_cells
-        ]
+        if known is None
+        else [(x, y) for x in range(scene.cols) for y in range(scene.rows) if (x, y) not in known]
     )
     return {
         "area": _area(board, opened.scene.id),
         "fogged": fogged,
+        "explored": view["explored"] or [],
         "scene": view,
         "campaign_id": campaign_id,
         "is_gm": viewer.is_gm,
         "mine": mine,
         "listing": _listing(view, metric.diagonal, float(metric.per_cell)),
         "zones": _has_zones(opened.rules, board),
+        "blind": await blind(session, campaign_id, board) if viewer.is_gm else [],
         "walls_v": [s for s in view["walls"] if s[0] == s[2]],
         "walls_h": [s for s in view["walls"] if s[1] == s[3]],
     }

@@ -262,7 +262,11 @@ async def test_fog_hidden_tokens_and_projected_events(table: Table, app: FastAPI
     assert r.status_code == 200
     assert [tk["label"] for tk in (await get(t.player, url))["tokens"]] == ["Lauerer"]
     fog = await events_for(app, t.campaign_id, player_viewer(t), seq2)
-    assert [(e["type"], e["revealed"]) for e in fog] == [("fog_changed", [[6, 1]])]
+    assert [(e["type"], e.get("revealed")) for e in fog] == [
+        ("fog_changed", [[6, 1]]),
+        ("token_added", None),  # the lurker comes into view (docs/map.md)
+    ]
+    assert fog[1]["token"]["label"] == "Lauerer" and "hidden" not in fog[1]["token"]
     # Unhiding the spy: players get it as token_added; hiding it again as token_removed.
     seq3 = await _last_seq(app, t.campaign_id)
     r = await t.gm.patch(f"{url}/tokens/{spy}", json={"hidden": False})

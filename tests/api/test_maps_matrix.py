@@ -36,6 +36,7 @@ CASES: dict[str, Case] = {
     ),
     "api_list": Case("GET", API, MEMBERS),
     "api_show": Case("GET", f"{API}/{{sid}}", MEMBERS),
+    "api_view_as": Case("GET", f"{API}/{{sid}}/view?as=999999", _members(404, 403, 403, 422, 401)),
     "api_update": Case("PATCH", f"{API}/{{sid}}", GM_ONLY, json={"name": "Neu"}),
     "api_delete": Case("DELETE", f"{API}/{{sid}}", _members(404, 403, 403, 204, 401)),
     "api_background": Case("PUT", f"{API}/{{sid}}/background", GM_ONLY),

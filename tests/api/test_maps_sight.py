@@ -86,13 +86,15 @@ async def test_each_player_gets_what_their_own_tokens_see(
     h = await hall(make_client, app)
     t, cid = h.t, h.t.campaign_id
     anna, bert, gm, observer = t.player, h.bert, t.gm, t.observer
-    # Behind the wall: the goblin and the far wall reach no player, the GM gets all.
+    # Behind the wall: the goblin reaches no player, the GM gets all. The fog is off, so
+    # the whole map is known: the far wall is sent, its cells explored (no tokens).
     assert labels(await get(gm, h.url)) == {"Anna", "Bert", "Goblin"}
     for client in (anna, bert, observer):
         seen = await get(client, h.url)
         assert labels(seen) == {"Anna", "Bert"}
-        assert "Goblin" not in str(seen) and HIDDEN_WALL not in seen["walls"]
-    assert HIDDEN_WALL in (await get(gm, h.url))["walls"]
+        assert "Goblin" not in str(seen) and HIDDEN_WALL in seen["walls"]
+        assert [8, 1] in seen["explored"] and [8, 1] not in seen["visible"]
+    assert (await get(gm, h.url))["explored"] is None
     # Anna walks round the corner: the goblin comes into her sight, not into Bert's.
     seq = await _last_seq(app, cid)
     r = await anna.post(f"{h.url}/tokens/{h.ids['Anna']}/move", json={"to": [6, 4]})
@@ -102,7 +104,7 @@ async def test_each_player_gets_what_their_own_tokens_see(
     assert [8, 1] in seen["visible"] and [8, 1] not in (await get(bert, h.url))["visible"]
     assert (await get(gm, h.url))["visible"] is None
     seen = await get(bert, h.url)
-    assert labels(seen) == {"Anna", "Bert"} and HIDDEN_WALL not in seen["walls"]
+    assert labels(seen) == {"Anna", "Bert"} and [8, 1] in seen["explored"]
     assert "Goblin" not in str(seen)
     # The observer sees what the party sees (Anna's eyes among them).
     assert labels(await get(observer, h.url)) == {"Anna", "Bert", "Goblin"}
@@ -172,10 +174,11 @@ async def test_sight_radius_fog_and_switching_it_off(
     assert bad.status_code == 422 and "sight_radius" in bad.json()["errors"]
     assert (await t.player.patch(h.url, json={"line_of_sight": False})).status_code == 403
     await t.gm.patch(h.url, json={"sight_radius": 0})
-    # The fog on top: a cell must be revealed AND in sight.
+    # The fog on top: sight reveals what the tokens see when it comes on; the GM's fog
+    # hides a cell again (a token there must be revealed AND in sight).
     await t.gm.patch(h.url, json={"fog": True})
-    reveal = [[x, y] for x in range(10) for y in range(5) if (x, y) != (8, 1)]
-    await t.gm.post(f"{h.url}/fog", json={"reveal": reveal})
+    assert "Goblin" in labels(await get(t.player, h.url))
+    await t.gm.post(f"{h.url}/fog", json={"hide": [[8, 1]]})
     assert "Goblin" not in labels(await get(t.player, h.url))
     await t.gm.post(f"{h.url}/fog", json={"reveal": [[8, 1]]})
     assert "Goblin" in labels(await get(t.player, h.url))

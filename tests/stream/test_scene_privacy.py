@@ -62,13 +62,15 @@ async def test_a_token_placed_before_the_fog_is_not_replayed_to_players(
     gm_replay = "".join(m.data for m in await _replay(gm, cid, marker))
     assert canary in gm_replay
     # Once its cell is revealed the player sees the token now, and saw it when it was
-    # placed: the replay brings it.
+    # placed: the replay brings it — its placement, and the reveal that brought it into
+    # their view (docs/map.md: a fog change sends token_added).
     r = await gm.post(f"{url}/fog", json={"reveal": [[6, 3]]})
     assert r.status_code == 200, r.text
     marker = await _marker(gm, cid)
     replayed = await _replay(player, cid, marker)
     added = [m.json() for m in replayed if m.event == "token_added"]
-    assert [a["token"]["label"] for a in added] == [canary]
+    assert [a["token"]["label"] for a in added] == [canary, canary]
+    assert [m.event for m in replayed][-3:-1] == ["fog_changed", "token_added"]
 
 
 async def test_a_scene_prepared_in_private_reaches_players_only_once_shown(
