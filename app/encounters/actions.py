@@ -558,3 +558,17 @@ def _luck(t: Turn) -> None:
 @step("grant_action", Text("participant"), gm_only=True, system_action=True)
 def _grant_action(t: Turn) -> None:
     t.rules.grant_action(t.state, t.args.text("participant") or t.actor, t.report)
+
+
+@step(
+    "reaction",
+    Text("participant"),
+    Text("reaction", message=N_("Name the reaction (at most 60 characters)."), max_length=60),
+    system_action=True,
+)
+def _reaction(t: Turn) -> None:
+    """A reaction (PF2e), also outside the figure's turn: its player or the GM."""
+    a = t.args
+    pid = a.text("participant") or t.actor
+    service.may_use_luck(t.loaded, pid)  # the figure's player (at any time) or a GM
+    t.rules.react(t.state, pid, a.text("reaction"), t.report)

@@ -121,7 +121,7 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
         "points": f"{data['hp']}/{data['hp_max']} TP",
         "health": (data["hp"], data["hp_max"]),
         "conditions": conds,
-        "extra": [f"RK {effective_ac(data)}"],
+        "extra": [f"RK {effective_ac(data)}", f"Reaktionen {int(data.get('reaction', True))}/1"],
         "initiative": data.get("init_result"),
         "out": data["hp"] <= 0,
     }
@@ -332,6 +332,7 @@ def _new_budget(state: State, pid: str, report: Report) -> None:
         unconscious=int(f["hp"]) <= 0,
     )
     state[BUDGET_KEY] = start.budget.as_json()
+    f["reaction"] = True  # back at the start of the turn (§9)
     if start.lost_to_stunned:
         if start.stunned_after > 0:
             conds["betäubt"] = start.stunned_after
@@ -346,6 +347,28 @@ def _new_budget(state: State, pid: str, report: Report) -> None:
             who={pid}, name=f["name"], lost=lost, stunned=start.lost_to_stunned,
             slowed=start.lost_to_slowed, left=start.budget.actions,
         )  # fmt: skip
+
+
+def react(state: State, pid: str, name: str, report: Report) -> None:
+    """A reaction of ``pid`` (named by who takes it: Gelegenheitsangriff, Schild blocken, …),
+    in anyone's turn: it spends the figure's one reaction until the start of its next turn
+    (§9); refused when it is spent or the figure cannot act."""
+    f = figure(state, pid)
+    if defeated(f):
+        raise CombatError(N_("%(name)s cannot act now."), name=f["name"])
+    try:
+        f["reaction"] = pf2e_turn.use_reaction(bool(f.get("reaction", True)), name)
+    except pf2e_turn.ReactionSpent:
+        raise CombatError(
+            N_("%(name)s has used the reaction; it comes back at the start of their turn."),
+            name=f["name"],
+        ) from None
+    turn = current_turn(state)
+    if turn is not None and str(turn["pid"]) == pid:
+        state[BUDGET_KEY] = action_budget(state).without_reaction().as_json()
+    report.changed.add(pid)
+    report.involved.add(pid)
+    report.add(N_("%(name)s uses the reaction: %(reaction)s."), name=f["name"], reaction=name)
 
 
 def stride(state: State, pid: str, report: Report) -> None:
@@ -857,7 +880,7 @@ class Pf2eRules(Common):
     name = "pf2e"
     conditions = CONDITIONS
     condition_names = CONDITION_NAMES
-    actions = frozenset(("save", "shake_off"))
+    actions = frozenset(("save", "shake_off", "reaction"))
     partials = MappingProxyType(
         {
             "attack": "encounters/systems/pf2e/attack.html",
@@ -886,6 +909,7 @@ class Pf2eRules(Common):
     sheet_state = staticmethod(sheet_state)
     take_sheet_state = staticmethod(take_sheet_state)
     stride = staticmethod(stride)
+    react = staticmethod(react)
     moves_are_actions = True
 
     def offers(self, data: dict[str, Any]) -> Offers:
@@ -899,7 +923,9 @@ class Pf2eRules(Common):
         if current_turn(state) is None:
             return None
         left = action_budget(state)
-        return Budget(left.actions, left.total, left.symbols, COSTS)
+        pid = str(current_turn(state)["pid"])  # type: ignore[index]
+        reaction = bool(state["figures"].get(pid, {}).get("reaction", True))
+        return Budget(left.actions, left.total, left.symbols, COSTS, reaction=reaction)
 
     #: One square is 1.5 m (5 ft) in the German edition; diagonals alternate 1.5 and 3 m.
     metric = Metric("alternate", "m", Fraction(3, 2))
