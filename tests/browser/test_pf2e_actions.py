@@ -1,5 +1,6 @@
 """Issue 31, item 4 in the browser: a PF2e hero's controls count the turn's actions (◆◆◆)
-and disable the Strike, with the reason, once all three are spent."""
+and disable the Strike, with the reason, once all three are spent; the reaction is shown
+beside them and spent by its own form."""
 
 from __future__ import annotations
 
@@ -42,5 +43,14 @@ def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: s
         expect(page.locator("#action-budget")).to_contain_text(left)
     expect(page.locator("#attack-button")).to_be_disabled()
     expect(page.locator("#budget-reason")).to_contain_text("Dafür bleibt keine Aktion")
+    # The reaction is no action: it is still there, and the player uses it (§9).
+    expect(page.locator("#reaction-budget")).to_contain_text("◆")
+    page.locator("#reaction-name").fill("Schild blocken")
+    page.locator("#reaction-button").click()
+    expect(page.locator("#reaction-budget")).to_have_attribute("data-reaction", "spent")
+    expect(page.locator("#reaction-budget")).to_contain_text("◇")
+    page.locator("#reaction-name").fill("Gelegenheitsangriff")
+    page.locator("#reaction-button").click()
+    expect(page.get_by_text("Valeros hat die Reaktion schon genutzt")).to_be_visible()
     gm.close()
     player.close()

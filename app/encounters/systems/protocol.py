@@ -350,6 +350,12 @@ class CombatRules(Protocol):
     def react(self, state: State, pid: str, name: str, report: Report) -> None:
         """``pid`` uses its reaction, named ``name``, in anyone's turn (PF2e)."""
 
+    def cast_spell(
+        self, state: State, caster_id: str, params: dict[str, Any], roller: Roller,
+        report: Report,
+    ) -> None:  # fmt: skip
+        """A spell named by the caster, its actions spent, on one target (PF2e)."""
+
     def jump(
         self, state: State, pid: str, distance: int, direction: str, modifier: int,
         roller: Roller, report: Report,
@@ -469,6 +475,12 @@ class Common:
         raise unavailable()
 
     def react(self, state: State, pid: str, name: str, report: Report) -> None:
+        raise unavailable()
+
+    def cast_spell(
+        self, state: State, caster_id: str, params: dict[str, Any], roller: Roller,
+        report: Report,
+    ) -> None:  # fmt: skip
         raise unavailable()
 
     def jump(
