@@ -31,7 +31,12 @@ async def test_a_spell_attack_and_a_basic_save_spend_their_actions(
     gm, player = fight.gm, fight.players[0]
     page = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
     assert 'id="spell-form"' in (await player.get(page)).text
-    spell = {"spell": "Strahl der Kälte", "actions": 2, "target": goblin, "damage": "2W4"}
+    spell: dict[str, Any] = {
+        "spell": "Strahl der Kälte",
+        "actions": 2,
+        "target": goblin,
+        "damage": "2W4",
+    }
     # Valeros's stat block has no Zauberangriff: the form must give it.
     r = await player.post(f"{fight.base}/actions/cast_spell", json=spell)
     assert r.status_code == 422 and "attack_bonus" in r.json()["errors"], r.text
@@ -73,8 +78,10 @@ async def test_a_spell_attack_and_a_basic_save_spend_their_actions(
     # A basic Reflex save against SG 17, one action: 2W4 3 + 4 = 7 rolled first, then the
     # goblin's d20 5 + Reflex 7 = 12: below 17, above 7 → Fehlschlag, the full 7.
     script(app, 3, 4, 5)
-    save = {"spell": "Elektrischer Bogen", "actions": 1, "target": goblin, "kind": "save",
-            "save": "reflex", "dc": 17, "basic": True, "damage": "2W4"}  # fmt: skip
+    save: dict[str, Any] = {
+        "spell": "Elektrischer Bogen", "actions": 1, "target": goblin, "kind": "save",
+        "save": "reflex", "dc": 17, "basic": True, "damage": "2W4",
+    }  # fmt: skip
     await fight.act(player, "cast_spell", **save)
     assert 17 - 10 < 5 + GOBLIN_REFLEX < 17
     assert _hp(await fight.view(gm), goblin) == 0
