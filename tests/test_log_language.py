@@ -281,6 +281,10 @@ async def _pf2e_fight_flow(make_client: ClientFactory, app: FastAPI) -> None:
     await fight.act(player, "shake_off", condition="kränkelnd")
     script(app, 20, 8)
     await fight.act(player, "attack", target=goblin, strike=0)
+    script(app, 5)  # a save spell (not basic) and a reaction
+    await fight.act(player, "cast_spell", spell="Furcht", actions=1, target=goblin, kind="save",
+                    save="wille", dc=17)  # fmt: skip
+    await fight.act(player, "reaction", participant=valeros, reaction="Schild blocken")
     await fight.act(player, "next")
     await fight.act(gm, "adjust", participant=valeros, delta=-25, reason="Falle")
     script(app, 3, 16)
