@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 from fastapi import FastAPI
@@ -29,14 +29,19 @@ from app.campaigns.models import Campaign
 from app.characters import history
 from app.characters.systems.registry import character_system
 from app.encounters import views
+from app.encounters.systems.hh_figures import (
+    DETAIL_WORDS,
+    describe_changes,
+)
 from app.events.models import CampaignEvent
 from app.events.types import EVENT_TYPES
 from app.i18n import set_locale
+from app.rules.hh.state import Change, ChangeKind
 from tests.api.test_characters import Table, create, make_table
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import add_character, make_fight, script
 from tests.encounters.test_hh import hh_fight
-from tests.encounters.test_hh_one_figure import wounded_hero
+from tests.encounters.test_hh_one_figure import Hero, wounded_hero
 from tests.encounters.test_play_pf2e_ds4 import pf2e_fight
 
 #: Rendered as lines: the renderer of each is below.
@@ -88,8 +93,11 @@ GERMAN = {
     "wird", "würfelt", "sinkt", "erhält", "trifft", "stürzt", "stirbt", "endet", "zugende",
     "beginnt", "entfernt", "bekommt", "bearbeitet", "hinzugefügt", "angelegt", "abgelegt",
     "erstellt", "archiviert", "gelöscht", "importiert", "verschenkt", "erhalten", "dagegen",
-    "runde", "ja", "nein", "zerbricht", "fallen", "liegt", "steht", "hebt",
+    "runde", "ja", "nein", "zerbricht", "fallen", "liegt", "steht", "hebt", "bewusstlos",
+    "stabilisiert", "rutscht", "gewonnen", "tot", "tödlicher", "wiederbelebt", "durch",
 }  # fmt: skip
+#: The engines' keys of a change's reason (lower case; the rule term is capitalised).
+KEYS = re.compile(r"\b(?:rast|heilkunde|non_lethal|ground_gained)\b")
 #: Words only English sentences use.
 ENGLISH = {
     "the", "of", "and", "to", "is", "gets", "hits", "does", "not", "damage", "round",
@@ -104,6 +112,7 @@ OTHER = {"de": ENGLISH, "en": GERMAN}
 def check(text: str, locale: str, where: str, *, rule_text: bool = False) -> None:
     assert not SNAKE.search(text), f"internal key in {where} ({locale}): {text!r}"
     assert not PYTHON.search(text), f"Python value in {where} ({locale}): {text!r}"
+    assert not KEYS.search(text), f"internal key in {where} ({locale}): {text!r}"
     if rule_text:
         return
     foreign = {w for w in WORD.findall(text) if w.lower() in OTHER[locale]}
@@ -119,9 +128,11 @@ def _lines(event: CampaignEvent, system: str) -> list[tuple[str, bool]]:
         return [(line, line == detail) for line in lines]
     if event.type == "combat":
         out: list[tuple[str, bool]] = []
-        for line in views.entry_view(event, set())["lines"]:
+        stored = [e.get("details", []) for e in event.payload.get("entries", [])]
+        for line, raw in zip(views.entry_view(event, set())["lines"], stored, strict=True):
             out.append((line["text"], False))
-            out += [(d, True) for d in line["details"]]
+            # A detail stored as a msgid is words; one stored as a string is rule notation.
+            out += [(d, not isinstance(r, dict)) for d, r in zip(line["details"], raw, strict=True)]
         return out
     if event.type == "roll":
         p = event.payload
@@ -272,6 +283,10 @@ async def _pf2e_fight_flow(make_client: ClientFactory, app: FastAPI) -> None:
     await fight.act(player, "shake_off", condition="kränkelnd")
     script(app, 20, 8)
     await fight.act(player, "attack", target=goblin, strike=0)
+    script(app, 5)  # a save spell (not basic) and a reaction
+    await fight.act(player, "cast_spell", spell="Furcht", actions=1, target=goblin, kind="save",
+                    save="wille", dc=17)  # fmt: skip
+    await fight.act(player, "reaction", participant=valeros, reaction="Schild blocken")
     await fight.act(player, "next")
     await fight.act(gm, "adjust", participant=valeros, delta=-25, reason="Falle")
     script(app, 3, 16)
@@ -346,6 +361,80 @@ async def _hh_sheet_fight_flow(make_client: ClientFactory, app: FastAPI) -> None
     await hero.act(gm, "fall", participant=arjun, distance=6)
 
 
+class _Badges(HTMLParser):
+    """The text of every condition badge of a sheet page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = False
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.inside = tag == "span" and ("class", "badge condition") in attrs
+        if self.inside:
+            self.found.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.inside = False
+
+    def handle_data(self, data: str) -> None:
+        if self.inside:
+            self.found[-1] += data
+
+
+async def _badges(hero: Hero, locale: str) -> list[str]:
+    await _language(hero.table.player, locale)
+    page = f"/campaigns/{hero.table.campaign_id}/characters/{hero.character_id}"
+    parser = _Badges()
+    parser.feed((await hero.table.player.get(page)).text)
+    await _language(hero.table.player, "de")
+    return parser.found
+
+
+async def test_dying_stabilised_dead_and_back_in_both_languages(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Sterbend, stabilised by the goblin's Heilkunde, unconscious; then dead, and back by
+    Tod abwenden: the log's lines and the sheet's badges in both languages."""
+    hero = await wounded_hero(make_client, app)
+    gm, arjun = hero.table.gm, hero.pids["Arjun"]
+    await hero.act(gm, "adjust", participant=arjun, delta=-10, reason="Falle")
+    await hero.act(gm, "next")
+    await hero.act(gm, "next")
+    script(app, 2, 3)  # Heilkunde (Monsterstufe 6): 5 ≤ 6
+    await hero.act(gm, "stabilise", target=arjun)
+    assert (await _badges(hero, "en"))[-1] == "«unconscious»"
+    assert (await _badges(hero, "de"))[-1] == "«bewusstlos»"
+    await hero.act(gm, "adjust", participant=arjun, delta=-30, reason="Lawine")
+    assert await _badges(hero, "en") == ["«dead»"]
+    assert await _badges(hero, "de") == ["«tot»"]
+    await hero.act(hero.table.player, "luck", participant=arjun, option="avoid_death")
+    english, german = await _combat_details(app, "en"), await _combat_details(app, "de")
+    for en, de in (
+        ("Arjun: stabilised (by Goblin 1)", "Arjun: stabilisiert (durch Goblin 1)"),
+        ("Arjun: «sterbend» ends (by Goblin 1)", "Arjun: «sterbend» endet (durch Goblin 1)"),
+        ("Arjun: dead (LP -30 ≤ −Unbeugsamkeit)", "Arjun: tot (LP -30 ≤ −Unbeugsamkeit)"),
+        ("Arjun: «sterbend» ends (death averted)", "Arjun: «sterbend» endet (Tod abgewendet)"),
+        ("Arjun: revived (Glück burnt)", "Arjun: wiederbelebt (Glück verbrannt)"),
+    ):
+        assert en in english and de in german, "\n".join(english)
+    await _check_events(app)
+
+
+async def _combat_details(app: FastAPI, locale: str) -> list[str]:
+    """Every detail of every combat log line, in ``locale``."""
+    async with app.state.ctx.sessionmaker() as session:
+        events = (
+            await session.scalars(select(CampaignEvent).where(CampaignEvent.type == "combat"))
+        ).all()
+    set_locale(locale)
+    try:
+        return [d for e in events for line in views.entry_view(e, set())["lines"]
+                for d in line["details"]]  # fmt: skip
+    finally:
+        set_locale("de")
+
+
 async def test_every_line_and_item_field_speaks_the_users_language(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
@@ -359,6 +448,43 @@ async def test_every_line_and_item_field_speaks_the_users_language(
     await _hh_sheet_fight_flow(make_client, app)
     produced = await _check_events(app)
     assert produced >= WITH_LINES, f"not rendered by the flows: {WITH_LINES - produced}"
+
+
+def test_every_hh_change_reads_in_the_users_language() -> None:
+    """Every kind of change the H&H engine reports, with every reason it gives as a key, as
+    the combat log writes it (stored as msgids, worded by the reader's language)."""
+    state: dict[str, Any] = {"figures": {"a": {"name": "Alrik"}, "b": {"name": "Brida"}}}
+    expected = [
+        (Change("a", "unconscious", detail="non_lethal"),
+         "Alrik: unconscious (non-lethal damage)", "Alrik: bewusstlos (nicht-tödlicher Schaden)"),
+        (Change("a", "stabilised", detail="b"),
+         "Alrik: stabilised (by Brida)", "Alrik: stabilisiert (durch Brida)"),
+        (Change("a", "on_feet"), "Alrik: stands up", "Alrik: steht auf"),
+        (Change("a", "slide", 1, detail="Fehltritt"),
+         "Alrik: slides away 1 Schritt (Fehltritt)", "Alrik: rutscht 1 Schritt weg (Fehltritt)"),
+        (Change("a", "condition_removed", condition="benommen"),
+         "Alrik: «benommen» ends", "Alrik: «benommen» endet"),
+        (Change("a", "free_move", 3, detail="ground_gained"),
+         "Alrik: free move of 3 Schritt (ground gained)",
+         "Alrik: freie Bewegung 3 Schritt (Raum gewonnen)"),
+        (Change("a", "lp", 4, detail="rast"), "Alrik: LP +4 (rest)", "Alrik: LP +4 (Rast)"),
+        (Change("a", "lp", 2, detail="heilkunde"),
+         "Alrik: LP +2 (Heilkunde)", "Alrik: LP +2 (Heilkunde)"),
+        (Change("a", "dead"), "Alrik: dead", "Alrik: tot"),
+    ]  # fmt: skip
+    every = [Change("a", kind, -2, condition="benommen") for kind in get_args(ChangeKind)]
+    every += [Change("b", "lp", 1, detail=reason) for reason in DETAIL_WORDS]
+    changes = [c for c, _en, _de in expected] + every
+    stored = [d.as_dict() for d in describe_changes(state, changes)]
+    for locale, column in (("en", 1), ("de", 2)):
+        set_locale(locale)
+        try:
+            lines = [views.detail_text(d) for d in stored]
+        finally:
+            set_locale("de")
+        for line in lines:
+            check(line, locale, "H&H change")
+        assert lines[: len(expected)] == [row[column] for row in expected]
 
 
 def test_the_checker_finds_keys_python_values_and_the_other_language() -> None:

@@ -578,3 +578,36 @@ def _area(t: Turn) -> None:
     request = t.args.values["shape"]
     assert isinstance(request, area.AreaRequest)
     area.op_area(t.loaded, t.state, t.report, t.roller, request)
+
+
+@step(
+    "reaction",
+    Text("participant"),
+    Text("reaction", message=N_("Name the reaction (at most 60 characters)."), max_length=60),
+    system_action=True,
+)
+def _reaction(t: Turn) -> None:
+    """A reaction (PF2e), also outside the figure's turn: its player or the GM."""
+    a = t.args
+    pid = a.text("participant") or t.actor
+    service.may_use_luck(t.loaded, pid)  # the figure's player (at any time) or a GM
+    t.rules.react(t.state, pid, a.text("reaction"), t.report)
+
+
+@step(
+    "cast_spell",
+    Text("spell", message=N_("Name the spell (at most 60 characters)."), max_length=60),
+    Number("actions", valid=lambda n: 1 <= n <= 3, message=N_("A spell costs 1 to 3 actions.")),
+    Text("target", message=N_("Choose a target.")),
+    Text("kind", "attack"),
+    Text("attack_bonus"),
+    Text("save", "reflex"),
+    Text("dc"),
+    Flag("basic"),
+    Text("damage", cut=60),
+    as_current=True,
+    system_action=True,
+)
+def _cast_spell(t: Turn) -> None:
+    """A spell of the figure whose turn it is (PF2e), named with its cost (no catalogue)."""
+    t.rules.cast_spell(t.state, t.actor, dict(t.args.values), t.roller, t.report)

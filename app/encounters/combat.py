@@ -50,6 +50,13 @@ class CombatError(Exception):
         super().__init__(message)
         self.message = message
         self.params = params
+        #: The input the refusal is about (its form field); ``combat``: the action as such.
+        self.field = "combat"
+
+    def at(self, field: str) -> CombatError:
+        """This refusal, at the form field ``field``."""
+        self.field = field
+        return self
 
 
 @dataclass(frozen=True, slots=True)

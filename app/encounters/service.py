@@ -102,7 +102,7 @@ class Loaded:
 
 
 def combat_error(exc: CombatError) -> ValidationFailed:
-    return ValidationFailed({"combat": _(exc.message, **exc.params)})
+    return ValidationFailed({exc.field: _(exc.message, **exc.params)})
 
 
 # --- bestiary --------------------------------------------------------------------------------

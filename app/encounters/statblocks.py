@@ -102,6 +102,7 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("tp", "TP", "int", 15, 1, 999),
         Field("verwundet", "Verwundet", "int", 0, 0, 3),
         Field("todgeweiht", "Todgeweiht", "int", 0, 0, 3),
+        Field("zauberangriff", "Zauberangriff", "int", None, -5, 60),
         Field("merkmale", N_("Traits"), "text", ""),
         Field("beute", N_("Loot"), "text", ""),
     ),

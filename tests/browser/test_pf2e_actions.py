@@ -1,18 +1,23 @@
 """Issue 31, item 4 in the browser: a PF2e hero's controls count the turn's actions (◆◆◆)
-and disable the Strike, with the reason, once all three are spent."""
+and disable the Strike, with the reason, once all three are spent; the reaction is shown
+beside them and spent by its own form."""
 
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, BrowserContext, expect
 
 from tests.browser.world import gm_and_player, ok
 
 pytestmark = pytest.mark.browser
 
 
-def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: str) -> None:
-    gm, player, campaign_id = gm_and_player(browser, base_url, "aktion", "pf2e")
+def _valeros_turn(
+    browser: Browser, base_url: str, name: str
+) -> tuple[BrowserContext, BrowserContext, str]:
+    """Valeros (a Langschwert) against an Oger of 500 TP, in Valeros's turn: (GM, player,
+    the fight's API address)."""
+    gm, player, campaign_id = gm_and_player(browser, base_url, name, "pf2e")
     api = f"/api/v1/campaigns/{campaign_id}"
     hero = ok(player.request.post(f"{api}/characters", data={"name": "Valeros"}))
     sword = ok(
@@ -33,6 +38,11 @@ def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: s
     view = ok(gm.request.post(f"{fight}/actions/start", data={}))
     if view["turn"]["name"] != "Valeros":
         ok(gm.request.post(f"{fight}/actions/next", data={}))
+    return gm, player, fight
+
+
+def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: str) -> None:
+    gm, player, fight = _valeros_turn(browser, base_url, "aktion")
     page = player.new_page()
     page.goto(fight.removeprefix("/api/v1"))
     budget = page.locator("#action-budget")
@@ -42,5 +52,31 @@ def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: s
         expect(page.locator("#action-budget")).to_contain_text(left)
     expect(page.locator("#attack-button")).to_be_disabled()
     expect(page.locator("#budget-reason")).to_contain_text("Dafür bleibt keine Aktion")
+    # The reaction is no action: it is still there, and the player uses it (§9).
+    expect(page.locator("#reaction-budget")).to_contain_text("◆")
+    page.locator("#reaction-name").fill("Schild blocken")
+    page.locator("#reaction-button").click()
+    expect(page.locator("#reaction-budget")).to_have_attribute("data-reaction", "spent")
+    expect(page.locator("#reaction-budget")).to_contain_text("◇")
+    expect(page.locator("#action-budget")).to_contain_text("◇◇◇")  # no action for it
+    gm.close()
+    player.close()
+
+
+def test_a_spell_spends_the_actions_it_names(browser: Browser, base_url: str) -> None:
+    """Issue 31: the player casts a two-action spell attack from the spell form; the budget
+    goes down by two and the log names the spell with its cost."""
+    gm, player, fight = _valeros_turn(browser, base_url, "zauber")
+    page = player.new_page()
+    page.goto(fight.removeprefix("/api/v1"))
+    expect(page.locator("#action-budget")).to_contain_text("◆◆◆")
+    page.locator("#spell-box summary").click()
+    page.locator("#spell-name").fill("Strahl der Kälte")
+    page.locator("#spell-actions").select_option("2")
+    page.locator("#spell-attack").fill("7")
+    page.locator("#spell-damage").fill("1W4")
+    page.locator("#spell-button").click()
+    expect(page.locator("#action-budget")).to_contain_text("◆◇◇")
+    expect(page.locator("#combat-log")).to_contain_text("Strahl der Kälte (2 Aktion(en))")
     gm.close()
     player.close()

@@ -82,3 +82,63 @@ async def test_betaeubt_and_verlangsamt_take_actions_at_the_start_of_the_turn(
     await fight.act(player, "next")
     await fight.act(gm, "next")
     assert _budget((await player.get(page)).text) == "◆◇◇"
+
+
+def _reaction(html: str) -> str:
+    found = re.search(r'id="reaction-budget" data-reaction="(\w+)">', html)
+    assert found, html[:2000]
+    return found.group(1)
+
+
+async def test_a_reaction_is_spent_until_the_start_of_the_figures_next_turn(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """§9: one reaction, also outside the figure's turn; a second one is refused with a
+    message; it comes back when the figure's next turn begins, and the budget shows it."""
+    fight, valeros, goblin = await pf2e_fight(make_client, app)
+    gm, player = fight.gm, fight.players[0]
+    page = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
+    html = (await player.get(page)).text
+    assert _reaction(html) == "left" and 'id="reaction-form"' in html
+    await fight.act(player, "next")
+    # The goblin's turn: Valeros blocks with his shield (his player, outside his turn).
+    view = await fight.act(player, "reaction", participant=valeros, reaction="Schild blocken")
+    row = next(p for p in view["participants"] if p["pid"] == valeros)
+    assert "Reaktionen 0/1" in row["extra"], row
+    r = await player.post(
+        f"{fight.base}/actions/reaction",
+        json={"participant": valeros, "reaction": "Gelegenheitsangriff"},
+    )
+    assert r.status_code == 422, r.text
+    assert "Valeros hat die Reaktion schon genutzt" in r.text
+    # Another player's figure is not this player's to react with; an empty name is refused.
+    r = await player.post(
+        f"{fight.base}/actions/reaction", json={"participant": goblin, "reaction": "Biss"}
+    )
+    assert r.status_code == 403, r.text
+    r = await gm.post(f"{fight.base}/actions/reaction", json={"participant": goblin})
+    assert r.status_code == 422 and "reaction" in r.json()["errors"], r.text
+    # The goblin's own reaction is its own: the GM takes it in its turn, the budget shows it.
+    assert _reaction((await gm.get(page)).text) == "left"
+    await fight.act(gm, "reaction", participant=goblin, reaction="Gelegenheitsangriff")
+    assert _reaction((await gm.get(page)).text) == "spent"
+    log = (await gm.get(f"{fight.base}/log")).text
+    assert "Valeros nutzt die Reaktion: Schild blocken." in log
+    await fight.act(gm, "next")
+    # Valeros's turn: his reaction is back (the goblin's stays spent until its turn).
+    assert _reaction((await player.get(page)).text) == "left"
+    await fight.act(player, "reaction", participant=valeros, reaction="Schild blocken")
+    assert _reaction((await player.get(page)).text) == "spent"
+    assert _budget((await player.get(page)).text) == "◆◆◆"  # a reaction is no action
+    row = next(p for p in (await fight.view(gm))["participants"] if p["pid"] == goblin)
+    assert "Reaktionen 0/1" in row["extra"], row
+
+
+async def test_a_figure_at_0_tp_has_no_reaction(make_client: ClientFactory, app: FastAPI) -> None:
+    fight, _valeros, goblin = await pf2e_fight(make_client, app)
+    gm = fight.gm
+    await fight.act(gm, "adjust", participant=goblin, delta=-99, reason="Lawine")
+    r = await gm.post(
+        f"{fight.base}/actions/reaction", json={"participant": goblin, "reaction": "Biss"}
+    )
+    assert r.status_code == 422 and "kann jetzt nicht handeln" in r.text, r.text

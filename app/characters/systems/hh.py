@@ -625,11 +625,12 @@ def _view(
 
 
 def _shown_conditions(fig: Figure) -> tuple[str, ...]:
-    """The badges of the sheet: a dead figure's are «tot» only (issue 13, defect 9)."""
+    """The badges of the sheet: a dead figure's are «tot» only (issue 13, defect 9); dead and
+    unconscious in the reader's language, the conditions as the rule terms they are."""
     if fig.dead:
-        return ("tot",)
+        return (gettext("dead"),)
     labels = tuple(dict.fromkeys(z.label for z in fig.conditions))
-    return (*labels, "bewusstlos") if fig.unconscious else labels
+    return (*labels, gettext("unconscious")) if fig.unconscious else labels
 
 
 # --- fields with their own line format ----------------------------------------------------

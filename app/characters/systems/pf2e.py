@@ -582,6 +582,8 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
         "verwundet": int(data.get("wounded") or 0),
         "todgeweiht": int(data.get("doomed") or 0),
         "angriffe": strikes,
+        #: The spell attack modifier (its Zauber-SG is 10 more), if the sheet casts at all.
+        "zauberangriff": modifier("spell") if _rank(data, "spellcasting") != "untrained" else None,
     }
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from app.characters.systems.hh import SKILLS
 from app.encounters.combat import (
     CombatError,
+    Detail,
     Displacement,
     Report,
     State,
@@ -184,7 +185,7 @@ def _status(fig: Figure) -> tuple[str, str]:
     if fig.has("sterbend"):
         return "dying", "sterbend"
     if fig.unconscious:
-        return "down", "bewusstlos"
+        return "down", N_("unconscious")
     if fig.has("angeschlagen") or fig.lp <= fig.lp_max // 2:
         return "hurt", "angeschlagen"
     if fig.lp < fig.lp_max:
@@ -362,7 +363,7 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
         [p.figure for p in result.probes] + [c.figure for c in result.changes]
     ):
         probes = [p for p in result.probes if p.figure == fid]
-        details = [f"{p.reason}: {p.probe.describe()}" for p in probes]
+        details: list[str | Detail] = [f"{p.reason}: {p.probe.describe()}" for p in probes]
         details += describe_changes(state, [c for c in result.changes if c.figure == fid])
         entry = report.add(N_("End of round for %(name)s."), details, who={fid}, name=names[fid])
         entry.dice = [d.as_dict() for p in probes for d in p.probe.rolls]
@@ -866,8 +867,8 @@ def _attack_details(
     asked: bool,
     *,
     booked: bool,
-) -> list[str]:
-    details: list[str] = []
+) -> list[str | Detail]:
+    details: list[str | Detail] = []
     if result.defence is not None:
         b = defence_breakdown(target, attacker.id, spec)
         skill = "" if spec.defence_skill == DEFENCE_SKILL else f" ({spec.defence_skill})"
@@ -917,7 +918,7 @@ def maneuver(
     _put(state, result.attacker, report)
     _put(state, result.defender, report)
     report.involved |= {attacker_id, target_id}
-    details = [f"Angriff: {_probe_text(result.attack_target, result.attack)}"]
+    details: list[str | Detail] = [f"Angriff: {_probe_text(result.attack_target, result.attack)}"]
     if result.defence is not None:
         details.append(f"Verteidigung: {_probe_text(result.defence_target, result.defence)}")
     details += describe_changes(state, result.outcome.changes)
@@ -979,10 +980,10 @@ def shake_off(
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
     _put(state, out.figure, report)
     report.involved.add(pid)
-    details = [out.probe.describe()] if out.probe else []
+    details: list[str | Detail] = [out.probe.describe()] if out.probe else []
     entry = report.add(
         N_("%(name)s tries to shake off «%(condition)s»."),
-        details + describe_changes(state, out.changes),
+        details + list(describe_changes(state, out.changes)),
         name=fig.name,
         condition=key,
     )
@@ -1171,10 +1172,10 @@ def focus(state: State, pid: str, key: str, report: Report) -> None:
 
 def _kontrollverlust_details(
     state: State, loss: magic.KontrollverlustResult, booked: magic.Booked
-) -> list[str]:
+) -> list[str | Detail]:
     """The log lines of a Kontrollverlust and what it did to the caster."""
     patzer = f" − {magic.KONTROLLPROBE_PATZER_PENALTY}" if loss.kontrollprobe_patzer else ""
-    details = [
+    details: list[str | Detail] = [
         f"Kontrollverlust: {loss.dice.describe()} − Fokus {loss.focus}{patzer} = {loss.value}"
         f" → {loss.entry.name}: {loss.entry.text}"
     ]
@@ -1212,7 +1213,7 @@ def _interrupt(
         return
     result = magic.interrupt(roller, _caster({**data, "focus": held}, after))
     assert result.probe is not None
-    details = [
+    details: list[str | Detail] = [
         f"Kontrollprobe (Willenskraft − {magic.KONTROLLPROBE_PENALTY_PER_FOCUS * result.focus_lost}"
         f"): {result.probe.describe()}"
     ]
@@ -1263,12 +1264,16 @@ def _refusal(out: magic.SpellOutcome) -> CombatError:
     )
 
 
-def _cast_details(state: State, spell: dict[str, Any], out: magic.SpellOutcome) -> list[str]:
+def _cast_details(
+    state: State, spell: dict[str, Any], out: magic.SpellOutcome
+) -> list[str | Detail]:
     result = out.cast
     assert result is not None and result.wirkprobe is not None
     where = "Berührung" if out.distance == "beruehrung" else f"{out.distance} Schritt"
     probe = _with(result.target, result.wirkprobe) if result.target else result.wirkprobe.describe()
-    details = [f"Wirkprobe ({spell['name']}, Güteklasse {result.grade}, {where}): {probe}"]
+    details: list[str | Detail] = [
+        f"Wirkprobe ({spell['name']}, Güteklasse {result.grade}, {where}): {probe}"
+    ]
     if result.focus_used:
         bonus = f", +{result.focus_bonus} QS" if result.focus_bonus else ""
         details.append(f"Fokus {result.focus_used}{bonus}")

@@ -8,7 +8,8 @@ from dataclasses import asdict
 from types import MappingProxyType
 from typing import Any
 
-from app.encounters.combat import Report, State, figure
+from app.encounters.combat import Detail, Report, State, detail, figure
+from app.i18n import N_
 from app.rules import hh
 from app.rules.hh.modifiers import Breakdown
 from app.rules.hh.probe import ProbeResult
@@ -70,36 +71,81 @@ def names_of(state: State) -> dict[str, str]:
     return {pid: str(f.get("name", pid)) for pid, f in state["figures"].items()}
 
 
-#: The log's German words for the changes without an amount (never the internal kind).
-CHANGE_WORDS = {
-    "extra_action": "zusätzliche Handlung", "unconscious": "bewusstlos",
-    "conscious": "bei Bewusstsein", "stabilised": "stabilisiert", "dead": "tot",
-    "revived": "wiederbelebt", "out": "kampfunfähig", "on_feet": "steht auf",
-    "lose_next_action": "verliert die nächste Handlung", "jammed_weapon": "Waffe blockiert",
-    "free_move": "freie Bewegung", "slide": "rutscht weg", "defence_bonus": "Verteidigungsbonus",
-    "counter_attack": "Gegenangriff", "attack_negated": "Angriff abgewendet", "moved": "bewegt",
-    "disarmed": "entwaffnet", "grappled": "gepackt", "complication": "Komplikation",
-    "heilkunde": "Heilkunde", "rast": "Rast", "sterbend": "sterbend",
+#: The rule terms the log names a resource by (they stay German in every language).
+AMOUNT_LABELS = {
+    "lp": "LP", "wp": "WP", "gp": "GP", "reactions": "Reaktionen", "aim": "Zielen",
+    "glueck": "Glück",
 }  # fmt: skip
 
+#: The log's words for the changes without an amount (msgids; never the internal kind).
+CHANGE_WORDS = {
+    "extra_action": N_("extra Handlung"), "unconscious": N_("unconscious"),
+    "conscious": N_("conscious again"), "stabilised": N_("stabilised"), "dead": N_("dead"),
+    "revived": N_("revived"), "out": N_("out of the fight"), "on_feet": N_("stands up"),
+    "lose_next_action": N_("loses the next Handlung"), "jammed_weapon": N_("weapon jammed"),
+    "defence_bonus": N_("Verteidigung bonus"), "counter_attack": N_("counter-attack"),
+    "attack_negated": N_("attack averted"), "moved": N_("moved"), "disarmed": N_("disarmed"),
+    "grappled": N_("grappled"), "complication": N_("complication"),
+}  # fmt: skip
 
-def describe_changes(state: State, changes: tuple[Change, ...] | list[Change]) -> list[str]:
+#: The changes with an amount of Schritt.
+STEP_WORDS = {
+    "free_move": N_("%(who)s: free move of %(steps)s Schritt"),
+    "slide": N_("%(who)s: slides away %(steps)s Schritt"),
+}
+
+#: The engine's keys (and older German words) of a change's reason, as msgids; any other
+#: reason is rule notation (a rule term, a source the GM typed) and stays as it is.
+DETAIL_WORDS = {
+    "non_lethal": N_("non-lethal damage"), "ground_gained": N_("ground gained"),
+    "rast": N_("rest"), "heilkunde": "Heilkunde", "Rundenbeginn": N_("start of round"),
+    "Glück permanent gesenkt": N_("Glück lowered for good"),
+    "Glück verbrannt": N_("Glück burnt"), "bleibt auf 0 LP": N_("stays at 0 LP"),
+    "Spielsitzung": N_("game session"), "NSC scheidet bei 0 LP aus": N_("an NPC drops out at 0 LP"),
+    "Sterbend-Probe: Volltreffer": N_("Sterbend Probe: Volltreffer"),
+    "Sterbend-Probe: Patzer": N_("Sterbend Probe: Patzer"),
+    "Tabelle": N_("table"), "Tod abgewendet": N_("death averted"),
+}  # fmt: skip
+
+#: Reasons the line leaves out: a figure's id, or the change's own word again.
+_NO_DETAIL = frozenset({"defence_bonus", "counter_attack", "jammed_weapon"})
+
+
+def _change_line(who: str, c: Change) -> Detail:
+    if c.kind in AMOUNT_LABELS:
+        sign = "+" if c.amount > 0 else "−"
+        return detail(N_("%(who)s: %(label)s %(amount)s"), who=who,
+                      label=AMOUNT_LABELS[c.kind], amount=f"{sign}{abs(c.amount)}")  # fmt: skip
+    if c.kind == "condition_added":
+        return detail(N_("%(who)s: «%(condition)s»"), who=who, condition=c.condition)
+    if c.kind == "condition_removed":
+        return detail(N_("%(who)s: «%(condition)s» ends"), who=who, condition=c.condition)
+    if c.kind in STEP_WORDS:
+        return detail(STEP_WORDS[c.kind], who=who, steps=c.amount)
+    word = CHANGE_WORDS.get(c.kind)
+    what: Detail | str = detail(word) if word else c.kind.replace("_", " ")
+    return detail(N_("%(who)s: %(what)s"), who=who, what=what)
+
+
+def _reason(c: Change, names: dict[str, str]) -> Detail | str | None:
+    """Why ``c`` happened: a msgid, another figure (by its name), or rule notation."""
+    if not c.detail or c.kind in _NO_DETAIL:
+        return None
+    if c.kind == "condition_removed" and c.detail == c.condition:
+        return None
+    if c.detail in names and c.detail != c.figure:
+        return detail(N_("by %(name)s"), name=names[c.detail])
+    word = DETAIL_WORDS.get(c.detail)
+    return detail(word) if word else c.detail
+
+
+def describe_changes(state: State, changes: tuple[Change, ...] | list[Change]) -> list[Detail]:
+    """The log's lines of ``changes``, written in the reader's language by the log view."""
     names = names_of(state)
-    out: list[str] = []
+    out: list[Detail] = []
     for c in changes:
-        who = names.get(c.figure, c.figure)
-        if c.kind in ("lp", "wp", "gp", "reactions", "aim", "glueck"):
-            label = {"lp": "LP", "wp": "WP", "gp": "GP", "reactions": "Reaktionen",
-                     "aim": "Zielen", "glueck": "Glück"}[c.kind]  # fmt: skip
-            sign = "+" if c.amount > 0 else "−"
-            text = f"{who}: {label} {sign}{abs(c.amount)}"
-        elif c.kind == "condition_added":
-            text = f"{who}: «{c.condition}»"
-        elif c.kind == "condition_removed":
-            text = f"{who}: «{c.condition}» endet"
-        else:
-            text = f"{who}: {CHANGE_WORDS.get(c.kind, c.kind)}"
-        if c.detail and c.kind not in ("defence_bonus", "counter_attack") and c.detail not in text:
-            text += f" ({c.detail})"
-        out.append(text)
+        line = _change_line(names.get(c.figure, c.figure), c)
+        reason = _reason(c, names)
+        out.append(line if reason is None else detail(N_("%(line)s (%(reason)s)"), line=line,
+                                                       reason=reason))  # fmt: skip
     return out

@@ -53,6 +53,7 @@ from app.rules.pf2e import attacks as pf2e_attacks
 from app.rules.pf2e import budget as pf2e_budget
 from app.rules.pf2e import forecast as pf2e_forecast
 from app.rules.pf2e import simulation as pf2e_simulation
+from app.rules.pf2e import spells as pf2e_spells
 from app.rules.pf2e import turn as pf2e_turn
 
 CONDITIONS = (
@@ -66,11 +67,18 @@ VALUED = (
 BUDGET_KEY = "action_budget"
 #: What each action of the controls costs (§9).
 COSTS = MappingProxyType(
-    {"attack": pf2e_turn.STRIKE, "shake_off": pf2e_turn.RETCH, "stride": pf2e_turn.STRIDE}
-)
+    {"attack": pf2e_turn.STRIKE, "shake_off": pf2e_turn.RETCH, "stride": pf2e_turn.STRIDE,
+     # a spell costs what it names; the controls disable it when not even one is left
+     "cast_spell": min(pf2e_spells.SPELL_ACTIONS)}
+)  # fmt: skip
 SAVES = {"reflex": "Reflex", "wille": "Wille", "zaehigkeit": "Zähigkeit"}
 #: The English names an area's ``save`` may also give (issue 27's API).
 SAVE_ALIASES = {"fort": "zaehigkeit", "fortitude": "zaehigkeit", "ref": "reflex", "will": "wille"}
+#: The saving throws' names in the German edition (docs/glossary.json).
+SAVE_CHECKS = {
+    "reflex": "Reflex-Rettungswurf", "wille": "Willens-Rettungswurf",
+    "zaehigkeit": "Zähigkeits-Rettungswurf",
+}  # fmt: skip
 #: Removing this "condition" brings a dead player character back (a GM's correction).
 DEAD = "tot"
 CONDITION_NAMES = MappingProxyType({DEAD: N_("dead")})
@@ -97,7 +105,9 @@ def new_figure(
             k: int(stats.get(k) or 0) for k in ("verwundet", "todgeweiht") if stats.get(k)
         },
         "persistent": [],
-    }
+        **({"zauberangriff": int(stats["zauberangriff"])}
+           if stats.get("zauberangriff") is not None else {}),
+    }  # fmt: skip
 
 
 def _status(data: dict[str, Any]) -> tuple[str, str]:
@@ -125,7 +135,7 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
         "points": f"{data['hp']}/{data['hp_max']} TP",
         "health": (data["hp"], data["hp_max"]),
         "conditions": conds,
-        "extra": [f"RK {effective_ac(data)}"],
+        "extra": [f"RK {effective_ac(data)}", f"Reaktionen {int(data.get('reaction', True))}/1"],
         "initiative": data.get("init_result"),
         "out": data["hp"] <= 0,
     }
@@ -336,6 +346,7 @@ def _new_budget(state: State, pid: str, report: Report) -> None:
         unconscious=int(f["hp"]) <= 0,
     )
     state[BUDGET_KEY] = start.budget.as_json()
+    f["reaction"] = True  # back at the start of the turn (§9)
     if start.lost_to_stunned:
         if start.stunned_after > 0:
             conds["betäubt"] = start.stunned_after
@@ -352,6 +363,28 @@ def _new_budget(state: State, pid: str, report: Report) -> None:
         )  # fmt: skip
 
 
+def react(state: State, pid: str, name: str, report: Report) -> None:
+    """A reaction of ``pid`` (named by who takes it: Gelegenheitsangriff, Schild blocken, …),
+    in anyone's turn: it spends the figure's one reaction until the start of its next turn
+    (§9); refused when it is spent or the figure cannot act."""
+    f = figure(state, pid)
+    if defeated(f):
+        raise CombatError(N_("%(name)s cannot act now."), name=f["name"])
+    try:
+        f["reaction"] = pf2e_turn.use_reaction(bool(f.get("reaction", True)), name)
+    except pf2e_turn.ReactionSpent:
+        raise CombatError(
+            N_("%(name)s has used the reaction; it comes back at the start of their turn."),
+            name=f["name"],
+        ) from None
+    turn = current_turn(state)
+    if turn is not None and str(turn["pid"]) == pid:
+        state[BUDGET_KEY] = action_budget(state).without_reaction().as_json()
+    report.changed.add(pid)
+    report.involved.add(pid)
+    report.add(N_("%(name)s uses the reaction: %(reaction)s."), name=f["name"], reaction=name)
+
+
 def stride(state: State, pid: str, report: Report) -> None:
     """A move on the battle map in the figure's turn is a Stride: one action (§9); the log
     names the actions left."""
@@ -364,18 +397,21 @@ def stride(state: State, pid: str, report: Report) -> None:
     )  # fmt: skip
 
 
-def _spend(state: State, pid: str, action: str, what: str) -> None:
-    """The figure whose turn it is pays ``action``'s cost; one acting outside its turn (the
-    GM's correction) pays nothing. Refused when it does not fit (the turn goes on)."""
+def _spend(state: State, pid: str, action: str, what: str, cost: int | None = None) -> None:
+    """The figure whose turn it is pays ``action``'s cost (or ``cost``); one acting outside
+    its turn (the GM's correction) pays nothing. Refused when it does not fit (the turn goes
+    on); a spell's refusal is at its field ``actions``."""
     turn = current_turn(state)
     if turn is None or str(turn["pid"]) != pid:
         return
     try:
-        state[BUDGET_KEY] = action_budget(state).spend(COSTS[action], what).as_json()
+        budget = action_budget(state).spend(COSTS[action] if cost is None else cost, what)
     except pf2e_turn.NotEnoughActions as exc:
-        raise CombatError(
+        error = CombatError(
             N_("%(action)s costs %(cost)d action(s); %(left)d left this turn."), **exc.params
-        ) from None
+        )
+        raise (error.at("actions") if cost is not None else error) from None
+    state[BUDGET_KEY] = budget.as_json()
 
 
 def _start_of_turn(state: State, pid: str, roller: Roller, report: Report) -> None:
@@ -616,6 +652,143 @@ def attack(
     _take_damage(state, target_id, damage, report, critical=result.critical)
 
 
+@dataclass(frozen=True, slots=True)
+class _Spell:
+    """A spell as the caster names it, read and checked before anything is spent."""
+
+    name: str
+    cost: int
+    target: str
+    attack: int | None  # the spell attack modifier (a spell attack), else None
+    save: str  # a save spell's save key ("" for a spell attack)
+    dc: int
+    basic: bool
+    damage: str
+
+
+def _spell_number(raw: object, field: str, low: int, high: int, default: int | None) -> int:
+    text = str(raw if raw is not None else "").strip()
+    if not text:
+        if default is None:
+            raise CombatError(N_("The caster has no Zauberangriff in the fight: enter it.")).at(
+                field
+            )
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise CombatError(N_("Enter a number.")).at(field) from None
+    if not low <= value <= high:
+        raise CombatError(N_("Between %(low)d and %(high)d."), low=low, high=high).at(field)
+    return value
+
+
+def _spell_inputs(caster: dict[str, Any], params: dict[str, Any]) -> _Spell:
+    known = caster.get("zauberangriff")
+    own = int(known) if known is not None else None
+    damage = str(params.get("damage") or "").strip()
+    if damage:
+        try:
+            parse(damage)
+        except ExpressionError:
+            raise CombatError(N_("Damage must be a dice expression such as 1W6+2.")).at(
+                "damage"
+            ) from None
+    kind = str(params.get("kind") or "attack")
+    if kind == "attack":
+        if not damage:
+            raise CombatError(N_("Give the spell's damage, e.g. 2W6.")).at("damage")
+        bonus = _spell_number(params.get("attack_bonus"), "attack_bonus", -10, 60, own)
+        return _Spell(str(params["spell"]), int(params["actions"]), str(params["target"]),
+                      bonus, "", 0, False, damage)  # fmt: skip
+    if kind != "save":
+        raise CombatError(N_("A spell attack or a save.")).at("kind")
+    save = str(params.get("save") or "reflex")
+    if save not in SAVES:
+        raise CombatError(N_("Choose Reflex, Wille or Zähigkeit.")).at("save")
+    default_dc = pf2e_spells.spell_dc(own) if own is not None else None
+    dc = _spell_number(params.get("dc"), "dc", 1, 60, default_dc)
+    basic = bool(params.get("basic"))
+    if damage and not basic:
+        raise CombatError(
+            N_("Only a basic save (einfacher Rettungswurf) deals damage by the degree.")
+        ).at("basic")
+    return _Spell(str(params["spell"]), int(params["actions"]), str(params["target"]), None,
+                  save, dc, basic, damage)  # fmt: skip
+
+
+def cast_spell(
+    state: State, caster_id: str, params: dict[str, Any], roller: Roller, report: Report
+) -> None:
+    """A spell of 1–3 actions on one target (``app.rules.pf2e.spells``): a spell attack
+    against the RK (the multiple attack penalty counts it) or a save against its DC, with
+    damage by the degree for a basic save; the caster's turn pays its actions."""
+    caster = figure(state, caster_id)
+    if defeated(caster):
+        raise CombatError(N_("%(name)s cannot act now."), name=caster["name"])
+    spell = _spell_inputs(caster, params)
+    target = figure(state, spell.target)
+    _spend(state, caster_id, "cast_spell", spell.name, pf2e_spells.spell_cost(spell.cost))
+    report.involved |= {caster_id, spell.target}
+    report.changed.add(spell.target)
+    if spell.attack is not None:
+        _spell_attack(state, caster_id, spell, roller, report)
+        return
+    damage_roll = pf2e.roll_damage(roller, spell.damage) if spell.damage else None
+    stat = _stat(SAVES[spell.save], int(target[spell.save]), target)
+    res = pf2e.save_against(
+        roller, stat, spell.dc, damage=damage_roll.total if damage_roll else None,
+        dc_label="Zauber-SG",
+    )  # fmt: skip
+    details = [damage_roll.describe()] if damage_roll else []
+    headline = (
+        N_("%(caster)s casts %(spell)s (%(cost)d action(s)): %(target)s, %(check)s – "
+           "%(outcome)s, %(damage)d damage.")
+        if spell.basic
+        else N_("%(caster)s casts %(spell)s (%(cost)d action(s)): %(target)s, %(check)s – "
+                "%(outcome)s.")
+    )  # fmt: skip
+    entry = report.add(
+        headline, [*details, res.describe()], caster=caster["name"], spell=spell.name,
+        cost=spell.cost, target=target["name"], check=SAVE_CHECKS[spell.save],
+        outcome=res.degree.label, damage=res.damage_taken or 0,
+    )  # fmt: skip
+    entry.dice = [d.as_dict() for d in (*(damage_roll.dice if damage_roll else ()), *res.dice)]
+    critical = res.degree is pf2e.Degree.CRITICAL_FAILURE
+    _take_damage(state, spell.target, res.damage_taken or 0, report, critical=critical)
+
+
+def _spell_attack(
+    state: State, caster_id: str, spell: _Spell, roller: Roller, report: Report
+) -> None:
+    caster, target = figure(state, caster_id), figure(state, spell.target)
+    turn = current_turn(state)
+    own_turn = turn is not None and turn["pid"] == caster_id
+    number = int(state["turn_actions"].get("attacks", 0)) + 1 if own_turn else 1
+    extra = list(_status_penalties(caster))
+    if caster.get("conditions", {}).get("liegend"):
+        extra.append(Modifier("Liegend", "circumstance", -2))
+    assert spell.attack is not None
+    result = pf2e_spells.spell_attack(
+        roller, spell.attack, effective_ac(target), spell.damage, attack_number=number,
+        own_turn=own_turn, extra=extra,
+    )  # fmt: skip
+    if own_turn:
+        state["turn_actions"]["attacks"] = number
+    headline = (
+        N_("%(caster)s casts %(spell)s (%(cost)d action(s)) and hits %(target)s: "
+           "%(damage)d damage.")
+        if result.hit
+        else N_("%(caster)s casts %(spell)s (%(cost)d action(s)) and misses %(target)s.")
+    )  # fmt: skip
+    entry = report.add(
+        headline, [result.describe()], caster=caster["name"], spell=spell.name,
+        cost=spell.cost, target=target["name"], damage=result.damage_total,
+    )  # fmt: skip
+    entry.dice = [d.as_dict() for d in result.dice]
+    _take_damage(state, spell.target, result.damage_total, report, critical=result.critical)
+
+
 def save(
     state: State,
     source_id: str | None,
@@ -674,7 +847,7 @@ def save(
             [res.describe()],
             who=source | {tid},
             name=t["name"],
-            check=f"{SAVES[kind]}-Rettungswurf",
+            check=SAVE_CHECKS[kind],
             outcome=res.degree.label,
         )
         entry.dice = [d.as_dict() for d in res.dice]
@@ -898,7 +1071,7 @@ class Pf2eRules(Common):
     name = "pf2e"
     conditions = CONDITIONS
     condition_names = CONDITION_NAMES
-    actions = frozenset(("save", "shake_off"))
+    actions = frozenset(("save", "shake_off", "reaction", "cast_spell"))
     partials = MappingProxyType(
         {
             "attack": "encounters/systems/pf2e/attack.html",
@@ -929,6 +1102,8 @@ class Pf2eRules(Common):
     sheet_state = staticmethod(sheet_state)
     take_sheet_state = staticmethod(take_sheet_state)
     stride = staticmethod(stride)
+    react = staticmethod(react)
+    cast_spell = staticmethod(cast_spell)
     moves_are_actions = True
 
     def offers(self, data: dict[str, Any]) -> Offers:
@@ -942,7 +1117,9 @@ class Pf2eRules(Common):
         if current_turn(state) is None:
             return None
         left = action_budget(state)
-        return Budget(left.actions, left.total, left.symbols, COSTS)
+        pid = str(current_turn(state)["pid"])  # type: ignore[index]
+        reaction = bool(state["figures"].get(pid, {}).get("reaction", True))
+        return Budget(left.actions, left.total, left.symbols, COSTS, reaction=reaction)
 
     #: One square is 1.5 m (5 ft) in the German edition; diagonals alternate 1.5 and 3 m.
     metric = Metric("alternate", "m", Fraction(3, 2))

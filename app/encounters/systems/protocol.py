@@ -138,6 +138,8 @@ class Budget:
     total: int
     symbols: str
     costs: Mapping[str, int] = field(default_factory=dict)
+    #: Whether its reaction is still there (PF2e); ``None``: the system counts none here.
+    reaction: bool | None = None
 
     def refuses(self, action: str) -> bool:
         """Whether ``action`` costs more than what is left (its control is disabled)."""
@@ -370,6 +372,15 @@ class CombatRules(Protocol):
     def grant_action(self, state: State, pid: str, report: Report) -> None:
         """The GM's override: one more Handlung in this step (H&H)."""
 
+    def react(self, state: State, pid: str, name: str, report: Report) -> None:
+        """``pid`` uses its reaction, named ``name``, in anyone's turn (PF2e)."""
+
+    def cast_spell(
+        self, state: State, caster_id: str, params: dict[str, Any], roller: Roller,
+        report: Report,
+    ) -> None:  # fmt: skip
+        """A spell named by the caster, its actions spent, on one target (PF2e)."""
+
     def jump(
         self, state: State, pid: str, distance: int, direction: str, modifier: int,
         roller: Roller, report: Report,
@@ -494,6 +505,15 @@ class Common:
         raise unavailable()
 
     def grant_action(self, state: State, pid: str, report: Report) -> None:
+        raise unavailable()
+
+    def react(self, state: State, pid: str, name: str, report: Report) -> None:
+        raise unavailable()
+
+    def cast_spell(
+        self, state: State, caster_id: str, params: dict[str, Any], roller: Roller,
+        report: Report,
+    ) -> None:  # fmt: skip
         raise unavailable()
 
     def jump(

@@ -194,7 +194,7 @@ def _apply_side_effects(
         ctx.attacker = ctx.attacker.evolve(jammed_weapon=True)
     if effect.free_move_divisor:
         steps = ctx.defender.bewegung // effect.free_move_divisor
-        ctx.log.add(Change(ctx.defender.id, "free_move", steps, detail="Raum gewonnen"))
+        ctx.log.add(Change(ctx.defender.id, "free_move", steps, detail="ground_gained"))
     if effect.defence_bonus:
         ctx.log.add(
             Change(ctx.defender.id, "defence_bonus", effect.defence_bonus, detail=ctx.attacker.id)

@@ -125,7 +125,7 @@ def _damage(
         return figure.evolve(unconscious=True)
     if not lethal:
         if not figure.unconscious:
-            log.add(Change(figure.id, "unconscious", detail="nicht-tödlicher Schaden"))
+            log.add(Change(figure.id, "unconscious", detail="non_lethal"))
         return figure.evolve(unconscious=True)
     if not figure.has("sterbend") and not figure.on_feet:
         figure = figure.evolve(conditions=(*figure.conditions, Zustand("sterbend")))
@@ -364,8 +364,8 @@ def stabilise(
     total = modifier + probe_modifier(healer, "Heilkunde", "action")
     probe = roll_probe(roller, healer.skill("Heilkunde"), total)
     if probe.success:
-        dying = log.absorb(remove_condition(dying, "sterbend", detail=f"Heilkunde {healer.id}"))
-        log.add(Change(dying.id, "stabilised", detail=f"durch {healer.id}"))
+        dying = log.absorb(remove_condition(dying, "sterbend", detail=healer.id))
+        log.add(Change(dying.id, "stabilised", detail=healer.id))
         dying = dying.evolve(unconscious=True)
     elif probe.patzer:
         die = roll_dice(roller, 1, 10)

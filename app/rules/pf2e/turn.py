@@ -7,7 +7,8 @@ count toward those lost to Verlangsamt (Betäubt 1 and Verlangsamt 2: 1 action l
 creature that is unconscious (Sterbend, at 0 TP) has no actions. An action costs what it
 names (Strike, Stride, Step, Interact, Würgen: 1; a spell its 1–3 actions; a free action
 none); one that does not fit into what is left is refused, and the turn does not end by
-itself.
+itself. A reaction is the creature's own, also outside its turn: one until the start of its
+next turn (:func:`use_reaction`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,22 @@ SYMBOL_LEFT, SYMBOL_SPENT = "◆", "◇"
 
 class NotEnoughActions(Pf2eError):
     """An action costs more than the actions left this turn."""
+
+
+class ReactionSpent(Pf2eError):
+    """The creature has used its reaction since the start of its last turn."""
+
+
+def use_reaction(available: bool, what: str) -> bool:
+    """A reaction (Gelegenheitsangriff, Schild blocken, …) spends the creature's one
+    reaction until the start of its next turn (§9): ``False``, what is left after it;
+    :class:`ReactionSpent` if it is already spent."""
+    if not available:
+        raise ReactionSpent(
+            "%(action)s: die Reaktion ist bis zum Beginn des nächsten Zuges verbraucht.",
+            action=what,
+        )
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +63,10 @@ class ActionBudget:
                 action=what, cost=cost, left=self.actions,
             )  # fmt: skip
         return ActionBudget(self.actions - cost, self.total, self.reaction)
+
+    def without_reaction(self) -> ActionBudget:
+        """The budget after its creature used its reaction."""
+        return ActionBudget(self.actions, self.total, False)
 
     def fits(self, cost: int) -> bool:
         return cost <= self.actions

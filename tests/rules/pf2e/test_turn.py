@@ -32,3 +32,16 @@ def test_an_action_that_does_not_fit_is_refused() -> None:
     assert refused.value.params == {"action": "Strike", "cost": 1, "left": 0}
     assert ActionBudget.from_json(ActionBudget(2, 3).as_json()) == ActionBudget(2, 3)
     assert ActionBudget.from_json(None) == ActionBudget()
+
+
+def test_one_reaction_until_the_next_turn() -> None:
+    from app.rules.pf2e.turn import ReactionSpent, use_reaction
+
+    assert use_reaction(True, "Schild blocken") is False
+    with pytest.raises(ReactionSpent) as refused:
+        use_reaction(False, "Gelegenheitsangriff")
+    assert refused.value.params == {"action": "Gelegenheitsangriff"}
+    assert ActionBudget().without_reaction().as_json() == {
+        "actions": 3, "total": 3, "reaction": False
+    }  # fmt: skip
+    assert start_of_turn(stunned=1).budget.reaction
