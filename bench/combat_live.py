@@ -108,9 +108,17 @@ async def _observer_code(pg: str, cid: int, http: aiohttp.ClientSession, base: s
 
 
 async def build(
-    http: aiohttp.ClientSession, base: str, pg: str, players: int, goblins: int, observers: int
+    http: aiohttp.ClientSession,
+    base: str,
+    pg: str,
+    players: int,
+    goblins: int,
+    observers: int,
+    tag: str = "",
 ) -> Fight:
-    tag = f"{int(time.time()) % 10**6}"
+    """A campaign with its fight started; ``tag`` makes the accounts' names unique (default:
+    the time, enough for one fight per second)."""
+    tag = tag or f"{int(time.time()) % 10**6}"
     gm = await _account(http, base, f"gm{tag}")
     made = await _post(http, f"{base}/api/v1/campaigns", gm, name="Bench", system="hh")
     cid, code = made["id"], made["invite_code"]

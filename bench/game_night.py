@@ -111,7 +111,7 @@ async def _follow(http: aiohttp.ClientSession, url: str, s: Stream) -> None:
 async def _groups(http: aiohttp.ClientSession, base: str, pg: str, n: int) -> list[Group]:
     out = []
     for i in range(n):
-        fight = await build(http, base, pg, 4, 4, 0)
+        fight = await build(http, base, pg, 4, 4, 0, tag=f"{int(time.time()) % 10**6}g{i}")
         view = await _view(http, fight)
         runner = Runner(http, fight, random.Random(i), view)
         streams = [Stream(t) for t in (fight.gm, *fight.players)]
