@@ -49,6 +49,8 @@ EVENT_LABELS = {
     "roll": N_("Dice roll"),
     "encounter": N_("Encounter prepared"),
     "combat": N_("Combat"),
+    "area_placed": N_("Area placed"),
+    "area_resolved": N_("Area resolved"),
     "chat_message": N_("Chat message"),
     "chat_message_edited": N_("Chat message edited"),
     "chat_message_deleted": N_("Chat message deleted"),
