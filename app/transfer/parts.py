@@ -174,12 +174,15 @@ async def parts_of(session: AsyncSession, user: User, campaign_id: int) -> list[
     return out
 
 
-async def _part(session: AsyncSession, campaign_id: int, part_id: int) -> ImportedPart:
-    part = await session.scalar(
-        select(ImportedPart).where(
-            ImportedPart.id == part_id, ImportedPart.campaign_id == campaign_id
-        )
+async def _part(
+    session: AsyncSession, campaign_id: int, part_id: int, lock: bool = False
+) -> ImportedPart:
+    """The part (``lock``: its row locked until the commit, so that requests at once for one
+    part take turns instead of overwriting each other's code)."""
+    query = select(ImportedPart).where(
+        ImportedPart.id == part_id, ImportedPart.campaign_id == campaign_id
     )
+    part = await session.scalar(query.with_for_update() if lock else query)
     if part is None:
         raise NotFound(_("This imported part does not exist."))
     return part
@@ -193,7 +196,7 @@ async def make_takeover_link(
     _campaign, viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.manage_invites
     )
-    part = await _part(session, campaign_id, part_id)
+    part = await _part(session, campaign_id, part_id, lock=True)
     if part.role == Role.co_gm and viewer.role != Role.gm:
         raise Forbidden(_("Only the GM hands out a co-GM's part."))
     if part.claimed_by is not None or part.claimed_at is not None:

@@ -5,7 +5,7 @@ beside them and spent by its own form."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.browser.world import gm_and_player, ok
 
@@ -41,6 +41,22 @@ def _valeros_turn(
     return gm, player, fight
 
 
+def _use_reaction(page: Page, name: str) -> None:
+    """Names and uses the reaction. The last Strike's live push may redraw the controls
+    between typing and the click (the name typed is then gone and the required field stops
+    the form): the player types and taps again, as a person would."""
+    budget = page.locator("#reaction-budget")
+    for _attempt in range(3):
+        page.locator("#reaction-name").fill(name)
+        page.locator("#reaction-button").click()
+        try:
+            expect(budget).to_have_attribute("data-reaction", "spent", timeout=4000)
+            return
+        except AssertionError:
+            continue
+    expect(budget).to_have_attribute("data-reaction", "spent")
+
+
 def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: str) -> None:
     gm, player, fight = _valeros_turn(browser, base_url, "aktion")
     page = player.new_page()
@@ -54,9 +70,7 @@ def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: s
     expect(page.locator("#budget-reason")).to_contain_text("Dafür bleibt keine Aktion")
     # The reaction is no action: it is still there, and the player uses it (§9).
     expect(page.locator("#reaction-budget")).to_contain_text("◆")
-    page.locator("#reaction-name").fill("Schild blocken")
-    page.locator("#reaction-button").click()
-    expect(page.locator("#reaction-budget")).to_have_attribute("data-reaction", "spent")
+    _use_reaction(page, "Schild blocken")
     expect(page.locator("#reaction-budget")).to_contain_text("◇")
     expect(page.locator("#action-budget")).to_contain_text("◇◇◇")  # no action for it
     gm.close()
