@@ -802,9 +802,11 @@ class TokenRemoved(EventPayload):
 @event_type("fog_changed")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FogChanged(EventPayload):
-    """The GMs revealed or hid cells (or turned the fog on or off)."""
+    """The GMs revealed or hid cells (or turned the fog on or off), or the party's sight
+    revealed them; the GMs' alone while the scene is hidden from the players, like every
+    map event."""
 
-    VISIBILITIES: ClassVar[frozenset[str]] = PUBLIC
+    VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
 
     scene_id: int
     revealed: list[list[int]]

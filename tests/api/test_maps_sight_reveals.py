@@ -249,3 +249,22 @@ async def test_a_wall_taken_away_brings_tokens_into_view_and_reveals(
     assert [10, 4] in got[1]["revealed"]
     seen = await get(h.t.player, h.url)
     assert "Goblin" in labels(seen) and FAR_WALL in seen["walls"]
+
+
+async def test_sight_reveals_on_a_scene_still_hidden_from_the_players(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Found by the fuzz step: on a scene the GM still prepares (not shown), the fog events
+    that sight's reveal writes are the GMs' alone, not a server error."""
+    r = await room(make_client, app)
+    hide = await r.t.gm.patch(r.url, json={"shown": False})
+    assert hide.status_code == 200, hide.text
+    on = await r.t.gm.patch(r.url, json={"fog": True, "line_of_sight": True})
+    assert on.status_code == 200, on.text
+    after = await _last_seq(app, r.t.campaign_id)
+    fog = await r.t.gm.post(f"{r.url}/fog", json={"hide": [[1, 2], [2, 2]]})
+    assert fog.status_code == 200, fog.text
+    moved = await r.t.gm.post(f"{r.url}/tokens/{r.ids['Anna']}/move", json={"to": [3, 2]})
+    assert moved.status_code == 200, moved.text
+    player = await events_for(app, r.t.campaign_id, r.viewer("anna"), after)
+    assert not [e for e in player if e.get("type") == "fog_changed"]
