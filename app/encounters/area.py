@@ -164,9 +164,9 @@ def op_area(
         who={actor} if actor else set(),
         count=len([p for p in hit if p not in loaded.hidden]),
     )
-    if not hit:
-        pass
-    elif req.source.kind == "free":
+    if not hit:  # an empty area is placed and logged, nothing to resolve
+        return
+    if req.source.kind == "free":
         free_area(state, hit, req.source, roller, report, loaded)
     else:
         rules.area(state, actor, hit, req.source, roller, report, loaded.encounter.settings)
