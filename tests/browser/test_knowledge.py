@@ -20,7 +20,9 @@ pytestmark = pytest.mark.browser
 #: A Stufe −1 creature (SG 13); an untrained hero's Naturkunde +0 with +7: 8–27, so faces
 #: 6–15 are an Erfolg, 16–20 a Kritischer Erfolg, 2–5 a Fehlschlag, 1 a kritischer.
 MODIFIER = "7"
-SECRETS = ("RK 16", "TP ~5", "Hundeschlitzer", "Zähigkeit", "Kurzbogen", "Goblin, Humanoid")
+#: The saves are a fact's text («Zähigkeit +5, …»): the bare word is also a choice of the
+#: PF2e spell form, which the hero sees on its own turn.
+SECRETS = ("RK 16", "TP ~5", "Hundeschlitzer", "Zähigkeit +5", "Kurzbogen", "Goblin, Humanoid")
 ATTEMPTS = 40
 
 
