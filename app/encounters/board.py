@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.encounters.combat import Report, State
-from app.encounters.systems.protocol import AttackLine, CombatRules
+from app.encounters.systems.protocol import COVER_FROM, AttackLine, CombatRules
 from app.errors import ValidationFailed
 from app.i18n import N_, _, number
 from app.rules import grid as g
@@ -109,7 +109,7 @@ def _measured(
     """The parameters to keep and the line measured on the board (``None``: the form's
     values stand — theatre of the mind, a figure without a token, the GM's override)."""
     override = str(params.get(OVERRIDE, "")).lower() in ("1", "true", "on")
-    posted = {k: v for k, v in params.items() if k != OVERRIDE}
+    posted = {k: v for k, v in params.items() if k not in (OVERRIDE, COVER_FROM)}
     if board is None:
         return posted, None
     if override and is_gm:
@@ -182,6 +182,6 @@ def cast_params(
     form's, no line of effect refused; the spell's range is the engine's check."""
     target = str(params.get("target") or "")
     if not target:
-        return {k: v for k, v in params.items() if k != OVERRIDE}
+        return {k: v for k, v in params.items() if k not in (OVERRIDE, COVER_FROM)}
     kept, line = _measured(board, rules, report, caster, target, params, is_gm=is_gm)
     return kept if line is None else {**kept, "distance": math.ceil(line.distance)}

@@ -64,6 +64,14 @@ async def _log_for(fight: Fight, client: httpx.AsyncClient) -> str:
     return " | ".join(part for line in entry["lines"] for part in [line["text"], *line["details"]])
 
 
+async def _all_logged(fight: Fight, client: httpx.AsyncClient) -> str:
+    """Every log entry as ``client`` reads it, in one text."""
+    entries = (await client.get(f"{fight.base}/log")).json()
+    return " | ".join(
+        part for e in entries for line in e["lines"] for part in [line["text"], *line["details"]]
+    )
+
+
 async def _hit(fight: Fight, app: FastAPI, client: httpx.AsyncClient, **body: Any) -> str:
     """An H&H attack that hits (2W10: 3 + 4) and is taken undefended; the attack's log
     entry as the player reads it."""
@@ -115,10 +123,13 @@ async def test_hh_reach_cover_and_the_gm_override_come_from_the_board(
     message = await _refused(fight, gm, app, attacker=g2, target=alrik)
     assert "11 Schritt" in message and "Kurzschwert (1 Schritt)" in message, message
     # Alrik shoots at Goblin 1 past the hidden Goblin 3: living cover −4 from the board,
-    # whatever the player's form claims; the player's log does not name the hidden goblin.
-    seen = await _hit(fight, app, player, target=g1, cover="none", covering="")
-    assert "Kampfkunst (Angriff) 12 − Deckung 4 = 8" in seen, seen
+    # whatever the player's form claims; the player's log does not name the hidden goblin,
+    # the GM's line does. A posted cover source is dropped too.
+    seen = await _hit(fight, app, player, target=g1, cover="none", covering="", cover_from="wall")
+    assert "Kampfkunst (Angriff) 12 − Deckung 4 (lebend, ¾) = 8" in seen, seen
     assert "Goblin 3" not in seen
+    assert "Goblin 3" not in await _all_logged(fight, player)
+    assert "Goblin 3 steht in der Angriffslinie: lebende Deckung." in await _all_logged(fight, gm)
     # A miss the cover caused (10 > 8, ≤ 12) hits the hidden goblin (1W10: 1): it appears.
     await _turn_of(fight, "Alrik", then=True)
     script(app, 5, 5, 1, *[1] * 8)
@@ -139,7 +150,7 @@ async def test_hh_reach_cover_and_the_gm_override_come_from_the_board(
     for client, extra in ((player, {"override_geometry": True}), (gm, {})):
         await _turn_of(fight, "Alrik", then=True)
         logged = await _hit(fight, app, client, attacker=alrik, target=g1, cover="none", **extra)
-        assert "12 − Deckung 2 = 10" in logged and "von Hand" not in logged, logged
+        assert "12 − Deckung 2 (Wand, ½) = 10" in logged and "von Hand" not in logged, logged
     # The GM's override keeps the form's cover, and the log names it.
     await _turn_of(fight, "Alrik", then=True)
     body = {"attacker": alrik, "target": g1, "cover": "none", "override_geometry": True}

@@ -242,7 +242,7 @@ async def test_living_cover_and_the_stray_hit(make_client: ClientFactory, app: F
     assert (await hero.row("Goblin 2"))["points"] == "3/12 LP"
     assert (await hero.row("Goblin 1"))["points"] == "12/12 LP"
     log = await hero.log()
-    assert "Deckung 4 = 6" in log and "lebende Deckung Goblin 2" in log
+    assert "Deckung 4 (lebend, ¾) = 6" in log and "lebende Deckung Goblin 2" in log
 
 
 async def test_a_kampfmanoever_takes_its_modifiers_from_the_one_path(

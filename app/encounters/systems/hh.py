@@ -39,6 +39,7 @@ from app.encounters.systems.hh_figures import get as _get
 from app.encounters.systems.hh_figures import put as _put
 from app.encounters.systems.hh_figures import with_breakdown as _with
 from app.encounters.systems.protocol import (
+    COVER_FROM,
     AreaSource,
     AttackLine,
     Common,
@@ -60,7 +61,7 @@ from app.rules.hh import magic
 from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
 from app.rules.hh.conditions import zehrend
-from app.rules.hh.cover import living_cover, suggest_cover, wall_cover
+from app.rules.hh.cover import cover_note, living_cover, suggest_cover, wall_cover
 from app.rules.hh.grid import MELEE_REACH, blockade_triggers, threat_zone, weapon_reaches
 from app.rules.hh.initiative import handlung_left
 from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
@@ -386,7 +387,17 @@ def _spec(data: dict[str, Any], params: dict[str, Any]) -> hh.AttackSpec:
         cover=params.get("cover") or "none",
         non_lethal=bool(params.get("non_lethal", False)),
         living_cover=bool(params.get("covering")),
+        cover_note=cover_note(_cover_source(params), str(params.get("cover") or "none")),
     )
+
+
+def _cover_source(params: Mapping[str, Any]) -> str:
+    """Where the cover comes from, as the attack's breakdown names it: a figure on the line
+    (named in a line of its own, which stays the GM's while it is hidden) or a wall the board
+    found; the form's cover in theatre of the mind has no source."""
+    if params.get("covering"):
+        return "lebend"
+    return "Wand" if params.get(COVER_FROM) == "wall" else ""
 
 
 def _spec_json(spec: hh.AttackSpec, covering: str = "") -> dict[str, Any]:
@@ -505,6 +516,12 @@ def attack(
         target=target.name,
     )  # fmt: skip
     entry.dice = [d.as_dict() for d in (*(helping.rolls if helping else ()), *probe.rolls)]
+    if covering:
+        report.add(
+            N_("%(name)s stands in the line of attack: living cover."),
+            who={attacker_id, target_id, covering},
+            name=_get(state, covering).name,
+        )
     state["turn_actions"]["attacks"] = int(state["turn_actions"].get("attacks", 0)) + 1
     if probe.success and target.can_react:
         timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
@@ -1440,7 +1457,10 @@ class HhRules(Common):
         )
         limit = weapon.get("range") if weapon.get("ranged") else MELEE_REACH
         note = RangeNote(str(weapon.get("name") or "Waffe"), 0 if reach else None, limit)
-        return MapAttack((note,), {"cover": cover, "covering": covering}, cover, covering)
+        fill = {"cover": cover, "covering": covering}
+        if cover != "none" and not covering:
+            fill[COVER_FROM] = "wall"
+        return MapAttack((note,), fill, cover, covering)
 
     def attack_range(
         self, state: State, attacker: str, params: Mapping[str, Any], found: MapAttack

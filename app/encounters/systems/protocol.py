@@ -82,6 +82,11 @@ class AreaSource:
     params: Mapping[str, Any] = field(default_factory=dict)
 
 
+#: A parameter only the board sets (``MapAttack.fill``): the cover is a wall's ("wall"), so
+#: the breakdown may name it. A posted one is dropped, on a scene and off it.
+COVER_FROM = "cover_from"
+
+
 @dataclass(frozen=True, slots=True)
 class MapAttack:
     """The server's suggestion for an attack chosen on the map: ranges per weapon, the

@@ -49,6 +49,8 @@ class AttackSpec:
     prone_target: bool = False
     #: The cover is a living figure (pass it as ``covering`` to :func:`resolve_attack`).
     living_cover: bool = False
+    #: Where the cover comes from, shown after its value: "Deckung −4 (Wand, ¾)".
+    cover_note: str = ""
     defend: bool = True
     non_lethal: bool = False
     #: This attack is a counter-attack (its own counter-attacks are not resolved).
@@ -120,7 +122,7 @@ def attack_breakdown(attacker: Figure, spec: AttackSpec) -> Breakdown:
         "attack",
         (
             Part("Zielen", aim_bonus(aim)),
-            Part("Deckung", cover_modifier(spec.cover, prone=spec.prone_target)),
+            Part("Deckung", cover_modifier(spec.cover, prone=spec.prone_target), spec.cover_note),
             Part("Modifikator", spec.modifier),
         ),
     )

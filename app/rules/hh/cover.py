@@ -33,6 +33,18 @@ def cover_modifier(cover: str, *, prone: bool = False) -> int:
     return COVER_MODIFIER[cover]
 
 
+#: How much of the target a cover hides, as the breakdown shows it ("Wand, ¾").
+COVER_SHARE: dict[str, str] = {"half": "½", "three_quarter": "¾", "full": "voll"}
+
+
+def cover_note(source: str, cover: str) -> str:
+    """The note after a cover's value: its source and share ("Wand, ¾"); ``""`` without
+    cover or source."""
+    if not source or cover not in COVER_SHARE:
+        return ""
+    return f"{source}, {COVER_SHARE[cover]}"
+
+
 def stronger(cover: CoverKind) -> CoverKind:
     return COVER_ORDER[min(len(COVER_ORDER) - 1, COVER_ORDER.index(cover) + 1)]
 
