@@ -91,6 +91,60 @@
     return options;
   }
 
+  // A part a push replaces whole (the combat page's regions) while the pointer is pressed on
+  // a control inside it waits until the press ends, so the control the user pressed is still
+  // there when it is released and the click lands (docs/ui.md, «Nothing lost under a push»).
+  // Its forms' versions take the pushed values at once: the click's request is the user's
+  // answer to the view that has just arrived, and the server checks it like any other.
+  var pressed = null; // the control under a pressed pointer
+  var held = {}; // element id -> the pushed HTML that waits for the press to end
+  var HOLD_MAX = 10000; // ms: a press held longer lets the pushes through
+  var holdTimer = null;
+
+  function takeVersions(into, fragment) {
+    var fresh = fragment.querySelectorAll("form input[name=version]");
+    for (var i = 0; i < fresh.length; i++) {
+      var form = fresh[i].form || fresh[i].closest("form");
+      var action = form && form.getAttribute("action");
+      if (!action) continue;
+      var old = into.querySelectorAll("form[action='" + CSS.escape(action) + "'] input[name=version]");
+      for (var j = 0; j < old.length; j++) old[j].value = fresh[i].value;
+    }
+  }
+
+  function release() {
+    pressed = null;
+    if (holdTimer) clearTimeout(holdTimer);
+    holdTimer = null;
+    // After the click this release causes has been handled (its request has its fields).
+    setTimeout(function () {
+      var waiting = held;
+      held = {};
+      Object.keys(waiting).forEach(function (id) {
+        var target = document.getElementById(id);
+        if (target) htmx.swap(target, waiting[id], { swapStyle: "outerHTML" });
+      });
+    }, 0);
+  }
+
+  document.addEventListener("pointerdown", function (evt) {
+    var control = evt.target.closest ? evt.target.closest("button, input[type=submit], a[href]") : null;
+    pressed = control;
+    if (control && !holdTimer) holdTimer = setTimeout(release, HOLD_MAX);
+  }, true);
+  document.addEventListener("pointerup", function () { if (pressed) release(); }, true);
+  document.addEventListener("pointercancel", function () { if (pressed) release(); }, true);
+
+  document.addEventListener("htmx:oobBeforeSwap", function (evt) {
+    var detail = evt.detail;
+    var part = detail.fragment.firstElementChild;
+    var whole = detail.fragment.children.length === 1 && part && part.id === detail.target.id;
+    if (!pressed || !detail.shouldSwap || !whole || !detail.target.contains(pressed)) return;
+    takeVersions(detail.target, detail.fragment);
+    held[part.id] = part.outerHTML;
+    detail.shouldSwap = false;
+  });
+
   htmx.defineExtension("keep-state", {
     handleSwap: function (swapStyle, target, fragment) {
       if (swapStyle !== "innerHTML" && swapStyle !== OUTER) return false;

@@ -95,6 +95,38 @@ def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: st
     player.close()
 
 
+def test_a_click_made_while_a_push_lands_is_not_lost(browser: Browser, base_url: str) -> None:
+    """The player presses «Zug beenden»; the GM's change re-renders the actions before the
+    button is released: the same button is still there, so the click counts."""
+    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
+    campaign_id = _campaign(gm.request, player.request, "hh")
+    character_id = _character(player.request, campaign_id, "Alrik")
+    fight_api = _running_fight(gm.request, campaign_id, character_id)
+    for _step in range(4):
+        if ok(gm.request.get(fight_api))["turn"]["name"] == "Alrik":
+            break
+        ok(gm.request.post(f"{fight_api}/actions/next", data={}))
+    fight = ok(gm.request.get(fight_api))
+    goblin = next(p for p in fight["participants"] if p["name"] != "Alrik")
+    tab = player.new_page()
+    tab.goto(fight_api.removeprefix("/api/v1"))
+    expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+    version = tab.locator("#next-turn").locator("xpath=..").locator("input[name=version]")
+    before = version.input_value()
+
+    end_turn = tab.get_by_role("button", name="Zug beenden")
+    end_turn.hover()
+    tab.mouse.down()
+    change = {"participant": goblin["pid"], "delta": -1, "reason": "Stolpert"}
+    ok(gm.request.post(f"{fight_api}/actions/adjust", data=change))
+    expect(version).not_to_have_value(before)  # the push has landed
+    tab.mouse.up()
+    expect(tab.locator("#turn .current-actor")).not_to_contain_text("Alrik")
+    assert ok(gm.request.get(fight_api))["turn"]["name"] != "Alrik"
+    gm.close()
+    player.close()
+
+
 def test_the_header_and_the_list_follow_the_fight(browser: Browser, base_url: str) -> None:
     gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
     campaign_id = _campaign(gm.request, player.request, "hh")
