@@ -233,12 +233,18 @@
     var s = svg();
     if (!s || !s.contains(evt.target) || drag) { return; }
     var t = evt.target.closest(".map-token");
+    if (t && !mode && gmAims(t) && aimAt(t.getAttribute("data-participant"))) { return; }
     if (t && t.classList.contains("map-mine") && !mode) {
       var id = t.getAttribute("data-token");
       select(selected === id ? null : id);
       return;
     }
-    if (t && !mode && !selected && aimAt(t.getAttribute("data-participant"))) { return; }
+    // Another's figure that the attack form offers aims at it, also while the own figure is
+    // chosen (tap your figure, then an enemy in reach: issue 28); other taps go to the cell.
+    if (t && !mode && !t.classList.contains("map-mine") && aimAt(t.getAttribute("data-participant"))) {
+      select(null);
+      return;
+    }
     var cell = cellAt(evt);
     if (cell) { onCell(cell); }
   });
@@ -318,6 +324,17 @@
   // An attack chosen on the map (a tap on a token, or its button in the list): the target
   // select is set, and the server's measurement for this viewer fills the form's fields
   // (range: DS4/PF2e distance; H&H cover and living cover), each marked as suggested.
+  // Every token is the GM's to move; in a fight a tap on one that is not the acting figure's
+  // and that the attack form offers as a target aims at it (the GM plays the monsters on the
+  // board like a player plays a hero); the acting figure's own token is still chosen to move.
+  function gmAims(t) {
+    var b = board();
+    if (!b || b.getAttribute("data-gm") !== "1" || t.classList.contains("map-active")) { return false; }
+    var choice = document.getElementById("attack-target");
+    var attacker = choice && choice.form && choice.form.querySelector('[name="attacker"]');
+    return !!choice && (!attacker || attacker.value !== t.getAttribute("data-participant"));
+  }
+
   function aimAt(pid) {
     var choice = document.getElementById("attack-target");
     if (!pid || !choice || !choice.querySelector('option[value="' + pid + '"]')) { return false; }

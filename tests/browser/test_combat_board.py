@@ -15,6 +15,7 @@ screen as ``combat-board-phone.png`` (the phone player's) and ``combat-board-des
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,3 +185,43 @@ def test_the_board_page_has_no_serious_violation(table: Table, who: str) -> None
     expect(page.locator("#action-sheet")).to_have_attribute("open", "")
     found += violations(page)
     assert not found, found
+
+
+def test_the_gm_plays_a_goblin_on_the_board(table: Table) -> None:
+    """On a goblin's turn the GM chooses the goblin, then taps a hero: the attack opens with
+    that target instead of a move onto the hero's cell (every token is the GM's to move, so
+    a tap on another figure than the acting one aims); the attack lands in the players' logs."""
+    t = table
+    until_turn(t.gm.request, t.encounter_api, "Goblin 1")
+    gm, bob = _open(t.gm, t.url), _open(t.bob, t.url)
+    choice = gm.locator("#attack-target")
+    where = _cell(gm, t.tokens["Goblin 1"])
+    gm.locator(f'#map-list .map-pick[data-token="{t.tokens["Goblin 1"]}"]').click()
+    expect(token(gm, t.tokens["Goblin 1"])).to_have_class(re.compile(r"\bmap-selected\b"))
+    token(gm, t.tokens["Brida"]).click()
+    expect(choice).to_have_value(str(t.pids["Brida"]))
+    expect(gm.locator("#action-sheet")).to_have_attribute("open", "")
+    expect(gm.locator("#forecast dl.odds")).to_be_visible()
+    at(gm, t.tokens["Goblin 1"], *where)  # not moved onto Brida's cell
+    gm.locator("#attack-button").click()
+    expect(bob.locator("#combat-log > li").first).to_contain_text("Goblin 1 greift Brida an")
+
+
+def test_tap_your_figure_then_an_enemy_opens_the_attack(table: Table) -> None:
+    """Bob on the phone taps Brida (chosen to move, her reach shown), then the goblin beside
+    her: the attack opens with that target instead of a move onto the goblin's cell."""
+    t = table
+    bob = _open(t.bob, t.url)
+    where = _cell(bob, t.tokens["Brida"])
+    token(bob, t.tokens["Brida"]).tap()
+    expect(token(bob, t.tokens["Brida"])).to_have_class(re.compile(r"\bmap-selected\b"))
+    token(bob, t.tokens["Goblin 1"]).tap()
+    expect(bob.locator("#attack-target")).to_have_value(str(t.pids["Goblin 1"]))
+    expect(bob.locator("#action-sheet")).to_have_attribute("open", "")
+    expect(token(bob, t.tokens["Brida"])).not_to_have_class(re.compile(r"\bmap-selected\b"))
+    at(bob, t.tokens["Brida"], *where)
+
+
+def _cell(page: Page, token_id: int) -> tuple[int, int]:
+    found = token(page, token_id)
+    return int(found.get_attribute("data-x") or -1), int(found.get_attribute("data-y") or -1)
