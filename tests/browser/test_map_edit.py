@@ -5,11 +5,15 @@ wall live; walls saved from the text form, and a bad entry answered at its field
 keyboard; a stale save shows the current walls; terrain painted and an edit undone; the fog
 painted with the brush and undone; a live push while the drawing is unsaved keeps it; start
 cells painted for the placement; the grid previewed on the board's background; axe finds
-nothing critical or serious with the editor on."""
+nothing critical or serious with the editor on. With ``TAFELRUNDE_SHOTS`` set to a folder
+(``docs/screenshots``), the drag test saves ``board-edit-phone.png`` and
+``board-edit-desktop.png`` there."""
 
 from __future__ import annotations
 
 import io
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -366,6 +370,11 @@ def test_gm_drags_a_straight_wall_paints_terrain_and_undoes_an_edit(
     expect(undo).to_be_disabled()  # a save starts a new history
     if phone:
         _no_sideways_scroll(page)
+    folder = os.environ.get("TAFELRUNDE_SHOTS")
+    if folder:  # the board with the editor on, as the GM sees it
+        page.locator("#map-region").scroll_into_view_if_needed()
+        name = f"board-edit-{'phone' if phone else 'desktop'}.png"
+        page.screenshot(path=str(Path(folder) / name))
     gm.close()
 
 
