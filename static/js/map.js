@@ -226,7 +226,7 @@
       return;
     }
     var pick = evt.target.closest && evt.target.closest(".map-pick");
-    if (pick) {
+    if (pick && !editing()) {
       select(pick.getAttribute("data-token"));
       var vp = document.querySelector(".map-viewport");
       if (vp) { vp.focus(); }
