@@ -17,6 +17,8 @@
   var route = []; // waypoints, the last one the goal
 
   function board() { return document.getElementById("map-board"); }
+  // The GM edits on this board (static/js/map_edit.js): its pointer and keys are the editor's.
+  function editing() { var r = region(); return !!(r && r.classList.contains("map-editing")); }
   function svg() { var b = board(); return b ? b.querySelector(".map-svg") : null; }
   function region() { return document.getElementById("map-region"); }
   function num(el, name) { return parseInt(el.getAttribute("data-" + name), 10); }
@@ -224,14 +226,14 @@
       return;
     }
     var pick = evt.target.closest && evt.target.closest(".map-pick");
-    if (pick) {
+    if (pick && !editing()) {
       select(pick.getAttribute("data-token"));
       var vp = document.querySelector(".map-viewport");
       if (vp) { vp.focus(); }
       return;
     }
     var s = svg();
-    if (!s || !s.contains(evt.target) || drag) { return; }
+    if (!s || !s.contains(evt.target) || drag || editing()) { return; }
     var t = evt.target.closest(".map-token");
     if (t && !mode && gmAims(t) && aimAt(t.getAttribute("data-participant"))) { return; }
     if (t && t.classList.contains("map-mine") && !mode) {
@@ -250,7 +252,7 @@
   });
 
   document.addEventListener("pointerdown", function (evt) {
-    if (evt.pointerType === "touch" || mode) { return; }
+    if (evt.pointerType === "touch" || mode || editing()) { return; }
     var t = evt.target.closest && evt.target.closest(".map-token.map-mine");
     if (!t) { return; }
     var ghost = t.cloneNode(true);
@@ -278,7 +280,7 @@
   });
 
   document.addEventListener("keydown", function (evt) {
-    if (!evt.target.classList || !evt.target.classList.contains("map-viewport")) { return; }
+    if (!evt.target.classList || !evt.target.classList.contains("map-viewport") || editing()) { return; }
     var b = board();
     var steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     if (steps[evt.key]) {
