@@ -225,3 +225,60 @@ def test_tap_your_figure_then_an_enemy_opens_the_attack(table: Table) -> None:
 def _cell(page: Page, token_id: int) -> tuple[int, int]:
     found = token(page, token_id)
     return int(found.get_attribute("data-x") or -1), int(found.get_attribute("data-y") or -1)
+
+
+AREA_ATTEMPTS = 8
+
+
+def test_an_area_with_two_heroes_is_defended_on_their_own_devices(table: Table) -> None:
+    """Goblin 1's Flächenangriff, placed by the GM on the combat page around Brida with Alrik
+    beside her: each hero's player gets the Unbeugsamkeit prompt on their own device (Bob on
+    the phone, Alice on the desktop), one after the other, and answers it there; the log
+    shows a line per hero. The live server rolls real dice: a missed attack Probe is tried
+    again on the goblin's next turn."""
+    t = table
+    brida = _cell(_open(t.gm, t.url), t.tokens["Brida"])
+    beside = {"to": [brida[0], brida[1] + 1 if brida[1] < 5 else brida[1] - 1], "override": True}
+    ok(t.gm.request.post(f"{t.scene_api}/tokens/{t.tokens['Alrik']}/move", data=beside))
+    gm, alice, bob = (_open(c, t.url) for c in (t.gm, t.alice, t.bob))
+    for _attempt in range(AREA_ATTEMPTS):
+        until_turn(t.gm.request, t.encounter_api, "Goblin 1")
+        gm.goto(t.url)
+        wait_live(gm)
+        gm.get_by_text("Fläche auf dem Plan").click()
+        gm.get_by_label("Quelle", exact=True).select_option("attack")
+        gm.get_by_label("Form", exact=True).select_option("circle")
+        gm.get_by_label("Ursprung (Spalte,Zeile)").fill(f"{brida[0]},{brida[1]}")
+        gm.get_by_label("Radius oder Länge (Schritt)").fill("1")
+        with gm.expect_response(lambda r: r.url.endswith("/area")) as placed:
+            gm.get_by_role("button", name="Fläche legen").click()
+        assert placed.value.status == 200, placed.value.text()
+        if ok(t.gm.request.get(t.encounter_api)).get("pending"):
+            break
+        ok(t.gm.request.post(f"{t.encounter_api}/actions/next", data={}))
+    else:
+        pytest.fail(f"Goblin 1's area attack missed {AREA_ATTEMPTS} times")
+    devices = {"Brida": bob, "Alrik": alice}
+    asked: list[str] = []
+    for _answer in range(6):
+        pending = ok(t.gm.request.get(t.encounter_api)).get("pending")
+        if not pending:
+            break
+        hero = pending["target"]
+        page, other = devices[hero], devices["Alrik" if hero == "Brida" else "Brida"]
+        # A failed defence is followed by the Glück prompt of the same hero: taken in full.
+        button = "button[value=defend]" if pending["kind"] == "defence" else "button[value=accept]"
+        if pending["kind"] == "defence":
+            asked.append(hero)
+        prompt = page.locator(f"#pending form {button}")
+        expect(prompt).to_be_visible()
+        expect(other.locator("#pending form button")).to_have_count(0)
+        with page.expect_response(lambda r: r.url.endswith("/respond")):
+            prompt.click()
+    assert sorted(asked) == ["Alrik", "Brida"], asked
+    assert not ok(t.gm.request.get(t.encounter_api)).get("pending")
+    for page in (gm, alice, bob):
+        expect(page.locator("#pending form button")).to_have_count(0)
+    defences = gm.locator("#combat-log > li", has_text="Verteidigung (Unbeugsamkeit)")
+    for hero in ("Brida", "Alrik"):
+        expect(defences.filter(has_text=hero).first).to_be_visible()
