@@ -118,6 +118,10 @@ MOVE_WAYPOINTS_MAX = 20
 TOKEN_SIZE_MAX = 6
 #: Waypoints of a ruler.
 RULER_POINTS_MAX = 20
+#: Light sources placed on the cells of one scene.
+LIGHTS_PER_SCENE = 50
+#: Radius of a light (on a cell or carried by a token), in cells.
+LIGHT_RADIUS_MAX = 30
 
 # --- uploaded images ------------------------------------------------------------------------
 

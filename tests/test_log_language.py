@@ -79,6 +79,7 @@ NO_LINES = {
     "token_changed": "the map and its token list",
     "token_sighted": "the map and its token list (as token_added / token_removed, per player)",
     "fog_changed": "the map",
+    "light_changed": "the map",
     "map_pointer": "the map (ruler and ping)",
     "area_placed": "the map (the area's cells; its log lines are the combat event's)",
     "area_resolved": "the map (the area's cells drop; its log lines are the combat event's)",

@@ -817,6 +817,27 @@ class FogChanged(EventPayload):
         return self.scene_id, None
 
 
+@event_type("light_changed")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LightChanged(EventPayload):
+    """The GMs made a scene dark or light again, or placed or took away a light on a cell
+    (docs/map.md «Light»). Players get it without ``light`` (where a light stands is the
+    GMs'; what it lights, they see on the board); the tokens that come into or leave a
+    player's view with it reach them as ``token_sighted``."""
+
+    VISIBILITIES: ClassVar[frozenset[str]] = MAP_VISIBILITIES
+
+    scene_id: int
+    #: ``dark``, ``light_added`` or ``light_removed``.
+    change: str
+    dark: bool
+    #: The light placed or taken away, ``[x, y, radius]``; ``None`` for ``dark``.
+    light: list[int] | None = None
+
+    def scene_ref(self) -> tuple[int | None, int | None]:
+        return self.scene_id, None
+
+
 @event_type("token_changed")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TokenChanged(EventPayload):

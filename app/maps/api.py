@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Query, Request, Response, UploadFile
+from fastapi import APIRouter, File, Path, Query, Request, Response, UploadFile
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
@@ -15,6 +15,7 @@ from app.i18n import _
 from app.limits import RowId, Version
 from app.maps import (
     displace,  # noqa: F401 - registers the tokens the fight's rules move
+    light,
     service,
     tactics,
     views,
@@ -64,6 +65,8 @@ class ScenePatch(BaseModel):
     encounter_id: int | None = Field(default=None, ge=0, le=MAX_ROW_ID)
     #: Show the scene to the players, or hide it from them again.
     shown: bool | None = None
+    #: A dark scene: players see tokens on lit cells only (docs/map.md «Light»).
+    dark: bool | None = None
     version: Version | None = None
     #: Place the linked encounter's participants after the change (``POST …/place``).
     place: bool = False
@@ -110,6 +113,16 @@ class TokenPatch(BaseModel):
     size: int | None = Field(default=None, ge=-100, le=100)
     hidden: bool | None = None
     version: Version | None = None
+    #: The radius of the light the token carries, in cells (0: none).
+    light: int | None = Field(default=None, ge=-10_000, le=10_000)
+
+
+class LightBody(BaseModel):
+    """A light on a cell: its column, row and radius in cells."""
+
+    x: Coord
+    y: Coord
+    radius: int = Field(ge=-10_000, le=10_000)
 
 
 class PointerBody(BaseModel):
@@ -285,6 +298,29 @@ async def fog(
     campaign_id: PathId, scene_id: PathId, body: FogBody, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     await service.change_fog(session, user, campaign_id, scene_id, body.reveal, body.hide)
+    return await views.scene_json(session, user, campaign_id, scene_id)
+
+
+@router.post("/{scene_id}/lights", status_code=201, dependencies=[IDEMPOTENT])
+async def add_light(
+    campaign_id: PathId, scene_id: PathId, body: LightBody, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """Place a light on a cell (a light already there takes the new radius); GMs only."""
+    await light.add_light(session, user, campaign_id, scene_id, body.x, body.y, body.radius)
+    return await views.scene_json(session, user, campaign_id, scene_id)
+
+
+@router.delete("/{scene_id}/lights/{x}/{y}")
+async def remove_light(
+    campaign_id: PathId,
+    scene_id: PathId,
+    x: Annotated[int, Path(ge=-10_000, le=10_000)],
+    y: Annotated[int, Path(ge=-10_000, le=10_000)],
+    session: Session,
+    user: CurrentUser,
+) -> dict[str, Any]:
+    """Take away the light on the cell ``(x, y)``; GMs only."""
+    await light.remove_light(session, user, campaign_id, scene_id, x, y)
     return await views.scene_json(session, user, campaign_id, scene_id)
 
 

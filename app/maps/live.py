@@ -43,6 +43,7 @@ BOARD_EVENTS = frozenset(
         types.TokenRemoved.TYPE,
         types.TokenChanged.TYPE,
         types.FogChanged.TYPE,
+        types.LightChanged.TYPE,
         # An area of the linked fight is drawn while it resolves (issue 27).
         types.AreaPlaced.TYPE,
         types.AreaResolved.TYPE,

@@ -55,6 +55,10 @@ class Scene(Base):
     #: (``app.maps.sight``), within ``sight_radius`` cells (``None``: no limit).
     line_of_sight: Mapped[bool] = mapped_column(Boolean, default=False)
     sight_radius: Mapped[int | None] = mapped_column(Integer)
+    #: A dark scene: players see tokens only on lit cells (``app.maps.sight``; docs/map.md
+    #: «Light»). ``lights``: light sources on cells, ``[x, y, radius]`` (radius in cells).
+    dark: Mapped[bool] = mapped_column(Boolean, default=False)
+    lights: Mapped[list[Any]] = mapped_column(JSON, default=list)
     #: The background's content tag (``None``: no image), part of its URL.
     background_etag: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
@@ -105,6 +109,8 @@ class Token(Base):
     y: Mapped[int] = mapped_column(Integer)
     #: The portrait's ETag (``TokenPortrait``); ``None``: no portrait.
     portrait_etag: Mapped[str | None] = mapped_column(String(64))
+    #: The radius of the light the token carries with it (a torch), in cells; 0: none.
+    light: Mapped[int] = mapped_column(Integer, default=0)
     version: Mapped[int] = mapped_column(Integer, default=1)
 
     __mapper_args__ = {"version_id_col": version}  # noqa: RUF012

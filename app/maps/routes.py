@@ -16,7 +16,7 @@ from app.campaigns import service as campaigns
 from app.encounters import service as encounters
 from app.errors import AppError, Conflict, ValidationFailed
 from app.i18n import _
-from app.maps import edit, service, tactics, views
+from app.maps import edit, light, service, tactics, views
 from app.maps.live import SCENE_PAGE, ScenePage
 from app.media.images import UPLOAD_BODY_BYTES, StoredImage
 from app.web.deps import Ctx, CurrentUser, Session, attempt
@@ -400,4 +400,75 @@ async def fog(
     """Fog for the whole scene without JavaScript (on, off, reveal all, hide all), line of
     sight on or off, the scene shown to the players or hidden from them."""
     await service.fog_whole(session, user, campaign_id, scene_id, action)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+def _fields(errors: dict[str, str], prefix: str) -> dict[str, str]:
+    """A service's refusal at ``x``, ``y``, ``radius``, ``light`` as the form's fields."""
+    return {f"{prefix}_{k}": v for k, v in errors.items()}
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/lights", dependencies=[IDEMPOTENT])
+async def add_light(
+    request: Request,
+    campaign_id: PathId,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    x: Annotated[int, Form(ge=-10_000, le=10_000)] = 0,
+    y: Annotated[int, Form(ge=-10_000, le=10_000)] = 0,
+    radius: Annotated[int, Form(ge=-10_000, le=10_000)] = 4,
+) -> Response:
+    """A light on a cell without JavaScript (column and row counted from 0, radius in
+    cells); a refusal at its field (``light_x``, ``light_y``, ``light_radius``)."""
+    try:
+        async with attempt(session):
+            await light.add_light(session, user, campaign_id, scene_id, x, y, radius)
+    except ValidationFailed as exc:
+        errors = _fields(exc.fields, "light")
+        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/lights/remove")
+async def remove_light(
+    request: Request,
+    campaign_id: PathId,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    cell: Annotated[str, Form(max_length=20)] = "",
+) -> Response:
+    """Take away the light on the cell ``x,y`` chosen in the list; 422 at ``light_cell``."""
+    x, _sep, y = cell.partition(",")
+    try:
+        if not (x.strip().isdigit() and y.strip().isdigit()):
+            raise ValidationFailed({"cell": _("Choose a light.")})
+        async with attempt(session):
+            await light.remove_light(session, user, campaign_id, scene_id, int(x), int(y))
+    except ValidationFailed as exc:
+        errors = {"light_cell": next(iter(exc.fields.values()))}
+        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+
+@router.post("/campaigns/{campaign_id}/scenes/{scene_id}/token-light")
+async def token_light(
+    request: Request,
+    campaign_id: PathId,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    token_id: Annotated[str, Form(max_length=12)] = "",
+    radius: Annotated[int, Form(ge=-10_000, le=10_000)] = 0,
+) -> Response:
+    """The light a token carries (radius in cells, 0: none); a refusal at ``token_light``."""
+    tid = int(token_id) if token_id.isdigit() else 0
+    change = service.TokenChange(light=radius)
+    try:
+        async with attempt(session):
+            await service.change_token(session, user, campaign_id, scene_id, tid, change)
+    except ValidationFailed as exc:
+        errors = {"token_light": next(iter(exc.fields.values()))}
+        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 422)
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")

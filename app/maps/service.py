@@ -116,6 +116,25 @@ async def _event(
     )
 
 
+async def scene_event(
+    session: AsyncSession,
+    opened: Opened,
+    user: User,
+    payload: types.EventPayload,
+    audience: Audience | None = None,
+) -> CampaignEvent:
+    """A map event about ``opened``'s scene (:func:`_event`), for the modules beside this."""
+    return await _event(session, opened, user, payload, audience)
+
+
+async def flush_scene(session: AsyncSession) -> None:
+    """Write a changed scene; a change of it that another request wrote first is a 409."""
+    try:
+        await session.flush()
+    except StaleDataError:
+        raise Conflict(_("The scene was changed meanwhile; reload it.")) from None
+
+
 async def token_events(
     session: AsyncSession,
     opened: Opened,
@@ -133,7 +152,7 @@ async def token_events(
     forms = sight.event_forms(b, token, payload.to_json(), before, now, payload.TYPE)
     event = await _event(session, opened, user, payload, forms.audience(token))
     await _fog_revealed(session, opened, user, revealed)
-    if not opened.scene.line_of_sight and not revealed:
+    if not (opened.scene.line_of_sight or opened.scene.dark) and not revealed:
         return event
     after = {key: b.view_of(cells) for key, cells in now.items()}
     await _sighted(session, opened, user, b, sight.sight_changes(b, before, after, token.id))
@@ -291,6 +310,8 @@ class SceneChange:
     sight_radius: int | None = None
     #: Show the scene to the players, or hide it from them again.
     shown: bool | None = None
+    #: Make the scene dark (players see tokens on lit cells only), or light again.
+    dark: bool | None = None
 
 
 async def update_scene(
@@ -318,12 +339,14 @@ async def update_scene(
         await _encounter_id(session, campaign_id, linked)
         scene.encounter_id = linked
     sees = change.fog is not None or change.line_of_sight is not None
-    sees = sees or change.sight_radius is not None
+    sees = sees or change.sight_radius is not None or change.dark is not None
     b = await board(session, opened) if sees else None
     seen = b.seen() if b is not None else None
-    before = (scene.fog, scene.shown)
+    before = (scene.fog, scene.shown, scene.dark)
     if change.fog is not None:
         scene.fog = change.fog
+    if change.dark is not None:
+        scene.dark = change.dark
     if change.shown is not None:
         scene.shown = change.shown
     _sight_settings(scene, change)
@@ -336,12 +359,19 @@ async def update_scene(
 
 
 async def _announce_switches(
-    session: AsyncSession, opened: Opened, user: User, fog: bool, shown: bool
+    session: AsyncSession, opened: Opened, user: User, fog: bool, shown: bool, dark: bool
 ) -> None:
-    """The events of a change of the fog (``fog_changed``) or of whether players see the
-    scene (``scene_updated`` ``shown``, and ``hidden``: for everyone, naming no more than the
-    scene's id, so that a player's open page learns of it)."""
+    """The events of a change of the fog (``fog_changed``), of the darkness
+    (``light_changed``) or of whether players see the scene (``scene_updated`` ``shown``,
+    and ``hidden``: for everyone, naming no more than the scene's id, so that a player's
+    open page learns of it)."""
     scene = opened.scene
+    if scene.dark != dark:
+        await _event(
+            session, opened, user,
+            types.LightChanged(actor_name=user.username, scene_id=scene.id, change="dark",
+                               dark=scene.dark),
+        )  # fmt: skip
     if scene.fog != fog:
         await _event(
             session, opened, user,
@@ -569,6 +599,9 @@ async def fog_whole(
     elif action in ("sight_on", "sight_off"):
         change = SceneChange(line_of_sight=action == "sight_on")
         await update_scene(session, user, campaign_id, scene_id, change)
+    elif action in ("dark_on", "dark_off"):
+        change = SceneChange(dark=action == "dark_on")
+        await update_scene(session, user, campaign_id, scene_id, change)
     elif action in ("show", "unshow"):
         change = SceneChange(shown=action == "show")
         await update_scene(session, user, campaign_id, scene_id, change)
@@ -717,6 +750,8 @@ class TokenChange:
     size: int | None = None
     hidden: bool | None = None
     version: int | None = None
+    #: The radius of the light it carries, in cells (0: none).
+    light: int | None = None
 
 
 async def change_token(
@@ -746,6 +781,8 @@ async def change_token(
         token.colour = sight.colour(change.colour)
     if change.hidden is not None:
         token.hidden = change.hidden
+    if change.light is not None:
+        token.light = light_radius(change.light, "light", low=0)
     await session.flush()
     payload = types.TokenChanged(
         actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
@@ -969,6 +1006,15 @@ async def distance(
     metric = opened.rules.metric
     cells = g.distance(a, b, metric.diagonal)
     return float(cells * metric.per_cell), metric.unit, cells
+
+
+def light_radius(value: int, field: str, low: int = 1) -> int:
+    """A light's radius in cells, ``low`` to ``LIGHT_RADIUS_MAX`` (422 at ``field``)."""
+    if not low <= value <= limits.LIGHT_RADIUS_MAX:
+        raise ValidationFailed(
+            {field: _("Between %(low)d and %(max)d cells.", low=low, max=limits.LIGHT_RADIUS_MAX)}
+        )
+    return value
 
 
 POINTER_KINDS = ("ruler", "ping", "clear")

@@ -16,6 +16,11 @@ one whose token enters or leaves their sight as ``token_added`` / ``token_remove
 party's form and each player's own, stored as the event's audience: :meth:`Forms.audience`,
 ``app.events.audience.sight``); when it is read, the scene as it is decides too
 (``app.maps.present``).
+
+In a **dark** scene (docs/map.md «Light») players see tokens only on lit cells
+(:meth:`Board.lit`: the scene's lights and the lights tokens carry, stopped by walls), and
+always on their own tokens' cells: with line of sight on, what their figures see that is
+lit; with it off, every lit cell. A scene that is not dark is unchanged.
 """
 
 from __future__ import annotations
@@ -133,6 +138,29 @@ def sight_of(grid: g.Grid, eyes: frozenset[g.Cell], radius: int | None) -> froze
     return found
 
 
+#: The cells a set of lights lights, by grid and lights: a move of a token without a light
+#: (or an event that moves none) finds them here.
+_LIT: OrderedDict[tuple[g.Grid, frozenset[tuple[g.Cell, int]]], frozenset[g.Cell]] = OrderedDict()
+
+
+def lit_of(grid: g.Grid, lights: frozenset[tuple[g.Cell, int]]) -> frozenset[g.Cell]:
+    """What the lights ``(source, radius)`` light together (``grid.lit_cells``), cached."""
+    key = (grid, lights)
+    found = _LIT.get(key)
+    if found is None:
+        found = _LIT[key] = frozenset(g.lit_cells(grid, lights))
+        while len(_LIT) > SIGHT_CACHE_MAX:
+            _LIT.popitem(last=False)
+    else:
+        _LIT.move_to_end(key)
+    return found
+
+
+def scene_lights(scene: Scene) -> list[dict[str, int]]:
+    """The scene's light sources as ``{x, y, radius}``."""
+    return [{"x": int(x), "y": int(y), "radius": int(r)} for x, y, r in scene.lights]
+
+
 @dataclass
 class Board:
     """A scene with its tokens, their participants and the linked fight, as loaded."""
@@ -193,6 +221,22 @@ class Board:
         """The cells the tokens whose sight ``user_id`` shares stand on."""
         return frozenset(c for t in self.eyes(user_id) for c in g.footprint((t.x, t.y), t.size))
 
+    def lights(self) -> frozenset[tuple[g.Cell, int]]:
+        """Every light on the scene: the scene's sources, and each cell of a token that
+        carries one (a hidden token's light does not shine: it is not there for players)."""
+        out = {((int(x), int(y)), int(r)) for x, y, r in self.scene.lights}
+        for t in self.tokens:
+            if t.light > 0 and not self.hidden(t):
+                out |= {(c, t.light) for c in g.footprint((t.x, t.y), t.size)}
+        return frozenset(out)
+
+    def lit(self) -> frozenset[g.Cell] | None:
+        """The lit cells of a dark scene; ``None``: the scene is not dark (all is light).
+        Not cached on the board: a change moves a token in hand and asks again."""
+        if not self.scene.dark:
+            return None
+        return lit_of(self.grid, self.lights())
+
     def sight(self, user_id: int | None = None) -> frozenset[g.Cell]:
         """The cells the tokens whose sight ``user_id`` shares see (walls and radius; no
         fog)."""
@@ -203,12 +247,16 @@ class Board:
         observers and players without a token here): with line of sight off, the fog's
         open cells; with it on, the cells their tokens see that the fog leaves open, and
         the cells their own tokens stand on (always visible to them). ``None`` back:
-        every cell."""
+        every cell. In a dark scene only the lit ones of those, and their own tokens' cells."""
         fog = self.fog_cells()
-        if not self.scene.line_of_sight:
+        lit = self.lit()
+        if not self.scene.line_of_sight and lit is None:
             return None if fog is None else frozenset(fog)
-        seen = self.sight(user_id)
-        return seen if fog is None else (seen & fog) | self._eyes_cells(user_id)
+        seen = self.sight(user_id) if self.scene.line_of_sight else lit
+        assert seen is not None
+        if lit is not None:
+            seen &= lit
+        return (seen if fog is None else seen & fog) | self._eyes_cells(user_id)
 
     def known_for(self, user_id: int | None = None) -> frozenset[g.Cell] | None:
         """The cells whose map (ground, walls, doors, terrain) a player is sent: the fog's
@@ -226,7 +274,9 @@ class Board:
         fog = self.fog_cells()
         if fog is None or not self.scene.line_of_sight or not self.players():
             return frozenset()
-        return self.sight(None) - fog
+        lit = self.lit()
+        seen = self.sight(None)
+        return (seen if lit is None else seen & lit) - fog
 
     def blind(self, user_id: int | None) -> bool:
         """Whether, with fog and line of sight on, a player is sent no cell of the map
@@ -246,9 +296,9 @@ class Board:
 
     def audiences(self) -> dict[int | None, frozenset[g.Cell] | None]:
         """The cells open to each view players have: the party's (``None``) and, with line
-        of sight on, each player's with a token here."""
+        of sight on or in a dark scene, each player's with a token here."""
         out: dict[int | None, frozenset[g.Cell] | None] = {None: self.cells_for(None)}
-        if self.scene.line_of_sight:
+        if self.scene.line_of_sight or self.scene.dark:
             for user_id in sorted(self.players()):
                 out[user_id] = self.cells_for(user_id)
         return out
@@ -306,6 +356,7 @@ class Board:
         }
         if gm:
             out["hidden"] = self.hidden(token)
+            out["light"] = token.light
         return out
 
     def visible_reactions(
@@ -359,11 +410,16 @@ class Board:
             "shown": scene.shown,
             "line_of_sight": scene.line_of_sight,
             "sight_radius": scene.sight_radius,
+            "dark": scene.dark,
+            # The GMs': where the lights are and what they light (players see the lit
+            # cells as the ones they see tokens on, and no more of them).
+            "lights": scene_lights(scene) if gm else None,
+            "lit": sorted(lit) if gm and (lit := self.lit()) is not None else None,
             "revealed": None if not scene.fog else [list(c) for c in scene.revealed],
             # With line of sight: the cells on which this player sees tokens (in sight and
             # not fogged, and their own tokens' cells), and the explored ones (the map
             # known, out of sight: no tokens).
-            "visible": None if cells is None or not scene.line_of_sight else sorted(cells),
+            "visible": None if cells is None or not _sighted(scene) else sorted(cells),
             "explored": _explored(scene, cells, known),
             "tokens": [self.token_json(t, gm) for t in self.tokens if gm or self.sees_in(t, cells)],
         }
@@ -372,12 +428,18 @@ class Board:
 def _explored(
     scene: Scene, cells: frozenset[g.Cell] | None, known: frozenset[g.Cell] | None
 ) -> list[g.Cell] | None:
-    """The cells a player knows the map of but sees no tokens on (line of sight on)."""
-    if cells is None or not scene.line_of_sight:
+    """The cells a player knows the map of but sees no tokens on (line of sight on, or a
+    dark scene: out of sight or unlit)."""
+    if cells is None or not _sighted(scene):
         return None
     if known is None:
         return [(x, y) for x in range(scene.cols) for y in range(scene.rows) if (x, y) not in cells]
     return sorted(known - cells)
+
+
+def _sighted(scene: Scene) -> bool:
+    """Whether players see tokens on some cells only (line of sight, or darkness)."""
+    return scene.line_of_sight or scene.dark
 
 
 def _edge_seen(edge: Sequence[Any], cells: AbstractSet[g.Cell] | None) -> bool:

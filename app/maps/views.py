@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.campaigns.permissions import Action
@@ -151,6 +152,7 @@ async def map_context(
         "blind": await blind(session, campaign_id, board) if viewer.is_gm else [],
         "walls_v": [s for s in view["walls"] if s[0] == s[2]],
         "walls_h": [s for s in view["walls"] if s[1] == s[3]],
+        "light_max": limits.LIGHT_RADIUS_MAX,
     }
 
 

@@ -21,6 +21,9 @@ Rules decided here (docs/map.md):
   PF2e's rule, and DS4's by project decision).
 - Line of sight runs from cell centre to cell centre; it is blocked by a wall or closed
   door it crosses (touching a wall's end point exactly is not crossing it).
+- Light: a source on a cell with a radius of ``r`` cells lights each cell whose centre
+  lies less than ``r + 1/2`` cells from the source's centre (a disc: ``dx² + dy² ≤ r(r +
+  1)``) and that has line of sight from the source (walls and closed doors stop light).
 """
 
 from __future__ import annotations
@@ -339,6 +342,35 @@ def visible_cells(grid: Grid, eyes: Iterable[Cell], max_range: int | None = None
                 if cell not in seen and not sight_blocked(grid, eye, cell):
                     seen.add(cell)
     return seen
+
+
+def in_light_radius(source: Cell, cell: Cell, radius: int) -> bool:
+    """Whether the centre of ``cell`` lies less than ``radius + 1/2`` cells from the centre
+    of ``source`` (in integers: ``dx² + dy² ≤ radius (radius + 1)``)."""
+    dx, dy = cell[0] - source[0], cell[1] - source[1]
+    return radius >= 0 and dx * dx + dy * dy <= radius * (radius + 1)
+
+
+def lit_by(grid: Grid, source: Cell, radius: int) -> set[Cell]:
+    """The cells a light on ``source`` with ``radius`` cells lights: within the radius
+    (:func:`in_light_radius`) and with a line from the source (:func:`line_of_sight`)."""
+    out: set[Cell] = set()
+    if not grid.inside(source) or radius < 0:
+        return out
+    for x in range(max(0, source[0] - radius), min(grid.cols, source[0] + radius + 1)):
+        for y in range(max(0, source[1] - radius), min(grid.rows, source[1] + radius + 1)):
+            cell = (x, y)
+            if in_light_radius(source, cell, radius) and not sight_blocked(grid, source, cell):
+                out.add(cell)
+    return out
+
+
+def lit_cells(grid: Grid, lights: Iterable[tuple[Cell, int]]) -> set[Cell]:
+    """The cells some light ``(source, radius)`` lights (:func:`lit_by` of each)."""
+    out: set[Cell] = set()
+    for source, radius in lights:
+        out |= lit_by(grid, source, radius)
+    return out
 
 
 def push_end(

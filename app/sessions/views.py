@@ -69,6 +69,7 @@ EVENT_LABELS = {
     "token_sighted": N_("Token sighted"),
     "token_removed": N_("Token removed"),
     "fog_changed": N_("Fog changed"),
+    "light_changed": N_("Light changed"),
     "token_changed": N_("Token changed"),
     "map_pointer": N_("Pointer on the map"),
     "knowledge_revealed": N_("Knowledge revealed"),

@@ -48,6 +48,8 @@ class TokenDoc(_Doc):
     moved_turn: str = Field(default="", max_length=16)
     #: The portrait (issue 28); documents written before have none.
     portrait: ImageDoc | None = None
+    #: The radius of the light it carries (0018_light); documents written before: none.
+    light: int = Field(default=0, ge=0, le=limits.LIGHT_RADIUS_MAX)
 
 
 class SceneDoc(_Doc):
@@ -77,6 +79,11 @@ class SceneDoc(_Doc):
     sight_radius: int | None = Field(default=None, ge=1, le=limits.SCENE_SIDE_MAX)
     #: Whether players see the scene; exports made before scenes could be hidden: shown.
     shown: bool = True
+    #: Darkness and the lights on cells ``[x, y, radius]`` (0018_light); before: light.
+    dark: bool = False
+    lights: list[tuple[limits.Int32, limits.Int32, int]] = Field(
+        default_factory=list, max_length=limits.LIGHTS_PER_SCENE
+    )
     created_at: datetime
     background: ImageDoc | None
     tokens: list[TokenDoc] = Field(max_length=limits.TOKENS_PER_SCENE)
@@ -89,9 +96,11 @@ class SceneDoc(_Doc):
             ok = 0 <= x <= c and 0 <= y < r if kind == "v" else 0 <= x < c and 0 <= y <= r
             if not ok:
                 raise ValueError("an edge lies outside the grid")
-        for x, y in [*self.difficult, *self.revealed]:
+        for x, y in [*self.difficult, *self.revealed, *((lt[0], lt[1]) for lt in self.lights)]:
             if not (0 <= x < c and 0 <= y < r):
                 raise ValueError("a cell lies outside the grid")
+        if any(not 1 <= lt[2] <= limits.LIGHT_RADIUS_MAX for lt in self.lights):
+            raise ValueError("a light's radius is out of range")
         for t in self.tokens:
             if t.x + t.size > c or t.y + t.size > r:
                 raise ValueError("a token stands outside the grid")
@@ -160,7 +169,7 @@ def _token(t: Token, maps: IdMaps, portrait: TokenPortrait | None) -> dict[str, 
         "participant": maps.id("participant", t.participant_id),
         "character": maps.id("character", t.character_id),
         "label": t.label, "colour": t.colour, "size": t.size, "hidden": t.hidden,
-        "x": t.x, "y": t.y,
+        "x": t.x, "y": t.y, "light": t.light,
         "portrait": _image(portrait),
     }  # fmt: skip
 
@@ -184,6 +193,8 @@ def export(rows: _Rows, maps: IdMaps) -> list[dict[str, Any]]:
             "line_of_sight": s.line_of_sight,
             "sight_radius": s.sight_radius,
             "shown": s.shown,
+            "dark": s.dark,
+            "lights": s.lights,
             "created_at": s.created_at.isoformat(),
             "background": _image(rows.images.get(s.id)),
             "tokens": [
@@ -210,7 +221,8 @@ async def import_scenes(
             cell_px=s.cell_px, walls=[list(w) for w in s.walls],
             doors=[list(d) for d in s.doors], difficult=[list(c) for c in s.difficult],
             fog=s.fog, revealed=[list(c) for c in s.revealed], line_of_sight=s.line_of_sight,
-            sight_radius=s.sight_radius, shown=s.shown, created_at=s.created_at,
+            sight_radius=s.sight_radius, shown=s.shown, created_at=s.created_at, dark=s.dark,
+            lights=[list(lt) for lt in s.lights],
             background_etag=None if s.background is None else s.background.etag,
         )  # fmt: skip
         session.add(scene)
@@ -236,6 +248,7 @@ async def import_scenes(
                 x=t.x,
                 y=t.y,
                 portrait_etag=None if t.portrait is None else t.portrait.etag,
+                light=t.light,
             )
             for t in s.tokens
         ]

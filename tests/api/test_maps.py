@@ -65,7 +65,7 @@ async def events_for(
                 .order_by(CampaignEvent.seq)
             )
         ).all()
-    kinds = ("scene_", "token_", "fog_")
+    kinds = ("scene_", "token_", "fog_", "light_")
     shown = await projected(app.state.ctx, campaign_id, viewer, rows, scenes_now)
     return [e.data() for e in shown if e.type.startswith(kinds)]
 

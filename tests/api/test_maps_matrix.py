@@ -71,6 +71,15 @@ CASES: dict[str, Case] = {
     "api_attack": Case(
         "GET", f"{API}/{{sid}}/attack?attacker=1&target=2", _members(404, 422, 422, 422, 401)
     ),
+    "api_add_light": Case(
+        "POST",
+        f"{API}/{{sid}}/lights",
+        _members(404, 403, 403, 201, 401),
+        json={"x": 1, "y": 1, "radius": 2},
+    ),
+    "api_remove_light": Case(
+        "DELETE", f"{API}/{{sid}}/lights/{{x}}/{{y}}", _members(404, 403, 403, 422, 401)
+    ),
     "api_zones": Case("GET", f"{API}/{{sid}}/zones", MEMBERS),
     "api_distance": Case("GET", f"{API}/{{sid}}/distance?from=0,0&to=3,1", MEMBERS),
     "index": Case("GET", PAGE, MEMBERS_PAGE),
@@ -95,6 +104,21 @@ CASES: dict[str, Case] = {
     "fog": Case("POST", f"{PAGE}/{{sid}}/fog", GM_ONLY_FORM, form={"action": "reveal"}),
     "walls": Case("POST", f"{PAGE}/{{sid}}/walls", GM_ONLY_FORM, form={"segments": "0,0,0,1"}),
     "grid": Case("POST", f"{PAGE}/{{sid}}/grid", GM_ONLY_FORM, form={"cell_px": "40"}),
+    "add_light": Case(
+        "POST", f"{PAGE}/{{sid}}/lights", GM_ONLY_FORM, form={"x": "1", "y": "1", "radius": "2"}
+    ),
+    "remove_light": Case(
+        "POST",
+        f"{PAGE}/{{sid}}/lights/remove",
+        _members(404, 403, 403, 422, LOGIN),
+        form={"cell": "1,1"},
+    ),
+    "token_light": Case(
+        "POST",
+        f"{PAGE}/{{sid}}/token-light",
+        GM_ONLY_FORM,
+        form={"token_id": "{tid}", "radius": "3"},
+    ),
 }
 PREFIXES = [p for p, where in COVERED_ELSEWHERE.items() if where.endswith("test_maps_matrix.py")]
 
@@ -140,7 +164,7 @@ async def test_map_route_answers_every_role(
         files={"file": ("a.png", png(), "image/png")},
     )
     assert r4.status_code == 200, r4.text
-    values = {"cid": table.campaign_id, "sid": sid, "tid": r2.json()["id"]}
+    values = {"cid": table.campaign_id, "sid": sid, "tid": r2.json()["id"], "x": 1, "y": 1}
     path = case.path.format(**values)
     form = {k: v.format(**values) for k, v in case.form.items()}
     for role in ROLES:

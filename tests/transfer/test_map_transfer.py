@@ -66,6 +66,8 @@ async def test_scenes_tokens_and_background_survive_a_round_trip(
     face = png((40, 40))
     r = await gm.put(f"{url}/tokens/{free}/portrait", files={"file": ("f.png", face, "image/png")})
     assert r.status_code == 200 and r.json()["portrait_url"], r.text
+    r = await gm.patch(f"{url}/tokens/{free}", json={"light": 2})  # a lantern (issue 27)
+    assert r.status_code == 200 and r.json()["light"] == 2, r.text
     r = await gm.patch(url, json={"fog": True})
     assert r.status_code == 200
     r = await gm.post(f"{url}/fog", json={"reveal": [[0, y] for y in range(6)] + [[1, 5]]})
@@ -73,14 +75,21 @@ async def test_scenes_tokens_and_background_survive_a_round_trip(
     # A second, empty scene without an image, with each player's line of sight.
     second = await new_scene(gm, fight.campaign_id, 3, 3)
     r = await gm.patch(
-        f"{base(fight.campaign_id)}/{second['id']}", json={"line_of_sight": True, "sight_radius": 4}
+        f"{base(fight.campaign_id)}/{second['id']}",
+        json={"line_of_sight": True, "sight_radius": 4, "dark": True},
     )
     assert r.status_code == 200, r.text
+    r = await gm.post(
+        f"{base(fight.campaign_id)}/{second['id']}/lights", json={"x": 1, "y": 2, "radius": 3}
+    )
+    assert r.status_code == 201, r.text
 
     first = await _export(gm, fight.campaign_id)
     assert [s["name"] for s in first["scenes"]] == ["Gewölbe", "Gewölbe"]
     assert first["scenes"][0]["background"]["mime"] == "image/png"
     assert (first["scenes"][1]["line_of_sight"], first["scenes"][1]["sight_radius"]) == (True, 4)
+    assert (first["scenes"][1]["dark"], first["scenes"][1]["lights"]) == (True, [[1, 2, 3]])
+    assert [t["light"] for t in first["scenes"][0]["tokens"] if t["label"] == "Kiste"] == [2]
     r = await gm.post("/api/v1/campaigns/import", json=first)
     assert r.status_code == 201, r.text
     new = r.json()["id"]
