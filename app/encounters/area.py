@@ -13,6 +13,7 @@ service writes one ``area_placed`` and one ``area_resolved`` event per area.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -133,7 +134,11 @@ def op_area(
         )
     rules = system(loaded.campaign.system)
     if req.source.kind not in rules.area_sources:
-        raise ValidationFailed({"source": _("This system has no area of this kind.")})
+        offered = ", ".join(k for k in KINDS if k in rules.area_sources or k == "free")
+        raise ValidationFailed(
+            {"source": _("This system has no area of this kind; it offers: %(kinds)s.",
+                         kinds=offered)}
+        )  # fmt: skip
     actor = current_pid(state) or ""
     if req.source.kind in ("save", "free"):
         if not loaded.viewer.is_gm:
@@ -168,8 +173,21 @@ def op_area(
         return
     if req.source.kind == "free":
         free_area(state, hit, req.source, roller, report, loaded)
-    else:
-        rules.area(state, actor, hit, req.source, roller, report, loaded.encounter.settings)
+        return
+    params = {**req.source.params, "distance": origin_distance(board, rules.metric, actor, req)}
+    source = AreaSource(req.source.kind, params)
+    rules.area(state, actor, hit, source, roller, report, loaded.encounter.settings)
+
+
+def origin_distance(board: Snapshot, metric: g.Metric, actor: str, req: AreaRequest) -> int:
+    """How far the area starts from the acting figure (its nearest token cell to the
+    origin, in the system's unit, rounded up; 0 without a token): a spell's range. The
+    server's, never the form's."""
+    mine = board.cells.get(actor, ())
+    if not mine:
+        return 0
+    steps = min(g.distance(c, req.origin, metric.diagonal) for c in mine)
+    return math.ceil(Fraction(steps) * metric.per_cell)
 
 
 def free_area(
