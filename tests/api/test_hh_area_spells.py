@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from app.rules import grid as g
 from app.rules.hh.cover import wall_cover
 from tests.api.test_areas import hp, log_lines, player_of, received
-from tests.api.test_board_attacks import _scene
+from tests.api.test_board_attacks import _scene, _turn_of
 from tests.api.test_maps import ALRIK
 from tests.api.test_maps_tactics import _add, _encounter, _entry, _pids
 from tests.conftest import ClientFactory
@@ -64,7 +64,7 @@ async def test_a_flaechenzauber_each_defends_with_unbeugsamkeit_cover_ignored_wa
     assert (9, 3) not in g.area_cells(board, "circle", (7, 3), Fraction(2))
     player = fight.players[0]
     body: dict[str, Any] = {"shape": "circle", "origin": [7, 3], "size": 2}
-    # Not a Flächenzauber, an unknown spell, beyond the range: refused at their fields.
+    # Not a Flächenzauber, an unknown spell, no spell: refused at the field.
     for source, field in (
         ({"kind": "spell", "spell": "funke"}, "spell"),
         ({"kind": "spell", "spell": "blitz"}, "spell"),
@@ -75,9 +75,7 @@ async def test_a_flaechenzauber_each_defends_with_unbeugsamkeit_cover_ignored_wa
     # Wirkprobe 3 + 4 = 7 ≤ 12 (QS 2); each defence 2 + 3 = 5 ≤ 6, lower: the caster wins
     # with QS 1; damage W6 + 1 − RS 1.
     script(app, 3, 4, *[2, 3] * 20)
-    answer = await fight.act(
-        player, "area", **body, source={"kind": "spell", "spell": "feuerball"}
-    )
+    answer = await fight.act(player, "area", **body, source={"kind": "spell", "spell": "feuerball"})
     seen = answer["area"]
     assert [t["name"] for t in seen["targets"]] == ["Goblin 1"], seen
     gm_area = (await fight.view(fight.gm))["area"]
@@ -98,7 +96,7 @@ async def test_a_flaechenzauber_each_defends_with_unbeugsamkeit_cover_ignored_wa
         assert r.status_code in (403, 422), r.text
         await fight.act(fight.gm, "respond", choice="defend")
     assert prompted == ["Goblin 1", "Goblin 3"]
-    after = (await fight.view(fight.gm))
+    after = await fight.view(fight.gm)
     assert after["area"]["resolved"] is True
     lines = await log_lines(fight, fight.gm)
     cast = next(line for line in lines if line.startswith("Alrik wirkt den Flächenzauber"))
@@ -114,7 +112,8 @@ async def test_a_flaechenzauber_each_defends_with_unbeugsamkeit_cover_ignored_wa
     assert not any("Goblin 2" in line for line in lines if "Feuerball" in line), lines
     assert hp(after["participants"])["Goblin 2"] == before["Goblin 2"]
     # The cast was Alrik's Handlung.
-    r = await player.post(f"{fight.base}/actions/area", json={**body, "source": {"kind": "spell", "spell": "feuerball"}})  # fmt: skip
+    again = {**body, "source": {"kind": "spell", "spell": "feuerball"}}
+    r = await player.post(f"{fight.base}/actions/area", json=again)
     assert r.status_code == 422, r.text
     # The player never reads the hidden goblin's name, nor its id in the area events.
     player_lines = await log_lines(fight, player)
@@ -155,7 +154,10 @@ async def test_arkane_explosion_places_a_circle_around_the_caster(
     lines = await log_lines(fight, fight.gm)
     assert any("Arkane Explosion" in line and "auf der Karte" in line for line in lines), lines
     for name in ("Alrik", "Goblin 1", "Goblin 3"):
-        assert sum(line.startswith(f"Arkane Explosion erfasst {name}: 8 Schaden") for line in lines) == 1
+        assert (
+            sum(line.startswith(f"Arkane Explosion erfasst {name}: 8 Schaden") for line in lines)
+            == 1
+        )
     player_lines = await log_lines(fight, player)
     assert not any("Goblin 3" in line for line in player_lines), player_lines
     assert any(line.startswith("Arkane Explosion erfasst Goblin 1") for line in player_lines)
@@ -197,3 +199,30 @@ async def test_other_systems_refuse_area_spells_at_source(
         r = await fight.gm.post(f"{fight.base}/actions/area", json=body)
         assert r.status_code == 422, r.text
         assert "es bietet" in r.json()["errors"]["source"], r.text
+
+
+async def test_the_area_form_offers_the_casters_flaechenzauber_and_shows_errors_at_the_field(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight = await mage_fight(make_client, app, "hzf")
+    await _scene(fight, 12, 8, WHERE)
+    player = fight.players[0]
+    page = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
+    html = (await player.get(page)).text
+    assert '<option value="spell">Flächenzauber</option>' in html, html
+    spell_select = html[html.index('id="area-spell"') :].split("</select>")[0]
+    assert 'value="feuerball"' in spell_select and 'value="funke"' not in spell_select
+    version = str((await fight.view(fight.gm))["version"])
+    form = {"version": version, "source": "spell", "spell": "funke", "shape": "circle",
+            "origin": "7,3", "size": "2"}  # fmt: skip
+    script(app, 3, 4)
+    r = await player.post(f"{page}/area", data=form, headers={"HX-Request": "true"})
+    assert r.status_code == 422, r.text
+    assert 'id="spell-error"' in r.text and "Funke ist kein Flächenzauber." in r.text, r.text
+    r = await player.post(f"{page}/area", data={**form, "spell": "feuerball", "origin": "30,3"},
+                          headers={"HX-Request": "true"})  # fmt: skip
+    assert r.status_code == 422 and 'id="origin-error"' in r.text, r.text
+    # The GM's page, on a goblin's turn (no spells): no Flächenzauber to offer.
+    await _turn_of(fight, "Goblin 1")
+    gm_html = (await fight.gm.get(page)).text
+    assert 'id="area-spell"' not in gm_html and '<option value="spell">' not in gm_html
