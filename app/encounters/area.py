@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
 
+from app.characters.sheets import COMPANION_KEY
 from app.encounters import service
 from app.encounters.board import Snapshot
 from app.encounters.combat import CombatError, Report, State, current_pid
@@ -174,9 +175,26 @@ def op_area(
     if req.source.kind == "free":
         free_area(state, hit, req.source, roller, report, loaded)
         return
-    params = {**req.source.params, "distance": origin_distance(board, rules.metric, actor, req)}
+    params = {
+        **req.source.params,
+        "distance": origin_distance(board, rules.metric, actor, req),
+        "summoner": summoner(loaded, state, actor),
+    }
     source = AreaSource(req.source.kind, params)
     rules.area(state, actor, hit, source, roller, report, loaded.encounter.settings)
+
+
+def summoner(loaded: service.Loaded, state: State, pid: str) -> str:
+    """The figure of the hero whose Gefährte ``pid`` is (its sheet's ``companion_of``):
+    its participant id; ``"-"`` when the hero is not in the fight; ``""`` for a figure bound
+    to nobody. The server's, never the form's (H&H: a Gefährte's Flächenangriff costs the
+    summoner 1 WP)."""
+    sheet = loaded.characters.get(pid)
+    hero = sheet[0].data.get(COMPANION_KEY) if sheet else None
+    if not hero:
+        return ""
+    found = (p for p, (c, _items) in loaded.characters.items() if c.id == hero)
+    return next((p for p in found if p in state["figures"]), "-")
 
 
 def origin_distance(board: Snapshot, metric: g.Metric, actor: str, req: AreaRequest) -> int:

@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from app.encounters.models import Encounter
 from app.rules import grid as g
 from app.rules.hh.cover import wall_cover
 from tests.api.test_areas import hp, log_lines, player_of, received
@@ -226,3 +227,55 @@ async def test_the_area_form_offers_the_casters_flaechenzauber_and_shows_errors_
     await _turn_of(fight, "Goblin 1")
     gm_html = (await fight.gm.get(page)).text
     assert 'id="area-spell"' not in gm_html and '<option value="spell">' not in gm_html
+
+
+async def figure_wp(app: FastAPI, fight: Fight, pid: str) -> int:
+    """A figure's WP in the fight (a stat-block sheet keeps them there)."""
+    async with app.state.ctx.sessionmaker() as session:
+        encounter = await session.get(Encounter, fight.encounter_id)
+        assert encounter is not None
+        return int(encounter.state["figures"][pid]["wp"])
+
+
+async def turn_of(fight: Fight, name: str, *, then: bool = False) -> None:
+    """On to ``name``'s next turn (Alrik acts eight times a round)."""
+    if then:
+        await fight.act(fight.gm, "next")
+    for _ in range(30):
+        if (await fight.view(fight.gm))["turn"]["name"] == name:
+            return
+        await fight.act(fight.gm, "next")
+    raise AssertionError(name)
+
+
+async def test_a_gefaehrtes_flaechenangriff_costs_its_summoner_one_wp(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight = await mage_fight(make_client, app, "hzw")
+    player = fight.players[0]
+    api = f"/api/v1/campaigns/{fight.campaign_id}/characters"
+    hero = fight.characters["Alrik"]
+    r = await player.post(f"{api}/{hero}/companions", json={"name": "Irrlicht"})
+    assert r.status_code == 201, r.text
+    companion = r.json()["id"]
+    await _add(fight, character_id=companion)
+    pids = await _pids(fight)
+    where = {**WHERE, "Irrlicht": (5, 5)}
+    await _scene(fight, 12, 8, where)
+    wp = await figure_wp(app, fight, str(pids["Alrik"]))
+    await turn_of(fight, "Irrlicht")
+    body = {"shape": "circle", "origin": [6, 3], "size": 1, "source": {"kind": "attack"}}
+    script(app, 3, 4, *[2, 3] * 20)
+    await fight.act(player, "area", **body)
+    for _ in range(6):
+        if (await fight.view(fight.gm))["pending"] is None:
+            break
+        await fight.act(fight.gm, "respond", choice="none")
+    assert await figure_wp(app, fight, str(pids["Alrik"])) == wp - 1
+    lines = await log_lines(fight, fight.gm)
+    assert any("1 WP von Alrik (Beschwörer)" in line for line in lines), lines
+    # Without its hero in the fight the talent cannot be paid: refused at the source.
+    await fight.gm.delete(f"{fight.base}/participants/{pids['Alrik']}")
+    await turn_of(fight, "Irrlicht", then=True)
+    r = await player.post(f"{fight.base}/actions/area", json=body)
+    assert r.status_code == 422 and "Beschwörer" in r.json()["errors"]["source"], r.text

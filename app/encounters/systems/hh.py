@@ -60,6 +60,7 @@ from app.rules.hh import forecast as hh_forecast
 from app.rules.hh import magic
 from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
+from app.rules.hh.companions import COMPANION_TALENTS
 from app.rules.hh.conditions import zehrend
 from app.rules.hh.cover import living_cover, suggest_cover, wall_cover
 from app.rules.hh.grid import MELEE_REACH, blockade_triggers, threat_zone, weapon_reaches
@@ -808,6 +809,7 @@ def _area_attack(
     attacker = _get(state, actor)
     if not attacker.can_act:
         raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
+    paid = _pay_summoner(state, str(source.params.get("summoner") or ""), report)
     spec = replace(
         _spec(state["figures"][actor], {"modifier": modifier}), defence_skill=AREA_DEFENCE
     )
@@ -819,7 +821,7 @@ def _area_attack(
     probe = hh.roll_probe(roller, value, mod)
     entry = report.add(
         N_("%(attacker)s makes an area attack."),
-        [f"Angriff ({spec.weapon.name}): {_with(attack_breakdown(attacker, spec), probe)}"],
+        [f"Angriff ({spec.weapon.name}): {_with(attack_breakdown(attacker, spec), probe)}", *paid],
         who={actor},
         attacker=attacker.name,
     )
@@ -883,6 +885,30 @@ def _next_area_target(
         else:
             spec = _spec(state["figures"][actor], area["spec"])
             _resolve(state, actor, tid, spec, probe, False, roller, report, settings)
+
+
+#: WP the summoner pays for a Gefährte's Flächenangriff (seed 003, «Flächenangriff»).
+AREA_ATTACK_WP = COMPANION_TALENTS["flaechenangriff"].wp_cost
+
+
+def _pay_summoner(state: State, summoner: str, report: Report) -> list[str]:
+    """A Gefährte's Flächenangriff costs its summoner 1 WP (``summoner``: the hero's
+    participant id, ``"-"`` when the hero is not in the fight, ``""`` for a figure bound to
+    nobody, which pays nothing); the log's detail line."""
+    if not summoner:
+        return []
+    if summoner not in state["figures"]:
+        raise CombatError(
+            N_("The summoner pays the Flächenangriff's WP: add the hero to the fight.")
+        ).at("source")
+    hero = _get(state, summoner)
+    if hero.wp < AREA_ATTACK_WP:
+        raise CombatError(
+            N_("%(name)s has too few WP for the Flächenangriff (%(n)d WP)."),
+            name=hero.name, n=AREA_ATTACK_WP,
+        ).at("source")  # fmt: skip
+    _put(state, hero.evolve(wp=hero.wp - AREA_ATTACK_WP), report)
+    return [f"Flächenangriff: {AREA_ATTACK_WP} WP von {hero.name} (Beschwörer)"]
 
 
 #: The form field a refused Flächenzauber is shown at.
