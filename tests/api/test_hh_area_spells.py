@@ -264,7 +264,12 @@ async def test_a_gefaehrtes_flaechenangriff_costs_its_summoner_one_wp(
     await _scene(fight, 12, 8, where)
     wp = await figure_wp(app, fight, str(pids["Alrik"]))
     await turn_of(fight, "Irrlicht")
-    body = {"shape": "circle", "origin": [6, 3], "size": 1, "source": {"kind": "attack"}}
+    body: dict[str, Any] = {
+        "shape": "circle",
+        "origin": [6, 3],
+        "size": 1,
+        "source": {"kind": "attack"},
+    }
     script(app, 3, 4, *[2, 3] * 20)
     await fight.act(player, "area", **body)
     for _ in range(6):
