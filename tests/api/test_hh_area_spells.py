@@ -92,6 +92,9 @@ async def test_a_flaechenzauber_each_defends_with_unbeugsamkeit_cover_ignored_wa
         assert pending["kind"] == "defence"
         shown = (await fight.view(player))["pending"]
         assert (shown is not None) is (pending["target"] != "Goblin 3"), shown
+        page = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
+        prompt = (await fight.gm.get(page)).text
+        assert f"{pending['target']} ist in der Fläche von Feuerball (Alrik)." in prompt
         # The goblins are the GM's: the player cannot answer for them.
         r = await player.post(f"{fight.base}/actions/respond", json={"choice": "defend"})
         assert r.status_code in (403, 422), r.text

@@ -870,7 +870,8 @@ def _next_area_target(
                 "reactions": target.reactions_left, "luck": hh.can_spend(target),
             }  # fmt: skip
             if spell:
-                state["pending"]["spell"] = spell
+                name = _spell_name(state["figures"][actor], spell)
+                state["pending"].update(spell=spell, spell_name=name)
             else:
                 state["pending"]["spec"] = _spec_json(_spec(state["figures"][actor], area["spec"]))
             report.pending_changed = True
