@@ -54,9 +54,10 @@ def place(
     roller: Roller,
     settings: dict[str, Any],
     hidden: Set[str],
+    before_id: object,
 ) -> None:
-    """Place and resolve the report's bursts (and those they set off) on ``board``."""
-    before_id = (state.get("area") or {}).get("id") if state.get("area") else None
+    """Place and resolve the report's bursts (and those they set off) on ``board``;
+    ``before_id``: the id of the fight's area before the operation."""
     count = 0
     while report.bursts and count < MAX_BURSTS:
         burst = report.bursts.pop(0)

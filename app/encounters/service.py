@@ -1054,7 +1054,7 @@ async def operate(
         op(loaded, state, report, dice)
     except CombatError as exc:
         raise combat_error(exc) from None
-    _settle_areas(loaded, state, report, dice)
+    _settle_areas(loaded, state, report, dice, (enc.state.get("area") or {}).get("id"))
     # The log first, so that the undo step has the seqs of its events and the encounter
     # row is written once (the row was locked when loaded: no other writer between).
     seqs = await _log(session, loaded, user, report)
@@ -1368,7 +1368,9 @@ async def _log(
     return seqs
 
 
-def _settle_areas(loaded: Loaded, state: State, report: Report, roller: Roller) -> None:
+def _settle_areas(
+    loaded: Loaded, state: State, report: Report, roller: Roller, before_id: object
+) -> None:
     """An area nothing waits for any more is resolved (issue 27); then the areas the rules
     set off by themselves (:mod:`app.encounters.bursts`) are placed on the board."""
     area = state.get("area")
@@ -1378,7 +1380,7 @@ def _settle_areas(loaded: Loaded, state: State, report: Report, roller: Roller) 
         rules = system(loaded.campaign.system)
         try:
             bursts.place(loaded.board, rules, state, report, roller,
-                         loaded.encounter.settings, loaded.hidden)  # fmt: skip
+                         loaded.encounter.settings, loaded.hidden, before_id)  # fmt: skip
         except CombatError as exc:
             raise combat_error(exc) from None
 

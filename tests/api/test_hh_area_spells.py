@@ -287,3 +287,32 @@ async def test_a_gefaehrtes_flaechenangriff_costs_its_summoner_one_wp(
     await turn_of(fight, "Irrlicht", then=True)
     r = await player.post(f"{fight.base}/actions/area", json=body)
     assert r.status_code == 422 and "Beschwörer" in r.json()["errors"]["source"], r.text
+
+
+async def test_a_flaechenzauber_patzer_reaches_nobody_and_explodes_around_the_caster(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight = await mage_fight(make_client, app, "hzq")
+    where = {"Alrik": (1, 3), "Goblin 1": (3, 3), "Goblin 2": (10, 3), "Goblin 3": (11, 7)}
+    await _scene(fight, 12, 8, where)
+    before = hp((await fight.view(fight.gm))["participants"])
+    # Wirkprobe 10 + 10: Patzer; Kontrollverlust 1 + 1 → Arkane Explosion, 1W10: 6.
+    script(app, 10, 10, 1, 1, 6, *[5] * 10)
+    body = {"shape": "circle", "origin": [10, 3], "size": 1}
+    answer = await fight.act(
+        fight.players[0], "area", **body, source={"kind": "spell", "spell": "feuerball"}
+    )
+    assert [t["name"] for t in answer["area"]["targets"]] == ["Alrik", "Goblin 1"]
+    after = hp((await fight.view(fight.gm))["participants"])
+    assert {n: before[n] - after[n] for n in before} == {
+        "Alrik": 6, "Goblin 1": 6, "Goblin 2": 0, "Goblin 3": 0
+    }  # fmt: skip
+    lines = await log_lines(fight, fight.gm)
+    assert "Feuerball von Alrik erreicht Goblin 2 nicht." in lines, lines
+    events = await received(app, fight, player_of(fight))
+    areas = [(e["type"], e["area_id"]) for e in events if e["type"].startswith("area_")]
+    spell, burst = areas[0][1], areas[-1][1]
+    assert areas == [
+        ("area_placed", spell), ("area_resolved", spell),
+        ("area_placed", burst), ("area_resolved", burst),
+    ] and burst != spell  # fmt: skip
