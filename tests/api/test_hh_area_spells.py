@@ -298,7 +298,7 @@ async def test_a_flaechenzauber_patzer_reaches_nobody_and_explodes_around_the_ca
     before = hp((await fight.view(fight.gm))["participants"])
     # Wirkprobe 10 + 10: Patzer; Kontrollverlust 1 + 1 → Arkane Explosion, 1W10: 6.
     script(app, 10, 10, 1, 1, 6, *[5] * 10)
-    body = {"shape": "circle", "origin": [10, 3], "size": 1}
+    body: dict[str, Any] = {"shape": "circle", "origin": [10, 3], "size": 1}
     answer = await fight.act(
         fight.players[0], "area", **body, source={"kind": "spell", "spell": "feuerball"}
     )
