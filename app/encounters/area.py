@@ -13,11 +13,13 @@ service writes one ``area_placed`` and one ``area_resolved`` event per area.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
 
+from app.characters.sheets import COMPANION_KEY
 from app.encounters import service
 from app.encounters.board import Snapshot
 from app.encounters.combat import CombatError, Report, State, current_pid
@@ -133,7 +135,11 @@ def op_area(
         )
     rules = system(loaded.campaign.system)
     if req.source.kind not in rules.area_sources:
-        raise ValidationFailed({"source": _("This system has no area of this kind.")})
+        offered = ", ".join(k for k in KINDS if k in rules.area_sources or k == "free")
+        raise ValidationFailed(
+            {"source": _("This system has no area of this kind; it offers: %(kinds)s.",
+                         kinds=offered)}
+        )  # fmt: skip
     actor = current_pid(state) or ""
     if req.source.kind in ("save", "free"):
         if not loaded.viewer.is_gm:
@@ -168,8 +174,38 @@ def op_area(
         return
     if req.source.kind == "free":
         free_area(state, hit, req.source, roller, report, loaded)
-    else:
-        rules.area(state, actor, hit, req.source, roller, report, loaded.encounter.settings)
+        return
+    params = {
+        **req.source.params,
+        "distance": origin_distance(board, rules.metric, actor, req),
+        "summoner": summoner(loaded, state, actor),
+    }
+    source = AreaSource(req.source.kind, params)
+    rules.area(state, actor, hit, source, roller, report, loaded.encounter.settings)
+
+
+def summoner(loaded: service.Loaded, state: State, pid: str) -> str:
+    """The figure of the hero whose Gefährte ``pid`` is (its sheet's ``companion_of``):
+    its participant id; ``"-"`` when the hero is not in the fight; ``""`` for a figure bound
+    to nobody. The server's, never the form's (H&H: a Gefährte's Flächenangriff costs the
+    summoner 1 WP)."""
+    sheet = loaded.characters.get(pid)
+    hero = sheet[0].data.get(COMPANION_KEY) if sheet else None
+    if not hero:
+        return ""
+    found = (p for p, (c, _items) in loaded.characters.items() if c.id == hero)
+    return next((p for p in found if p in state["figures"]), "-")
+
+
+def origin_distance(board: Snapshot, metric: g.Metric, actor: str, req: AreaRequest) -> int:
+    """How far the area starts from the acting figure (its nearest token cell to the
+    origin, in the system's unit, rounded up; 0 without a token): a spell's range. The
+    server's, never the form's."""
+    mine = board.cells.get(actor, ())
+    if not mine:
+        return 0
+    steps = min(g.distance(c, req.origin, metric.diagonal) for c in mine)
+    return math.ceil(Fraction(steps) * metric.per_cell)
 
 
 def free_area(

@@ -67,6 +67,7 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
             (("", "–"), *((c, c) for c in statblocks.HH_SPELL_CONDITIONS)),
         ),
         Column("verteidigung", "Verteidigung mit Magiekunde", "flag"),
+        Column("flaeche", "Flächenzauber", "flag"),
         Column("key", "key", "hidden"),
     ),
     "angriffe": (

@@ -108,6 +108,18 @@ class Displacement:
     past: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Burst:
+    """An area the rules set off around a figure by themselves (H&H «Arkane Explosion»):
+    a circle of ``radius`` (the system's unit) centred on ``pid``'s token, resolved by the
+    system's ``burst`` with ``params``. On a linked scene the fight places it on the board
+    (``app.encounters.bursts``); in theatre of the mind it is only the log's line."""
+
+    pid: str
+    radius: int
+    params: dict[str, Any]
+
+
 @dataclass
 class Report:
     """What one operation did."""
@@ -124,6 +136,10 @@ class Report:
     secret: bool = False
     #: Figures the rules move on the map (:class:`Displacement`).
     displacements: list[Displacement] = field(default_factory=list)
+    #: Areas the rules set off by themselves (:class:`Burst`), placed after the operation.
+    bursts: list[Burst] = field(default_factory=list)
+    #: The fight is linked to a scene with a board (set by the service before the operation).
+    on_board: bool = False
 
     def add(
         self,

@@ -33,7 +33,7 @@ from app.core.imports import Report as ImportReport
 from app.core.imports import within_bounds
 from app.core.viewer import Viewer
 from app.db import utcnow
-from app.encounters import foreign, statblocks
+from app.encounters import bursts, foreign, statblocks
 from app.encounters import undo as steps
 from app.encounters.board import Snapshot, attack_params, cast_params, snapshot
 from app.encounters.combat import (
@@ -1049,17 +1049,17 @@ async def operate(
     state = clone(enc.state)
     if undoable:
         state["map_moves"] = []  # the tokens this operation moves (an undo's to put back)
-    report = Report()
+    report = Report(on_board=loaded.board is not None)
     try:
         op(loaded, state, report, dice)
     except CombatError as exc:
         raise combat_error(exc) from None
-    area = state.get("area")
-    if area and not area.get("resolved") and not state.get("pending"):
-        area["resolved"] = True  # nothing waits for an answer any more (issue 27)
+    _settle_areas(loaded, state, report, dice, (enc.state.get("area") or {}).get("id"))
     # The log first, so that the undo step has the seqs of its events and the encounter
     # row is written once (the row was locked when loaded: no other writer between).
     seqs = await _log(session, loaded, user, report)
+    for done in state.pop(bursts.DONE, []):
+        seqs += await _area_events(session, loaded, user, None, done)
     seqs += await _area_events(session, loaded, user, enc.state.get("area"), state.get("area"))
     await write_sheets(session, loaded, user, state)
     if undoable:
@@ -1366,6 +1366,23 @@ async def _log(
         )
         seqs.append(event.seq)
     return seqs
+
+
+def _settle_areas(
+    loaded: Loaded, state: State, report: Report, roller: Roller, before_id: object
+) -> None:
+    """An area nothing waits for any more is resolved (issue 27); then the areas the rules
+    set off by themselves (:mod:`app.encounters.bursts`) are placed on the board."""
+    area = state.get("area")
+    if area and not area.get("resolved") and not state.get("pending"):
+        area["resolved"] = True
+    if report.bursts and loaded.board is not None:
+        rules = system(loaded.campaign.system)
+        try:
+            bursts.place(loaded.board, rules, state, report, roller,
+                         loaded.encounter.settings, loaded.hidden, before_id)  # fmt: skip
+        except CombatError as exc:
+            raise combat_error(exc) from None
 
 
 async def _area_events(

@@ -189,7 +189,9 @@ def _strike_strength(strength: int, delivery: Any, ranged: bool) -> dict[str, An
 def _spells(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
     """H&H spells: key, name, grade, focus (minimum focus), range (Schritt, 0 = Berührung),
     optional damage (``schaden_w`` die, ``schaden_bonus``, ``schadensart``), ``zustand`` (a
-    condition on success) and ``verteidigung`` (the target may defend with Magiekunde)."""
+    condition on success), ``verteidigung`` (the target may defend with Magiekunde) and
+    ``flaeche`` (a Flächenzauber: cast on an area of the board, each figure in it defends
+    with Unbeugsamkeit; docs/rules/hh.md «Flächeneffekte»)."""
     if raw in (None, ""):
         return []
     if not isinstance(raw, list) or len(raw) > MAX_SPELLS:
@@ -245,6 +247,7 @@ def _spells(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
                 "schadensart": kind,
                 "zustand": condition,
                 "verteidigung": bool(item.get("verteidigung", False)),
+                "flaeche": bool(item.get("flaeche", False)),
             }
         )
     return out

@@ -165,6 +165,8 @@ def pending(loaded: Loaded) -> dict[str, Any] | None:
         "kind": p.get("kind", "defence"),
         "damage": p.get("damage"),
         "reroll": bool(p.get("reroll")),
+        #: The spell a figure in an area answers (H&H Flächenzauber), by its name.
+        "spell": p.get("spell_name"),
     }
 
 

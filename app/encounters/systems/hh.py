@@ -17,6 +17,7 @@ from typing import Any
 
 from app.characters.systems.hh import SKILLS
 from app.encounters.combat import (
+    Burst,
     CombatError,
     Detail,
     Displacement,
@@ -60,6 +61,7 @@ from app.rules.hh import forecast as hh_forecast
 from app.rules.hh import magic
 from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
+from app.rules.hh.companions import COMPANION_TALENTS
 from app.rules.hh.conditions import zehrend
 from app.rules.hh.cover import cover_note, living_cover, suggest_cover, wall_cover
 from app.rules.hh.grid import MELEE_REACH, blockade_triggers, threat_zone, weapon_reaches
@@ -594,6 +596,9 @@ def respond(
     if choice not in ("defend", "defend_luck", "none"):
         raise CombatError(N_("Choose to defend or not."))
     attacker_id, target_id = pending["attacker"], pending["target"]
+    if pending.get("spell"):
+        _answer_spell(state, pending, choice, roller, report, settings)
+        return
     spec_data = pending["spec"]
     spec = replace(_spec(state["figures"][attacker_id], spec_data), defend=choice != "none")
     target = _get(state, target_id)
@@ -793,11 +798,27 @@ def area(
     report: Report,
     settings: dict[str, Any],
 ) -> None:
+    """An area of ``actor``: a Flächenangriff (``attack``) or a Flächenzauber (``spell``)."""
+    if source.kind == "spell":
+        _area_spell(state, actor, targets, source, roller, report, settings)
+    elif source.kind == "attack":
+        _area_attack(state, actor, targets, source, roller, report, settings)
+    else:
+        raise unavailable()
+
+
+def _area_attack(
+    state: State,
+    actor: str,
+    targets: list[str],
+    source: AreaSource,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
     """A Flächenangriff of ``actor``: one attack Probe with its weapon, then each figure in
     the area may defend with Unbeugsamkeit (a Reaktion), one after the other; half and
     three-quarter cover do not count (the board's area already stops at walls)."""
-    if source.kind != "attack":
-        raise unavailable()
     try:
         modifier = int(str(source.params.get("modifier") or 0))
     except ValueError:
@@ -805,6 +826,7 @@ def area(
     attacker = _get(state, actor)
     if not attacker.can_act:
         raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
+    paid = _pay_summoner(state, str(source.params.get("summoner") or ""), report)
     spec = replace(
         _spec(state["figures"][actor], {"modifier": modifier}), defence_skill=AREA_DEFENCE
     )
@@ -816,7 +838,7 @@ def area(
     probe = hh.roll_probe(roller, value, mod)
     entry = report.add(
         N_("%(attacker)s makes an area attack."),
-        [f"Angriff ({spec.weapon.name}): {_with(attack_breakdown(attacker, spec), probe)}"],
+        [f"Angriff ({spec.weapon.name}): {_with(attack_breakdown(attacker, spec), probe)}", *paid],
         who={actor},
         attacker=attacker.name,
     )
@@ -854,17 +876,21 @@ def _next_area_target(
             continue
         target = _get(state, tid)
         report.involved = {actor, tid}
-        spec = _spec(state["figures"][actor], area["spec"])
+        spell = str(area.get("spell") or "")
         probe = _probe(area["probe"])
         if target.can_react:
             timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
             state["pending"] = {
                 "kind": "defence", "area": True, "attacker": actor, "target": tid,
                 "owner": state["figures"][tid].get("owner"), "probe": probe.as_dict(),
-                "spec": _spec_json(spec),
                 "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
                 "reactions": target.reactions_left, "luck": hh.can_spend(target),
             }  # fmt: skip
+            if spell:
+                name = _spell_name(state["figures"][actor], spell)
+                state["pending"].update(spell=spell, spell_name=name)
+            else:
+                state["pending"]["spec"] = _spec_json(_spec(state["figures"][actor], area["spec"]))
             report.pending_changed = True
             report.add(
                 N_("%(target)s may defend with Unbeugsamkeit (Reaktion); waiting for the "
@@ -872,7 +898,229 @@ def _next_area_target(
                 target=target.name,
             )  # fmt: skip
             return
-        _resolve(state, actor, tid, spec, probe, False, roller, report, settings)
+        if spell:
+            _resolve_spell(state, actor, tid, spell, probe, False, 0, roller, report, settings)
+        else:
+            spec = _spec(state["figures"][actor], area["spec"])
+            _resolve(state, actor, tid, spec, probe, False, roller, report, settings)
+
+
+#: WP the summoner pays for a Gefährte's Flächenangriff (seed 003, «Flächenangriff»).
+AREA_ATTACK_WP = COMPANION_TALENTS["flaechenangriff"].wp_cost
+
+
+def _pay_summoner(state: State, summoner: str, report: Report) -> list[str]:
+    """A Gefährte's Flächenangriff costs its summoner 1 WP (``summoner``: the hero's
+    participant id, ``"-"`` when the hero is not in the fight, ``""`` for a figure bound to
+    nobody, which pays nothing); the log's detail line."""
+    if not summoner:
+        return []
+    if summoner not in state["figures"]:
+        raise CombatError(
+            N_("The summoner pays the Flächenangriff's WP: add the hero to the fight.")
+        ).at("source")
+    hero = _get(state, summoner)
+    if hero.wp < AREA_ATTACK_WP:
+        raise CombatError(
+            N_("%(name)s has too few WP for the Flächenangriff (%(n)d WP)."),
+            name=hero.name, n=AREA_ATTACK_WP,
+        ).at("source")  # fmt: skip
+    _put(state, hero.evolve(wp=hero.wp - AREA_ATTACK_WP), report)
+    return [f"Flächenangriff: {AREA_ATTACK_WP} WP von {hero.name} (Beschwörer)"]
+
+
+#: The form field a refused Flächenzauber is shown at.
+AREA_SPELL_FIELDS = {
+    "beyond_spell_range": "origin",
+    "unknown_grade": "grade",
+    "grade_too_high": "grade",
+    "spell_unknown": "spell",
+    "focus_required": "spell",
+    "not_an_area_spell": "spell",
+}
+
+
+def _area_spell_inputs(data: dict[str, Any], source: AreaSource) -> tuple[dict[str, Any], int]:
+    """The Flächenzauber the area's ``source`` names and its modifier, refused at their
+    fields: a spell the figure knows whose data marks it ``flaeche``."""
+    key = str(source.params.get("spell") or "")
+    if not key:
+        raise CombatError(N_("Choose a spell.")).at("spell")
+    try:
+        spell = _spell(data, key)
+    except CombatError as exc:
+        raise exc.at("spell") from None
+    if not spell.get("flaeche"):
+        raise CombatError(N_("%(spell)s is not a Flächenzauber."), spell=spell["name"]).at("spell")
+    try:
+        modifier = int(str(source.params.get("modifier") or 0))
+    except ValueError:
+        raise CombatError(N_("Enter a number.")).at("modifier") from None
+    return spell, modifier
+
+
+def _area_spell(
+    state: State,
+    actor: str,
+    targets: list[str],
+    source: AreaSource,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """A Flächenzauber of ``actor`` (docs/rules/hh.md «Flächeneffekte»): the Wirkprobe as a
+    single-target cast's (focus, Güteklasse, the distance to the area's origin), then each
+    figure in the area but the caster may defend with Unbeugsamkeit (a Reaktion), one after
+    the other, and takes the spell's damage with its own QS; cover does not count."""
+    data = figure(state, actor)
+    caster = to_figure(data)
+    if not caster.can_act:
+        raise CombatError(N_("%(name)s cannot act now."), name=caster.name)
+    spell, modifier = _area_spell_inputs(data, source)
+    _take_handlung(state, actor)
+    grade = str(source.params.get("grade") or "").strip().upper() or None
+    out = magic.resolve_area_cast(
+        roller, _caster(data, caster), magic.Spell(str(spell["key"]), int(spell.get("focus", 0))),
+        _effect(spell), options(settings), distance=int(source.params.get("distance", 0)),
+        grade=grade, modifier=modifier,
+    )  # fmt: skip
+    if not out.ok or out.cast is None or out.cast.wirkprobe is None:
+        raise _refusal(out).at(AREA_SPELL_FIELDS.get(out.error or "", "combat"))
+    data["focus"] = None
+    report.changed.add(actor)
+    report.involved = {actor}
+    state["turn_actions"]["casts"] = int(state["turn_actions"].get("casts", 0)) + 1
+    details = _cast_details(state, spell, out, report)
+    if out.kontrollverlust is not None:
+        _put(state, out.kontrollverlust.figure, report)
+    headline = (
+        N_("%(name)s casts the Flächenzauber %(spell)s.")
+        if out.success
+        else N_("%(name)s fails to cast %(spell)s.")
+    )
+    entry = report.add(headline, details, who={actor}, name=caster.name, spell=spell["name"])
+    entry.dice = [d.as_dict() for d in out.rolls]
+    hit = [t for t in targets if t != actor and not _get(state, t).dead]
+    if not out.success:
+        for tid in hit:
+            report.add(
+                N_("%(name)s's %(spell)s does not reach %(target)s."), who={actor, tid},
+                name=caster.name, spell=spell["name"], target=_get(state, tid).name,
+            )  # fmt: skip
+        return
+    state[AREA_QUEUE] = {
+        "attacker": actor, "probe": out.cast.wirkprobe.as_dict(), "spell": str(spell["key"]),
+        "queue": hit,
+    }  # fmt: skip
+    _next_area_target(state, roller, report, settings)
+
+
+def _answer_spell(
+    state: State,
+    pending: dict[str, Any],
+    choice: str,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """A figure in a Flächenzauber's area answers: Unbeugsamkeit, with 1 GP +4, or none."""
+    target_id = str(pending["target"])
+    modifier = 0
+    if choice == "defend_luck":
+        target = _spend_luck(state, _get(state, target_id), "bonus", report, before_roll=True)
+        modifier = 4
+        report.add(N_("%(name)s spends 1 GP: +4 on the defence."), name=target.name)
+    state["pending"] = None
+    report.pending_changed = True
+    _resolve_spell(
+        state, str(pending["attacker"]), target_id, str(pending["spell"]),
+        _probe(pending["probe"]), choice != "none", modifier, roller, report, settings,
+    )  # fmt: skip
+    _next_area_target(state, roller, report, settings)
+
+
+def _resolve_spell(
+    state: State,
+    actor: str,
+    tid: str,
+    key: str,
+    probe: ProbeResult,
+    defend: bool,
+    modifier: int,
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """One figure in a Flächenzauber's area: the engine's ``area_spell_hit``, its log line
+    (about the caster and that figure) and the interruption of a focus it held."""
+    spell = _spell(state["figures"][actor], key)
+    before = _get(state, tid)
+    out = magic.area_spell_hit(
+        roller, probe, before, _effect(spell), options(settings), defend=defend,
+        defence_modifier=modifier,
+    )  # fmt: skip
+    _put(state, out.target, report)
+    details: list[str | Detail] = []
+    if out.defence is not None and out.defence_target is not None:
+        details.append(
+            f"Verteidigung ({magic.AREA_DEFENCE_SKILL}): {_with(out.defence_target, out.defence)}"
+        )
+    else:
+        details.append("keine Verteidigung")
+    if out.damage_roll is not None:
+        details.append(
+            f"Schaden QS {out.qs}, RS {before.rs}: {out.damage_roll.describe()} = {out.damage}"
+        )
+    details += describe_changes(state, out.changes)
+    headline = (
+        N_("%(name)s's %(spell)s hits %(target)s: %(damage)d damage.")
+        if out.hit
+        else N_("%(target)s withstands %(name)s's %(spell)s.")
+    )
+    entry = report.add(
+        headline, details, who={actor, tid}, name=_get(state, actor).name, spell=spell["name"],
+        target=before.name, damage=out.damage,
+    )  # fmt: skip
+    entry.dice = [d.as_dict() for d in out.rolls]
+    _interrupt(state, before, out.target, roller, report, settings)
+
+
+def burst(
+    state: State,
+    actor: str,
+    targets: list[str],
+    params: dict[str, Any],
+    roller: Roller,
+    report: Report,
+    settings: dict[str, Any],
+) -> None:
+    """«Arkane Explosion» on the board (issue 27): every figure in the circle, the caster
+    included, takes the one roll less its own RS (``magic.explosion_damage``); the caster's
+    share was booked with its Kontrollverlust, the others' are booked here. One line each."""
+    faces = tuple(int(f) for f in params.get("faces", ()))
+    kind = str(params.get("kind") or "brechend")
+    effect = str(params.get("name") or "Arkane Explosion")
+    for tid in targets:
+        if tid not in state["figures"] or _get(state, tid).dead:
+            continue
+        before = _get(state, tid)
+        report.involved = {actor, tid}
+        dice = f"{len(faces)}W10: {' + '.join(map(str, faces))}, {kind}, RS {before.rs}"
+        if tid == actor:
+            amount = magic.explosion_damage(before, faces, kind)
+            details: list[str | Detail] = [f"{dice} → {amount} (mit dem Kontrollverlust gebucht)"]
+            booked = magic.Booked(before)
+        else:
+            booked, amount = magic.book_explosion(roller, before, faces, kind, options(settings))
+            _put(state, booked.figure, report)
+            details = [f"{dice} → {amount}", *describe_changes(state, booked.changes)]
+        entry = report.add(
+            N_("%(effect)s catches %(target)s: %(damage)d damage."), details,
+            who={actor, tid}, target=before.name, effect=effect, damage=amount,
+        )  # fmt: skip
+        entry.dice = [d.as_dict() for d in booked.rolls]
+        if tid != actor:
+            _interrupt(state, before, booked.figure, roller, report, settings)
 
 
 def _attack_details(
@@ -1188,19 +1436,31 @@ def focus(state: State, pid: str, key: str, report: Report) -> None:
 
 
 def _kontrollverlust_details(
-    state: State, loss: magic.KontrollverlustResult, booked: magic.Booked
+    state: State, loss: magic.KontrollverlustResult, booked: magic.Booked, report: Report
 ) -> list[str | Detail]:
-    """The log lines of a Kontrollverlust and what it did to the caster."""
+    """The log lines of a Kontrollverlust and what it did to the caster. «Arkane Explosion»
+    on a linked scene is set off on the board (:class:`Burst`: every figure in the radius,
+    one line each); in theatre of the mind the GM applies it to the others."""
     patzer = f" − {magic.KONTROLLPROBE_PATZER_PENALTY}" if loss.kontrollprobe_patzer else ""
     details: list[str | Detail] = [
         f"Kontrollverlust: {loss.dice.describe()} − Fokus {loss.focus}{patzer} = {loss.value}"
         f" → {loss.entry.name}: {loss.entry.text}"
     ]
-    if loss.area_damage_roll is not None:
+    roll = loss.area_damage_roll
+    if roll is not None:
+        who = "auf der Karte" if report.on_board else "SL"
         details.append(
-            f"Umkreis {loss.area_radius} Schritt: {loss.area_damage_roll.describe()} "
-            "brechender Schaden für alle dort (SL)"
+            f"Umkreis {loss.area_radius} Schritt: {roll.describe()} "
+            f"brechender Schaden für alle dort ({who})"
         )
+        if report.on_board:
+            kind = next((h.kind for h in loss.entry.effect.damage if h.target == "area"), "")
+            params = {
+                "faces": list(roll.faces),
+                "kind": kind or "brechend",
+                "name": loss.entry.name,
+            }
+            report.bursts.append(Burst(str(booked.figure.id), loss.area_radius, params))
     return details + describe_changes(state, booked.changes)
 
 
@@ -1239,7 +1499,7 @@ def _interrupt(
         booked = magic.book_kontrollverlust(
             roller, after, result.kontrollverlust, options(settings)
         )
-        details += _kontrollverlust_details(state, result.kontrollverlust, booked)
+        details += _kontrollverlust_details(state, result.kontrollverlust, booked, report)
         dice += [d.as_dict() for d in (*result.kontrollverlust.rolls, *booked.rolls)]
         _put(state, booked.figure, report)
     headline = (
@@ -1269,6 +1529,7 @@ def _effect(spell: dict[str, Any]) -> magic.SpellEffect:
         damage_kind=str(spell.get("schadensart", "normal")),
         condition=str(spell.get("zustand") or ""),
         defended=bool(spell.get("verteidigung")),
+        area=bool(spell.get("flaeche")),
     )
 
 
@@ -1282,7 +1543,7 @@ def _refusal(out: magic.SpellOutcome) -> CombatError:
 
 
 def _cast_details(
-    state: State, spell: dict[str, Any], out: magic.SpellOutcome
+    state: State, spell: dict[str, Any], out: magic.SpellOutcome, report: Report
 ) -> list[str | Detail]:
     result = out.cast
     assert result is not None and result.wirkprobe is not None
@@ -1301,7 +1562,9 @@ def _cast_details(
     if out.success and out.target is not None:
         details += describe_changes(state, out.target_changes)
     if result.kontrollverlust is not None and out.kontrollverlust is not None:
-        details += _kontrollverlust_details(state, result.kontrollverlust, out.kontrollverlust)
+        details += _kontrollverlust_details(
+            state, result.kontrollverlust, out.kontrollverlust, report
+        )
     return details
 
 
@@ -1344,7 +1607,7 @@ def cast(
     report.changed.add(pid)
     report.involved |= {pid} | ({target.id} if target else set())
     state["turn_actions"]["casts"] = int(state["turn_actions"].get("casts", 0)) + 1
-    details = _cast_details(state, spell, out)
+    details = _cast_details(state, spell, out, report)
     if out.target is not None:
         _put(state, out.target, report)
     if out.kontrollverlust is not None:
@@ -1387,7 +1650,8 @@ class HhRules(Common):
     advance = staticmethod(advance)
     attack = staticmethod(attack)
     area = staticmethod(area)
-    area_sources = frozenset({"attack", "free"})
+    area_sources = frozenset({"attack", "spell", "free"})
+    burst = staticmethod(burst)
     forecast = staticmethod(forecast)
     simulate = staticmethod(simulate)
     respond = staticmethod(respond)

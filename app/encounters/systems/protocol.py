@@ -331,6 +331,15 @@ class CombatRules(Protocol):
         ``state["pending"]``, one after the other (H&H); the area is resolved when nothing
         waits any more."""
 
+    def burst(
+        self, state: State, actor: str, targets: list[str], params: dict[str, Any],
+        roller: Roller, report: Report, settings: Settings,
+    ) -> None:  # fmt: skip
+        """Resolve an area the rules set off by themselves around ``actor`` (a
+        :class:`~app.encounters.combat.Burst` the system put in the report, H&H «Arkane
+        Explosion»), placed on the board with ``targets`` in it (``actor`` among them). One
+        log line per target, each about that target."""
+
     def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
         """The cells the figure on ``cells`` threatens (H&H: its Gefährdungsbereich; ``[]``
         where the system has none)."""
@@ -449,6 +458,12 @@ class Common:
         report: Report, settings: Settings,
     ) -> None:  # fmt: skip
         raise unavailable()
+
+    def burst(
+        self, state: State, actor: str, targets: list[str], params: dict[str, Any],
+        roller: Roller, report: Report, settings: Settings,
+    ) -> None:  # fmt: skip
+        return None
 
     def move_reactions(
         self, state: State, mover: str, path: list[Cell], positions: dict[str, Cell]

@@ -472,7 +472,8 @@ class SpellEffect:
 
     ``range`` in Schritt, 0 = Berührung; on success ``damage_die`` > 0 deals QS × W
     ``damage_die`` + ``damage_bonus`` per die of ``damage_kind`` as magic damage, and
-    ``condition`` is given; ``defended``: the target may defend with Magiekunde.
+    ``condition`` is given; ``defended``: the target may defend with Magiekunde; ``area``:
+    a Flächenzauber (:func:`resolve_area_cast`, :func:`area_spell_hit`).
     """
 
     name: str
@@ -482,6 +483,8 @@ class SpellEffect:
     damage_kind: str = "normal"
     condition: str = ""
     defended: bool = False
+    #: A Flächenzauber: cast on an area, each figure in it defends with Unbeugsamkeit.
+    area: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -635,6 +638,39 @@ def resolve_cast(
     )  # fmt: skip
     if not result.ok:
         return SpellOutcome(effect, where, result.error, result.params)
+    return _cast_outcome(roller, caster, effect, result, options, target, where)
+
+
+# --- Flächenzauber and Arkane Explosion (issue 27; docs/rules/hh.md «Flächeneffekte») -------
+
+#: What an area effect is defended with (hh.md §6.2: Unbeugsamkeit vs area effects).
+AREA_DEFENCE_SKILL = "Unbeugsamkeit"
+#: How far from the caster a Flächenzauber of range 0 may start (it radiates from the caster).
+AREA_SELF_REACH = 1
+
+
+def area_spell_distance(effect: SpellEffect, distance: int) -> int | None:
+    """The Wirkprobe's distance of a Flächenzauber whose area starts ``distance`` Schritt
+    from the caster; ``None`` beyond the spell's range. A range-0 spell radiates from the
+    caster (its area starts at most 1 Schritt away) and has no Berührung bonus: that is for
+    one willing or defenceless target."""
+    limit = effect.range or AREA_SELF_REACH
+    if distance > limit:
+        return None
+    return 0 if effect.range == 0 else distance
+
+
+def _cast_outcome(
+    roller: Roller,
+    caster: Caster,
+    effect: SpellEffect,
+    result: CastResult,
+    options: RuleOptions,
+    target: Figure | None,
+    where: Distance,
+) -> SpellOutcome:
+    """A checked cast with its effect booked: the damage and condition on ``target`` on
+    success, a Patzer's Kontrollverlust on the caster."""
     assert result.wirkprobe is not None
     rolls = [*result.wirkprobe.rolls, *(result.defence.rolls if result.defence else ())]
     if result.defence is not None and target is not None:
@@ -659,3 +695,117 @@ def resolve_cast(
         kontrollverlust=booked,
         rolls=tuple(rolls),
     )
+
+
+def resolve_area_cast(
+    roller: Roller,
+    caster: Caster,
+    spell: Spell,
+    effect: SpellEffect,
+    options: RuleOptions = DEFAULT_OPTIONS,
+    *,
+    distance: int = 0,
+    grade: str | None = None,
+    modifier: int = 0,
+) -> SpellOutcome:
+    """Cast a Flächenzauber whose area starts ``distance`` Schritt from the caster: the
+    Wirkprobe as :func:`resolve_cast`'s (focus, Güteklasse, range, conditions), nothing
+    opposed yet — each figure in the area answers it with :func:`area_spell_hit`. A Patzer's
+    Kontrollverlust is booked on the caster. Refusals: :func:`check_cast`'s,
+    ``not_an_area_spell``, ``beyond_spell_range``, ``unknown_grade``."""
+    if not effect.area:
+        return _refused(effect, "not_an_area_spell", spell=effect.name)
+    where = area_spell_distance(effect, distance)
+    if where is None:
+        return _refused(effect, "beyond_spell_range", range=effect.range)
+    known_grade = next((g for g in GRADES if g == grade), None)
+    if grade is not None and known_grade is None:
+        return _refused(effect, "unknown_grade")
+    result = cast_spell(
+        roller, caster, spell, options, grade=known_grade, distance=where, modifier=modifier
+    )
+    if not result.ok:
+        return SpellOutcome(effect, where, result.error, result.params)
+    return _cast_outcome(roller, caster, effect, result, options, None, where)
+
+
+@dataclass(frozen=True, slots=True)
+class AreaSpellHit:
+    """One figure in a Flächenzauber's area: its Unbeugsamkeit defence (``defence``, its
+    target ``defence_target``; ``None`` undefended), the comparison with the Wirkprobe, and
+    on a hit the spell's damage (``damage``, rolled as ``damage_roll``) and condition booked
+    on ``target`` (``changes`` without the LP change). ``rolls``: defence, then damage."""
+
+    target: Figure
+    hit: bool
+    qs: int = 0
+    defence: ProbeResult | None = None
+    defence_target: Breakdown | None = None
+    opposed: OpposedResult | None = None
+    damage: int = 0
+    damage_roll: DieRoll | None = None
+    changes: tuple[Change, ...] = ()
+    rolls: tuple[DieRoll, ...] = ()
+
+
+def area_defence(target: Figure, modifier: int = 0) -> Breakdown:
+    """A figure's defence against an area: Unbeugsamkeit − BE + its conditions (+ Glück)."""
+    return breakdown(target, AREA_DEFENCE_SKILL, "defence", (Part("Glück", modifier),))
+
+
+def area_spell_hit(
+    roller: Roller,
+    wirkprobe: ProbeResult,
+    target: Figure,
+    effect: SpellEffect,
+    options: RuleOptions = DEFAULT_OPTIONS,
+    *,
+    defend: bool = True,
+    defence_modifier: int = 0,
+) -> AreaSpellHit:
+    """A successful Flächenzauber's Wirkprobe against one figure in its area (hh.md §6.2–6.3):
+    the figure defends with Unbeugsamkeit if ``defend`` and it can react (one Reaktion);
+    defender wins → nothing; caster wins → QS of the difference; undefended → the Wirkprobe's
+    QS (the focus bonus included). Cover plays no part (half and three-quarter cover are
+    ignored; full cover kept the figure out of the area). A hit books the spell's damage
+    (QS × W as magic) and condition, as a single-target spell's."""
+    if not wirkprobe.success:
+        return AreaSpellHit(target, hit=False)
+    defence: ProbeResult | None = None
+    b: Breakdown | None = None
+    qs = wirkprobe.qs
+    opposed = None
+    if defend and target.can_react:
+        b = area_defence(target, defence_modifier)
+        defence = roll_probe(roller, b.value, b.modifier)
+        target = target.evolve(reactions_left=target.reactions_left - 1)
+        opposed = evaluate_opposed(wirkprobe, defence)
+        if opposed.winner != "attacker":
+            return AreaSpellHit(target, False, 0, defence, b, opposed, rolls=defence.rolls)
+        qs = opposed.qs
+    booked, amount, roll = _hit(roller, target, effect, qs, options)
+    return AreaSpellHit(
+        booked.figure, True, qs, defence, b, opposed, amount, roll, booked.changes,
+        (*(defence.rolls if defence else ()), *booked.rolls),
+    )  # fmt: skip
+
+
+def explosion_damage(target: Figure, faces: tuple[int, ...], kind: str = "brechend") -> int:
+    """«Arkane Explosion» on one figure in its radius: the one roll for everyone, reduced by
+    the figure's own RS (brechend: halved) and its resistance to magic (as the caster's)."""
+    return damage(list(faces), 0, target.rs, kind, target.resistances.get("magie", "none"))
+
+
+def book_explosion(
+    roller: Roller,
+    target: Figure,
+    faces: tuple[int, ...],
+    kind: str = "brechend",
+    options: RuleOptions = DEFAULT_OPTIONS,
+) -> tuple[Booked, int]:
+    """Book «Arkane Explosion» on a figure other than the caster (whose share the
+    Kontrollverlust booked): :func:`explosion_damage` through the life rules."""
+    amount = explosion_damage(target, faces, kind)
+    out = apply_damage(roller, target, amount, options, source="Arkane Explosion")
+    kept = tuple(c for c in out.changes if c.kind != "lp")
+    return Booked(out.figure, kept, tuple(out.all_rolls)), amount
