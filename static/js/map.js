@@ -1,8 +1,9 @@
 // The battle map (templates/maps/_region.html): drag on a desktop (a ghost follows the
 // pointer, one request on drop), tap a token then a cell on a phone, keyboard (choose a token
 // in the list, arrow keys move a cursor, Enter moves there, Escape cancels), zoom, ruler and
-// ping. The server decides: a refused move leaves the token where it was and shows why; the
-// live stream re-renders the board, or for a move swaps that token's place (see follow).
+// ping; on a touch screen two fingers zoom and a double tap centres on your figure. The
+// server decides: a refused move leaves the token where it was and shows why; the live
+// stream re-renders the board, or for a move swaps that token's place (see follow).
 (function () {
   "use strict";
   var CELL = 48;
@@ -199,7 +200,7 @@
   document.addEventListener("click", function (evt) {
     var zoomer = evt.target.closest && evt.target.closest("[data-map-zoom]");
     if (zoomer) {
-      zoom = Math.max(0.5, Math.min(2, zoom + 0.25 * parseInt(zoomer.getAttribute("data-map-zoom"), 10)));
+      zoom = Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, zoom + 0.25 * parseInt(zoomer.getAttribute("data-map-zoom"), 10)));
       applyZoom();
       return;
     }
@@ -440,6 +441,70 @@
     }
     follow();
   });
+  // Touch (issue 28): one finger pans the board natively (touch-action: pan-x pan-y), two
+  // fingers zoom it here around their midpoint, a double tap centres it on your figure (the
+  // chosen one, else the one on the move, else your first). Not while the GM edits.
+  var ZOOM_MIN = 0.5, ZOOM_MAX = 2;
+  var pinch = null; // {spread, zoom}: the fingers' distance and the zoom when they landed
+  var lastTap = null; // {t, x, y} of the last single tap on the board
+  function viewport() { var r = region(); return r ? r.querySelector(".map-viewport") : null; }
+  function onBoard(evt) { var vp = viewport(); return !!vp && vp.contains(evt.target) && !editing(); }
+  function spread(touches) {
+    return Math.hypot(touches[0].clientX - touches[1].clientX, touches[0].clientY - touches[1].clientY);
+  }
+
+  function zoomAround(next, clientX, clientY) {
+    var vp = viewport();
+    if (!vp) { return; }
+    var box = vp.getBoundingClientRect();
+    var ox = clientX - box.left, oy = clientY - box.top;
+    var fx = (vp.scrollLeft + ox) / zoom, fy = (vp.scrollTop + oy) / zoom;
+    zoom = Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, next));
+    applyZoom();
+    vp.scrollLeft = fx * zoom - ox;
+    vp.scrollTop = fy * zoom - oy;
+  }
+
+  function centreOnMine() {
+    var s = svg(), vp = viewport();
+    var t = (selected && token(selected)) || (s && (s.querySelector(".map-token.map-mine.map-active") ||
+      s.querySelector(".map-token.map-mine")));
+    if (!t || !vp) { return; }
+    var tb = t.getBoundingClientRect(), vb = vp.getBoundingClientRect();
+    vp.scrollLeft += tb.left + tb.width / 2 - (vb.left + vb.width / 2);
+    vp.scrollTop += tb.top + tb.height / 2 - (vb.top + vb.height / 2);
+  }
+
+  document.addEventListener("touchstart", function (evt) {
+    if (evt.touches.length !== 2 || !onBoard(evt)) { return; }
+    pinch = { spread: spread(evt.touches) || 1, zoom: zoom };
+    lastTap = null;
+    evt.preventDefault();
+  }, { passive: false });
+  document.addEventListener("touchmove", function (evt) {
+    if (!pinch || evt.touches.length !== 2) { return; }
+    evt.preventDefault();
+    var mx = (evt.touches[0].clientX + evt.touches[1].clientX) / 2;
+    var my = (evt.touches[0].clientY + evt.touches[1].clientY) / 2;
+    zoomAround(pinch.zoom * spread(evt.touches) / pinch.spread, mx, my);
+  }, { passive: false });
+  document.addEventListener("touchend", function (evt) {
+    if (pinch) {
+      if (evt.touches.length < 2) { pinch = null; }
+      return;
+    }
+    if (evt.touches.length || evt.changedTouches.length !== 1 || !onBoard(evt)) { return; }
+    var touch = evt.changedTouches[0], now = Date.now();
+    var near = lastTap && Math.hypot(touch.clientX - lastTap.x, touch.clientY - lastTap.y) < 30;
+    if (near && now - lastTap.t < 350) {
+      lastTap = null;
+      evt.preventDefault(); // the second tap is the gesture's, not a click
+      centreOnMine();
+      return;
+    }
+    lastTap = { t: now, x: touch.clientX, y: touch.clientY };
+  }, { passive: false });
+
   document.addEventListener("htmx:oobAfterSwap", applyZoom);
   document.addEventListener("htmx:afterSwap", follow);
   document.addEventListener("DOMContentLoaded", targets);

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -282,3 +283,45 @@ def test_an_area_with_two_heroes_is_defended_on_their_own_devices(table: Table) 
     defences = gm.locator("#combat-log > li", has_text="Verteidigung (Unbeugsamkeit)")
     for hero in ("Brida", "Alrik"):
         expect(defences.filter(has_text=hero).first).to_be_visible()
+
+
+def test_two_fingers_zoom_the_board_and_a_double_tap_centres_it(table: Table) -> None:
+    """On the phone two fingers spread on the board zoom it in (up to twice the size), and a
+    double tap on an empty cell brings Bob's Brida back into view from the far side."""
+    bob = _open(table.bob, table.url)
+    board = bob.locator("#map-board .map-svg")
+    width = int(board.get_attribute("width") or 0)
+    viewport = bob.locator("#map-region .map-viewport")
+    box = viewport.bounding_box()
+    assert box is not None
+    cdp = table.bob.new_cdp_session(bob)
+
+    def touch(kind: str, *points: tuple[float, float]) -> None:
+        spots = [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": spots})
+
+    x, y = box["x"] + box["width"] / 2, box["y"] + 40
+    touch("touchStart", (x - 20, y), (x + 20, y))
+    for step in range(1, 6):
+        touch("touchMove", (x - 20 - 12 * step, y), (x + 20 + 12 * step, y))
+    touch("touchEnd")
+    expect(board).to_have_attribute("width", str(2 * width))
+
+    viewport.evaluate("vp => { vp.scrollLeft = vp.scrollWidth; }")
+    brida = token(bob, table.tokens["Brida"])
+    assert not _inside(brida.bounding_box(), viewport.bounding_box())
+    for _tap in range(2):
+        touch("touchStart", (x, y))
+        touch("touchEnd")
+    bob.wait_for_function(
+        "([t, v]) => { const a = t.getBoundingClientRect(), b = v.getBoundingClientRect();"
+        " return a.left >= b.left && a.right <= b.right; }",
+        arg=[brida.element_handle(), viewport.element_handle()],
+    )
+
+
+def _inside(inner: Any, outer: Any) -> bool:
+    """Whether the box ``inner`` lies within ``outer`` from left to right."""
+    return bool(
+        inner["x"] >= outer["x"] and inner["x"] + inner["width"] <= outer["x"] + outer["width"]
+    )
