@@ -446,6 +446,17 @@ async def attack(
     return await tactics.attack_line(session, user, campaign_id, scene_id, attacker, target)
 
 
+@router.get("/{scene_id}/tokens/{token_id}/reach")
+async def reach(
+    campaign_id: PathId, scene_id: PathId, token_id: PathId, session: Session, user: CurrentUser
+) -> dict[str, Any]:
+    """Where the token can move now (issue 28): ``left`` the cells of movement left this
+    Handlung or turn (``null`` outside a fight: no limit, no cells), ``cells`` the cells
+    it can end on with their cost, ``[col, row, cost]``. Its player on its turn, or a GM."""
+    found = await service.token_reach(session, user, campaign_id, scene_id, token_id)
+    return {"left": found.left, "cells": [[c[0], c[1], cost] for c, cost in found.cells]}
+
+
 @router.get("/{scene_id}/zones")
 async def zones(
     campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser

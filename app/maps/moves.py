@@ -95,6 +95,42 @@ def _occupied(around: Others, cell: Cell, size: int) -> None:
 
 
 @dataclass(frozen=True, slots=True)
+class Reach:
+    """Where a token can move now (issue 28: shown when its figure is chosen): ``left`` the
+    cells of movement left this Handlung or turn, ``cells`` those it can end on within
+    them, each with its cost — ``None`` and empty outside a running fight (no limit)."""
+
+    left: int | None
+    cells: tuple[tuple[Cell, int], ...]
+
+
+def reach(
+    b: Board, rules: CombatRules, settings: dict[str, Any], viewer: Viewer, token: Token
+) -> Reach:
+    """The cells the token can end a move on for the movement left, as :func:`plan_move`
+    would allow them: walls, doors and terrain on the true board, a cell free of the tokens
+    the viewer sees (an unseen one is not given away); for a player only on cells whose map
+    they are sent."""
+    left = _allowance(b, rules, settings, token)
+    if left is None:
+        return Reach(None, ())
+    grid = grid_of(b.scene)
+    costs = g.reachable(grid, (token.x, token.y), left, rules.metric.diagonal)
+    found = others(b, viewer, token)
+    seen = Others(found.taken - found.unseen, frozenset())
+    known = None if viewer.is_gm else b.known_for(viewer.user_id)
+    cells = tuple(
+        (cell, cost)
+        for cell, cost in sorted(costs.items())
+        if cost > 0
+        and seen.free(cell, token.size)
+        and all(grid.inside(c) for c in g.footprint(cell, token.size))
+        and (known is None or cell in known)
+    )
+    return Reach(max(0, left), cells)
+
+
+@dataclass(frozen=True, slots=True)
 class MoveAsked:
     """What the mover asked for: the token, its target, the way (``None``: the cheapest)
     and whether a GM places it past the rules."""

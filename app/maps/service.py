@@ -897,6 +897,18 @@ def _may_move(opened: Opened, b: sight.Board, token: Token, override: bool) -> N
         raise ValidationFailed({"to": _("It is not your turn.")})
 
 
+async def token_reach(
+    session: AsyncSession, user: User, campaign_id: int, scene_id: int, token_id: int
+) -> moves.Reach:
+    """Where the caller may move the token now (the cells and the movement left), for the
+    caller who may move it: its player on its turn, a GM."""
+    opened = await open_for(session, user, campaign_id, scene_id, Action.view)
+    token = await _token(session, opened.scene, token_id)
+    b = await board(session, opened)
+    _may_move(opened, b, token, False)
+    return moves.reach(b, opened.rules, opened.campaign.settings, opened.viewer, token)
+
+
 async def move_token(
     session: AsyncSession,
     user: User,

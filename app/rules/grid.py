@@ -199,6 +199,34 @@ def shortest_path(
     return None
 
 
+def reachable(grid: Grid, start: Cell, budget: int, rule: Diagonal) -> dict[Cell, int]:
+    """Every cell a figure on ``start`` can walk to with at most ``budget`` cells of
+    movement, with the cheapest cost (the start included at 0): the steps and costs of
+    :func:`shortest_path` (walls and closed doors stop it, difficult terrain doubles a
+    step, alternating diagonals), other figures not counted."""
+    if not grid.inside(start) or budget < 0:
+        return {}
+    best: dict[tuple[Cell, int], int] = {(start, 0): 0}
+    out: dict[Cell, int] = {start: 0}
+    queue: list[tuple[int, Cell, int]] = [(0, start, 0)]
+    while queue:
+        cost, cell, parity = heapq.heappop(queue)
+        if cost > best.get((cell, parity), cost):
+            continue
+        for dx, dy in NEIGHBOURS:
+            nxt = (cell[0] + dx, cell[1] + dy)
+            if not step_open(grid, cell, nxt):
+                continue
+            diagonal = dx != 0 and dy != 0
+            new = cost + step_cost(grid, nxt, diagonal, parity, rule)
+            node = (nxt, (parity + diagonal) % 2)
+            if new <= budget and new < best.get(node, new + 1):
+                best[node] = new
+                out[nxt] = min(out.get(nxt, new), new)
+                heapq.heappush(queue, (new, nxt, node[1]))
+    return out
+
+
 def _unwind(came: dict[tuple[Cell, int], tuple[Cell, int]], node: tuple[Cell, int]) -> list[Cell]:
     path = [node[0]]
     while node in came:

@@ -112,6 +112,43 @@
     }
     showCursor();
     drawRoute();
+    showReach(t ? id : null);
+  }
+
+  // The chosen figure's reach in a fight (issue 28): the cells a move may end on with the
+  // movement left, as the server measures them (GET …/tokens/{id}/reach), and the enemies'
+  // Gefährdungsbereich with it where the system has one (turned off again with the choice).
+  var reachFor = null;
+  var autoZones = false;
+  function drawReach(cells) {
+    var layer = document.getElementById("map-reach");
+    if (!layer) { return; }
+    while (layer.firstChild) { layer.removeChild(layer.firstChild); }
+    cells.forEach(function (c) {
+      var r = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+      r.setAttribute("class", "map-reach");
+      r.setAttribute("x", c[0]); r.setAttribute("y", c[1]);
+      r.setAttribute("width", "1"); r.setAttribute("height", "1");
+      layer.appendChild(r);
+    });
+  }
+  function showReach(id, again) {
+    reachFor = id;
+    drawReach([]);
+    var zoner = document.querySelector("[data-map-zones]");
+    if (!id) {
+      if (autoZones && zoner && zonesOn) { zoner.click(); }
+      autoZones = false;
+      return;
+    }
+    fetch(api("/tokens/" + id + "/reach"), {
+      credentials: "same-origin", headers: { "Accept": "application/json" }
+    }).then(function (r) { return r.ok ? r.json() : null; }).then(function (data) {
+      if (!data || reachFor !== id || data.left === null) { return; }
+      drawReach(data.cells);
+      if (!again) { say(region().getAttribute("data-reach").replace("{left}", data.left)); }
+      if (zoner && !zonesOn) { autoZones = true; zoner.click(); }
+    }).catch(function () {});
   }
 
   // A route with waypoints: drawn from the token through each waypoint; «Move along the
@@ -416,7 +453,7 @@
             layer.appendChild(r);
           });
         });
-        say(data.zones.length ? "" : region().getAttribute("data-no-zones"));
+        if (!data.zones.length) { say(region().getAttribute("data-no-zones")); }
       }).catch(function () {});
   }
 
@@ -431,6 +468,7 @@
     targets();
     if (zonesOn) { drawZones(); }
     drawRoute();
+    if (selected) { showReach(selected, true); }
   }
 
   document.addEventListener("htmx:sseMessage", function (evt) {

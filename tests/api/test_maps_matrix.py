@@ -81,6 +81,9 @@ CASES: dict[str, Case] = {
         "DELETE", f"{API}/{{sid}}/lights/{{x}}/{{y}}", _members(404, 403, 403, 422, 401)
     ),
     "api_zones": Case("GET", f"{API}/{{sid}}/zones", MEMBERS),
+    "api_reach": Case(
+        "GET", f"{API}/{{sid}}/tokens/{{tid}}/reach", _members(404, 403, 422, 200, 401)
+    ),
     "api_distance": Case("GET", f"{API}/{{sid}}/distance?from=0,0&to=3,1", MEMBERS),
     "index": Case("GET", PAGE, MEMBERS_PAGE),
     "create": Case("POST", PAGE, GM_ONLY_FORM, form={"name": "Neu", "cols": "4", "rows": "4"}),

@@ -209,15 +209,26 @@ def test_the_gm_plays_a_goblin_on_the_board(table: Table) -> None:
 
 
 def test_tap_your_figure_then_an_enemy_opens_the_attack(table: Table) -> None:
-    """Bob on the phone taps Brida (chosen to move, her reach shown), then the goblin beside
-    her: the attack opens with that target instead of a move onto the goblin's cell."""
+    """Bob on the phone taps Brida: she is chosen, her reach (the cells a move may end on,
+    the goblins' Gefährdungsbereich) shows; then the goblin beside her: the attack opens
+    with that target instead of a move onto the goblin's cell, and the reach goes."""
     t = table
     bob = _open(t.bob, t.url)
     where = _cell(bob, t.tokens["Brida"])
     token(bob, t.tokens["Brida"]).tap()
     expect(token(bob, t.tokens["Brida"])).to_have_class(re.compile(r"\bmap-selected\b"))
+    # Her reach shows: the cells the server says a move may end on, and the goblins'
+    # Gefährdungsbereich with them.
+    reach = ok(t.bob.request.get(f"{t.scene_api}/tokens/{t.tokens['Brida']}/reach"))
+    assert reach["cells"], reach
+    expect(bob.locator("#map-reach .map-reach")).to_have_count(len(reach["cells"]))
+    expect(bob.locator("#map-message")).to_have_text(
+        f"Bewegung übrig: {reach['left']} Felder; die markierten Felder sind erreichbar."
+    )
+    expect(bob.locator("#map-zones .map-zone").first).to_be_attached()
     token(bob, t.tokens["Goblin 1"]).tap()
     expect(bob.locator("#attack-target")).to_have_value(str(t.pids["Goblin 1"]))
+    expect(bob.locator("#map-reach .map-reach")).to_have_count(0)
     expect(bob.locator("#action-sheet")).to_have_attribute("open", "")
     expect(token(bob, t.tokens["Brida"])).not_to_have_class(re.compile(r"\bmap-selected\b"))
     at(bob, t.tokens["Brida"], *where)
