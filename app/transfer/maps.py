@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import base64
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy import select
@@ -27,6 +27,9 @@ from app.i18n import _
 from app.maps.models import Scene, SceneBackground, Token, TokenPortrait
 from app.transfer.refs import IdMaps
 from app.transfer.talk import ImageDoc
+
+#: A cell light's radius in cells (``app.maps.light``).
+LightRadius = Annotated[int, Field(ge=1, le=limits.LIGHT_RADIUS_MAX)]
 
 
 class _Doc(BaseModel):
@@ -81,7 +84,7 @@ class SceneDoc(_Doc):
     shown: bool = True
     #: Darkness and the lights on cells ``[x, y, radius]`` (0018_light); before: light.
     dark: bool = False
-    lights: list[tuple[limits.Int32, limits.Int32, int]] = Field(
+    lights: list[tuple[limits.Int32, limits.Int32, LightRadius]] = Field(
         default_factory=list, max_length=limits.LIGHTS_PER_SCENE
     )
     created_at: datetime
@@ -99,8 +102,6 @@ class SceneDoc(_Doc):
         for x, y in [*self.difficult, *self.revealed, *((lt[0], lt[1]) for lt in self.lights)]:
             if not (0 <= x < c and 0 <= y < r):
                 raise ValueError("a cell lies outside the grid")
-        if any(not 1 <= lt[2] <= limits.LIGHT_RADIUS_MAX for lt in self.lights):
-            raise ValueError("a light's radius is out of range")
         for t in self.tokens:
             if t.x + t.size > c or t.y + t.size > r:
                 raise ValueError("a token stands outside the grid")
