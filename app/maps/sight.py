@@ -250,12 +250,12 @@ class Board:
         every cell. In a dark scene only the lit ones of those, and their own tokens' cells."""
         fog = self.fog_cells()
         lit = self.lit()
-        if not self.scene.line_of_sight and lit is None:
+        if self.scene.line_of_sight:
+            seen = self.sight(user_id) if lit is None else self.sight(user_id) & lit
+        elif lit is not None:
+            seen = lit
+        else:
             return None if fog is None else frozenset(fog)
-        seen = self.sight(user_id) if self.scene.line_of_sight else lit
-        assert seen is not None
-        if lit is not None:
-            seen &= lit
         return (seen if fog is None else seen & fog) | self._eyes_cells(user_id)
 
     def known_for(self, user_id: int | None = None) -> frozenset[g.Cell] | None:
