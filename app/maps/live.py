@@ -27,10 +27,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import i18n
 from app.core.viewer import Viewer
+from app.encounters import events as encounter_events
 from app.encounters.live import COMBAT_PAGE, CombatPage
-from app.events import types
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
+from app.maps import events as map_events
 from app.maps import views
 from app.web.regions import Batch, Page, Region
 from app.web.templating import render
@@ -38,18 +39,18 @@ from app.web.templating import render
 #: The events that re-render the whole board (what is seen changes, not one token's place).
 BOARD_EVENTS = frozenset(
     {
-        types.SceneUpdated.TYPE,
-        types.TokenAdded.TYPE,
-        types.TokenRemoved.TYPE,
-        types.TokenChanged.TYPE,
-        types.FogChanged.TYPE,
-        types.LightChanged.TYPE,
+        map_events.SceneUpdated.TYPE,
+        map_events.TokenAdded.TYPE,
+        map_events.TokenRemoved.TYPE,
+        map_events.TokenChanged.TYPE,
+        map_events.FogChanged.TYPE,
+        map_events.LightChanged.TYPE,
         # An area of the linked fight is drawn while it resolves (issue 27).
-        types.AreaPlaced.TYPE,
-        types.AreaResolved.TYPE,
+        encounter_events.AreaPlaced.TYPE,
+        encounter_events.AreaResolved.TYPE,
     }
 )
-MOVED = types.TokenMoved.TYPE
+MOVED = map_events.TokenMoved.TYPE
 
 
 def redraws(event: VisibleEvent) -> bool:
@@ -58,7 +59,7 @@ def redraws(event: VisibleEvent) -> bool:
     return event.type in BOARD_EVENTS or (event.type == MOVED and bool(event.payload.get("sight")))
 
 
-POINTER = types.MapPointer.TYPE
+POINTER = map_events.MapPointer.TYPE
 MAP = frozenset({"map"})
 
 

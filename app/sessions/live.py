@@ -15,8 +15,8 @@ from app.campaigns.views import CampaignPage
 from app.core.viewer import Viewer
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
-from app.events.types import FairPlayConfigured, SessionEnded, SessionStarted
 from app.sessions import views
+from app.sessions.events import FairPlayConfigured, SessionEnded, SessionStarted
 from app.web.regions import Batch, Region
 from app.web.templating import render
 

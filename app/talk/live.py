@@ -28,14 +28,14 @@ from app.core.viewer import Viewer
 from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
-from app.events.types import (
+from app.talk import service, views
+from app.talk.events import (
     ChatMessageDeleted,
     ChatMessageEdited,
     ChatMessagePosted,
     HandoutCreated,
     HandoutShown,
 )
-from app.talk import service, views
 from app.web.regions import Batch, Page, Region
 from app.web.templating import render
 
