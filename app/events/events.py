@@ -1,9 +1,11 @@
-"""The event types the log itself reads or that packages on several layers write.
+"""The event types the log itself reads, or that packages below their writer need.
 
-Membership changes (the live stream re-checks its viewer on them, ``app.events.stream``) and
-the dice roll (written by the dice log, sheets, chat and fights; the fair-play check and the
-campaign page read it). Every other payload class lives in the package that writes it
-(``app/<package>/events.py``); ``app/events/payload.py`` has their base.
+The membership changes (``app.campaigns.service`` writes them; the live stream re-checks
+its viewer on them, ``app.events.stream``) and the dice roll (written by the dice log, a
+sheet's roll — ``app.characters``, beside ``app.rolls`` — and the chat's inline roll; the
+fair-play check of ``app.sessions`` and the campaign page read it). Every other payload
+class lives in the package that writes it (``app/<package>/events.py``);
+``app/events/payload.py`` has their base and registry.
 """
 
 from __future__ import annotations
