@@ -1,12 +1,14 @@
-"""The explicit wiring (``app/wiring.py``): every package's event types are registered by it,
-none by an import, and a package left out of it fails here."""
+"""The explicit wiring (``app/wiring.py``): every package's event types and live regions are
+registered by it, none by an import, and a package left out of it fails here."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -15,14 +17,19 @@ from app.encounters import board, service
 from app.events import payload
 from app.events.payload import EVENT_TYPES, EventPayload
 from app.maps import displace, tactics
+from app.web.regions import Page
 from tests.test_docs import documented_events
 
 APP = Path(__file__).resolve().parents[1] / "app"
 
 
+def _modules_on_disk(name: str) -> set[str]:
+    """``app.<package>.<name>`` for every ``app/<package>/<name>.py``."""
+    return {f"app.{path.parent.name}.{name}" for path in APP.glob(f"*/{name}.py")}
+
+
 def _event_modules_on_disk() -> set[str]:
-    """``app.<package>.events`` for every ``app/<package>/events.py``."""
-    return {f"app.{path.parent.name}.events" for path in APP.glob("*/events.py")}
+    return _modules_on_disk("events")
 
 
 def _payload_classes(module: ModuleType) -> set[type[EventPayload]]:
@@ -85,3 +92,47 @@ def test_an_events_module_left_out_of_the_wiring_fails_the_check(
     monkeypatch.setattr(wiring, "EVENT_MODULES", wiring.EVENT_MODULES[1:])
     with pytest.raises(AssertionError):
         test_the_wiring_lists_every_packages_events_module()
+
+
+def test_the_wiring_lists_every_packages_live_module() -> None:
+    listed = [m.__name__ for m in wiring.LIVE_MODULES]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == _modules_on_disk("live")
+
+
+def _regions(page: Page[Any]) -> list[str]:
+    return [r.name for r in page.regions]
+
+
+def test_the_pages_have_their_regions_once_in_order() -> None:
+    from app.campaigns.live import CAMPAIGN_PAGE
+    from app.characters.live import HISTORY_PAGE, SHEET_PAGE
+    from app.encounters.live import COMBAT_PAGE, ENCOUNTER_LIST, NOTICES
+    from app.maps.live import SCENE_PAGE
+    from app.talk.live import CHAT_PAGE
+
+    wiring.wire()
+    wiring.wire()
+    assert _regions(CAMPAIGN_PAGE) == ["roll", "members", "sessions", "chat"]
+    assert _regions(COMBAT_PAGE) == [
+        *("log", "roster", "turn", "pending", "controls", "status"),
+        *("map", "chat"),
+    ]
+    assert _regions(SCENE_PAGE) == ["board", "moves", "pointer"]
+    assert _regions(CHAT_PAGE) == ["chat"]
+    assert _regions(SHEET_PAGE) == ["sheet"]
+    assert _regions(HISTORY_PAGE) == ["history"]
+    assert _regions(NOTICES) == ["notice"]
+    assert _regions(ENCOUNTER_LIST) == ["list"]
+
+
+def test_no_module_registers_anything_when_imported() -> None:
+    """A module-level call statement (``PAGE.register(...)``, ``HOOKS.append(...)``) would
+    register on import; such registrations belong in ``app.wiring``. The one left: the
+    database session's own memo hooks (``app/db.py``), which the module itself uses."""
+    calls = set()
+    for path in sorted(APP.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                calls.add((path.relative_to(APP).as_posix(), ast.unparse(node.value.func)))
+    assert calls == {("db.py", "event.listen")}

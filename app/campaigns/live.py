@@ -46,7 +46,9 @@ async def _push_members(batch: Batch[CampaignPage]) -> list[Outgoing]:
     return [Outgoing(batch.last_seq, "members", html)]
 
 
-CAMPAIGN_PAGE.register(Region("roll", _is_roll, _push_rolls))
-CAMPAIGN_PAGE.register(
-    Region("members", _is_member_change, _push_members, parts=frozenset({"members"}))
-)
+def register_regions() -> None:
+    """Put this module's regions on their pages (``app.wiring`` calls it once)."""
+    CAMPAIGN_PAGE.register(Region("roll", _is_roll, _push_rolls))
+    CAMPAIGN_PAGE.register(
+        Region("members", _is_member_change, _push_members, parts=frozenset({"members"}))
+    )

@@ -157,15 +157,6 @@ async def _push_roster(batch: Batch[CombatPage]) -> list[Outgoing]:
     return out
 
 
-COMBAT_PAGE.register(Region("log", _combat_step, _push_log, parts=STATE))
-COMBAT_PAGE.register(Region("roster", _roster_change, _push_roster, parts=STATE))
-COMBAT_PAGE.register(Region("turn", _combat_step, _per_event("turn"), parts=STATE))
-COMBAT_PAGE.register(Region("pending", _combat_step, _per_event("pending"), parts=STATE))
-COMBAT_PAGE.register(Region("controls", _combat_step, _per_event("controls"), parts=STATE))
-#: The header's "Running" / "Ended": a fight that starts or ends says so at once.
-COMBAT_PAGE.register(Region("status", _combat_step, _per_event("status"), parts=STATE))
-
-
 # --- notices on every page of the campaign -------------------------------------------------
 
 
@@ -197,16 +188,6 @@ async def _push_notice(batch: Batch[NoticePage]) -> list[Outgoing]:
     return [Outgoing(last.seq, "notice", html)]
 
 
-NOTICES.register(
-    Region(
-        "notice",
-        lambda _key, event: notices.worth_a_look(event),
-        _push_notice,
-        parts=frozenset({"notice"}),
-    )
-)
-
-
 @dataclass(frozen=True, slots=True)
 class EncounterList:
     """The campaign's list of encounters (the key of its live stream)."""
@@ -235,6 +216,25 @@ async def _push_list(batch: Batch[EncounterList]) -> list[Outgoing]:
     return [Outgoing(batch.last_seq, "list", html)]
 
 
-ENCOUNTER_LIST.register(
-    Region("list", lambda _key, e: e.type == encounter_events.Combat.TYPE, _push_list, parts=STATE)
-)
+def register_regions() -> None:
+    """Put this module's regions on their pages (``app.wiring`` calls it once)."""
+    COMBAT_PAGE.register(Region("log", _combat_step, _push_log, parts=STATE))
+    COMBAT_PAGE.register(Region("roster", _roster_change, _push_roster, parts=STATE))
+    COMBAT_PAGE.register(Region("turn", _combat_step, _per_event("turn"), parts=STATE))
+    COMBAT_PAGE.register(Region("pending", _combat_step, _per_event("pending"), parts=STATE))
+    COMBAT_PAGE.register(Region("controls", _combat_step, _per_event("controls"), parts=STATE))
+    #: The header's "Running" / "Ended": a fight that starts or ends says so at once.
+    COMBAT_PAGE.register(Region("status", _combat_step, _per_event("status"), parts=STATE))
+    NOTICES.register(
+        Region(
+            "notice",
+            lambda _key, event: notices.worth_a_look(event),
+            _push_notice,
+            parts=frozenset({"notice"}),
+        )
+    )
+    ENCOUNTER_LIST.register(
+        Region(
+            "list", lambda _key, e: e.type == encounter_events.Combat.TYPE, _push_list, parts=STATE
+        )
+    )

@@ -126,23 +126,6 @@ async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
     return [Outgoing(e.seq, "map", pointer_html(e)) for e in batch.events]
 
 
-SCENE_PAGE.register(
-    Region(
-        "board",
-        lambda key, e: redraws(e) and scene_of(e) == key.scene_id,
-        _push_board,
-        parts=MAP,
-    )
-)
-SCENE_PAGE.register(
-    Region("moves", lambda key, e: e.type == MOVED and scene_of(e) == key.scene_id, _push_moves)
-)
-SCENE_PAGE.register(
-    Region("pointer", lambda key, e: e.type == POINTER and scene_of(e) == key.scene_id,
-           _push_pointer)
-)  # fmt: skip
-
-
 # --- on the combat page ---------------------------------------------------------------------
 
 
@@ -178,13 +161,30 @@ async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
     return sorted(out, key=lambda m: m.seq)
 
 
-COMBAT_PAGE.register(
-    Region(
-        "map",
-        _combat_reacts,
-        _push_combat_map,
-        load=_load_combat_map,
-        slot="board",
-        html=_combat_map_html,
+def register_regions() -> None:
+    """Put this module's regions on their pages (``app.wiring`` calls it once)."""
+    SCENE_PAGE.register(
+        Region(
+            "board",
+            lambda key, e: redraws(e) and scene_of(e) == key.scene_id,
+            _push_board,
+            parts=MAP,
+        )
     )
-)
+    SCENE_PAGE.register(
+        Region("moves", lambda key, e: e.type == MOVED and scene_of(e) == key.scene_id, _push_moves)
+    )
+    SCENE_PAGE.register(
+        Region("pointer", lambda key, e: e.type == POINTER and scene_of(e) == key.scene_id,
+               _push_pointer)
+    )  # fmt: skip
+    COMBAT_PAGE.register(
+        Region(
+            "map",
+            _combat_reacts,
+            _push_combat_map,
+            load=_load_combat_map,
+            slot="board",
+            html=_combat_map_html,
+        )
+    )

@@ -45,4 +45,6 @@ async def _push(batch: Batch[CampaignPage]) -> list[Outgoing]:
     return [Outgoing(batch.events[-1].seq, "sessions", html)]
 
 
-CAMPAIGN_PAGE.register(Region("sessions", reacts, _push, load=_load, slot="side", html=_html))
+def register_regions() -> None:
+    """Put this module's regions on their pages (``app.wiring`` calls it once)."""
+    CAMPAIGN_PAGE.register(Region("sessions", reacts, _push, load=_load, slot="side", html=_html))
