@@ -48,6 +48,7 @@ from app.web.static import favicon, static_app
 from app.webhooks import api as webhooks_api
 from app.webhooks import routes as webhooks_routes
 from app.webhooks.delivery import Courier
+from app.wiring import wire
 
 #: glibc's ``mallopt`` parameter for the number of malloc arenas.
 M_ARENA_MAX = -8
@@ -113,6 +114,7 @@ def _transports(settings: Settings, broker: Broker) -> list[Transport]:
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
+    wire()  # the event types and the packages' hooks (app/wiring.py): once per process
     settings = settings or Settings()
     engine = create_engine(settings.resolved_database_url)
     ctx = AppContext(

@@ -25,12 +25,15 @@ from app.config import Environment, Settings
 from app.main import create_app
 from app.migrate import upgrade
 from app.models import Base
+from app.wiring import wire
 
 ROOT = Path(__file__).resolve().parents[1]
 # Property tests check results, not speed: no per-example deadline (a loaded CI machine
 # would otherwise fail them at random).
 hypothesis.settings.register_profile("tafelrunde", deadline=None)
 hypothesis.settings.load_profile("tafelrunde")
+# What create_app wires, for the tests that use the registries without an app.
+wire()
 PASSWORD = "correct horse battery staple"
 CHEAP_ARGON2 = {"TAFELRUNDE_ARGON2_TIME_COST": "1", "TAFELRUNDE_ARGON2_MEMORY_KIB": "8192"}
 

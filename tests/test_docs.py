@@ -11,7 +11,7 @@ from pathlib import Path
 
 from app.campaigns.permissions import Action, allowed
 from app.core.viewer import Role
-from app.events.types import EVENT_TYPES
+from app.events.payload import EVENT_TYPES
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 HEADING = re.compile(r"^### `([a-z_]+)`$")

@@ -34,7 +34,7 @@ from app.encounters.systems.hh_figures import (
     describe_changes,
 )
 from app.events.models import CampaignEvent
-from app.events.types import EVENT_TYPES
+from app.events.payload import EVENT_TYPES
 from app.i18n import set_locale
 from app.rules.hh.state import Change, ChangeKind
 from tests.api.test_characters import Table, create, make_table

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from app.campaigns.views import CampaignPage, live_context
-from app.events import types
+from app.events import events as log_events
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
 from app.web.regions import Batch, Page, Region
@@ -15,10 +15,10 @@ TEMPLATE = "campaigns/detail.html"
 ENTRIES = "campaigns/_roll_entries.html"
 MEMBER_EVENTS = frozenset(
     {
-        types.MemberJoined.TYPE,
-        types.MemberRemoved.TYPE,
-        types.MemberRoleChanged.TYPE,
-        types.GmTransferred.TYPE,
+        log_events.MemberJoined.TYPE,
+        log_events.MemberRemoved.TYPE,
+        log_events.MemberRoleChanged.TYPE,
+        log_events.GmTransferred.TYPE,
     }
 )
 
@@ -26,7 +26,7 @@ CAMPAIGN_PAGE: Page[CampaignPage] = Page("campaign", load=live_context)
 
 
 def _is_roll(_key: CampaignPage, event: VisibleEvent) -> bool:
-    return event.type == types.Roll.TYPE
+    return event.type == log_events.Roll.TYPE
 
 
 async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
@@ -46,7 +46,9 @@ async def _push_members(batch: Batch[CampaignPage]) -> list[Outgoing]:
     return [Outgoing(batch.last_seq, "members", html)]
 
 
-CAMPAIGN_PAGE.register(Region("roll", _is_roll, _push_rolls))
-CAMPAIGN_PAGE.register(
-    Region("members", _is_member_change, _push_members, parts=frozenset({"members"}))
-)
+def register_regions() -> None:
+    """Put this module's regions on their pages (``app.wiring`` calls it once)."""
+    CAMPAIGN_PAGE.register(Region("roll", _is_roll, _push_rolls))
+    CAMPAIGN_PAGE.register(
+        Region("members", _is_member_change, _push_members, parts=frozenset({"members"}))
+    )

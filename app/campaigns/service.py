@@ -13,13 +13,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
 from app.accounts.models import User
+from app.campaigns import events as campaign_events
 from app.campaigns.models import Campaign, Invite, Membership, RuleSystem
 from app.campaigns.permissions import Action, allowed, authorize
 from app.campaigns.settings import validate_settings
 from app.core.viewer import Role, Viewer
 from app.db import read_memo, utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
-from app.events import types
+from app.events import events as log_events
 from app.events.service import append_event
 from app.i18n import _
 
@@ -75,7 +76,7 @@ async def create_campaign(session: AsyncSession, user: User, name: str, system: 
     await append_event(
         session,
         campaign.id,
-        types.CampaignCreated(actor_name=user.username, name=name, system=system),
+        campaign_events.CampaignCreated(actor_name=user.username, name=name, system=system),
         actor_id=user.id,
     )
     return campaign
@@ -224,7 +225,7 @@ async def join(session: AsyncSession, user: User, code: str) -> tuple[Campaign, 
     await append_event(
         session,
         campaign.id,
-        types.MemberJoined(actor_name=user.username, user_id=user.id, role=invite.role),
+        log_events.MemberJoined(actor_name=user.username, user_id=user.id, role=invite.role),
         actor_id=user.id,
     )
     return campaign, Role(invite.role)
@@ -252,7 +253,7 @@ async def remove_member(session: AsyncSession, user: User, campaign_id: int, use
     await append_event(
         session,
         campaign_id,
-        types.MemberRemoved(actor_name=user.username, user_id=user_id),
+        log_events.MemberRemoved(actor_name=user.username, user_id=user_id),
         actor_id=user.id,
     )
 
@@ -266,7 +267,7 @@ async def leave(session: AsyncSession, user: User, campaign_id: int) -> None:
     await append_event(
         session,
         campaign_id,
-        types.MemberRemoved(actor_name=user.username, user_id=user.id),
+        log_events.MemberRemoved(actor_name=user.username, user_id=user.id),
         actor_id=user.id,
     )
 
@@ -292,7 +293,7 @@ async def set_role(
     await append_event(
         session,
         campaign_id,
-        types.MemberRoleChanged(actor_name=user.username, user_id=user_id, role=role),
+        log_events.MemberRoleChanged(actor_name=user.username, user_id=user_id, role=role),
         actor_id=user.id,
     )
 
@@ -309,7 +310,7 @@ async def transfer_gm(session: AsyncSession, user: User, campaign_id: int, user_
     await append_event(
         session,
         campaign_id,
-        types.GmTransferred(actor_name=user.username, user_id=user_id),
+        log_events.GmTransferred(actor_name=user.username, user_id=user_id),
         actor_id=user.id,
     )
 
@@ -336,7 +337,7 @@ async def update_settings(
     await append_event(
         session,
         campaign_id,
-        types.SettingsChanged(
+        campaign_events.SettingsChanged(
             actor_name=user.username, before=before, after={"name": name, **options}
         ),
         actor_id=user.id,

@@ -48,7 +48,9 @@ async def _push_history(batch: Batch[CharacterPage]) -> list[Outgoing]:
     return [Outgoing(batch.last_seq, "history", html)]
 
 
-SHEET_PAGE.register(Region("sheet", _changes_sheet, _push_sheet, parts=frozenset({"sheet"})))
-HISTORY_PAGE.register(
-    Region("history", _about_character, _push_history, parts=frozenset({"history"}))
-)
+def register_regions() -> None:
+    """Put this module's regions on their pages (``app.wiring`` calls it once)."""
+    SHEET_PAGE.register(Region("sheet", _changes_sheet, _push_sheet, parts=frozenset({"sheet"})))
+    HISTORY_PAGE.register(
+        Region("history", _about_character, _push_history, parts=frozenset({"history"}))
+    )

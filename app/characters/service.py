@@ -27,6 +27,7 @@ from app.campaigns.permissions import (
     can_see_character,
 )
 from app.characters import catalog, foreign, rolling, sheets
+from app.characters import events as character_events
 from app.characters.models import Character, CharacterKind, Item
 from app.characters.systems.protocol import CharacterSystem, ItemDraft
 from app.characters.systems.registry import character_system
@@ -34,7 +35,8 @@ from app.core.imports import Report, within_bounds
 from app.core.viewer import Role, Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
-from app.events import types
+from app.events import events as log_events
+from app.events import payload
 from app.events.audience import VISIBILITIES, about, chosen
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, append_event, can_see, events_about, project
@@ -188,17 +190,19 @@ def normalised_sheet(
 # --- events ---------------------------------------------------------------------------------
 
 
-def _about(session: AsyncSession, character: Character, user: User) -> types.CharacterRef:
+def _about(
+    session: AsyncSession, character: Character, user: User
+) -> character_events.CharacterRef:
     """The fields every event about ``character`` starts with."""
     origin = session.info.get(ORIGIN_KEY)
-    return types.about_character(user.username, character.id, character.name, origin)
+    return character_events.about_character(user.username, character.id, character.name, origin)
 
 
 async def _record(
     session: AsyncSession,
     character: Character,
     user: User,
-    event: types.CharacterEvent,
+    event: character_events.CharacterEvent,
     *,
     names: Sequence[Character] = (),
 ) -> CampaignEvent:
@@ -318,7 +322,7 @@ async def create_character(
         session,
         character,
         user,
-        types.CharacterCreated(**_about(session, character, user), kind=kind),
+        character_events.CharacterCreated(**_about(session, character, user), kind=kind),
     )
     return character
 
@@ -416,7 +420,7 @@ async def update_fields(
             session,
             character,
             user,
-            types.CharacterUpdated(
+            character_events.CharacterUpdated(
                 **_about(session, character, user), field=key, before=before, after=after
             ),
         )
@@ -467,7 +471,7 @@ async def set_archived(
         return character
     character.archived_at = utcnow() if archived else None
     await _flush(session)
-    change = types.CharacterArchived if archived else types.CharacterRestored
+    change = character_events.CharacterArchived if archived else character_events.CharacterRestored
     await _record(session, character, user, change(**_about(session, character, user)))
     return character
 
@@ -505,7 +509,7 @@ async def take_rest(
     character.data = data
     character.updated_at = utcnow()
     await _flush(session)
-    event = types.CharacterRested(
+    event = character_events.CharacterRested(
         **_about(session, character, user), rest=key, label=labels[key], changes=changes,
         detail=result.detail,
     )  # fmt: skip
@@ -620,7 +624,7 @@ async def sheet_check(
     if item is not None:
         session.add(item)
     await _flush(session)
-    event = types.CharacterChecked(
+    event = character_events.CharacterChecked(
         **_about(session, character, user), check=key, label=labels[key],
         item_name=draft.name, success=result.success, changes=changes,
         item_id=item.id if item else None, quantity=item.quantity if item else 0,
@@ -654,7 +658,9 @@ async def create_companion(
     )  # fmt: skip
     session.add(companion)
     await session.flush()
-    event = types.CharacterCreated(**_about(session, companion, user), kind=companion.kind)
+    event = character_events.CharacterCreated(
+        **_about(session, companion, user), kind=companion.kind
+    )
     await _record(session, companion, user, event)
     return companion
 
@@ -709,7 +715,7 @@ async def advance_companion(
     character.data = data
     character.updated_at = utcnow()
     await _flush(session)
-    event = types.CharacterAdvanced(
+    event = character_events.CharacterAdvanced(
         **_about(session, character, user), level=int(result.get("monsterstufe", 0)),
         xp_cost=int(changes.get("xp", [0, 0])[0] or 0) - int(result.get("xp", 0)),
         changes=changes,
@@ -726,7 +732,10 @@ async def delete_character(
         raise ValidationFailed({"confirm": _("Confirm that the character is to be deleted.")})
     character = opened.character
     await _record(
-        session, character, user, types.CharacterDeleted(**_about(session, character, user))
+        session,
+        character,
+        user,
+        character_events.CharacterDeleted(**_about(session, character, user)),
     )
     # The items go with it (ON DELETE CASCADE).
     await session.delete(character)
@@ -881,7 +890,9 @@ async def add_item(
         session,
         character,
         user,
-        types.CharacterItemAdded(**_about(session, character, user), **_item_payload(item)),
+        character_events.CharacterItemAdded(
+            **_about(session, character, user), **_item_payload(item)
+        ),
     )
     return item
 
@@ -921,7 +932,7 @@ async def _add_to_stack(
         session,
         character,
         user,
-        types.CharacterItemUpdated(
+        character_events.CharacterItemUpdated(
             **_about(session, character, user),
             **_item_payload(item),
             before=before,
@@ -994,7 +1005,7 @@ async def update_item(
         session,
         opened.character,
         user,
-        types.CharacterItemUpdated(
+        character_events.CharacterItemUpdated(
             **_about(session, opened.character, user),
             **_item_payload(item),
             before=before,
@@ -1015,7 +1026,7 @@ async def remove_item(
         session,
         opened.character,
         user,
-        types.CharacterItemRemoved(**_about(session, opened.character, user), **payload),
+        character_events.CharacterItemRemoved(**_about(session, opened.character, user), **payload),
     )
 
 
@@ -1036,7 +1047,7 @@ async def equip_item(
         session,
         opened.character,
         user,
-        types.CharacterItemEquipped(
+        character_events.CharacterItemEquipped(
             **_about(session, opened.character, user), **_item_payload(item), before=before
         ),
     )
@@ -1062,7 +1073,7 @@ async def unequip_item(
         session,
         character,
         user,
-        types.CharacterItemUnequipped(
+        character_events.CharacterItemUnequipped(
             **_about(session, character, user), **_item_payload(item), before=before
         ),
     )
@@ -1127,7 +1138,7 @@ async def move_item(
         session,
         opened.character,
         user,
-        types.CharacterItemMoved(
+        character_events.CharacterItemMoved(
             **_about(session, opened.character, user),
             **handed,
             to_character_id=target.id,
@@ -1139,7 +1150,7 @@ async def move_item(
         session,
         target,
         user,
-        types.CharacterItemReceived(
+        character_events.CharacterItemReceived(
             **_about(session, target, user),
             **handed,
             to_character_id=target.id,
@@ -1202,7 +1213,9 @@ async def add_library_item(
     await append_event(
         session,
         campaign_id,
-        types.LibraryItemAdded(actor_name=user.username, item_id=item.id, item_name=item.name),
+        character_events.LibraryItemAdded(
+            actor_name=user.username, item_id=item.id, item_name=item.name
+        ),
         actor_id=user.id,
     )
     return item
@@ -1253,7 +1266,7 @@ async def update_library_item(
     await append_event(
         session,
         campaign_id,
-        types.LibraryItemUpdated(
+        character_events.LibraryItemUpdated(
             actor_name=user.username,
             item_id=item.id,
             item_name=item.name,
@@ -1286,7 +1299,9 @@ async def remove_library_item(
     await append_event(
         session,
         campaign_id,
-        types.LibraryItemRemoved(actor_name=user.username, item_id=item_id, item_name=item.name),
+        character_events.LibraryItemRemoved(
+            actor_name=user.username, item_id=item_id, item_name=item.name
+        ),
         actor_id=user.id,
     )
 
@@ -1326,14 +1341,14 @@ async def roll(
     req = await _with_helper(session, opened, req)
     dice = await roller_for(session, campaign_id, user.id, roller)
     result = system.roll(dice, c.data, opened.items, req)
-    payload = types.Roll.build(
+    payload = log_events.Roll.build(
         actor_name=user.username,
         expression=result.expression,
         label=f"{c.name}: {result.label}",
         dice=result.dice,
         modifier=result.modifier,
         total=result.total,
-        sheet=types.SheetRoll(
+        sheet=log_events.SheetRoll(
             system=c.system,
             summary=result.summary,
             outcome=result.outcome,
@@ -1373,7 +1388,7 @@ async def _apply_sheet_changes(
             session,
             c,
             user,
-            types.CharacterUpdated(
+            character_events.CharacterUpdated(
                 **_about(session, c, user), field=key, before=before, after=value
             ),
         )
@@ -1611,7 +1626,9 @@ async def import_character(
         session,
         character,
         user,
-        types.CharacterImported(**_about(session, character, user), items=len(parsed_items)),
+        character_events.CharacterImported(
+            **_about(session, character, user), items=len(parsed_items)
+        ),
     )
     return character
 
@@ -1654,7 +1671,7 @@ async def history_page(
     events = await events_about(
         session,
         campaign_id,
-        types.subject_of("character", character_id),
+        payload.subject_of("character", character_id),
         opened.viewer,
         type_like="character%",
         limit=limit + 1,

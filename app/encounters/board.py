@@ -1,8 +1,8 @@
 """The battle map as the fight sees it (issue 27): a snapshot of the linked scene's grid
 and of where each participant's token stands, and what the rules measure on it.
 
-``app.maps`` sits above this package, so the fight cannot ask the map: the map package
-registers a :data:`SOURCES` loader (``app.maps.tactics``) that reads the scene linked to an
+``app.maps`` sits above this package, so the fight cannot ask the map: ``app.wiring``
+registers the map's :data:`SOURCES` loader (``app.maps.tactics``) that reads the scene linked to an
 encounter; an attack on a linked scene then measures distance, line of effect and cover on
 the *true* board here, and the map's attack suggestion (``app.maps.tactics``) uses the same
 functions on the board a player sees.

@@ -17,9 +17,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.characters import events as character_events
 from app.core.viewer import Role, Viewer
+from app.encounters import events as encounter_events
 from app.encounters import notices, service, views
-from app.events import types
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, can_see
 from app.events.stream import Outgoing
@@ -57,7 +58,7 @@ COMBAT_PAGE: Page[CombatPage] = Page(
 
 def _combat_step(key: CombatPage, event: VisibleEvent) -> bool:
     return (
-        event.type == types.Combat.TYPE
+        event.type == encounter_events.Combat.TYPE
         and not event.redacted
         and event.event.payload.get("encounter_id") == key.encounter_id
     )
@@ -68,7 +69,7 @@ def _sheet_change(key: CombatPage, event: VisibleEvent) -> bool:
     own write-backs (``character_fought``) come with their ``combat`` step."""
     return (
         event.type.startswith("character_")
-        and event.type != types.CharacterFought.TYPE
+        and event.type != character_events.CharacterFought.TYPE
         and not event.redacted
     )
 
@@ -143,7 +144,7 @@ async def _push_roster(batch: Batch[CombatPage]) -> list[Outgoing]:
     out: list[Outgoing] = []
     for visible in batch.events:
         p = visible.event.payload
-        if visible.type != types.Combat.TYPE:
+        if visible.type != encounter_events.Combat.TYPE:
             html = _sheet_rows(context, visible)
         elif p.get("roster_changed") or p.get("order_changed") or p.get("turn_changed"):
             html = _oob("roster", context)
@@ -154,15 +155,6 @@ async def _push_roster(batch: Batch[CombatPage]) -> list[Outgoing]:
             )
         out.append(Outgoing(visible.seq, "roster", html))
     return out
-
-
-COMBAT_PAGE.register(Region("log", _combat_step, _push_log, parts=STATE))
-COMBAT_PAGE.register(Region("roster", _roster_change, _push_roster, parts=STATE))
-COMBAT_PAGE.register(Region("turn", _combat_step, _per_event("turn"), parts=STATE))
-COMBAT_PAGE.register(Region("pending", _combat_step, _per_event("pending"), parts=STATE))
-COMBAT_PAGE.register(Region("controls", _combat_step, _per_event("controls"), parts=STATE))
-#: The header's "Running" / "Ended": a fight that starts or ends says so at once.
-COMBAT_PAGE.register(Region("status", _combat_step, _per_event("status"), parts=STATE))
 
 
 # --- notices on every page of the campaign -------------------------------------------------
@@ -196,16 +188,6 @@ async def _push_notice(batch: Batch[NoticePage]) -> list[Outgoing]:
     return [Outgoing(last.seq, "notice", html)]
 
 
-NOTICES.register(
-    Region(
-        "notice",
-        lambda _key, event: notices.worth_a_look(event),
-        _push_notice,
-        parts=frozenset({"notice"}),
-    )
-)
-
-
 @dataclass(frozen=True, slots=True)
 class EncounterList:
     """The campaign's list of encounters (the key of its live stream)."""
@@ -234,6 +216,25 @@ async def _push_list(batch: Batch[EncounterList]) -> list[Outgoing]:
     return [Outgoing(batch.last_seq, "list", html)]
 
 
-ENCOUNTER_LIST.register(
-    Region("list", lambda _key, e: e.type == types.Combat.TYPE, _push_list, parts=STATE)
-)
+def register_regions() -> None:
+    """Put this module's regions on their pages (``app.wiring`` calls it once)."""
+    COMBAT_PAGE.register(Region("log", _combat_step, _push_log, parts=STATE))
+    COMBAT_PAGE.register(Region("roster", _roster_change, _push_roster, parts=STATE))
+    COMBAT_PAGE.register(Region("turn", _combat_step, _per_event("turn"), parts=STATE))
+    COMBAT_PAGE.register(Region("pending", _combat_step, _per_event("pending"), parts=STATE))
+    COMBAT_PAGE.register(Region("controls", _combat_step, _per_event("controls"), parts=STATE))
+    #: The header's "Running" / "Ended": a fight that starts or ends says so at once.
+    COMBAT_PAGE.register(Region("status", _combat_step, _per_event("status"), parts=STATE))
+    NOTICES.register(
+        Region(
+            "notice",
+            lambda _key, event: notices.worth_a_look(event),
+            _push_notice,
+            parts=frozenset({"notice"}),
+        )
+    )
+    ENCOUNTER_LIST.register(
+        Region(
+            "list", lambda _key, e: e.type == encounter_events.Combat.TYPE, _push_list, parts=STATE
+        )
+    )

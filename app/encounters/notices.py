@@ -20,9 +20,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.viewer import Viewer
+from app.encounters import events as encounter_events
 from app.encounters import service, views
 from app.encounters.models import Encounter
-from app.events import types
 from app.events.service import VisibleEvent
 from app.i18n import N_
 
@@ -93,7 +93,7 @@ async def standing(session: AsyncSession, viewer: Viewer, campaign_id: int) -> N
 
 def worth_a_look(event: VisibleEvent) -> bool:
     """Whether a (projected) event may change a viewer's notice."""
-    if event.type != types.Combat.TYPE or event.redacted:
+    if event.type != encounter_events.Combat.TYPE or event.redacted:
         return False
     p = event.event.payload
     return bool(p.get("turn_changed") or p.get("pending_changed") or p.get("status_changed"))

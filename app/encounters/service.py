@@ -26,6 +26,7 @@ from app.accounts.models import User
 from app.campaigns.models import Campaign, RuleSystem
 from app.campaigns.permissions import Action, allowed, authorize
 from app.campaigns.settings import current as rule_options
+from app.characters import events as character_events
 from app.characters.combat import combat_statblock, combat_values, sheet_changes
 from app.characters.models import Character, Item
 from app.characters.sheets import set_value
@@ -34,6 +35,7 @@ from app.core.imports import within_bounds
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.encounters import bursts, foreign, statblocks
+from app.encounters import events as encounter_events
 from app.encounters import undo as steps
 from app.encounters.board import Snapshot, attack_params, cast_params, snapshot
 from app.encounters.combat import (
@@ -55,7 +57,7 @@ from app.encounters.combat import (
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.encounters.systems import system
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
-from app.events import audience, types
+from app.events import audience, payload
 from app.events.models import CampaignEvent
 from app.events.service import append_event, events_about
 from app.i18n import N_, _
@@ -168,7 +170,7 @@ async def _prep_event(
     session: AsyncSession,
     campaign_id: int,
     user: User,
-    kind: types.EncounterKind,
+    kind: encounter_events.EncounterKind,
     *,
     name: str | None = None,
     names: list[str] | None = None,
@@ -180,7 +182,7 @@ async def _prep_event(
     await append_event(
         session,
         campaign_id,
-        types.EncounterPrepared(
+        encounter_events.EncounterPrepared(
             actor_name=user.username,
             kind=kind,
             name=name,
@@ -454,8 +456,10 @@ async def write_sheets(session: AsyncSession, loaded: Loaded, user: User, state:
         await append_event(
             session,
             loaded.campaign.id,
-            types.CharacterFought(
-                **types.about_character(user.username, character.id, character.name, None),
+            character_events.CharacterFought(
+                **character_events.about_character(
+                    user.username, character.id, character.name, None
+                ),
                 encounter_id=loaded.encounter.id,
                 changes=[
                     {"field": k, "before": before, "after": after}
@@ -1002,14 +1006,14 @@ def may_use_luck(loaded: Loaded, pid: str) -> None:
 
 
 #: What runs after every combat operation, in its transaction, with the encounter saved:
-#: the battle map registers the moving of the tokens the rules moved
-#: (``Report.displacements``, ``app.maps.displace``) — the map sits above this package.
+#: the battle map moves the tokens the rules moved (``Report.displacements``,
+#: ``app.maps.displace``) — the map sits above this package; ``app.wiring`` adds it.
 AfterOperation = Callable[[AsyncSession, User, Loaded, Report], Awaitable[None]]
 AFTER_OPERATION: list[AfterOperation] = []
 
 #: What runs after an undo, in its transaction, with the restored state saved: the battle
 #: map puts the tokens the undone operation moved back (``combat.map_moves``, given here
-#: as token id and cell) — ``app.maps.displace``.
+#: as token id and cell) — ``app.maps.displace``, added by ``app.wiring``.
 AfterUndo = Callable[
     [AsyncSession, User, Loaded, list[tuple[int, tuple[int, int]]]], Awaitable[None]
 ]
@@ -1317,7 +1321,7 @@ async def _log(
     secret: list[Entry] = []
     for entry in report.entries:
         (secret if report.secret or gm_only or entry.who & hidden else public).append(entry)
-    base = types.Combat(
+    base = encounter_events.Combat(
         actor_name=user.username,
         encounter_id=loaded.encounter.id,
         entries=[],
@@ -1398,11 +1402,11 @@ async def _area_events(
         return []
     new = not before or before.get("id") != after.get("id")
     done = bool(after.get("resolved")) and (new or not (before or {}).get("resolved"))
-    kinds: list[type[types.AreaEvent]] = []
+    kinds: list[type[encounter_events.AreaEvent]] = []
     if new:
-        kinds.append(types.AreaPlaced)
+        kinds.append(encounter_events.AreaPlaced)
     if done:
-        kinds.append(types.AreaResolved)
+        kinds.append(encounter_events.AreaResolved)
     names = {str(p.id): p.name for p in loaded.participants}
     hidden = loaded.hidden
     seqs: list[int] = []
@@ -1473,9 +1477,9 @@ async def log_entries(
         await events_about(
             session,
             loaded.campaign.id,
-            types.subject_of("encounter", loaded.encounter.id),
+            payload.subject_of("encounter", loaded.encounter.id),
             loaded.viewer,
-            type_like=types.Combat.TYPE,
+            type_like=encounter_events.Combat.TYPE,
             limit=limit,
             before=before,
         )

@@ -25,7 +25,7 @@ class CampaignEvent(Base):
     seq: Mapped[int]
     type: Mapped[str] = mapped_column(String(40))
     #: What the event is about, ``character:<id>`` or ``encounter:<id>``, else NULL (set from
-    #: the payload's ``subject``, see ``app.events.types``).
+    #: the payload's ``subject``, see ``app.events.payload``).
     subject: Mapped[str | None] = mapped_column(String(40))
     actor_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
     #: Who sees what form of it: ``app.events.audience.Audience.to_json()``.

@@ -38,7 +38,7 @@ from app.events.audience import (
     withheld_keys,
 )
 from app.events.models import CampaignEvent
-from app.events.types import EventPayload
+from app.events.payload import EventPayload
 
 NOTIFY_CHANNEL = "tafelrunde_events"
 #: Key in ``AsyncSession.info`` listing the events to announce after commit.
@@ -83,7 +83,7 @@ async def append_event(
 ) -> CampaignEvent:
     """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
 
-    The type and the ``subject`` come from the payload's class (``app.events.types``);
+    The type and the ``subject`` come from the payload's class (``app/<package>/events.py``);
     ``audience`` (public if none): who sees what form of it (``app.events.audience``). The
     actor reads a ``listed`` event; a hidden roll reaches the others as a stub.
 

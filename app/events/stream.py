@@ -24,7 +24,7 @@ from app import limits
 from app.config import Settings
 from app.core.viewer import Viewer
 from app.db import is_database_unavailable
-from app.events import types
+from app.events import events as log_events
 from app.events.audience import Present
 from app.events.broker import Broker
 from app.events.models import CampaignEvent
@@ -33,7 +33,11 @@ from app.events.warden import StreamWarden
 
 #: Events that may change who the viewer is in the campaign.
 MEMBERSHIP_EVENTS = frozenset(
-    {types.MemberRemoved.TYPE, types.MemberRoleChanged.TYPE, types.GmTransferred.TYPE}
+    {
+        log_events.MemberRemoved.TYPE,
+        log_events.MemberRoleChanged.TYPE,
+        log_events.GmTransferred.TYPE,
+    }
 )
 BATCH = limits.REPLAY_BATCH
 #: Seconds between a stream's attempts to read the log while the database is away.

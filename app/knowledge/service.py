@@ -32,8 +32,8 @@ from app.core.viewer import Viewer
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.events.audience import gm_only, listed, public
 from app.events.service import append_event
-from app.events.types import KnowledgeFalsePending, KnowledgeRevealed
 from app.i18n import _
+from app.knowledge.events import KnowledgeFalsePending, KnowledgeRevealed
 from app.knowledge.models import KnownFact
 from app.knowledge.systems import knowledge_rules
 from app.knowledge.systems.protocol import Fact

@@ -13,13 +13,7 @@ from app.encounters.systems.protocol import Budget
 from app.errors import Conflict, ValidationFailed
 from app.i18n import _
 from app.limits import RowId, Version
-from app.maps import (
-    displace,  # noqa: F401 - registers the tokens the fight's rules move
-    light,
-    service,
-    tactics,
-    views,
-)
+from app.maps import light, service, tactics, views
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute

@@ -5,7 +5,8 @@ goes that way, cell by cell, until a wall, a closed door, the grid's edge or ano
 stops it — an ordinary ``token_moved`` (``pushed``: the rule), projected like every move.
 The fight keeps where each such token stood (``combat.map_moves``): the GM's undo of the
 operation puts it back, and so every token the undone operation moved (:func:`move_back`),
-each an ordinary ``token_moved`` with ``undo``."""
+each an ordinary ``token_moved`` with ``undo``. ``app.wiring`` hooks both into the fight's
+``AFTER_OPERATION`` and ``AFTER_UNDO``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.accounts.models import User
 from app.encounters import service as encounters
 from app.encounters.combat import Displacement, Report, map_moved
-from app.events import types
+from app.maps import events as map_events
 from app.maps import service, sight
 from app.maps.models import Scene, Token
 from app.rules import grid as g
@@ -73,7 +74,7 @@ async def move_displaced(
         loaded.encounter.state = state
         moving.x, moving.y = end
         await session.flush()
-        payload = types.TokenMoved(
+        payload = map_events.TokenMoved(
             actor_name=user.username, scene_id=scene.id, token_id=moving.id, x=end[0],
             y=end[1], pushed=d.reason,
         )  # fmt: skip
@@ -105,12 +106,8 @@ async def move_back(
         before = b.seen()
         moving.x, moving.y = cell
         await session.flush()
-        payload = types.TokenMoved(
+        payload = map_events.TokenMoved(
             actor_name=user.username, scene_id=scene.id, token_id=moving.id, x=cell[0],
             y=cell[1], undo=True,
         )  # fmt: skip
         await service.token_events(session, opened, user, b, moving, payload, before)
-
-
-encounters.AFTER_OPERATION.append(move_displaced)
-encounters.AFTER_UNDO.append(move_back)

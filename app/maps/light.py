@@ -14,9 +14,9 @@ from app import limits
 from app.accounts.models import User
 from app.campaigns.permissions import Action
 from app.errors import ValidationFailed
-from app.events import types
 from app.events.audience import Audience
 from app.i18n import _
+from app.maps import events as map_events
 from app.maps import service
 from app.maps.models import Scene
 
@@ -39,7 +39,7 @@ async def _changed(
     """The ``light_changed`` of a light placed or taken away: players get it without the
     light (where it stands is the GMs')."""
     scene = opened.scene
-    payload = types.LightChanged(
+    payload = map_events.LightChanged(
         actor_name=user.username, scene_id=scene.id, change=change, dark=scene.dark, light=light
     )
     party: dict[str, object] = {"type": payload.TYPE, "scene_id": scene.id, "change": change}

@@ -27,10 +27,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import i18n
 from app.core.viewer import Viewer
+from app.encounters import events as encounter_events
 from app.encounters.live import COMBAT_PAGE, CombatPage
-from app.events import types
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
+from app.maps import events as map_events
 from app.maps import views
 from app.web.regions import Batch, Page, Region
 from app.web.templating import render
@@ -38,18 +39,18 @@ from app.web.templating import render
 #: The events that re-render the whole board (what is seen changes, not one token's place).
 BOARD_EVENTS = frozenset(
     {
-        types.SceneUpdated.TYPE,
-        types.TokenAdded.TYPE,
-        types.TokenRemoved.TYPE,
-        types.TokenChanged.TYPE,
-        types.FogChanged.TYPE,
-        types.LightChanged.TYPE,
+        map_events.SceneUpdated.TYPE,
+        map_events.TokenAdded.TYPE,
+        map_events.TokenRemoved.TYPE,
+        map_events.TokenChanged.TYPE,
+        map_events.FogChanged.TYPE,
+        map_events.LightChanged.TYPE,
         # An area of the linked fight is drawn while it resolves (issue 27).
-        types.AreaPlaced.TYPE,
-        types.AreaResolved.TYPE,
+        encounter_events.AreaPlaced.TYPE,
+        encounter_events.AreaResolved.TYPE,
     }
 )
-MOVED = types.TokenMoved.TYPE
+MOVED = map_events.TokenMoved.TYPE
 
 
 def redraws(event: VisibleEvent) -> bool:
@@ -58,7 +59,7 @@ def redraws(event: VisibleEvent) -> bool:
     return event.type in BOARD_EVENTS or (event.type == MOVED and bool(event.payload.get("sight")))
 
 
-POINTER = types.MapPointer.TYPE
+POINTER = map_events.MapPointer.TYPE
 MAP = frozenset({"map"})
 
 
@@ -125,23 +126,6 @@ async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
     return [Outgoing(e.seq, "map", pointer_html(e)) for e in batch.events]
 
 
-SCENE_PAGE.register(
-    Region(
-        "board",
-        lambda key, e: redraws(e) and scene_of(e) == key.scene_id,
-        _push_board,
-        parts=MAP,
-    )
-)
-SCENE_PAGE.register(
-    Region("moves", lambda key, e: e.type == MOVED and scene_of(e) == key.scene_id, _push_moves)
-)
-SCENE_PAGE.register(
-    Region("pointer", lambda key, e: e.type == POINTER and scene_of(e) == key.scene_id,
-           _push_pointer)
-)  # fmt: skip
-
-
 # --- on the combat page ---------------------------------------------------------------------
 
 
@@ -177,13 +161,30 @@ async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
     return sorted(out, key=lambda m: m.seq)
 
 
-COMBAT_PAGE.register(
-    Region(
-        "map",
-        _combat_reacts,
-        _push_combat_map,
-        load=_load_combat_map,
-        slot="board",
-        html=_combat_map_html,
+def register_regions() -> None:
+    """Put this module's regions on their pages (``app.wiring`` calls it once)."""
+    SCENE_PAGE.register(
+        Region(
+            "board",
+            lambda key, e: redraws(e) and scene_of(e) == key.scene_id,
+            _push_board,
+            parts=MAP,
+        )
     )
-)
+    SCENE_PAGE.register(
+        Region("moves", lambda key, e: e.type == MOVED and scene_of(e) == key.scene_id, _push_moves)
+    )
+    SCENE_PAGE.register(
+        Region("pointer", lambda key, e: e.type == POINTER and scene_of(e) == key.scene_id,
+               _push_pointer)
+    )  # fmt: skip
+    COMBAT_PAGE.register(
+        Region(
+            "map",
+            _combat_reacts,
+            _push_combat_map,
+            load=_load_combat_map,
+            slot="board",
+            html=_combat_map_html,
+        )
+    )

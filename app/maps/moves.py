@@ -24,8 +24,8 @@ from app.encounters.combat import movement_spent
 from app.encounters.systems.protocol import Budget, CombatRules
 from app.errors import ValidationFailed
 from app.events.service import VisibleEvent
-from app.events.types import TokenMoved
 from app.i18n import _
+from app.maps.events import TokenMoved
 from app.maps.models import Token
 from app.maps.sight import Board, grid_of
 from app.rules import grid as g

@@ -28,11 +28,12 @@ from app.encounters.models import Encounter, Participant
 from app.encounters.systems import system
 from app.encounters.systems.protocol import Budget, CombatRules
 from app.errors import AppError, Conflict, Forbidden, NotFound, ValidationFailed
-from app.events import types
+from app.events import payload
 from app.events.audience import Audience, gm_only, in_scene, public
 from app.events.models import CampaignEvent
 from app.events.service import append_event, project
 from app.i18n import _
+from app.maps import events as map_events
 from app.maps import moves, sight
 from app.maps.models import Scene, SceneBackground, Token, TokenPortrait
 from app.media.images import ImageRejected, StoredImage, process_upload
@@ -100,7 +101,7 @@ async def _event(
     session: AsyncSession,
     opened: Opened,
     user: User,
-    payload: types.EventPayload,
+    payload: payload.EventPayload,
     audience: Audience | None = None,
     *,
     announce: bool = False,
@@ -120,7 +121,7 @@ async def scene_event(
     session: AsyncSession,
     opened: Opened,
     user: User,
-    payload: types.EventPayload,
+    payload: payload.EventPayload,
     audience: Audience | None = None,
 ) -> CampaignEvent:
     """A map event about ``opened``'s scene (:func:`_event`), for the modules beside this."""
@@ -141,7 +142,7 @@ async def token_events(
     user: User,
     b: sight.Board,
     token: Token,
-    payload: types.EventPayload,
+    payload: payload.EventPayload,
     before: sight.Seen,
 ) -> CampaignEvent:
     """The event about ``token`` in each view's form (returned), then — with line of sight,
@@ -170,7 +171,7 @@ async def _sighted(
     for other, found in changes:
         await _event(
             session, opened, user,
-            types.TokenSighted(actor_name=user.username, scene_id=opened.scene.id,
+            map_events.TokenSighted(actor_name=user.username, scene_id=opened.scene.id,
                                token_id=other.id),
             found.audience(other),
         )  # fmt: skip
@@ -199,7 +200,7 @@ async def _fog_revealed(
         raise Conflict(_("The scene was changed meanwhile; reload it.")) from None
     await _event(
         session, opened, user,
-        types.FogChanged(actor_name=user.username, scene_id=opened.scene.id,
+        map_events.FogChanged(actor_name=user.username, scene_id=opened.scene.id,
                          revealed=[list(c) for c in cells], hidden=[], fog=opened.scene.fog),
     )  # fmt: skip
 
@@ -286,7 +287,7 @@ async def create_scene(
     await session.flush()
     await _event(
         session, Opened(campaign, viewer, scene), user,
-        types.SceneUpdated(actor_name=user.username, scene_id=scene.id, change="created",
+        map_events.SceneUpdated(actor_name=user.username, scene_id=scene.id, change="created",
                            version=scene.version),
     )  # fmt: skip
     return scene
@@ -369,13 +370,13 @@ async def _announce_switches(
     if scene.dark != dark:
         await _event(
             session, opened, user,
-            types.LightChanged(actor_name=user.username, scene_id=scene.id, change="dark",
+            map_events.LightChanged(actor_name=user.username, scene_id=scene.id, change="dark",
                                dark=scene.dark),
         )  # fmt: skip
     if scene.fog != fog:
         await _event(
             session, opened, user,
-            types.FogChanged(actor_name=user.username, scene_id=scene.id, revealed=[],
+            map_events.FogChanged(actor_name=user.username, scene_id=scene.id, revealed=[],
                              hidden=[], fog=scene.fog),
         )  # fmt: skip
     if scene.shown != shown:
@@ -418,7 +419,7 @@ async def _scene_event(
 ) -> None:
     await _event(
         session, opened, user,
-        types.SceneUpdated(actor_name=user.username, scene_id=opened.scene.id, change=change,
+        map_events.SceneUpdated(actor_name=user.username, scene_id=opened.scene.id, change=change,
                            version=opened.scene.version),
         audience, announce=announce,
     )  # fmt: skip
@@ -576,7 +577,7 @@ async def change_fog(
     await session.flush()
     await _event(
         session, opened, user,
-        types.FogChanged(actor_name=user.username, scene_id=scene.id,
+        map_events.FogChanged(actor_name=user.username, scene_id=scene.id,
                          revealed=[list(c) for c in sorted(shown)],
                          hidden=[list(c) for c in sorted(hidden)], fog=scene.fog),
     )  # fmt: skip
@@ -715,7 +716,7 @@ async def add_token(
     session.add(token)
     await session.flush()
     b = await board(session, opened)  # with the new token's participant or owner
-    payload = types.TokenAdded(
+    payload = map_events.TokenAdded(
         actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
     )
     await token_events(session, opened, user, b, token, payload, before)
@@ -739,7 +740,9 @@ async def remove_token(
     await session.delete(token)
     await session.flush()
     b.tokens.remove(token)
-    payload = types.TokenRemoved(actor_name=user.username, scene_id=scene_id, token_id=token_id)
+    payload = map_events.TokenRemoved(
+        actor_name=user.username, scene_id=scene_id, token_id=token_id
+    )
     await token_events(session, opened, user, b, token, payload, before)
 
 
@@ -784,7 +787,7 @@ async def change_token(
     if change.light is not None:
         token.light = light_radius(change.light, "light", low=0)
     await session.flush()
-    payload = types.TokenChanged(
+    payload = map_events.TokenChanged(
         actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
     )
     await token_events(session, opened, user, b, token, payload, before)
@@ -819,7 +822,7 @@ async def set_portrait(
         )  # fmt: skip
         token.portrait_etag = image.etag
     await _flush_token(session)
-    payload = types.TokenChanged(
+    payload = map_events.TokenChanged(
         actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
     )
     await token_events(session, opened, user, b, token, payload, before)
@@ -941,7 +944,7 @@ async def move_token(
     before = b.seen()
     token.x, token.y = plan.end
     await _flush_token(session)
-    payload = types.TokenMoved(
+    payload = map_events.TokenMoved(
         actor_name=user.username, scene_id=opened.scene.id, token_id=token.id, x=token.x,
         y=token.y, cost=plan.cost, override=plan.override, reactions=plan.reactions or None,
         blocked=plan.blocked,
@@ -1039,7 +1042,7 @@ async def point(
     scene_id: int,
     kind: str,
     cells: list[list[int]],
-) -> types.MapPointer:
+) -> map_events.MapPointer:
     """Show everyone a ruler (waypoints), its release or a ping: one ``map_pointer`` event."""
     opened = await open_for(session, user, campaign_id, scene_id, Action.act_in_combat)
     if kind not in POINTER_KINDS:
@@ -1055,7 +1058,7 @@ async def point(
     length = sum(
         g.distance(points[i - 1], points[i], metric.diagonal) for i in range(1, len(points))
     )
-    payload = types.MapPointer(
+    payload = map_events.MapPointer(
         actor_name=user.username, scene_id=scene_id, kind=kind,
         cells=[list(c) for c in points] if kind != "clear" else [],
         distance=float(length * metric.per_cell) if kind == "ruler" else None,

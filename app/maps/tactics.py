@@ -116,7 +116,8 @@ def _snapshot(scene: Scene, cells: frozenset[g.Cell] | None, seen: Sequence[Toke
 
 
 async def fight_board(session: AsyncSession, encounter_id: int) -> Snapshot | None:
-    """The true board of the scene linked to the encounter, for its attacks (issue 27)."""
+    """The true board of the scene linked to the encounter, for its attacks (issue 27); one
+    of the fight's ``SOURCES`` (``app.wiring``)."""
     scene = await session.scalar(
         select(Scene).where(Scene.encounter_id == encounter_id).order_by(Scene.id).limit(1)
     )
@@ -124,9 +125,6 @@ async def fight_board(session: AsyncSession, encounter_id: int) -> Snapshot | No
         return None
     tokens = await session.scalars(select(Token).where(Token.scene_id == scene.id))
     return replace(_snapshot(scene, None, list(tokens.all())), scene_id=scene.id)
-
-
-fight.SOURCES.append(fight_board)
 
 
 def _fighter(tokens: Mapping[int, Token], pid: int, field: str) -> Token:

@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field
 
 from app.campaigns import service as campaigns
 from app.campaigns.permissions import Action, authorize_viewer
+from app.events.events import Roll
 from app.events.service import can_see
-from app.events.types import Roll
 from app.rolls import service
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute

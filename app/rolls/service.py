@@ -14,6 +14,7 @@ from app.campaigns.permissions import Action, authorize
 from app.core.viewer import Viewer
 from app.errors import ValidationFailed
 from app.events.audience import chosen
+from app.events.events import Roll
 from app.events.models import CampaignEvent
 from app.events.service import (
     FairPlayOpened,
@@ -22,7 +23,6 @@ from app.events.service import (
     events_before,
     project,
 )
-from app.events.types import Roll
 from app.i18n import _
 from app.rules import expression as dice_expression
 from app.rules.dice import Roller

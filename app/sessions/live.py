@@ -15,8 +15,8 @@ from app.campaigns.views import CampaignPage
 from app.core.viewer import Viewer
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
-from app.events.types import FairPlayConfigured, SessionEnded, SessionStarted
 from app.sessions import views
+from app.sessions.events import FairPlayConfigured, SessionEnded, SessionStarted
 from app.web.regions import Batch, Region
 from app.web.templating import render
 
@@ -45,4 +45,6 @@ async def _push(batch: Batch[CampaignPage]) -> list[Outgoing]:
     return [Outgoing(batch.events[-1].seq, "sessions", html)]
 
 
-CAMPAIGN_PAGE.register(Region("sessions", reacts, _push, load=_load, slot="side", html=_html))
+def register_regions() -> None:
+    """Put this module's regions on their pages (``app.wiring`` calls it once)."""
+    CAMPAIGN_PAGE.register(Region("sessions", reacts, _push, load=_load, slot="side", html=_html))

@@ -27,16 +27,11 @@ from app.db import utcnow
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.events import fairplay
 from app.events.audience import PARTIES
+from app.events.events import Roll
 from app.events.models import CampaignEvent
 from app.events.service import append_event, lock_log, sees_whole
-from app.events.types import (
-    ClientSeedSet,
-    FairPlayConfigured,
-    Roll,
-    SessionEnded,
-    SessionStarted,
-)
 from app.i18n import _
+from app.sessions.events import ClientSeedSet, FairPlayConfigured, SessionEnded, SessionStarted
 from app.sessions.models import ClientSeed, FairPlayRule, GameSession
 
 OVERRIDE_RULES = ("forbidden", "marked", "silent")

@@ -18,7 +18,8 @@ from app.sessions.models import ClientSeed, GameSession
 #: Sessions the campaign page's panel lists (the sessions page lists every one).
 PANEL_SIZE = 5
 
-#: What the verification page calls each event type (``app.events.types``), translated.
+#: What the verification page calls each event type (``app.events.payload.EVENT_TYPES``),
+#: translated.
 EVENT_LABELS = {
     "campaign_created": N_("Campaign created"),
     "member_joined": N_("Member joined"),

@@ -22,9 +22,9 @@ from app.core.viewer import Viewer
 from app.errors import NotFound, ValidationFailed
 from app.events.audience import gm_only, listed, public
 from app.events.service import append_event
-from app.events.types import HandoutCreated, HandoutImageSet, HandoutShown
 from app.i18n import _
 from app.media.images import StoredImage
+from app.talk.events import HandoutCreated, HandoutImageSet, HandoutShown
 from app.talk.models import Handout, HandoutImage, HandoutReader
 
 TITLE_MAX = 200

@@ -23,8 +23,8 @@ from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events.audience import listed, public
 from app.events.service import append_event
-from app.events.types import JournalNoteDeleted, JournalNoteShared
 from app.i18n import _
+from app.talk.events import JournalNoteDeleted, JournalNoteShared
 from app.talk.handouts import BODY_MAX, TITLE_MAX
 from app.talk.models import JournalNote, JournalReader
 

@@ -28,14 +28,14 @@ from app.core.viewer import Viewer
 from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
-from app.events.types import (
+from app.talk import service, views
+from app.talk.events import (
     ChatMessageDeleted,
     ChatMessageEdited,
     ChatMessagePosted,
     HandoutCreated,
     HandoutShown,
 )
-from app.talk import service, views
 from app.web.regions import Batch, Page, Region
 from app.web.templating import render
 
@@ -114,11 +114,6 @@ async def _push_chat_page(batch: Batch[ChatPage]) -> list[Outgoing]:
     return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
 
 
-CHAT_PAGE.register(
-    Region("chat", lambda _key, e: reacts(e), _push_chat_page, parts=frozenset({"chat"}))
-)
-
-
 async def _panel(
     session: AsyncSession, viewer: Viewer, campaign_id: int, back: str
 ) -> dict[str, Any]:
@@ -147,18 +142,6 @@ async def _push_panel(batch: Batch[CampaignPage]) -> list[Outgoing]:
     return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
 
 
-CAMPAIGN_PAGE.register(
-    Region(
-        "chat",
-        lambda _key, e: reacts(e),
-        _push_panel,
-        load=_load_panel,
-        slot="main",
-        html=_panel_html,
-    )
-)
-
-
 async def _load_combat_panel(
     session: AsyncSession, viewer: Viewer, key: CombatPage
 ) -> dict[str, Any]:
@@ -171,13 +154,28 @@ async def _push_combat_panel(batch: Batch[CombatPage]) -> list[Outgoing]:
     return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
 
 
-COMBAT_PAGE.register(
-    Region(
-        "chat",
-        lambda _key, e: reacts(e),
-        _push_combat_panel,
-        load=_load_combat_panel,
-        slot="side",
-        html=_combat_panel_html,
+def register_regions() -> None:
+    """Put this module's regions on their pages (``app.wiring`` calls it once)."""
+    CHAT_PAGE.register(
+        Region("chat", lambda _key, e: reacts(e), _push_chat_page, parts=frozenset({"chat"}))
     )
-)
+    CAMPAIGN_PAGE.register(
+        Region(
+            "chat",
+            lambda _key, e: reacts(e),
+            _push_panel,
+            load=_load_panel,
+            slot="main",
+            html=_panel_html,
+        )
+    )
+    COMBAT_PAGE.register(
+        Region(
+            "chat",
+            lambda _key, e: reacts(e),
+            _push_combat_panel,
+            load=_load_combat_panel,
+            slot="side",
+            html=_combat_panel_html,
+        )
+    )

@@ -30,12 +30,13 @@ from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, TooManyRequests, ValidationFailed
 from app.events.audience import chosen
+from app.events.events import Roll
 from app.events.models import CampaignEvent
 from app.events.service import append_event, visible_to
-from app.events.types import ChatMessageDeleted, ChatMessageEdited, ChatMessagePosted, Roll
 from app.i18n import _
 from app.rolls import service as rolls
 from app.rules.dice import Roller
+from app.talk.events import ChatMessageDeleted, ChatMessageEdited, ChatMessagePosted
 from app.talk.models import ChatMessage, ChatRead, ChatRecipient
 
 #: A message's text, in characters (a 100 kB paste is refused at the field).

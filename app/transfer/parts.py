@@ -15,11 +15,12 @@ from app import limits
 from app.accounts.models import User
 from app.campaigns.models import Campaign, Membership
 from app.campaigns.permissions import Action, authorize
+from app.characters import events as character_events
 from app.characters.models import Character
 from app.core.viewer import Role
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound
-from app.events import types
+from app.events import events as log_events
 from app.events.audience import gm_only, public
 from app.events.service import append_event
 from app.i18n import N_, _
@@ -246,7 +247,7 @@ async def claim(session: AsyncSession, user: User, code: str) -> Campaign:
         await append_event(
             session,
             campaign.id,
-            types.MemberJoined(actor_name=user.username, user_id=user.id, role=part.role),
+            log_events.MemberJoined(actor_name=user.username, user_id=user.id, role=part.role),
             actor_id=user.id,
         )
     await _hand_over(session, user, campaign.id, part.character_ids)
@@ -273,8 +274,10 @@ async def _hand_over(
         await append_event(
             session,
             campaign_id,
-            types.CharacterUpdated(
-                **types.about_character(user.username, character.id, character.name, None),
+            character_events.CharacterUpdated(
+                **character_events.about_character(
+                    user.username, character.id, character.name, None
+                ),
                 field="owner_id",
                 before=before,
                 after=user.id,

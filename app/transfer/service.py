@@ -42,7 +42,7 @@ from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.errors import AppError, ValidationFailed
 from app.events.audience import Audience, chosen
 from app.events.models import CampaignEvent
-from app.events.types import EVENT_TYPES, EventPayload
+from app.events.payload import EVENT_TYPES, EventPayload
 from app.i18n import N_, _, get_locale
 from app.limits import INT_MAX, Int32
 from app.transfer import fairplay, parts, talk

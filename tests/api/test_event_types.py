@@ -9,7 +9,9 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from app.events import types
+from app.encounters import events as encounter_events
+from app.events import events as log_events
+from app.events import payload
 from app.events.audience import gm_only
 from app.events.models import CampaignEvent
 from app.events.service import append_event
@@ -45,13 +47,13 @@ async def test_free_and_sheet_rolls_store_one_shape(
     )
     assert r.status_code == 201, r.text
     free, sheet = await _stored(app, t.campaign_id, "roll")
-    expected = [f.name for f in fields(types.Roll)]
+    expected = [f.name for f in fields(log_events.Roll)]
     assert list(free.payload) == list(sheet.payload) == expected
     assert free.payload["signs"] == [1] and free.payload["total"] == 12
     assert free.payload["character_id"] is None and free.subject is None
     assert sheet.payload["signs"] == [1] and sheet.payload["character_id"] == c["id"]
     assert sheet.subject == f"character:{c['id']}"
-    assert types.Roll.from_json(sheet.payload).summary == sheet.payload["summary"]
+    assert log_events.Roll.from_json(sheet.payload).summary == sheet.payload["summary"]
     # A character event carries its sheet as subject, a member event none.
     (updated,) = await _stored(app, t.campaign_id, "character_updated")
     assert updated.subject == f"character:{c['id']}"
@@ -68,15 +70,15 @@ def test_a_free_roll_stored_before_the_sheet_fields_reads_back() -> None:
         "modifier": 0,
         "total": 7,
     }
-    roll = types.Roll.from_json(old)
+    roll = log_events.Roll.from_json(old)
     assert (roll.total, roll.system, roll.character_id, roll.subject) == (7, None, None, None)
-    assert types.Roll.from_json(roll.to_json()) == roll
+    assert log_events.Roll.from_json(roll.to_json()) == roll
 
 
 def test_every_type_is_registered_once_with_its_class() -> None:
-    assert types.EVENT_TYPES["roll"] is types.Roll
-    assert all(name == cls.TYPE for name, cls in types.EVENT_TYPES.items())
-    assert len(set(types.EVENT_TYPES.values())) == len(types.EVENT_TYPES)
+    assert payload.EVENT_TYPES["roll"] is log_events.Roll
+    assert all(name == cls.TYPE for name, cls in payload.EVENT_TYPES.items())
+    assert len(set(payload.EVENT_TYPES.values())) == len(payload.EVENT_TYPES)
 
 
 async def test_append_refuses_a_visibility_the_type_does_not_allow(
@@ -88,14 +90,16 @@ async def test_append_refuses_a_visibility_the_type_does_not_allow(
             await append_event(
                 session,
                 t.campaign_id,
-                types.EncounterPrepared(actor_name="gm", kind="bestiary_samples", names=["X"]),
+                encounter_events.EncounterPrepared(
+                    actor_name="gm", kind="bestiary_samples", names=["X"]
+                ),
                 actor_id=t.ids["gm"],
             )
         with pytest.raises(ValueError, match="never 'gm'"):
             await append_event(
                 session,
                 t.campaign_id,
-                types.MemberRemoved(actor_name="gm", user_id=t.ids["player"]),
+                log_events.MemberRemoved(actor_name="gm", user_id=t.ids["player"]),
                 actor_id=t.ids["gm"],
                 audience=gm_only(),
             )

@@ -22,9 +22,10 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from app import cli
+from app.events.events import Roll
 from app.events.fairplay import canonical
 from app.events.models import CampaignEvent
-from app.events.types import EVENT_TYPES, Roll
+from app.events.payload import EVENT_TYPES
 from app.rules.dice import DieRoll
 from app.sessions.verify_fairplay import render, verify
 from tests.api.helpers import Table, make_table

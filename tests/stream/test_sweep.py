@@ -20,9 +20,9 @@ from sqlalchemy import delete, update
 
 from app.accounts.models import UserSession
 from app.accounts.service import token_hash
+from app.campaigns import events as campaign_events
 from app.campaigns.models import Membership
 from app.core.viewer import Role, Viewer
-from app.events import types
 from app.events.broker import Broker, Subscription
 from app.events.routes import render_json
 from app.events.service import append_event, last_seqs
@@ -126,13 +126,13 @@ async def test_an_event_whose_notification_was_lost_arrives_with_the_sweep(
             added = await append_event(
                 session,
                 t.campaign_id,
-                types.SettingsChanged(actor_name="gm", before={}, after={}),
+                campaign_events.SettingsChanged(actor_name="gm", before={}, after={}),
                 actor_id=None,
             )
             seq = added.seq
             await session.commit()  # not ctx.commit: nobody is told
         item = await asyncio.wait_for(player.got.get(), 3 * ctx.warden.interval)
-        assert (item.seq, item.event) == (seq, types.SettingsChanged.TYPE)
+        assert (item.seq, item.event) == (seq, campaign_events.SettingsChanged.TYPE)
         assert player.sub.after == seq
 
 

@@ -10,10 +10,10 @@ from fastapi.routing import APIRoute
 from sqlalchemy import func, select
 from starlette.routing import BaseRoute
 
+from app.campaigns.events import CampaignCreated
 from app.campaigns.models import Campaign
 from app.events.models import CampaignEvent
 from app.events.service import append_event
-from app.events.types import CampaignCreated
 from app.web.deps import CurrentUser, Session, TransactionalRoute
 from tests.conftest import ClientFactory, register
 
