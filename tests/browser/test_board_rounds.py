@@ -193,10 +193,7 @@ def _hero_turn(f: Fight, hero: str, standing: set[str]) -> None:
     to, goblin = step
     mine = f.t.tokens[hero]
     _fresh(page, f.view()["version"])
-    if on_phone(page):
-        token(page, mine).tap()
-    else:
-        token(page, mine).click()
+    press(page, token(page, mine))  # a click on a desktop: no drag, it chooses
     expect(token(page, mine)).to_have_class(re.compile(r"\bmap-selected\b"))
     with page.expect_response(lambda r: r.url.endswith(f"/tokens/{mine}/move")) as moved:
         _tap_cell(page, to)
