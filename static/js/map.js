@@ -310,11 +310,15 @@
     if (!drag) { return; }
     var d = drag;
     d.ghost.remove();
-    setTimeout(function () { drag = null; }, 0);
-    if (d.to && (d.to[0] !== d.from[0] || d.to[1] !== d.from[1])) {
-      select(null);
-      move(d.id, d.to);
+    // A press that stays on its cell is a click, not a drag: the click that follows chooses
+    // or aims (whether it comes before or after a timer). Only a real drag swallows it.
+    if (!d.to || (d.to[0] === d.from[0] && d.to[1] === d.from[1])) {
+      drag = null;
+      return;
     }
+    setTimeout(function () { drag = null; }, 0);
+    select(null);
+    move(d.id, d.to);
   });
 
   document.addEventListener("keydown", function (evt) {

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from tests.browser.fight import answer_prompts, place_area
 from tests.browser.flows import wait_live
 from tests.browser.test_accessibility import violations
 from tests.browser.test_layout import PHONE
@@ -55,6 +56,16 @@ class Table:
 def table(browser: Browser, base_url: str) -> Iterator[Table]:
     """Bob's Brida (on the phone) and Alice's Alrik against two goblins on a linked scene:
     Goblin 1 beside Brida, Goblin 2 far east; Brida's turn."""
+    t = set_table(browser, base_url)
+    until_turn(t.gm.request, t.encounter_api, "Brida")
+    yield t
+    for context in (t.gm, t.alice, t.bob):
+        context.close()
+
+
+def set_table(browser: Browser, base_url: str) -> Table:
+    """The fight of :func:`table` as it starts (round 1, the first in the order acting); the
+    caller closes the three contexts."""
     gm, alice = account(browser, base_url, "brettsl"), account(browser, base_url, "alice")
     bob = account_on_phone(browser, base_url)
     created = ok(gm.request.post("/api/v1/campaigns", data={"name": "Furt", "system": "hh"}))
@@ -84,10 +95,7 @@ def table(browser: Browser, base_url: str) -> Iterator[Table]:
     row = int(placed[pids["Brida"]]["y"])
     beside = {"to": [int(placed[pids["Brida"]]["x"]) + 1, row], "override": True}
     ok(gm.request.post(f"{scene_api}/tokens/{tokens['Goblin 1']}/move", data=beside))
-    until_turn(gm.request, api, "Brida")
-    yield Table(gm, alice, bob, api, scene_api, pids, tokens, row)
-    for context in (gm, alice, bob):
-        context.close()
+    return Table(gm, alice, bob, api, scene_api, pids, tokens, row)
 
 
 def _shoot(page: Page, name: str) -> None:
@@ -257,36 +265,15 @@ def test_an_area_with_two_heroes_is_defended_on_their_own_devices(table: Table) 
         until_turn(t.gm.request, t.encounter_api, "Goblin 1")
         gm.goto(t.url)
         wait_live(gm)
-        gm.get_by_text("Fläche auf dem Plan").click()
-        gm.get_by_label("Quelle", exact=True).select_option("attack")
-        gm.get_by_label("Form", exact=True).select_option("circle")
-        gm.get_by_label("Ursprung (Spalte,Zeile)").fill(f"{brida[0]},{brida[1]}")
-        gm.get_by_label("Radius oder Länge (Schritt)").fill("1")
-        with gm.expect_response(lambda r: r.url.endswith("/area")) as placed:
-            gm.get_by_role("button", name="Fläche legen").click()
-        assert placed.value.status == 200, placed.value.text()
+        place_area(gm, brida)
         if ok(t.gm.request.get(t.encounter_api)).get("pending"):
             break
         ok(t.gm.request.post(f"{t.encounter_api}/actions/next", data={}))
     else:
         pytest.fail(f"Goblin 1's area attack missed {AREA_ATTEMPTS} times")
-    devices = {"Brida": bob, "Alrik": alice}
-    asked: list[str] = []
-    for _answer in range(6):
-        pending = ok(t.gm.request.get(t.encounter_api)).get("pending")
-        if not pending:
-            break
-        hero = pending["target"]
-        page, other = devices[hero], devices["Alrik" if hero == "Brida" else "Brida"]
-        # A failed defence is followed by the Glück prompt of the same hero: taken in full.
-        button = "button[value=defend]" if pending["kind"] == "defence" else "button[value=accept]"
-        if pending["kind"] == "defence":
-            asked.append(hero)
-        prompt = page.locator(f"#pending form {button}")
-        expect(prompt).to_be_visible()
-        expect(other.locator("#pending form button")).to_have_count(0)
-        with page.expect_response(lambda r: r.url.endswith("/respond")):
-            prompt.click()
+    # A failed defence is followed by the Glück prompt of the same hero: taken in full.
+    answered = answer_prompts(t.gm.request, t.encounter_api, {"Brida": bob, "Alrik": alice}, gm)
+    asked = [hero for hero, kind in answered if kind == "defence"]
     assert sorted(asked) == ["Alrik", "Brida"], asked
     assert not ok(t.gm.request.get(t.encounter_api)).get("pending")
     for page in (gm, alice, bob):
