@@ -135,6 +135,8 @@
   function showReach(id, again) {
     reachFor = id;
     drawReach([]);
+    var cleared = document.getElementById("map-reach-note");
+    if (cleared && !id) { cleared.textContent = ""; }
     var zoner = document.querySelector("[data-map-zones]");
     if (!id) {
       if (autoZones && zoner && zonesOn) { zoner.click(); }
@@ -146,7 +148,10 @@
     }).then(function (r) { return r.ok ? r.json() : null; }).then(function (data) {
       if (!data || reachFor !== id || data.left === null) { return; }
       drawReach(data.cells);
-      if (!again) { say(region().getAttribute("data-reach").replace("{left}", data.left)); }
+      // Told to screen readers only: a visible line above the board would move the board
+      // under the finger that is about to tap a cell.
+      var note = document.getElementById("map-reach-note");
+      if (note && !again) { note.textContent = region().getAttribute("data-reach").replace("{left}", data.left); }
       if (zoner && !zonesOn) { autoZones = true; zoner.click(); }
     }).catch(function () {});
   }

@@ -230,7 +230,7 @@ def test_tap_your_figure_then_an_enemy_opens_the_attack(table: Table) -> None:
     reach = ok(t.bob.request.get(f"{t.scene_api}/tokens/{t.tokens['Brida']}/reach"))
     assert reach["cells"], reach
     expect(bob.locator("#map-reach .map-reach")).to_have_count(len(reach["cells"]))
-    expect(bob.locator("#map-message")).to_have_text(
+    expect(bob.locator("#map-reach-note")).to_have_text(
         f"Bewegung übrig: {reach['left']} Felder; die markierten Felder sind erreichbar."
     )
     expect(bob.locator("#map-zones .map-zone").first).to_be_attached()
