@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from jinja2 import Environment, nodes
 
-from app.campaigns.models import RuleSystem
 from app.characters.systems.registry import SYSTEMS, character_system
+from app.core.systems import RuleSystem
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM_NAMES = frozenset(s.value for s in RuleSystem)

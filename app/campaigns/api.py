@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from app.campaigns import service
+from app.core.systems import RuleSystem
 from app.limits import Name
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -18,7 +17,7 @@ router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=I
 
 class CampaignIn(BaseModel):
     name: Name
-    system: Literal["hh", "ds4", "pf2e"]
+    system: RuleSystem
 
 
 class CampaignCreated(BaseModel):
@@ -60,7 +59,7 @@ class CampaignListItem(BaseModel):
 
 @router.post("", status_code=201, response_model=CampaignCreated, dependencies=[IDEMPOTENT])
 async def create(body: CampaignIn, session: Session, user: CurrentUser) -> CampaignCreated:
-    campaign = await service.create_campaign(session, user, body.name, body.system)
+    campaign = await service.create_campaign(session, user, body.name, body.system.value)
     invites = await service.active_invites(session, campaign.id)
     return CampaignCreated(
         id=campaign.id, name=campaign.name, system=campaign.system, invite_code=invites[0].code

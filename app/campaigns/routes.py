@@ -11,9 +11,10 @@ from app.accounts.models import User
 from app.campaigns import service, views
 from app.campaigns import settings as rule_settings
 from app.campaigns.live import CAMPAIGN_PAGE
-from app.campaigns.models import Campaign, RuleSystem
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed
 from app.campaigns.views import CampaignPage
+from app.core.systems import LABELS, RULE_SYSTEMS, RuleSystem
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
 from app.rolls import service as rolls
@@ -39,7 +40,7 @@ async def index(request: Request, session: Session, user: CurrentUser) -> Respon
     return page(
         request,
         "campaigns/index.html",
-        {"summaries": summaries, "errors": {}, "values": {}, "systems": service.SYSTEM_NAMES},
+        {"summaries": summaries, "errors": {}, "values": {}, "systems": LABELS},
     )
 
 
@@ -62,7 +63,7 @@ async def create(
                 "summaries": summaries,
                 "errors": exc.fields,
                 "values": {"name": name, "system": system},
-                "systems": service.SYSTEM_NAMES,
+                "systems": LABELS,
             },
             block="create_form",
             status_code=422,
@@ -310,7 +311,7 @@ def _settings_context(
         "options": rule_settings.OPTIONS[system],
         "values": values,
         "errors": errors,
-        "system_name": service.SYSTEM_NAMES[system],
+        "system_name": RULE_SYSTEMS[system].label,
         "conflict": False,
     }
 
@@ -398,7 +399,7 @@ async def join_page(request: Request, code: str, session: Session, user: Optiona
             "campaign": campaign,
             "error": None,
             "code": code,
-            "system_name": service.SYSTEM_NAMES[RuleSystem(campaign.system)],
+            "system_name": RULE_SYSTEMS[RuleSystem(campaign.system)].label,
             # A member opening the link again is led to the campaign, not offered "Join".
             "member_role": await service.member_role(session, campaign.id, user.id),
         },

@@ -10,8 +10,9 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns import service
-from app.campaigns.models import Campaign, RuleSystem
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed
+from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.core.viewer import Viewer
 from app.rolls import service as rolls
 
@@ -40,7 +41,7 @@ async def page_context(
         "campaign": campaign,
         "campaign_id": campaign.id,
         "viewer": viewer,
-        "system_name": service.SYSTEM_NAMES[RuleSystem(campaign.system)],
+        "system_name": RULE_SYSTEMS[RuleSystem(campaign.system)].label,
         "members": [],
         "invites": [],
         "entries": [],
