@@ -23,7 +23,6 @@ from app.config import Settings
 from app.db import create_engine, create_sessionmaker
 from app.encounters import api as encounters_api
 from app.encounters import routes as encounters_routes
-from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, StreamQuota, libpq_conninfo
 from app.events.jetstream import JetStream
 from app.events.service import NOTIFY_OFF_KEY
@@ -32,6 +31,7 @@ from app.maps import api as maps_api
 from app.maps import routes as maps_routes
 from app.printing import api as printing_api
 from app.rolls import api as rolls_api
+from app.rolls import routes as rolls_routes
 from app.rules.dice import SecureRoller
 from app.sessions import api as sessions_api
 from app.sessions import routes as sessions_routes
@@ -79,10 +79,11 @@ def _routers() -> tuple[APIRouter, ...]:
         transfer_api.router,
         webhooks_api.router,
         printing_api.router,
-        events_routes.router,
+        campaigns_api.events_router,
         accounts_routes.router,
         apitokens_routes.router,
         campaigns_routes.router,
+        rolls_routes.router,
         encounters_routes.router,
         characters_routes.router,
         api_docs.router,

@@ -17,7 +17,6 @@ from app.campaigns.views import CampaignPage
 from app.core.systems import LABELS, RULE_SYSTEMS, RuleSystem
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
-from app.rolls import service as rolls
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -80,25 +79,10 @@ async def detail(
     before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> Response:
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    context = await views.page_context(session, campaign, viewer, before=before)
-    await CAMPAIGN_PAGE.contribute(session, viewer, CampaignPage(campaign_id), context)
+    context = await views.page_context(session, campaign, viewer)
+    key = CampaignPage(campaign_id, log_before=before)
+    await CAMPAIGN_PAGE.contribute(session, viewer, key, context)
     return page(request, "campaigns/detail.html", context)
-
-
-@router.get("/campaigns/{campaign_id}/log", response_class=HTMLResponse)
-async def older_entries(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    before: int = Query(ge=1, le=MAX_ROW_ID),
-) -> Response:
-    """The next page of the dice log, for the "older entries" control."""
-    campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    if not is_htmx(request):
-        return redirect(request, f"/campaigns/{campaign_id}?before={before}")
-    context = await views.page_context(session, campaign, viewer, before=before, parts={"log"})
-    return page(request, "campaigns/detail.html", context, block="log_page")
 
 
 @router.get("/campaigns/{campaign_id}/live")
@@ -138,37 +122,6 @@ async def feed(
     _campaign, viewer = await service.open_campaign(session, user, campaign_id)
     after = resume_point(last_event_id, after)
     return event_stream(request, ctx, campaign_id, viewer, after, feed_render)
-
-
-@router.post("/campaigns/{campaign_id}/rolls", dependencies=[IDEMPOTENT])
-async def roll(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-    expression: Annotated[str, Form()] = "",
-    label: Annotated[str, Form()] = "",
-    visibility: Annotated[str, Form()] = "public",
-) -> Response:
-    try:
-        await rolls.roll(session, ctx.roller, user, campaign_id, expression, label, visibility)
-    except ValidationFailed as exc:
-        campaign, viewer = await service.open_campaign(session, user, campaign_id)
-        context = await views.page_context(session, campaign, viewer, parts=())
-        context["roll_errors"] = exc.fields
-        context["roll_values"] = {
-            "expression": expression,
-            "label": label,
-            "visibility": visibility,
-        }
-        return page(request, "campaigns/detail.html", context, block="roll_form", status_code=422)
-    if is_htmx(request):
-        campaign, viewer = await service.open_campaign(session, user, campaign_id)
-        context = await views.page_context(session, campaign, viewer, parts=())
-        context["roll_values"] = {"label": label, "visibility": visibility}
-        return page(request, "campaigns/detail.html", context, block="roll_form")
-    return redirect(request, f"/campaigns/{campaign_id}")
 
 
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])
