@@ -29,6 +29,7 @@ from app.events.service import NOTIFY_OFF_KEY
 from app.events.transport import Transport
 from app.maps import api as maps_api
 from app.maps import routes as maps_routes
+from app.maps.present import scenes_now
 from app.printing import api as printing_api
 from app.rolls import api as rolls_api
 from app.rolls import routes as rolls_routes
@@ -131,6 +132,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ),
         hasher=Hasher(settings.argon2_time_cost, settings.argon2_memory_kib),
         roller=SecureRoller() if settings.dice_seed is None else SeededRoller(settings.dice_seed),
+        look=scenes_now,
     )
 
     @asynccontextmanager
