@@ -23,15 +23,16 @@ from app.config import Settings
 from app.db import create_engine, create_sessionmaker
 from app.encounters import api as encounters_api
 from app.encounters import routes as encounters_routes
-from app.events import routes as events_routes
 from app.events.broker import Broker, PostgresListener, StreamQuota, libpq_conninfo
 from app.events.jetstream import JetStream
 from app.events.service import NOTIFY_OFF_KEY
 from app.events.transport import Transport
 from app.maps import api as maps_api
 from app.maps import routes as maps_routes
+from app.maps.present import scenes_now
 from app.printing import api as printing_api
 from app.rolls import api as rolls_api
+from app.rolls import routes as rolls_routes
 from app.rules.dice import SecureRoller
 from app.sessions import api as sessions_api
 from app.sessions import routes as sessions_routes
@@ -80,10 +81,11 @@ def _routers() -> tuple[APIRouter, ...]:
         transfer_api.router,
         webhooks_api.router,
         printing_api.router,
-        events_routes.router,
+        campaigns_api.events_router,
         accounts_routes.router,
         apitokens_routes.router,
         campaigns_routes.router,
+        rolls_routes.router,
         encounters_routes.router,
         characters_routes.router,
         api_docs.router,
@@ -132,6 +134,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ),
         hasher=Hasher(settings.argon2_time_cost, settings.argon2_memory_kib),
         roller=SecureRoller() if settings.dice_seed is None else SeededRoller(settings.dice_seed),
+        look=scenes_now,
     )
 
     @asynccontextmanager

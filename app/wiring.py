@@ -33,6 +33,7 @@ from app.knowledge import events as knowledge_events
 from app.maps import displace, tactics
 from app.maps import events as map_events
 from app.maps import live as map_live
+from app.rolls import live as roll_live
 from app.sessions import events as session_events
 from app.sessions import live as session_live
 from app.talk import events as talk_events
@@ -52,6 +53,7 @@ EVENT_MODULES: tuple[ModuleType, ...] = (
 
 #: Every package's ``live.py``, in the order their regions go onto a page they share.
 LIVE_MODULES: tuple[ModuleType, ...] = (
+    roll_live,
     campaign_live,
     character_live,
     session_live,

@@ -15,6 +15,8 @@ Such branches belong in the system modules and their registries only:
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +24,8 @@ from pathlib import Path
 import pytest
 from jinja2 import Environment, nodes
 
-from app.campaigns.models import RuleSystem
 from app.characters.systems.registry import SYSTEMS, character_system
+from app.core.systems import RULE_SYSTEMS, RuleSystem
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM_NAMES = frozenset(s.value for s in RuleSystem)
@@ -247,3 +249,146 @@ def test_a_systems_partials_exist_in_its_template_folder(key: str) -> None:
         if template is not None:
             assert template.startswith(f"characters/systems/{key}/")
             assert (ROOT / "templates" / template).is_file()
+
+
+# --- one source of the system keys, and every registry keyed by them -----------------------
+
+#: Every registry keyed by rule system, (module, name): each has exactly the keys of the
+#: rule-system table (``app.core.systems.RULE_SYSTEMS``) and is named in the checklist «A new
+#: rule system» of ``docs/architecture.md``.
+REGISTRIES = (
+    ("app.campaigns.settings", "OPTIONS"),
+    ("app.characters.systems.registry", "SYSTEMS"),
+    ("app.encounters.systems", "SYSTEMS"),
+    ("app.encounters.statblocks", "SCHEMAS"),
+    ("app.encounters.statblocks", "EXTRAS"),
+    ("app.encounters.statblocks", "SAMPLES"),
+    ("app.knowledge.systems", "SYSTEMS"),
+)
+#: Registries of what only some systems have (a Foundry VTT system to import from): their
+#: keys are some of the table's.
+PARTIAL_REGISTRIES = (
+    ("app.characters.foreign", "FOUNDRY_CHARACTERS"),
+    ("app.encounters.foreign", "CONVERTERS"),
+)
+#: The one module that spells out the system keys (the enum and the table beside it).
+ONE_SOURCE = "app/core/systems.py"
+
+
+def _module_file(module: str) -> str:
+    path = importlib.import_module(module).__file__
+    assert path is not None
+    return Path(path).resolve().relative_to(ROOT).as_posix()
+
+
+def _registry(module: str, name: str) -> dict[str, object]:
+    registry = getattr(importlib.import_module(module), name)
+    assert isinstance(registry, dict), f"{module}.{name} is no dict"
+    return registry
+
+
+def test_the_rule_system_table_has_every_key() -> None:
+    assert set(RULE_SYSTEMS) == set(RuleSystem)
+
+
+@pytest.mark.parametrize(("module", "name"), REGISTRIES)
+def test_a_registry_has_exactly_the_keys_of_the_rule_system_table(module: str, name: str) -> None:
+    assert set(_registry(module, name)) == SYSTEM_NAMES
+
+
+@pytest.mark.parametrize(("module", "name"), PARTIAL_REGISTRIES)
+def test_a_partial_registry_has_only_keys_of_the_rule_system_table(module: str, name: str) -> None:
+    assert set(_registry(module, name)) <= SYSTEM_NAMES
+
+
+def _checklist() -> str:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    match = re.search(r"\*\*A new rule system\*\*\n(.*?)\n\n", text, re.DOTALL)
+    assert match, "docs/architecture.md has no checklist «A new rule system»"
+    return match.group(1)
+
+
+@pytest.mark.parametrize(("module", "name"), REGISTRIES + PARTIAL_REGISTRIES)
+def test_the_new_rule_system_checklist_names_every_registry(module: str, name: str) -> None:
+    checklist = _checklist()
+    path = _module_file(module)
+    assert f"`{path}`" in checklist, f"the checklist does not name {path}"
+    assert re.search(rf"`{name}`", checklist), f"the checklist does not name {name} ({path})"
+
+
+def test_the_checklist_names_the_one_source() -> None:
+    assert f"`{ONE_SOURCE}`" in _checklist()
+
+
+def _names_key(node: ast.AST) -> str | None:
+    """The system key ``node`` spells: ``"hh"``, ``RuleSystem.hh``, ``hh.RULES`` (a system
+    module) or an enum member ``hh = ...``."""
+    if isinstance(node, ast.Constant) and node.value in SYSTEM_NAMES:
+        return str(node.value)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        if node.value.id == "RuleSystem" and node.attr in SYSTEM_NAMES:
+            return node.attr
+        if node.value.id in SYSTEM_NAMES:
+            return node.value.id
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id in SYSTEM_NAMES:
+            return target.id
+    return None
+
+
+def spells_every_key(source: str) -> bool:
+    """Whether one literal (dict, tuple, list, set) or class body names every system."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Dict):
+            parts: list[ast.AST] = [k for k in node.keys if k is not None]
+        elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+            parts = list(node.elts)
+        elif isinstance(node, ast.ClassDef):
+            parts = list(node.body)
+        else:
+            continue
+        if {_names_key(part) for part in parts} >= SYSTEM_NAMES:
+            return True
+    return False
+
+
+def test_the_system_keys_are_spelled_out_together_in_one_source_and_the_registries() -> None:
+    registries = {_module_file(module) for module, _name in REGISTRIES}
+    spelled = {
+        name for name, source, kind in _sources() if kind == "python" and spells_every_key(source)
+    }
+    assert ONE_SOURCE in spelled
+    assert spelled - registries == {ONE_SOURCE}, (
+        "Every system key spelled out outside app/core/systems.py: derive it from RuleSystem "
+        "or RULE_SYSTEMS, or list the registry in REGISTRIES (and the docs' checklist)"
+    )
+    # Templates choose from the table (LABELS); none lists the keys.
+    listing = [
+        name
+        for name, source, kind in _sources()
+        if kind == "jinja" and all(f'"{k}"' in source or f"'{k}'" in source for k in SYSTEM_NAMES)
+    ]
+    assert not listing
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'X = {"hh": 1, "ds4": 2, "pf2e": 3}',
+        "X = {RuleSystem.hh: 1, RuleSystem.ds4: 2, RuleSystem.pf2e: 3}",
+        'K = Literal["hh", "ds4", "pf2e"]',
+        "R = {r.name: r for r in (hh.RULES, ds4.RULES, pf2e.RULES)}",
+        'class S(StrEnum):\n    hh = "hh"\n    ds4 = "ds4"\n    pf2e = "pf2e"',
+    ],
+)
+def test_spelling_every_key_is_found(source: str) -> None:
+    assert spells_every_key(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    ['X = {"hh": 1, "ds4": 2}', "X = {k: v.label for k, v in RULE_SYSTEMS.items()}"],
+)
+def test_fewer_keys_are_not_counted(source: str) -> None:
+    assert not spells_every_key(source)

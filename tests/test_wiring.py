@@ -113,7 +113,7 @@ def test_the_pages_have_their_regions_once_in_order() -> None:
 
     wiring.wire()
     wiring.wire()
-    assert _regions(CAMPAIGN_PAGE) == ["roll", "members", "sessions", "chat"]
+    assert _regions(CAMPAIGN_PAGE) == ["roll", "log", "members", "sessions", "chat"]
     assert _regions(COMBAT_PAGE) == [
         *("log", "roster", "turn", "pending", "controls", "status"),
         *("map", "chat"),

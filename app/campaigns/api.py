@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from fastapi import APIRouter
+from fastapi import APIRouter, Header, Query, Request
 from pydantic import BaseModel, Field
 
 from app.campaigns import service
+from app.core.systems import RuleSystem
+from app.events.encoding import render_json
 from app.limits import Name
-from app.web.deps import CurrentUser, Session
+from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
-from app.web.ids import PathId
+from app.web.ids import MAX_ROW_ID, PathId
+from app.web.sse import LiveStream
+from app.web.streams import event_stream, resume_point
 
 router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=IdempotentRoute)
+#: The campaign's event stream (its own tag): the events package knows no HTTP and no campaign.
+events_router = APIRouter(tags=["events"], route_class=TransactionalRoute)
 
 
 class CampaignIn(BaseModel):
     name: Name
-    system: Literal["hh", "ds4", "pf2e"]
+    system: RuleSystem
 
 
 class CampaignCreated(BaseModel):
@@ -60,7 +64,7 @@ class CampaignListItem(BaseModel):
 
 @router.post("", status_code=201, response_model=CampaignCreated, dependencies=[IDEMPOTENT])
 async def create(body: CampaignIn, session: Session, user: CurrentUser) -> CampaignCreated:
-    campaign = await service.create_campaign(session, user, body.name, body.system)
+    campaign = await service.create_campaign(session, user, body.name, body.system.value)
     invites = await service.active_invites(session, campaign.id)
     return CampaignCreated(
         id=campaign.id, name=campaign.name, system=campaign.system, invite_code=invites[0].code
@@ -93,4 +97,27 @@ async def get(campaign_id: PathId, session: Session, user: CurrentUser) -> Campa
         system=campaign.system,
         role=viewer.role,
         members=[MemberOut(user_id=m.user_id, username=m.username, role=m.role) for m in members],
+    )
+
+
+@events_router.get(
+    "/api/v1/campaigns/{campaign_id}/events",
+    response_class=LiveStream,
+    # LiveStream's constructor names no status code, from which the OpenAPI schema would take it.
+    status_code=200,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def campaign_events(
+    request: Request,
+    campaign_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
+    last_event_id: str | None = Header(default=None),
+) -> LiveStream:
+    """Every event the caller may see after ``Last-Event-ID`` / ``?after=``, then live."""
+    _campaign, viewer = await service.open_campaign(session, user, campaign_id)
+    return event_stream(
+        request, ctx, campaign_id, viewer, resume_point(last_event_id, after), render_json
     )

@@ -1,5 +1,5 @@
-"""The campaign page's live regions: the dice log and the members, registered on
-:data:`CAMPAIGN_PAGE` (other packages register theirs there too)."""
+"""The campaign page's live regions: the members, registered on :data:`CAMPAIGN_PAGE` (other
+packages register theirs there too: the dice log is ``app.rolls.live``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from app.web.regions import Batch, Page, Region
 from app.web.templating import render
 
 TEMPLATE = "campaigns/detail.html"
-#: Entries of the dice log: the page includes them once, the push prepends one at a time.
-ENTRIES = "campaigns/_roll_entries.html"
 MEMBER_EVENTS = frozenset(
     {
         log_events.MemberJoined.TYPE,
@@ -23,17 +21,6 @@ MEMBER_EVENTS = frozenset(
 )
 
 CAMPAIGN_PAGE: Page[CampaignPage] = Page("campaign", load=live_context)
-
-
-def _is_roll(_key: CampaignPage, event: VisibleEvent) -> bool:
-    return event.type == log_events.Roll.TYPE
-
-
-async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
-    return [
-        Outgoing(e.seq, "roll", render(ENTRIES, entries=[e.data()], viewer=batch.viewer))
-        for e in batch.events
-    ]
 
 
 def _is_member_change(_key: CampaignPage, event: VisibleEvent) -> bool:
@@ -48,7 +35,6 @@ async def _push_members(batch: Batch[CampaignPage]) -> list[Outgoing]:
 
 def register_regions() -> None:
     """Put this module's regions on their pages (``app.wiring`` calls it once)."""
-    CAMPAIGN_PAGE.register(Region("roll", _is_roll, _push_rolls))
     CAMPAIGN_PAGE.register(
         Region("members", _is_member_change, _push_members, parts=frozenset({"members"}))
     )

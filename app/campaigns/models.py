@@ -1,23 +1,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, UTCDateTime, utcnow
-
-
-class RuleSystem(StrEnum):
-    hh = "hh"
-    ds4 = "ds4"
-    pf2e = "pf2e"
-
-
-#: What each rule system calls a figure's hit points (a rule term, shown as it is).
-HIT_POINTS = {RuleSystem.hh: "LP", RuleSystem.ds4: "LK", RuleSystem.pf2e: "TP"}
 
 
 class Campaign(Base):

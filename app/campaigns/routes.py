@@ -11,12 +11,12 @@ from app.accounts.models import User
 from app.campaigns import service, views
 from app.campaigns import settings as rule_settings
 from app.campaigns.live import CAMPAIGN_PAGE
-from app.campaigns.models import Campaign, RuleSystem
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed
 from app.campaigns.views import CampaignPage
+from app.core.systems import LABELS, RULE_SYSTEMS, RuleSystem
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
-from app.rolls import service as rolls
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -39,7 +39,7 @@ async def index(request: Request, session: Session, user: CurrentUser) -> Respon
     return page(
         request,
         "campaigns/index.html",
-        {"summaries": summaries, "errors": {}, "values": {}, "systems": service.SYSTEM_NAMES},
+        {"summaries": summaries, "errors": {}, "values": {}, "systems": LABELS},
     )
 
 
@@ -62,7 +62,7 @@ async def create(
                 "summaries": summaries,
                 "errors": exc.fields,
                 "values": {"name": name, "system": system},
-                "systems": service.SYSTEM_NAMES,
+                "systems": LABELS,
             },
             block="create_form",
             status_code=422,
@@ -79,25 +79,10 @@ async def detail(
     before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
 ) -> Response:
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    context = await views.page_context(session, campaign, viewer, before=before)
-    await CAMPAIGN_PAGE.contribute(session, viewer, CampaignPage(campaign_id), context)
+    context = await views.page_context(session, campaign, viewer)
+    key = CampaignPage(campaign_id, log_before=before)
+    await CAMPAIGN_PAGE.contribute(session, viewer, key, context)
     return page(request, "campaigns/detail.html", context)
-
-
-@router.get("/campaigns/{campaign_id}/log", response_class=HTMLResponse)
-async def older_entries(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    before: int = Query(ge=1, le=MAX_ROW_ID),
-) -> Response:
-    """The next page of the dice log, for the "older entries" control."""
-    campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    if not is_htmx(request):
-        return redirect(request, f"/campaigns/{campaign_id}?before={before}")
-    context = await views.page_context(session, campaign, viewer, before=before, parts={"log"})
-    return page(request, "campaigns/detail.html", context, block="log_page")
 
 
 @router.get("/campaigns/{campaign_id}/live")
@@ -137,37 +122,6 @@ async def feed(
     _campaign, viewer = await service.open_campaign(session, user, campaign_id)
     after = resume_point(last_event_id, after)
     return event_stream(request, ctx, campaign_id, viewer, after, feed_render)
-
-
-@router.post("/campaigns/{campaign_id}/rolls", dependencies=[IDEMPOTENT])
-async def roll(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-    expression: Annotated[str, Form()] = "",
-    label: Annotated[str, Form()] = "",
-    visibility: Annotated[str, Form()] = "public",
-) -> Response:
-    try:
-        await rolls.roll(session, ctx.roller, user, campaign_id, expression, label, visibility)
-    except ValidationFailed as exc:
-        campaign, viewer = await service.open_campaign(session, user, campaign_id)
-        context = await views.page_context(session, campaign, viewer, parts=())
-        context["roll_errors"] = exc.fields
-        context["roll_values"] = {
-            "expression": expression,
-            "label": label,
-            "visibility": visibility,
-        }
-        return page(request, "campaigns/detail.html", context, block="roll_form", status_code=422)
-    if is_htmx(request):
-        campaign, viewer = await service.open_campaign(session, user, campaign_id)
-        context = await views.page_context(session, campaign, viewer, parts=())
-        context["roll_values"] = {"label": label, "visibility": visibility}
-        return page(request, "campaigns/detail.html", context, block="roll_form")
-    return redirect(request, f"/campaigns/{campaign_id}")
 
 
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])
@@ -310,7 +264,7 @@ def _settings_context(
         "options": rule_settings.OPTIONS[system],
         "values": values,
         "errors": errors,
-        "system_name": service.SYSTEM_NAMES[system],
+        "system_name": RULE_SYSTEMS[system].label,
         "conflict": False,
     }
 
@@ -398,7 +352,7 @@ async def join_page(request: Request, code: str, session: Session, user: Optiona
             "campaign": campaign,
             "error": None,
             "code": code,
-            "system_name": service.SYSTEM_NAMES[RuleSystem(campaign.system)],
+            "system_name": RULE_SYSTEMS[RuleSystem(campaign.system)].label,
             # A member opening the link again is led to the campaign, not offered "Join".
             "member_role": await service.member_role(session, campaign.id, user.id),
         },

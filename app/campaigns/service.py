@@ -14,9 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app import limits
 from app.accounts.models import User
 from app.campaigns import events as campaign_events
-from app.campaigns.models import Campaign, Invite, Membership, RuleSystem
+from app.campaigns.models import Campaign, Invite, Membership
 from app.campaigns.permissions import Action, allowed, authorize
 from app.campaigns.settings import validate_settings
+from app.core.systems import RuleSystem
 from app.core.viewer import Role, Viewer
 from app.db import read_memo, utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -24,11 +25,6 @@ from app.events import events as log_events
 from app.events.service import append_event
 from app.i18n import _
 
-SYSTEM_NAMES = {
-    RuleSystem.hh: "Helden & Halunken",
-    RuleSystem.ds4: "Dungeonslayers 4",
-    RuleSystem.pf2e: "Pathfinder 2e",
-}
 INVITE_ROLES = (Role.player, Role.observer)
 
 

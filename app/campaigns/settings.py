@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.campaigns.models import RuleSystem
+from app.core.systems import RuleSystem
 from app.i18n import N_, _
 
 

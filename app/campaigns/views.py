@@ -10,21 +10,23 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns import service
-from app.campaigns.models import Campaign, RuleSystem
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed
+from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.core.viewer import Viewer
-from app.rolls import service as rolls
 
 #: The parts of the page that need the database: built only when asked for (a live push
 #: asks for the parts its regions render from).
-PARTS = frozenset({"members", "invites", "log"})
+PARTS = frozenset({"members", "invites"})
 
 
 @dataclass(frozen=True, slots=True)
 class CampaignPage:
-    """What a campaign page is about (the key of its live stream)."""
+    """What a campaign page is about (the key of its live stream); ``log_before`` pages its
+    dice log back (``app.rolls.live``; the stream's key never does)."""
 
     campaign_id: int
+    log_before: int | None = None
 
 
 async def page_context(
@@ -32,31 +34,22 @@ async def page_context(
     campaign: Campaign,
     viewer: Viewer,
     *,
-    before: int | None = None,
     parts: Collection[str] = PARTS,
 ) -> dict[str, Any]:
-    """The campaign page for ``viewer``: ``before`` pages the dice log back."""
+    """The campaign page for ``viewer``; its regions add theirs (``CAMPAIGN_PAGE``)."""
     context: dict[str, Any] = {
         "campaign": campaign,
         "campaign_id": campaign.id,
         "viewer": viewer,
-        "system_name": service.SYSTEM_NAMES[RuleSystem(campaign.system)],
+        "system_name": RULE_SYSTEMS[RuleSystem(campaign.system)].label,
         "members": [],
         "invites": [],
-        "entries": [],
-        "next_before": None,
-        "can_roll": allowed(viewer.role, Action.roll),
-        "roll_errors": {},
-        "roll_values": {"visibility": "public"},
         "invite_errors": {},
     }
     if "members" in parts:
         context["members"] = await service.members(session, campaign.id)
     if "invites" in parts and allowed(viewer.role, Action.manage_invites):
         context["invites"] = await service.active_invites(session, campaign.id)
-    if "log" in parts:
-        entries, context["next_before"] = await rolls.log_page(session, viewer, campaign.id, before)
-        context["entries"] = [e.data() for e in entries]
     return context
 
 

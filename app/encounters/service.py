@@ -23,7 +23,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from app import limits
 from app.accounts.models import User
-from app.campaigns.models import Campaign, RuleSystem
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed, authorize
 from app.campaigns.settings import current as rule_options
 from app.characters import events as character_events
@@ -32,6 +32,7 @@ from app.characters.models import Character, Item
 from app.characters.sheets import set_value
 from app.core.imports import Report as ImportReport
 from app.core.imports import within_bounds
+from app.core.systems import RuleSystem
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.encounters import bursts, foreign, statblocks

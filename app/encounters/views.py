@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from app.campaigns.models import RuleSystem
-from app.campaigns.service import SYSTEM_NAMES
+from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.models import Participant
@@ -373,7 +372,7 @@ def page_context(loaded: Loaded, log: LogWindow) -> dict[str, Any]:
         "campaign_id": loaded.campaign.id,
         "encounter": loaded.encounter,
         "viewer": loaded.viewer,
-        "system_name": SYSTEM_NAMES[RuleSystem(loaded.campaign.system)],
+        "system_name": RULE_SYSTEMS[RuleSystem(loaded.campaign.system)].label,
         "system": loaded.campaign.system,
         "partials": system(loaded.campaign.system).partials,
         "rows": roster,

@@ -25,9 +25,10 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from app import limits
 from app.accounts.models import User
-from app.campaigns.models import Campaign, Membership, RuleSystem
+from app.campaigns.models import Campaign, Membership
 from app.campaigns.permissions import Action, authorize_viewer
 from app.campaigns.settings import current as current_settings
+from app.core.systems import RuleSystem
 from app.core.viewer import Viewer
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.events.audience import gm_only, listed, public

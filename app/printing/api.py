@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Response
 
-from app.campaigns.models import RuleSystem
+from app.core.systems import RuleSystem
 from app.printing import service
 from app.printing.document import Document, render
 from app.web.deps import CurrentUser, Session, TransactionalRoute

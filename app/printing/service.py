@@ -21,13 +21,13 @@ from babel.numbers import format_decimal
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
-from app.campaigns.models import Campaign, RuleSystem
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, authorize
-from app.campaigns.service import SYSTEM_NAMES
 from app.characters import service as characters
 from app.characters import sheets
 from app.characters.systems.registry import character_system
 from app.characters.views import sheet_context
+from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.encounters import service as encounters
 from app.encounters.views import STATUS_LABELS
 from app.encounters.views import rows as initiative_rows
@@ -128,7 +128,9 @@ async def sheet(session: AsyncSession, user: User, campaign_id: int, character_i
         for i in opened.items
     ]
     blocks.append(Table(_("Items"), _item_columns(), item_rows, (5, 2, 3, 6)))
-    subtitle = " · ".join((SYSTEM_NAMES[RuleSystem(character.system)], _kind_label(character.kind)))
+    subtitle = " · ".join(
+        (RULE_SYSTEMS[RuleSystem(character.system)].label, _kind_label(character.kind))
+    )
     return Document(character.name, subtitle, _footer(opened.campaign), blocks)
 
 
@@ -147,7 +149,7 @@ def empty_sheet(system_key: str, kind: str) -> Document:
     blocks.append(Table(_("Items"), _item_columns(), blank, (5, 2, 3, 6)))
     blocks.append(Table(_("Notes"), [""], [[""] for _row in range(BLANK_NOTE_ROWS)]))
     title = _("Name:") + " " + "_" * 40
-    subtitle = " · ".join((SYSTEM_NAMES[RuleSystem(system_key)], _kind_label(kind)))
+    subtitle = " · ".join((RULE_SYSTEMS[RuleSystem(system_key)].label, _kind_label(kind)))
     return Document(title, subtitle, _footer(None), blocks)
 
 
@@ -161,7 +163,7 @@ async def monster_card(
     was revealed to them (an entry they know nothing of is 404, as on the page)."""
     known = await knowledge.knowledge(session, user, campaign_id, entry_id)
     campaign, _viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
-    system = SYSTEM_NAMES[RuleSystem(known.entry.system)]
+    system = RULE_SYSTEMS[RuleSystem(known.entry.system)].label
     if known.gm:
         rows = [
             [f.fact.label, f.fact.text, _("the party") if f.party else _number(len(f.users))]

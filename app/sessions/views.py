@@ -8,8 +8,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.campaigns.models import HIT_POINTS, Campaign, RuleSystem
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed
+from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.core.viewer import Viewer
 from app.i18n import N_, gettext
 from app.sessions import service
@@ -124,7 +125,7 @@ async def sessions_context(
         "running": session_view(running) if running else None,
         "client_seed": seed,
         "rule": await service.rule(session, campaign.id),
-        "hit_points": HIT_POINTS[RuleSystem(campaign.system)],
+        "hit_points": RULE_SYSTEMS[RuleSystem(campaign.system)].hit_points,
         "can_run": allowed(viewer.role, Action.run_sessions),
         "can_configure": allowed(viewer.role, Action.configure_fairplay),
         "errors": {},

@@ -9,6 +9,7 @@ from fastapi import APIRouter, File, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.campaigns import service as campaigns
+from app.core.systems import LABELS
 from app.core.viewer import Role
 from app.errors import ValidationFailed
 from app.i18n import _
@@ -50,7 +51,7 @@ async def import_(
             "summaries": summaries,
             "errors": {},
             "values": {},
-            "systems": campaigns.SYSTEM_NAMES,
+            "systems": LABELS,
             "import_errors": exc.fields,
         }
         return page(request, "campaigns/index.html", context, status_code=422)

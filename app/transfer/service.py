@@ -31,10 +31,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
 from app.accounts.models import User
-from app.campaigns.models import Campaign, Invite, Membership, RuleSystem
+from app.campaigns.models import Campaign, Invite, Membership
 from app.campaigns.permissions import Action, authorize
 from app.campaigns.settings import validate_settings
 from app.characters.models import Character, Item
+from app.core.systems import RuleSystem
 from app.core.viewer import Role
 from app.db import utcnow
 from app.encounters import undo

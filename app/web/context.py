@@ -12,6 +12,7 @@ from app.config import Settings
 from app.events.broker import Broker
 from app.events.models import CampaignEvent
 from app.events.service import PENDING_KEY
+from app.events.stream import Look
 from app.events.transport import Transport
 from app.events.warden import StreamWarden
 from app.limits import WriteRateLimiter
@@ -30,6 +31,10 @@ class AppContext:
     #: What carries this process's events to the others and theirs to it (started by the
     #: app's lifespan): ``LISTEN``/``NOTIFY``, NATS JetStream, or none (SQLite, one process).
     transports: list[Transport] = field(default_factory=list)
+    #: How a stream sees the scenes as they are now, for the map events it projects
+    #: (``app.maps.present.scenes_now``, handed in by ``app.main``: the web toolkit names no
+    #: package above it).
+    look: Look | None = None
     write_limiter: WriteRateLimiter = field(init=False)
     #: The process's one sweep over its live streams (memberships, sessions, the backstop).
     warden: StreamWarden = field(init=False)

@@ -21,8 +21,8 @@ from app.accounts.tokens import is_api_token
 from app.campaigns.permissions import current_viewer
 from app.core.viewer import Viewer
 from app.events.service import VisibleEvent
-from app.events.stream import Outgoing, Recheck, Render, StreamContext, follow
-from app.maps.present import scenes_now
+from app.events.stream import Outgoing, Recheck, Render, follow
+from app.web.context import AppContext
 from app.web.deps import session_token
 from app.web.ids import MAX_ROW_ID
 from app.web.sse import LiveStream
@@ -53,7 +53,7 @@ def recheck_for(campaign_id: int, session_hash: str | None) -> Recheck:
 
 def event_stream(
     request: Request,
-    ctx: StreamContext,
+    ctx: AppContext,
     campaign_id: int,
     viewer: Viewer,
     after: int,
@@ -68,7 +68,7 @@ def event_stream(
 
     async def frames() -> AsyncGenerator[bytes, None]:
         async for item in follow(
-            ctx, campaign_id, viewer, after, render, recheck, session_hash, scenes_now, once
+            ctx, campaign_id, viewer, after, render, recheck, session_hash, ctx.look, once
         ):
             yield item.frame()
 

@@ -24,8 +24,8 @@ from app.characters.live import HISTORY_PAGE
 from app.characters.views import CharacterPage
 from app.core.viewer import Role, Viewer
 from app.events.audience import PARTIES, about
+from app.events.encoding import render_json
 from app.events.models import CampaignEvent
-from app.events.routes import render_json
 from app.events.service import project
 from app.events.stream import Outgoing, Render, follow
 from app.web.streams import recheck_for

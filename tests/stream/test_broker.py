@@ -14,8 +14,8 @@ from sqlalchemy import select
 
 from app.events.audience import Form
 from app.events.broker import Broker
+from app.events.encoding import encode
 from app.events.models import CampaignEvent
-from app.events.routes import encode
 from app.events.service import (
     NOTE_MAX,
     NOTIFY_CHANNEL,

@@ -24,7 +24,7 @@ from app.campaigns import events as campaign_events
 from app.campaigns.models import Membership
 from app.core.viewer import Role, Viewer
 from app.events.broker import Broker, Subscription
-from app.events.routes import render_json
+from app.events.encoding import render_json
 from app.events.service import append_event, last_seqs
 from app.events.stream import Outgoing, follow
 from app.web.context import AppContext

@@ -77,7 +77,7 @@ class CharacterSystem(Protocol):
 
     @property
     def key(self) -> str:
-        """The campaign's ``system`` value (``app.campaigns.models.RuleSystem``)."""
+        """The campaign's ``system`` value (``app.core.systems.RuleSystem``)."""
         ...
 
     @property

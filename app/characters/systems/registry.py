@@ -1,5 +1,5 @@
 """The rule systems of the characters domain, registered once, keyed by the campaign's
-``system`` (``app.campaigns.models.RuleSystem``)."""
+``system`` (``app.core.systems.RuleSystem``)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,59 @@
+"""The dice log on the campaign page (:data:`CAMPAIGN_PAGE`, slot ``log``): the page shows a
+page of it, and every roll the viewer may see is pushed to its top (``app.web.regions``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.campaigns.live import CAMPAIGN_PAGE
+from app.campaigns.views import CampaignPage
+from app.core.viewer import Viewer
+from app.events import events as log_events
+from app.events.service import VisibleEvent
+from app.events.stream import Outgoing
+from app.rolls import views
+from app.web.regions import Batch, Region
+from app.web.templating import render
+
+#: The log with its roll form; its blocks ``roll_form`` and ``log_page`` answer HTMX.
+TEMPLATE = "rolls/_log.html"
+#: Entries of the dice log: the page includes them once, the push prepends one at a time.
+ENTRIES = "rolls/_entries.html"
+
+
+def _is_roll(_key: CampaignPage, event: VisibleEvent) -> bool:
+    return event.type == log_events.Roll.TYPE
+
+
+async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
+    return [
+        Outgoing(e.seq, "roll", render(ENTRIES, entries=[e.data()], viewer=batch.viewer))
+        for e in batch.events
+    ]
+
+
+async def _load(session: AsyncSession, viewer: Viewer, key: CampaignPage) -> dict[str, Any]:
+    return await views.log_context(session, viewer, key.campaign_id, key.log_before)
+
+
+def _html(context: Mapping[str, Any]) -> str:
+    return render(TEMPLATE, **{**views.FORM_DEFAULTS, **context})
+
+
+def _never(_key: CampaignPage, _event: VisibleEvent) -> bool:
+    return False
+
+
+async def _nothing(_batch: Batch[CampaignPage]) -> list[Outgoing]:
+    return []
+
+
+def register_regions() -> None:
+    """Put the dice log on the campaign page (``app.wiring`` calls it once). Two regions:
+    the push of a roll needs no database (no ``load``), the page's log does; the log itself
+    is never re-rendered by a push (new rolls are prepended by "roll")."""
+    CAMPAIGN_PAGE.register(Region("roll", _is_roll, _push_rolls))
+    CAMPAIGN_PAGE.register(Region("log", _never, _nothing, load=_load, slot="log", html=_html))

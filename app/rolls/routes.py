@@ -1,0 +1,78 @@
+"""HTML of the dice log on the campaign page: a roll from its form, a page of older entries."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.campaigns import service as campaigns
+from app.campaigns import views as campaign_views
+from app.campaigns.live import CAMPAIGN_PAGE
+from app.campaigns.views import CampaignPage
+from app.errors import ValidationFailed
+from app.rolls import live, service, views
+from app.web.deps import Ctx, CurrentUser, Session
+from app.web.idempotency import IDEMPOTENT, IdempotentRoute
+from app.web.ids import MAX_ROW_ID, PathId
+from app.web.templating import is_htmx, page, redirect
+
+router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
+
+
+@router.get("/campaigns/{campaign_id}/log", response_class=HTMLResponse)
+async def older_entries(
+    request: Request,
+    campaign_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    before: int = Query(ge=1, le=MAX_ROW_ID),
+) -> Response:
+    """The next page of the dice log, for the "older entries" control."""
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    if not is_htmx(request):
+        return redirect(request, f"/campaigns/{campaign_id}?before={before}")
+    context = await views.log_context(session, viewer, campaign_id, before)
+    return page(request, live.TEMPLATE, {"viewer": viewer, **context}, block="log_page")
+
+
+async def _roll_form(
+    request: Request,
+    session: Session,
+    user: CurrentUser,
+    campaign_id: int,
+    form: dict[str, Any],
+    status_code: int = 200,
+) -> Response:
+    """The roll form with ``form`` (its errors and values): alone for HTMX, else the page."""
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = await campaign_views.page_context(session, campaign, viewer, parts=())
+    context.update({**views.FORM_DEFAULTS, **form})
+    if is_htmx(request):
+        return page(request, live.TEMPLATE, context, block="roll_form", status_code=status_code)
+    await CAMPAIGN_PAGE.contribute(session, viewer, CampaignPage(campaign_id), context)
+    return page(request, "campaigns/detail.html", context, status_code=status_code)
+
+
+@router.post("/campaigns/{campaign_id}/rolls", dependencies=[IDEMPOTENT])
+async def roll(
+    request: Request,
+    campaign_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+    expression: Annotated[str, Form()] = "",
+    label: Annotated[str, Form()] = "",
+    visibility: Annotated[str, Form()] = "public",
+) -> Response:
+    try:
+        await service.roll(session, ctx.roller, user, campaign_id, expression, label, visibility)
+    except ValidationFailed as exc:
+        values = {"expression": expression, "label": label, "visibility": visibility}
+        form = {"roll_errors": exc.fields, "roll_values": values}
+        return await _roll_form(request, session, user, campaign_id, form, 422)
+    if is_htmx(request):
+        form = {"roll_values": {"label": label, "visibility": visibility}}
+        return await _roll_form(request, session, user, campaign_id, form)
+    return redirect(request, f"/campaigns/{campaign_id}")

@@ -1,0 +1,29 @@
+"""The dice log as the campaign page shows it to one viewer: one context builder for the
+page's slot, the roll form's answers and a page of older entries (``app.rolls.live``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.campaigns.permissions import Action, allowed
+from app.core.viewer import Viewer
+from app.rolls import service
+
+#: What the roll form shows before anything was posted.
+FORM_DEFAULTS: dict[str, Any] = {"roll_errors": {}, "roll_values": {"visibility": "public"}}
+
+
+async def log_context(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, before: int | None = None
+) -> dict[str, Any]:
+    """One page of the dice log for ``viewer`` (``before`` pages it back), and whether they
+    may roll."""
+    entries, next_before = await service.log_page(session, viewer, campaign_id, before)
+    return {
+        "campaign_id": campaign_id,
+        "entries": [e.data() for e in entries],
+        "next_before": next_before,
+        "can_roll": allowed(viewer.role, Action.roll),
+    }
