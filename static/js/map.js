@@ -277,6 +277,11 @@
     }
     var s = svg();
     if (!s || !s.contains(evt.target) || drag || editing()) { return; }
+    var areaForm = document.querySelector("#area-details[open] .area-form");
+    if (areaForm && !mode) {
+      var picked = cellAt(evt);
+      if (picked) { pickArea(areaForm, picked); return; }
+    }
     var t = evt.target.closest(".map-token");
     if (t && !mode && gmAims(t) && aimAt(t.getAttribute("data-participant"))) { return; }
     if (t && t.classList.contains("map-mine") && !mode) {
@@ -373,6 +378,25 @@
   // An attack chosen on the map (a tap on a token, or its button in the list): the target
   // select is set, and the server's measurement for this viewer fills the form's fields
   // (range: DS4/PF2e distance; H&H cover and living cover), each marked as suggested.
+  // An area is placed on the board (issue 28): while the area form is open, a tap on the
+  // board gives its origin, and for a cone or a line then its direction; a tap after both
+  // starts again. The form stays the truth (typed cells work too); the server decides.
+  function pickArea(form, cell) {
+    var origin = form.querySelector('[name="origin"]');
+    var toward = form.querySelector('[name="toward"]');
+    var shape = form.querySelector('[name="shape"]');
+    var text = cell[0] + "," + cell[1];
+    var aims = shape && shape.value !== "circle" && toward;
+    var field = aims && origin.value && !toward.value ? toward : origin;
+    if (field === origin && toward) { toward.value = ""; }
+    field.value = text;
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    cursor = cell;
+    showCursor();
+    var label = form.querySelector('label[for="' + field.id + '"]');
+    say((label ? label.textContent + ": " : "") + text);
+  }
+
   // Every token is the GM's to move; in a fight a tap on one that is not the acting figure's
   // and that the attack form offers as a target aims at it (the GM plays the monsters on the
   // board like a player plays a hero); the acting figure's own token is still chosen to move.

@@ -26,14 +26,31 @@ def press(page: Page, control: Locator) -> None:
         control.click()
 
 
-def place_area(gm: Page, origin: Cell, radius: int = 1) -> None:
+def place_area(gm: Page, origin: Cell, radius: int = 1, *, tap: bool = False) -> None:
     """The acting figure's Flächenangriff, a circle around ``origin``, through the «Fläche
-    auf dem Plan» form of the GM's combat page."""
+    auf dem Plan» form of the GM's combat page; ``tap``: the origin by a click on the board
+    (the field then shows it), else typed."""
     if gm.locator("#area-details").get_attribute("open") is None:
         gm.get_by_text("Fläche auf dem Plan").click()
     gm.get_by_label("Quelle", exact=True).select_option("attack")
     gm.get_by_label("Form", exact=True).select_option("circle")
-    gm.get_by_label("Ursprung (Spalte,Zeile)").fill(f"{origin[0]},{origin[1]}")
+    field = gm.get_by_label("Ursprung (Spalte,Zeile)")
+    if tap:
+        board = gm.locator("#map-board .map-svg")
+        board.scroll_into_view_if_needed()
+        box = board.bounding_box()
+        assert box is not None
+        _x, _y, cols, rows = (int(n) for n in (board.get_attribute("viewBox") or "").split())
+        # Where a tap lands on the board's cell (the token standing there included).
+        board.click(
+            position={
+                "x": (origin[0] + 0.5) * box["width"] / cols,
+                "y": (origin[1] + 0.5) * box["height"] / rows,
+            }
+        )
+        expect(field).to_have_value(f"{origin[0]},{origin[1]}")
+    else:
+        field.fill(f"{origin[0]},{origin[1]}")
     gm.get_by_label("Radius oder Länge (Schritt)").fill(str(radius))
     with gm.expect_response(lambda r: r.url.endswith("/area")) as placed:
         gm.get_by_role("button", name="Fläche legen").click()

@@ -265,7 +265,7 @@ def test_an_area_with_two_heroes_is_defended_on_their_own_devices(table: Table) 
         until_turn(t.gm.request, t.encounter_api, "Goblin 1")
         gm.goto(t.url)
         wait_live(gm)
-        place_area(gm, brida)
+        place_area(gm, brida, tap=True)
         if ok(t.gm.request.get(t.encounter_api)).get("pending"):
             break
         ok(t.gm.request.post(f"{t.encounter_api}/actions/next", data={}))
