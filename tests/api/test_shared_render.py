@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import httpx
@@ -30,24 +31,36 @@ def _task() -> asyncio.Task[Any] | None:
         return None
 
 
+#: Set while statements are counted with ``mine``: tasks started meanwhile inherit it (a
+#: gather's renders and the shared loads they start), a background task started before
+#: (a relay waking on a commit, a timer) does not.
+COUNTING: ContextVar[bool] = ContextVar("counting", default=False)
+
+
 @contextmanager
-def statements(app: FastAPI, own_task: bool = False) -> Iterator[list[str]]:
+def statements(app: FastAPI, own_task: bool = False, mine: bool = False) -> Iterator[list[str]]:
     """The SQL statements the app's engine runs meanwhile; ``own_task``: only those of the
     task that counts (a test's requests run in its task over the ASGI transport), not a
-    background task's (a relay waking on a commit, a timer), which are not the page's."""
+    background task's (a relay waking on a commit, a timer), which are not the page's;
+    ``mine``: those of this task and the tasks it starts meanwhile."""
     seen: list[str] = []
     engine = app.state.ctx.engine.sync_engine
     counting = _task()
+    token = COUNTING.set(True)
 
     def count(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
-        if not own_task or _task() is counting:
-            seen.append(sql)
+        if own_task and _task() is not counting:
+            return
+        if mine and not COUNTING.get():
+            return
+        seen.append(sql)
 
     event.listen(engine, "before_cursor_execute", count)
     try:
         yield seen
     finally:
         event.remove(engine, "before_cursor_execute", count)
+        COUNTING.reset(token)
 
 
 async def _observers(
@@ -74,7 +87,7 @@ async def _push_to_all(
     render = COMBAT_PAGE.stream(key)
     sessions = app.state.ctx.sessionmaker
     await asyncio.sleep(2.5)  # no render of an earlier call is kept any more
-    with statements(app) as seen:
+    with statements(app, mine=True) as seen:
         out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
     return list(out), len(seen)
 
