@@ -565,6 +565,9 @@
       return;
     }
     if (evt.touches.length || evt.changedTouches.length !== 1 || !onBoard(evt)) { return; }
+    // Taps on tokens choose and aim, however quickly they follow: only the empty board
+    // takes a double tap.
+    if (evt.target.closest && evt.target.closest(".map-token")) { lastTap = null; return; }
     var touch = evt.changedTouches[0], now = Date.now();
     var near = lastTap && Math.hypot(touch.clientX - lastTap.x, touch.clientY - lastTap.y) < 30;
     if (near && now - lastTap.t < 350) {
