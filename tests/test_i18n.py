@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
 import httpx
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.pofile import read_po
 
 from app.i18n import catalog
 from tests.conftest import register
@@ -16,8 +18,10 @@ KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "ExpressionError": None}
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
 
 
-def _msgids() -> dict[str, str]:
-    found: dict[str, str] = {}
+@cache
+def _uses() -> dict[str, frozenset[str]]:
+    """Every msgid of the source, with the files (``app/…``, ``templates/…``) that use it."""
+    found: dict[str, set[str]] = {}
     for folder, method in (("app", "python"), ("templates", "jinja2")):
         pattern = "**.py" if method == "python" else "**.html"
         options = {} if method == "python" else {"extensions": "jinja2.ext.i18n"}
@@ -31,8 +35,43 @@ def _msgids() -> dict[str, str]:
             ids = message[:1] if isinstance(message, tuple) else (message,)
             for msgid in ids:
                 if msgid:
-                    found.setdefault(msgid, f"{folder}/{filename}")
-    return found
+                    found.setdefault(msgid, set()).add(f"{folder}/{filename}")
+    return {msgid: frozenset(files) for msgid, files in found.items()}
+
+
+def _msgids() -> dict[str, str]:
+    return {msgid: min(files) for msgid, files in _uses().items()}
+
+
+def _domain(path: str) -> str:
+    """The catalog a file's msgids belong in: its package's (``app/maps/…`` and
+    ``templates/maps/…`` → ``maps``), ``messages`` for the core modules and shared templates."""
+    parts = path.split("/")
+    if len(parts) > 2 and (ROOT / "app" / parts[1] / "__init__.py").exists():
+        return parts[1]
+    return "messages"
+
+
+def test_catalogs_are_named_by_domain_and_hold_their_domains_msgids() -> None:
+    """One catalog per domain package: a msgid one package uses is in that package's
+    catalog, one several packages use in ``messages.po`` (issue 26)."""
+    folder = ROOT / "app" / "locale" / "de" / "LC_MESSAGES"
+    home: dict[str, str] = {}
+    for po in sorted(folder.glob("*.po")):
+        assert po.stem == "messages" or (ROOT / "app" / po.stem / "__init__.py").exists(), po
+        with po.open("rb") as fh:
+            for message in read_po(fh, locale="de"):
+                if message.id:
+                    key = message.id[0] if isinstance(message.id, tuple) else message.id
+                    assert key not in home, f"{key!r} in {home[key]}.po and {po.stem}.po"
+                    home[key] = po.stem
+    misplaced = {}
+    for msgid, files in _uses().items():
+        domains = {_domain(f) for f in files}
+        expected = domains.pop() if len(domains) == 1 else "messages"
+        if msgid in home and home[msgid] != expected:
+            misplaced[msgid] = f"{home[msgid]}.po, belongs in {expected}.po"
+    assert not misplaced, misplaced
 
 
 def test_every_ui_string_has_a_german_translation() -> None:
