@@ -9,6 +9,8 @@ Importing a module registers nothing; :func:`wire`, which ``app.main`` calls, do
   ``register_regions`` (:data:`LIVE_MODULES`, in the order a page shows its slots: the
   campaign page's dice log, members, sessions, chat; the combat page's own regions, the
   map, the chat);
+- the rule systems: what each package needs of one system (:data:`SYSTEMS`, the one place
+  beside ``app.core.systems`` naming every system) goes into the package's registry;
 - the fight's hooks that a package above ``app.encounters`` fills: the battle map moves the
   tokens a combat operation's rules moved and puts them back on its undo
   (``app.maps.displace``), and gives the fight the board of its linked scene
@@ -17,19 +19,41 @@ Importing a module registers nothing; :func:`wire`, which ``app.main`` calls, do
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import ModuleType
 
 from app.campaigns import events as campaign_events
 from app.campaigns import live as campaign_live
+from app.campaigns import settings
 from app.characters import events as character_events
 from app.characters import live as character_live
+from app.characters.systems import ds4 as ds4_sheet
+from app.characters.systems import hh as hh_sheet
+from app.characters.systems import pf2e as pf2e_sheet
+from app.characters.systems import registry as sheets
+from app.characters.systems.protocol import CharacterSystem
+from app.core.systems import RuleSystem
 from app.encounters import board as fight_board
 from app.encounters import events as encounter_events
 from app.encounters import live as encounter_live
 from app.encounters import service as encounters
+from app.encounters import statblocks
+from app.encounters import systems as combat
+from app.encounters.statblocks import ds4 as ds4_statblock
+from app.encounters.statblocks import hh as hh_statblock
+from app.encounters.statblocks import pf2e as pf2e_statblock
+from app.encounters.systems import ds4 as ds4_combat
+from app.encounters.systems import hh as hh_combat
+from app.encounters.systems import pf2e as pf2e_combat
+from app.encounters.systems.protocol import CombatRules
 from app.events import events as log_events
 from app.events import payload
 from app.knowledge import events as knowledge_events
+from app.knowledge import systems as knowledge
+from app.knowledge.systems import ds4 as ds4_knowledge
+from app.knowledge.systems import hh as hh_knowledge
+from app.knowledge.systems import pf2e as pf2e_knowledge
+from app.knowledge.systems.protocol import KnowledgeRules
 from app.maps import displace, tactics
 from app.maps import events as map_events
 from app.maps import live as map_live
@@ -62,15 +86,55 @@ LIVE_MODULES: tuple[ModuleType, ...] = (
     talk_live,
 )
 
+
+@dataclass(frozen=True, slots=True)
+class SystemParts:
+    """What the packages need of one rule system, each part in its package's registry."""
+
+    options: tuple[settings.RuleOption, ...]
+    sheet: CharacterSystem
+    combat: CombatRules
+    statblock: statblocks.StatBlockRules
+    knowledge: KnowledgeRules
+
+
+#: Every rule system's parts: with ``app.core.systems``, the only place naming every system
+#: (``tests/test_system_seams.py``); a new system adds its line here.
+SYSTEMS: dict[RuleSystem, SystemParts] = {
+    RuleSystem.hh: SystemParts(
+        settings.HH_OPTIONS, hh_sheet.SYSTEM, hh_combat.RULES, hh_statblock.RULES,
+        hh_knowledge.RULES,
+    ),
+    RuleSystem.ds4: SystemParts(
+        settings.DS4_OPTIONS, ds4_sheet.SYSTEM, ds4_combat.RULES, ds4_statblock.RULES,
+        ds4_knowledge.RULES,
+    ),
+    RuleSystem.pf2e: SystemParts(
+        settings.PF2E_OPTIONS, pf2e_sheet.SYSTEM, pf2e_combat.RULES, pf2e_statblock.RULES,
+        pf2e_knowledge.RULES,
+    ),
+}  # fmt: skip
+
+
+def _register_systems() -> None:
+    for key, parts in SYSTEMS.items():
+        settings.OPTIONS[key] = parts.options
+        sheets.SYSTEMS[key] = parts.sheet
+        combat.SYSTEMS[key] = parts.combat
+        statblocks.STATBLOCKS[key] = parts.statblock
+        knowledge.SYSTEMS[key] = parts.knowledge
+
+
 _wired = False
 
 
 def wire() -> None:
-    """Register the event types, the live regions and the fight's hooks; once (a second call
-    changes nothing)."""
+    """Register the rule systems, the event types, the live regions and the fight's hooks;
+    once (a second call changes nothing)."""
     global _wired
     if _wired:
         return
+    _register_systems()
     for module in EVENT_MODULES:
         payload.register(module.EVENTS)
     for module in LIVE_MODULES:

@@ -44,75 +44,77 @@ KNOWLEDGE_TO = RuleOption(
     "party",
 )
 
-OPTIONS: dict[RuleSystem, tuple[RuleOption, ...]] = {
-    RuleSystem.hh: (
-        RuleOption(
-            "movement",
-            N_("Movement per initiative step"),
-            N_("Bewegung alongside the Handlung."),
-            (
-                Choice(_FULL, N_("Full Bewegung, split freely (full rules)")),
-                Choice("half", N_("Half Bewegung, at least 2 Schritt (summary)")),
-            ),
-            _FULL,
+#: H&H's options: the rules marked (V).
+HH_OPTIONS = (
+    RuleOption(
+        "movement",
+        N_("Movement per initiative step"),
+        N_("Bewegung alongside the Handlung."),
+        (
+            Choice(_FULL, N_("Full Bewegung, split freely (full rules)")),
+            Choice("half", N_("Half Bewegung, at least 2 Schritt (summary)")),
         ),
-        RuleOption(
-            "condition_escalation",
-            N_("A condition applied again"),
-            N_("What happens when a Zustand is applied while it is already active."),
-            (
-                Choice(_FULL, N_("Escalates to the next Zustand (full rules)")),
-                Choice(_SUMMARY, N_("Damage or the summary's effect (summary)")),
-            ),
-            _FULL,
-        ),
-        RuleOption(
-            "long_rest_lp",
-            N_("LP from a Lange Rast"),
-            N_("Regeneration of Lebenspunkte on a successful Unbeugsamkeit Probe."),
-            (
-                Choice(_FULL, N_("1W10 LP (full rules)")),
-                Choice(_SUMMARY, N_("QS × W10 LP (summary)")),
-            ),
-            _FULL,
-        ),
-        RuleOption(
-            "focus_qs",
-            N_("QS bonus for a focused spell"),
-            N_("Extra QS a focused spell gets on success."),
-            (
-                Choice("per_spell", N_("+1 QS per focused spell")),
-                Choice("per_focus", N_("+1 QS per Fokus point")),
-            ),
-            "per_spell",
-        ),
-        RuleOption(
-            "npc_drop_at_zero",
-            N_("NSCs at 0 LP"),
-            N_("Default for new encounters."),
-            (
-                Choice("dying", N_("Follow the Sterben rules")),
-                Choice("drop", N_("Drop out at once")),
-            ),
-            "dying",
-        ),
-        KNOWLEDGE_TO,
+        _FULL,
     ),
-    RuleSystem.ds4: (KNOWLEDGE_TO,),
-    RuleSystem.pf2e: (
-        RuleOption(
-            "secret_checks",
-            N_("Verdeckte Würfe"),
-            N_("Checks the rules make secret (e.g. Recall Knowledge)."),
-            (
-                Choice("secret", N_("The GM rolls them secretly")),
-                Choice("open", N_("Players roll them openly")),
-            ),
-            "secret",
+    RuleOption(
+        "condition_escalation",
+        N_("A condition applied again"),
+        N_("What happens when a Zustand is applied while it is already active."),
+        (
+            Choice(_FULL, N_("Escalates to the next Zustand (full rules)")),
+            Choice(_SUMMARY, N_("Damage or the summary's effect (summary)")),
         ),
-        KNOWLEDGE_TO,
+        _FULL,
     ),
-}
+    RuleOption(
+        "long_rest_lp",
+        N_("LP from a Lange Rast"),
+        N_("Regeneration of Lebenspunkte on a successful Unbeugsamkeit Probe."),
+        (
+            Choice(_FULL, N_("1W10 LP (full rules)")),
+            Choice(_SUMMARY, N_("QS × W10 LP (summary)")),
+        ),
+        _FULL,
+    ),
+    RuleOption(
+        "focus_qs",
+        N_("QS bonus for a focused spell"),
+        N_("Extra QS a focused spell gets on success."),
+        (
+            Choice("per_spell", N_("+1 QS per focused spell")),
+            Choice("per_focus", N_("+1 QS per Fokus point")),
+        ),
+        "per_spell",
+    ),
+    RuleOption(
+        "npc_drop_at_zero",
+        N_("NSCs at 0 LP"),
+        N_("Default for new encounters."),
+        (
+            Choice("dying", N_("Follow the Sterben rules")),
+            Choice("drop", N_("Drop out at once")),
+        ),
+        "dying",
+    ),
+    KNOWLEDGE_TO,
+)
+DS4_OPTIONS = (KNOWLEDGE_TO,)
+PF2E_OPTIONS = (
+    RuleOption(
+        "secret_checks",
+        N_("Verdeckte Würfe"),
+        N_("Checks the rules make secret (e.g. Recall Knowledge)."),
+        (
+            Choice("secret", N_("The GM rolls them secretly")),
+            Choice("open", N_("Players roll them openly")),
+        ),
+        "secret",
+    ),
+    KNOWLEDGE_TO,
+)
+
+#: Every system's options, by system (filled by ``app.wiring``).
+OPTIONS: dict[RuleSystem, tuple[RuleOption, ...]] = {}
 
 
 def defaults(system: RuleSystem) -> dict[str, str]:

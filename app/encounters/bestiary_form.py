@@ -1,10 +1,11 @@
 """The bestiary form's structured parts: rows of inputs for resistances, spells and Strikes.
 
-A stat block's structured parts (:data:`app.encounters.statblocks.EXTRAS`) are lists (spells,
-Strikes) or a mapping (resistances). The form shows each as rows of ordinary inputs named
-``<key>-<row>-<column>`` (``zauber-0-name``), never as JSON. Without JavaScript a row is
-added by the "one more row" submit (``_more=<key>``, which saves nothing and shows the form
-again with every typed value and an empty row) and removed by its "remove" checkbox.
+A stat block's structured parts (``StatBlockRules.extras`` of :mod:`app.encounters.statblocks`)
+are lists (spells, Strikes) or a mapping (resistances). The form shows each as rows of
+ordinary inputs named ``<key>-<row>-<column>`` (``zauber-0-name``), never as JSON. Without
+JavaScript a row is added by the "one more row" submit (``_more=<key>``, which saves nothing
+and shows the form again with every typed value and an empty row) and removed by its
+"remove" checkbox.
 
 :func:`block_rows` turns the posted form into the values :func:`statblocks.validate` checks
 (the validation stays the one of the JSON API); :func:`rows_of` turns a stored block back
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.encounters import statblocks
+from app.encounters.statblocks import hh as hh_statblock
 from app.i18n import N_
 
 ROW_MAX = 12
@@ -49,7 +51,7 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
     ),
     "zauber": (
         Column("name", N_("Name"), msgid=True),
-        Column("grade", "Güteklasse", "choice", tuple((g, g) for g in statblocks.HH_GRADES)),
+        Column("grade", "Güteklasse", "choice", tuple((g, g) for g in hh_statblock.HH_GRADES)),
         Column("focus", "Fokus", "int"),
         Column("range", N_("Range (Schritt)"), "int", msgid=True),
         Column("schaden_w", N_("Damage die"), "choice", _DIE_CHOICES, msgid=True),
@@ -58,13 +60,13 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
             "schadensart",
             "Schadensart",
             "choice",
-            tuple((k, k) for k in statblocks.HH_DAMAGE_KINDS),
+            tuple((k, k) for k in hh_statblock.HH_DAMAGE_KINDS),
         ),
         Column(
             "zustand",
             "Zustand",
             "choice",
-            (("", "–"), *((c, c) for c in statblocks.HH_SPELL_CONDITIONS)),
+            (("", "–"), *((c, c) for c in hh_statblock.HH_SPELL_CONDITIONS)),
         ),
         Column("verteidigung", "Verteidigung mit Magiekunde", "flag"),
         Column("flaeche", "Flächenzauber", "flag"),
@@ -173,9 +175,9 @@ class Posted:
 
 def posted(system: str, target: str, form: Mapping[str, str]) -> tuple[Posted, dict[str, Any]]:
     """The form as typed, and the stat block it describes (for the validation)."""
-    rows = {x.key: posted_rows(x.key, form) for x in statblocks.EXTRAS[system]}
+    rows = {x.key: posted_rows(x.key, form) for x in statblocks.rules(system).extras}
     block: dict[str, Any] = {
-        f.key: form[f.key] for f in statblocks.SCHEMAS[system] if f.key in form
+        f.key: form[f.key] for f in statblocks.rules(system).schema if f.key in form
     }
     block.update({key: block_rows(key, part) for key, part in rows.items()})
     more = form.get("_more", "")
@@ -198,9 +200,9 @@ def form_view(
     else:
         values = {
             "name": name,
-            **{f.key: data.get(f.key, f.default) for f in statblocks.SCHEMAS[system]},
+            **{f.key: data.get(f.key, f.default) for f in statblocks.rules(system).schema},
         }
-        rows = {x.key: rows_of(x.key, data.get(x.key)) for x in statblocks.EXTRAS[system]}
+        rows = {x.key: rows_of(x.key, data.get(x.key)) for x in statblocks.rules(system).extras}
     parts = [
         {
             "key": x.key,
@@ -209,7 +211,7 @@ def form_view(
             "columns": COLUMNS[x.key],
             "rows": shown_rows(rows[x.key], mine and state is not None and state.more == x.key),
         }
-        for x in statblocks.EXTRAS[system]
+        for x in statblocks.rules(system).extras
     ]
     return {
         "target": target,

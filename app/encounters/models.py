@@ -12,7 +12,8 @@ from app.db import Base, UTCDateTime, utcnow
 
 
 class BestiaryEntry(Base):
-    """An NSC/monster stat block of one system; ``data`` follows ``statblocks.SCHEMAS``."""
+    """An NSC/monster stat block of one system; ``data`` follows its system's
+    ``statblocks.StatBlockRules``."""
 
     __tablename__ = "bestiary_entry"
 

@@ -509,7 +509,7 @@ async def _bestiary_page(
             "viewer": viewer,
             "entries": forms,
             "new": new,
-            "schema": statblocks.SCHEMAS[system],
+            "schema": statblocks.rules(system).schema,
         },
         status_code=status_code,
     )

@@ -283,7 +283,7 @@ async def add_samples(session: AsyncSession, user: User, campaign_id: int) -> li
         ).all()
     )
     added: list[BestiaryEntry] = []
-    for name, block in statblocks.SAMPLES[campaign.system]:
+    for name, block in statblocks.rules(campaign.system).samples:
         if name in existing:
             continue
         entry = BestiaryEntry(

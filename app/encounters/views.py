@@ -384,7 +384,7 @@ def page_context(loaded: Loaded, log: LogWindow) -> dict[str, Any]:
         "status_label": STATUS_LABELS.get(loaded.encounter.status, loaded.encounter.status),
         "participants": loaded.participants,
         "errors": {},
-        "schema": statblocks.SCHEMAS[loaded.campaign.system],
+        "schema": statblocks.rules(loaded.campaign.system).schema,
     }
 
 

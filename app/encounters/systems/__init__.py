@@ -1,11 +1,11 @@
-"""The rule systems in combat, registered once (interface: ``systems.protocol.CombatRules``)."""
+"""The rule systems in combat (interface: ``systems.protocol.CombatRules``), by system key;
+``app.wiring`` registers each system's module."""
 
 from __future__ import annotations
 
-from app.encounters.systems import ds4, hh, pf2e
 from app.encounters.systems.protocol import CombatRules
 
-SYSTEMS: dict[str, CombatRules] = {r.name: r for r in (hh.RULES, ds4.RULES, pf2e.RULES)}
+SYSTEMS: dict[str, CombatRules] = {}
 
 
 def system(name: str) -> CombatRules:
