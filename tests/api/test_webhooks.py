@@ -152,6 +152,25 @@ async def test_public_rolls_arrive_signed_in_order_and_no_secret_does(
     assert listed[0]["last_status"] == 204
 
 
+async def test_an_idle_delivery_tick_opens_no_http_client(
+    make_client: ClientFactory, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every process ticks every few seconds; with no hook due it builds no HTTP client (whose
+    TLS set-up costs ~50 ms of CPU: most of an idle server's work)."""
+    t = await make_table(make_client, app)
+    await roll(t, "player", "No hook yet")
+    made: list[int] = []
+    real = Courier.client
+
+    def counted(self: Courier) -> httpx.AsyncClient:
+        made.append(1)
+        return real(self)
+
+    monkeypatch.setattr(Courier, "client", counted)
+    assert await courier(app).deliver_due() == 0
+    assert made == []
+
+
 async def test_a_failing_receiver_is_retried_in_order_and_shown_to_the_gm(
     make_client: ClientFactory, app: FastAPI, receiver: Receiver
 ) -> None:
