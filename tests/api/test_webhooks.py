@@ -14,6 +14,7 @@ from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import select, update
