@@ -6,7 +6,6 @@ events are visible to GMs only.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
@@ -32,6 +31,7 @@ from app.characters.models import Character, CharacterKind, Item
 from app.characters.systems.protocol import CharacterSystem, ItemDraft
 from app.characters.systems.registry import character_system
 from app.core.imports import Report, within_bounds
+from app.core.jsoncopy import copy_json
 from app.core.viewer import Role, Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -393,7 +393,7 @@ async def update_fields(
             meta[key] = await _parse_meta(session, opened, key, changes[key])
         except ValidationFailed as exc:
             errors.update(exc.fields)
-    data = copy.deepcopy(character.data)
+    data = copy_json(character.data)
     sheet = {k: v for k, v in changes.items() if k not in META_FIELDS}
     touched, sheet_errors = _sheet_changes(specs, data, sheet)
     errors.update(sheet_errors)
@@ -503,7 +503,7 @@ async def take_rest(
     )
     if isinstance(result, str):
         raise ValidationFailed({"rest": result})
-    data = copy.deepcopy(character.data)
+    data = copy_json(character.data)
     changes = {k: [data.get(k), v] for k, v in result.changes.items()}
     data.update(result.changes)
     character.data = data
@@ -615,7 +615,7 @@ async def sheet_check(
     )
     if isinstance(result, dict):
         raise ValidationFailed(result)
-    data = copy.deepcopy(character.data)
+    data = copy_json(character.data)
     changes = {k: [data.get(k), v] for k, v in result.changes.items()}
     data.update(result.changes)
     character.data = data
@@ -709,7 +709,7 @@ async def advance_companion(
     result = character_system(character.system).raise_companion(character.data)
     if isinstance(result, str):
         raise ValidationFailed({"advance": result})
-    data = copy.deepcopy(character.data)
+    data = copy_json(character.data)
     changes = {k: [data.get(k), v] for k, v in result.items() if data.get(k) != v}
     data.update(result)
     character.data = data
@@ -1380,7 +1380,7 @@ async def _apply_sheet_changes(
     """Glück spent or burned by a roll goes onto the sheet, one ``character_updated`` each."""
     if not changes:
         return
-    data = copy.deepcopy(c.data)
+    data = copy_json(c.data)
     for key, value in changes.items():
         before = sheets.get_value(c.data, key)
         sheets.set_value(data, key, value)

@@ -27,11 +27,11 @@ service turns a report into one event of the campaign log.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core.jsoncopy import copy_json
 from app.i18n import N_
 
 State = dict[str, Any]
@@ -174,7 +174,7 @@ def fresh_state(system: str) -> State:
 
 
 def clone(state: State) -> State:
-    return copy.deepcopy(state)
+    return copy_json(state)
 
 
 def current_turn(state: State) -> dict[str, Any] | None:

@@ -10,7 +10,6 @@ player's stream never carries them.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -32,6 +31,7 @@ from app.characters.models import Character, Item
 from app.characters.sheets import set_value
 from app.core.imports import Report as ImportReport
 from app.core.imports import within_bounds
+from app.core.jsoncopy import copy_json
 from app.core.systems import RuleSystem
 from app.core.viewer import Viewer
 from app.db import utcnow
@@ -449,7 +449,7 @@ async def write_sheets(session: AsyncSession, loaded: Loaded, user: User, state:
         changes = sheet_changes(character.system, character.data, rules.sheet_state(fig))
         if not changes:
             continue
-        data = copy.deepcopy(character.data)
+        data = copy_json(character.data)
         for key, (_before, after) in changes.items():
             set_value(data, key, after)
         character.data = data
@@ -1158,7 +1158,7 @@ def op_attack(
         report.roster = True
     owner = state["figures"][target].get("owner")
     bystanders = {
-        p: copy.deepcopy(state["figures"][p])
+        p: copy_json(state["figures"][p])
         for p in loaded.hidden - {attacker, target}
         if p in state["figures"]
     }
