@@ -84,3 +84,19 @@ async def test_an_attack_and_its_answer_read_each_fight_table_once(
             assert r.json()["version"] == int(version) + 1
     assert _read_twice(seen) == {}, "\n".join(seen)
     print(f"{via}: {len(seen)} statements, tables read {dict(selected_tables(seen))}")
+
+
+async def test_an_undo_and_its_answer_read_each_fight_table_once(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    fight, pids = await _fight(make_client, app)
+    html_base = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
+    await fight.act(fight.gm, "adjust", participant=pids["Goblin 1"], delta=-1, reason="Treffer")
+    version = await _version(fight)
+    with statements(app, own_task=True) as seen:
+        r = await fight.gm.post(f"{html_base}/undo", data={"version": version}, headers=HTMX)
+    assert r.status_code == 200, r.text
+    # The steps are counted with the encounter row; the undo itself reads the newest step.
+    assert _read_twice(seen) == {"encounter_undo": 2}, "\n".join(seen)
+    view = await fight.view(fight.gm)
+    assert view["can_undo"] is False and view["version"] == int(version) + 1
