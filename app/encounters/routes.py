@@ -459,12 +459,13 @@ async def act(
     status = 200
     errors: dict[str, str] = {}
     context_check = aimed = ""
-    fought: service.Loaded | None = None  # the fight as the action left it
+    fought: service.Loaded | None = None  # the fight as the action left it, once it stands
     try:
         async with attempt(session):
-            fought = await actions.perform(
+            done = await actions.perform(
                 session, user, ctx.roller, campaign_id, encounter_id, action, data
             )
+        fought = done
     except ValidationFailed as exc:
         typed = str(data.get("skill", "")) if action == "check" else ""
         aimed = str(data.get("target", "")) if action == "attack" else ""
