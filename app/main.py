@@ -9,13 +9,12 @@ from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI
 
-from app.accounts import api as accounts_api
-from app.accounts import routes as accounts_routes
 from app.accounts.passwords import Hasher
 from app.accounts.service import SESSIONS_ENDED_CHANNEL
 from app.apitokens import api as apitokens_api
 from app.apitokens import routes as apitokens_routes
 from app.campaigns import api as campaigns_api
+from app.campaigns import permissions as campaign_permissions
 from app.campaigns import routes as campaigns_routes
 from app.characters import api as characters_api
 from app.characters import routes as characters_routes
@@ -27,6 +26,8 @@ from app.events.broker import Broker, PostgresListener, StreamQuota, libpq_conni
 from app.events.jetstream import JetStream
 from app.events.service import NOTIFY_OFF_KEY
 from app.events.transport import Transport
+from app.login import api as login_api
+from app.login import routes as login_routes
 from app.maps import api as maps_api
 from app.maps import routes as maps_routes
 from app.maps.present import scenes_now
@@ -44,6 +45,7 @@ from app.transfer import routes as transfer_routes
 from app.web import api_docs, errors
 from app.web.context import AppContext
 from app.web.deps import TransactionalRoute
+from app.web.members import Members
 from app.web.security import CrossOriginProtection, SecurityHeaders
 from app.web.static import favicon, static_app
 from app.webhooks import api as webhooks_api
@@ -69,7 +71,7 @@ def _fewer_malloc_arenas() -> None:
 def _routers() -> tuple[APIRouter, ...]:
     """Every router of the app, JSON API first, in the order their paths are matched."""
     return (
-        accounts_api.router,
+        login_api.router,
         apitokens_api.router,
         campaigns_api.router,
         rolls_api.router,
@@ -82,7 +84,7 @@ def _routers() -> tuple[APIRouter, ...]:
         webhooks_api.router,
         printing_api.router,
         campaigns_api.events_router,
-        accounts_routes.router,
+        login_routes.router,
         apitokens_routes.router,
         campaigns_routes.router,
         rolls_routes.router,
@@ -115,6 +117,15 @@ def _transports(settings: Settings, broker: Broker) -> list[Transport]:
     return transports
 
 
+#: Who is a member of a campaign, and as what, for the web toolkit (``app.web.members``).
+MEMBERS = Members(
+    lookup=campaign_permissions.USER_AND_ROLE_FOR_TOKEN,
+    remember=campaign_permissions.remember_lookup,
+    current_viewer=campaign_permissions.current_viewer,
+    roles=campaign_permissions.member_roles,
+)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     wire()  # the event types and the packages' hooks (app/wiring.py): once per process
     settings = settings or Settings()
@@ -134,6 +145,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ),
         hasher=Hasher(settings.argon2_time_cost, settings.argon2_memory_kib),
         roller=SecureRoller() if settings.dice_seed is None else SeededRoller(settings.dice_seed),
+        members=MEMBERS,
         look=scenes_now,
     )
 

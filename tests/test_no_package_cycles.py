@@ -6,9 +6,12 @@ folded into one of the top-level packages (``app.campaigns.views`` → ``campaig
 ``app/main.py`` → ``main``), and a cycle is a set of packages each of which imports the
 others, directly or through a chain.
 
-One kind of cycle is left and listed in :data:`KNOWN_CYCLES`: a package's HTTP edge
-(``routes``, ``api``, ``live``) imports the web toolkit, which imports the package's inner
-modules (the current user, the member's role). Without the HTTP edges there is none at all.
+None is left (issue 26): the last, ``accounts ↔ campaigns ↔ web``, went through the
+packages' HTTP edges (``routes``, ``api``, ``live``), which use the web toolkit, while the
+toolkit read the login session and the member's role from those packages. Now the pages of
+the accounts are a package of their own (``app.login``), and the campaigns package's answers
+about members reach the toolkit through ``AppContext.members`` (``app.web.members``), built
+by ``app.main``: the toolkit names no package with an HTTP edge.
 """
 
 from __future__ import annotations
@@ -19,11 +22,6 @@ from functools import cache
 import grimp
 import pytest
 
-#: The packages still in a cycle through their HTTP edge: ``app.web`` imports
-#: ``app.accounts`` (login sessions, passwords) and ``app.campaigns.permissions`` (the viewer's
-#: role), whose routes import ``app.web``. Whoever breaks it shrinks or deletes the entry
-#: (``test_known_cycles_are_not_stale`` insists).
-KNOWN_CYCLES = {frozenset({"accounts", "campaigns", "web"})}
 HTTP_EDGE = ("routes", "api", "live")
 
 Graph = Mapping[str, frozenset[str]]
@@ -82,25 +80,17 @@ def _is_http_edge(module: str) -> bool:
 # --- the rule -------------------------------------------------------------------------------
 
 
-def test_no_package_cycle_but_the_known_ones() -> None:
+def test_no_package_cycle() -> None:
     found = cycles(package_graph())
-    new = {c for c in found if not any(c <= known for known in KNOWN_CYCLES)}
-    assert not new, f"Packages importing each other (directly or through others): {new}"
+    assert not found, f"Packages importing each other (directly or through others): {found}"
 
 
-def test_known_cycles_are_not_stale() -> None:
-    found = cycles(package_graph())
-    assert found == KNOWN_CYCLES, f"Shrink or delete KNOWN_CYCLES: found {found}"
-
-
-def test_no_package_cycle_without_the_http_edges() -> None:
-    assert cycles(package_graph(skip=_is_http_edge)) == set()
-
-
-def test_the_packages_of_the_former_cycles_are_in_none() -> None:
-    """campaigns → rolls → sessions → campaigns, and events ↔ web through its routes."""
-    found = cycles(package_graph())
-    assert not {"rolls", "sessions", "events", "maps", "characters"} & set().union(*found)
+def test_the_web_toolkit_reaches_no_package_with_an_http_edge() -> None:
+    """What keeps the toolkit out of cycles: a package's HTTP edge uses ``app.web``, so
+    ``app.web`` may not import that package, directly or through others."""
+    with_edge = {_package(m) for m in _modules() if _is_http_edge(m)} - {None, "web"}
+    reached = _reach(package_graph(), "web") & with_edge
+    assert not reached, f"app.web imports packages with an HTTP edge: {reached}"
 
 
 # --- the cycle finder finds what it should --------------------------------------------------

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from enum import StrEnum
+from typing import Any
 
-from sqlalchemy import ScalarSelect, bindparam, select
+from sqlalchemy import ScalarSelect, Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
+from app.accounts.models import User
+from app.accounts.service import USER_FOR_TOKEN
 from app.campaigns.models import Campaign, Membership
 from app.core.viewer import Role, Viewer
 from app.db import in_chunks, read_memo
@@ -137,6 +140,23 @@ def remember_role(
     session.info.setdefault(_ROLES_READ, {})[(campaign_id, user_id)] = role_name
     if campaign is not None or role_name is None:
         read_memo(session)[(_ROLES_READ, campaign_id, user_id)] = (role_name, campaign)
+
+
+#: The session lookup (``app.accounts.service.USER_FOR_TOKEN``), the user's role in the
+#: campaign bound as ``:role_campaign_id`` and that campaign's row: a campaign request's
+#: authorization then reads neither again (``app.web.deps``; hand the added columns to
+#: :func:`remember_lookup`).
+USER_AND_ROLE_FOR_TOKEN: Select[Any] = USER_FOR_TOKEN.add_columns(
+    role_in_campaign(User.id), Campaign
+).outerjoin(Campaign, Campaign.id == bindparam("role_campaign_id"))
+
+
+def remember_lookup(
+    session: AsyncSession, campaign_id: int, user_id: int, more: Sequence[Any]
+) -> None:
+    """:func:`remember_role` with the columns :data:`USER_AND_ROLE_FOR_TOKEN` added."""
+    role_name, campaign = more
+    remember_role(session, campaign_id, user_id, role_name, campaign)
 
 
 async def current_viewer(session: AsyncSession, campaign_id: int, viewer: Viewer) -> Viewer | None:

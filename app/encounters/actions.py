@@ -27,7 +27,6 @@ from app import limits
 from app.accounts.models import User
 from app.encounters import area, service
 from app.encounters.combat import CombatError, Report, State, current_pid
-from app.encounters.models import Encounter
 from app.encounters.systems import system
 from app.encounters.systems.protocol import CombatRules, unavailable
 from app.errors import ValidationFailed
@@ -207,7 +206,7 @@ class Step:
     #: A GM override (an LP edit): the fair-play table rule decides (``app.sessions``).
     override: bool = False
 
-    async def perform(self, call: Call, data: Mapping[str, Any]) -> Encounter:
+    async def perform(self, call: Call, data: Mapping[str, Any]) -> service.Loaded:
         args = _read(self.inputs, data, self.passes_rest)
 
         def op(loaded: service.Loaded, state: State, report: Report, roller: Roller) -> None:
@@ -226,7 +225,7 @@ class Step:
         )  # fmt: skip
 
 
-Whole = Callable[["Call", int | None], Awaitable[Encounter]]
+Whole = Callable[["Call", int | None], Awaitable[service.Loaded]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +239,7 @@ class Lifecycle:
     as_current: bool = False
     system_action: bool = False
 
-    async def perform(self, call: Call, data: Mapping[str, Any]) -> Encounter:
+    async def perform(self, call: Call, data: Mapping[str, Any]) -> service.Loaded:
         return await self.run(call, _version(data))
 
 
@@ -293,7 +292,8 @@ async def perform(
     encounter_id: int,
     action: str,
     data: dict[str, Any],
-) -> Encounter:
+) -> service.Loaded:
+    """Run combat action ``action``; the fight as it left it is what its answer shows."""
     handler = ACTIONS.get(action)
     if handler is None:
         raise ValidationFailed({"action": _("Unknown action.")})
@@ -304,19 +304,19 @@ async def perform(
 
 
 @lifecycle("start")
-async def _start(call: Call, version: int | None) -> Encounter:
+async def _start(call: Call, version: int | None) -> service.Loaded:
     return await service.start(
         call.session, call.user, call.roller, call.campaign_id, call.encounter_id, version
     )
 
 
 @lifecycle("end")
-async def _end(call: Call, version: int | None) -> Encounter:
+async def _end(call: Call, version: int | None) -> service.Loaded:
     return await service.end(call.session, call.user, call.campaign_id, call.encounter_id, version)
 
 
 @lifecycle("undo")
-async def _undo(call: Call, version: int | None) -> Encounter:
+async def _undo(call: Call, version: int | None) -> service.Loaded:
     return await service.undo(call.session, call.user, call.campaign_id, call.encounter_id, version)
 
 

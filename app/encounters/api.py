@@ -297,7 +297,7 @@ async def act(
     body: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run a combat action (``start``, ``next``, ``attack``, ``respond``, ``undo``, ...)."""
-    await actions.perform(
+    fought = await actions.perform(
         session, user, ctx.roller, campaign_id, encounter_id, action, dict(body or {})
     )
-    return await _view(session, user, campaign_id, encounter_id)
+    return views.api_view(fought)

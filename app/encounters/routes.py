@@ -121,8 +121,17 @@ async def create(
     return redirect(request, _url(campaign_id, encounter.id))
 
 
-async def _context(session: Any, user: User, campaign_id: int, encounter_id: int) -> dict[str, Any]:
-    loaded = await service.load(session, user, campaign_id, encounter_id)
+async def _context(
+    session: Any,
+    user: User,
+    campaign_id: int,
+    encounter_id: int,
+    loaded: service.Loaded | None = None,
+) -> dict[str, Any]:
+    """The combat page's context; ``loaded``: the fight as a combat action just left it (its
+    answer reads no row of the fight again), else it is loaded here."""
+    if loaded is None:
+        loaded = await service.load(session, user, campaign_id, encounter_id)
     log = await service.log_window(session, loaded, views.LOG_SHOWN)
     context = views.page_context(loaded, log)
     if loaded.viewer.is_gm and loaded.encounter.status == "prepared":
@@ -450,11 +459,13 @@ async def act(
     status = 200
     errors: dict[str, str] = {}
     context_check = aimed = ""
+    fought: service.Loaded | None = None  # the fight as the action left it, once it stands
     try:
         async with attempt(session):
-            await actions.perform(
+            done = await actions.perform(
                 session, user, ctx.roller, campaign_id, encounter_id, action, data
             )
+        fought = done
     except ValidationFailed as exc:
         typed = str(data.get("skill", "")) if action == "check" else ""
         aimed = str(data.get("target", "")) if action == "attack" else ""
@@ -471,7 +482,7 @@ async def act(
         errors, status = {"combat": exc.message}, 409
     if action in ("start", "end") or not is_htmx(request):
         return redirect(request, _url(campaign_id, encounter_id))
-    context = await _context(session, user, campaign_id, encounter_id)
+    context = await _context(session, user, campaign_id, encounter_id, fought)
     context["errors"] = errors
     context["typed_check"] = context_check  # a refused check keeps what the GM typed
     context["aimed"] = aimed if errors and action == "attack" else ""  # and an attack its target

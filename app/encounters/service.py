@@ -911,7 +911,7 @@ async def start(
     campaign_id: int,
     encounter_id: int,
     version: int | None = None,
-) -> Encounter:
+) -> Loaded:
     loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
     enc = loaded.encounter
     _check_version(enc, version)
@@ -940,7 +940,7 @@ async def start(
     _touch(enc)
     await _flush(session)
     await _log(session, loaded, user, report, roster=True, status=True)
-    return enc
+    return await _as_left(session, loaded, 0, moved=False)
 
 
 async def _owners(session: AsyncSession, participants: Sequence[Participant]) -> dict[int, int]:
@@ -960,7 +960,7 @@ async def _owners(session: AsyncSession, participants: Sequence[Participant]) ->
 
 async def end(
     session: AsyncSession, user: User, campaign_id: int, encounter_id: int, version: int | None
-) -> Encounter:
+) -> Loaded:
     loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
     enc = loaded.encounter
     _check_version(enc, version)
@@ -977,7 +977,7 @@ async def end(
     report.turn_changed = report.pending_changed = True
     await _flush(session)
     await _log(session, loaded, user, report, status=True)
-    return enc
+    return await _as_left(session, loaded, 0, moved=False)
 
 
 def owns(loaded: Loaded, pid: str | None) -> bool:
@@ -1034,12 +1034,13 @@ async def operate(
     undoable: bool = True,
     allow_pending: bool = False,
     override: bool = False,
-) -> Encounter:
+) -> Loaded:
     """Run one combat operation on a copy of the state, then save and log it.
 
     Its dice come from :func:`app.sessions.dice.roller_for` (fair play), asked once the
     encounter row is locked; an ``override`` (a GM's LP edit) follows the session's table
-    rule."""
+    rule. Returns the fight as the operation left it (:func:`_as_left`): what the answer
+    shows, without reading the fight again (issue 26)."""
     action = Action.run_encounters if gm_only else Action.act_in_combat
     loaded = await load(session, user, campaign_id, encounter_id, action, for_update=True)
     enc = loaded.encounter
@@ -1074,7 +1075,18 @@ async def operate(
     await _flush(session)
     for after in AFTER_OPERATION:
         await after(session, user, loaded, report)
-    return enc
+    kept = steps.after_push(loaded.undo_steps) if undoable else loaded.undo_steps
+    return await _as_left(session, loaded, kept, moved=bool(report.displacements))
+
+
+async def _as_left(
+    session: AsyncSession, loaded: Loaded, undo_steps: int, *, moved: bool
+) -> Loaded:
+    """The fight as a use case left it, for its answer: the rows it loaded (the encounter,
+    its participants, the sheets) were changed in place, so only the count of undo steps is
+    new, and the board is read again when the operation moved tokens on it."""
+    board = await snapshot(session, loaded.encounter.id) if moved else loaded.board
+    return replace(loaded, undo_steps=undo_steps, board=board)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1262,7 +1274,7 @@ def op_reorder(loaded: Loaded, state: State, report: Report, pid: str, direction
 
 async def undo(
     session: AsyncSession, user: User, campaign_id: int, encounter_id: int, version: int | None
-) -> Encounter:
+) -> Loaded:
     """Restore the state before the last action; the log keeps its entries, marked undone."""
     loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
     enc = loaded.encounter
@@ -1296,7 +1308,7 @@ async def undo(
     await _flush(session)
     for after in AFTER_UNDO:
         await after(session, user, loaded, moved_back)
-    return enc
+    return await _as_left(session, loaded, loaded.undo_steps - 1, moved=bool(moved_back))
 
 
 # --- the log -------------------------------------------------------------------------------------

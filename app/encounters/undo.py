@@ -64,6 +64,11 @@ async def push(
     )
 
 
+def after_push(kept: int) -> int:
+    """The number of steps after :func:`push` with ``kept`` steps before it."""
+    return min(kept + 1, HISTORY)
+
+
 async def newest(session: AsyncSession, encounter_id: int) -> tuple[int, Entry] | None:
     """The id and entry (``state``, ``seq``) of the newest step, or None."""
     row = (

@@ -17,7 +17,8 @@ from app.events.transport import Transport
 from app.events.warden import StreamWarden
 from app.limits import WriteRateLimiter
 from app.rules.dice import Roller
-from app.web.stream_audit import audit_streams
+from app.web.members import Members
+from app.web.stream_audit import stream_audit
 
 
 @dataclass
@@ -28,6 +29,9 @@ class AppContext:
     broker: Broker
     hasher: Hasher
     roller: Roller
+    #: Who is a member of a campaign, and as what (``app.campaigns.permissions``, handed in
+    #: by ``app.main``: the web toolkit names no package with an HTTP edge).
+    members: Members
     #: What carries this process's events to the others and theirs to it (started by the
     #: app's lifespan): ``LISTEN``/``NOTIFY``, NATS JetStream, or none (SQLite, one process).
     transports: list[Transport] = field(default_factory=list)
@@ -44,7 +48,10 @@ class AppContext:
             self.settings.write_rate_per_minute, self.settings.write_burst
         )
         self.warden = StreamWarden(
-            self.broker, self.sessionmaker, audit_streams, self.settings.stream_poll_seconds
+            self.broker,
+            self.sessionmaker,
+            stream_audit(self.members.roles),
+            self.settings.stream_poll_seconds,
         )
 
     async def commit(self, session: AsyncSession) -> None:

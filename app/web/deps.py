@@ -9,14 +9,11 @@ from typing import Annotated, Any
 
 from fastapi import BackgroundTasks, Depends, Request, Response
 from fastapi.routing import APIRoute
-from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts import service as accounts
 from app.accounts import tokens
 from app.accounts.models import User
-from app.campaigns.models import Campaign
-from app.campaigns.permissions import remember_role, role_in_campaign
 from app.errors import AppError, Unauthenticated
 from app.events.service import PENDING_KEY
 from app.i18n import DEFAULT_LOCALE, _, set_locale
@@ -144,28 +141,23 @@ def _campaign_in_path(request: Request) -> int | None:
     return int(raw) if isinstance(raw, str) and raw.isdigit() and len(raw) < 10 else None
 
 
-#: The session lookup, the user's role in one campaign (the one the request is about) and
-#: that campaign's row (for :func:`authorize`).
-_USER_AND_ROLE_FOR_TOKEN = accounts.USER_FOR_TOKEN.add_columns(
-    role_in_campaign(User.id), Campaign
-).outerjoin(Campaign, Campaign.id == bindparam("role_campaign_id"))
-
-
 async def _user_for(
     request: Request, session: AsyncSession, ctx: AppContext, token: str
 ) -> User | None:
     """The user behind ``token``. On a request under ``/campaigns/{campaign_id}/…`` their role
-    there is read in the same statement and remembered for this request's authorization."""
+    there is read in the same statement and remembered for this request's authorization
+    (:class:`app.web.members.Members`, from the campaigns package)."""
     campaign_id = _campaign_in_path(request)
     if campaign_id is None:
         return await accounts.user_for_token(session, ctx.settings, token)
+    members = ctx.members
     found = await accounts.user_and_more_for_token(
-        session, ctx.settings, token, _USER_AND_ROLE_FOR_TOKEN, {"role_campaign_id": campaign_id}
+        session, ctx.settings, token, members.lookup, {"role_campaign_id": campaign_id}
     )
     if found is None:
         return None
-    user, (role_name, campaign) = found
-    remember_role(session, campaign_id, user.id, role_name, campaign)
+    user, more = found
+    members.remember(session, campaign_id, user.id, more)
     return user
 
 

@@ -1,6 +1,7 @@
 """Who the viewers of many live streams are now, in a constant number of statements: the
-process's sweep (``app.events.warden``) over memberships (campaigns) and login sessions
-(accounts), which the event stream itself does not import."""
+process's sweep (``app.events.warden``) over memberships (``AppContext.members.roles``, the
+campaigns package's) and login sessions (accounts), which the event stream itself does not
+import."""
 
 from __future__ import annotations
 
@@ -9,12 +10,25 @@ from collections.abc import Sequence
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.service import sessions_active
-from app.campaigns.permissions import member_roles
 from app.core.viewer import Viewer
 from app.events.broker import Subscription
+from app.events.warden import Audit
+from app.web.members import MemberRoles
 
 
-async def audit_streams(session: AsyncSession, subs: Sequence[Subscription]) -> list[Viewer | None]:
+def stream_audit(member_roles: MemberRoles) -> Audit:
+    """:func:`audit_streams` with the memberships read by ``member_roles``
+    (``AppContext.members.roles``: the campaigns package's)."""
+
+    async def audit(session: AsyncSession, subs: Sequence[Subscription]) -> list[Viewer | None]:
+        return await audit_streams(member_roles, session, subs)
+
+    return audit
+
+
+async def audit_streams(
+    member_roles: MemberRoles, session: AsyncSession, subs: Sequence[Subscription]
+) -> list[Viewer | None]:
     """Each stream's viewer with their current role, or ``None`` once they left the campaign
     or (for a stream opened with a session token) their session ended: as
     ``app.web.streams.recheck_for`` answers for one stream."""

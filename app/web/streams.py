@@ -18,13 +18,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.accounts.service import session_active, token_hash
 from app.accounts.tokens import is_api_token
-from app.campaigns.permissions import current_viewer
 from app.core.viewer import Viewer
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Recheck, Render, follow
 from app.web.context import AppContext
 from app.web.deps import session_token
 from app.web.ids import MAX_ROW_ID
+from app.web.members import CurrentViewer
 from app.web.sse import LiveStream
 
 #: Seconds of quiet after which a stream sends a ping comment (proxies keep it open).
@@ -38,9 +38,12 @@ def resume_point(last_event_id: str | None, after: int | None) -> int:
     return min(max(header, after or 0), MAX_ROW_ID)
 
 
-def recheck_for(campaign_id: int, session_hash: str | None) -> Recheck:
-    """The stream's recheck: still a member (and as what), and, for a stream opened with a
-    session token, still signed in."""
+def recheck_for(
+    current_viewer: CurrentViewer, campaign_id: int, session_hash: str | None
+) -> Recheck:
+    """The stream's recheck: still a member (and as what: ``current_viewer``, which is
+    ``AppContext.members.current_viewer``), and, for a stream opened with a session token,
+    still signed in."""
 
     async def recheck(session: AsyncSession, viewer: Viewer) -> Viewer | None:
         current = await current_viewer(session, campaign_id, viewer)
@@ -64,7 +67,7 @@ def event_stream(
     session_hash = token_hash(token) if token else None
     if token is not None and session_hash is not None and is_api_token(token):
         ctx.broker.quota.note_api_token(session_hash)
-    recheck = recheck_for(campaign_id, session_hash)
+    recheck = recheck_for(ctx.members.current_viewer, campaign_id, session_hash)
 
     async def frames() -> AsyncGenerator[bytes, None]:
         async for item in follow(

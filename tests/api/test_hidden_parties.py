@@ -95,7 +95,9 @@ async def _stream(app: FastAPI, cid: int, viewer: Viewer, render: Render) -> str
     async with ctx.sessionmaker() as session:
         last = max((await session.scalars(select(CampaignEvent.seq))).all())
     sent: list[Outgoing] = []
-    messages: AsyncIterator[Outgoing] = follow(ctx, cid, viewer, 0, render, recheck_for(cid, None))
+    messages: AsyncIterator[Outgoing] = follow(
+        ctx, cid, viewer, 0, render, recheck_for(ctx.members.current_viewer, cid, None)
+    )
 
     async def read() -> None:
         async for item in messages:

@@ -1,7 +1,9 @@
 """The session lookup reads the member's role in the same statement on a campaign request.
 
-The accounts package knows nothing of campaigns: the web layer adds the role column to the
-session lookup (``app.web.deps``), and the roll's authorization then reads no role again.
+The accounts package knows nothing of campaigns: the campaigns package adds the role column
+to the session lookup (``permissions.USER_AND_ROLE_FOR_TOKEN``), the web layer runs it
+(``app.web.deps``, through ``AppContext.members``), and the roll's authorization then reads
+no role again.
 """
 
 from __future__ import annotations

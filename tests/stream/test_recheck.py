@@ -29,7 +29,7 @@ async def _now(
     app: FastAPI, campaign_id: int, session_hash: str | None, seen: Viewer
 ) -> Viewer | None:
     ctx: AppContext = app.state.ctx
-    recheck = recheck_for(campaign_id, session_hash)
+    recheck = recheck_for(ctx.members.current_viewer, campaign_id, session_hash)
     async with ctx.sessionmaker() as session:
         return await recheck(session, seen)
 

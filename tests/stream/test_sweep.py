@@ -61,7 +61,7 @@ async def _stream(app: FastAPI, t: Table, who: str = "player") -> AsyncIterator[
         after = (await last_seqs(session, [t.campaign_id]))[t.campaign_id]
     before = set(ctx.broker.subscriptions())
     got: asyncio.Queue[Outgoing] = asyncio.Queue()
-    recheck = recheck_for(t.campaign_id, hashed)
+    recheck = recheck_for(ctx.members.current_viewer, t.campaign_id, hashed)
 
     async def run() -> None:
         async for item in follow(ctx, t.campaign_id, viewer, after, render_json, recheck, hashed):

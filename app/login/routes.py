@@ -1,4 +1,4 @@
-"""HTML pages of accounts: register, log in, log out, language."""
+"""HTML pages of the accounts: register, log in, log out, language."""
 
 from __future__ import annotations
 
