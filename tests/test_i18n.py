@@ -62,7 +62,7 @@ def test_catalogs_are_named_by_domain_and_hold_their_domains_msgids() -> None:
         with po.open("rb") as fh:
             for message in read_po(fh, locale="de"):
                 if message.id:
-                    key = message.id[0] if isinstance(message.id, tuple) else message.id
+                    key = message.id if isinstance(message.id, str) else str(message.id[0])
                     assert key not in home, f"{key!r} in {home[key]}.po and {po.stem}.po"
                     home[key] = po.stem
     misplaced = {}
