@@ -1,6 +1,6 @@
 """Areas on the map (issue 27): an area placed on the board of the scene linked to a fight
 hits every figure whose token stands in its cells, and each system resolves it
-(:meth:`~app.encounters.systems.protocol.CombatRules.area`).
+(:meth:`~app.encounters.systems.protocol.Areas.area`).
 
 The request (``POST …/actions/area``, or the combat page's form): ``shape`` (``circle``,
 ``cone``, ``line``), ``origin`` ``[col, row]``, ``size`` (radius or length in the system's

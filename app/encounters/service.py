@@ -58,7 +58,7 @@ from app.encounters.combat import (
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.encounters.systems import system
 from app.encounters.systems.protocol import (
-    ActionBudget,
+    CountedActions,
     SheetSync,
     Spellcasting,
     capability,
@@ -1092,7 +1092,7 @@ async def operate(
 class MapMove:
     """A move on the battle map of the figure ``pid``'s token ``token_id`` from ``start``
     for ``cost`` cells of its movement; ``stride``: the move is an action of its turn
-    (the system has ``ActionBudget``; PF2e's Stride)."""
+    (the system has ``CountedActions``; PF2e's Stride)."""
 
     pid: str
     token_id: int
@@ -1114,7 +1114,7 @@ async def move_figure(
         if pid not in state["figures"]:
             raise CombatError(N_("This participant is not in the combat."))
         if move.stride:
-            need(system(loaded.campaign.system), ActionBudget).stride(state, pid, report)
+            need(system(loaded.campaign.system), CountedActions).stride(state, pid, report)
         spend_movement(state, pid, move.cost)
         map_moved(state, move.token_id, move.start)
         # A public step (its row changed) refreshes every combat page's controls, which

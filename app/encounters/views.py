@@ -18,10 +18,10 @@ from app.encounters.models import Participant
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
 from app.encounters.systems import SYSTEMS, system
 from app.encounters.systems.protocol import (
-    ActionBudget,
     Checks,
     CombatCore,
     Conditions,
+    CountedActions,
     Spending,
     Spent,
     Tactics,
@@ -65,7 +65,7 @@ class Health:
 
 
 def health_of(view: dict[str, Any], participant: Participant, gm: bool) -> Health:
-    """``view`` (the system's ``CombatRules.view`` of the figure) cut to what the viewer
+    """``view`` (the system's ``CombatCore.view`` of the figure) cut to what the viewer
     may know of ``participant``."""
     key, label = view["status"]
     exact = knows_exact(participant, gm)
@@ -241,9 +241,9 @@ def _check_controls(mod: CombatCore) -> dict[str, Any]:
 
 
 def _turn_controls(mod: CombatCore, state: dict[str, Any], acting: bool) -> dict[str, Any]:
-    """The acting figure's budget (``ActionBudget``) and what it can no longer do
+    """The acting figure's budget (``CountedActions``) and what it can no longer do
     (``Spending``): none for others, or where the system counts neither."""
-    budget, spending = capability(mod, ActionBudget), capability(mod, Spending)
+    budget, spending = capability(mod, CountedActions), capability(mod, Spending)
     return {
         "budget": budget.turn_budget(state) if acting and budget else None,
         **_spent(spending.spent(state) if acting and spending else Spent()),

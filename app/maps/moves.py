@@ -2,7 +2,7 @@
 
 The order is the rule of play. The way and the turn's allowance are checked first: a move
 refused there tells nothing about the figures on the map. Then the token walks the way. It
-stops where an enemy may react (``CombatRules.move_reactions``, hidden enemies included:
+stops where an enemy may react (``Zones.move_reactions``, hidden enemies included:
 the rules do not ask who sees them), or when the way reaches a cell where a figure stands
 that the mover cannot see: it ends on the last free cell before it, spends the movement up
 to there and is told «Something blocks the way» (``blocked``) — what a hero bumping into
@@ -22,9 +22,9 @@ from typing import Any
 from app.core.viewer import Viewer
 from app.encounters.combat import movement_spent
 from app.encounters.systems.protocol import (
-    ActionBudget,
     Budget,
     CombatCore,
+    CountedActions,
     Tactics,
     Zones,
     capability,
@@ -103,7 +103,7 @@ def _allowance(b: Board, rules: CombatCore, settings: dict[str, Any], token: Tok
     if tactics is None:
         return None
     # Where a move is an action (PF2e's Stride), each one has the whole movement.
-    strides = capability(rules, ActionBudget) is not None
+    strides = capability(rules, CountedActions) is not None
     spent = 0 if strides else movement_spent(b.state, pid)
     return tactics.movement_allowance(fig, participant.stats, settings) - spent
 

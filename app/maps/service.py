@@ -1,7 +1,7 @@
 """Battle map use cases: scenes, walls, fog, tokens, moves (docs/map.md).
 
 The server is the authority: every move is checked against the grid (``app.rules.grid``)
-and the movement the campaign's system allows (``CombatRules.movement_allowance``); what a
+and the movement the campaign's system allows (``Tactics.movement_allowance``); what a
 viewer receives — the scene, and every map event — is cut to what they may see
 (:mod:`app.maps.sight`).
 """
@@ -26,7 +26,7 @@ from app.encounters import service as encounters
 from app.encounters.combat import current_pid
 from app.encounters.models import Encounter, Participant
 from app.encounters.systems import system
-from app.encounters.systems.protocol import ActionBudget, Budget, CombatCore, Tactics, capability
+from app.encounters.systems.protocol import Budget, CombatCore, CountedActions, Tactics, capability
 from app.errors import AppError, Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import payload
 from app.events.audience import Audience, gm_only, in_scene, public
@@ -978,7 +978,7 @@ async def _in_fight(
         or plan.end == (token.x, token.y)
     ):
         return None
-    budget = capability(opened.rules, ActionBudget)
+    budget = capability(opened.rules, CountedActions)
     stride = plan.cost > 0 and budget is not None and current_pid(b.state) == pid
     move = encounters.MapMove(pid, token.id, (token.x, token.y), plan.cost, stride)
     try:

@@ -136,7 +136,7 @@ def new_figure(
     return from_figure(fig, {"weapon": weapon, "spells": spells, "focus": None})
 
 
-#: The figure's values a player character's sheet holds (``CharacterSystem.combat_values``).
+#: The figure's values a player character's sheet holds (``CombatSheet.combat_values``).
 SHEET_KEYS = ("lp", "lp_max", "wp", "wp_max", "gp", "gp_max", "rs", "be", "unconscious", "dead")
 
 
@@ -1623,7 +1623,7 @@ def cast(
 
 class HhRules(Common):
     """Helden & Halunken (registered in ``app.encounters.systems``): every capability but
-    :class:`~app.encounters.systems.protocol.ActionBudget`, :class:`NamedSpells`,
+    :class:`~app.encounters.systems.protocol.CountedActions`, :class:`NamedSpells`,
     :class:`Saves` and :class:`Reactions`."""
 
     name = "hh"

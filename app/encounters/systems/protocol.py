@@ -17,8 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, NotRequired, Protocol, TypedDict, TypeVar, cast, runtime_checkable
+from typing import Any, NotRequired, Protocol, TypedDict, TypeVar, runtime_checkable
 
+from app.core.capability import capability as capability
 from app.encounters.combat import CombatError, Report, State
 from app.i18n import N_
 from app.rules.dice import Roller
@@ -278,7 +279,7 @@ class Spending(Protocol):
 
 
 @runtime_checkable
-class ActionBudget(Protocol):
+class CountedActions(Protocol):
     """A turn of counted actions (PF2e): a move on the battle map is one of them (a Stride,
     each up to the figure's movement); without it the turn's moves share its movement."""
 
@@ -516,7 +517,7 @@ class Stunts(Protocol):
 
 #: Every capability protocol besides :class:`CombatCore`, for the docs and the seam tests.
 CAPABILITIES: tuple[type, ...] = (
-    Conditions, Checks, Spending, ActionBudget, Foresight, SheetSync, Tactics, Zones, Areas,
+    Conditions, Checks, Spending, CountedActions, Foresight, SheetSync, Tactics, Zones, Areas,
     Bursts, AttackOptions, Spellcasting, NamedSpells, Recovery, FirstAid, Saves, Reactions, Luck,
     Morale, ExtraActions, Stunts,
 )  # fmt: skip
@@ -524,14 +525,6 @@ CAPABILITIES: tuple[type, ...] = (
 
 def unavailable() -> CombatError:
     return CombatError(N_("Not available in this rule system."))
-
-
-def capability(rules: object, kind: Callable[..., T]) -> T | None:
-    """``rules`` as the capability ``kind`` (a protocol of this module), or ``None`` where the
-    system does not have it: ``capability(rules, Tactics)``."""
-    if isinstance(rules, cast(type, kind)):
-        return cast(T, rules)
-    return None
 
 
 def need(rules: object, kind: Callable[..., T]) -> T:
