@@ -31,7 +31,7 @@ from app.characters.systems import ds4 as ds4_sheet
 from app.characters.systems import hh as hh_sheet
 from app.characters.systems import pf2e as pf2e_sheet
 from app.characters.systems import registry as sheets
-from app.characters.systems.protocol import CharacterSystem
+from app.characters.systems.protocol import CharacterCore
 from app.core.systems import RuleSystem
 from app.encounters import board as fight_board
 from app.encounters import events as encounter_events
@@ -45,7 +45,7 @@ from app.encounters.statblocks import pf2e as pf2e_statblock
 from app.encounters.systems import ds4 as ds4_combat
 from app.encounters.systems import hh as hh_combat
 from app.encounters.systems import pf2e as pf2e_combat
-from app.encounters.systems.protocol import CombatRules
+from app.encounters.systems.protocol import CombatCore
 from app.events import events as log_events
 from app.events import payload
 from app.knowledge import events as knowledge_events
@@ -92,8 +92,8 @@ class SystemParts:
     """What the packages need of one rule system, each part in its package's registry."""
 
     options: tuple[settings.RuleOption, ...]
-    sheet: CharacterSystem
-    combat: CombatRules
+    sheet: CharacterCore
+    combat: CombatCore
     statblock: statblocks.StatBlockRules
     knowledge: KnowledgeRules
 

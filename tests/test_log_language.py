@@ -27,7 +27,12 @@ from sqlalchemy import select
 
 from app.campaigns.models import Campaign
 from app.characters import history
-from app.characters.systems.registry import character_system
+from app.characters.systems.registry import (
+    character_system,
+    companions,
+    inventory,
+    sheet_checks,
+)
 from app.encounters import views
 from app.encounters.systems.hh_figures import (
     DETAIL_WORDS,
@@ -194,7 +199,8 @@ async def _sheet_flow(t: Table, system: str) -> None:
     other = await create(t, who="player2", name="Brida")
     url = f"{t.api}/characters/{c['id']}"
     spec = character_system(system)
-    kinds = {f.key: f for f in spec.item_fields}.get("kind")
+    stock = inventory(system)
+    kinds = {f.key: f for f in stock.item_fields}.get("kind")
     starters = (await player.get(f"{t.api}/starter-items")).json()
     added = []
     for s in starters:
@@ -209,7 +215,7 @@ async def _sheet_flow(t: Table, system: str) -> None:
             assert r.status_code == 201, r.text
             added.append(r.json())
     for item in added:
-        for slot in spec.equip_slots:
+        for slot in stock.equip_slots:
             r = await player.post(f"{url}/items/{item['id']}/equip", json={"slot": slot})
             if r.status_code == 200:
                 break
@@ -217,7 +223,7 @@ async def _sheet_flow(t: Table, system: str) -> None:
     assert equipped, system
     await player.post(f"{url}/items/{equipped[0]['id']}/unequip", json={})
     item = added[0]
-    flags = {f.key: True for f in spec.item_fields if f.kind == "bool"}
+    flags = {f.key: True for f in stock.item_fields if f.kind == "bool"}
     r = await player.put(
         f"{url}/items/{item['id']}",
         json={"name": "Erbstück", "quantity": 2, "fields": {**item["fields"], **flags}},
@@ -234,14 +240,14 @@ async def _sheet_flow(t: Table, system: str) -> None:
         body |= {"dc": 15, "fortune": True, "visibility": "gm"}
     r = await player.post(f"{url}/roll", json=body)
     assert r.status_code == 201, r.text
-    if spec.checks:  # H&H: Beschaffung ("Immer" at 2 Lira) and Herstellung (Güte C)
+    if sheet_checks(system).checks:  # H&H: Beschaffung ("Immer" at 2 Lira) and Herstellung (Güte C)
         version = (await player.get(url)).json()["version"]
         await player.patch(url, json={"changes": {"skills.Handwerk": 8}, "version": version})
-        for key, _label in spec.checks:
+        for key, _label in sheet_checks(system).checks:
             body = {"check": key, "name": "Laterne", "price": 2}
             r = await player.post(f"{url}/check", json=body)
             assert r.status_code == 200, r.text
-    if spec.new_companion() is not None:  # H&H: a Gefährte, XP shared, one Steigerung
+    if companions(system).new_companion() is not None:  # H&H: a Gefährte, XP shared, one Steigerung
         r = await player.post(f"{url}/companions", json={"name": "Irrlicht"})
         assert r.status_code == 201, r.text
         companion = f"{t.api}/characters/{r.json()['id']}"

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from app.characters import rolling, service
 from app.characters.models import Character, Item
-from app.characters.systems.registry import character_system
+from app.characters.systems.registry import inventory
 from app.events.models import CampaignEvent
 from app.limits import Int32, Name, RowId, Text, Version
 from app.web.deps import Ctx, CurrentUser, Session
@@ -722,5 +722,5 @@ async def starter_items(
     campaign, _v, _items = await service.library(session, user, campaign_id)
     return [
         StarterOut(key=s.key, name=s.name, fields=s.fields, quantity=s.quantity, sample=s.sample)
-        for s in character_system(campaign.system).starter_items()
+        for s in inventory(campaign.system).starter_items()
     ]

@@ -2,7 +2,7 @@
 
 The encounter keeps a stat block per participant (``app.encounters.statblocks``); for a
 player character its system module builds it from the sheet and the equipped items
-(:meth:`CharacterSystem.combat_statblock`), through the same engine functions the sheet
+(:meth:`CombatSheet.combat_statblock`), through the same engine functions the sheet
 shows, so a fight and the sheet never disagree.
 
 The character row is the truth for a player character's current values (LP, WP, GP,
@@ -16,21 +16,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.characters.sheets import ItemLike, get_value
-from app.characters.systems.registry import character_system
+from app.characters.systems.registry import combat_sheet
 
 
 def combat_statblock(
     system: str, data: Mapping[str, Any], items: Sequence[ItemLike]
 ) -> dict[str, Any]:
     """The encounter stat block of a character of ``system`` (keys of its bestiary schema)."""
-    return character_system(system).combat_statblock(data, items)
+    return combat_sheet(system).combat_statblock(data, items)
 
 
 def combat_values(
     system: str, data: Mapping[str, Any], items: Sequence[ItemLike]
 ) -> dict[str, Any]:
     """The sheet's current values a fight of ``system`` takes at every step (one truth)."""
-    return character_system(system).combat_values(data, items)
+    return combat_sheet(system).combat_values(data, items)
 
 
 def sheet_changes(
@@ -39,7 +39,7 @@ def sheet_changes(
     """What a fight changed on the sheet: sheet key → (before, after) for each value that
     differs (``values`` as ``combat_values`` names them)."""
     out: dict[str, Any] = {}
-    for key, after in character_system(system).sheet_values(data, values).items():
+    for key, after in combat_sheet(system).sheet_values(data, values).items():
         before = get_value(data, key)
         if before != after:
             out[key] = (before, after)

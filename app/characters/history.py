@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from app.characters import catalog, sheets
-from app.characters.systems.registry import character_system
+from app.characters.systems.registry import character_system, inventory
 from app.events.service import VisibleEvent
 from app.i18n import N_, _
 
@@ -57,7 +57,7 @@ def _field_value(system: str, key: str, value: Any, owners: Mapping[int, str]) -
 
 def _where(system: str, entry: Mapping[str, Any]) -> str:
     if entry.get("equipped") and entry.get("slot"):
-        label = character_system(system).equip_slots.get(entry["slot"], entry["slot"])
+        label = inventory(system).equip_slots.get(entry["slot"], entry["slot"])
         return _(label)
     if entry.get("container") == sheets.RUCKSACK:
         return _("Rucksack")
@@ -71,7 +71,7 @@ def _item_changes(system: str, before: Mapping[str, Any], after: Mapping[str, An
         if before.get(key) != after.get(key):
             out.append(f"{label}: {_plain(before.get(key))} → {_plain(after.get(key))}")
     old, new = before.get("fields") or {}, after.get("fields") or {}
-    for spec in character_system(system).item_fields:
+    for spec in inventory(system).item_fields:
         if old.get(spec.key) != new.get(spec.key):
             values = [
                 catalog.field_value_text(spec, v) for v in (old.get(spec.key), new.get(spec.key))

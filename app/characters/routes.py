@@ -15,7 +15,7 @@ from app.accounts.models import User
 from app.campaigns.permissions import Action, allowed
 from app.characters import merge, rolling, service, sheets, views
 from app.characters.live import HISTORY_PAGE, SHEET_PAGE
-from app.characters.systems.registry import character_system
+from app.characters.systems.registry import character_system, inventory, sheet_rolls
 from app.characters.views import base_url as _base
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
@@ -210,7 +210,7 @@ async def _roll_context(
     session: Any, user: User, opened: service.Opened, params: dict[str, str]
 ) -> dict[str, Any]:
     c = opened.character
-    system = character_system(c.system)
+    system = sheet_rolls(c.system)
     roll: dict[str, Any] = {
         "params": params,
         "targets": system.roll_targets(c.data, opened.items),
@@ -455,7 +455,7 @@ def _item_form(system: str, values: dict[str, str]) -> tuple[int, int | None, di
     """Quantity, price and system fields of a submitted item edit form (all fields are sent;
     an unticked checkbox is ``False``)."""
     fields: dict[str, Any] = {k[7:]: v for k, v in values.items() if k.startswith("fields.")}
-    for spec in character_system(system).item_fields:
+    for spec in inventory(system).item_fields:
         if spec.kind == "bool":
             fields.setdefault(spec.key, "")
     errors: dict[str, str] = {}
@@ -838,8 +838,8 @@ async def _library_page(
             "viewer": viewer,
             "items": items,
             "can_manage": allowed(viewer.role, Action.manage_item_library),
-            "starters": character_system(campaign.system).starter_items(),
-            "item_fields": character_system(campaign.system).item_fields,
+            "starters": inventory(campaign.system).starter_items(),
+            "item_fields": inventory(campaign.system).item_fields,
             "errors": {} if editing else errors or {},
             "editing": editing,
             "edit_values": edit_values or {},

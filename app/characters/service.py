@@ -28,8 +28,16 @@ from app.campaigns.permissions import (
 from app.characters import catalog, foreign, rolling, sheets
 from app.characters import events as character_events
 from app.characters.models import Character, CharacterKind, Item
-from app.characters.systems.protocol import CharacterSystem, ItemDraft
-from app.characters.systems.registry import character_system
+from app.characters.systems.protocol import CharacterCore, ItemDraft
+from app.characters.systems.registry import (
+    character_system,
+    combat_sheet,
+    companions,
+    inventory,
+    rests,
+    sheet_checks,
+    sheet_rolls,
+)
 from app.core.imports import Report, within_bounds
 from app.core.jsoncopy import copy_json
 from app.core.viewer import Role, Viewer
@@ -181,7 +189,7 @@ def view(opened: Opened) -> sheets.SheetView:
 
 
 def normalised_sheet(
-    system: CharacterSystem, data: dict[str, Any], kind: str
+    system: CharacterCore, data: dict[str, Any], kind: str
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """A whole submitted sheet on the system's defaults, and its errors by field."""
     return sheets.normalise_data(system.fields(kind), system.default_data(kind), data)
@@ -353,7 +361,7 @@ def _sheet_changes(
 
 
 def _broken_rules(
-    system: CharacterSystem,
+    system: CharacterCore,
     specs: Mapping[str, sheets.FieldSpec],
     before: dict[str, Any],
     after: dict[str, Any],
@@ -435,7 +443,7 @@ async def _guard_gm_override(
     character = opened.character
     if not opened.viewer.is_gm or character.owner_id == user.id:
         return
-    system = character_system(character.system)
+    system = combat_sheet(character.system)
     fought = system.sheet_values(character.data, system.combat_values(character.data, opened.items))
     if fought.keys() & set(touched):
         await game_sessions.guard_override(session, opened.campaign.id)
@@ -492,7 +500,7 @@ async def take_rest(
     opened = await open_character(session, user, campaign_id, character_id, edit=True)
     character = opened.character
     _check_version(character, version)
-    system = character_system(character.system)
+    system = rests(character.system)
     labels = dict(system.rests)
     if key not in labels:
         raise ValidationFailed({"rest": _("This rest does not exist in this rule system.")})
@@ -536,7 +544,7 @@ async def _check_item(
     """The item a guided check is about: ``source`` = ``starter:<key>`` or ``library:<id>``
     (the catalogue), else the ``name`` typed in the form."""
     source = str(params.get("source", "") or "").strip()
-    system = character_system(opened.character.system)
+    system = inventory(opened.character.system)
     if source.startswith("starter:"):
         found = catalog.find_starter(system.starter_items(), source[len("starter:") :])
         if found is None:
@@ -602,7 +610,7 @@ async def sheet_check(
     opened = await open_character(session, user, campaign_id, character_id, edit=True)
     character = opened.character
     _check_version(character, version)
-    system = character_system(character.system)
+    system = sheet_checks(character.system)
     labels = dict(system.checks)
     if key not in labels:
         raise ValidationFailed({"check": _("This check does not exist in this rule system.")})
@@ -639,12 +647,12 @@ async def sheet_check(
 async def create_companion(
     session: AsyncSession, user: User, campaign_id: int, hero_id: int, name: str
 ) -> Character:
-    """A companion of its own for a hero (``CharacterSystem.new_companion``): an NSC sheet
+    """A companion of its own for a hero (``Companions.new_companion``): an NSC sheet
     owned by the hero's owner, linked by ``sheets.COMPANION_KEY``; whoever may edit the hero
     may make one (docs/rules/hh.md, "Gefährten")."""
     opened = await open_character(session, user, campaign_id, hero_id, edit=True)
     hero = opened.character
-    data = character_system(hero.system).new_companion()
+    data = companions(hero.system).new_companion()
     if data is None:
         raise ValidationFailed({"companion_name": _("This rule system has no Gefährten.")})
     if hero.kind != CharacterKind.pc.value or hero.data.get(sheets.COMPANION_KEY):
@@ -688,7 +696,7 @@ async def gain_xp(
         )
         if companion is None or companion.data.get(sheets.COMPANION_KEY) != hero.id:
             raise ValidationFailed({"companion_id": _("Choose a Gefährte of this hero.")})
-    system = character_system(hero.system)
+    system = companions(hero.system)
     result = system.share_xp(hero.data, companion.data if companion else None, amount)
     if isinstance(result, str):
         raise ValidationFailed({"xp_gain": result})
@@ -701,12 +709,12 @@ async def gain_xp(
 async def advance_companion(
     session: AsyncSession, user: User, campaign_id: int, character_id: int, version: int | None
 ) -> Opened:
-    """A companion's next level for its XP (``CharacterSystem.raise_companion``): its sheet
+    """A companion's next level for its XP (``Companions.raise_companion``): its sheet
     changes in one write and one ``character_advanced`` event."""
     opened = await open_character(session, user, campaign_id, character_id, edit=True)
     character = opened.character
     _check_version(character, version)
-    result = character_system(character.system).raise_companion(character.data)
+    result = companions(character.system).raise_companion(character.data)
     if isinstance(result, str):
         raise ValidationFailed({"advance": result})
     data = copy_json(character.data)
@@ -747,13 +755,13 @@ async def delete_character(
 
 def _check_stow(character: Character, items: Sequence[Item], item: Item) -> None:
     """The item may stay in its container (H&H: the Rucksack has room for it)."""
-    problem = character_system(character.system).stow_problem(character.data, items, item)
+    problem = inventory(character.system).stow_problem(character.data, items, item)
     if problem is not None:
         raise ValidationFailed({"container": problem})
 
 
 def _check_equip(character: Character, items: Sequence[Item], item: Item, slot: str) -> None:
-    problem = character_system(character.system).equip_problem(character.data, items, item, slot)
+    problem = inventory(character.system).equip_problem(character.data, items, item, slot)
     if problem is not None:
         raise ValidationFailed({"slot": problem})
 
@@ -761,7 +769,7 @@ def _check_equip(character: Character, items: Sequence[Item], item: Item, slot: 
 def _container(character: Character, container: str | None) -> str | None:
     """The container asked for (``default``: where the system puts an unequipped item)."""
     if container == "default":
-        container = character_system(character.system).default_container(character.data)
+        container = inventory(character.system).default_container(character.data)
     if container not in (None, "", sheets.RUCKSACK):
         raise ValidationFailed({"container": _("Choose one of the listed values.")})
     return container or None
@@ -814,7 +822,7 @@ def _validate_item_input(
         errors["quantity"] = _("Between %(min)d and %(max)d.", min=1, max=9999)
     if price is not None and not 0 <= price <= 100_000_000:
         errors["price"] = _("Between %(min)d and %(max)d.", min=0, max=100_000_000)
-    parsed, field_errors = catalog.parse_item_fields(character_system(system).item_fields, fields)
+    parsed, field_errors = catalog.parse_item_fields(inventory(system).item_fields, fields)
     errors.update(field_errors)
     if errors:
         raise ValidationFailed(errors)
@@ -844,7 +852,7 @@ async def add_item(
     character = opened.character
     await _check_room_for_item(session, character.id)
     if starter:
-        found = catalog.find_starter(character_system(character.system).starter_items(), starter)
+        found = catalog.find_starter(inventory(character.system).starter_items(), starter)
         if found is None:
             raise ValidationFailed({"starter": _("Choose one of the listed values.")})
         name, fields, quantity, price = found.name, dict(found.fields), found.quantity, found.price
@@ -924,7 +932,7 @@ async def _add_to_stack(
         "fields": item.fields,
     }
     item.quantity += quantity
-    problems = character_system(character.system).edit_problems(character.data, opened.items, item)
+    problems = inventory(character.system).edit_problems(character.data, opened.items, item)
     if problems:
         raise ValidationFailed(problems)
     await _flush(session)
@@ -984,12 +992,12 @@ async def update_item(
     }
     item.name, item.description, item.quantity, item.price = name, description, quantity, price
     if replace_fields:
-        editable = {f.key for f in character_system(opened.character.system).item_fields}
+        editable = {f.key for f in inventory(opened.character.system).item_fields}
         kept = {k: v for k, v in item.fields.items() if k not in editable}
         item.fields = {**kept, **parsed}
     else:
         item.fields = {**item.fields, **parsed}
-    problems = character_system(opened.character.system).edit_problems(
+    problems = inventory(opened.character.system).edit_problems(
         opened.character.data, opened.items, item
     )
     if problems:
@@ -1130,7 +1138,7 @@ async def move_item(
         moved = item
     moved.character_id = target.id
     moved.equipped, moved.slot = False, None
-    moved.container = character_system(target.system).default_container(target.data)
+    moved.container = inventory(target.system).default_container(target.data)
     _check_stow(target, await _items(session, target.id), moved)
     await _flush(session)
     handed: _ItemRef = {**_item_payload(moved), "quantity": count}
@@ -1190,7 +1198,7 @@ async def add_library_item(
     library_size = await _count(session, Item.campaign_id == campaign_id, Item.in_library.is_(True))
     limits.check_room(library_size, limits.LIBRARY_ITEMS_PER_CAMPAIGN, "name")
     if starter:
-        found = catalog.find_starter(character_system(campaign.system).starter_items(), starter)
+        found = catalog.find_starter(inventory(campaign.system).starter_items(), starter)
         if found is None:
             raise ValidationFailed({"starter": _("Choose one of the listed values.")})
         name, fields, quantity, price = found.name, dict(found.fields), found.quantity, found.price
@@ -1250,7 +1258,7 @@ async def update_library_item(
         raise Conflict(_("Someone changed this item meanwhile. Here are the current values."))
     name, parsed = _validate_item_input(campaign.system, name, description, quantity, price, fields)
     if replace_fields:
-        editable = {f.key for f in character_system(campaign.system).item_fields}
+        editable = {f.key for f in inventory(campaign.system).item_fields}
         parsed = {**{k: v for k, v in item.fields.items() if k not in editable}, **parsed}
     else:
         parsed = {**item.fields, **parsed}
@@ -1314,7 +1322,7 @@ async def roll_odds(
 ) -> rolling.Odds:
     opened = await open_character(session, user, campaign_id, character_id, to_roll=True)
     c = opened.character
-    return character_system(c.system).odds(c.data, opened.items, req)
+    return sheet_rolls(c.system).odds(c.data, opened.items, req)
 
 
 async def roll(
@@ -1335,7 +1343,7 @@ async def roll(
     if req.visibility not in VISIBILITIES:
         raise ValidationFailed({"visibility": _("Choose public, GM only or GM and me.")})
     c = opened.character
-    system = character_system(c.system)
+    system = sheet_rolls(c.system)
     req = replace(req, visibility=system.roll_visibility(req, opened.campaign.settings))
     req, plan = await _knowledge_check(session, opened, req)
     req = await _with_helper(session, opened, req)
@@ -1407,7 +1415,7 @@ def hidden_from_roller(event: CampaignEvent, viewer: Viewer) -> bool:
 async def helpers_for(session: AsyncSession, opened: Opened) -> list[Character]:
     """Who may help a roll from this sheet: the campaign's other characters the viewer sees
     (H&H Helfen; none where the system has no Helfen)."""
-    if not character_system(opened.character.system).helping:
+    if not sheet_rolls(opened.character.system).helping:
         return []
     seen = await visible_characters(session, opened.viewer, opened.campaign.id)
     return [c for c in seen if c.id != opened.character.id]
@@ -1605,7 +1613,7 @@ async def import_character(
     parsed_items = [
         _import_item(campaign.system, campaign_id, n, raw) for n, raw in enumerate(items, start=1)
     ]
-    problem = rules.import_problem(sheet, parsed_items)
+    problem = inventory(campaign.system).import_problem(sheet, parsed_items)
     if problem is not None:
         raise _bad_file(problem)
     character = await create_character(

@@ -19,8 +19,8 @@ from app.campaigns.permissions import can_edit_character
 from app.characters import catalog, service, sheets
 from app.characters.history import entries as history_entries
 from app.characters.models import Character, Item
-from app.characters.systems.protocol import CharacterSystem
-from app.characters.systems.registry import character_system
+from app.characters.systems import registry
+from app.characters.systems.protocol import Inventory
 from app.core.viewer import Viewer
 from app.events.service import VisibleEvent
 
@@ -65,7 +65,8 @@ def sheet_context(
     item" form as typed: shown open) and ``check`` (a guided check's answer: ``key``, the
     form's ``values`` and its ``errors`` or the ``result`` event payload) are a request's
     answer. ``hero``/``companions``: the hero a companion belongs to, a hero's companions."""
-    system = character_system(character.system)
+    system = registry.character_system(character.system)
+    inventory = registry.inventory(character.system)
     specs = system.fields(character.kind)
     groups: dict[str, list[sheets.FieldSpec]] = {}
     for spec in specs:
@@ -94,15 +95,15 @@ def sheet_context(
         "can_edit": can_edit_character(viewer, owner_id=character.owner_id),
         "view": system.view(character.data, items, campaign.settings),
         "base": base_url(campaign.id, character.id),
-        "equip_slots": system.equip_slots,
-        "slot_order": {i.id: _fitting_first(system, character.data, items, i) for i in items},
-        "item_fields": system.item_fields,
-        "item_texts": {i.id: catalog.field_texts(system.item_fields, i.fields) for i in items},
-        "starters": system.starter_items(),
+        "equip_slots": inventory.equip_slots,
+        "slot_order": {i.id: _fitting_first(inventory, character.data, items, i) for i in items},
+        "item_fields": inventory.item_fields,
+        "item_texts": {i.id: catalog.field_texts(inventory.item_fields, i.fields) for i in items},
+        "starters": inventory.starter_items(),
         "partials": system.partials,
-        "rests": system.rests,
-        "checks": system.checks,
-        "has_companions": system.new_companion() is not None,
+        "rests": registry.rests(character.system).rests,
+        "checks": registry.sheet_checks(character.system).checks,
+        "has_companions": registry.companions(character.system).new_companion() is not None,
         "hero": hero,
         "companions": list(companions),
         "check": check or {},
@@ -119,7 +120,7 @@ def sheet_context(
 
 
 def _fitting_first(
-    system: CharacterSystem, data: Mapping[str, Any], items: Sequence[Item], item: Item
+    system: Inventory, data: Mapping[str, Any], items: Sequence[Item], item: Item
 ) -> list[str]:
     """The equip slots for ``item``, those it may go into now first: the select's default is a
     slot that fits (armour on the body, a potion in the belt pouch), not the first weapon slot.

@@ -7,11 +7,13 @@ fight, through :func:`app.encounters.service.operate`: one transaction, its log 
 - ``gm_only``: GMs and co-GMs only (``Action.run_encounters`` instead of ``act_in_combat``);
 - ``as_current``: it acts with the figure whose turn it is (a player only with their own,
   :func:`app.encounters.service.may_act`);
-- ``system_action``: one of a rule system's own actions, refused where the system's
-  :class:`~app.encounters.systems.protocol.CombatRules` does not list it;
+- ``needs``: the capability (a protocol of :mod:`app.encounters.systems.protocol`) the
+  action asks of the rule system, refused where the system's adapter does not have it
+  (:func:`offered` lists what a system offers);
 - ``inputs``: its parameters, read before anything is loaded (a bad one is 422 at its field).
 
-Adding an action = one function here and one method of the systems' adapters; the list in
+Adding an action = one function here and one method of the systems' adapters (a capability
+protocol's); the list in
 ``docs/encounters.md`` names every action with its inputs (``tests/encounters/test_actions.py``).
 """
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -28,12 +30,30 @@ from app.accounts.models import User
 from app.encounters import area, service
 from app.encounters.combat import CombatError, Report, State, current_pid
 from app.encounters.systems import system
-from app.encounters.systems.protocol import CombatRules, unavailable
+from app.encounters.systems.protocol import (
+    AttackOptions,
+    Checks,
+    CombatCore,
+    Conditions,
+    ExtraActions,
+    FirstAid,
+    Luck,
+    Morale,
+    NamedSpells,
+    Reactions,
+    Recovery,
+    Saves,
+    Spellcasting,
+    Stunts,
+    capability,
+    need,
+)
 from app.errors import ValidationFailed
 from app.i18n import N_, _
 from app.rules.dice import Roller
 
 REASON_MAX = 200
+T = TypeVar("T")
 TRUE = ("1", "true", "on")
 
 
@@ -174,8 +194,13 @@ class Turn:
     state: State
     report: Report
     roller: Roller
-    rules: CombatRules
+    rules: CombatCore
     args: Args
+
+    def rules_as(self, kind: Callable[..., T]) -> T:
+        """The system's rules as the capability ``kind`` (the step's ``needs``: refused where
+        the system lacks it)."""
+        return need(self.rules, kind)
 
     @property
     def actor(self) -> str:
@@ -199,7 +224,9 @@ class Step:
     inputs: tuple[Input, ...] = ()
     gm_only: bool = False
     as_current: bool = False
-    system_action: bool = False
+    #: The capability the action asks of the system (refused before anything else where the
+    #: system lacks it); ``None``: every system has it.
+    needs: Callable[..., object] | None = None
     undoable: bool = True
     allow_pending: bool = False
     passes_rest: bool = False
@@ -211,8 +238,8 @@ class Step:
 
         def op(loaded: service.Loaded, state: State, report: Report, roller: Roller) -> None:
             rules = system(loaded.campaign.system)
-            if self.system_action and self.name not in rules.actions:
-                raise unavailable()
+            if self.needs is not None:
+                need(rules, self.needs)
             turn = Turn(loaded, state, report, roller, rules, args)
             if self.as_current:
                 service.may_act(loaded, turn.actor)
@@ -237,7 +264,7 @@ class Lifecycle:
     inputs: tuple[Input, ...] = ()
     gm_only: bool = True
     as_current: bool = False
-    system_action: bool = False
+    needs: Callable[..., object] | None = None
 
     async def perform(self, call: Call, data: Mapping[str, Any]) -> service.Loaded:
         return await self.run(call, _version(data))
@@ -260,7 +287,7 @@ def step(
     *inputs: Input,
     gm_only: bool = False,
     as_current: bool = False,
-    system_action: bool = False,
+    needs: Callable[..., object] | None = None,
     undoable: bool = True,
     allow_pending: bool = False,
     passes_rest: bool = False,
@@ -268,7 +295,7 @@ def step(
 ) -> Callable[[Run], Run]:
     def register(run: Run) -> Run:
         ACTIONS[name] = Step(
-            name, run, inputs, gm_only, as_current, system_action, undoable, allow_pending,
+            name, run, inputs, gm_only, as_current, needs, undoable, allow_pending,
             passes_rest, override,
         )  # fmt: skip
         return run
@@ -365,19 +392,22 @@ def _respond(t: Turn) -> None:
     Text("cause", cut=60),
     Number("value", 1),
     gm_only=True,
+    needs=Conditions,
 )
 def _condition(t: Turn) -> None:
     a = t.args
-    t.rules.add_condition(
+    t.rules_as(Conditions).add_condition(
         t.state, a.text("participant"), a.text("condition"), t.roller, t.report, t.settings,
         cause=a.text("cause"), value=a.number("value"),
     )  # fmt: skip
 
 
-@step("uncondition", Text("participant"), Text("condition"), gm_only=True)
+@step("uncondition", Text("participant"), Text("condition"), gm_only=True, needs=Conditions)
 def _uncondition(t: Turn) -> None:
     a = t.args
-    t.rules.remove_condition(t.state, a.text("participant"), a.text("condition"), t.report)
+    t.rules_as(Conditions).remove_condition(
+        t.state, a.text("participant"), a.text("condition"), t.report
+    )
 
 
 @step(
@@ -408,12 +438,13 @@ def _adjust(t: Turn) -> None:
     Flag("secret"),
     Targets("helpers", fallback=""),
     gm_only=True,
+    needs=Checks,
     undoable=False,
 )
 def _check(t: Turn) -> None:
     a = t.args
     t.report.secret = a.flag("secret")
-    t.rules.check(
+    t.rules_as(Checks).check(
         t.state, a.text("participant"), a.text("skill"), a.number("modifier"), t.roller, t.report,
         a.items("helpers"),
     )  # fmt: skip
@@ -431,11 +462,11 @@ SCHRITT = Number(
     Text("direction", "horizontal"),
     Number("modifier", 0),
     gm_only=True,
-    system_action=True,
+    needs=Stunts,
 )
 def _jump(t: Turn) -> None:
     a = t.args
-    t.rules.jump(
+    t.rules_as(Stunts).jump(
         t.state, a.text("participant"), a.number("distance"), a.text("direction"),
         a.number("modifier"), t.roller, t.report,
     )  # fmt: skip
@@ -447,25 +478,25 @@ def _jump(t: Turn) -> None:
     SCHRITT,
     Number("modifier", 0),
     gm_only=True,
-    system_action=True,
+    needs=Stunts,
 )
 def _fall(t: Turn) -> None:
     a = t.args
-    t.rules.fall(
+    t.rules_as(Stunts).fall(
         t.state, a.text("participant"), a.number("distance"), a.number("modifier"), t.roller,
         t.report, t.settings,
     )  # fmt: skip
 
 
-@step("aim", as_current=True, system_action=True)
+@step("aim", as_current=True, needs=AttackOptions)
 def _aim(t: Turn) -> None:
-    t.rules.aim(t.state, t.actor, t.report)
+    t.rules_as(AttackOptions).aim(t.state, t.actor, t.report)
 
 
-@step("maneuver", Text("target"), Text("maneuver"), as_current=True, system_action=True)
+@step("maneuver", Text("target"), Text("maneuver"), as_current=True, needs=AttackOptions)
 def _maneuver(t: Turn) -> None:
     a = t.args
-    t.rules.maneuver(
+    t.rules_as(AttackOptions).maneuver(
         t.state, t.actor, a.text("target"), a.text("maneuver"), t.roller, t.report, t.settings
     )
 
@@ -473,9 +504,9 @@ def _maneuver(t: Turn) -> None:
 SPELL = Text("spell", message=N_("Choose a spell."))
 
 
-@step("focus", SPELL, as_current=True, system_action=True)
+@step("focus", SPELL, as_current=True, needs=Spellcasting)
 def _focus(t: Turn) -> None:
-    t.rules.focus(t.state, t.actor, t.args.text("spell"), t.report)
+    t.rules_as(Spellcasting).focus(t.state, t.actor, t.args.text("spell"), t.report)
 
 
 @step(
@@ -492,7 +523,7 @@ def _focus(t: Turn) -> None:
     Number("modifier", 0),
     Flag("override_geometry"),
     as_current=True,
-    system_action=True,
+    needs=Spellcasting,
 )
 def _cast(t: Turn) -> None:
     params = dict(t.args.values)
@@ -504,16 +535,20 @@ def _cast(t: Turn) -> None:
     Text("participant"),
     Text("skill", "Willenskraft"),
     gm_only=True,
-    system_action=True,
+    needs=Morale,
 )
 def _morale(t: Turn) -> None:
     a = t.args
-    t.rules.morale(t.state, a.text("participant"), a.text("skill"), t.roller, t.report, t.settings)
+    t.rules_as(Morale).morale(
+        t.state, a.text("participant"), a.text("skill"), t.roller, t.report, t.settings
+    )
 
 
-@step("shake_off", Text("condition"), as_current=True, system_action=True)
+@step("shake_off", Text("condition"), as_current=True, needs=Recovery)
 def _shake_off(t: Turn) -> None:
-    t.rules.shake_off(t.state, t.actor, t.args.text("condition"), t.roller, t.report, t.settings)
+    t.rules_as(Recovery).shake_off(
+        t.state, t.actor, t.args.text("condition"), t.roller, t.report, t.settings
+    )
 
 
 @step(
@@ -527,7 +562,7 @@ def _shake_off(t: Turn) -> None:
     Flag("misfortune"),
     Flag("secret"),
     gm_only=True,
-    system_action=True,
+    needs=Saves,
 )
 def _save(t: Turn) -> None:
     a = t.args
@@ -536,28 +571,32 @@ def _save(t: Turn) -> None:
         "save": a.text("save"), "dc": a.text("dc"), "damage": a.text("damage"),
         "fortune": a.flag("fortune"), "misfortune": a.flag("misfortune"),
     }  # fmt: skip
-    t.rules.save(t.state, a.text("source") or None, a.items("targets"), params, t.roller, t.report)
+    t.rules_as(Saves).save(
+        t.state, a.text("source") or None, a.items("targets"), params, t.roller, t.report
+    )
 
 
 @step("stabilise", Text("target", message=N_("Choose a target.")), as_current=True,
-      system_action=True)  # fmt: skip
+      needs=FirstAid)  # fmt: skip
 def _stabilise(t: Turn) -> None:
-    t.rules.stabilise(t.state, t.actor, t.args.text("target"), t.roller, t.report, t.settings)
+    t.rules_as(FirstAid).stabilise(
+        t.state, t.actor, t.args.text("target"), t.roller, t.report, t.settings
+    )
 
 
-@step("luck", Text("participant"), Text("option"), Text("condition"), system_action=True,
+@step("luck", Text("participant"), Text("option"), Text("condition"), needs=Luck,
       allow_pending=True)  # fmt: skip
 def _luck(t: Turn) -> None:
     """Glück outside a roll: the figure's player or the GM, also outside its turn."""
     a = t.args
     pid = a.text("participant") or t.actor
     service.may_use_luck(t.loaded, pid)
-    t.rules.luck(t.state, pid, a.text("option"), a.text("condition"), t.report)
+    t.rules_as(Luck).luck(t.state, pid, a.text("option"), a.text("condition"), t.report)
 
 
-@step("grant_action", Text("participant"), gm_only=True, system_action=True)
+@step("grant_action", Text("participant"), gm_only=True, needs=ExtraActions)
 def _grant_action(t: Turn) -> None:
-    t.rules.grant_action(t.state, t.args.text("participant") or t.actor, t.report)
+    t.rules_as(ExtraActions).grant_action(t.state, t.args.text("participant") or t.actor, t.report)
 
 
 @dataclass(frozen=True, slots=True)
@@ -584,14 +623,14 @@ def _area(t: Turn) -> None:
     "reaction",
     Text("participant"),
     Text("reaction", message=N_("Name the reaction (at most 60 characters)."), max_length=60),
-    system_action=True,
+    needs=Reactions,
 )
 def _reaction(t: Turn) -> None:
     """A reaction (PF2e), also outside the figure's turn: its player or the GM."""
     a = t.args
     pid = a.text("participant") or t.actor
     service.may_use_luck(t.loaded, pid)  # the figure's player (at any time) or a GM
-    t.rules.react(t.state, pid, a.text("reaction"), t.report)
+    t.rules_as(Reactions).react(t.state, pid, a.text("reaction"), t.report)
 
 
 @step(
@@ -606,8 +645,18 @@ def _reaction(t: Turn) -> None:
     Flag("basic"),
     Text("damage", cut=60),
     as_current=True,
-    system_action=True,
+    needs=NamedSpells,
 )
 def _cast_spell(t: Turn) -> None:
     """A spell of the figure whose turn it is (PF2e), named with its cost (no catalogue)."""
-    t.rules.cast_spell(t.state, t.actor, dict(t.args.values), t.roller, t.report)
+    t.rules_as(NamedSpells).cast_spell(t.state, t.actor, dict(t.args.values), t.roller, t.report)
+
+
+def offered(rules: CombatCore) -> frozenset[str]:
+    """The actions that need a capability (``needs``) and that ``rules`` offers: its adapter
+    has that capability."""
+    return frozenset(
+        name
+        for name, handler in ACTIONS.items()
+        if handler.needs is not None and capability(rules, handler.needs) is not None
+    )

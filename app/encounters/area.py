@@ -1,6 +1,6 @@
 """Areas on the map (issue 27): an area placed on the board of the scene linked to a fight
 hits every figure whose token stands in its cells, and each system resolves it
-(:meth:`~app.encounters.systems.protocol.CombatRules.area`).
+(:meth:`~app.encounters.systems.protocol.Areas.area`).
 
 The request (``POST …/actions/area``, or the combat page's form): ``shape`` (``circle``,
 ``cone``, ``line``), ``origin`` ``[col, row]``, ``size`` (radius or length in the system's
@@ -24,7 +24,7 @@ from app.encounters import service
 from app.encounters.board import Snapshot
 from app.encounters.combat import CombatError, Report, State, current_pid
 from app.encounters.systems import system
-from app.encounters.systems.protocol import AreaSource
+from app.encounters.systems.protocol import Areas, AreaSource, Tactics, area_sources, need
 from app.errors import Forbidden, ValidationFailed
 from app.i18n import N_, _
 from app.rules import grid as g
@@ -133,9 +133,11 @@ def op_area(
         raise ValidationFailed(
             {"combat": _("Areas need a map: link a scene with tokens to this fight.")}
         )
-    rules = system(loaded.campaign.system)
-    if req.source.kind not in rules.area_sources:
-        offered = ", ".join(k for k in KINDS if k in rules.area_sources or k == "free")
+    core = system(loaded.campaign.system)
+    rules = need(core, Tactics)
+    sources = area_sources(core)
+    if req.source.kind not in sources:
+        offered = ", ".join(k for k in KINDS if k in sources or k == "free")
         raise ValidationFailed(
             {"source": _("This system has no area of this kind; it offers: %(kinds)s.",
                          kinds=offered)}
@@ -181,7 +183,7 @@ def op_area(
         "summoner": summoner(loaded, state, actor),
     }
     source = AreaSource(req.source.kind, params)
-    rules.area(state, actor, hit, source, roller, report, loaded.encounter.settings)
+    need(core, Areas).area(state, actor, hit, source, roller, report, loaded.encounter.settings)
 
 
 def summoner(loaded: service.Loaded, state: State, pid: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.encounters.combat import Report, State
-from app.encounters.systems.protocol import COVER_FROM, AttackLine, CombatRules
+from app.encounters.systems.protocol import COVER_FROM, AttackLine, CombatCore, Tactics, capability
 from app.errors import ValidationFailed
 from app.i18n import N_, _, number
 from app.rules import grid as g
@@ -98,7 +98,7 @@ def line_of_effect(board: Snapshot, attacker: str, target: str) -> bool:
 
 def _measured(
     board: Snapshot | None,
-    rules: CombatRules,
+    rules: Tactics | None,
     report: Report,
     actor: str,
     target: str,
@@ -107,10 +107,11 @@ def _measured(
     is_gm: bool,
 ) -> tuple[dict[str, Any], AttackLine | None]:
     """The parameters to keep and the line measured on the board (``None``: the form's
-    values stand — theatre of the mind, a figure without a token, the GM's override)."""
+    values stand — theatre of the mind, a system without map rules, a figure without a
+    token, the GM's override)."""
     override = str(params.get(OVERRIDE, "")).lower() in ("1", "true", "on")
     posted = {k: v for k, v in params.items() if k not in (OVERRIDE, COVER_FROM)}
-    if board is None:
+    if board is None or rules is None:
         return posted, None
     if override and is_gm:
         values = ", ".join(f"{k} {posted[k]}" for k in GEOMETRY if posted.get(k) not in (None, ""))
@@ -126,7 +127,7 @@ def _measured(
 
 def attack_params(
     board: Snapshot | None,
-    rules: CombatRules,
+    core: CombatCore,
     state: State,
     report: Report,
     attacker: str,
@@ -142,8 +143,9 @@ def attack_params(
     attack's reach or range is refused at ``target`` (nothing rolled), otherwise the
     system's ``map_attack`` fills the geometry fields. A GM may keep the posted fields
     with ``override_geometry``, and the log names that."""
+    rules = capability(core, Tactics)
     kept, line = _measured(board, rules, report, attacker, target, params, is_gm=is_gm)
-    if line is None:
+    if line is None or rules is None:
         return kept
     found = rules.map_attack(state, attacker, target, line)
     note = rules.attack_range(state, attacker, kept, found)
@@ -171,7 +173,7 @@ def attack_params(
 
 def cast_params(
     board: Snapshot | None,
-    rules: CombatRules,
+    rules: CombatCore,
     report: Report,
     caster: str,
     params: dict[str, Any],
@@ -183,5 +185,6 @@ def cast_params(
     target = str(params.get("target") or "")
     if not target:
         return {k: v for k, v in params.items() if k not in (OVERRIDE, COVER_FROM)}
-    kept, line = _measured(board, rules, report, caster, target, params, is_gm=is_gm)
+    tactics = capability(rules, Tactics)
+    kept, line = _measured(board, tactics, report, caster, target, params, is_gm=is_gm)
     return kept if line is None else {**kept, "distance": math.ceil(line.distance)}

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.encounters.board import Snapshot
 from app.encounters.combat import Report, State
-from app.encounters.systems.protocol import CombatRules
+from app.encounters.systems.protocol import Bursts, CombatCore, Tactics, capability
 from app.i18n import N_
 from app.rules import grid as g
 from app.rules.dice import Roller
@@ -48,7 +48,7 @@ def _keep(state: State, record: dict[str, Any], before_id: object) -> None:
 
 def place(
     board: Snapshot,
-    rules: CombatRules,
+    core: CombatCore,
     state: State,
     report: Report,
     roller: Roller,
@@ -57,7 +57,12 @@ def place(
     before_id: object,
 ) -> None:
     """Place and resolve the report's bursts (and those they set off) on ``board``;
-    ``before_id``: the id of the fight's area before the operation."""
+    ``before_id``: the id of the fight's area before the operation (none to place where
+    the system has no :class:`Bursts`, or no map rules to measure them)."""
+    rules, tactics = capability(core, Bursts), capability(core, Tactics)
+    if rules is None or tactics is None:
+        report.bursts.clear()
+        return
     count = 0
     while report.bursts and count < MAX_BURSTS:
         burst = report.bursts.pop(0)
@@ -67,7 +72,7 @@ def place(
             message = N_("%(name)s has no token on the map: the GM applies the area.")
             report.add(message, who={burst.pid}, name=name)
             continue
-        area = burst_cells(board, rules.metric, burst.pid, burst.radius)
+        area = burst_cells(board, tactics.metric, burst.pid, burst.radius)
         inside = set(area)
         hit = [pid for pid in state["figures"] if inside.intersection(board.cells.get(pid, ()))]
         seq = int(state.get("area_seq", 0)) + 1

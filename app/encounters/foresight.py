@@ -26,7 +26,7 @@ from app.campaigns.permissions import Action
 from app.encounters.combat import CombatError
 from app.encounters.service import Loaded, combat_error, load, owns, participant_figure
 from app.encounters.systems import system
-from app.encounters.systems.protocol import Forecast, Unknown
+from app.encounters.systems.protocol import Forecast, Foresight, Unknown, need
 from app.errors import Conflict, Forbidden, ValidationFailed
 from app.i18n import N_, _, get_locale
 from app.knowledge import service as knowledge
@@ -80,12 +80,16 @@ async def forecast(
     defends = None if req.assume is None else req.assume == "defends"
     unknown = await _unknown(session, loaded, req.target_id)
     try:
-        return system(loaded.campaign.system).forecast(
+        return need(system(loaded.campaign.system), Foresight).forecast(
             state, req.actor_id, req.target_id, req.options, loaded.encounter.settings,
             unknown=unknown, defends=defends,
         )  # fmt: skip
     except CombatError as exc:
         raise combat_error(exc) from None
+
+
+def _past(deadline: float) -> bool:
+    return time.monotonic() > deadline
 
 
 def _number(p: Fraction | None) -> float | None:
@@ -189,11 +193,11 @@ async def risk(
         raise ValidationFailed({"trials": _("The encounter needs two sides to simulate.")})
     roller = SeededRoller(seed) if seed is not None else SecureRoller()
     deadline = time.monotonic() + limits.RISK_SECONDS
-    rules = system(loaded.campaign.system)
-    run = partial(
-        rules.simulate, figures, enc.settings, roller, trials, lambda: time.monotonic() > deadline
-    )
     try:
+        rules = need(system(loaded.campaign.system), Foresight)
+        run = partial(
+            rules.simulate, figures, enc.settings, roller, trials, partial(_past, deadline)
+        )
         result = await asyncio.to_thread(run)
     except CombatError as exc:
         raise combat_error(exc) from None

@@ -57,6 +57,13 @@ from app.encounters.combat import (
 )
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.encounters.systems import system
+from app.encounters.systems.protocol import (
+    CountedActions,
+    SheetSync,
+    Spellcasting,
+    capability,
+    need,
+)
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import audience, payload
 from app.events.models import CampaignEvent
@@ -431,7 +438,9 @@ async def _sheets(session: AsyncSession, participants: Sequence[Participant]) ->
 
 def take_sheets(system_name: str, state: State, characters: Mapping[str, Sheet]) -> None:
     """Set each character's figure to the sheet's current values (the sheet is the truth)."""
-    rules = system(system_name)
+    rules = capability(system(system_name), SheetSync)
+    if rules is None:
+        return
     for pid, (character, items) in characters.items():
         fig = state["figures"].get(pid)
         if fig is not None:
@@ -441,7 +450,9 @@ def take_sheets(system_name: str, state: State, characters: Mapping[str, Sheet])
 async def write_sheets(session: AsyncSession, loaded: Loaded, user: User, state: State) -> None:
     """What the fight changed on its characters goes onto their sheets, one
     ``character_fought`` event each (a stale sheet: 409 when flushed)."""
-    rules = system(loaded.campaign.system)
+    rules = capability(system(loaded.campaign.system), SheetSync)
+    if rules is None:
+        return
     for pid, (character, _items) in loaded.characters.items():
         fig = state["figures"].get(pid)
         if fig is None:
@@ -1093,7 +1104,7 @@ async def _as_left(
 class MapMove:
     """A move on the battle map of the figure ``pid``'s token ``token_id`` from ``start``
     for ``cost`` cells of its movement; ``stride``: the move is an action of its turn
-    (``CombatRules.moves_are_actions``; PF2e's Stride)."""
+    (the system has ``CountedActions``; PF2e's Stride)."""
 
     pid: str
     token_id: int
@@ -1115,7 +1126,7 @@ async def move_figure(
         if pid not in state["figures"]:
             raise CombatError(N_("This participant is not in the combat."))
         if move.stride:
-            system(loaded.campaign.system).stride(state, pid, report)
+            need(system(loaded.campaign.system), CountedActions).stride(state, pid, report)
         spend_movement(state, pid, move.cost)
         map_moved(state, move.token_id, move.start)
         # A public step (its row changed) refreshes every combat page's controls, which
@@ -1215,7 +1226,7 @@ def op_cast(
     params = cast_params(loaded.board, rules, report, caster, params, is_gm=loaded.viewer.is_gm)
     if target and _reveal(loaded, report, caster, target):
         report.roster = True
-    rules.cast(state, caster, params, roller, report, loaded.encounter.settings)
+    need(rules, Spellcasting).cast(state, caster, params, roller, report, loaded.encounter.settings)
 
 
 def can_answer(loaded: Loaded, state: State) -> str | None:

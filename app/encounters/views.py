@@ -17,7 +17,17 @@ from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.models import Participant
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
 from app.encounters.systems import SYSTEMS, system
-from app.encounters.systems.protocol import CombatRules, Spent
+from app.encounters.systems.protocol import (
+    Checks,
+    CombatCore,
+    Conditions,
+    CountedActions,
+    Spending,
+    Spent,
+    Tactics,
+    area_sources,
+    capability,
+)
 from app.events.models import CampaignEvent
 from app.i18n import N_, gettext
 
@@ -55,7 +65,7 @@ class Health:
 
 
 def health_of(view: dict[str, Any], participant: Participant, gm: bool) -> Health:
-    """``view`` (the system's ``CombatRules.view`` of the figure) cut to what the viewer
+    """``view`` (the system's ``CombatCore.view`` of the figure) cut to what the viewer
     may know of ``participant``."""
     key, label = view["status"]
     exact = knows_exact(participant, gm)
@@ -192,9 +202,7 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         "targets": _targets(visible, current),
         "participants": visible,
         "strikes": offers["strikes"],
-        "conditions": mod.conditions,
-        "default_check": mod.default_check,
-        "check_names": mod.check_names,
+        **_check_controls(mod),
         "can_undo": gm and running and loaded.undo_steps > 0,
         "attacks_this_turn": state.get("turn_actions", {}).get("attacks", 0),
         "maneuvers": offers["maneuvers"],
@@ -204,8 +212,7 @@ def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
         else None,
         "focus": _focus(actor_fig) if acting else None,
         "heroes_down": gm and running and _heroes_down(visible),
-        "budget": mod.turn_budget(state) if acting else None,
-        **_spent(mod.spent(state) if acting else Spent()),
+        **_turn_controls(mod, state, acting),
         # On a linked scene the board decides cover and distance (issue 27): a player's form
         # has no such fields, a GM's keeps them as an explicit override.
         "on_board": loaded.board is not None,
@@ -223,14 +230,36 @@ AREA_SOURCES = {
 }
 
 
-def _area_controls(mod: CombatRules, gm: bool) -> dict[str, Any]:
+def _check_controls(mod: CombatCore) -> dict[str, Any]:
+    """The condition and check forms' choices (none where the system lacks them)."""
+    conditions, checks = capability(mod, Conditions), capability(mod, Checks)
+    return {
+        "conditions": conditions.conditions if conditions else (),
+        "default_check": checks.default_check if checks else "",
+        "check_names": checks.check_names if checks else (),
+    }
+
+
+def _turn_controls(mod: CombatCore, state: dict[str, Any], acting: bool) -> dict[str, Any]:
+    """The acting figure's budget (``CountedActions``) and what it can no longer do
+    (``Spending``): none for others, or where the system counts neither."""
+    budget, spending = capability(mod, CountedActions), capability(mod, Spending)
+    return {
+        "budget": budget.turn_budget(state) if acting and budget else None,
+        **_spent(spending.spent(state) if acting and spending else Spent()),
+    }
+
+
+def _area_controls(mod: CombatCore, gm: bool) -> dict[str, Any]:
     """The area form's sources for the viewer (a player: the acting figure's own) and the
     system's unit."""
     mine = ("attack", "spell")
-    sources = [k for k in AREA_SOURCES if k in mod.area_sources and (gm or k in mine)]
+    offered = area_sources(mod)
+    sources = [k for k in AREA_SOURCES if k in offered and (gm or k in mine)]
+    tactics = capability(mod, Tactics)
     return {
         "area_sources": [(k, gettext(AREA_SOURCES[k])) for k in sources],
-        "area_unit": mod.metric.unit,
+        "area_unit": tactics.metric.unit if tactics else "",
     }
 
 
@@ -273,7 +302,12 @@ def _focus(data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 #: Every system's condition keys that are no rule term, with their msgids.
-CONDITION_NAMES = {k: v for rules in SYSTEMS.values() for k, v in rules.condition_names.items()}
+CONDITION_NAMES = {
+    k: v
+    for rules in SYSTEMS.values()
+    if (conditions := capability(rules, Conditions)) is not None
+    for k, v in conditions.condition_names.items()
+}
 #: How older events wrote PF2e's persistent damage (``anhaltend 1W6 Feuer``).
 _OLD_PERSISTENT = "anhaltend "
 
@@ -350,7 +384,7 @@ def manage_context(loaded: Loaded, participant_id: int) -> dict[str, Any] | None
         "encounter": loaded.encounter,
         "system": loaded.campaign.system,
         "row": row,
-        "conditions": system(loaded.campaign.system).conditions,
+        "conditions": _check_controls(system(loaded.campaign.system))["conditions"],
         "partials": system(loaded.campaign.system).partials,
     }
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from app.core.viewer import Viewer
 from app.encounters.combat import current_pid
-from app.encounters.systems.protocol import CombatRules
+from app.encounters.systems.protocol import CombatCore
 from app.encounters.views import Health, health_of
 from app.maps.sight import Board
 
@@ -31,7 +31,7 @@ def _health_json(known: Health) -> dict[str, Any]:
 
 
 def _health(
-    board: Board, rules: CombatRules, viewer: Viewer, token: dict[str, Any]
+    board: Board, rules: CombatCore, viewer: Viewer, token: dict[str, Any]
 ) -> dict[str, Any] | None:
     """The token's health for ``viewer`` (``None``: it is no figure of the fight)."""
     participant = board.participants.get(token["participant_id"] or 0)
@@ -41,7 +41,7 @@ def _health(
     return _health_json(health_of(rules.view(figure), participant, viewer.is_gm))
 
 
-def overlay(view: dict[str, Any], board: Board, viewer: Viewer, rules: CombatRules) -> None:
+def overlay(view: dict[str, Any], board: Board, viewer: Viewer, rules: CombatCore) -> None:
     """Add ``active`` and ``health`` to each token of ``view`` (the viewer's board)."""
     acting = current_pid(board.state) if board.running else None
     for token in view["tokens"]:

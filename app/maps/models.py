@@ -19,7 +19,7 @@ from app.db import Base, UTCDateTime, utcnow
 
 class Scene(Base):
     """A map of ``cols`` × ``rows`` cells; one cell is one unit of the campaign's system
-    (``CombatRules.metric``: 1 Schritt, 1 m, 1.5 m).
+    (``Tactics.metric``: 1 Schritt, 1 m, 1.5 m).
 
     ``walls``: unit edges ``[kind, x, y]`` (see ``app.rules.grid``); ``doors``: ``[kind, x,
     y, open]``; ``difficult`` and ``revealed``: cells ``[x, y]``. With ``fog`` off players

@@ -2,7 +2,7 @@
 
 The order is the rule of play. The way and the turn's allowance are checked first: a move
 refused there tells nothing about the figures on the map. Then the token walks the way. It
-stops where an enemy may react (``CombatRules.move_reactions``, hidden enemies included:
+stops where an enemy may react (``Zones.move_reactions``, hidden enemies included:
 the rules do not ask who sees them), or when the way reaches a cell where a figure stands
 that the mover cannot see: it ends on the last free cell before it, spends the movement up
 to there and is told «Something blocks the way» (``blocked``) — what a hero bumping into
@@ -21,8 +21,15 @@ from typing import Any
 
 from app.core.viewer import Viewer
 from app.encounters.combat import movement_spent
-from app.encounters.systems.protocol import Budget, CombatRules
-from app.errors import ValidationFailed
+from app.encounters.systems.protocol import (
+    Budget,
+    CombatCore,
+    CountedActions,
+    Tactics,
+    Zones,
+    capability,
+)
+from app.errors import Conflict, ValidationFailed
 from app.events.service import VisibleEvent
 from app.i18n import _
 from app.maps.events import TokenMoved
@@ -74,7 +81,15 @@ def others(b: Board, viewer: Viewer, token: Token) -> Others:
     return Others(frozenset(taken), frozenset(unseen))
 
 
-def _allowance(b: Board, rules: CombatRules, settings: dict[str, Any], token: Token) -> int | None:
+def map_rules(rules: CombatCore) -> Tactics:
+    """The system's map rules (``Tactics``); a system without them has no battle map (409)."""
+    found = capability(rules, Tactics)
+    if found is None:
+        raise Conflict(_("Not available in this rule system."))
+    return found
+
+
+def _allowance(b: Board, rules: CombatCore, settings: dict[str, Any], token: Token) -> int | None:
     """The cells still allowed in this Handlung or turn (``None``: no fight, no limit): the
     figure's movement less what the fight counts as spent (``combat.movement_spent``)."""
     pid = b.pid(token)
@@ -84,9 +99,13 @@ def _allowance(b: Board, rules: CombatRules, settings: dict[str, Any], token: To
     participant = b.participants.get(token.participant_id or 0)
     if fig is None or participant is None:
         return None
+    tactics = capability(rules, Tactics)
+    if tactics is None:
+        return None
     # Where a move is an action (PF2e's Stride), each one has the whole movement.
-    spent = 0 if rules.moves_are_actions else movement_spent(b.state, pid)
-    return rules.movement_allowance(fig, participant.stats, settings) - spent
+    strides = capability(rules, CountedActions) is not None
+    spent = 0 if strides else movement_spent(b.state, pid)
+    return tactics.movement_allowance(fig, participant.stats, settings) - spent
 
 
 def _occupied(around: Others, cell: Cell, size: int) -> None:
@@ -105,7 +124,7 @@ class Reach:
 
 
 def reach(
-    b: Board, rules: CombatRules, settings: dict[str, Any], viewer: Viewer, token: Token
+    b: Board, rules: CombatCore, settings: dict[str, Any], viewer: Viewer, token: Token
 ) -> Reach:
     """The cells the token can end a move on for the movement left, as :func:`plan_move`
     would allow them: walls, doors and terrain on the true board, a cell free of the tokens
@@ -115,7 +134,7 @@ def reach(
     if left is None:
         return Reach(None, ())
     grid = grid_of(b.scene)
-    costs = g.reachable(grid, (token.x, token.y), left, rules.metric.diagonal)
+    costs = g.reachable(grid, (token.x, token.y), left, map_rules(rules).metric.diagonal)
     found = others(b, viewer, token)
     seen = Others(found.taken - found.unseen, frozenset())
     known = None if viewer.is_gm else b.known_for(viewer.user_id)
@@ -142,7 +161,7 @@ class MoveAsked:
 
 
 def plan_move(
-    b: Board, rules: CombatRules, settings: dict[str, Any], viewer: Viewer, asked: MoveAsked
+    b: Board, rules: CombatCore, settings: dict[str, Any], viewer: Viewer, asked: MoveAsked
 ) -> Plan:
     """Check a move (walls, terrain, allowance), then walk it (see the module)."""
     token, to = asked.token, asked.to
@@ -153,10 +172,10 @@ def plan_move(
     grid = grid_of(b.scene)
     path = asked.path
     if path is None:
-        path = g.shortest_path(grid, (token.x, token.y), to, rules.metric.diagonal)
+        path = g.shortest_path(grid, (token.x, token.y), to, map_rules(rules).metric.diagonal)
         if path is None:
             raise ValidationFailed({"to": _("There is no way there: walls or closed doors.")})
-    measured = g.path_cost(grid, path, rules.metric.diagonal)
+    measured = g.path_cost(grid, path, map_rules(rules).metric.diagonal)
     if measured.blocked_at is not None:
         raise ValidationFailed(
             {"path": _("A wall or closed door blocks the way (or the steps do not join up).")}
@@ -177,7 +196,7 @@ def plan_move(
     reach, blocked = _walk(path, token.size, found)
     stop, reactions = _reactions(b, rules, token, path[: reach + 1])
     end = reach if stop is None else _free_before(path, stop + 1, token.size, found)
-    cost = g.path_cost(grid, path[: end + 1], rules.metric.diagonal).cost
+    cost = g.path_cost(grid, path[: end + 1], map_rules(rules).metric.diagonal).cost
     blocked = blocked and stop is None
     return Plan(path[end], cost, allowance, reactions, False, blocked)
 
@@ -201,7 +220,7 @@ def _free_before(path: Sequence[Cell], index: int, size: int, found: Others) -> 
 
 
 def _reactions(
-    b: Board, rules: CombatRules, token: Token, path: list[Cell]
+    b: Board, rules: CombatCore, token: Token, path: list[Cell]
 ) -> tuple[int | None, list[dict[str, Any]]]:
     """Where along ``path`` the first enemies may react (``None``: nowhere), and they."""
     pid = b.pid(token)
@@ -210,7 +229,8 @@ def _reactions(
     positions = {
         b.pid(t) or "": (t.x, t.y) for t in b.tokens if t.participant_id and t.id != token.id
     }
-    found = rules.move_reactions(b.state, pid, path, positions)
+    zones = capability(rules, Zones)
+    found = zones.move_reactions(b.state, pid, path, positions) if zones is not None else []
     if not found:
         return None, []
     index = found[0].index

@@ -1,7 +1,7 @@
 """Battle map use cases: scenes, walls, fog, tokens, moves (docs/map.md).
 
 The server is the authority: every move is checked against the grid (``app.rules.grid``)
-and the movement the campaign's system allows (``CombatRules.movement_allowance``); what a
+and the movement the campaign's system allows (``Tactics.movement_allowance``); what a
 viewer receives — the scene, and every map event — is cut to what they may see
 (:mod:`app.maps.sight`).
 """
@@ -26,7 +26,7 @@ from app.encounters import service as encounters
 from app.encounters.combat import current_pid
 from app.encounters.models import Encounter, Participant
 from app.encounters.systems import system
-from app.encounters.systems.protocol import Budget, CombatRules
+from app.encounters.systems.protocol import Budget, CombatCore, CountedActions, Tactics, capability
 from app.errors import AppError, Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import payload
 from app.events.audience import Audience, gm_only, in_scene, public
@@ -53,11 +53,15 @@ class Opened:
     scene: Scene
 
     @property
-    def rules(self) -> CombatRules:
+    def rules(self) -> CombatCore:
         return system(self.campaign.system)
 
+    @property
+    def tactics(self) -> Tactics:
+        return moves.map_rules(self.rules)
 
-def rules_for(campaign: Campaign) -> CombatRules:
+
+def rules_for(campaign: Campaign) -> CombatCore:
     return system(campaign.system)
 
 
@@ -936,7 +940,7 @@ async def move_token(
     path = (
         _path(token, to, raw_path, opened.scene)
         if via is None
-        else _route(token, to, via, opened.scene, opened.rules.metric.diagonal)
+        else _route(token, to, via, opened.scene, opened.tactics.metric.diagonal)
     )
     asked = moves.MoveAsked(token, to, path, override)
     plan = moves.plan_move(b, opened.rules, opened.campaign.settings, opened.viewer, asked)
@@ -974,13 +978,14 @@ async def _in_fight(
         or plan.end == (token.x, token.y)
     ):
         return None
-    stride = plan.cost > 0 and opened.rules.moves_are_actions and current_pid(b.state) == pid
+    budget = capability(opened.rules, CountedActions)
+    stride = plan.cost > 0 and budget is not None and current_pid(b.state) == pid
     move = encounters.MapMove(pid, token.id, (token.x, token.y), plan.cost, stride)
     try:
         await encounters.move_figure(session, user, opened.campaign.id, b.encounter.id, move)
     except ValidationFailed as exc:
         raise ValidationFailed({"to": next(iter(exc.fields.values()))}) from None
-    return opened.rules.turn_budget(b.state) if stride else None
+    return budget.turn_budget(b.state) if budget is not None and stride else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1018,7 +1023,7 @@ async def distance(
     for cell, field in ((a, "from"), (b, "to")):
         if not (0 <= cell[0] < opened.scene.cols and 0 <= cell[1] < opened.scene.rows):
             raise ValidationFailed({field: _("That is outside the grid.")})
-    metric = opened.rules.metric
+    metric = opened.tactics.metric
     cells = g.distance(a, b, metric.diagonal)
     return float(cells * metric.per_cell), metric.unit, cells
 
@@ -1054,7 +1059,7 @@ async def point(
     points = _cells(cells, opened.scene, "cells")
     if (kind == "ping" and len(points) != 1) or (kind == "ruler" and len(points) < 2):
         raise ValidationFailed({"cells": _("A ping names one cell, a ruler two or more.")})
-    metric = opened.rules.metric
+    metric = opened.tactics.metric
     length = sum(
         g.distance(points[i - 1], points[i], metric.diagonal) for i in range(1, len(points))
     )

@@ -21,7 +21,7 @@ from app.campaigns.permissions import Action
 from app.encounters import board as fight
 from app.encounters.board import Snapshot
 from app.encounters.models import Participant
-from app.encounters.systems.protocol import RangeNote
+from app.encounters.systems.protocol import RangeNote, Zones, capability
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.maps import service, sight
@@ -159,11 +159,11 @@ async def attack_line(
         raise ValidationFailed({"target": _("A figure cannot attack itself.")})
     known = _snapshot(opened.scene, cells, seen)
     a, b = fight.nearest(known.cells[str(attacker)], known.cells[str(target)])
-    metric = opened.rules.metric
+    metric = opened.tactics.metric
     line = fight.measure(known, str(attacker), str(target), metric)
     assert line is not None  # both have a seen token (_fighter)
     blocked, lines = line.wall_blocked, line.wall_lines
-    found = opened.rules.map_attack(board.state, str(attacker), str(target), line)
+    found = opened.tactics.map_attack(board.state, str(attacker), str(target), line)
     cover_token = next((t.id for t in seen if str(t.participant_id) == found.covering), None)
     return {
         "distance": float(line.distance), "unit": metric.unit, "cells": line.cells,
@@ -204,7 +204,10 @@ async def zones(
     viewer = opened.viewer
     cells = None if viewer.is_gm else board.cells_for(viewer.user_id)
     figures = board.state.get("figures", {})
-    out = []
+    out: list[dict[str, Any]] = []
+    rules = capability(opened.rules, Zones)
+    if rules is None:
+        return out
     for t in board.tokens:
         pid = board.pid(t)
         if pid is None or pid not in figures or not (viewer.is_gm or board.sees_in(t, cells)):
@@ -212,7 +215,7 @@ async def zones(
         own = g.footprint((t.x, t.y), t.size)
         zone = [
             list(c)
-            for c in opened.rules.threat_cells(board.state, pid, own)
+            for c in rules.threat_cells(board.state, pid, own)
             if 0 <= c[0] < opened.scene.cols
             and 0 <= c[1] < opened.scene.rows
             and (cells is None or c in cells)

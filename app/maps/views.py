@@ -12,7 +12,7 @@ from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.campaigns.permissions import Action
 from app.core.viewer import Viewer
-from app.encounters.systems.protocol import CombatRules
+from app.encounters.systems.protocol import CombatCore, Zones, capability
 from app.errors import NotFound, ValidationFailed
 from app.i18n import _
 from app.maps import edit, marks, service, sight
@@ -25,7 +25,7 @@ async def scene_json(
 ) -> dict[str, Any]:
     opened = await service.open_scene(session, user, campaign_id, scene_id)
     board = await service.board(session, opened)
-    view = board.view(opened.viewer, opened.rules.metric)
+    view = board.view(opened.viewer, opened.tactics.metric)
     marks.overlay(view, board, opened.viewer, opened.rules)
     return view
 
@@ -50,7 +50,7 @@ async def view_as(
         raise NotFound(_("Scene not found."))
     theirs = service.Opened(opened.campaign, viewer, opened.scene)
     board = await service.board(session, theirs)
-    view = board.view(viewer, theirs.rules.metric)
+    view = board.view(viewer, theirs.tactics.metric)
     marks.overlay(view, board, viewer, theirs.rules)
     return viewer, view
 
@@ -101,8 +101,11 @@ def _listing(view: dict[str, Any], diagonal: g.Diagonal, per_cell: float) -> lis
     return out
 
 
-def _has_zones(rules: CombatRules, board: sight.Board) -> bool:
+def _has_zones(core: CombatCore, board: sight.Board) -> bool:
     """Whether a figure on the board threatens cells (the toggle is offered then)."""
+    rules = capability(core, Zones)
+    if rules is None:
+        return False
     figures = board.state.get("figures", {})
     return any(
         rules.threat_cells(board.state, pid, g.footprint((t.x, t.y), t.size))
@@ -128,7 +131,7 @@ async def map_context(
     if opened is None:
         return None
     board = await service.board(session, opened)
-    metric = opened.rules.metric
+    metric = opened.tactics.metric
     view = board.view(viewer, metric)
     marks.overlay(view, board, viewer, opened.rules)
     mine = [t.id for t in board.tokens if board.controls(viewer, t) or viewer.is_gm]

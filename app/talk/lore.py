@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import can_roll_for_character
 from app.characters import service as characters
-from app.characters.systems.registry import character_system
+from app.characters.systems.registry import sheet_rolls
 from app.core.viewer import Viewer
 from app.i18n import _
 from app.knowledge import service as knowledge
@@ -102,7 +102,7 @@ async def _checks(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> 
     for c in await characters.visible_characters(session, viewer, campaign.id):
         if c.kind != "pc" or not can_roll_for_character(viewer, owner_id=c.owner_id):
             continue
-        targets = character_system(c.system).roll_targets(c.data, [])
+        targets = sheet_rolls(c.system).roll_targets(c.data, [])
         rolls = [t for t in targets if rules.check_problem({}, t.key) is None]
         if rolls:
             out.append({"name": c.name, "options": [(f"{c.id}:{t.key}", t.label) for t in rolls]})

@@ -1,5 +1,5 @@
 """What only some systems show on the sheet comes from their partials
-(``CharacterSystem.partials``): H&H's Rucksack buttons, PF2e's SG/RK roll fields."""
+(``CharacterCore.partials``): H&H's Rucksack buttons, PF2e's SG/RK roll fields."""
 
 from __future__ import annotations
 

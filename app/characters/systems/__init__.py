@@ -1,2 +1,3 @@
-"""One module per rule system behind :class:`protocol.CharacterSystem` (``hh``, ``ds4``,
-``pf2e``), looked up with :func:`registry.character_system`. See ``docs/characters.md``."""
+"""One module per rule system behind :class:`protocol.CharacterCore` and its capabilities
+(``hh``, ``ds4``, ``pf2e``), looked up with :func:`registry.character_system`. See
+``docs/characters.md``."""

@@ -26,7 +26,7 @@ from app.characters.sheets import (
     number,
     percent,
 )
-from app.characters.systems.protocol import Rest, SheetPartials, WithoutSheetChecks
+from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import ds4
 from app.rules.dice import Roller
@@ -690,8 +690,9 @@ def rest(data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest |
 # --- the system -----------------------------------------------------------------------------
 
 
-class DS4System(WithoutSheetChecks):
-    """Dungeonslayers 4 as a :class:`~app.characters.systems.protocol.CharacterSystem`."""
+class DS4System:
+    """Dungeonslayers 4 as a :class:`~app.characters.systems.protocol.CharacterCore` with an
+    inventory, sheet rolls, rests and a combat sheet (no guided checks, no Gefährten)."""
 
     key = KEY
     equip_slots: Mapping[str, str] = EQUIP_SLOTS
@@ -701,7 +702,6 @@ class DS4System(WithoutSheetChecks):
     luck_options: tuple[tuple[str, str], ...] = ()
     helping = False
     rests = RESTS
-    checks: tuple[tuple[str, str], ...] = ()
 
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()

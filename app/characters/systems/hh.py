@@ -1494,7 +1494,8 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
 
 
 class HHSystem:
-    """Helden & Halunken as a :class:`~app.characters.systems.protocol.CharacterSystem`."""
+    """Helden & Halunken as a :class:`~app.characters.systems.protocol.CharacterCore` with every
+    capability of the characters domain."""
 
     key = KEY
     equip_slots: Mapping[str, str] = SLOT_LABELS

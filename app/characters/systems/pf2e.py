@@ -24,7 +24,7 @@ from app.characters.sheets import (
     percent,
     signed,
 )
-from app.characters.systems.protocol import Rest, SheetPartials, WithoutSheetChecks
+from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -623,8 +623,9 @@ def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str
 # --- the system -----------------------------------------------------------------------------
 
 
-class PF2eSystem(WithoutSheetChecks):
-    """Pathfinder 2e as a :class:`~app.characters.systems.protocol.CharacterSystem`."""
+class PF2eSystem:
+    """Pathfinder 2e as a :class:`~app.characters.systems.protocol.CharacterCore` with an
+    inventory, sheet rolls, rests and a combat sheet (no guided checks, no Gefährten)."""
 
     key = KEY
     equip_slots: Mapping[str, str] = EQUIP_SLOTS
@@ -634,7 +635,6 @@ class PF2eSystem(WithoutSheetChecks):
     luck_options: tuple[tuple[str, str], ...] = ()
     helping = False
     rests: tuple[tuple[str, str], ...] = ()
-    checks: tuple[tuple[str, str], ...] = ()
 
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()

@@ -1,9 +1,12 @@
 """What the characters domain needs of a rule system: one typed seam instead of branches.
 
 A system module (``hh.py``, ``ds4.py``, ``pf2e.py`` beside this file) implements
-:class:`CharacterSystem` and is registered once in :mod:`app.characters.systems.registry`.
-Services, routes, history and templates ask the campaign's system through this protocol and
-never compare ``system`` with a system's name (``tests/test_system_seams.py``).
+:class:`CharacterCore` and the capabilities its game has (:data:`CAPABILITIES`, each a
+``runtime_checkable`` protocol of at most 15 members), and is registered once in
+:mod:`app.characters.systems.registry`, which also hands out each capability (a system
+without an optional one answers through ``Without…``'s refusals). Services, routes, history
+and templates ask the campaign's system through these protocols and never compare ``system``
+with a system's name (``tests/test_system_seams.py``).
 
 Everything here is pure: sheet data and items in, values or messages out. No database, no
 FastAPI; messages come back as strings for the caller to raise at the right field.
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from app.characters.catalog import ItemField, StarterItem
 from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target
@@ -72,8 +75,9 @@ class SheetCheck:
     detail: str
 
 
-class CharacterSystem(Protocol):
-    """One rule system as the characters domain sees it (sheet, inventory, rolls, combat)."""
+@runtime_checkable
+class CharacterCore(Protocol):
+    """One rule system as the characters domain sees it: the sheet (every system has it)."""
 
     @property
     def key(self) -> str:
@@ -81,42 +85,7 @@ class CharacterSystem(Protocol):
         ...
 
     @property
-    def equip_slots(self) -> Mapping[str, str]:
-        """Slot key → label (a msgid or a German rule term)."""
-        ...
-
-    @property
-    def item_fields(self) -> tuple[ItemField, ...]: ...
-
-    @property
     def partials(self) -> SheetPartials: ...
-
-    @property
-    def roll_difficulties(self) -> Choices:
-        """The difficulty choices of the roll dialog (empty: the dialog shows none)."""
-        ...
-
-    @property
-    def helping(self) -> bool:
-        """Whether a sheet roll may name a helping character (H&H Helfen)."""
-        ...
-
-    @property
-    def luck_options(self) -> Choices:
-        """Glück options declared before a roll (empty: the dialog shows none)."""
-        ...
-
-    @property
-    def rests(self) -> Choices:
-        """The rests the sheet offers as actions (DS4: Verschnaufen; empty: none)."""
-        ...
-
-    @property
-    def checks(self) -> Choices:
-        """The guided checks the sheet offers (H&H: Beschaffung, Herstellung; empty: none)."""
-        ...
-
-    # --- sheet ---------------------------------------------------------------------------
 
     def fields(self, kind: str) -> list[FieldSpec]:
         """The editable fields of a sheet of ``kind`` (``pc`` or ``npc``)."""
@@ -142,7 +111,18 @@ class CharacterSystem(Protocol):
         system's defaults for a new or imported sheet, whose given fields are ``touched``)."""
         ...
 
-    # --- inventory -----------------------------------------------------------------------
+
+@runtime_checkable
+class Inventory(Protocol):
+    """The inventory: slots, item fields, the starter list, where an item may be."""
+
+    @property
+    def equip_slots(self) -> Mapping[str, str]:
+        """Slot key → label (a msgid or a German rule term)."""
+        ...
+
+    @property
+    def item_fields(self) -> tuple[ItemField, ...]: ...
 
     def starter_items(self) -> list[StarterItem]: ...
 
@@ -172,7 +152,25 @@ class CharacterSystem(Protocol):
         """Why an imported sheet cannot carry ``items``."""
         ...
 
-    # --- rolls ---------------------------------------------------------------------------
+
+@runtime_checkable
+class SheetRolls(Protocol):
+    """Rolls from the sheet: what may be rolled, the dialog's choices, the odds, the roll."""
+
+    @property
+    def roll_difficulties(self) -> Choices:
+        """The difficulty choices of the roll dialog (empty: the dialog shows none)."""
+        ...
+
+    @property
+    def helping(self) -> bool:
+        """Whether a sheet roll may name a helping character (H&H Helfen)."""
+        ...
+
+    @property
+    def luck_options(self) -> Choices:
+        """Glück options declared before a roll (empty: the dialog shows none)."""
+        ...
 
     def roll_targets(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Target]:
         """What a click on the sheet may roll."""
@@ -195,6 +193,16 @@ class CharacterSystem(Protocol):
         req: RollRequest,
     ) -> RollOutcome: ...
 
+
+@runtime_checkable
+class Rests(Protocol):
+    """Rests the sheet offers as actions (DS4: Verschnaufen; H&H: Rast)."""
+
+    @property
+    def rests(self) -> Choices:
+        """The rests the sheet offers as actions (DS4: Verschnaufen; empty: none)."""
+        ...
+
     def rest(
         self,
         roller: Roller,
@@ -213,6 +221,16 @@ class CharacterSystem(Protocol):
         shows them."""
         ...
 
+
+@runtime_checkable
+class SheetChecks(Protocol):
+    """Guided checks from the sheet about an item (H&H: Beschaffung, Herstellung)."""
+
+    @property
+    def checks(self) -> Choices:
+        """The guided checks the sheet offers (H&H: Beschaffung, Herstellung; empty: none)."""
+        ...
+
     def check(
         self,
         roller: Roller,
@@ -227,7 +245,10 @@ class CharacterSystem(Protocol):
         message; nothing rolled then). ``params``: the check form's fields."""
         ...
 
-    # --- companions (H&H Gefährten) -------------------------------------------------------
+
+@runtime_checkable
+class Companions(Protocol):
+    """Companion sheets bound to a hero (H&H Gefährten)."""
 
     def new_companion(self) -> dict[str, Any] | None:
         """The data of a new companion sheet (``None``: the system has no companions)."""
@@ -244,7 +265,10 @@ class CharacterSystem(Protocol):
         """A companion's next level for its XP: the sheet's changes, or why not."""
         ...
 
-    # --- combat --------------------------------------------------------------------------
+
+@runtime_checkable
+class CombatSheet(Protocol):
+    """What a fight takes from the sheet and gives back (issue 13)."""
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]
@@ -263,9 +287,35 @@ class CharacterSystem(Protocol):
         ...
 
 
+#: Every capability protocol besides :class:`CharacterCore`, for the docs and the seam tests.
+CAPABILITIES: tuple[type, ...] = (
+    Inventory, SheetRolls, Rests, SheetChecks, Companions, CombatSheet
+)  # fmt: skip
+
+
+class WithoutRests:
+    """What a system without rests answers (:class:`Rests`): none offered."""
+
+    rests: Choices = ()
+
+    def rest(
+        self,
+        roller: Roller,
+        data: Mapping[str, Any],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        settings: Mapping[str, Any],
+        healer: HelperSheet | None = None,
+    ) -> Rest | str:
+        return gettext("This rest does not exist in this rule system.")
+
+
 class WithoutSheetChecks:
-    """What a system without guided sheet checks and Gefährten answers (DS4, PF2e): each
-    refusal in the user's language, so the service needs no per-system branch."""
+    """What a system without guided sheet checks answers (:class:`SheetChecks`; DS4, PF2e):
+    none offered, the refusal in the user's language, so the service needs no branch."""
+
+    checks: Choices = ()
 
     def check(
         self,
@@ -278,6 +328,10 @@ class WithoutSheetChecks:
         settings: Mapping[str, Any],
     ) -> SheetCheck | dict[str, str]:
         return {"check": gettext("This check does not exist in this rule system.")}
+
+
+class WithoutCompanions:
+    """What a system without Gefährten answers (:class:`Companions`; DS4, PF2e)."""
 
     def new_companion(self) -> dict[str, Any] | None:
         return None

@@ -1,12 +1,13 @@
-"""The rule systems in combat (interface: ``systems.protocol.CombatRules``), by system key;
-``app.wiring`` registers each system's module."""
+"""The rule systems in combat (interface: ``systems.protocol.CombatCore``, and the
+capabilities each adapter has beside it), by system key; ``app.wiring`` registers each
+system's module."""
 
 from __future__ import annotations
 
-from app.encounters.systems.protocol import CombatRules
+from app.encounters.systems.protocol import CombatCore
 
-SYSTEMS: dict[str, CombatRules] = {}
+SYSTEMS: dict[str, CombatCore] = {}
 
 
-def system(name: str) -> CombatRules:
+def system(name: str) -> CombatCore:
     return SYSTEMS[name]

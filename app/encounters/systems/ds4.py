@@ -44,7 +44,7 @@ from app.rules.ds4 import forecast as ds4_forecast
 from app.rules.ds4 import simulation as ds4_simulation
 from app.rules.ds4.named import ATTRIBUTES, KAMPFWERTE, TRAITS, check_names, named_check
 from app.rules.grid import Metric
-from app.rules.odds import RiskResult
+from app.rules.odds import BudgetRating, RiskResult
 
 #: Values a figure may hold beyond those of the fight (stat block key → rule term).
 CHECK_VALUES = {
@@ -570,7 +570,6 @@ class Ds4Rules(Common):
     name = "ds4"
     conditions = CONDITIONS
     condition_names = CONDITION_NAMES
-    actions = frozenset(("shake_off",))
     partials = MappingProxyType(
         {
             "attack": "encounters/systems/ds4/attack.html",
@@ -599,6 +598,10 @@ class Ds4Rules(Common):
     sheet_state = staticmethod(sheet_state)
     take_sheet_state = staticmethod(take_sheet_state)
     spent = staticmethod(spent)
+
+    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
+        """DS4 has no difficulty guideline beside the simulated risk."""
+        return None
 
     #: One cell is 1 m; diagonals alternate 1 and 2 m (project decision, like PF2e's).
     metric = Metric("alternate", "m", Fraction(1))

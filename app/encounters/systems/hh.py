@@ -70,7 +70,7 @@ from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
 from app.rules.hh.modifiers import Breakdown, breakdown
 from app.rules.hh.probe import ProbeResult
 from app.rules.hh.state import Figure, Zustand
-from app.rules.odds import RiskResult
+from app.rules.odds import BudgetRating, RiskResult
 
 CONDITIONS = (
     "angeschlagen",
@@ -136,7 +136,7 @@ def new_figure(
     return from_figure(fig, {"weapon": weapon, "spells": spells, "focus": None})
 
 
-#: The figure's values a player character's sheet holds (``CharacterSystem.combat_values``).
+#: The figure's values a player character's sheet holds (``CombatSheet.combat_values``).
 SHEET_KEYS = ("lp", "lp_max", "wp", "wp_max", "gp", "gp_max", "rs", "be", "unconscious", "dead")
 
 
@@ -1622,14 +1622,12 @@ def cast(
 
 
 class HhRules(Common):
-    """Helden & Halunken (registered in ``app.encounters.systems``)."""
+    """Helden & Halunken (registered in ``app.encounters.systems``): every capability but
+    :class:`~app.encounters.systems.protocol.CountedActions`, :class:`NamedSpells`,
+    :class:`Saves` and :class:`Reactions`."""
 
     name = "hh"
     conditions = CONDITIONS
-    actions = frozenset(
-        ("aim", "maneuver", "focus", "cast", "morale", "shake_off", "stabilise", "luck",
-         "grant_action", "jump", "fall")
-    )  # fmt: skip
     partials = MappingProxyType(
         {
             "attack": "encounters/systems/hh/attack.html",
@@ -1670,6 +1668,10 @@ class HhRules(Common):
     stabilise = staticmethod(stabilise)
     luck = staticmethod(luck)
     grant_action = staticmethod(grant_action)
+
+    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
+        """H&H has no difficulty guideline beside the simulated risk."""
+        return None
 
     def offers(self, data: dict[str, Any]) -> Offers:
         maneuvers = [(k, m.name) for k, m in hh.MANEUVERS.items()]

@@ -38,7 +38,9 @@ from app.encounters.systems.protocol import (
     MapAttack,
     Offers,
     RangeNote,
+    Spent,
     Unknown,
+    spent_by_budget,
     unavailable,
 )
 from app.errors import ValidationFailed
@@ -1071,7 +1073,6 @@ class Pf2eRules(Common):
     name = "pf2e"
     conditions = CONDITIONS
     condition_names = CONDITION_NAMES
-    actions = frozenset(("save", "shake_off", "reaction", "cast_spell"))
     partials = MappingProxyType(
         {
             "attack": "encounters/systems/pf2e/attack.html",
@@ -1104,7 +1105,6 @@ class Pf2eRules(Common):
     stride = staticmethod(stride)
     react = staticmethod(react)
     cast_spell = staticmethod(cast_spell)
-    moves_are_actions = True
 
     def offers(self, data: dict[str, Any]) -> Offers:
         offers: Offers = {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}
@@ -1120,6 +1120,10 @@ class Pf2eRules(Common):
         pid = str(current_turn(state)["pid"])  # type: ignore[index]
         reaction = bool(state["figures"].get(pid, {}).get("reaction", True))
         return Budget(left.actions, left.total, left.symbols, COSTS, reaction=reaction)
+
+    def spent(self, state: State) -> Spent:
+        """The actions that cost more than the turn's budget has left."""
+        return spent_by_budget(self.turn_budget(state))
 
     #: One square is 1.5 m (5 ft) in the German edition; diagonals alternate 1.5 and 3 m.
     metric = Metric("alternate", "m", Fraction(3, 2))

@@ -1,10 +1,14 @@
-"""What the combat needs of a rule system: one typed interface, one implementation each.
+"""What the combat needs of a rule system: typed capabilities, one adapter per system.
 
-``app.encounters.systems`` registers one :class:`CombatRules` per system; the service, the
-action handlers and the views call only these methods, so mypy checks every call. A
-system-specific action (``aim``, ``cast``, ``save``, ...) is offered by the systems that list
-it in ``actions`` and implement its method; the others keep :class:`Common`'s refusal.
-Templates show what a system offers through ``partials`` (slot → template).
+``app.encounters.systems`` registers one adapter per system as a :class:`CombatCore` (the
+turns and the attack, which every system has). Everything else is a capability of its own,
+a ``runtime_checkable`` protocol of at most 15 members (:data:`CAPABILITIES`): the service,
+the action handlers and the views ask for it with :func:`capability` (``None`` where the
+system lacks it) or :func:`need` (refused then), so mypy checks every call. A system-specific
+action (``aim``, ``cast``, ``save``, ...) names the capability it needs (``@step(...,
+needs=Saves)``) and is refused where the system's adapter does not implement it. Templates
+show what a system offers through ``partials`` (slot → template). docs/architecture.md lists
+every member («Rule-system capabilities»).
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, NotRequired, Protocol, TypedDict
+from typing import Any, NotRequired, Protocol, TypedDict, TypeVar, runtime_checkable
 
+from app.core.capability import capability as capability
 from app.encounters.combat import CombatError, Report, State
 from app.i18n import N_
 from app.rules.dice import Roller
@@ -22,6 +27,7 @@ from app.rules.grid import Cell, Metric
 from app.rules.odds import ActionForecast, BudgetRating, RiskResult
 
 Settings = dict[str, Any]
+T = TypeVar("T")
 
 
 class Offers(TypedDict):
@@ -170,52 +176,24 @@ class Spent:
 NO_ACTION_LEFT = N_("No action left for this: end the turn.")
 
 
-class CombatRules(Protocol):
-    """A rule system in combat: the JSON figure, the turn order, the actions, the views."""
+# --- the capabilities ------------------------------------------------------------------------
+#
+# A system's adapter (``RULES`` in ``<system>.py``) is one class that implements
+# :class:`CombatCore` and whichever capabilities below its game has; the registry knows it as a
+# :class:`CombatCore`, and a caller asks for more with :func:`capability` or :func:`need`.
+
+
+@runtime_checkable
+class CombatCore(Protocol):
+    """What every system has in combat: the figure, the turn order, the attack, the views."""
 
     @property
     def name(self) -> str: ...
 
     @property
-    def conditions(self) -> tuple[str, ...]:
-        """The conditions the GM may give."""
-
-    @property
-    def condition_names(self) -> Mapping[str, str]:
-        """Condition keys that are no rule term, with their English msgid (the view
-        translates them; every other key is a rule term and shows as it is)."""
-
-    @property
-    def actions(self) -> frozenset[str]:
-        """System-specific actions this system offers (see ``app.encounters.actions``)."""
-
-    @property
     def partials(self) -> Mapping[str, str]:
         """Templates of the system's own form parts: slot (``attack``, ``actions``,
         ``gm_tools``, ``manage``, ``prepare``) → template name."""
-
-    @property
-    def default_check(self) -> str:
-        """The check the GM's secret-check form suggests."""
-
-    @property
-    def check_names(self) -> tuple[str, ...]:
-        """The checks the GM's check form lists (any of them may also be typed)."""
-
-    def turn_budget(self, state: State) -> Budget | None:
-        """The actions left in this turn, for a system that counts them (PF2e); else None."""
-
-    def spent(self, state: State) -> Spent:
-        """Which actions the figure whose turn it is may no longer take now, and why."""
-
-    @property
-    def moves_are_actions(self) -> bool:
-        """Whether a move on the battle map is an action of the turn (PF2e: a Stride, each
-        up to the figure's movement, :meth:`stride`); else the turn's moves share it."""
-
-    def stride(self, state: State, pid: str, report: Report) -> None:
-        """A move on the battle map of ``pid``, whose turn it is, as an action: spent from
-        the turn's budget and logged; :class:`CombatError` when none is left."""
 
     def new_figure(
         self, pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool,
@@ -226,13 +204,6 @@ class CombatRules(Protocol):
         """A figure for the roster: ``status`` (key, label), ``points`` («12/20 LP»),
         ``health`` (current, maximum of those points), ``conditions``, ``extra``,
         ``initiative``, ``out``."""
-
-    def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
-        """A player character's values the fight changes and the sheet keeps (the keys of
-        ``CharacterSystem.combat_values``); ``{}``: nothing goes back to the sheet."""
-
-    def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
-        """Set the figure ``data`` to the sheet's current ``values`` (the sheet is the truth)."""
 
     def offers(self, data: dict[str, Any]) -> Offers: ...
 
@@ -246,6 +217,83 @@ class CombatRules(Protocol):
         self, state: State, attacker_id: str, target_id: str, params: dict[str, Any],
         roller: Roller, report: Report, settings: Settings, *, target_owner: int | None,
     ) -> None: ...  # fmt: skip
+
+    def respond(
+        self, state: State, choice: str, roller: Roller, report: Report, settings: Settings
+    ) -> None:
+        """The answer to the defence ``attack`` left open (``state["pending"]``)."""
+
+    def adjust(
+        self, state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None:  # fmt: skip
+        """The GM's change of a figure's hit points (also a free area's damage)."""
+
+
+@runtime_checkable
+class Conditions(Protocol):
+    """Conditions the GM gives and takes away."""
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        """The conditions the GM may give."""
+
+    @property
+    def condition_names(self) -> Mapping[str, str]:
+        """Condition keys that are no rule term, with their English msgid (the view
+        translates them; every other key is a rule term and shows as it is)."""
+
+    def add_condition(
+        self, state: State, pid: str, key: str, roller: Roller, report: Report,
+        settings: Settings, *, cause: str, value: int,
+    ) -> None: ...  # fmt: skip
+
+    def remove_condition(self, state: State, pid: str, key: str, report: Report) -> None: ...
+
+
+@runtime_checkable
+class Checks(Protocol):
+    """The GM's checks (secret or open) in the fight."""
+
+    @property
+    def default_check(self) -> str:
+        """The check the GM's secret-check form suggests."""
+
+    @property
+    def check_names(self) -> tuple[str, ...]:
+        """The checks the GM's check form lists (any of them may also be typed)."""
+
+    def check(
+        self, state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report,
+        helpers: Sequence[str] = (),
+    ) -> None:  # fmt: skip
+        """A GM's check; ``helpers`` help it where the system has Helfen (H&H)."""
+
+
+@runtime_checkable
+class Spending(Protocol):
+    """A turn whose Handlung, Aktion or actions run out (every system so far)."""
+
+    def spent(self, state: State) -> Spent:
+        """Which actions the figure whose turn it is may no longer take now, and why."""
+
+
+@runtime_checkable
+class CountedActions(Protocol):
+    """A turn of counted actions (PF2e): a move on the battle map is one of them (a Stride,
+    each up to the figure's movement); without it the turn's moves share its movement."""
+
+    def turn_budget(self, state: State) -> Budget | None:
+        """The actions left in this turn (``None`` between turns)."""
+
+    def stride(self, state: State, pid: str, report: Report) -> None:
+        """A move on the battle map of ``pid``, whose turn it is, as an action: spent from
+        the turn's budget and logged; :class:`CombatError` when none is left."""
+
+
+@runtime_checkable
+class Foresight(Protocol):
+    """Odds before anyone rolls: one attack's forecast, a whole fight's risk (issues 18, 31)."""
 
     def forecast(
         self, state: State, attacker_id: str, target_id: str, params: dict[str, Any],
@@ -266,29 +314,22 @@ class CombatRules(Protocol):
         """The system's own difficulty guideline for a fight between ``figures`` (PF2e: the
         XP budget), shown beside the simulated risk; ``None`` where the system has none."""
 
-    def respond(
-        self, state: State, choice: str, roller: Roller, report: Report, settings: Settings
-    ) -> None: ...
 
-    def add_condition(
-        self, state: State, pid: str, key: str, roller: Roller, report: Report,
-        settings: Settings, *, cause: str, value: int,
-    ) -> None: ...  # fmt: skip
+@runtime_checkable
+class SheetSync(Protocol):
+    """A player character's values that the fight and the sheet share (one truth, issue 13)."""
 
-    def remove_condition(self, state: State, pid: str, key: str, report: Report) -> None: ...
+    def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A player character's values the fight changes and the sheet keeps (the keys of
+        ``CombatSheet.combat_values``); ``{}``: nothing goes back to the sheet."""
 
-    def adjust(
-        self, state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None: ...  # fmt: skip
+    def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
+        """Set the figure ``data`` to the sheet's current ``values`` (the sheet is the truth)."""
 
-    def check(
-        self, state: State, pid: str, skill: str, modifier: int, roller: Roller, report: Report,
-        helpers: Sequence[str] = (),
-    ) -> None:  # fmt: skip
-        """A GM's check; ``helpers`` help it where the system has Helfen (H&H)."""
 
-    # --- the battle map (app/maps) -------------------------------------------------------
+@runtime_checkable
+class Tactics(Protocol):
+    """The battle map's rules (``app/maps``): measure, move, range and cover."""
 
     @property
     def metric(self) -> Metric:
@@ -300,12 +341,6 @@ class CombatRules(Protocol):
         """Cells the figure (``data``; ``stats`` its stat block) may move with one move:
         H&H its Bewegung per Handlung, DS4 Laufen, PF2e its Speed per Stride."""
 
-    def move_reactions(
-        self, state: State, mover: str, path: list[Cell], positions: dict[str, Cell]
-    ) -> list[MoveReaction]:
-        """Figures that may react to ``mover`` walking ``path`` (start cell first), in the
-        order they are triggered; ``positions``: the other figures' cells."""
-
     def map_attack(self, state: State, attacker: str, target: str, line: AttackLine) -> MapAttack:
         """Range and cover of an attack from ``attacker`` on ``target`` over ``line``, as the
         system's engine decides them (a suggestion the GM confirms in the attack form)."""
@@ -315,6 +350,25 @@ class CombatRules(Protocol):
     ) -> RangeNote | None:
         """Of ``found``'s ranges the one the attack posted with ``params`` uses (its weapon,
         kind or Strike); ``None`` where it has no limit (docs/rules/, issue 27)."""
+
+
+@runtime_checkable
+class Zones(Protocol):
+    """Cells a figure threatens, and moves through them that it may react to (H&H)."""
+
+    def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
+        """The cells the figure on ``cells`` threatens (H&H: its Gefährdungsbereich)."""
+
+    def move_reactions(
+        self, state: State, mover: str, path: list[Cell], positions: dict[str, Cell]
+    ) -> list[MoveReaction]:
+        """Figures that may react to ``mover`` walking ``path`` (start cell first), in the
+        order they are triggered; ``positions``: the other figures' cells."""
+
+
+@runtime_checkable
+class Areas(Protocol):
+    """Areas placed on the board (issue 27) that the system resolves."""
 
     @property
     def area_sources(self) -> frozenset[str]:
@@ -331,20 +385,26 @@ class CombatRules(Protocol):
         ``state["pending"]``, one after the other (H&H); the area is resolved when nothing
         waits any more."""
 
+
+@runtime_checkable
+class Bursts(Protocol):
+    """Areas the rules set off by themselves (H&H «Arkane Explosion»)."""
+
     def burst(
         self, state: State, actor: str, targets: list[str], params: dict[str, Any],
         roller: Roller, report: Report, settings: Settings,
     ) -> None:  # fmt: skip
-        """Resolve an area the rules set off by themselves around ``actor`` (a
-        :class:`~app.encounters.combat.Burst` the system put in the report, H&H «Arkane
-        Explosion»), placed on the board with ``targets`` in it (``actor`` among them). One
-        log line per target, each about that target."""
+        """Resolve an area the rules set off around ``actor`` (a
+        :class:`~app.encounters.combat.Burst` the system put in the report), placed on the
+        board with ``targets`` in it (``actor`` among them). One log line per target."""
 
-    def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
-        """The cells the figure on ``cells`` threatens (H&H: its Gefährdungsbereich; ``[]``
-        where the system has none)."""
 
-    # --- system-specific actions (listed in ``actions`` where offered) ------------------
+# --- a system's own actions (``app.encounters.actions``: ``@step(..., needs=...)``) ----------
+
+
+@runtime_checkable
+class AttackOptions(Protocol):
+    """Ways to improve the next attack (H&H: Zielen, Kampfmanöver)."""
 
     def aim(self, state: State, pid: str, report: Report) -> None: ...
 
@@ -353,6 +413,11 @@ class CombatRules(Protocol):
         report: Report, settings: Settings,
     ) -> None: ...  # fmt: skip
 
+
+@runtime_checkable
+class Spellcasting(Protocol):
+    """Spells of the figure's list (H&H: Fokus and Zauber wirken)."""
+
     def focus(self, state: State, pid: str, key: str, report: Report) -> None: ...
 
     def cast(
@@ -360,190 +425,140 @@ class CombatRules(Protocol):
         settings: Settings,
     ) -> None: ...  # fmt: skip
 
-    def morale(
-        self, state: State, pid: str, skill: str, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None: ...  # fmt: skip
+
+@runtime_checkable
+class NamedSpells(Protocol):
+    """Spells named by the caster with their cost, no catalogue (PF2e)."""
+
+    def cast_spell(
+        self, state: State, caster_id: str, params: dict[str, Any], roller: Roller,
+        report: Report,
+    ) -> None:  # fmt: skip
+        """A spell named by the caster, its actions spent, on one target."""
+
+
+@runtime_checkable
+class Recovery(Protocol):
+    """A figure shakes off a condition in its turn (every system so far)."""
 
     def shake_off(
         self, state: State, pid: str, key: str, roller: Roller, report: Report,
         settings: Settings,
     ) -> None: ...  # fmt: skip
 
-    def save(
-        self, state: State, source_id: str | None, target_ids: list[str],
-        params: dict[str, Any], roller: Roller, report: Report,
-    ) -> None: ...  # fmt: skip
+
+@runtime_checkable
+class FirstAid(Protocol):
+    """A figure stabilises a dying one (H&H)."""
 
     def stabilise(
         self, state: State, pid: str, target_id: str, roller: Roller, report: Report,
         settings: Settings,
     ) -> None: ...  # fmt: skip
 
-    def luck(self, state: State, pid: str, option: str, condition: str, report: Report) -> None:
-        """Glück spent or burned outside a roll (H&H)."""
 
-    def grant_action(self, state: State, pid: str, report: Report) -> None:
-        """The GM's override: one more Handlung in this step (H&H)."""
+@runtime_checkable
+class Saves(Protocol):
+    """Saving throws the GM calls for (PF2e)."""
+
+    def save(
+        self, state: State, source_id: str | None, target_ids: list[str],
+        params: dict[str, Any], roller: Roller, report: Report,
+    ) -> None: ...  # fmt: skip
+
+
+@runtime_checkable
+class Reactions(Protocol):
+    """A reaction in anyone's turn (PF2e)."""
 
     def react(self, state: State, pid: str, name: str, report: Report) -> None:
-        """``pid`` uses its reaction, named ``name``, in anyone's turn (PF2e)."""
+        """``pid`` uses its reaction, named ``name``."""
 
-    def cast_spell(
-        self, state: State, caster_id: str, params: dict[str, Any], roller: Roller,
-        report: Report,
-    ) -> None:  # fmt: skip
-        """A spell named by the caster, its actions spent, on one target (PF2e)."""
+
+@runtime_checkable
+class Luck(Protocol):
+    """Glück spent or burned outside a roll (H&H)."""
+
+    def luck(self, state: State, pid: str, option: str, condition: str, report: Report) -> None: ...
+
+
+@runtime_checkable
+class Morale(Protocol):
+    """The GM's morale check of an NSC (H&H)."""
+
+    def morale(
+        self, state: State, pid: str, skill: str, roller: Roller, report: Report,
+        settings: Settings,
+    ) -> None: ...  # fmt: skip
+
+
+@runtime_checkable
+class ExtraActions(Protocol):
+    """The GM's override: one more Handlung in this step (H&H)."""
+
+    def grant_action(self, state: State, pid: str, report: Report) -> None: ...
+
+
+@runtime_checkable
+class Stunts(Protocol):
+    """Jumps and falls the GM has a figure make (H&H Sprünge, Stürze)."""
 
     def jump(
         self, state: State, pid: str, distance: int, direction: str, modifier: int,
         roller: Roller, report: Report,
-    ) -> None:  # fmt: skip
-        """A jump the GM has a figure make (H&H Sprünge)."""
+    ) -> None: ...  # fmt: skip
 
     def fall(
         self, state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
         settings: Settings,
     ) -> None:  # fmt: skip
-        """A fall the GM has a figure take, its damage booked (H&H Stürze)."""
+        """A fall, its damage booked."""
+
+
+#: Every capability protocol besides :class:`CombatCore`, for the docs and the seam tests.
+CAPABILITIES: tuple[type, ...] = (
+    Conditions, Checks, Spending, CountedActions, Foresight, SheetSync, Tactics, Zones, Areas,
+    Bursts, AttackOptions, Spellcasting, NamedSpells, Recovery, FirstAid, Saves, Reactions, Luck,
+    Morale, ExtraActions, Stunts,
+)  # fmt: skip
 
 
 def unavailable() -> CombatError:
     return CombatError(N_("Not available in this rule system."))
 
 
+def need(rules: object, kind: Callable[..., T]) -> T:
+    """``rules`` as the capability ``kind``; where the system lacks it, the fight's refusal
+    «Not available in this rule system.» (a :class:`CombatError`)."""
+    found = capability(rules, kind)
+    if found is None:
+        raise unavailable()
+    return found
+
+
+def area_sources(rules: object) -> frozenset[str]:
+    """The kinds of area the system resolves (:attr:`Areas.area_sources`); without
+    :class:`Areas`, the ``free`` area the fight resolves in every system with map rules."""
+    areas = capability(rules, Areas)
+    if areas is not None:
+        return areas.area_sources
+    return frozenset({"free"}) if capability(rules, Tactics) is not None else frozenset()
+
+
+def spent_by_budget(budget: Budget | None) -> Spent:
+    """A counted turn's :meth:`Spending.spent`: the actions that cost more than is left."""
+    if budget is None:
+        return Spent()
+    refused = frozenset(a for a in budget.costs if budget.refuses(a))
+    return Spent(refused, NO_ACTION_LEFT if refused else "")
+
+
 class Common:
-    """What a system does not offer: no special forms, and its own actions are refused.
+    """What a system's adapter has unless it says otherwise: no form parts of its own, no
+    offers beyond the attack form, no condition key that needs a translation."""
 
-    The action registry refuses an action a system does not list before it gets here;
-    these keep a direct call from doing anything either.
-    """
-
-    actions: frozenset[str] = frozenset()
     partials: Mapping[str, str] = MappingProxyType({})
     condition_names: Mapping[str, str] = MappingProxyType({})
 
     def offers(self, data: dict[str, Any]) -> Offers:
         return {"strikes": [], "maneuvers": [], "spells": []}
-
-    def turn_budget(self, state: State) -> Budget | None:
-        return None
-
-    moves_are_actions = False
-
-    def stride(self, state: State, pid: str, report: Report) -> None:
-        raise unavailable()
-
-    def spent(self, state: State) -> Spent:
-        """By default from :meth:`turn_budget`: the actions that cost more than is left."""
-        budget = self.turn_budget(state)
-        if budget is None:
-            return Spent()
-        refused = frozenset(a for a in budget.costs if budget.refuses(a))
-        return Spent(refused, NO_ACTION_LEFT if refused else "")
-
-    def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
-        return {}
-
-    def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
-        return None
-
-    def threat_cells(self, state: State, pid: str, cells: list[Cell]) -> list[Cell]:
-        return []
-
-    area_sources: frozenset[str] = frozenset({"free"})
-
-    def area(
-        self, state: State, actor: str, targets: list[str], source: AreaSource, roller: Roller,
-        report: Report, settings: Settings,
-    ) -> None:  # fmt: skip
-        raise unavailable()
-
-    def burst(
-        self, state: State, actor: str, targets: list[str], params: dict[str, Any],
-        roller: Roller, report: Report, settings: Settings,
-    ) -> None:  # fmt: skip
-        return None
-
-    def move_reactions(
-        self, state: State, mover: str, path: list[Cell], positions: dict[str, Cell]
-    ) -> list[MoveReaction]:
-        return []
-
-    def simulate(
-        self, figures: list[dict[str, Any]], settings: Settings, roller: Roller, trials: int,
-        should_stop: Callable[[], bool],
-    ) -> RiskResult:  # fmt: skip
-        raise unavailable()
-
-    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
-        return None
-
-    def aim(self, state: State, pid: str, report: Report) -> None:
-        raise unavailable()
-
-    def maneuver(
-        self, state: State, attacker_id: str, target_id: str, key: str, roller: Roller,
-        report: Report, settings: Settings,
-    ) -> None:  # fmt: skip
-        raise unavailable()
-
-    def focus(self, state: State, pid: str, key: str, report: Report) -> None:
-        raise unavailable()
-
-    def cast(
-        self, state: State, pid: str, params: dict[str, Any], roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None:  # fmt: skip
-        raise unavailable()
-
-    def morale(
-        self, state: State, pid: str, skill: str, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None:  # fmt: skip
-        raise unavailable()
-
-    def shake_off(
-        self, state: State, pid: str, key: str, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None:  # fmt: skip
-        raise unavailable()
-
-    def save(
-        self, state: State, source_id: str | None, target_ids: list[str],
-        params: dict[str, Any], roller: Roller, report: Report,
-    ) -> None:  # fmt: skip
-        raise unavailable()
-
-    def stabilise(
-        self, state: State, pid: str, target_id: str, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None:  # fmt: skip
-        raise unavailable()
-
-    def luck(self, state: State, pid: str, option: str, condition: str, report: Report) -> None:
-        raise unavailable()
-
-    def grant_action(self, state: State, pid: str, report: Report) -> None:
-        raise unavailable()
-
-    def react(self, state: State, pid: str, name: str, report: Report) -> None:
-        raise unavailable()
-
-    def cast_spell(
-        self, state: State, caster_id: str, params: dict[str, Any], roller: Roller,
-        report: Report,
-    ) -> None:  # fmt: skip
-        raise unavailable()
-
-    def jump(
-        self, state: State, pid: str, distance: int, direction: str, modifier: int,
-        roller: Roller, report: Report,
-    ) -> None:  # fmt: skip
-        raise unavailable()
-
-    def fall(
-        self, state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None:  # fmt: skip
-        raise unavailable()
