@@ -16,6 +16,7 @@ from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.models import Participant
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
+from app.encounters.state import CombatState, read_state
 from app.encounters.systems import SYSTEMS, system
 from app.encounters.systems.protocol import CombatRules, Spent
 from app.events.models import CampaignEvent
@@ -28,7 +29,7 @@ push the oldest shown out of view: ``static/css/app.css`` hides those past the s
 STATUS_LABELS = {"prepared": N_("Prepared"), "running": N_("Running"), "ended": N_("Ended")}
 
 
-def _order_index(state: dict[str, Any]) -> dict[str, int]:
+def _order_index(state: CombatState) -> dict[str, int]:
     out: dict[str, int] = {}
     for i, t in enumerate(state.get("order", [])):
         out.setdefault(str(t["pid"]), i)
@@ -71,7 +72,7 @@ def health_of(view: dict[str, Any], participant: Participant, gm: bool) -> Healt
 
 
 def rows(loaded: Loaded) -> list[dict[str, Any]]:
-    state = loaded.encounter.state or {}
+    state = read_state(loaded.encounter.state)
     gm = loaded.viewer.is_gm
     figures = state.get("figures", {})
     mod = system(loaded.campaign.system)
@@ -118,7 +119,7 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
 
 
 def turn(loaded: Loaded) -> dict[str, Any]:
-    state = loaded.encounter.state or {}
+    state = read_state(loaded.encounter.state)
     t = current_turn(state)
     pid = str(t["pid"]) if t else None
     hidden = pid in loaded.hidden
@@ -141,7 +142,7 @@ def _remaining(deadline: str) -> int:
 
 
 def pending(loaded: Loaded) -> dict[str, Any] | None:
-    state = loaded.encounter.state or {}
+    state = read_state(loaded.encounter.state)
     p = state.get("pending")
     if not p:
         return None
@@ -172,7 +173,7 @@ def pending(loaded: Loaded) -> dict[str, Any] | None:
 def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
     """What the viewer can do now (forms), computed from the state, the viewer and the
     roster's :func:`rows`."""
-    state = loaded.encounter.state or {}
+    state = read_state(loaded.encounter.state)
     gm = loaded.viewer.is_gm
     current = current_pid(state)
     running = loaded.encounter.status == "running"
@@ -413,7 +414,7 @@ def api_view(loaded: Loaded) -> dict[str, Any]:
 def area_view(loaded: Loaded) -> dict[str, Any] | None:
     """The fight's last area (issue 27) as the viewer may see it: a hidden figure in it is
     left out for players; ``resolved`` false while its targets still answer."""
-    state = loaded.encounter.state or {}
+    state = read_state(loaded.encounter.state)
     record = state.get("area")
     if not record:
         return None

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from app.characters.systems.hh import SKILLS
 from app.encounters.combat import (
@@ -28,6 +28,7 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
+from app.encounters.state import PendingDefence, PendingHit, SpecJSON
 from app.encounters.systems import hh_checks
 from app.encounters.systems.hh_figures import (
     describe_changes,
@@ -68,7 +69,7 @@ from app.rules.hh.grid import MELEE_REACH, blockade_triggers, threat_zone, weapo
 from app.rules.hh.initiative import handlung_left
 from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
 from app.rules.hh.modifiers import Breakdown, breakdown
-from app.rules.hh.probe import ProbeResult
+from app.rules.hh.probe import ProbeJSON, ProbeResult
 from app.rules.hh.state import Figure, Zustand
 from app.rules.odds import RiskResult
 
@@ -380,7 +381,7 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
 # --- attacks -----------------------------------------------------------------------------------
 
 
-def _spec(data: dict[str, Any], params: dict[str, Any]) -> hh.AttackSpec:
+def _spec(data: dict[str, Any], params: Mapping[str, Any]) -> hh.AttackSpec:
     return hh.AttackSpec(
         weapon=_weapon(data),
         skill=ATTACK_SKILL,
@@ -402,14 +403,19 @@ def _cover_source(params: Mapping[str, Any]) -> str:
     return "Wand" if params.get(COVER_FROM) == "wall" else ""
 
 
-def _spec_json(spec: hh.AttackSpec, covering: str = "") -> dict[str, Any]:
-    return {
+def _spec_json(spec: hh.AttackSpec, covering: str = "", *, defended: bool = False) -> SpecJSON:
+    """``spec`` as a prompt keeps it; a hit waiting for Glück (``defended``) adds whether
+    and how it was defended."""
+    out: SpecJSON = {
         "modifier": spec.modifier,
         "defence_skill": spec.defence_skill,
         "cover": spec.cover,
         "non_lethal": spec.non_lethal,
         "covering": covering,
     }
+    if defended:
+        out["defend"], out["defence_modifier"] = spec.defend, spec.defence_modifier
+    return out
 
 
 def _living_cover(
@@ -553,10 +559,8 @@ def _ids(raw: object) -> list[str]:
     return [str(x).strip() for x in items if str(x).strip()]
 
 
-def _probe(data: dict[str, Any]) -> ProbeResult:
-    values = dict(data)
-    values["faces"] = tuple(values.get("faces", ()))
-    return ProbeResult(**values)
+def _probe(data: ProbeJSON) -> ProbeResult:
+    return ProbeResult.from_dict(data)
 
 
 class _Recorder:
@@ -587,11 +591,11 @@ def respond(
     if pending and state.get(AREA_QUEUE):
         # One target of an area answers: its lines are about it (a hidden one's stay the GMs').
         report.involved = {pending["attacker"], pending["target"]}
-    if pending and pending.get("kind") == "hit":
+    if pending and pending["kind"] == "hit":
         _answer_hit(state, pending, choice, roller, report, settings)
         _next_area_target(state, roller, report, settings)
         return
-    if not pending or pending.get("kind") != "defence":
+    if not pending or pending["kind"] != "defence":
         raise CombatError(N_("Nothing is waiting for an answer."))
     if choice not in ("defend", "defend_luck", "none"):
         raise CombatError(N_("Choose to defend or not."))
@@ -636,7 +640,7 @@ def _spend_luck(
 
 def _answer_hit(
     state: State,
-    pending: dict[str, Any],
+    pending: PendingHit,
     choice: str,
     roller: Roller,
     report: Report,
@@ -656,7 +660,8 @@ def _answer_hit(
     )
     probe, asked = _probe(pending["probe"]), bool(pending.get("asked"))
     covering = str(data.get("covering") or "")
-    defence = _probe(pending["defence"]) if pending.get("defence") else None
+    given_defence = pending.get("defence")
+    defence = _probe(given_defence) if given_defence else None
     state["pending"] = None
     report.pending_changed = True
     target = _get(state, target_id)
@@ -705,8 +710,7 @@ def _offer_luck(
         "target": result.target,
         "owner": data.get("owner"),
         "probe": probe.as_dict(),
-        "spec": {**_spec_json(spec, covering), "defend": spec.defend,
-                 "defence_modifier": spec.defence_modifier},
+        "spec": _spec_json(spec, covering, defended=True),
         "asked": asked,
         "defence": result.defence.as_dict() if result.defence is not None else None,
         "defence_given": defence_given,
@@ -784,7 +788,7 @@ def _resolve(
 # --- areas (issue 27: Flächenangriff; docs/rules/hh.md «Flächeneffekte») ------------------------
 
 #: The area waiting for its targets' answers: ``{attacker, probe, spec, queue}``.
-AREA_QUEUE = "area_queue"
+AREA_QUEUE: Final = "area_queue"
 #: What an area is defended with (hh.md §6.2: Unbeugsamkeit vs area effects).
 AREA_DEFENCE = "Unbeugsamkeit"
 
@@ -864,7 +868,8 @@ def _next_area_target(
     """Resolve the area's next targets until one may answer (its defence prompt, on its
     player's device or the GM's) or none is left."""
     area = state.get(AREA_QUEUE)
-    if area and (state.get("area") or {}).get("resolved"):
+    placed = state.get("area")
+    if area and placed is not None and placed.get("resolved"):
         area["queue"] = []  # its prompt was dropped (a participant removed): it is over
     while area and not state.get("pending"):
         if not area["queue"]:
@@ -880,17 +885,18 @@ def _next_area_target(
         probe = _probe(area["probe"])
         if target.can_react:
             timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
-            state["pending"] = {
+            prompt: PendingDefence = {
                 "kind": "defence", "area": True, "attacker": actor, "target": tid,
                 "owner": state["figures"][tid].get("owner"), "probe": probe.as_dict(),
                 "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
                 "reactions": target.reactions_left, "luck": hh.can_spend(target),
             }  # fmt: skip
             if spell:
-                name = _spell_name(state["figures"][actor], spell)
-                state["pending"].update(spell=spell, spell_name=name)
+                prompt["spell"] = spell
+                prompt["spell_name"] = _spell_name(state["figures"][actor], spell)
             else:
-                state["pending"]["spec"] = _spec_json(_spec(state["figures"][actor], area["spec"]))
+                prompt["spec"] = _spec_json(_spec(state["figures"][actor], area["spec"]))
+            state["pending"] = prompt
             report.pending_changed = True
             report.add(
                 N_("%(target)s may defend with Unbeugsamkeit (Reaktion); waiting for the "
@@ -1017,7 +1023,7 @@ def _area_spell(
 
 def _answer_spell(
     state: State,
-    pending: dict[str, Any],
+    pending: PendingDefence,
     choice: str,
     roller: Roller,
     report: Report,

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from app.encounters.combat import (
     CombatError,
@@ -29,6 +29,7 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
+from app.encounters.state import OrderEntry
 from app.encounters.systems.protocol import (
     AreaSource,
     AttackLine,
@@ -64,7 +65,7 @@ VALUED = (
     "verängstigt", "kränkelnd", "sterbend", "verwundet", "todgeweiht", "betäubt", "verlangsamt",
 )  # fmt: skip
 #: The combat state's key of the turn's :class:`~app.rules.pf2e.turn.ActionBudget`.
-BUDGET_KEY = "action_budget"
+BUDGET_KEY: Final = "action_budget"
 #: What each action of the controls costs (§9).
 COSTS = MappingProxyType(
     {"attack": pf2e_turn.STRIKE, "shake_off": pf2e_turn.RETCH, "stride": pf2e_turn.STRIDE,
@@ -283,9 +284,9 @@ def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     side = pf2e.Side.ADVERSARY if f["side"] != "abenteurer" else pf2e.Side.ADVENTURER
     check = pf2e.roll_check(roller, _stat("Wahrnehmung", int(f["wahrnehmung"]), f))
     f["init_result"] = check.total
-    entry = {"pid": pid, "step": None, "init": check.total, "side": f["side"],
+    entry: OrderEntry = {"pid": pid, "step": None, "init": check.total, "side": f["side"],
              "tie": f"{check.total}:{side.value}"}  # fmt: skip
-    order: list[dict[str, Any]] = state["order"]
+    order = state["order"]
     key = (-check.total, 0 if side is pf2e.Side.ADVERSARY else 1)
     idx = len(order)
     for i, t in enumerate(order):
