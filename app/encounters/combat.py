@@ -1,17 +1,13 @@
 """Combat orchestration shared by the three systems (pure: no I/O; dice from a Roller).
 
-The combat state is a JSON object stored on the encounter::
-
-    {"system": "hh", "round": 1, "turn": 0,
-     "order": [{"pid": "5", "step": 15, "init": 15, "side": "abenteurer", "tie": ...}, ...],
-     "figures": {"5": {...system runtime values...}},
-     "gm_order": [...], "initiative": {...}, "pending": null | {...},
-     "turn_actions": {"attacks": 0}, "undone": [seq, ...],
-     "movement": {"turn": "1:0", "spent": {"5": 3}},
-     "map_moves": [{"token_id": 7, "x": 0, "y": 2}], ...}
-
-and what a system keeps of the turn (PF2e: ``"action_budget": {"actions", "total",
-"reaction"}``, a typed value of ``app.rules.pf2e.turn``).
+The combat state is a JSON object stored on the encounter, typed as
+:class:`app.encounters.state.CombatState` (``State`` here): ``system``, ``round``, ``turn``
+(the index into ``order``, a list of :class:`~app.encounters.state.OrderEntry`), ``figures``
+(each system's runtime values by participant id), the open prompt ``pending`` (a
+:data:`~app.encounters.state.Pending`), ``turn_actions``, ``movement``, ``map_moves`` and
+what a system keeps beside them (PF2e's ``action_budget``, H&H's ``area_queue``). The
+service reads a row with ``load_state`` (its shape checked) and writes it with
+``dump_state``; nothing else turns JSON into a state.
 
 ``movement``: the cells each figure moved on the battle map in the current Handlung or turn
 (``turn``: ``"round:turn"``; another turn's counts are spent no more), read by the map's
