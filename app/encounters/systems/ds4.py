@@ -108,19 +108,19 @@ def _status(data: DS4FigureData) -> tuple[str, str]:
     return "fine", N_("unhurt")
 
 
-def view(raw: dict[str, Any]) -> dict[str, Any]:
-    data = ds4_data(raw)
-    conditions = ["liegend"] if data.get("prone") else []
-    if data.get("weapon_dropped"):
+def view(data: dict[str, Any]) -> dict[str, Any]:
+    fig = ds4_data(data)
+    conditions = ["liegend"] if fig.get("prone") else []
+    if fig.get("weapon_dropped"):
         conditions.append(DROPPED)
     return {
-        "status": _status(data),
-        "points": f"{data['lk']}/{data['lk_max']} LK",
-        "health": (data["lk"], data["lk_max"]),
+        "status": _status(fig),
+        "points": f"{fig['lk']}/{fig['lk_max']} LK",
+        "health": (fig["lk"], fig["lk_max"]),
         "conditions": conditions,
-        "extra": [f"Abwehr {data['abwehr']}"],
-        "initiative": data["initiative"],
-        "out": _condition(data) is not ds4.Condition.OK,
+        "extra": [f"Abwehr {fig['abwehr']}"],
+        "initiative": fig["initiative"],
+        "out": _condition(fig) is not ds4.Condition.OK,
     }
 
 
