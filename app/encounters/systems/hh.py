@@ -31,8 +31,11 @@ from app.encounters.combat import (
 from app.encounters.state import PendingDefence, PendingHit, SpecJSON
 from app.encounters.systems import hh_checks
 from app.encounters.systems.hh_figures import (
+    HHFigureData,
     describe_changes,
     from_figure,
+    hh_data,
+    hh_figure,
     names_of,
     options,
     to_figure,
@@ -167,8 +170,10 @@ def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
         data["conditions"] = [dict(z) for z in values["conditions"]]
 
 
-def _weapon(data: dict[str, Any]) -> hh.Weapon:
-    w = data.get("weapon") or {}
+def _weapon(data: HHFigureData) -> hh.Weapon:
+    w = data.get("weapon")
+    if w is None:
+        return hh.Weapon(name="Waffe", die=10, bonus=0, kind="normal", ranged=False)
     return hh.Weapon(
         name=str(w.get("name", "Waffe")),
         die=int(w.get("die", 10)),
@@ -198,15 +203,15 @@ def _status(fig: Figure) -> tuple[str, str]:
 
 
 def view(data: dict[str, Any]) -> dict[str, Any]:
-    fig = to_figure(data)
+    fig, own = to_figure(data), hh_data(data)
     extra = [f"Reaktionen {fig.reactions_left}/{hh.reactions(fig.initiative)}"]
     if fig.aim:
         extra.append(f"Zielen ×{fig.aim}")
     if fig.gp_max:
         extra.append(f"GP {fig.gp}/{fig.gp_max}")
-    focus = data.get("focus")
+    focus = own.get("focus")
     if focus:
-        extra.append(f"Fokus {focus['points']} auf {_spell_name(data, focus['spell'])}")
+        extra.append(f"Fokus {focus['points']} auf {_spell_name(own, focus['spell'])}")
     return {
         "status": _status(fig),
         "points": f"{fig.lp}/{fig.lp_max} LP",
@@ -381,7 +386,7 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
 # --- attacks -----------------------------------------------------------------------------------
 
 
-def _spec(data: dict[str, Any], params: Mapping[str, Any]) -> hh.AttackSpec:
+def _spec(data: HHFigureData, params: Mapping[str, Any]) -> hh.AttackSpec:
     return hh.AttackSpec(
         weapon=_weapon(data),
         skill=ATTACK_SKILL,
@@ -445,7 +450,9 @@ def _attack_inputs(
         raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
     if target.dead:
         raise CombatError(N_("%(name)s is already dead."), name=target.name)
-    spec = _spec(state["figures"][attacker_id], _living_cover(state, attacker, target, params))
+    spec = _spec(
+        hh_data(state["figures"][attacker_id]), _living_cover(state, attacker, target, params)
+    )
     try:
         return attacker, target, spec, attack_target(attacker, spec)
     except ValueError as exc:
@@ -486,7 +493,9 @@ def simulate(
     should_stop: Callable[[], bool],
 ) -> RiskResult:
     """The fight between ``figures`` played ``trials`` times (``app.rules.hh.simulation``)."""
-    fighters = [hh_simulation.Fighter(to_figure(f), str(f["side"]), _spec(f, {})) for f in figures]
+    fighters = [
+        hh_simulation.Fighter(to_figure(f), str(f["side"]), _spec(hh_data(f), {})) for f in figures
+    ]
     return hh_simulation.simulate(
         roller, fighters, "abenteurer", trials, options(settings), should_stop=should_stop
     )
@@ -604,7 +613,9 @@ def respond(
         _answer_spell(state, pending, choice, roller, report, settings)
         return
     spec_data = pending["spec"]
-    spec = replace(_spec(state["figures"][attacker_id], spec_data), defend=choice != "none")
+    spec = replace(
+        _spec(hh_data(state["figures"][attacker_id]), spec_data), defend=choice != "none"
+    )
     target = _get(state, target_id)
     if choice == "defend_luck":
         target = _spend_luck(state, target, "bonus", report, before_roll=True)
@@ -654,7 +665,7 @@ def _answer_hit(
     attacker_id, target_id = pending["attacker"], pending["target"]
     data = pending["spec"]
     spec = replace(
-        _spec(state["figures"][attacker_id], data),
+        _spec(hh_data(state["figures"][attacker_id]), data),
         defend=bool(data.get("defend", True)),
         defence_modifier=int(data.get("defence_modifier", 0)),
     )
@@ -742,7 +753,7 @@ def _resolve(
     target = _get(state, target_id)
     if not asked:
         spec = replace(spec, defend=False)
-    counter = _spec(state["figures"][target_id], {})
+    counter = _spec(hh_data(state["figures"][target_id]), {})
     recorder = roller if isinstance(roller, _Recorder) else _Recorder(roller)
     result = hh.resolve_attack(
         recorder, attacker, target, options(settings), spec, attack_probe=probe,
@@ -832,7 +843,7 @@ def _area_attack(
         raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
     paid = _pay_summoner(state, str(source.params.get("summoner") or ""), report)
     spec = replace(
-        _spec(state["figures"][actor], {"modifier": modifier}), defence_skill=AREA_DEFENCE
+        _spec(hh_data(state["figures"][actor]), {"modifier": modifier}), defence_skill=AREA_DEFENCE
     )
     try:
         value, mod = attack_target(attacker, spec)
@@ -893,9 +904,9 @@ def _next_area_target(
             }  # fmt: skip
             if spell:
                 prompt["spell"] = spell
-                prompt["spell_name"] = _spell_name(state["figures"][actor], spell)
+                prompt["spell_name"] = _spell_name(hh_data(state["figures"][actor]), spell)
             else:
-                prompt["spec"] = _spec_json(_spec(state["figures"][actor], area["spec"]))
+                prompt["spec"] = _spec_json(_spec(hh_data(state["figures"][actor]), area["spec"]))
             state["pending"] = prompt
             report.pending_changed = True
             report.add(
@@ -907,7 +918,7 @@ def _next_area_target(
         if spell:
             _resolve_spell(state, actor, tid, spell, probe, False, 0, roller, report, settings)
         else:
-            spec = _spec(state["figures"][actor], area["spec"])
+            spec = _spec(hh_data(state["figures"][actor]), area["spec"])
             _resolve(state, actor, tid, spec, probe, False, roller, report, settings)
 
 
@@ -946,7 +957,7 @@ AREA_SPELL_FIELDS = {
 }
 
 
-def _area_spell_inputs(data: dict[str, Any], source: AreaSource) -> tuple[dict[str, Any], int]:
+def _area_spell_inputs(data: HHFigureData, source: AreaSource) -> tuple[dict[str, Any], int]:
     """The Flächenzauber the area's ``source`` names and its modifier, refused at their
     fields: a spell the figure knows whose data marks it ``flaeche``."""
     key = str(source.params.get("spell") or "")
@@ -978,7 +989,7 @@ def _area_spell(
     single-target cast's (focus, Güteklasse, the distance to the area's origin), then each
     figure in the area but the caster may defend with Unbeugsamkeit (a Reaktion), one after
     the other, and takes the spell's damage with its own QS; cover does not count."""
-    data = figure(state, actor)
+    data = hh_figure(state, actor)
     caster = to_figure(data)
     if not caster.can_act:
         raise CombatError(N_("%(name)s cannot act now."), name=caster.name)
@@ -1059,7 +1070,7 @@ def _resolve_spell(
 ) -> None:
     """One figure in a Flächenzauber's area: the engine's ``area_spell_hit``, its log line
     (about the caster and that figure) and the interruption of a focus it held."""
-    spell = _spell(state["figures"][actor], key)
+    spell = _spell(hh_data(state["figures"][actor]), key)
     before = _get(state, tid)
     out = magic.area_spell_hit(
         roller, probe, before, _effect(spell), options(settings), defend=defend,
@@ -1391,18 +1402,18 @@ CAST_PROBLEMS = {
 }
 
 
-def _spell_name(data: dict[str, Any], key: str) -> str:
+def _spell_name(data: HHFigureData, key: str) -> str:
     return next((str(z["name"]) for z in data.get("spells", []) if z.get("key") == key), key)
 
 
-def _spell(data: dict[str, Any], key: str) -> dict[str, Any]:
+def _spell(data: HHFigureData, key: str) -> dict[str, Any]:
     for z in data.get("spells", []):
         if z.get("key") == key:
             return dict(z)
     raise CombatError(N_("%(name)s does not know this spell."), name=str(data.get("name", "")))
 
 
-def _caster(data: dict[str, Any], fig: Figure) -> magic.Caster:
+def _caster(data: HHFigureData, fig: Figure) -> magic.Caster:
     focus = data.get("focus")
     return magic.Caster(
         figure=fig,
@@ -1418,7 +1429,7 @@ def spells(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def focus(state: State, pid: str, key: str, report: Report) -> None:
     """Fokussieren: one action, +1 focus for the spell (focus on another spell is given up)."""
-    data = figure(state, pid)
+    data = hh_figure(state, pid)
     fig = to_figure(data)
     if not fig.can_act:
         raise CombatError(N_("%(name)s cannot act now."), name=fig.name)
@@ -1482,7 +1493,7 @@ def _interrupt(
 
     ``after`` is already stored; the focus is lost in any case (hh.md §9.2, §9.3).
     """
-    data = state["figures"][after.id]
+    data = hh_data(state["figures"][after.id])
     held = data.get("focus")
     if not held:
         return
@@ -1596,7 +1607,7 @@ def cast(
 ) -> None:
     """Zauber wirken: the rules are :func:`magic.resolve_cast`'s; here the state is mapped
     to the engine and back, and the log line written. The focus is spent in any case."""
-    data = figure(state, pid)
+    data = hh_figure(state, pid)
     caster = to_figure(data)
     spell = _spell(data, str(params.get("spell", "")))
     target_id = str(params.get("target") or "")
