@@ -11,8 +11,9 @@ Flächenzauber's names its ``spell``) and :class:`PendingHit` (the hit waits for
 target's Glück: Treffer entgehen or the defence rolled again). Only H&H asks today; DS4 and
 PF2e resolve at once.
 
-The figures' runtime values (``figures``) are each system's own (``app.encounters.systems``)
-and stay untyped JSON objects here.
+The figures' runtime values (``figures``) are each system's own: JSON objects here, typed
+by the adapters where they read them (``HHFigureData``, ``DS4FigureData``,
+``PF2eFigureData`` in ``app.encounters.systems.{hh,ds4,pf2e}_figures``).
 """
 
 from __future__ import annotations
