@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.encounters import statblocks
@@ -141,7 +141,29 @@ def _remaining(deadline: str) -> int:
     return max(0, int(left))
 
 
-def pending(loaded: Loaded) -> dict[str, Any] | None:
+class PendingView(TypedDict):
+    """The open prompt as the viewer sees it (``state.Pending``): who attacks whom, the
+    attack's dice, the countdown, how the viewer may answer (``service.can_answer``)."""
+
+    attacker: str
+    target: str
+    target_pid: str
+    roll: int | None
+    faces: list[int] | None
+    deadline: str
+    deadline_dt: datetime
+    remaining: int
+    answer: str | None
+    luck: bool
+    reactions: int
+    kind: str
+    damage: int | None
+    reroll: bool
+    #: The spell a figure in an area answers (H&H Flächenzauber), by its name.
+    spell: str | None
+
+
+def pending(loaded: Loaded) -> PendingView | None:
     state = read_state(loaded.encounter.state)
     p = state.get("pending")
     if not p:
@@ -162,11 +184,10 @@ def pending(loaded: Loaded) -> dict[str, Any] | None:
         "answer": can_answer(loaded, state),
         "luck": bool(p.get("luck")),
         "reactions": p.get("reactions", 0),
-        "kind": p.get("kind", "defence"),
-        "damage": p.get("damage"),
-        "reroll": bool(p.get("reroll")),
-        #: The spell a figure in an area answers (H&H Flächenzauber), by its name.
-        "spell": p.get("spell_name"),
+        "kind": p["kind"],
+        "damage": p["damage"] if p["kind"] == "hit" else None,
+        "reroll": p["kind"] == "hit" and bool(p.get("reroll")),
+        "spell": p.get("spell_name") if p["kind"] == "defence" else None,
     }
 
 
@@ -392,9 +413,8 @@ def page_context(loaded: Loaded, log: LogWindow) -> dict[str, Any]:
 def api_view(loaded: Loaded) -> dict[str, Any]:
     """The JSON form of what the viewer sees (same projection as the page)."""
     enc = loaded.encounter
-    p = pending(loaded)
-    if p is not None:
-        p = {k: v for k, v in p.items() if k != "deadline_dt"}
+    prompt = pending(loaded)
+    p = None if prompt is None else {k: v for k, v in prompt.items() if k != "deadline_dt"}
     return {
         "id": enc.id,
         "name": enc.name,
