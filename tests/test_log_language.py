@@ -34,6 +34,7 @@ from app.characters.systems.registry import (
     sheet_checks,
 )
 from app.encounters import views
+from app.encounters.state import CombatState
 from app.encounters.systems.hh_figures import (
     DETAIL_WORDS,
     describe_changes,
@@ -460,7 +461,10 @@ async def test_every_line_and_item_field_speaks_the_users_language(
 def test_every_hh_change_reads_in_the_users_language() -> None:
     """Every kind of change the H&H engine reports, with every reason it gives as a key, as
     the combat log writes it (stored as msgids, worded by the reader's language)."""
-    state: dict[str, Any] = {"figures": {"a": {"name": "Alrik"}, "b": {"name": "Brida"}}}
+    state: CombatState = {
+        "system": "hh", "round": 1, "turn": 0, "order": [],
+        "figures": {"a": {"name": "Alrik"}, "b": {"name": "Brida"}},
+    }  # fmt: skip
     expected = [
         (Change("a", "unconscious", detail="non_lethal"),
          "Alrik: unconscious (non-lethal damage)", "Alrik: bewusstlos (nicht-tödlicher Schaden)"),

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Set
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from app.encounters.board import Snapshot
 from app.encounters.combat import Report, State
+from app.encounters.state import AreaRecord
 from app.encounters.systems.protocol import Bursts, CombatCore, Tactics, capability
 from app.i18n import N_
 from app.rules import grid as g
@@ -21,7 +22,7 @@ from app.rules.dice import Roller
 #: Bursts set off by other bursts (a focusing figure hit loses control) stop after this many.
 MAX_BURSTS = 8
 #: Areas placed and resolved in one operation before its last (each gets its events).
-DONE = "areas_done"
+DONE: Final = "areas_done"
 
 
 def burst_cells(board: Snapshot, metric: g.Metric, pid: str, radius: int) -> list[g.Cell]:
@@ -34,7 +35,7 @@ def burst_cells(board: Snapshot, metric: g.Metric, pid: str, radius: int) -> lis
     return sorted(out)
 
 
-def _keep(state: State, record: dict[str, Any], before_id: object) -> None:
+def _keep(state: State, record: AreaRecord, before_id: object) -> None:
     """Make ``record`` the fight's area; one still waiting for answers stays, and one placed
     earlier in this operation keeps its events (``state["areas_done"]``)."""
     current = state.get("area")
@@ -78,7 +79,7 @@ def place(
         seq = int(state.get("area_seq", 0)) + 1
         state["area_seq"] = seq
         origin = board.cells[burst.pid][0]
-        record = {
+        record: AreaRecord = {
             "id": seq, "shape": "circle", "origin": list(origin), "toward": None,
             "size": float(burst.radius), "cells": [list(c) for c in area], "targets": hit,
             "source": "burst", "actor": burst.pid, "scene_id": board.scene_id, "resolved": True,

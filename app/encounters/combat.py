@@ -1,17 +1,13 @@
 """Combat orchestration shared by the three systems (pure: no I/O; dice from a Roller).
 
-The combat state is a JSON object stored on the encounter::
-
-    {"system": "hh", "round": 1, "turn": 0,
-     "order": [{"pid": "5", "step": 15, "init": 15, "side": "abenteurer", "tie": ...}, ...],
-     "figures": {"5": {...system runtime values...}},
-     "gm_order": [...], "initiative": {...}, "pending": null | {...},
-     "turn_actions": {"attacks": 0}, "undone": [seq, ...],
-     "movement": {"turn": "1:0", "spent": {"5": 3}},
-     "map_moves": [{"token_id": 7, "x": 0, "y": 2}], ...}
-
-and what a system keeps of the turn (PF2e: ``"action_budget": {"actions", "total",
-"reaction"}``, a typed value of ``app.rules.pf2e.turn``).
+The combat state is a JSON object stored on the encounter, typed as
+:class:`app.encounters.state.CombatState` (``State`` here): ``system``, ``round``, ``turn``
+(the index into ``order``, a list of :class:`~app.encounters.state.OrderEntry`), ``figures``
+(each system's runtime values by participant id), the open prompt ``pending`` (a
+:data:`~app.encounters.state.Pending`), ``turn_actions``, ``movement``, ``map_moves`` and
+what a system keeps beside them (PF2e's ``action_budget``, H&H's ``area_queue``). The
+service reads a row with ``load_state`` (its shape checked) and writes it with
+``dump_state``; nothing else turns JSON into a state.
 
 ``movement``: the cells each figure moved on the battle map in the current Handlung or turn
 (``turn``: ``"round:turn"``; another turn's counts are spent no more), read by the map's
@@ -31,10 +27,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.jsoncopy import copy_json
+from app.encounters.state import CombatState, FigureData, OrderEntry
 from app.i18n import N_
 
-State = dict[str, Any]
+#: The fight's state (``app.encounters.state``).
+State = CombatState
 SIDES = ("abenteurer", "gegner", "neutral")
 SIDE_LABELS = {
     "abenteurer": N_("Adventurers"),
@@ -173,12 +170,8 @@ def fresh_state(system: str) -> State:
     }
 
 
-def clone(state: State) -> State:
-    return copy_json(state)
-
-
-def current_turn(state: State) -> dict[str, Any] | None:
-    order: list[dict[str, Any]] = state.get("order", [])
+def current_turn(state: State) -> OrderEntry | None:
+    order = state.get("order", [])
     turn = int(state.get("turn", 0))
     return order[turn] if 0 <= turn < len(order) else None
 
@@ -188,12 +181,11 @@ def current_pid(state: State) -> str | None:
     return str(turn["pid"]) if turn else None
 
 
-def figure(state: State, pid: str) -> dict[str, Any]:
+def figure(state: State, pid: str) -> FigureData:
     fig = state["figures"].get(str(pid))
     if fig is None:
         raise CombatError(N_("This participant is not in the combat."))
-    result: dict[str, Any] = fig
-    return result
+    return fig
 
 
 def turn_key(state: State) -> str:
@@ -203,8 +195,8 @@ def turn_key(state: State) -> str:
 
 def movement_spent(state: State, pid: str) -> int:
     """The cells ``pid`` moved on the map in the current Handlung or turn."""
-    movement = state.get("movement") or {}
-    if movement.get("turn") != turn_key(state):
+    movement = state.get("movement")
+    if movement is None or movement.get("turn") != turn_key(state):
         return 0
     return int((movement.get("spent") or {}).get(pid, 0))
 
@@ -212,15 +204,16 @@ def movement_spent(state: State, pid: str) -> int:
 def spend_movement(state: State, pid: str, cells: int) -> None:
     """``pid`` moved ``cells`` more in the current Handlung or turn."""
     key = turn_key(state)
-    movement = state.get("movement") or {}
-    spent = dict(movement.get("spent") or {}) if movement.get("turn") == key else {}
+    movement = state.get("movement")
+    same = movement is not None and movement.get("turn") == key
+    spent = dict(movement.get("spent") or {}) if movement is not None and same else {}
     spent[pid] = movement_spent(state, pid) + cells
     state["movement"] = {"turn": key, "spent": spent}
 
 
 def map_moved(state: State, token_id: int, cell: tuple[int, int]) -> None:
     """The operation moves the token ``token_id`` from ``cell`` (its first move counts)."""
-    moved: list[dict[str, int]] = state.setdefault("map_moves", [])
+    moved = state.setdefault("map_moves", [])
     if all(m.get("token_id") != token_id for m in moved):
         moved.append({"token_id": token_id, "x": cell[0], "y": cell[1]})
 
@@ -238,7 +231,7 @@ def reset_turn_actions(state: State) -> None:
     state["turn_actions"] = {"attacks": 0}
 
 
-def align_turn(state: State, previous: dict[str, Any] | None) -> None:
+def align_turn(state: State, previous: OrderEntry | None) -> None:
     """After the order was rebuilt, point the turn at the same (pid, step) as before."""
     if previous is None:
         return
@@ -250,7 +243,7 @@ def align_turn(state: State, previous: dict[str, Any] | None) -> None:
 
 def remove_from_order(state: State, pid: str) -> bool:
     """Drop ``pid``'s turns; returns whether the current turn was one of them."""
-    order: list[dict[str, Any]] = state["order"]
+    order = state["order"]
     turn = int(state["turn"])
     was_current = bool(order) and 0 <= turn < len(order) and order[turn]["pid"] == pid
     before = sum(1 for t in order[:turn] if t["pid"] == pid)
@@ -259,13 +252,13 @@ def remove_from_order(state: State, pid: str) -> bool:
     return was_current
 
 
-def tied(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def tied(a: OrderEntry, b: OrderEntry) -> bool:
     return a.get("tie") is not None and a.get("tie") == b.get("tie")
 
 
 def swap_tied(state: State, pid: str, direction: int) -> str:
     """Move ``pid``'s next turn one place up (-1) or down (+1) within its tie group."""
-    order: list[dict[str, Any]] = state["order"]
+    order = state["order"]
     turn = int(state["turn"])
     idx = next((i for i, t in enumerate(order) if t["pid"] == pid and i >= turn), None)
     if idx is None:
@@ -287,7 +280,7 @@ def swap_tied(state: State, pid: str, direction: int) -> str:
 
 def delay(state: State) -> str:
     """The current figure waits: its turn moves behind the next one."""
-    order: list[dict[str, Any]] = state["order"]
+    order = state["order"]
     turn = int(state["turn"])
     if turn + 1 >= len(order):
         raise CombatError(N_("Nobody acts after this turn in this round; end the turn instead."))

@@ -25,6 +25,7 @@ from app.accounts.models import User
 from app.campaigns.permissions import Action
 from app.encounters.combat import CombatError
 from app.encounters.service import Loaded, combat_error, load, owns, participant_figure
+from app.encounters.state import read_state
 from app.encounters.systems import system
 from app.encounters.systems.protocol import Forecast, Foresight, Unknown, need
 from app.errors import Conflict, Forbidden, ValidationFailed
@@ -67,7 +68,7 @@ async def forecast(
     session: AsyncSession, user: User, campaign_id: int, encounter_id: int, req: ForecastRequest
 ) -> Forecast:
     loaded = await load(session, user, campaign_id, encounter_id, Action.act_in_combat)
-    state = loaded.encounter.state
+    state = read_state(loaded.encounter.state)
     if loaded.encounter.status != "running":
         raise Conflict(_("This encounter is not running."))
     figures = state.get("figures", {})

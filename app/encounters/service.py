@@ -45,7 +45,6 @@ from app.encounters.combat import (
     Entry,
     Report,
     State,
-    clone,
     current_pid,
     delay,
     fresh_state,
@@ -56,6 +55,7 @@ from app.encounters.combat import (
     swap_tied,
 )
 from app.encounters.models import BestiaryEntry, Encounter, Participant
+from app.encounters.state import dump_state, load_state, read_state
 from app.encounters.systems import system
 from app.encounters.systems.protocol import (
     CountedActions,
@@ -416,7 +416,7 @@ async def _with_sheets(
     (in memory: reading the fight writes nothing)."""
     characters = await _sheets(session, participants)
     if characters and encounter.state.get("figures"):
-        state = clone(encounter.state)
+        state = load_state(encounter.state)
         take_sheets(campaign.system, state, characters)
         set_committed_value(encounter, "state", state)
     return characters
@@ -792,7 +792,7 @@ async def _joined(
     # The encounter row before the log's lock, in the order every combat step takes them.
     await session.execute(select(Encounter.id).where(Encounter.id == enc.id).with_for_update())
     dice = await roller_for(session, enc.campaign_id, user.id, roller)
-    state = clone(enc.state)
+    state = load_state(enc.state)
     report = Report()
     mod = system(loaded.campaign.system)
     sheets = await _sheets(session, added)
@@ -807,7 +807,7 @@ async def _joined(
             raise combat_error(exc) from None
     report.order_changed = True
     await steps.clear(session, enc.id, loaded.undo_steps)  # participant rows are not undone
-    enc.state = state
+    enc.state = dump_state(state)
     all_participants = [*loaded.participants, *added]
     await _flush(session)
     await _log(session, loaded, user, report, participants=all_participants, roster=True)
@@ -856,12 +856,12 @@ async def update_participant(
     _touch(enc)
     if running:
         pid = str(p.id)
-        state = clone(enc.state)
+        state = load_state(enc.state)
         fig = state["figures"].get(pid)
         if fig is not None:
             fig["name"] = p.name
             fig["side"] = p.side
-        enc.state = state
+        enc.state = dump_state(state)
         report = Report()
         if was_hidden and not p.hidden:
             report.add(N_("%(name)s appears."), who=set(), name=p.name)
@@ -890,15 +890,13 @@ async def remove_participant(
     _touch(enc)
     if enc.status == "running":
         pid = str(p.id)
-        state = clone(enc.state)
-        if state.get("pending") and pid in (
-            state["pending"].get("attacker"),
-            state["pending"].get("target"),
-        ):
+        state = load_state(enc.state)
+        pending = state.get("pending")
+        if pending and pid in (pending["attacker"], pending["target"]):
             state["pending"] = None
         remove_from_order(state, pid)
         state["figures"].pop(pid, None)
-        enc.state = state
+        enc.state = dump_state(state)
         await steps.clear(session, enc.id, loaded.undo_steps)
         report = Report()
         report.add(N_("%(name)s leaves the fight."), who={pid}, name=p.name)
@@ -946,7 +944,7 @@ async def start(
     except CombatError as exc:
         raise combat_error(exc) from None
     await steps.clear(session, enc.id, loaded.undo_steps)
-    enc.state = state
+    enc.state = dump_state(state)
     enc.status = "running"
     _touch(enc)
     await _flush(session)
@@ -979,9 +977,9 @@ async def end(
         raise Conflict(_("This encounter is not running."))
     await steps.clear(session, enc.id, loaded.undo_steps)
     enc.status = "ended"
-    state = clone(enc.state)
+    state = load_state(enc.state)
     state["pending"] = None
-    enc.state = state
+    enc.state = dump_state(state)
     _touch(enc)
     report = Report()
     report.add(N_("The fight is over."), who=set())
@@ -1005,7 +1003,7 @@ def may_act(loaded: Loaded, pid: str) -> None:
         return
     if not allowed(loaded.viewer.role, Action.act_in_combat) or not owns(loaded, pid):
         raise Forbidden(_("You can only act with your own character."))
-    if current_pid(loaded.encounter.state) != pid:
+    if current_pid(read_state(loaded.encounter.state)) != pid:
         raise ValidationFailed({"combat": _("It is not your turn.")})
 
 
@@ -1063,7 +1061,7 @@ async def operate(
     if override:
         await sessions.guard_override(session, campaign_id)
     dice = await roller_for(session, campaign_id, user.id, roller)
-    state = clone(enc.state)
+    state = load_state(enc.state)
     if undoable:
         state["map_moves"] = []  # the tokens this operation moves (an undo's to put back)
     report = Report(on_board=loaded.board is not None)
@@ -1081,7 +1079,7 @@ async def operate(
     await write_sheets(session, loaded, user, state)
     if undoable:
         await steps.push(session, enc.id, enc.state, seqs, loaded.undo_steps)
-    enc.state = state
+    enc.state = dump_state(state)
     _touch(enc)
     await _flush(session)
     for after in AFTER_OPERATION:
@@ -1248,14 +1246,15 @@ def op_respond(loaded: Loaded, state: State, report: Report, roller: Roller, cho
     how = can_answer(loaded, state)
     if how is None:
         raise CombatError(N_("Only the defender's player or the GM can answer now."))
-    pending = state["pending"]
-    if how == "timeout" and pending.get("kind") == "hit":
+    pending = state.get("pending")
+    assert pending is not None  # can_answer: a prompt is open
+    if how == "timeout" and pending["kind"] == "hit":
         choice = "accept"
         report.add(N_("No answer in time: the default is taken."), who=set())
     elif how == "timeout":
-        choice = "defend" if int(pending.get("reactions", 0)) > 0 else "none"
+        choice = "defend" if pending["reactions"] > 0 else "none"
         report.add(N_("No answer in time: the default is taken."), who=set())
-    elif how == "gm" and pending.get("owner") is not None:
+    elif how == "gm" and pending["owner"] is not None:
         report.add(N_("The GM answers for the defender."), who=set())
     system(loaded.campaign.system).respond(state, choice, roller, report, loaded.encounter.settings)
 
@@ -1297,10 +1296,10 @@ async def undo(
     await sessions.guard_override(session, campaign_id)
     step_id, entry = last
     undone_seqs: list[int] = entry["seq"]
-    moved_back = map_moves(enc.state)
-    state = entry["state"]
+    moved_back = map_moves(read_state(enc.state))
+    state = load_state(entry["state"])
     state["undone"] = [*enc.state.get("undone", []), *undone_seqs]
-    enc.state = state
+    enc.state = dump_state(state)
     _touch(enc)
     report = Report()
     report.add(N_("GM: the last action was undone."), who=set())

@@ -14,7 +14,7 @@ most ``HISTORY`` rows through the index ``(encounter_id, id)``, decoding no stat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import ScalarSelect, delete, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -24,8 +24,14 @@ from app.encounters.models import Encounter, UndoStep
 
 HISTORY = limits.UNDO_STEPS
 
-#: An undo step as the campaign export writes it (the former ``Encounter.history`` entry).
-Entry = dict[str, Any]
+
+class Entry(TypedDict):
+    """An undo step as the campaign export writes it (the former ``Encounter.history``
+    entry): the fight's state before the step (the row's JSON, ``state.load_state`` reads
+    it) and the seqs of the events the step wrote."""
+
+    state: dict[str, Any]
+    seq: list[int]
 
 
 def count() -> ScalarSelect[int]:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.models import Participant
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
+from app.encounters.state import CombatState, read_state
 from app.encounters.systems import SYSTEMS, system
 from app.encounters.systems.protocol import (
     Checks,
@@ -38,7 +39,7 @@ push the oldest shown out of view: ``static/css/app.css`` hides those past the s
 STATUS_LABELS = {"prepared": N_("Prepared"), "running": N_("Running"), "ended": N_("Ended")}
 
 
-def _order_index(state: dict[str, Any]) -> dict[str, int]:
+def _order_index(state: CombatState) -> dict[str, int]:
     out: dict[str, int] = {}
     for i, t in enumerate(state.get("order", [])):
         out.setdefault(str(t["pid"]), i)
@@ -81,7 +82,7 @@ def health_of(view: dict[str, Any], participant: Participant, gm: bool) -> Healt
 
 
 def rows(loaded: Loaded) -> list[dict[str, Any]]:
-    state = loaded.encounter.state or {}
+    state = read_state(loaded.encounter.state)
     gm = loaded.viewer.is_gm
     figures = state.get("figures", {})
     mod = system(loaded.campaign.system)
@@ -128,7 +129,7 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
 
 
 def turn(loaded: Loaded) -> dict[str, Any]:
-    state = loaded.encounter.state or {}
+    state = read_state(loaded.encounter.state)
     t = current_turn(state)
     pid = str(t["pid"]) if t else None
     hidden = pid in loaded.hidden
@@ -150,8 +151,30 @@ def _remaining(deadline: str) -> int:
     return max(0, int(left))
 
 
-def pending(loaded: Loaded) -> dict[str, Any] | None:
-    state = loaded.encounter.state or {}
+class PendingView(TypedDict):
+    """The open prompt as the viewer sees it (``state.Pending``): who attacks whom, the
+    attack's dice, the countdown, how the viewer may answer (``service.can_answer``)."""
+
+    attacker: str
+    target: str
+    target_pid: str
+    roll: int | None
+    faces: list[int] | None
+    deadline: str
+    deadline_dt: datetime
+    remaining: int
+    answer: str | None
+    luck: bool
+    reactions: int
+    kind: str
+    damage: int | None
+    reroll: bool
+    #: The spell a figure in an area answers (H&H Flächenzauber), by its name.
+    spell: str | None
+
+
+def pending(loaded: Loaded) -> PendingView | None:
+    state = read_state(loaded.encounter.state)
     p = state.get("pending")
     if not p:
         return None
@@ -171,18 +194,17 @@ def pending(loaded: Loaded) -> dict[str, Any] | None:
         "answer": can_answer(loaded, state),
         "luck": bool(p.get("luck")),
         "reactions": p.get("reactions", 0),
-        "kind": p.get("kind", "defence"),
-        "damage": p.get("damage"),
-        "reroll": bool(p.get("reroll")),
-        #: The spell a figure in an area answers (H&H Flächenzauber), by its name.
-        "spell": p.get("spell_name"),
+        "kind": p["kind"],
+        "damage": p["damage"] if p["kind"] == "hit" else None,
+        "reroll": p["kind"] == "hit" and bool(p.get("reroll")),
+        "spell": p.get("spell_name") if p["kind"] == "defence" else None,
     }
 
 
 def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
     """What the viewer can do now (forms), computed from the state, the viewer and the
     roster's :func:`rows`."""
-    state = loaded.encounter.state or {}
+    state = read_state(loaded.encounter.state)
     gm = loaded.viewer.is_gm
     current = current_pid(state)
     running = loaded.encounter.status == "running"
@@ -240,7 +262,7 @@ def _check_controls(mod: CombatCore) -> dict[str, Any]:
     }
 
 
-def _turn_controls(mod: CombatCore, state: dict[str, Any], acting: bool) -> dict[str, Any]:
+def _turn_controls(mod: CombatCore, state: CombatState, acting: bool) -> dict[str, Any]:
     """The acting figure's budget (``CountedActions``) and what it can no longer do
     (``Spending``): none for others, or where the system counts neither."""
     budget, spending = capability(mod, CountedActions), capability(mod, Spending)
@@ -425,9 +447,8 @@ def page_context(loaded: Loaded, log: LogWindow) -> dict[str, Any]:
 def api_view(loaded: Loaded) -> dict[str, Any]:
     """The JSON form of what the viewer sees (same projection as the page)."""
     enc = loaded.encounter
-    p = pending(loaded)
-    if p is not None:
-        p = {k: v for k, v in p.items() if k != "deadline_dt"}
+    prompt = pending(loaded)
+    p = None if prompt is None else {k: v for k, v in prompt.items() if k != "deadline_dt"}
     return {
         "id": enc.id,
         "name": enc.name,
@@ -447,7 +468,7 @@ def api_view(loaded: Loaded) -> dict[str, Any]:
 def area_view(loaded: Loaded) -> dict[str, Any] | None:
     """The fight's last area (issue 27) as the viewer may see it: a hidden figure in it is
     left out for players; ``resolved`` false while its targets still answer."""
-    state = loaded.encounter.state or {}
+    state = read_state(loaded.encounter.state)
     record = state.get("area")
     if not record:
         return None

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.accounts.models import User
 from app.encounters import service as encounters
 from app.encounters.combat import Displacement, Report, map_moved
+from app.encounters.state import dump_state, read_state
 from app.maps import events as map_events
 from app.maps import service, sight
 from app.maps.models import Scene, Token
@@ -68,10 +69,10 @@ async def move_displaced(
         if end == (moving.x, moving.y):
             continue
         before = b.seen()
-        state = dict(loaded.encounter.state)
+        state = read_state(loaded.encounter.state).copy()
         state["map_moves"] = list(state.get("map_moves") or [])
         map_moved(state, moving.id, (moving.x, moving.y))
-        loaded.encounter.state = state
+        loaded.encounter.state = dump_state(state)
         moving.x, moving.y = end
         await session.flush()
         payload = map_events.TokenMoved(

@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 from app.core.viewer import Viewer
 from app.encounters.combat import State
 from app.encounters.models import Encounter, Participant
+from app.encounters.state import read_state
 from app.errors import ValidationFailed
 from app.events import audience
 from app.events.audience import Audience
@@ -180,7 +181,7 @@ class Board:
 
     @property
     def state(self) -> State:
-        return self.encounter.state if self.encounter is not None else {}
+        return read_state(self.encounter.state if self.encounter is not None else {})
 
     def pid(self, token: Token) -> str | None:
         return None if token.participant_id is None else str(token.participant_id)

@@ -22,8 +22,13 @@ from app.encounters.combat import (
     State,
     align_turn,
     current_turn,
-    figure,
     reset_turn_actions,
+)
+from app.encounters.systems.ds4_figures import (
+    DS4FigureData,
+    check_value,
+    ds4_data,
+    ds4_figure,
 )
 from app.encounters.systems.protocol import (
     AreaSource,
@@ -86,11 +91,11 @@ def new_figure(
     }
 
 
-def _condition(data: dict[str, Any]) -> ds4.Condition:
+def _condition(data: DS4FigureData) -> ds4.Condition:
     return ds4.condition(int(data["lk"]), int(data["koerper"]))
 
 
-def _status(data: dict[str, Any]) -> tuple[str, str]:
+def _status(data: DS4FigureData) -> tuple[str, str]:
     cond = _condition(data)
     if cond is ds4.Condition.DEAD:
         return "dead", N_("dead")
@@ -104,21 +109,22 @@ def _status(data: dict[str, Any]) -> tuple[str, str]:
 
 
 def view(data: dict[str, Any]) -> dict[str, Any]:
-    conditions = ["liegend"] if data.get("prone") else []
-    if data.get("weapon_dropped"):
+    fig = ds4_data(data)
+    conditions = ["liegend"] if fig.get("prone") else []
+    if fig.get("weapon_dropped"):
         conditions.append(DROPPED)
     return {
-        "status": _status(data),
-        "points": f"{data['lk']}/{data['lk_max']} LK",
-        "health": (data["lk"], data["lk_max"]),
+        "status": _status(fig),
+        "points": f"{fig['lk']}/{fig['lk_max']} LK",
+        "health": (fig["lk"], fig["lk_max"]),
         "conditions": conditions,
-        "extra": [f"Abwehr {data['abwehr']}"],
-        "initiative": data["initiative"],
-        "out": _condition(data) is not ds4.Condition.OK,
+        "extra": [f"Abwehr {fig['abwehr']}"],
+        "initiative": fig["initiative"],
+        "out": _condition(fig) is not ds4.Condition.OK,
     }
 
 
-def defeated(data: dict[str, Any]) -> bool:
+def defeated(data: DS4FigureData) -> bool:
     return _condition(data) is not ds4.Condition.OK
 
 
@@ -127,7 +133,7 @@ def _order(state: State, roller: Roller, report: Report) -> None:
     combatants = [
         ds4.InitiativeCombatant(pid, int(f["initiative"]), str(f["side"]))
         for pid, f in state["figures"].items()
-        if _condition(f) is not ds4.Condition.DEAD
+        if _condition(ds4_data(f)) is not ds4.Condition.DEAD
     ]
     stored = {k: tuple(v) for k, v in state.get("initiative", {}).items()}
     result = ds4.roll_initiative(
@@ -184,7 +190,7 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
     reset_turn_actions(state)
     report.turn_changed = True
     while state["turn"] < len(state["order"]):
-        if not defeated(state["figures"][state["order"][state["turn"]]["pid"]]):
+        if not defeated(ds4_figure(state, state["order"][state["turn"]]["pid"])):
             return
         state["turn"] += 1
     report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
@@ -193,13 +199,13 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
     _order(state, roller, report)
     state["turn"] = 0
     while state["turn"] < len(state["order"]) and defeated(
-        state["figures"][state["order"][state["turn"]]["pid"]]
+        ds4_figure(state, state["order"][state["turn"]]["pid"])
     ):
         state["turn"] += 1
     report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
 
 
-def _fighter(data: dict[str, Any]) -> ds4.Fighter:
+def _fighter(data: DS4FigureData) -> ds4.Fighter:
     return ds4.Fighter(
         id=str(data["id"]),
         lebenskraft=int(data["lk"]),
@@ -213,7 +219,7 @@ def _fighter(data: dict[str, Any]) -> ds4.Fighter:
     )
 
 
-def _weapon(data: dict[str, Any], kind: ds4.AttackKind) -> ds4.Weapon | None:
+def _weapon(data: DS4FigureData, kind: ds4.AttackKind) -> ds4.Weapon | None:
     """The weapon of an attack of ``kind``: its GA; none for a Zielzauber."""
     ranged = kind is ds4.AttackKind.SCHIESSEN
     ga = int(data["fern_ga"] if ranged else data["ga"])
@@ -228,7 +234,7 @@ def _attack_inputs(
     """The attacker, weapon, kind and modifiers of an attack; refusals first."""
     if attacker_id == target_id:
         raise CombatError(N_("A figure cannot attack itself."))
-    a, t = figure(state, attacker_id), figure(state, target_id)
+    a, t = ds4_figure(state, attacker_id), ds4_figure(state, target_id)
     kind = KINDS.get(str(params.get("kind", "schlagen")))
     if kind is None:
         raise CombatError(N_("Choose Schlagen, Schießen or Zielzauber."))
@@ -309,7 +315,7 @@ def forecast(
     p_attack = ds4_forecast.attack_success(attacker, kind, mods)
     if unknown:
         return Forecast(p_attack, None, unknown.labels(UNKNOWN_TARGET))
-    target = _fighter(figure(state, target_id))
+    target = _fighter(ds4_figure(state, target_id))
     return Forecast(
         p_attack, ds4_forecast.forecast_attack(attacker, target, weapon, kind, mods), ()
     )
@@ -324,7 +330,7 @@ def simulate(
 ) -> RiskResult:
     """The fight between ``figures`` played ``trials`` times (``app.rules.ds4.simulation``)."""
     combatants = []
-    for f in figures:
+    for f in map(ds4_data, figures):
         fighter = _fighter(f)
         kind = ds4_simulation.best_attack(fighter)
         combatants.append(ds4_simulation.Combatant(
@@ -352,7 +358,7 @@ def attack(
     target_owner: int | None,
 ) -> None:
     """Schlagen, Schießen or Zielzauber; the target's Abwehr is rolled automatically."""
-    a, t = figure(state, attacker_id), figure(state, target_id)
+    a, t = ds4_figure(state, attacker_id), ds4_figure(state, target_id)
     attacker, weapon, kind, mods = _attack_inputs(state, attacker_id, target_id, params)
     out = ds4.attack(roller, attacker, _fighter(t), weapon, kind, mods)
     report.involved |= {attacker_id, target_id}
@@ -402,7 +408,7 @@ def area(
     params = {"kind": kind, "modifier": modifier}
     before = bool(state["turn_actions"].get("aktion"))
     for tid in targets:
-        if tid == actor or _condition(figure(state, tid)) is ds4.Condition.DEAD:
+        if tid == actor or _condition(ds4_figure(state, tid)) is ds4.Condition.DEAD:
             continue
         state["turn_actions"]["aktion"] = before
         report.involved = {actor, tid}
@@ -411,29 +417,31 @@ def area(
 
 
 def _effects(
-    out: ds4.AttackOutcome, a: dict[str, Any], t: dict[str, Any], kind: ds4.AttackKind,
+    out: ds4.AttackOutcome, a: DS4FigureData, t: DS4FigureData, kind: ds4.AttackKind,
     report: Report,
 ) -> None:  # fmt: skip
     """Immersieg and Patzer effects and the target's LK threshold, one log line each."""
-    names = {"attacker": a["name"], "target": t["name"]}
+
+    def line(msg: str) -> None:
+        report.add(msg, attacker=a["name"], target=t["name"])
+
     if out.unblockable:
-        report.add(N_("Immersieg: %(target)s rolls no Abwehr against it."), **names)
+        line(N_("Immersieg: %(target)s rolls no Abwehr against it."))
     if out.weapon_dropped or out.weapon_broken:
         a["weapon_dropped"] = kind.value
-        report.add(
+        line(
             N_("Patzer: %(attacker)s drops the weapon.")
             if out.weapon_dropped
-            else N_("Patzer: the weapon of %(attacker)s breaks."),
-            **names,
+            else N_("Patzer: the weapon of %(attacker)s breaks.")
         )
     if out.spell_dropped:
-        report.add(N_("Patzer: the spell of %(attacker)s drops out of its slot."), **names)
+        line(N_("Patzer: the spell of %(attacker)s drops out of its slot."))
     if out.target_fell_prone:
-        report.add(N_("Patzer on the Abwehr: %(target)s falls prone."), **names)
+        line(N_("Patzer on the Abwehr: %(target)s falls prone."))
     if out.target_dead:
-        report.add(N_("%(target)s is dead."), **names)
+        line(N_("%(target)s is dead."))
     elif out.target_unconscious:
-        report.add(N_("%(target)s is unconscious."), **names)
+        line(N_("%(target)s is unconscious."))
 
 
 def _check_text(label: str, roll: ds4.CheckRoll) -> str:
@@ -461,7 +469,7 @@ def add_condition(
 ) -> None:  # fmt: skip
     if key not in CONDITIONS:
         raise CombatError(N_("Unknown condition."))
-    f = figure(state, pid)
+    f = ds4_figure(state, pid)
     f["prone"] = True
     report.changed.add(pid)
     report.involved.add(pid)
@@ -469,7 +477,7 @@ def add_condition(
 
 
 def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
-    f = figure(state, pid)
+    f = ds4_figure(state, pid)
     if key == "liegend":
         f["prone"] = False
     if key == DROPPED:
@@ -483,7 +491,7 @@ def adjust(
     state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
     settings: dict[str, Any],
 ) -> None:  # fmt: skip
-    f = figure(state, pid)
+    f = ds4_figure(state, pid)
     f["lk"] = min(int(f["lk_max"]), int(f["lk"]) + delta) if delta > 0 else int(f["lk"]) + delta
     report.changed.add(pid)
     report.involved.add(pid)
@@ -501,7 +509,7 @@ def check(
 ) -> None:  # fmt: skip
     if helpers:
         raise unavailable()
-    f = figure(state, pid)
+    f = ds4_figure(state, pid)
     named = named_check(skill)
     if named is None:
         raise CombatError(
@@ -509,14 +517,15 @@ def check(
                "and the Kampfwerte (%(kampfwerte)s)."),
             check=skill, kampfwerte=", ".join(KAMPFWERTE.values()),
         )  # fmt: skip
-    missing = [k for k in named.parts if f.get(k) is None]
+    values = [check_value(f, k) for k in named.parts]
+    missing = [k for k, v in zip(named.parts, values, strict=True) if v is None]
     if missing:
         raise CombatError(
             N_("The stat block of %(name)s holds no %(value)s: add it in the bestiary."),
             name=f["name"], value=CHECK_VALUES[missing[0]],
         )  # fmt: skip
     extra = [("SL", modifier)] if modifier else []
-    roll = ds4.roll_check(roller, sum(int(f[k]) for k in named.parts), modifiers=extra)
+    roll = ds4.roll_check(roller, sum(v or 0 for v in values), modifiers=extra)
     report.involved.add(pid)
     entry = report.add(
         N_("%(name)s: %(check)s – %(outcome)s."),
@@ -532,7 +541,7 @@ def shake_off(
     state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
 ) -> None:
     """Aufstehen or picking up the dropped weapon: the figure's Aktion of this turn."""
-    f = figure(state, pid)
+    f = ds4_figure(state, pid)
     if defeated(f):
         raise CombatError(N_("%(name)s cannot act now."), name=f["name"])
     if key == "liegend" and f.get("prone"):

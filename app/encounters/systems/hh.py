@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from app.characters.systems.hh import SKILLS
 from app.encounters.combat import (
@@ -28,10 +28,14 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
+from app.encounters.state import PendingDefence, PendingHit, SpecJSON
 from app.encounters.systems import hh_checks
 from app.encounters.systems.hh_figures import (
+    HHFigureData,
     describe_changes,
     from_figure,
+    hh_data,
+    hh_figure,
     names_of,
     options,
     to_figure,
@@ -68,7 +72,7 @@ from app.rules.hh.grid import MELEE_REACH, blockade_triggers, threat_zone, weapo
 from app.rules.hh.initiative import handlung_left
 from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
 from app.rules.hh.modifiers import Breakdown, breakdown
-from app.rules.hh.probe import ProbeResult
+from app.rules.hh.probe import ProbeJSON, ProbeResult
 from app.rules.hh.state import Figure, Zustand
 from app.rules.odds import BudgetRating, RiskResult
 
@@ -166,8 +170,10 @@ def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
         data["conditions"] = [dict(z) for z in values["conditions"]]
 
 
-def _weapon(data: dict[str, Any]) -> hh.Weapon:
-    w = data.get("weapon") or {}
+def _weapon(data: HHFigureData) -> hh.Weapon:
+    w = data.get("weapon")
+    if w is None:
+        return hh.Weapon(name="Waffe", die=10, bonus=0, kind="normal", ranged=False)
     return hh.Weapon(
         name=str(w.get("name", "Waffe")),
         die=int(w.get("die", 10)),
@@ -197,15 +203,15 @@ def _status(fig: Figure) -> tuple[str, str]:
 
 
 def view(data: dict[str, Any]) -> dict[str, Any]:
-    fig = to_figure(data)
+    fig, own = to_figure(data), hh_data(data)
     extra = [f"Reaktionen {fig.reactions_left}/{hh.reactions(fig.initiative)}"]
     if fig.aim:
         extra.append(f"Zielen ×{fig.aim}")
     if fig.gp_max:
         extra.append(f"GP {fig.gp}/{fig.gp_max}")
-    focus = data.get("focus")
+    focus = own.get("focus")
     if focus:
-        extra.append(f"Fokus {focus['points']} auf {_spell_name(data, focus['spell'])}")
+        extra.append(f"Fokus {focus['points']} auf {_spell_name(own, focus['spell'])}")
     return {
         "status": _status(fig),
         "points": f"{fig.lp}/{fig.lp_max} LP",
@@ -380,7 +386,7 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
 # --- attacks -----------------------------------------------------------------------------------
 
 
-def _spec(data: dict[str, Any], params: dict[str, Any]) -> hh.AttackSpec:
+def _spec(data: HHFigureData, params: Mapping[str, Any]) -> hh.AttackSpec:
     return hh.AttackSpec(
         weapon=_weapon(data),
         skill=ATTACK_SKILL,
@@ -402,14 +408,19 @@ def _cover_source(params: Mapping[str, Any]) -> str:
     return "Wand" if params.get(COVER_FROM) == "wall" else ""
 
 
-def _spec_json(spec: hh.AttackSpec, covering: str = "") -> dict[str, Any]:
-    return {
+def _spec_json(spec: hh.AttackSpec, covering: str = "", *, defended: bool = False) -> SpecJSON:
+    """``spec`` as a prompt keeps it; a hit waiting for Glück (``defended``) adds whether
+    and how it was defended."""
+    out: SpecJSON = {
         "modifier": spec.modifier,
         "defence_skill": spec.defence_skill,
         "cover": spec.cover,
         "non_lethal": spec.non_lethal,
         "covering": covering,
     }
+    if defended:
+        out["defend"], out["defence_modifier"] = spec.defend, spec.defence_modifier
+    return out
 
 
 def _living_cover(
@@ -439,7 +450,9 @@ def _attack_inputs(
         raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
     if target.dead:
         raise CombatError(N_("%(name)s is already dead."), name=target.name)
-    spec = _spec(state["figures"][attacker_id], _living_cover(state, attacker, target, params))
+    spec = _spec(
+        hh_data(state["figures"][attacker_id]), _living_cover(state, attacker, target, params)
+    )
     try:
         return attacker, target, spec, attack_target(attacker, spec)
     except ValueError as exc:
@@ -480,7 +493,9 @@ def simulate(
     should_stop: Callable[[], bool],
 ) -> RiskResult:
     """The fight between ``figures`` played ``trials`` times (``app.rules.hh.simulation``)."""
-    fighters = [hh_simulation.Fighter(to_figure(f), str(f["side"]), _spec(f, {})) for f in figures]
+    fighters = [
+        hh_simulation.Fighter(to_figure(f), str(f["side"]), _spec(hh_data(f), {})) for f in figures
+    ]
     return hh_simulation.simulate(
         roller, fighters, "abenteurer", trials, options(settings), should_stop=should_stop
     )
@@ -553,10 +568,8 @@ def _ids(raw: object) -> list[str]:
     return [str(x).strip() for x in items if str(x).strip()]
 
 
-def _probe(data: dict[str, Any]) -> ProbeResult:
-    values = dict(data)
-    values["faces"] = tuple(values.get("faces", ()))
-    return ProbeResult(**values)
+def _probe(data: ProbeJSON) -> ProbeResult:
+    return ProbeResult.from_dict(data)
 
 
 class _Recorder:
@@ -587,11 +600,11 @@ def respond(
     if pending and state.get(AREA_QUEUE):
         # One target of an area answers: its lines are about it (a hidden one's stay the GMs').
         report.involved = {pending["attacker"], pending["target"]}
-    if pending and pending.get("kind") == "hit":
+    if pending and pending["kind"] == "hit":
         _answer_hit(state, pending, choice, roller, report, settings)
         _next_area_target(state, roller, report, settings)
         return
-    if not pending or pending.get("kind") != "defence":
+    if not pending or pending["kind"] != "defence":
         raise CombatError(N_("Nothing is waiting for an answer."))
     if choice not in ("defend", "defend_luck", "none"):
         raise CombatError(N_("Choose to defend or not."))
@@ -600,7 +613,9 @@ def respond(
         _answer_spell(state, pending, choice, roller, report, settings)
         return
     spec_data = pending["spec"]
-    spec = replace(_spec(state["figures"][attacker_id], spec_data), defend=choice != "none")
+    spec = replace(
+        _spec(hh_data(state["figures"][attacker_id]), spec_data), defend=choice != "none"
+    )
     target = _get(state, target_id)
     if choice == "defend_luck":
         target = _spend_luck(state, target, "bonus", report, before_roll=True)
@@ -636,7 +651,7 @@ def _spend_luck(
 
 def _answer_hit(
     state: State,
-    pending: dict[str, Any],
+    pending: PendingHit,
     choice: str,
     roller: Roller,
     report: Report,
@@ -650,13 +665,14 @@ def _answer_hit(
     attacker_id, target_id = pending["attacker"], pending["target"]
     data = pending["spec"]
     spec = replace(
-        _spec(state["figures"][attacker_id], data),
+        _spec(hh_data(state["figures"][attacker_id]), data),
         defend=bool(data.get("defend", True)),
         defence_modifier=int(data.get("defence_modifier", 0)),
     )
     probe, asked = _probe(pending["probe"]), bool(pending.get("asked"))
     covering = str(data.get("covering") or "")
-    defence = _probe(pending["defence"]) if pending.get("defence") else None
+    given_defence = pending.get("defence")
+    defence = _probe(given_defence) if given_defence else None
     state["pending"] = None
     report.pending_changed = True
     target = _get(state, target_id)
@@ -705,8 +721,7 @@ def _offer_luck(
         "target": result.target,
         "owner": data.get("owner"),
         "probe": probe.as_dict(),
-        "spec": {**_spec_json(spec, covering), "defend": spec.defend,
-                 "defence_modifier": spec.defence_modifier},
+        "spec": _spec_json(spec, covering, defended=True),
         "asked": asked,
         "defence": result.defence.as_dict() if result.defence is not None else None,
         "defence_given": defence_given,
@@ -738,7 +753,7 @@ def _resolve(
     target = _get(state, target_id)
     if not asked:
         spec = replace(spec, defend=False)
-    counter = _spec(state["figures"][target_id], {})
+    counter = _spec(hh_data(state["figures"][target_id]), {})
     recorder = roller if isinstance(roller, _Recorder) else _Recorder(roller)
     result = hh.resolve_attack(
         recorder, attacker, target, options(settings), spec, attack_probe=probe,
@@ -784,7 +799,7 @@ def _resolve(
 # --- areas (issue 27: Flächenangriff; docs/rules/hh.md «Flächeneffekte») ------------------------
 
 #: The area waiting for its targets' answers: ``{attacker, probe, spec, queue}``.
-AREA_QUEUE = "area_queue"
+AREA_QUEUE: Final = "area_queue"
 #: What an area is defended with (hh.md §6.2: Unbeugsamkeit vs area effects).
 AREA_DEFENCE = "Unbeugsamkeit"
 
@@ -828,7 +843,7 @@ def _area_attack(
         raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
     paid = _pay_summoner(state, str(source.params.get("summoner") or ""), report)
     spec = replace(
-        _spec(state["figures"][actor], {"modifier": modifier}), defence_skill=AREA_DEFENCE
+        _spec(hh_data(state["figures"][actor]), {"modifier": modifier}), defence_skill=AREA_DEFENCE
     )
     try:
         value, mod = attack_target(attacker, spec)
@@ -864,7 +879,8 @@ def _next_area_target(
     """Resolve the area's next targets until one may answer (its defence prompt, on its
     player's device or the GM's) or none is left."""
     area = state.get(AREA_QUEUE)
-    if area and (state.get("area") or {}).get("resolved"):
+    placed = state.get("area")
+    if area and placed is not None and placed.get("resolved"):
         area["queue"] = []  # its prompt was dropped (a participant removed): it is over
     while area and not state.get("pending"):
         if not area["queue"]:
@@ -880,17 +896,18 @@ def _next_area_target(
         probe = _probe(area["probe"])
         if target.can_react:
             timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
-            state["pending"] = {
+            prompt: PendingDefence = {
                 "kind": "defence", "area": True, "attacker": actor, "target": tid,
                 "owner": state["figures"][tid].get("owner"), "probe": probe.as_dict(),
                 "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
                 "reactions": target.reactions_left, "luck": hh.can_spend(target),
             }  # fmt: skip
             if spell:
-                name = _spell_name(state["figures"][actor], spell)
-                state["pending"].update(spell=spell, spell_name=name)
+                prompt["spell"] = spell
+                prompt["spell_name"] = _spell_name(hh_data(state["figures"][actor]), spell)
             else:
-                state["pending"]["spec"] = _spec_json(_spec(state["figures"][actor], area["spec"]))
+                prompt["spec"] = _spec_json(_spec(hh_data(state["figures"][actor]), area["spec"]))
+            state["pending"] = prompt
             report.pending_changed = True
             report.add(
                 N_("%(target)s may defend with Unbeugsamkeit (Reaktion); waiting for the "
@@ -901,7 +918,7 @@ def _next_area_target(
         if spell:
             _resolve_spell(state, actor, tid, spell, probe, False, 0, roller, report, settings)
         else:
-            spec = _spec(state["figures"][actor], area["spec"])
+            spec = _spec(hh_data(state["figures"][actor]), area["spec"])
             _resolve(state, actor, tid, spec, probe, False, roller, report, settings)
 
 
@@ -940,7 +957,7 @@ AREA_SPELL_FIELDS = {
 }
 
 
-def _area_spell_inputs(data: dict[str, Any], source: AreaSource) -> tuple[dict[str, Any], int]:
+def _area_spell_inputs(data: HHFigureData, source: AreaSource) -> tuple[dict[str, Any], int]:
     """The Flächenzauber the area's ``source`` names and its modifier, refused at their
     fields: a spell the figure knows whose data marks it ``flaeche``."""
     key = str(source.params.get("spell") or "")
@@ -972,7 +989,7 @@ def _area_spell(
     single-target cast's (focus, Güteklasse, the distance to the area's origin), then each
     figure in the area but the caster may defend with Unbeugsamkeit (a Reaktion), one after
     the other, and takes the spell's damage with its own QS; cover does not count."""
-    data = figure(state, actor)
+    data = hh_figure(state, actor)
     caster = to_figure(data)
     if not caster.can_act:
         raise CombatError(N_("%(name)s cannot act now."), name=caster.name)
@@ -1017,7 +1034,7 @@ def _area_spell(
 
 def _answer_spell(
     state: State,
-    pending: dict[str, Any],
+    pending: PendingDefence,
     choice: str,
     roller: Roller,
     report: Report,
@@ -1053,7 +1070,7 @@ def _resolve_spell(
 ) -> None:
     """One figure in a Flächenzauber's area: the engine's ``area_spell_hit``, its log line
     (about the caster and that figure) and the interruption of a focus it held."""
-    spell = _spell(state["figures"][actor], key)
+    spell = _spell(hh_data(state["figures"][actor]), key)
     before = _get(state, tid)
     out = magic.area_spell_hit(
         roller, probe, before, _effect(spell), options(settings), defend=defend,
@@ -1385,18 +1402,18 @@ CAST_PROBLEMS = {
 }
 
 
-def _spell_name(data: dict[str, Any], key: str) -> str:
+def _spell_name(data: HHFigureData, key: str) -> str:
     return next((str(z["name"]) for z in data.get("spells", []) if z.get("key") == key), key)
 
 
-def _spell(data: dict[str, Any], key: str) -> dict[str, Any]:
+def _spell(data: HHFigureData, key: str) -> dict[str, Any]:
     for z in data.get("spells", []):
         if z.get("key") == key:
             return dict(z)
     raise CombatError(N_("%(name)s does not know this spell."), name=str(data.get("name", "")))
 
 
-def _caster(data: dict[str, Any], fig: Figure) -> magic.Caster:
+def _caster(data: HHFigureData, fig: Figure) -> magic.Caster:
     focus = data.get("focus")
     return magic.Caster(
         figure=fig,
@@ -1412,7 +1429,7 @@ def spells(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def focus(state: State, pid: str, key: str, report: Report) -> None:
     """Fokussieren: one action, +1 focus for the spell (focus on another spell is given up)."""
-    data = figure(state, pid)
+    data = hh_figure(state, pid)
     fig = to_figure(data)
     if not fig.can_act:
         raise CombatError(N_("%(name)s cannot act now."), name=fig.name)
@@ -1476,7 +1493,7 @@ def _interrupt(
 
     ``after`` is already stored; the focus is lost in any case (hh.md §9.2, §9.3).
     """
-    data = state["figures"][after.id]
+    data = hh_data(state["figures"][after.id])
     held = data.get("focus")
     if not held:
         return
@@ -1590,7 +1607,7 @@ def cast(
 ) -> None:
     """Zauber wirken: the rules are :func:`magic.resolve_cast`'s; here the state is mapped
     to the engine and back, and the log line written. The focus is spent in any case."""
-    data = figure(state, pid)
+    data = hh_figure(state, pid)
     caster = to_figure(data)
     spell = _spell(data, str(params.get("spell", "")))
     target_id = str(params.get("target") or "")

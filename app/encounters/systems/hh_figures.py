@@ -4,21 +4,98 @@ log lines. Shared by the adapter (:mod:`app.encounters.systems.hh`) and its chec
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from app.encounters.combat import Detail, Report, State, detail, figure
+from app.encounters.state import FigureData
 from app.i18n import N_
 from app.rules import hh
+from app.rules.hh.damage import DamageKind
 from app.rules.hh.modifiers import Breakdown
 from app.rules.hh.probe import ProbeResult
 from app.rules.hh.state import Change, Figure, Zustand
 
+# --- the figure's JSON ------------------------------------------------------------------------
+
+
+class HHWeaponData(TypedDict):
+    """The figure's weapon (from its stat block): ``die`` and ``bonus`` of its damage,
+    ``range`` in Schritt of a ranged one (``None``: the stat block gives none)."""
+
+    name: str
+    die: int
+    bonus: int
+    kind: DamageKind
+    ranged: bool
+    range: int | None
+
+
+class HHFocus(TypedDict):
+    """Fokus the figure holds on ``spell`` (hh.md §9)."""
+
+    spell: str
+    points: int
+
+
+class HHFigureData(TypedDict, total=False):
+    """An H&H figure in the fight: the engine's :class:`Figure` as JSON (its fields; the
+    mappings as objects, the tuples as lists) and the adapter's own: ``weapon``, ``spells``
+    (the stat block's entries), ``focus``; ``owner`` (the player's user id) set by the
+    service. The adapter reads the Figure's values through :func:`to_figure`."""
+
+    id: str
+    name: str
+    side: str
+    owner: int | None
+    skills: dict[str, int]
+    monsterstufe: int | None
+    lp: int
+    lp_max: int
+    wp: int
+    wp_max: int
+    gp: int
+    gp_max: int
+    rs: int
+    be: int
+    bewegung: int
+    size: str
+    initiative_value: int | None
+    resistances: dict[str, str]
+    #: The Zustände (``app.rules.hh.state.Zustand`` as objects).
+    conditions: list[dict[str, Any]]
+    reactions_left: int
+    unconscious: bool
+    dead: bool
+    on_feet: bool
+    drops_at_zero: bool
+    lose_next_action: bool
+    jammed_weapon: bool
+    extra_actions: int
+    aim: int
+    #: (attacker id, bonus) pairs.
+    defence_bonuses: list[list[str | int]]
+    weapon: HHWeaponData
+    spells: list[dict[str, Any]]
+    focus: HHFocus | None
+
+
+def hh_data(data: FigureData) -> HHFigureData:
+    """An H&H figure's values from the state (the same object, typed)."""
+    return cast(HHFigureData, data)
+
+
+def hh_figure(state: State, pid: str) -> HHFigureData:
+    """The figure ``pid`` of an H&H fight (``combat.figure``'s refusal if it is not in it)."""
+    return hh_data(figure(state, pid))
+
+
 # --- JSON <-> Figure -----------------------------------------------------------------------
 
 
-def to_figure(data: dict[str, Any]) -> Figure:
+def to_figure(data: Mapping[str, Any]) -> Figure:
     values = {k: v for k, v in data.items() if k in Figure.__dataclass_fields__}
     values["skills"] = MappingProxyType(dict(values.get("skills", {})))
     values["resistances"] = MappingProxyType(dict(values.get("resistances", {})))

@@ -19,15 +19,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from app.encounters.combat import (
     CombatError,
     Report,
     State,
     current_turn,
-    figure,
     reset_turn_actions,
+)
+from app.encounters.state import OrderEntry
+from app.encounters.systems.pf2e_figures import (
+    PersistentDamage,
+    PF2eFigureData,
+    pf2e_data,
+    pf2e_figure,
+    stat_value,
 )
 from app.encounters.systems.protocol import (
     AreaSource,
@@ -66,7 +73,7 @@ VALUED = (
     "verängstigt", "kränkelnd", "sterbend", "verwundet", "todgeweiht", "betäubt", "verlangsamt",
 )  # fmt: skip
 #: The combat state's key of the turn's :class:`~app.rules.pf2e.turn.ActionBudget`.
-BUDGET_KEY = "action_budget"
+BUDGET_KEY: Final = "action_budget"
 #: What each action of the controls costs (§9).
 COSTS = MappingProxyType(
     {"attack": pf2e_turn.STRIKE, "shake_off": pf2e_turn.RETCH, "stride": pf2e_turn.STRIDE,
@@ -112,7 +119,7 @@ def new_figure(
     }  # fmt: skip
 
 
-def _status(data: dict[str, Any]) -> tuple[str, str]:
+def _status(data: PF2eFigureData) -> tuple[str, str]:
     """State key and label (a msgid, translated by the view)."""
     if data.get("dead"):
         return "dead", N_("dead")
@@ -126,24 +133,23 @@ def _status(data: dict[str, Any]) -> tuple[str, str]:
 
 
 def view(data: dict[str, Any]) -> dict[str, Any]:
-    conds = [
-        f"{k} {v}" if k in VALUED else k for k, v in sorted(data.get("conditions", {}).items())
-    ]
-    conds += [_persistent_label(p) for p in data["persistent"]]
-    if data.get("dead"):
+    fig = pf2e_data(data)
+    conds = [f"{k} {v}" if k in VALUED else k for k, v in sorted(fig.get("conditions", {}).items())]
+    conds += [_persistent_label(p) for p in fig["persistent"]]
+    if fig.get("dead"):
         conds.append(DEAD)
     return {
-        "status": _status(data),
-        "points": f"{data['hp']}/{data['hp_max']} TP",
-        "health": (data["hp"], data["hp_max"]),
+        "status": _status(fig),
+        "points": f"{fig['hp']}/{fig['hp_max']} TP",
+        "health": (fig["hp"], fig["hp_max"]),
         "conditions": conds,
-        "extra": [f"RK {effective_ac(data)}", f"Reaktionen {int(data.get('reaction', True))}/1"],
-        "initiative": data.get("init_result"),
-        "out": data["hp"] <= 0,
+        "extra": [f"RK {effective_ac(fig)}", f"Reaktionen {int(fig.get('reaction', True))}/1"],
+        "initiative": fig.get("init_result"),
+        "out": fig["hp"] <= 0,
     }
 
 
-def _persistent_label(p: dict[str, Any]) -> str:
+def _persistent_label(p: PersistentDamage) -> str:
     return f"anhaltender Schaden {p['schaden']} {p.get('art', '')}".strip()
 
 
@@ -152,17 +158,17 @@ HELPLESS_DYING = N_("%(name)s is Sterbend and cannot act (the Genesungswurf came
 HELPLESS_AT_0 = N_("%(name)s is unconscious at 0 TP and cannot act.")
 
 
-def defeated(data: dict[str, Any]) -> bool:
+def defeated(data: PF2eFigureData) -> bool:
     """Out of the fight: it cannot act (at 0 TP, Sterbend or not, or dead)."""
     return int(data["hp"]) <= 0 or bool(data.get("dead"))
 
 
-def _takes_turn(data: dict[str, Any]) -> bool:
+def _takes_turn(data: PF2eFigureData) -> bool:
     """Its turn comes: it can act, or it is Sterbend and makes its Genesungswurf."""
     return not data.get("dead") and (int(data["hp"]) > 0 or _dying(data).dying > 0)
 
 
-def _dying(data: dict[str, Any]) -> pf2e.Dying:
+def _dying(data: PF2eFigureData) -> pf2e.Dying:
     conds = data.get("conditions", {})
     return pf2e.Dying(
         int(conds.get("sterbend", 0)), int(conds.get("verwundet", 0)),
@@ -170,7 +176,7 @@ def _dying(data: dict[str, Any]) -> pf2e.Dying:
     )  # fmt: skip
 
 
-def _set_dying(data: dict[str, Any], value: pf2e.Dying) -> None:
+def _set_dying(data: PF2eFigureData, value: pf2e.Dying) -> None:
     conds = data.setdefault("conditions", {})
     for key, n in (("sterbend", value.dying), ("verwundet", value.wounded),
                    ("todgeweiht", value.doomed)):  # fmt: skip
@@ -186,7 +192,7 @@ def _take_damage(
     state: State, pid: str, amount: int, report: Report, *, critical: bool = False
 ) -> None:
     """Lower the TP; a player character at 0 TP becomes or stays Sterbend (logged)."""
-    f = state["figures"][pid]
+    f = pf2e_data(state["figures"][pid])
     if amount <= 0 or f.get("dead"):
         return
     f["hp"] = max(0, int(f["hp"]) - amount)
@@ -213,7 +219,7 @@ def _take_damage(
         )  # fmt: skip
 
 
-def _status_penalties(data: dict[str, Any]) -> list[Modifier]:
+def _status_penalties(data: PF2eFigureData) -> list[Modifier]:
     out: list[Modifier] = []
     conds = data.get("conditions", {})
     if conds.get("verängstigt"):
@@ -223,7 +229,7 @@ def _status_penalties(data: dict[str, Any]) -> list[Modifier]:
     return out
 
 
-def effective_ac(data: dict[str, Any]) -> int:
+def effective_ac(data: PF2eFigureData) -> int:
     mods = _status_penalties(data)
     conds = data.get("conditions", {})
     if conds.get("unvorbereitet") or conds.get("liegend"):
@@ -231,7 +237,7 @@ def effective_ac(data: dict[str, Any]) -> int:
     return int(data["rk"]) + pf2e.total_modifier(mods)
 
 
-def _stat(name: str, value: int, data: dict[str, Any]) -> Statistic:
+def _stat(name: str, value: int, data: PF2eFigureData) -> Statistic:
     return Statistic(name, (Modifier("Werteblock", "untyped", value), *_status_penalties(data)))
 
 
@@ -245,7 +251,7 @@ def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]
             pf2e.Side.ADVERSARY if f["side"] != "abenteurer" else pf2e.Side.ADVENTURER,
             _stat("Wahrnehmung", int(f["wahrnehmung"]), f),
         )
-        for pid, f in state["figures"].items()
+        for pid, f in ((pid, pf2e_data(f)) for pid, f in state["figures"].items())
     ]
     order = pf2e.roll_initiative(roller, combatants)
     _store_order(state, order)
@@ -271,23 +277,23 @@ def _store_order(state: State, order: list[pf2e.InitiativeEntry]) -> None:
             "pid": e.combatant.id,
             "step": None,
             "init": e.result,
-            "side": str(state["figures"][e.combatant.id]["side"]),
+            "side": str(pf2e_data(state["figures"][e.combatant.id])["side"]),
             "tie": f"{e.result}:{e.combatant.side.value}",
         }
         for e in order
     ]
     for e in order:
-        state["figures"][e.combatant.id]["init_result"] = e.result
+        pf2e_data(state["figures"][e.combatant.id])["init_result"] = e.result
 
 
 def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
-    f = state["figures"][pid]
+    f = pf2e_data(state["figures"][pid])
     side = pf2e.Side.ADVERSARY if f["side"] != "abenteurer" else pf2e.Side.ADVENTURER
     check = pf2e.roll_check(roller, _stat("Wahrnehmung", int(f["wahrnehmung"]), f))
     f["init_result"] = check.total
-    entry = {"pid": pid, "step": None, "init": check.total, "side": f["side"],
+    entry: OrderEntry = {"pid": pid, "step": None, "init": check.total, "side": f["side"],
              "tie": f"{check.total}:{side.value}"}  # fmt: skip
-    order: list[dict[str, Any]] = state["order"]
+    order = state["order"]
     key = (-check.total, 0 if side is pf2e.Side.ADVERSARY else 1)
     idx = len(order)
     for i, t in enumerate(order):
@@ -319,12 +325,12 @@ def advance(state: State, roller: Roller, report: Report, settings: dict[str, An
     while True:
         while state["turn"] < len(state["order"]):
             pid = str(state["order"][state["turn"]]["pid"])
-            if _takes_turn(state["figures"][pid]):
+            if _takes_turn(pf2e_data(state["figures"][pid])):
                 _start_of_turn(state, pid, roller, report)
                 _new_budget(state, pid, report)
                 return
             state["turn"] += 1
-        if not any(_takes_turn(state["figures"][str(t["pid"])]) for t in state["order"]):
+        if not any(_takes_turn(pf2e_data(state["figures"][str(t["pid"])])) for t in state["order"]):
             return
         report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
         state["round"] += 1
@@ -340,7 +346,7 @@ def action_budget(state: State) -> pf2e_turn.ActionBudget:
 def _new_budget(state: State, pid: str, report: Report) -> None:
     """Three actions at the start of the turn, less Betäubt and Verlangsamt (§9); Betäubt
     drops by the actions it took. Unconscious (0 TP): none."""
-    f = state["figures"][pid]
+    f = pf2e_data(state["figures"][pid])
     conds = f.setdefault("conditions", {})
     start = pf2e_turn.start_of_turn(
         stunned=int(conds.get("betäubt", 0)),
@@ -369,7 +375,7 @@ def react(state: State, pid: str, name: str, report: Report) -> None:
     """A reaction of ``pid`` (named by who takes it: Gelegenheitsangriff, Schild blocken, …),
     in anyone's turn: it spends the figure's one reaction until the start of its next turn
     (§9); refused when it is spent or the figure cannot act."""
-    f = figure(state, pid)
+    f = pf2e_figure(state, pid)
     if defeated(f):
         raise CombatError(N_("%(name)s cannot act now."), name=f["name"])
     try:
@@ -395,7 +401,7 @@ def stride(state: State, pid: str, report: Report) -> None:
     report.involved.add(pid)
     report.add(
         N_("%(name)s strides: %(left)d action(s) left."),
-        who={pid}, name=state["figures"][pid]["name"], left=left.actions,
+        who={pid}, name=pf2e_data(state["figures"][pid])["name"], left=left.actions,
     )  # fmt: skip
 
 
@@ -418,7 +424,7 @@ def _spend(state: State, pid: str, action: str, what: str, cost: int | None = No
 
 def _start_of_turn(state: State, pid: str, roller: Roller, report: Report) -> None:
     """A Sterbend figure's turn begins with its Genesungswurf."""
-    f = state["figures"][pid]
+    f = pf2e_data(state["figures"][pid])
     before = _dying(f)
     if not before.dying:
         return
@@ -439,7 +445,7 @@ def _start_of_turn(state: State, pid: str, roller: Roller, report: Report) -> No
 
 def _end_of_turn(state: State, pid: str, roller: Roller, report: Report) -> None:
     """Anhaltender Schaden with its Einfacher Wurf SG 15, then Verängstigt drops by 1."""
-    f = state["figures"][pid]
+    f = pf2e_data(state["figures"][pid])
     for p in list(f.get("persistent", [])):
         if f.get("dead"):
             break
@@ -491,8 +497,8 @@ def _strike_inputs(
     """What a Strike passes to the engine besides the roller, the RK and secrecy."""
     if attacker_id == target_id:
         raise CombatError(N_("A figure cannot attack itself."))
-    a = figure(state, attacker_id)
-    figure(state, target_id)
+    a = pf2e_figure(state, attacker_id)
+    pf2e_figure(state, target_id)
     if defeated(a):
         raise CombatError(N_("%(name)s cannot act now."), name=a["name"])
     strikes = a.get("angriffe", [])
@@ -546,7 +552,7 @@ def forecast(
     inputs = _strike_inputs(state, attacker_id, target_id, params)
     if "rk" in unknown:
         return Forecast(None, None, unknown.labels(UNKNOWN_TARGET))
-    t = figure(state, target_id)
+    t = pf2e_figure(state, target_id)
     try:
         outcome = pf2e_forecast.forecast_strike(
             inputs.attack, effective_ac(t), inputs.damage, target_hp=int(t["hp"]),
@@ -561,7 +567,7 @@ def forecast(
     return Forecast(outcome.p_hit, outcome, ())
 
 
-def _sim_strikes(data: dict[str, Any]) -> tuple[pf2e_simulation.StrikeOption, ...]:
+def _sim_strikes(data: PF2eFigureData) -> tuple[pf2e_simulation.StrikeOption, ...]:
     """A figure's Strikes as :func:`_strike_inputs` builds them, for the simulation."""
     extra = list(_status_penalties(data))
     if data.get("conditions", {}).get("liegend"):
@@ -575,7 +581,7 @@ def _sim_strikes(data: dict[str, Any]) -> tuple[pf2e_simulation.StrikeOption, ..
     return tuple(out)
 
 
-def _sim_figure(f: dict[str, Any]) -> pf2e_simulation.Combatant:
+def _sim_figure(f: PF2eFigureData) -> pf2e_simulation.Combatant:
     perception = _stat("Wahrnehmung", int(f["wahrnehmung"]), f)
     dying = _dying(f)
     return pf2e_simulation.Combatant(
@@ -593,7 +599,7 @@ def simulate(
 ) -> RiskResult:
     """The fight between ``figures`` played ``trials`` times (``app.rules.pf2e.simulation``)."""
     try:
-        combatants = [_sim_figure(f) for f in figures]
+        combatants = [_sim_figure(pf2e_data(f)) for f in figures]
         return pf2e_simulation.simulate(
             roller, combatants, "abenteurer", trials, should_stop=should_stop
         )
@@ -623,7 +629,7 @@ def attack(
     target_owner: int | None,
 ) -> None:
     """A Strike: MAP counted per turn of the attacker, range penalty, against the RK."""
-    a, t = figure(state, attacker_id), figure(state, target_id)
+    a, t = pf2e_figure(state, attacker_id), pf2e_figure(state, target_id)
     inputs = _strike_inputs(state, attacker_id, target_id, params)
     number, own_turn = inputs.attack_number, inputs.own_turn
     _spend(state, attacker_id, "attack", "Strike")
@@ -685,7 +691,7 @@ def _spell_number(raw: object, field: str, low: int, high: int, default: int | N
     return value
 
 
-def _spell_inputs(caster: dict[str, Any], params: dict[str, Any]) -> _Spell:
+def _spell_inputs(caster: PF2eFigureData, params: dict[str, Any]) -> _Spell:
     known = caster.get("zauberangriff")
     own = int(known) if known is not None else None
     damage = str(params.get("damage") or "").strip()
@@ -725,11 +731,11 @@ def cast_spell(
     """A spell of 1–3 actions on one target (``app.rules.pf2e.spells``): a spell attack
     against the RK (the multiple attack penalty counts it) or a save against its DC, with
     damage by the degree for a basic save; the caster's turn pays its actions."""
-    caster = figure(state, caster_id)
+    caster = pf2e_figure(state, caster_id)
     if defeated(caster):
         raise CombatError(N_("%(name)s cannot act now."), name=caster["name"])
     spell = _spell_inputs(caster, params)
-    target = figure(state, spell.target)
+    target = pf2e_figure(state, spell.target)
     _spend(state, caster_id, "cast_spell", spell.name, pf2e_spells.spell_cost(spell.cost))
     report.involved |= {caster_id, spell.target}
     report.changed.add(spell.target)
@@ -737,7 +743,7 @@ def cast_spell(
         _spell_attack(state, caster_id, spell, roller, report)
         return
     damage_roll = pf2e.roll_damage(roller, spell.damage) if spell.damage else None
-    stat = _stat(SAVES[spell.save], int(target[spell.save]), target)
+    stat = _stat(SAVES[spell.save], stat_value(target, spell.save), target)
     res = pf2e.save_against(
         roller, stat, spell.dc, damage=damage_roll.total if damage_roll else None,
         dc_label="Zauber-SG",
@@ -763,7 +769,7 @@ def cast_spell(
 def _spell_attack(
     state: State, caster_id: str, spell: _Spell, roller: Roller, report: Report
 ) -> None:
-    caster, target = figure(state, caster_id), figure(state, spell.target)
+    caster, target = pf2e_figure(state, caster_id), pf2e_figure(state, spell.target)
     turn = current_turn(state)
     own_turn = turn is not None and turn["pid"] == caster_id
     number = int(state["turn_actions"].get("attacks", 0)) + 1 if own_turn else 1
@@ -830,8 +836,8 @@ def save(
     )
     entry.dice = [d.as_dict() for d in damage_roll.dice] if damage_roll else []
     for tid in target_ids:
-        t = figure(state, tid)
-        stat = _stat(SAVES[kind], int(t[kind]), t)
+        t = pf2e_figure(state, tid)
+        stat = _stat(SAVES[kind], stat_value(t, kind), t)
         res = pf2e.save_against(
             roller,
             stat,
@@ -900,7 +906,7 @@ def respond(
     raise CombatError(N_("Nothing is waiting for an answer."))
 
 
-def _persistent(cause: str) -> dict[str, str]:
+def _persistent(cause: str) -> PersistentDamage:
     """``cause`` of Anhaltender Schaden: a dice expression, then the damage type (``2W6 Feuer``)."""
     expression, _, kind = (cause.strip() or "1W6").partition(" ")
     try:
@@ -922,7 +928,7 @@ def add_condition(
         raise CombatError(N_("Unknown condition."))
     if key in VALUED and key != "kränkelnd" and cause.strip().isdigit():
         value = int(cause.strip())
-    f = figure(state, pid)
+    f = pf2e_figure(state, pid)
     if key == "anhaltender Schaden":
         new = _persistent(cause)
         f["persistent"] = [p for p in f["persistent"] if p.get("art") != new["art"]] + [new]
@@ -940,7 +946,7 @@ def add_condition(
 
 
 def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
-    f = figure(state, pid)
+    f = pf2e_figure(state, pid)
     if key.startswith("anhaltend"):
         kept = [p for p in f["persistent"] if _persistent_label(p) != key]
         f["persistent"] = kept if len(kept) < len(f["persistent"]) else []
@@ -958,7 +964,7 @@ def adjust(
     settings: dict[str, Any],
 ) -> None:  # fmt: skip
     """The GM's TP change: damage counts as damage (Sterbend), healing ends Sterbend."""
-    f = figure(state, pid)
+    f = pf2e_figure(state, pid)
     report.changed.add(pid)
     report.involved.add(pid)
     report.add(
@@ -985,7 +991,7 @@ def shake_off(
     state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
 ) -> None:
     """Würgen (one action): a Zähigkeit save against Kränkelnd's SG lowers its value."""
-    f = figure(state, pid)
+    f = pf2e_figure(state, pid)
     value = int(f.get("conditions", {}).get("kränkelnd", 0))
     if key != "kränkelnd" or not value:
         raise CombatError(N_("%(name)s is not Kränkelnd."), name=f["name"])
@@ -1015,13 +1021,13 @@ def check(
 ) -> None:  # fmt: skip
     if helpers:
         raise unavailable()
-    f = figure(state, pid)
+    f = pf2e_figure(state, pid)
     key = {"wahrnehmung": "wahrnehmung", **{k: k for k in SAVES}}.get(skill.lower())
     if key is None:
         raise CombatError(N_("Unknown check."))
     label = "Wahrnehmung" if key == "wahrnehmung" else SAVES[key]
     extra = [Modifier("SL", "circumstance", modifier)] if modifier else []
-    res = pf2e.roll_check(roller, _stat(label, int(f[key]), f), extra=extra,
+    res = pf2e.roll_check(roller, _stat(label, stat_value(f, key), f), extra=extra,
                           secret=report.secret)  # fmt: skip
     report.involved.add(pid)
     entry = report.add(
@@ -1040,23 +1046,25 @@ LASTING = {"verwundet": "wounded", "todgeweiht": "doomed"}
 
 def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
     """What the fight writes back to a PF2e sheet: HP, Verwundet, Todgeweiht, death."""
-    conds = data.get("conditions", {})
+    fig = pf2e_data(data)
+    conds = fig.get("conditions", {})
     return {
-        "hp": int(data["hp"]),
+        "hp": int(fig["hp"]),
         **{field: int(conds.get(key, 0)) for key, field in LASTING.items()},
-        "dead": bool(data.get("dead", False)),
+        "dead": bool(fig.get("dead", False)),
     }
 
 
 def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
     """The sheet is the truth: its HP, Verwundet, Todgeweiht and death replace the figure's
     («sterbend» and the fight's own conditions stay the fight's)."""
+    fig = pf2e_data(data)
     if not values:
         return
     for key in ("hp", "hp_max"):
         if key in values:
-            data[key] = int(values[key])
-    conds = data.setdefault("conditions", {})
+            fig[key] = int(values[key])
+    conds = fig.setdefault("conditions", {})
     for key, field in LASTING.items():
         if field in values:
             if int(values[field]):
@@ -1064,7 +1072,7 @@ def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
             else:
                 conds.pop(key, None)
     if "dead" in values:
-        data["dead"] = bool(values["dead"])
+        fig["dead"] = bool(values["dead"])
 
 
 class Pf2eRules(Common):
@@ -1108,9 +1116,9 @@ class Pf2eRules(Common):
 
     def offers(self, data: dict[str, Any]) -> Offers:
         offers: Offers = {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}
-        if data and defeated(data):
+        if data and defeated(pf2e_data(data)):
             # At 0 TP a figure is unconscious: a Sterbend one's turn is its Genesungswurf alone.
-            offers["helpless"] = HELPLESS_DYING if _dying(data).dying else HELPLESS_AT_0
+            offers["helpless"] = HELPLESS_DYING if _dying(pf2e_data(data)).dying else HELPLESS_AT_0
         return offers
 
     def turn_budget(self, state: State) -> Budget | None:

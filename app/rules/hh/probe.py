@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from typing import NotRequired, TypedDict
 
 from app.rules.dice import DieRoll, Roller, roll_dice
 
@@ -55,6 +56,23 @@ def difficulty_modifier(name: str) -> int:
         return _DIFFICULTY_BY_NAME[name.strip().lower()].modifier
     except KeyError:
         raise ValueError(f"unknown difficulty {name!r}") from None
+
+
+class ProbeJSON(TypedDict):
+    """A :class:`ProbeResult` as JSON (without its recorded dice): a fight keeps a Probe
+    that waits for an answer (``app.encounters.state``)."""
+
+    faces: list[int]
+    value: int
+    modifier: int
+    target: int
+    roll: int
+    success: bool
+    qs: int
+    volltreffer: bool
+    patzer: bool
+    extra_qs: NotRequired[int]
+    automatic: NotRequired[bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +134,7 @@ class ProbeResult:
         head = f"2W10: {a} + {b} = {self.roll} {relation} {self.target} → {self.outcome}"
         return f"{head}, QS {self.qs}" if self.success else head
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> ProbeJSON:
         return {
             "faces": list(self.faces),
             "value": self.value,
@@ -130,6 +148,16 @@ class ProbeResult:
             "extra_qs": self.extra_qs,
             "automatic": self.automatic,
         }
+
+    @classmethod
+    def from_dict(cls, data: ProbeJSON) -> ProbeResult:
+        """The Probe :meth:`as_dict` wrote (its dice rebuilt from ``faces``)."""
+        return cls(
+            faces=tuple(data["faces"]), value=data["value"], modifier=data["modifier"],
+            target=data["target"], roll=data["roll"], success=data["success"], qs=data["qs"],
+            volltreffer=data["volltreffer"], patzer=data["patzer"],
+            extra_qs=data.get("extra_qs", 0), automatic=data.get("automatic", False),
+        )  # fmt: skip
 
 
 def evaluate_probe(

@@ -14,9 +14,18 @@ next turn (:func:`use_reaction`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from app.rules.pf2e.errors import Pf2eError
+
+
+class ActionBudgetJSON(TypedDict):
+    """An :class:`ActionBudget` as JSON (a fight's state keeps it, ``action_budget``)."""
+
+    actions: int
+    total: int
+    reaction: bool
+
 
 ACTIONS_PER_TURN = 3
 #: What an action costs (spells: the actions they name, 1–3).
@@ -76,7 +85,7 @@ class ActionBudget:
         """«◆◆◇»: the actions left, then those spent or lost."""
         return SYMBOL_LEFT * self.actions + SYMBOL_SPENT * max(0, ACTIONS_PER_TURN - self.actions)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> ActionBudgetJSON:
         return {"actions": self.actions, "total": self.total, "reaction": self.reaction}
 
     @classmethod
