@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
 from app.accounts.models import User
-from app.campaigns.models import Membership
+from app.campaigns import service as campaigns
 from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
 from app.errors import NotFound, ValidationFailed
@@ -109,16 +109,7 @@ async def _audience_errors(session: AsyncSession, campaign_id: int, to: Audience
         return {}
     if not to:
         return {"to": _("Choose whom to show it to.")}
-    members = set(
-        (
-            await session.scalars(
-                select(Membership.user_id).where(
-                    Membership.campaign_id == campaign_id, Membership.user_id.in_(to)
-                )
-            )
-        ).all()
-    )
-    if members != set(to):
+    if not await campaigns.all_members(session, campaign_id, to):
         return {"to": _("Show it only to members of this campaign.")}
     return {}
 

@@ -16,7 +16,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from app import limits
 from app.accounts.models import User
-from app.campaigns.models import Membership
+from app.campaigns import service as campaigns
 from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
 from app.db import utcnow
@@ -186,16 +186,7 @@ async def _check(
         errors["sharing"] = _("Keep it private or share it with the group.")
     elif draft.sharing == "listed":
         readers = sorted(set(draft.to or []) - {viewer.user_id})
-        members = set(
-            (
-                await session.scalars(
-                    select(Membership.user_id).where(
-                        Membership.campaign_id == campaign_id, Membership.user_id.in_(readers)
-                    )
-                )
-            ).all()
-        )
-        if not readers or members != set(readers):
+        if not readers or not await campaigns.all_members(session, campaign_id, readers):
             errors["to"] = _("Share it with members of this campaign.")
     if errors:
         raise ValidationFailed(errors)

@@ -23,6 +23,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from app import limits
 from app.accounts.models import User
 from app.accounts.service import login_key
+from app.campaigns import service as campaigns
 from app.campaigns.models import Membership
 from app.campaigns.permissions import Action, allowed, authorize_viewer
 from app.characters.models import Character
@@ -263,16 +264,7 @@ async def _recipients(
         return [], _("Choose whom to whisper to.")
     if len(unique) > RECIPIENTS_MAX:
         return [], _("At most %(max)d recipients.", max=RECIPIENTS_MAX)
-    members = set(
-        (
-            await session.scalars(
-                select(Membership.user_id).where(
-                    Membership.campaign_id == campaign_id, Membership.user_id.in_(unique)
-                )
-            )
-        ).all()
-    )
-    if members != set(unique):
+    if not await campaigns.all_members(session, campaign_id, unique):
         return [], _("Whisper only to members of this campaign.")
     return unique, None
 
