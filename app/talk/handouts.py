@@ -26,6 +26,7 @@ from app.i18n import _
 from app.media.images import StoredImage
 from app.talk.events import HandoutCreated, HandoutImageSet, HandoutShown
 from app.talk.models import Handout, HandoutImage, HandoutReader
+from app.talk.readers import listed_users
 
 TITLE_MAX = 200
 BODY_MAX = 20_000
@@ -246,13 +247,4 @@ async def image_for(
 
 
 async def _readers(session: AsyncSession, ids: Sequence[int]) -> dict[int, list[int]]:
-    out: dict[int, list[int]] = {}
-    if not ids:
-        return out
-    for handout_id, user_id in await session.execute(
-        select(HandoutReader.handout_id, HandoutReader.user_id)
-        .where(HandoutReader.handout_id.in_(ids))
-        .order_by(HandoutReader.user_id)
-    ):
-        out.setdefault(handout_id, []).append(user_id)
-    return out
+    return await listed_users(session, HandoutReader.handout_id, HandoutReader.user_id, ids)

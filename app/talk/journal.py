@@ -27,6 +27,7 @@ from app.i18n import _
 from app.talk.events import JournalNoteDeleted, JournalNoteShared
 from app.talk.handouts import BODY_MAX, TITLE_MAX
 from app.talk.models import JournalNote, JournalReader
+from app.talk.readers import listed_users
 
 SHARINGS = ("private", "group", "listed")
 #: A quest's or thread's status; a note without one is a plain note.
@@ -259,12 +260,5 @@ async def readable(session: AsyncSession, viewer: Viewer, campaign_id: int) -> l
         )
     ).all()
     own = [n.id for n in rows if n.author_id == viewer.user_id or may_edit(n, viewer)]
-    readers: dict[int, list[int]] = {}
-    if own:
-        for note_id, user_id in await session.execute(
-            select(JournalReader.note_id, JournalReader.user_id)
-            .where(JournalReader.note_id.in_(own))
-            .order_by(JournalReader.user_id)
-        ):
-            readers.setdefault(note_id, []).append(user_id)
+    readers = await listed_users(session, JournalReader.note_id, JournalReader.user_id, own)
     return [NoteView(n, readers.get(n.id, [])) for n in rows]

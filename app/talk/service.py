@@ -39,6 +39,7 @@ from app.rolls import service as rolls
 from app.rules.dice import Roller
 from app.talk.events import ChatMessageDeleted, ChatMessageEdited, ChatMessagePosted
 from app.talk.models import ChatMessage, ChatRead, ChatRecipient
+from app.talk.readers import listed_users
 
 #: A message's text, in characters (a 100 kB paste is refused at the field).
 TEXT_MAX = 2000
@@ -489,16 +490,7 @@ async def messages_by_id(
 
 
 async def recipients_of(session: AsyncSession, ids: Sequence[int]) -> dict[int, list[int]]:
-    out: dict[int, list[int]] = {}
-    if not ids:
-        return out
-    for message_id, user_id in await session.execute(
-        select(ChatRecipient.message_id, ChatRecipient.user_id)
-        .where(ChatRecipient.message_id.in_(ids))
-        .order_by(ChatRecipient.user_id)
-    ):
-        out.setdefault(message_id, []).append(user_id)
-    return out
+    return await listed_users(session, ChatRecipient.message_id, ChatRecipient.user_id, ids)
 
 
 async def unread(session: AsyncSession, viewer: Viewer, campaign_id: int) -> int:
