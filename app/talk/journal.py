@@ -63,8 +63,7 @@ async def create(
     )
     session.add(note)
     await session.flush()
-    await _set_readers(session, note, readers)
-    await _announce(session, user, note, readers)
+    await _share(session, user, note, readers)
     return note
 
 
@@ -89,8 +88,7 @@ async def update(
         await session.flush()
     except StaleDataError as exc:
         raise Conflict(_("The note changed meanwhile.")) from exc
-    await _set_readers(session, note, readers)
-    await _announce(session, user, note, readers)
+    await _share(session, user, note, readers)
     return note
 
 
@@ -204,9 +202,9 @@ async def _set_readers(session: AsyncSession, note: JournalNote, readers: list[i
     await session.flush()
 
 
-async def _announce(
-    session: AsyncSession, user: User, note: JournalNote, readers: list[int]
-) -> None:
+async def _share(session: AsyncSession, user: User, note: JournalNote, readers: list[int]) -> None:
+    """The note's readers as written; a shared note is announced to them (an event)."""
+    await _set_readers(session, note, readers)
     if note.sharing == "private":
         return
     await append_event(
