@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -94,6 +94,16 @@ async def open_campaign(
     session: AsyncSession, user: User, campaign_id: int, action: Action = Action.view
 ) -> tuple[Campaign, Viewer]:
     return await authorize(session, campaign_id, user.id, user.username, action)
+
+
+async def all_members(session: AsyncSession, campaign_id: int, user_ids: Collection[int]) -> bool:
+    """Whether every one of the users is a member of the campaign."""
+    found = await session.scalars(
+        select(Membership.user_id).where(
+            Membership.campaign_id == campaign_id, Membership.user_id.in_(user_ids)
+        )
+    )
+    return set(found.all()) == set(user_ids)
 
 
 async def members(session: AsyncSession, campaign_id: int) -> list[MemberView]:

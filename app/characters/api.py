@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from app.characters import rolling, service
 from app.characters.models import Character, Item
+from app.characters.systems.protocol import ItemDraft
 from app.characters.systems.registry import inventory
 from app.events.models import CampaignEvent
 from app.limits import Int32, Name, RowId, Text, Version
@@ -106,6 +107,9 @@ class ItemIn(BaseModel):
     library_item_id: RowId | None = Field(default=None, description="Copy from the library.")
     container: Literal["default", "rucksack", ""] = "default"
 
+    def draft(self) -> ItemDraft:
+        return ItemDraft(self.name, self.quantity, self.price, self.fields, self.description)
+
 
 class ItemPatch(BaseModel):
     version: Version | None = None
@@ -114,6 +118,9 @@ class ItemPatch(BaseModel):
     quantity: Int32 = 1
     price: Int32 | None = None
     fields: dict[str, Any] = Field(default_factory=dict)
+
+    def draft(self) -> ItemDraft:
+        return ItemDraft(self.name, self.quantity, self.price, self.fields, self.description)
 
 
 class EquipIn(BaseModel):
@@ -194,18 +201,7 @@ def _summary(c: Character) -> CharacterSummary:
 
 
 def _item(i: Item) -> ItemOut:
-    return ItemOut(
-        id=i.id,
-        name=i.name,
-        description=i.description,
-        quantity=i.quantity,
-        price=i.price,
-        fields=i.fields,
-        slot=i.slot,
-        equipped=i.equipped,
-        container=i.container,
-        version=i.version,
-    )
+    return ItemOut.model_validate(i, from_attributes=True)
 
 
 def _full(opened: service.Opened) -> CharacterOut:
@@ -515,11 +511,7 @@ async def add_item(
         user,
         campaign_id,
         character_id,
-        name=body.name,
-        description=body.description,
-        quantity=body.quantity,
-        price=body.price,
-        fields=body.fields,
+        body.draft(),
         starter=body.starter,
         library_item_id=body.library_item_id,
         container=body.container,
@@ -542,12 +534,8 @@ async def update_item(
         campaign_id,
         character_id,
         item_id,
+        body.draft(),
         version=body.version,
-        name=body.name,
-        description=body.description,
-        quantity=body.quantity,
-        price=body.price,
-        fields=body.fields,
     )
     return _item(item)
 
@@ -616,14 +604,16 @@ async def odds(
     return OddsOut(headline=result.headline, details=list(result.details))
 
 
-def _secret(event: CampaignEvent) -> RollOut:
-    """A Verdeckter Wurf as its roller who is not a GM receives it: that it happened, no
-    value (like every other player in the dice log)."""
+def _roll_out(event: CampaignEvent, *, secret: bool) -> RollOut:
+    """A sheet roll as its roller receives it; a Verdeckter Wurf (``secret``, the roller is
+    not a GM): that it happened, no value (like every other player in the dice log)."""
     p = event.payload
     return RollOut(
         event_id=event.seq, visibility=event.visibility, expression=p["expression"],
-        label=p["label"], secret=True, dice=None, modifier=None, total=None,
-        system=p["system"], summary=None, outcome=None,
+        label=p["label"], secret=secret, system=p["system"],
+        dice=None if secret else p["dice"], modifier=None if secret else p["modifier"],
+        total=None if secret else p["total"], summary=None if secret else p["summary"],
+        outcome=None if secret else p["outcome"],
     )  # fmt: skip
 
 
@@ -643,22 +633,8 @@ async def roll(
 ) -> RollOut:
     """Roll from the sheet; the result is a ``roll`` event in the campaign's dice log."""
     event = await service.roll(session, ctx.roller, user, campaign_id, character_id, body.request())
-    p = event.payload
     opened = await service.open_character(session, user, campaign_id, character_id)
-    if service.hidden_from_roller(event, opened.viewer):
-        return _secret(event)
-    return RollOut(
-        event_id=event.seq,
-        visibility=event.visibility,
-        expression=p["expression"],
-        label=p["label"],
-        dice=p["dice"],
-        modifier=p["modifier"],
-        total=p["total"],
-        system=p["system"],
-        summary=p["summary"],
-        outcome=p["outcome"],
-    )
+    return _roll_out(event, secret=service.hidden_from_roller(event, opened.viewer))
 
 
 @router.get("/items", response_model=list[ItemOut])
@@ -673,15 +649,7 @@ async def add_library_item(
     campaign_id: PathId, body: ItemIn, session: Session, user: CurrentUser
 ) -> ItemOut:
     item = await service.add_library_item(
-        session,
-        user,
-        campaign_id,
-        name=body.name,
-        description=body.description,
-        quantity=body.quantity,
-        price=body.price,
-        fields=body.fields,
-        starter=body.starter,
+        session, user, campaign_id, body.draft(), starter=body.starter
     )
     return _item(item)
 
@@ -696,12 +664,8 @@ async def update_library_item(
         user,
         campaign_id,
         item_id,
+        body.draft(),
         version=body.version,
-        name=body.name,
-        description=body.description,
-        quantity=body.quantity,
-        price=body.price,
-        fields=body.fields,
     )
     return _item(item)
 

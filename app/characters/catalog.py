@@ -6,7 +6,7 @@ list with these types.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -128,7 +128,7 @@ _PARSERS: dict[str, Callable[[ItemField, Any], Any]] = {
 
 
 def parse_item_fields(
-    specs: Sequence[ItemField], raw: dict[str, Any]
+    specs: Sequence[ItemField], raw: Mapping[str, Any]
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """Validate submitted system fields; returns (fields, errors by ``fields.<key>``)."""
     out: dict[str, Any] = {}

@@ -15,6 +15,7 @@ from app.accounts.models import User
 from app.campaigns.permissions import Action, allowed
 from app.characters import merge, rolling, service, sheets, views
 from app.characters.live import HISTORY_PAGE, SHEET_PAGE
+from app.characters.systems.protocol import ItemDraft
 from app.characters.systems.registry import character_system, inventory, sheet_rolls
 from app.characters.views import base_url as _base
 from app.errors import Conflict, NotFound, ValidationFailed
@@ -38,6 +39,11 @@ def _tab(request: Request) -> str:
     """The sheet tab a request comes from (``X-Sheet-Tab``), remembered for its events."""
     tab = request.headers.get("x-sheet-tab", "")
     return tab if TAB_RE.match(tab) else ""
+
+
+async def _form_values(request: Request) -> dict[str, str]:
+    """The posted form's text fields (files left out); a repeated name gives its last value."""
+    return {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
 
 
 def _mark_origin(request: Request, session: Any) -> None:
@@ -116,7 +122,7 @@ async def index(
 async def create(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = await _form_values(request)
     owner = form.get("owner_id", "")
     try:
         character = await service.create_character(
@@ -371,8 +377,7 @@ async def roll(
     user: CurrentUser,
     ctx: Ctx,
 ) -> Response:
-    form = await request.form()
-    params = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    params = await _form_values(request)
     opened = await service.open_character(session, user, campaign_id, character_id, to_roll=True)
     status = 200
     event = None
@@ -451,10 +456,33 @@ def _int(value: str, default: int | None = None, field: str = "quantity") -> int
         raise ValidationFailed({field: _("Enter a whole number.")}) from None
 
 
-def _item_form(system: str, values: dict[str, str]) -> tuple[int, int | None, dict[str, Any]]:
-    """Quantity, price and system fields of a submitted item edit form (all fields are sent;
-    an unticked checkbox is ``False``)."""
-    fields: dict[str, Any] = {k[7:]: v for k, v in values.items() if k.startswith("fields.")}
+def _system_fields(values: dict[str, str]) -> dict[str, Any]:
+    """The item's system fields of a submitted form (``fields.<key>``)."""
+    return {k[7:]: v for k, v in values.items() if k.startswith("fields.")}
+
+
+def _new_item_draft(values: dict[str, str]) -> ItemDraft:
+    """A submitted "new item" form (on a sheet or in the library); left-out numbers are
+    one of it and no price."""
+    return ItemDraft(
+        name=values.get("name", ""),
+        quantity=_int(values.get("quantity", ""), 1) or 1,
+        price=_int(values.get("price", ""), field="price"),
+        fields=_system_fields(values),
+        description=values.get("description", ""),
+    )
+
+
+def _version(values: dict[str, str]) -> int | None:
+    """The ``version`` an edit form was built from (``None``: none sent)."""
+    version = values.get("version", "")
+    return int(version) if version.isdigit() else None
+
+
+def _edited_item_draft(system: str, values: dict[str, str]) -> ItemDraft:
+    """A submitted item edit form (all fields are sent; an unticked checkbox is ``False``);
+    every number it gets wrong is refused at its field."""
+    fields = _system_fields(values)
     for spec in inventory(system).item_fields:
         if spec.kind == "bool":
             fields.setdefault(spec.key, "")
@@ -469,7 +497,13 @@ def _item_form(system: str, values: dict[str, str]) -> tuple[int, int | None, di
         errors["quantity"] = _("Between %(min)d and %(max)d.", min=1, max=9999)
     if errors:
         raise ValidationFailed(errors)
-    return numbers["quantity"] or 0, numbers["price"], fields
+    return ItemDraft(
+        name=values.get("name", ""),
+        quantity=numbers["quantity"] or 0,
+        price=numbers["price"],
+        fields=fields,
+        description=values.get("description", ""),
+    )
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/rest")
@@ -483,7 +517,7 @@ async def rest(
 ) -> Response:
     """A rest from the sheet (DS4: Verschnaufen, H&H: Kurze/Lange Rast); refusals show at
     the rest buttons."""
-    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = await _form_values(request)
 
     async def work() -> None:
         await service.take_rest(
@@ -506,7 +540,7 @@ async def check(
     """A guided check from the sheet (H&H: Beschaffung, Herstellung): the sheet comes back
     with the result (breakdown and faces) at the check's form, or its input and the
     messages at its fields."""
-    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = await _form_values(request)
     key = form.get("check", "")
     _mark_origin(request, session)
     try:
@@ -535,7 +569,7 @@ async def create_companion(
     request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """A Gefährte of its own for this hero; its new sheet opens (refusals at the name)."""
-    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = await _form_values(request)
     try:
         async with attempt(session):
             companion = await service.create_companion(
@@ -554,7 +588,7 @@ async def gain_xp(
     request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """XP for the hero, shared with a Gefährte («Band der Erfahrung»)."""
-    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = await _form_values(request)
 
     async def work() -> None:
         await service.gain_xp(
@@ -571,7 +605,7 @@ async def advance(
     request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """A Gefährte's next Monsterstufe for its XP."""
-    form = {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = await _form_values(request)
 
     async def work() -> None:
         await service.advance_companion(
@@ -690,22 +724,16 @@ async def history_live(
 async def add_item(
     request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    form = await request.form()
-    values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    values = await _form_values(request)
 
     async def work() -> None:
         library_id = values.get("library_item_id", "")
-        fields = {k[7:]: v for k, v in values.items() if k.startswith("fields.")}
         await service.add_item(
             session,
             user,
             campaign_id,
             character_id,
-            name=values.get("name", ""),
-            description=values.get("description", ""),
-            quantity=_int(values.get("quantity", ""), 1) or 1,
-            price=_int(values.get("price", ""), field="price"),
-            fields=fields,
+            _new_item_draft(values),
             starter=values.get("starter", ""),
             library_item_id=int(library_id) if library_id.isdigit() else None,
         )
@@ -750,8 +778,7 @@ async def item_action(
     session: Session,
     user: CurrentUser,
 ) -> Response:
-    form = await request.form()
-    values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    values = await _form_values(request)
     if verb == "remove" and not confirmed(values):
         return await _confirm_item_removal(
             request, session, user, campaign_id, character_id, item_id
@@ -789,23 +816,17 @@ async def item_action(
                 _int(values.get("quantity", "")),
             )
         elif verb == "edit":
-            version = values.get("version", "")
             system = (
                 await service.open_character(session, user, campaign_id, character_id)
             ).character.system
-            quantity, price, fields = _item_form(system, values)
             await service.update_item(
                 session,
                 user,
                 campaign_id,
                 character_id,
                 item_id,
-                version=int(version) if version.isdigit() else None,
-                name=values.get("name", ""),
-                description=values.get("description", ""),
-                quantity=quantity,
-                price=price,
-                fields=fields,
+                _edited_item_draft(system, values),
+                version=_version(values),
                 replace_fields=True,
             )
         else:
@@ -860,19 +881,10 @@ async def library(
 async def add_library_item(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    form = await request.form()
-    values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    values = await _form_values(request)
     try:
         await service.add_library_item(
-            session,
-            user,
-            campaign_id,
-            name=values.get("name", ""),
-            description=values.get("description", ""),
-            quantity=_int(values.get("quantity", ""), 1) or 1,
-            price=_int(values.get("price", ""), field="price"),
-            fields={k[7:]: v for k, v in values.items() if k.startswith("fields.")},
-            starter=values.get("starter", ""),
+            session, user, campaign_id, _new_item_draft(values), starter=values.get("starter", "")
         )
     except ValidationFailed as exc:
         return await _library_page(
@@ -885,24 +897,18 @@ async def add_library_item(
 async def edit_library_item(
     request: Request, campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    form = await request.form()
-    values = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+    values = await _form_values(request)
     campaign, _viewer, _items = await service.library(session, user, campaign_id)
     try:
-        quantity, price, fields = _item_form(campaign.system, values)
-        version = values.get("version", "")
+        draft = _edited_item_draft(campaign.system, values)
         async with attempt(session):
             await service.update_library_item(
                 session,
                 user,
                 campaign_id,
                 item_id,
-                version=int(version) if version.isdigit() else None,
-                name=values.get("name", ""),
-                description=values.get("description", ""),
-                quantity=quantity,
-                price=price,
-                fields=fields,
+                draft,
+                version=_version(values),
                 replace_fields=True,
             )
     except (ValidationFailed, Conflict) as exc:

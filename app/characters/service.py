@@ -555,13 +555,7 @@ async def _check_item(
             library_id = int(source[len("library:") :])
         except ValueError:
             raise ValidationFailed({"source": _("Choose one of the listed values.")}) from None
-        item = await session.scalar(
-            select(Item).where(
-                Item.id == library_id,
-                Item.campaign_id == opened.campaign.id,
-                Item.in_library.is_(True),
-            )
-        )
+        item = await _library_row(session, opened.campaign.id, library_id)
         if item is None:
             raise ValidationFailed({"source": _("Item not found.")})
         return ItemDraft(item.name, item.quantity, item.price, dict(item.fields), item.description)
@@ -577,10 +571,7 @@ def _new_item(opened: Opened, draft: ItemDraft) -> Item:
     """The draft as an item of the sheet, where new items go; refused at ``source`` when it
     does not fit there (H&H: a full Rucksack)."""
     character = opened.character
-    name, parsed = _validate_item_input(
-        character.system, draft.name, draft.description, draft.quantity, draft.price,
-        dict(draft.fields),
-    )  # fmt: skip
+    name, parsed = _validate_item_input(character.system, draft)
     item = Item(
         campaign_id=character.campaign_id, character_id=character.id, in_library=False,
         name=name, description=draft.description, quantity=draft.quantity, price=draft.price,
@@ -797,32 +788,28 @@ def _item_payload(item: Item) -> _ItemRef:
     }
 
 
-def _validate_item_input(
-    system: str,
-    name: str,
-    description: str,
-    quantity: int,
-    price: int | None,
-    fields: dict[str, Any],
-) -> tuple[str, dict[str, Any]]:
+def _validate_item_input(system: str, draft: ItemDraft) -> tuple[str, dict[str, Any]]:
+    """The draft's checked name and parsed system fields; every problem at its field."""
     errors: dict[str, str] = {}
+    name = draft.name
     try:
         name = _check_name(name)
     except ValidationFailed as exc:
         errors.update(exc.fields)
-    description_problem = limits.text_problem(description)
+    description_problem = limits.text_problem(draft.description)
     if description_problem:
         errors["description"] = description_problem
-    data_problem = limits.data_problem(fields)
+    data_problem = limits.data_problem(draft.fields)
     if data_problem:
         key = data_problem[0].split(".", 1)[0]
         errors[f"fields.{key}" if key else "fields"] = data_problem[1]
         raise ValidationFailed(errors)
-    if not 1 <= quantity <= 9999:
+    if not 1 <= draft.quantity <= 9999:
         errors["quantity"] = _("Between %(min)d and %(max)d.", min=1, max=9999)
-    if price is not None and not 0 <= price <= 100_000_000:
+    if draft.price is not None and not 0 <= draft.price <= 100_000_000:
         errors["price"] = _("Between %(min)d and %(max)d.", min=0, max=100_000_000)
-    parsed, field_errors = catalog.parse_item_fields(inventory(system).item_fields, fields)
+    specs = inventory(system).item_fields
+    parsed, field_errors = catalog.parse_item_fields(specs, draft.fields)
     errors.update(field_errors)
     if errors:
         raise ValidationFailed(errors)
@@ -834,12 +821,8 @@ async def add_item(
     user: User,
     campaign_id: int,
     character_id: int,
+    draft: ItemDraft,
     *,
-    name: str = "",
-    description: str = "",
-    quantity: int = 1,
-    price: int | None = None,
-    fields: dict[str, Any] | None = None,
     starter: str = "",
     library_item_id: int | None = None,
     container: str | None = "default",
@@ -852,41 +835,29 @@ async def add_item(
     character = opened.character
     await _check_room_for_item(session, character.id)
     if starter:
-        found = catalog.find_starter(inventory(character.system).starter_items(), starter)
-        if found is None:
-            raise ValidationFailed({"starter": _("Choose one of the listed values.")})
-        name, fields, quantity, price = found.name, dict(found.fields), found.quantity, found.price
-        description = _("Sample data, edit as needed.") if found.sample else ""
+        draft = _starter_draft(character.system, starter)
     elif library_item_id is not None:
-        source = await session.scalar(
-            select(Item).where(
-                Item.id == library_item_id,
-                Item.campaign_id == campaign_id,
-                Item.in_library.is_(True),
-            )
-        )
+        source = await _library_row(session, campaign_id, library_item_id)
         if source is None:
             raise ValidationFailed({"library_item_id": _("Item not found.")})
-        name, description, quantity = source.name, source.description, source.quantity
-        price, fields = source.price, dict(source.fields)
-    name, parsed = _validate_item_input(
-        character.system, name, description, quantity, price, fields or {}
-    )
+        draft = _copied_draft(source)
+    name, parsed = _validate_item_input(character.system, draft)
     container = _container(character, container)
     if starter:
         stack = next(
-            (i for i in opened.items if _same_stack(i, name, parsed, price, container)), None
+            (i for i in opened.items if _same_stack(i, name, parsed, draft.price, container)),
+            None,
         )
         if stack is not None:
-            return await _add_to_stack(session, user, opened, stack, quantity)
+            return await _add_to_stack(session, user, opened, stack, draft.quantity)
     item = Item(
         campaign_id=campaign_id,
         character_id=character.id,
         in_library=False,
         name=name,
-        description=description,
-        quantity=quantity,
-        price=price,
+        description=draft.description,
+        quantity=draft.quantity,
+        price=draft.price,
         fields=parsed,
         container=container,
         equipped=False,
@@ -903,6 +874,65 @@ async def add_item(
         ),
     )
     return item
+
+
+def _starter_draft(system: str, key: str) -> ItemDraft:
+    """A starter item of the system as a new item's values (sample data says so)."""
+    found = catalog.find_starter(inventory(system).starter_items(), key)
+    if found is None:
+        raise ValidationFailed({"starter": _("Choose one of the listed values.")})
+    description = _("Sample data, edit as needed.") if found.sample else ""
+    return ItemDraft(found.name, found.quantity, found.price, dict(found.fields), description)
+
+
+def _copied_draft(item: Item) -> ItemDraft:
+    """An item's values, for a copy of it."""
+    return ItemDraft(item.name, item.quantity, item.price, dict(item.fields), item.description)
+
+
+async def _library_row(session: AsyncSession, campaign_id: int, item_id: int) -> Item | None:
+    """An item of the campaign's library (``None``: no such item there)."""
+    return await session.scalar(
+        select(Item).where(
+            Item.id == item_id, Item.campaign_id == campaign_id, Item.in_library.is_(True)
+        )
+    )
+
+
+def _check_item_version(item: Item, version: int | None) -> None:
+    """Refuses an edit made from an older ``version`` of the item."""
+    if version is not None and version != item.version:
+        raise Conflict(_("Someone changed this item meanwhile. Here are the current values."))
+
+
+def _item_state(item: Item) -> dict[str, Any]:
+    """What an item's update event tells of it before and after."""
+    return {
+        "name": item.name,
+        "quantity": item.quantity,
+        "price": item.price,
+        "fields": item.fields,
+    }
+
+
+def _apply_edit(item: Item, system: str, draft: ItemDraft, replace_fields: bool) -> None:
+    """The draft's values on the item, once they pass the checks."""
+    name, parsed = _validate_item_input(system, draft)
+    item.name, item.description = name, draft.description
+    item.quantity, item.price = draft.quantity, draft.price
+    item.fields = _edited_fields(system, item.fields, parsed, replace_fields)
+
+
+def _edited_fields(
+    system: str, current: dict[str, Any], parsed: dict[str, Any], replace_fields: bool
+) -> dict[str, Any]:
+    """An edited item's system fields: the parsed ones merged into the item's, or with
+    ``replace_fields`` (the HTML form, which sends all of them) replacing the editable ones,
+    so that a field left empty is cleared."""
+    if replace_fields:
+        editable = {f.key for f in inventory(system).item_fields}
+        current = {k: v for k, v in current.items() if k not in editable}
+    return {**current, **parsed}
 
 
 def _same_stack(
@@ -923,14 +953,10 @@ async def _add_to_stack(
 ) -> Item:
     character = opened.character
     _validate_item_input(
-        character.system, item.name, item.description, item.quantity + quantity, item.price, {}
+        character.system,
+        ItemDraft(item.name, item.quantity + quantity, item.price, description=item.description),
     )
-    before = {
-        "name": item.name,
-        "quantity": item.quantity,
-        "price": item.price,
-        "fields": item.fields,
-    }
+    before = _item_state(item)
     item.quantity += quantity
     problems = inventory(character.system).edit_problems(character.data, opened.items, item)
     if problems:
@@ -966,49 +992,22 @@ async def update_item(
     campaign_id: int,
     character_id: int,
     item_id: int,
+    draft: ItemDraft,
     *,
     version: int | None,
-    name: str,
-    description: str,
-    quantity: int,
-    price: int | None,
-    fields: dict[str, Any],
     replace_fields: bool = False,
 ) -> Item:
-    """Edit an item. ``fields`` are merged into the item's system fields, or with
-    ``replace_fields`` (the HTML form, which sends all of them) replace the editable ones,
-    so that a field left empty is cleared."""
+    """Edit an item; its system fields as ``_edited_fields`` says."""
     opened, item = await _open_item(session, user, campaign_id, character_id, item_id)
-    if version is not None and version != item.version:
-        raise Conflict(_("Someone changed this item meanwhile. Here are the current values."))
-    name, parsed = _validate_item_input(
-        opened.character.system, name, description, quantity, price, fields
-    )
-    before = {
-        "name": item.name,
-        "quantity": item.quantity,
-        "price": item.price,
-        "fields": item.fields,
-    }
-    item.name, item.description, item.quantity, item.price = name, description, quantity, price
-    if replace_fields:
-        editable = {f.key for f in inventory(opened.character.system).item_fields}
-        kept = {k: v for k, v in item.fields.items() if k not in editable}
-        item.fields = {**kept, **parsed}
-    else:
-        item.fields = {**item.fields, **parsed}
-    problems = inventory(opened.character.system).edit_problems(
-        opened.character.data, opened.items, item
-    )
+    _check_item_version(item, version)
+    system = opened.character.system
+    before = _item_state(item)
+    _apply_edit(item, system, draft, replace_fields)
+    problems = inventory(system).edit_problems(opened.character.data, opened.items, item)
     if problems:
         raise ValidationFailed(problems)
     await _flush(session)
-    after = {
-        "name": item.name,
-        "quantity": item.quantity,
-        "price": item.price,
-        "fields": item.fields,
-    }
+    after = _item_state(item)
     await _record(
         session,
         opened.character,
@@ -1181,16 +1180,7 @@ async def library(
 
 
 async def add_library_item(
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    *,
-    name: str = "",
-    description: str = "",
-    quantity: int = 1,
-    price: int | None = None,
-    fields: dict[str, Any] | None = None,
-    starter: str = "",
+    session: AsyncSession, user: User, campaign_id: int, draft: ItemDraft, *, starter: str = ""
 ) -> Item:
     campaign, _viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.manage_item_library
@@ -1198,22 +1188,16 @@ async def add_library_item(
     library_size = await _count(session, Item.campaign_id == campaign_id, Item.in_library.is_(True))
     limits.check_room(library_size, limits.LIBRARY_ITEMS_PER_CAMPAIGN, "name")
     if starter:
-        found = catalog.find_starter(inventory(campaign.system).starter_items(), starter)
-        if found is None:
-            raise ValidationFailed({"starter": _("Choose one of the listed values.")})
-        name, fields, quantity, price = found.name, dict(found.fields), found.quantity, found.price
-        description = _("Sample data, edit as needed.") if found.sample else ""
-    name, parsed = _validate_item_input(
-        campaign.system, name, description, quantity, price, fields or {}
-    )
+        draft = _starter_draft(campaign.system, starter)
+    name, parsed = _validate_item_input(campaign.system, draft)
     item = Item(
         campaign_id=campaign_id,
         character_id=None,
         in_library=True,
         name=name,
-        description=description,
-        quantity=quantity,
-        price=price,
+        description=draft.description,
+        quantity=draft.quantity,
+        price=draft.price,
         fields=parsed,
     )
     session.add(item)
@@ -1234,37 +1218,16 @@ async def update_library_item(
     user: User,
     campaign_id: int,
     item_id: int,
+    draft: ItemDraft,
     *,
     version: int | None,
-    name: str,
-    description: str,
-    quantity: int,
-    price: int | None,
-    fields: dict[str, Any],
     replace_fields: bool = False,
 ) -> Item:
     """Edit a library entry (GMs); the copies already on sheets stay as they are."""
-    campaign, _viewer = await authorize(
-        session, campaign_id, user.id, user.username, Action.manage_item_library
-    )
-    item = await session.scalar(
-        select(Item).where(
-            Item.id == item_id, Item.campaign_id == campaign_id, Item.in_library.is_(True)
-        )
-    )
-    if item is None:
-        raise NotFound(_("Item not found."))
-    if version is not None and version != item.version:
-        raise Conflict(_("Someone changed this item meanwhile. Here are the current values."))
-    name, parsed = _validate_item_input(campaign.system, name, description, quantity, price, fields)
-    if replace_fields:
-        editable = {f.key for f in inventory(campaign.system).item_fields}
-        parsed = {**{k: v for k, v in item.fields.items() if k not in editable}, **parsed}
-    else:
-        parsed = {**item.fields, **parsed}
+    campaign, item = await _open_library_item(session, user, campaign_id, item_id)
+    _check_item_version(item, version)
     before = {"name": item.name, "quantity": item.quantity, "price": item.price}
-    item.name, item.description, item.quantity, item.price = name, description, quantity, price
-    item.fields = parsed
+    _apply_edit(item, campaign.system, draft, replace_fields)
     try:
         await session.flush()
     except StaleDataError:
@@ -1286,16 +1249,22 @@ async def update_library_item(
     return item
 
 
-async def library_item(session: AsyncSession, user: User, campaign_id: int, item_id: int) -> Item:
-    """An item of the campaign's library, for those who manage it."""
-    await authorize(session, campaign_id, user.id, user.username, Action.manage_item_library)
-    item = await session.scalar(
-        select(Item).where(
-            Item.id == item_id, Item.campaign_id == campaign_id, Item.in_library.is_(True)
-        )
+async def _open_library_item(
+    session: AsyncSession, user: User, campaign_id: int, item_id: int
+) -> tuple[Campaign, Item]:
+    """The campaign and an item of its library, for those who manage it."""
+    campaign, _viewer = await authorize(
+        session, campaign_id, user.id, user.username, Action.manage_item_library
     )
+    item = await _library_row(session, campaign_id, item_id)
     if item is None:
         raise NotFound(_("Item not found."))
+    return campaign, item
+
+
+async def library_item(session: AsyncSession, user: User, campaign_id: int, item_id: int) -> Item:
+    """An item of the campaign's library, for those who manage it."""
+    _campaign, item = await _open_library_item(session, user, campaign_id, item_id)
     return item
 
 
@@ -1528,14 +1497,14 @@ def _import_item(system: str, campaign_id: int, n: int, raw: Any) -> Item:
     try:
         quantity = int(raw.get("quantity", 1))
         price = None if raw.get("price") is None else int(raw["price"])
-        item_name, parsed = _validate_item_input(
-            system,
+        draft = ItemDraft(
             str(raw.get("name", "")),
-            str(raw.get("description", "")),
             quantity,
             price,
             raw.get("fields") or {},
+            str(raw.get("description", "")),
         )
+        item_name, parsed = _validate_item_input(system, draft)
     except (ValueError, TypeError):
         raise _bad_file(_("Item %(n)d is malformed.", n=n)) from None
     except ValidationFailed as exc:
@@ -1547,9 +1516,9 @@ def _import_item(system: str, campaign_id: int, n: int, raw: Any) -> Item:
         campaign_id=campaign_id,
         in_library=False,
         name=item_name,
-        description=str(raw.get("description", "")),
-        quantity=quantity,
-        price=price,
+        description=draft.description,
+        quantity=draft.quantity,
+        price=draft.price,
         fields=parsed,
         slot=slot if equipped else None,
         equipped=equipped,

@@ -25,7 +25,8 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from app import limits
 from app.accounts.models import User
-from app.campaigns.models import Campaign, Membership
+from app.campaigns import service as campaigns
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, authorize_viewer
 from app.campaigns.settings import current as current_settings
 from app.core.systems import RuleSystem
@@ -304,16 +305,7 @@ async def _audience_errors(
         return {}
     if not to or len(to) > RECIPIENTS_MAX:
         return {field_: _("Choose up to %(n)d members.", n=RECIPIENTS_MAX)}
-    members = set(
-        (
-            await session.scalars(
-                select(Membership.user_id).where(
-                    Membership.campaign_id == campaign_id, Membership.user_id.in_(to)
-                )
-            )
-        ).all()
-    )
-    if members != set(to):
+    if not await campaigns.all_members(session, campaign_id, to):
         return {field_: _("Reveal it only to members of this campaign.")}
     return {}
 

@@ -14,6 +14,8 @@ from app.errors import Conflict, ValidationFailed
 from app.i18n import _
 from app.limits import RowId, Version
 from app.maps import light, service, tactics, views
+from app.maps.models import Scene
+from app.maps.sight import scene_heading
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -132,16 +134,8 @@ class MoveBody(BaseModel):
     via: list[Pair] | None = Field(default=None, max_length=1000)
 
 
-def _short(scene: Any) -> dict[str, Any]:
-    return {
-        "id": scene.id,
-        "name": scene.name,
-        "cols": scene.cols,
-        "rows": scene.rows,
-        "version": scene.version,
-        "encounter_id": scene.encounter_id,
-        "shown": scene.shown,
-    }
+def _short(scene: Scene) -> dict[str, Any]:
+    return {**scene_heading(scene), "shown": scene.shown}
 
 
 @router.post("", status_code=201, dependencies=[IDEMPOTENT])

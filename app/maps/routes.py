@@ -251,12 +251,11 @@ async def add_token(
 ) -> Response:
     pid = int(participant_id) if participant_id.isdigit() else None
     spec = service.TokenIn(x=x, y=y, label=label or None, participant_id=pid, hidden=hidden)
-    try:
-        async with attempt(session):
-            await service.add_token(session, user, campaign_id, scene_id, spec)
-    except ValidationFailed as exc:
-        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+    async def change() -> None:
+        await service.add_token(session, user, campaign_id, scene_id, spec)
+
+    return await _scene_form(request, session, user, (campaign_id, scene_id), change)
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/link", dependencies=[IDEMPOTENT])
@@ -272,15 +271,14 @@ async def link(
     """Link the scene to an encounter (``0``: unlink) and, if asked, place its figures —
     both or neither."""
     linked = int(encounter_id) if encounter_id.isdigit() else 0
-    change = service.SceneChange(encounter_id=linked)
-    try:
-        async with attempt(session):
-            await service.update_scene(session, user, campaign_id, scene_id, change)
-            if place and linked:
-                await tactics.place_participants(session, user, campaign_id, scene_id)
-    except ValidationFailed as exc:
-        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+    async def change() -> None:
+        link = service.SceneChange(encounter_id=linked)
+        await service.update_scene(session, user, campaign_id, scene_id, link)
+        if place and linked:
+            await tactics.place_participants(session, user, campaign_id, scene_id)
+
+    return await _scene_form(request, session, user, (campaign_id, scene_id), change)
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/place", dependencies=[IDEMPOTENT])
@@ -298,20 +296,17 @@ async def place(
     (cells ``x,y`` per side); a side without one starts at its default edge."""
     typed = {"area_abenteurer": area_abenteurer, "area_gegner": area_gegner}
     typed["area_neutral"] = area_neutral
-    try:
+
+    async def change() -> None:
         areas = {
             side: edit.cells(text, "areas")
             for side, text in (("abenteurer", area_abenteurer), ("gegner", area_gegner),
                                ("neutral", area_neutral))
             if text.strip()
         }  # fmt: skip
-        async with attempt(session):
-            await tactics.place_participants(session, user, campaign_id, scene_id, areas or None)
-    except ValidationFailed as exc:
-        return await _scene_page(
-            request, session, user, campaign_id, scene_id, exc.fields, 422, typed
-        )
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+        await tactics.place_participants(session, user, campaign_id, scene_id, areas or None)
+
+    return await _scene_form(request, session, user, (campaign_id, scene_id), change, typed)
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/walls")
@@ -336,33 +331,51 @@ async def walls(
             segments=edit.segments(segments), doors=edit.doors(doors),
             difficult=edit.cells(difficult, "difficult"), version=version,
         )  # fmt: skip
-        async with attempt(session):
-            await service.set_walls(session, user, campaign_id, scene_id, change)
+        await service.set_walls(session, user, campaign_id, scene_id, change)
 
-    return await _saved(request, session, user, campaign_id, scene_id, save, typed)
+    return await _saved(request, session, user, (campaign_id, scene_id), save, typed)
+
+
+#: A form's change of the scene, run in one SAVEPOINT (``attempt``).
+Change = Callable[[], Awaitable[None]]
+
+
+async def _scene_form(
+    request: Request,
+    session: Any,
+    user: User,
+    ids: tuple[int, int],
+    change: Change,
+    typed: dict[str, str] | None = None,
+    at: Callable[[dict[str, str]], dict[str, str]] | None = None,
+) -> Response:
+    """A scene form's answer: back to the scene when ``change`` worked, else the scene page
+    with the typed values and the errors (422), ``at`` the form's fields when given."""
+    campaign_id, scene_id = ids
+    try:
+        async with attempt(session):
+            await change()
+    except ValidationFailed as exc:
+        errors = exc.fields if at is None else at(exc.fields)
+        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 422, typed)
+    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
 
 
 async def _saved(
     request: Request,
     session: Any,
     user: User,
-    campaign_id: int,
-    scene_id: int,
-    save: Callable[[], Awaitable[None]],
+    ids: tuple[int, int],
+    save: Change,
     typed: dict[str, str],
 ) -> Response:
-    """An editor form's answer: back to the scene when ``save`` worked, else the scene page
-    with the typed values and the errors at their fields (422), or the current scene (409)."""
+    """An editor form's answer (``_scene_form``); a stale version: the current scene (409)."""
     try:
-        await save()
-    except ValidationFailed as exc:
-        return await _scene_page(
-            request, session, user, campaign_id, scene_id, exc.fields, 422, typed
-        )
+        return await _scene_form(request, session, user, ids, save, typed)
     except Conflict as exc:
+        campaign_id, scene_id = ids
         errors = {"version": exc.message}
         return await _scene_page(request, session, user, campaign_id, scene_id, errors, 409)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/grid")
@@ -382,10 +395,9 @@ async def grid(
     typed = {"grid_x": str(grid_x), "grid_y": str(grid_y), "cell_px": str(cell_px)}
 
     async def save() -> None:
-        async with attempt(session):
-            await service.update_scene(session, user, campaign_id, scene_id, change)
+        await service.update_scene(session, user, campaign_id, scene_id, change)
 
-    return await _saved(request, session, user, campaign_id, scene_id, save, typed)
+    return await _saved(request, session, user, (campaign_id, scene_id), save, typed)
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/fog")
@@ -403,9 +415,14 @@ async def fog(
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
 
 
-def _fields(errors: dict[str, str], prefix: str) -> dict[str, str]:
+def _fields_of(prefix: str) -> Callable[[dict[str, str]], dict[str, str]]:
     """A service's refusal at ``x``, ``y``, ``radius``, ``light`` as the form's fields."""
-    return {f"{prefix}_{k}": v for k, v in errors.items()}
+    return lambda errors: {f"{prefix}_{k}": v for k, v in errors.items()}
+
+
+def _one_field(name: str) -> Callable[[dict[str, str]], dict[str, str]]:
+    """A refusal as a message at the form's one field ``name``."""
+    return lambda errors: {name: next(iter(errors.values()))}
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/lights", dependencies=[IDEMPOTENT])
@@ -421,13 +438,13 @@ async def add_light(
 ) -> Response:
     """A light on a cell without JavaScript (column and row counted from 0, radius in
     cells); a refusal at its field (``light_x``, ``light_y``, ``light_radius``)."""
-    try:
-        async with attempt(session):
-            await light.add_light(session, user, campaign_id, scene_id, x, y, radius)
-    except ValidationFailed as exc:
-        errors = _fields(exc.fields, "light")
-        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+    async def change() -> None:
+        await light.add_light(session, user, campaign_id, scene_id, x, y, radius)
+
+    return await _scene_form(
+        request, session, user, (campaign_id, scene_id), change, at=_fields_of("light")
+    )
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/lights/remove")
@@ -441,15 +458,15 @@ async def remove_light(
 ) -> Response:
     """Take away the light on the cell ``x,y`` chosen in the list; 422 at ``light_cell``."""
     x, _sep, y = cell.partition(",")
-    try:
+
+    async def change() -> None:
         if not (x.strip().isdigit() and y.strip().isdigit()):
             raise ValidationFailed({"cell": _("Choose a light.")})
-        async with attempt(session):
-            await light.remove_light(session, user, campaign_id, scene_id, int(x), int(y))
-    except ValidationFailed as exc:
-        errors = {"light_cell": next(iter(exc.fields.values()))}
-        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+        await light.remove_light(session, user, campaign_id, scene_id, int(x), int(y))
+
+    return await _scene_form(
+        request, session, user, (campaign_id, scene_id), change, at=_one_field("light_cell")
+    )
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/token-light")
@@ -464,11 +481,11 @@ async def token_light(
 ) -> Response:
     """The light a token carries (radius in cells, 0: none); a refusal at ``token_light``."""
     tid = int(token_id) if token_id.isdigit() else 0
-    change = service.TokenChange(light=radius)
-    try:
-        async with attempt(session):
-            await service.change_token(session, user, campaign_id, scene_id, tid, change)
-    except ValidationFailed as exc:
-        errors = {"token_light": next(iter(exc.fields.values()))}
-        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+
+    async def change() -> None:
+        carried = service.TokenChange(light=radius)
+        await service.change_token(session, user, campaign_id, scene_id, tid, carried)
+
+    return await _scene_form(
+        request, session, user, (campaign_id, scene_id), change, at=_one_field("token_light")
+    )

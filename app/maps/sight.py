@@ -157,6 +157,18 @@ def lit_of(grid: g.Grid, lights: frozenset[tuple[g.Cell, int]]) -> frozenset[g.C
     return found
 
 
+def scene_heading(scene: Scene) -> dict[str, Any]:
+    """What every answer about a scene starts with: which one, its size and version."""
+    return {
+        "id": scene.id,
+        "name": scene.name,
+        "cols": scene.cols,
+        "rows": scene.rows,
+        "version": scene.version,
+        "encounter_id": scene.encounter_id,
+    }
+
+
 def scene_lights(scene: Scene) -> list[dict[str, int]]:
     """The scene's light sources as ``{x, y, radius}``."""
     return [{"x": int(x), "y": int(y), "radius": int(r)} for x, y, r in scene.lights]
@@ -389,12 +401,7 @@ class Board:
         walls = [tuple(w) for w in scene.walls if _edge_seen(w, known)]
         doors = [d for d in scene.doors if _edge_seen(d, known)]
         return {
-            "id": scene.id,
-            "name": scene.name,
-            "cols": scene.cols,
-            "rows": scene.rows,
-            "version": scene.version,
-            "encounter_id": scene.encounter_id,
+            **scene_heading(scene),
             "grid": {"x": scene.grid_x, "y": scene.grid_y, "cell_px": scene.cell_px},
             "unit": metric.unit,
             "per_cell": float(metric.per_cell),

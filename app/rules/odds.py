@@ -40,6 +40,20 @@ def distribution(counts: Mapping[int, int], total: int) -> dict[int, Fraction]:
     return {v: Fraction(c, total) for v, c in sorted(counts.items()) if c}
 
 
+#: (damage tail, expected damage): ``tail[d]`` is the chance of at least ``d`` damage.
+DamageOdds = tuple[tuple[float, ...], float]
+
+
+def damage_odds(damage: Mapping[int, Fraction]) -> DamageOdds:
+    """A damage distribution as its tail and expected value, in floats (for the fight
+    simulations' choices)."""
+    top = max(damage)
+    tail = [0.0] * (top + 2)
+    for d in range(top, -1, -1):
+        tail[d] = tail[d + 1] + float(damage.get(d, 0))
+    return tuple(tail), sum(float(d * p) for d, p in damage.items())
+
+
 @dataclass(frozen=True, slots=True)
 class Estimate:
     """A proportion over the trials with its standard error."""

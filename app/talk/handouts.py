@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
 from app.accounts.models import User
-from app.campaigns.models import Membership
+from app.campaigns import service as campaigns
 from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
 from app.errors import NotFound, ValidationFailed
@@ -26,6 +26,7 @@ from app.i18n import _
 from app.media.images import StoredImage
 from app.talk.events import HandoutCreated, HandoutImageSet, HandoutShown
 from app.talk.models import Handout, HandoutImage, HandoutReader
+from app.talk.readers import listed_users
 
 TITLE_MAX = 200
 BODY_MAX = 20_000
@@ -109,16 +110,7 @@ async def _audience_errors(session: AsyncSession, campaign_id: int, to: Audience
         return {}
     if not to:
         return {"to": _("Choose whom to show it to.")}
-    members = set(
-        (
-            await session.scalars(
-                select(Membership.user_id).where(
-                    Membership.campaign_id == campaign_id, Membership.user_id.in_(to)
-                )
-            )
-        ).all()
-    )
-    if members != set(to):
+    if not await campaigns.all_members(session, campaign_id, to):
         return {"to": _("Show it only to members of this campaign.")}
     return {}
 
@@ -255,13 +247,4 @@ async def image_for(
 
 
 async def _readers(session: AsyncSession, ids: Sequence[int]) -> dict[int, list[int]]:
-    out: dict[int, list[int]] = {}
-    if not ids:
-        return out
-    for handout_id, user_id in await session.execute(
-        select(HandoutReader.handout_id, HandoutReader.user_id)
-        .where(HandoutReader.handout_id.in_(ids))
-        .order_by(HandoutReader.user_id)
-    ):
-        out.setdefault(handout_id, []).append(user_id)
-    return out
+    return await listed_users(session, HandoutReader.handout_id, HandoutReader.user_id, ids)

@@ -16,7 +16,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from app import limits
 from app.accounts.models import User
-from app.campaigns.models import Membership
+from app.campaigns import service as campaigns
 from app.campaigns.permissions import Action, authorize_viewer
 from app.core.viewer import Viewer
 from app.db import utcnow
@@ -27,6 +27,7 @@ from app.i18n import _
 from app.talk.events import JournalNoteDeleted, JournalNoteShared
 from app.talk.handouts import BODY_MAX, TITLE_MAX
 from app.talk.models import JournalNote, JournalReader
+from app.talk.readers import listed_users
 
 SHARINGS = ("private", "group", "listed")
 #: A quest's or thread's status; a note without one is a plain note.
@@ -62,8 +63,7 @@ async def create(
     )
     session.add(note)
     await session.flush()
-    await _set_readers(session, note, readers)
-    await _announce(session, user, note, readers)
+    await _share(session, user, note, readers)
     return note
 
 
@@ -88,8 +88,7 @@ async def update(
         await session.flush()
     except StaleDataError as exc:
         raise Conflict(_("The note changed meanwhile.")) from exc
-    await _set_readers(session, note, readers)
-    await _announce(session, user, note, readers)
+    await _share(session, user, note, readers)
     return note
 
 
@@ -186,16 +185,7 @@ async def _check(
         errors["sharing"] = _("Keep it private or share it with the group.")
     elif draft.sharing == "listed":
         readers = sorted(set(draft.to or []) - {viewer.user_id})
-        members = set(
-            (
-                await session.scalars(
-                    select(Membership.user_id).where(
-                        Membership.campaign_id == campaign_id, Membership.user_id.in_(readers)
-                    )
-                )
-            ).all()
-        )
-        if not readers or members != set(readers):
+        if not readers or not await campaigns.all_members(session, campaign_id, readers):
             errors["to"] = _("Share it with members of this campaign.")
     if errors:
         raise ValidationFailed(errors)
@@ -212,9 +202,9 @@ async def _set_readers(session: AsyncSession, note: JournalNote, readers: list[i
     await session.flush()
 
 
-async def _announce(
-    session: AsyncSession, user: User, note: JournalNote, readers: list[int]
-) -> None:
+async def _share(session: AsyncSession, user: User, note: JournalNote, readers: list[int]) -> None:
+    """The note's readers as written; a shared note is announced to them (an event)."""
+    await _set_readers(session, note, readers)
     if note.sharing == "private":
         return
     await append_event(
@@ -268,12 +258,5 @@ async def readable(session: AsyncSession, viewer: Viewer, campaign_id: int) -> l
         )
     ).all()
     own = [n.id for n in rows if n.author_id == viewer.user_id or may_edit(n, viewer)]
-    readers: dict[int, list[int]] = {}
-    if own:
-        for note_id, user_id in await session.execute(
-            select(JournalReader.note_id, JournalReader.user_id)
-            .where(JournalReader.note_id.in_(own))
-            .order_by(JournalReader.user_id)
-        ):
-            readers.setdefault(note_id, []).append(user_id)
+    readers = await listed_users(session, JournalReader.note_id, JournalReader.user_id, own)
     return [NoteView(n, readers.get(n.id, [])) for n in rows]

@@ -4,6 +4,7 @@ unread badge for the campaign page, the handouts page."""
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
@@ -443,6 +444,25 @@ async def _knowledge_page(
     return page(request, "talk/knowledge.html", context, status_code=status_code)
 
 
+async def _card_form(
+    request: Request,
+    session: AsyncSession,
+    user: User,
+    ids: tuple[int, int],
+    change: Callable[[], Awaitable[object]],
+) -> Response:
+    """A monster card's form: ``change`` in a savepoint, then back to the cards; a refusal
+    shows at the card (422)."""
+    campaign_id, entry_id = ids
+    try:
+        async with attempt(session):
+            await change()
+    except ValidationFailed as exc:
+        extra = {"card_errors": {entry_id: "; ".join(exc.fields.values())}}
+        return await _knowledge_page(request, session, user, campaign_id, extra, 422)
+    return redirect(request, f"/campaigns/{campaign_id}/knowledge")
+
+
 @router.get("/campaigns/{campaign_id}/knowledge", response_class=HTMLResponse)
 async def knowledge_page(
     request: Request,
@@ -509,13 +529,10 @@ async def reveal_facts(
     audience: knowledge.Audience = (
         "party" if "party" in chosen else [int(t) if t.isdigit() else 0 for t in chosen]
     )
-    try:
-        async with attempt(session):
-            await knowledge.reveal(session, user, campaign_id, entry_id, facts or [], audience)
-    except ValidationFailed as exc:
-        extra = {"card_errors": {entry_id: "; ".join(exc.fields.values())}}
-        return await _knowledge_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/knowledge")
+    return await _card_form(
+        request, session, user, (campaign_id, entry_id),
+        lambda: knowledge.reveal(session, user, campaign_id, entry_id, facts or [], audience),
+    )  # fmt: skip
 
 
 @router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/facts/{fact_id}/confirm")
@@ -529,10 +546,7 @@ async def confirm_fact(
     text: Annotated[str, Form()] = "",
     version: Annotated[int | None, Form(ge=0, le=MAX_ROW_ID)] = None,
 ) -> Response:
-    try:
-        async with attempt(session):
-            await knowledge.confirm(session, user, campaign_id, entry_id, fact_id, text, version)
-    except ValidationFailed as exc:
-        extra = {"card_errors": {entry_id: "; ".join(exc.fields.values())}}
-        return await _knowledge_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/knowledge")
+    return await _card_form(
+        request, session, user, (campaign_id, entry_id),
+        lambda: knowledge.confirm(session, user, campaign_id, entry_id, fact_id, text, version),
+    )  # fmt: skip

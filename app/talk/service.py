@@ -23,6 +23,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from app import limits
 from app.accounts.models import User
 from app.accounts.service import login_key
+from app.campaigns import service as campaigns
 from app.campaigns.models import Membership
 from app.campaigns.permissions import Action, allowed, authorize_viewer
 from app.characters.models import Character
@@ -38,6 +39,7 @@ from app.rolls import service as rolls
 from app.rules.dice import Roller
 from app.talk.events import ChatMessageDeleted, ChatMessageEdited, ChatMessagePosted
 from app.talk.models import ChatMessage, ChatRead, ChatRecipient
+from app.talk.readers import listed_users
 
 #: A message's text, in characters (a 100 kB paste is refused at the field).
 TEXT_MAX = 2000
@@ -263,16 +265,7 @@ async def _recipients(
         return [], _("Choose whom to whisper to.")
     if len(unique) > RECIPIENTS_MAX:
         return [], _("At most %(max)d recipients.", max=RECIPIENTS_MAX)
-    members = set(
-        (
-            await session.scalars(
-                select(Membership.user_id).where(
-                    Membership.campaign_id == campaign_id, Membership.user_id.in_(unique)
-                )
-            )
-        ).all()
-    )
-    if members != set(unique):
+    if not await campaigns.all_members(session, campaign_id, unique):
         return [], _("Whisper only to members of this campaign.")
     return unique, None
 
@@ -497,16 +490,7 @@ async def messages_by_id(
 
 
 async def recipients_of(session: AsyncSession, ids: Sequence[int]) -> dict[int, list[int]]:
-    out: dict[int, list[int]] = {}
-    if not ids:
-        return out
-    for message_id, user_id in await session.execute(
-        select(ChatRecipient.message_id, ChatRecipient.user_id)
-        .where(ChatRecipient.message_id.in_(ids))
-        .order_by(ChatRecipient.user_id)
-    ):
-        out.setdefault(message_id, []).append(user_id)
-    return out
+    return await listed_users(session, ChatRecipient.message_id, ChatRecipient.user_id, ids)
 
 
 async def unread(session: AsyncSession, viewer: Viewer, campaign_id: int) -> int:

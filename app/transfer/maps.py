@@ -26,7 +26,7 @@ from app.errors import ValidationFailed
 from app.i18n import _
 from app.maps.models import Scene, SceneBackground, Token, TokenPortrait
 from app.transfer.refs import IdMaps
-from app.transfer.talk import ImageDoc
+from app.transfer.talk import ImageDoc, image_document
 
 #: A cell light's radius in cells (``app.maps.light``).
 LightRadius = Annotated[int, Field(ge=1, le=limits.LIGHT_RADIUS_MAX)]
@@ -152,18 +152,6 @@ def number(rows: _Rows, maps: IdMaps) -> None:
     maps.by_kind["token"] = {t.id: ref for ref, t in enumerate(rows.tokens, start=1)}
 
 
-def _image(image: SceneBackground | TokenPortrait | None) -> dict[str, Any] | None:
-    if image is None:
-        return None
-    return {
-        "mime": image.mime,
-        "width": image.width,
-        "height": image.height,
-        "etag": image.etag,
-        "data": base64.b64encode(image.data).decode(),
-    }
-
-
 def _token(t: Token, maps: IdMaps, portrait: TokenPortrait | None) -> dict[str, Any]:
     return {
         "ref": maps.id("token", t.id),
@@ -171,7 +159,7 @@ def _token(t: Token, maps: IdMaps, portrait: TokenPortrait | None) -> dict[str, 
         "character": maps.id("character", t.character_id),
         "label": t.label, "colour": t.colour, "size": t.size, "hidden": t.hidden,
         "x": t.x, "y": t.y, "light": t.light,
-        "portrait": _image(portrait),
+        "portrait": image_document(portrait),
     }  # fmt: skip
 
 
@@ -197,7 +185,7 @@ def export(rows: _Rows, maps: IdMaps) -> list[dict[str, Any]]:
             "dark": s.dark,
             "lights": s.lights,
             "created_at": s.created_at.isoformat(),
-            "background": _image(rows.images.get(s.id)),
+            "background": image_document(rows.images.get(s.id)),
             "tokens": [
                 _token(t, maps, rows.portraits.get(t.id)) for t in rows.tokens if t.scene_id == s.id
             ],

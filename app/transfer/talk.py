@@ -25,6 +25,7 @@ from app.events.audience import Audience
 from app.events.models import CampaignEvent
 from app.knowledge.models import KnownFact
 from app.limits import INT_MAX, Int32
+from app.maps.models import SceneBackground, TokenPortrait
 from app.talk.models import (
     ChatMessage,
     ChatRead,
@@ -83,6 +84,21 @@ class ImageDoc(_Doc):
         except (binascii.Error, ValueError):
             raise ValueError("not base64") from None
         return value
+
+
+def image_document(
+    image: HandoutImage | SceneBackground | TokenPortrait | None,
+) -> dict[str, Any] | None:
+    """A stored image as a document carries it (``ImageDoc``); ``None``: no image."""
+    if image is None:
+        return None
+    return {
+        "mime": image.mime,
+        "width": image.width,
+        "height": image.height,
+        "etag": image.etag,
+        "data": base64.b64encode(image.data).decode(),
+    }
 
 
 class HandoutDoc(_Doc):
@@ -270,15 +286,7 @@ def _handout(h: Handout, rows: _Rows, maps: IdMaps) -> dict[str, Any]:
         "shown_seq": h.shown_seq,
         "created_at": h.created_at.isoformat(),
         "readers": _users(maps, rows.handout_readers.get(h.id, [])),
-        "image": None
-        if image is None
-        else {
-            "mime": image.mime,
-            "width": image.width,
-            "height": image.height,
-            "etag": image.etag,
-            "data": base64.b64encode(image.data).decode(),
-        },
+        "image": image_document(image),
     }
 
 

@@ -32,7 +32,7 @@ from app.rules.ds4.combat import AttackKind, Condition, Fighter, attack
 from app.rules.ds4.equipment import Weapon
 from app.rules.ds4.forecast import forecast_attack
 from app.rules.ds4.initiative import InitiativeCombatant, roll_initiative
-from app.rules.odds import FightOutcome, RiskResult, run_trials
+from app.rules.odds import DamageOdds, FightOutcome, RiskResult, damage_odds, run_trials
 
 #: A fight still running after this many rounds is counted as ended there.
 MAX_ROUNDS = 30
@@ -54,30 +54,22 @@ def best_attack(fighter: Fighter) -> AttackKind:
     return max(AttackKind, key=lambda k: (fighter.attack_value(k), -list(AttackKind).index(k)))
 
 
-#: (damage tail, expected damage): ``tail[d]`` is the chance of at least ``d`` damage.
-_Odds = tuple[tuple[float, ...], float]
-
-
 class _Chances:
     """The exact damage odds of each attacker against each target, computed once per fight
     series (they depend only on the values and on whether the target lies prone)."""
 
     def __init__(self, combatants: Mapping[str, Combatant]) -> None:
         self._by_id = combatants
-        self._cache: dict[tuple[str, str, bool], _Odds] = {}
+        self._cache: dict[tuple[str, str, bool], DamageOdds] = {}
 
-    def odds(self, attacker: Fighter, target: Fighter) -> _Odds:
+    def odds(self, attacker: Fighter, target: Fighter) -> DamageOdds:
         key = (attacker.id, target.id, target.prone)
         found = self._cache.get(key)
         if found is None:
             me = self._by_id[attacker.id]
             healthy = replace(target, lebenskraft=1, can_defend=True)
             dist = forecast_attack(attacker, healthy, me.weapon, me.kind).damage
-            top = max(dist)
-            tail = [0.0] * (top + 2)
-            for d in range(top, -1, -1):
-                tail[d] = tail[d + 1] + float(dist.get(d, 0))
-            found = (tuple(tail), sum(float(d * p) for d, p in dist.items()))
+            found = damage_odds(dist)
             self._cache[key] = found
         return found
 

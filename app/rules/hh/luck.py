@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, get_args
 
 from app.rules.dice import Roller
 from app.rules.hh.life import Outcome, remove_condition
@@ -30,18 +30,8 @@ SpendOption = Literal[
 ]
 BurnOption = Literal["auto_volltreffer", "avoid_death"]
 
-SPEND_OPTIONS: tuple[SpendOption, ...] = (
-    "bonus",
-    "cancel_penalty",
-    "reroll",
-    "negate_patzer",
-    "extra_action",
-    "extra_reaction",
-    "halve_damage",
-    "remove_condition",
-    "stay_on_feet",
-)
-BURN_OPTIONS: tuple[BurnOption, ...] = ("auto_volltreffer", "avoid_death")
+SPEND_OPTIONS: tuple[SpendOption, ...] = get_args(SpendOption)
+BURN_OPTIONS: tuple[BurnOption, ...] = get_args(BurnOption)
 #: Options that must be declared before the Probe is rolled.
 BEFORE_ROLL: frozenset[str] = frozenset({"bonus", "cancel_penalty", "auto_volltreffer"})
 #: German names for display.

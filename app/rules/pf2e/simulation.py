@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from app.rules.dice import Roller
 from app.rules.expression import Expression
-from app.rules.odds import FightOutcome, RiskResult, run_trials
+from app.rules.odds import DamageOdds, FightOutcome, RiskResult, damage_odds, run_trials
 from app.rules.pf2e.attacks import strike
 from app.rules.pf2e.conditions import Dying, damaged_while_dying, knocked_out, recovery_check
 from app.rules.pf2e.forecast import forecast_strike
@@ -85,19 +85,15 @@ class Combatant:
     dying: int = 0
 
 
-#: (damage tail, expected damage): ``tail[d]`` is the chance of at least ``d`` damage.
-_Odds = tuple[tuple[float, ...], float]
-
-
 class _Chances:
     """The exact damage odds of each Strike (with its MAP) against each target, computed
     once for all fights (they depend only on the values)."""
 
     def __init__(self, combatants: Mapping[str, Combatant]) -> None:
         self._by_id = combatants
-        self._cache: dict[tuple[str, int, int, str], _Odds] = {}
+        self._cache: dict[tuple[str, int, int, str], DamageOdds] = {}
 
-    def odds(self, attacker: str, index: int, number: int, target: str) -> _Odds:
+    def odds(self, attacker: str, index: int, number: int, target: str) -> DamageOdds:
         key = (attacker, index, number, target)
         found = self._cache.get(key)
         if found is None:
@@ -107,11 +103,7 @@ class _Chances:
                 target_dies_at_zero=True, attack_number=number, agile=s.agile,
                 extra=s.extra, damage_bonuses=s.damage_bonuses,
             ).damage  # fmt: skip
-            top = max(dist)
-            tail = [0.0] * (top + 2)
-            for d in range(top, -1, -1):
-                tail[d] = tail[d + 1] + float(dist.get(d, 0))
-            found = (tuple(tail), sum(float(d * p) for d, p in dist.items()))
+            found = damage_odds(dist)
             self._cache[key] = found
         return found
 
