@@ -149,3 +149,47 @@ def test_no_import_is_kept_for_its_side_effect() -> None:
         if re.search(r"noqa:[^#]*\bF401\b", line)
     ]
     assert not kept, kept
+
+
+#: The registries ``app.wiring`` fills: empty while the modules are imported.
+FILLED_BY_WIRING = {"SYSTEMS", "OPTIONS", "STATBLOCKS"}
+
+
+def _module_level_reads(tree: ast.Module) -> list[tuple[int, str]]:
+    """Names of :data:`FILLED_BY_WIRING` that module-level code (outside functions) reads."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if isinstance(node, ast.AnnAssign | ast.Assign) and isinstance(node.value, ast.Dict):
+            continue  # the registry's own (empty) definition
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in FILLED_BY_WIRING:
+                found.append((node.lineno, n.id))
+            elif isinstance(n, ast.Attribute) and n.attr in FILLED_BY_WIRING:
+                found.append((node.lineno, n.attr))
+    return found
+
+
+def test_no_module_reads_a_registry_when_imported() -> None:
+    """A registry read at import time is empty (the wiring fills it later): the English
+    combat page once showed «tot» for a condition whose msgid a module-level dict missed."""
+    reads = {
+        f"{path.relative_to(APP).as_posix()}:{line} {name}"
+        for path in sorted(APP.rglob("*.py"))
+        if path.name != "wiring.py"
+        for line, name in _module_level_reads(ast.parse(path.read_text(encoding="utf-8")))
+    }
+    assert not reads, reads
+
+
+def test_a_condition_without_a_rule_term_is_shown_in_the_readers_language() -> None:
+    from app.encounters.views import condition_label
+    from app.i18n import set_locale
+
+    set_locale("en")
+    try:
+        assert condition_label("tot") == "dead"
+        assert condition_label("Waffe fallen gelassen") != "Waffe fallen gelassen"
+    finally:
+        set_locale("de")

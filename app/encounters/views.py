@@ -323,13 +323,16 @@ def _focus(data: dict[str, Any]) -> dict[str, Any] | None:
     return {"points": held["points"], "spell": name or held["spell"]}
 
 
-#: Every system's condition keys that are no rule term, with their msgids.
-CONDITION_NAMES = {
-    k: v
-    for rules in SYSTEMS.values()
-    if (conditions := capability(rules, Conditions)) is not None
-    for k, v in conditions.condition_names.items()
-}
+def _condition_msgid(key: str) -> str | None:
+    """The msgid of a condition key that is no rule term, in any system (the registry is
+    filled by ``app.wiring``, so it is read when asked, not when this module is imported)."""
+    for rules in SYSTEMS.values():
+        conditions = capability(rules, Conditions)
+        if conditions is not None and key in conditions.condition_names:
+            return conditions.condition_names[key]
+    return None
+
+
 #: How older events wrote PF2e's persistent damage (``anhaltend 1W6 Feuer``).
 _OLD_PERSISTENT = "anhaltend "
 
@@ -337,8 +340,8 @@ _OLD_PERSISTENT = "anhaltend "
 def condition_label(key: str) -> str:
     """A condition in the reader's language: its msgid if it has one, else the rule term (or
     the GM's value) it is; the key stays the form's value."""
-    if key in CONDITION_NAMES:
-        return gettext(CONDITION_NAMES[key])
+    if (msgid := _condition_msgid(key)) is not None:
+        return gettext(msgid)
     if key.startswith(_OLD_PERSISTENT):
         return "anhaltender Schaden " + key.removeprefix(_OLD_PERSISTENT)
     return key
