@@ -37,6 +37,7 @@ from app.encounters.systems.protocol import (
     Forecast,
     MapAttack,
     RangeNote,
+    Settings,
     Spent,
     Unknown,
     unavailable,
@@ -65,7 +66,7 @@ KINDS = {"schlagen": ds4.AttackKind.SCHLAGEN, "schiessen": ds4.AttackKind.SCHIES
 
 
 def new_figure(
-    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: dict[str, Any]
+    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: Settings
 ) -> dict[str, Any]:
     return {
         "id": pid,
@@ -158,7 +159,7 @@ def _order(state: State, roller: Roller, report: Report) -> None:
     report.order_changed = True
 
 
-def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def start(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     state["round"] = 1
     state["turn"] = 0
     surprise = settings.get("surprise") or None
@@ -185,7 +186,7 @@ def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     _order(state, roller, report)
 
 
-def advance(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def advance(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     state["turn"] += 1
     reset_turn_actions(state)
     report.turn_changed = True
@@ -305,7 +306,7 @@ def forecast(
     attacker_id: str,
     target_id: str,
     params: dict[str, Any],
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     unknown: Unknown,
     defends: bool | None,
@@ -323,7 +324,7 @@ def forecast(
 
 def simulate(
     figures: list[dict[str, Any]],
-    settings: dict[str, Any],
+    settings: Settings,
     roller: Roller,
     trials: int,
     should_stop: Callable[[], bool],
@@ -353,7 +354,7 @@ def attack(
     params: dict[str, Any],
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     target_owner: int | None,
 ) -> None:
@@ -391,7 +392,7 @@ def area(
     source: AreaSource,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """An area attack of ``actor`` (docs/rules/ds4.md, «Areas»: the seed has no area rule):
     each figure in it is attacked as by a single attack (its own attack roll) and defends
@@ -457,14 +458,12 @@ def _check_text(label: str, roll: ds4.CheckRoll) -> str:
     return f"{label} PW {roll.pw}: W20 {faces} → {outcome}"
 
 
-def respond(
-    state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
-) -> None:
+def respond(state: State, choice: str, roller: Roller, report: Report, settings: Settings) -> None:
     raise CombatError(N_("Nothing is waiting for an answer."))
 
 
 def add_condition(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings,
     *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
     if key not in CONDITIONS:
@@ -489,7 +488,7 @@ def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
 
 def adjust(
     state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:  # fmt: skip
     f = ds4_figure(state, pid)
     f["lk"] = min(int(f["lk_max"]), int(f["lk"]) + delta) if delta > 0 else int(f["lk"]) + delta
@@ -538,7 +537,7 @@ def check(
 
 
 def shake_off(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings
 ) -> None:
     """Aufstehen or picking up the dropped weapon: the figure's Aktion of this turn."""
     f = ds4_figure(state, pid)
@@ -616,7 +615,7 @@ class Ds4Rules(Common):
     metric = Metric("alternate", "m", Fraction(1))
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+        self, data: dict[str, Any], stats: dict[str, Any], settings: Settings
     ) -> int:
         """Laufen in whole metres (cells); a negative Laufen counts as 0."""
         return int(ds4.reach(float(stats.get("laufen", 0) or 0)).laufen)

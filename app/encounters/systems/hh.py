@@ -53,6 +53,7 @@ from app.encounters.systems.protocol import (
     MoveReaction,
     Offers,
     RangeNote,
+    Settings,
     Spent,
     Unknown,
     unavailable,
@@ -92,7 +93,7 @@ DEFAULT_TIMEOUT = 120
 
 
 def new_figure(
-    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: dict[str, Any]
+    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: Settings
 ) -> dict[str, Any]:
     skills: dict[str, int] = {
         str(k): int(v) for k, v in dict(stats.get("skills", {})).items() if isinstance(v, int)
@@ -251,7 +252,7 @@ def build_order(state: State) -> None:
     ]
 
 
-def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def start(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     state["round"] = 1
     state["turn"] = 0
     state["gm_order"] = list(state["figures"])
@@ -355,7 +356,7 @@ def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     report.order_changed = True
 
 
-def advance(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def advance(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     state["turn"] += 1
     reset_turn_actions(state)
     _skip_unable(state)
@@ -468,7 +469,7 @@ def forecast(
     attacker_id: str,
     target_id: str,
     params: dict[str, Any],
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     unknown: Unknown,
     defends: bool | None,
@@ -487,7 +488,7 @@ def forecast(
 
 def simulate(
     figures: list[dict[str, Any]],
-    settings: dict[str, Any],
+    settings: Settings,
     roller: Roller,
     trials: int,
     should_stop: Callable[[], bool],
@@ -508,7 +509,7 @@ def attack(
     params: dict[str, Any],
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     target_owner: int | None,
 ) -> None:
@@ -591,9 +592,7 @@ class _Recorder:
 HIT_CHOICES = ("accept", "halve", "reroll_defence")
 
 
-def respond(
-    state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
-) -> None:
+def respond(state: State, choice: str, roller: Roller, report: Report, settings: Settings) -> None:
     """The target's answer: to an attack ``defend``, ``defend_luck`` (1 GP: +4) or ``none``;
     to a hit ``accept``, ``halve`` (1 GP: Treffer entgehen) or ``reroll_defence`` (1 GP)."""
     pending = state.get("pending")
@@ -655,7 +654,7 @@ def _answer_hit(
     choice: str,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """Treffer entgehen: the hit is booked with the same dice, its damage halved for 1 GP;
     or the defence is rolled again for 1 GP (the better one counts, hh.md §4) and the
@@ -709,7 +708,7 @@ def _offer_luck(
     asked: bool,
     faces: list[int],
     defence_given: bool,
-    settings: dict[str, Any],
+    settings: Settings,
     covering: str,
 ) -> None:
     """The hit waits: its target may spend Glück before the damage is booked."""
@@ -743,7 +742,7 @@ def _resolve(
     asked: bool,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     defence: ProbeResult | None = None,
     offer: bool = True,
@@ -811,7 +810,7 @@ def area(
     source: AreaSource,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """An area of ``actor``: a Flächenangriff (``attack``) or a Flächenzauber (``spell``)."""
     if source.kind == "spell":
@@ -829,7 +828,7 @@ def _area_attack(
     source: AreaSource,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """A Flächenangriff of ``actor``: one attack Probe with its weapon, then each figure in
     the area may defend with Unbeugsamkeit (a Reaktion), one after the other; half and
@@ -873,9 +872,7 @@ def _area_attack(
     _next_area_target(state, roller, report, settings)
 
 
-def _next_area_target(
-    state: State, roller: Roller, report: Report, settings: dict[str, Any]
-) -> None:
+def _next_area_target(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     """Resolve the area's next targets until one may answer (its defence prompt, on its
     player's device or the GM's) or none is left."""
     area = state.get(AREA_QUEUE)
@@ -983,7 +980,7 @@ def _area_spell(
     source: AreaSource,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """A Flächenzauber of ``actor`` (docs/rules/hh.md «Flächeneffekte»): the Wirkprobe as a
     single-target cast's (focus, Güteklasse, the distance to the area's origin), then each
@@ -1038,7 +1035,7 @@ def _answer_spell(
     choice: str,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """A figure in a Flächenzauber's area answers: Unbeugsamkeit, with 1 GP +4, or none."""
     target_id = str(pending["target"])
@@ -1066,7 +1063,7 @@ def _resolve_spell(
     modifier: int,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """One figure in a Flächenzauber's area: the engine's ``area_spell_hit``, its log line
     (about the caster and that figure) and the interruption of a focus it held."""
@@ -1109,7 +1106,7 @@ def burst(
     params: dict[str, Any],
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """«Arkane Explosion» on the board (issue 27): every figure in the circle, the caster
     included, takes the one roll less its own RS (``magic.explosion_damage``); the caster's
@@ -1187,7 +1184,7 @@ def maneuver(
     key: str,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     if key not in hh.MANEUVERS:
         raise CombatError(N_("Unknown Kampfmanöver."))
@@ -1231,7 +1228,7 @@ def _probe_text(target: Breakdown | None, probe: hh.ProbeResult) -> str:
 
 
 def morale(
-    state: State, pid: str, skill: str, roller: Roller, report: Report, settings: dict[str, Any]
+    state: State, pid: str, skill: str, roller: Roller, report: Report, settings: Settings
 ) -> None:
     fig = _get(state, pid)
     try:
@@ -1251,7 +1248,7 @@ def morale(
 
 
 def shake_off(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings
 ) -> None:
     fig = _get(state, pid)
     _take_handlung(state, pid)
@@ -1273,7 +1270,7 @@ def shake_off(
 
 
 def add_condition(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings,
     *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
     if key not in CONDITIONS:
@@ -1303,7 +1300,7 @@ def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
 
 def adjust(
     state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:  # fmt: skip
     fig = _get(state, pid)
     if delta < 0:
@@ -1325,7 +1322,7 @@ def adjust(
 
 def fall(
     state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:  # fmt: skip
     """A fall the GM declares; damage on a focusing figure interrupts it like a hit's."""
     before, after = hh_checks.fall(state, pid, height, modifier, roller, report, settings)
@@ -1334,7 +1331,7 @@ def fall(
 
 def stabilise(
     state: State, pid: str, target_id: str, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:  # fmt: skip
     """Handlung + Heilkunde on a dying figure (hh.md §7, ``app.rules.hh.life.stabilise``)."""
     healer, dying = _get(state, pid), _get(state, target_id)
@@ -1487,7 +1484,7 @@ def _interrupt(
     after: Figure,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """A focusing figure took damage or a condition: Kontrollprobe, Kontrollverlust on failure.
 
@@ -1603,7 +1600,7 @@ def cast(
     params: dict[str, Any],
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """Zauber wirken: the rules are :func:`magic.resolve_cast`'s; here the state is mapped
     to the engine and back, and the log line written. The focus is spent in any case."""
@@ -1699,7 +1696,7 @@ class HhRules(Common):
     metric = Metric("one", "Schritt", Fraction(1))
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+        self, data: dict[str, Any], stats: dict[str, Any], settings: Settings
     ) -> int:
         """Bewegung per Handlung, halved when «eingeschränkt» (the engine's rule)."""
         return hh.figure_movement(to_figure(data), options(settings))

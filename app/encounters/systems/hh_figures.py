@@ -11,6 +11,7 @@ from typing import Any, TypedDict, cast
 
 from app.encounters.combat import Detail, Report, State, detail, figure
 from app.encounters.state import FigureData
+from app.encounters.systems.protocol import Settings
 from app.i18n import N_
 from app.rules import hh
 from app.rules.hh.damage import DamageKind
@@ -135,7 +136,7 @@ def put(state: State, fig: Figure, report: Report | None = None) -> None:
         report.changed.add(fig.id)
 
 
-def options(settings: dict[str, Any]) -> hh.RuleOptions:
+def options(settings: Settings) -> hh.RuleOptions:
     return hh.RuleOptions.from_mapping(
         {k: settings.get(k) for k in ("movement", "condition_escalation", "focus_qs")}
     )

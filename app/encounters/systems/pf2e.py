@@ -45,6 +45,7 @@ from app.encounters.systems.protocol import (
     MapAttack,
     Offers,
     RangeNote,
+    Settings,
     Spent,
     Unknown,
     spent_by_budget,
@@ -94,7 +95,7 @@ CONDITION_NAMES = MappingProxyType({DEAD: N_("dead")})
 
 
 def new_figure(
-    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: dict[str, Any]
+    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: Settings
 ) -> dict[str, Any]:
     return {
         "id": pid,
@@ -241,7 +242,7 @@ def _stat(name: str, value: int, data: PF2eFigureData) -> Statistic:
     return Statistic(name, (Modifier("Werteblock", "untyped", value), *_status_penalties(data)))
 
 
-def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def start(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     state["round"] = 1
     state["turn"] = 0
     combatants = [
@@ -315,7 +316,7 @@ def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     report.order_changed = True
 
 
-def advance(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def advance(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     turn = current_turn(state)
     if turn is not None:
         _end_of_turn(state, str(turn["pid"]), roller, report)
@@ -541,7 +542,7 @@ def forecast(
     attacker_id: str,
     target_id: str,
     params: dict[str, Any],
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     unknown: Unknown,
     defends: bool | None,
@@ -592,7 +593,7 @@ def _sim_figure(f: PF2eFigureData) -> pf2e_simulation.Combatant:
 
 def simulate(
     figures: list[dict[str, Any]],
-    settings: dict[str, Any],
+    settings: Settings,
     roller: Roller,
     trials: int,
     should_stop: Callable[[], bool],
@@ -624,7 +625,7 @@ def attack(
     params: dict[str, Any],
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     target_owner: int | None,
 ) -> None:
@@ -870,7 +871,7 @@ def area(
     source: AreaSource,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """An area with a save (a fireball): each figure in it rolls its save against the DC;
     with ``basic`` the damage (rolled once) by degree (critical success none, success half,
@@ -900,9 +901,7 @@ def area(
     save(state, actor or None, targets, params, roller, report)
 
 
-def respond(
-    state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
-) -> None:
+def respond(state: State, choice: str, roller: Roller, report: Report, settings: Settings) -> None:
     raise CombatError(N_("Nothing is waiting for an answer."))
 
 
@@ -917,7 +916,7 @@ def _persistent(cause: str) -> PersistentDamage:
 
 
 def add_condition(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings,
     *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
     """The GM gives a condition. Anhaltender Schaden of a type the figure already has
@@ -961,7 +960,7 @@ def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
 
 def adjust(
     state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:  # fmt: skip
     """The GM's TP change: damage counts as damage (Sterbend), healing ends Sterbend."""
     f = pf2e_figure(state, pid)
@@ -988,7 +987,7 @@ def adjust(
 
 
 def shake_off(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings
 ) -> None:
     """Würgen (one action): a Zähigkeit save against Kränkelnd's SG lowers its value."""
     f = pf2e_figure(state, pid)
@@ -1168,7 +1167,7 @@ class Pf2eRules(Common):
             return None
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+        self, data: dict[str, Any], stats: dict[str, Any], settings: Settings
     ) -> int:
         """Squares of one Stride: the Speed in metres (``geschwindigkeit``; 7.5 m when the
         stat block has none) over 1.5 m per square."""

@@ -14,10 +14,11 @@ every member («Rule-system capabilities»).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, NotRequired, Protocol, TypedDict, TypeVar, runtime_checkable
+from typing import Any, NotRequired, Protocol, TypedDict, TypeVar, cast, runtime_checkable
 
 from app.core.capability import capability as capability
 from app.encounters.combat import CombatError, Report, State
@@ -26,8 +27,43 @@ from app.rules.dice import Roller
 from app.rules.grid import Cell, Metric
 from app.rules.odds import ActionForecast, BudgetRating, RiskResult
 
-Settings = dict[str, Any]
 T = TypeVar("T")
+
+
+class Settings(TypedDict, total=False):
+    """An encounter's settings (``Encounter.settings``), as the adapters read them: the
+    campaign's rule options when the encounter was made (``app.campaigns.settings``; the
+    battle map passes the campaign's own) and the encounter's ``surprise`` (the side that is
+    surprised, ``""``: none) and ``defence_timeout`` (seconds). Built by :func:`settings_of`."""
+
+    surprise: str
+    defence_timeout: int
+    movement: str
+    condition_escalation: str
+    long_rest_lp: str
+    focus_qs: str
+    npc_drop_at_zero: str
+    secret_checks: str
+    knowledge_to: str
+
+
+_SETTING_TEXTS = (
+    "surprise", "movement", "condition_escalation", "long_rest_lp", "focus_qs",
+    "npc_drop_at_zero", "secret_checks", "knowledge_to",
+)  # fmt: skip
+
+
+def settings_of(stored: Mapping[str, object]) -> Settings:
+    """The :class:`Settings` of a stored JSON mapping: the known keys of their type (a
+    ``defence_timeout`` stored as a number's text is read as the number); others are left
+    out, as the adapters ignore them."""
+    found: dict[str, str] = {k: v for k in _SETTING_TEXTS if isinstance(v := stored.get(k), str)}
+    settings = cast(Settings, found)
+    timeout = stored.get("defence_timeout")
+    if isinstance(timeout, (int, str)) and not isinstance(timeout, bool):
+        with suppress(ValueError):
+            settings["defence_timeout"] = int(timeout)
+    return settings
 
 
 class Offers(TypedDict):
