@@ -24,6 +24,7 @@ from app.encounters.combat import (
     current_turn,
     reset_turn_actions,
 )
+from app.encounters.state import FigureData
 from app.encounters.systems.ds4_figures import (
     DS4FigureData,
     check_value,
@@ -34,6 +35,7 @@ from app.encounters.systems.protocol import (
     AreaSource,
     AttackLine,
     Common,
+    FigureView,
     Forecast,
     MapAttack,
     RangeNote,
@@ -66,8 +68,8 @@ KINDS = {"schlagen": ds4.AttackKind.SCHLAGEN, "schiessen": ds4.AttackKind.SCHIES
 
 
 def new_figure(
-    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: Settings
-) -> dict[str, Any]:
+    pid: str, name: str, side: str, stats: Mapping[str, Any], *, npc: bool, settings: Settings
+) -> FigureData:
     return {
         "id": pid,
         "name": name,
@@ -109,7 +111,7 @@ def _status(data: DS4FigureData) -> tuple[str, str]:
     return "fine", N_("unhurt")
 
 
-def view(data: dict[str, Any]) -> dict[str, Any]:
+def view(data: FigureData) -> FigureView:
     fig = ds4_data(data)
     conditions = ["liegend"] if fig.get("prone") else []
     if fig.get("weapon_dropped"):
@@ -323,7 +325,7 @@ def forecast(
 
 
 def simulate(
-    figures: list[dict[str, Any]],
+    figures: list[FigureData],
     settings: Settings,
     roller: Roller,
     trials: int,
@@ -565,7 +567,7 @@ def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
     return {"lk": int(data["lk"])}
 
 
-def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
+def take_sheet_state(data: FigureData, values: Mapping[str, Any]) -> None:
     """The sheet is the truth for the LK: its current and maximum values replace the figure's."""
     for key in ("lk", "lk_max"):
         if key in values:
@@ -607,7 +609,7 @@ class Ds4Rules(Common):
     take_sheet_state = staticmethod(take_sheet_state)
     spent = staticmethod(spent)
 
-    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
+    def rating(self, figures: list[FigureData]) -> BudgetRating | None:
         """DS4 has no difficulty guideline beside the simulated risk."""
         return None
 
@@ -615,7 +617,7 @@ class Ds4Rules(Common):
     metric = Metric("alternate", "m", Fraction(1))
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: Settings
+        self, data: FigureData, stats: Mapping[str, Any], settings: Settings
     ) -> int:
         """Laufen in whole metres (cells); a negative Laufen counts as 0."""
         return int(ds4.reach(float(stats.get("laufen", 0) or 0)).laufen)

@@ -28,7 +28,7 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.state import PendingDefence, PendingHit, SpecJSON
+from app.encounters.state import FigureData, PendingDefence, PendingHit, SpecJSON
 from app.encounters.systems import hh_checks
 from app.encounters.systems.hh_figures import (
     HHFigureData,
@@ -48,6 +48,7 @@ from app.encounters.systems.protocol import (
     AreaSource,
     AttackLine,
     Common,
+    FigureView,
     Forecast,
     MapAttack,
     MoveReaction,
@@ -93,8 +94,8 @@ DEFAULT_TIMEOUT = 120
 
 
 def new_figure(
-    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: Settings
-) -> dict[str, Any]:
+    pid: str, name: str, side: str, stats: Mapping[str, Any], *, npc: bool, settings: Settings
+) -> FigureData:
     skills: dict[str, int] = {
         str(k): int(v) for k, v in dict(stats.get("skills", {})).items() if isinstance(v, int)
     }
@@ -155,7 +156,7 @@ def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
+def take_sheet_state(data: FigureData, values: Mapping[str, Any]) -> None:
     """The sheet is the truth: its values replace the figure's (the fight keeps only what
     the sheet has no place for: reactions, Zielen, focus, …)."""
     if not values:
@@ -203,7 +204,7 @@ def _status(fig: Figure) -> tuple[str, str]:
     return "fine", N_("unhurt")
 
 
-def view(data: dict[str, Any]) -> dict[str, Any]:
+def view(data: FigureData) -> FigureView:
     fig, own = to_figure(data), hh_data(data)
     extra = [f"Reaktionen {fig.reactions_left}/{hh.reactions(fig.initiative)}"]
     if fig.aim:
@@ -487,7 +488,7 @@ def forecast(
 
 
 def simulate(
-    figures: list[dict[str, Any]],
+    figures: list[FigureData],
     settings: Settings,
     roller: Roller,
     trials: int,
@@ -1683,11 +1684,11 @@ class HhRules(Common):
     luck = staticmethod(luck)
     grant_action = staticmethod(grant_action)
 
-    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
+    def rating(self, figures: list[FigureData]) -> BudgetRating | None:
         """H&H has no difficulty guideline beside the simulated risk."""
         return None
 
-    def offers(self, data: dict[str, Any]) -> Offers:
+    def offers(self, data: FigureData) -> Offers:
         maneuvers = [(k, m.name) for k, m in hh.MANEUVERS.items()]
         return {"strikes": [], "maneuvers": maneuvers, "spells": spells(data)}
 
@@ -1696,7 +1697,7 @@ class HhRules(Common):
     metric = Metric("one", "Schritt", Fraction(1))
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: Settings
+        self, data: FigureData, stats: Mapping[str, Any], settings: Settings
     ) -> int:
         """Bewegung per Handlung, halved when «eingeschränkt» (the engine's rule)."""
         return hh.figure_movement(to_figure(data), options(settings))

@@ -28,7 +28,7 @@ from app.encounters.combat import (
     current_turn,
     reset_turn_actions,
 )
-from app.encounters.state import OrderEntry
+from app.encounters.state import FigureData, OrderEntry
 from app.encounters.systems.pf2e_figures import (
     PersistentDamage,
     PF2eFigureData,
@@ -41,6 +41,7 @@ from app.encounters.systems.protocol import (
     AttackLine,
     Budget,
     Common,
+    FigureView,
     Forecast,
     MapAttack,
     Offers,
@@ -95,8 +96,8 @@ CONDITION_NAMES = MappingProxyType({DEAD: N_("dead")})
 
 
 def new_figure(
-    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: Settings
-) -> dict[str, Any]:
+    pid: str, name: str, side: str, stats: Mapping[str, Any], *, npc: bool, settings: Settings
+) -> FigureData:
     return {
         "id": pid,
         "name": name,
@@ -133,7 +134,7 @@ def _status(data: PF2eFigureData) -> tuple[str, str]:
     return "fine", N_("unhurt")
 
 
-def view(data: dict[str, Any]) -> dict[str, Any]:
+def view(data: FigureData) -> FigureView:
     fig = pf2e_data(data)
     conds = [f"{k} {v}" if k in VALUED else k for k, v in sorted(fig.get("conditions", {}).items())]
     conds += [_persistent_label(p) for p in fig["persistent"]]
@@ -592,7 +593,7 @@ def _sim_figure(f: PF2eFigureData) -> pf2e_simulation.Combatant:
 
 
 def simulate(
-    figures: list[dict[str, Any]],
+    figures: list[FigureData],
     settings: Settings,
     roller: Roller,
     trials: int,
@@ -608,7 +609,7 @@ def simulate(
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
 
 
-def rating(figures: list[dict[str, Any]]) -> BudgetRating | None:
+def rating(figures: list[FigureData]) -> BudgetRating | None:
     """The XP budget (``app.rules.pf2e.budget``): the Abenteurer side is the party, every
     other figure a creature; ``None`` without a party or without levels."""
     party = [f for f in figures if f["side"] == "abenteurer"]
@@ -1054,7 +1055,7 @@ def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
+def take_sheet_state(data: FigureData, values: Mapping[str, Any]) -> None:
     """The sheet is the truth: its HP, Verwundet, Todgeweiht and death replace the figure's
     («sterbend» and the fight's own conditions stay the fight's)."""
     fig = pf2e_data(data)
@@ -1113,7 +1114,7 @@ class Pf2eRules(Common):
     react = staticmethod(react)
     cast_spell = staticmethod(cast_spell)
 
-    def offers(self, data: dict[str, Any]) -> Offers:
+    def offers(self, data: FigureData) -> Offers:
         offers: Offers = {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}
         if data and defeated(pf2e_data(data)):
             # At 0 TP a figure is unconscious: a Sterbend one's turn is its Genesungswurf alone.
@@ -1167,7 +1168,7 @@ class Pf2eRules(Common):
             return None
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: Settings
+        self, data: FigureData, stats: Mapping[str, Any], settings: Settings
     ) -> int:
         """Squares of one Stride: the Speed in metres (``geschwindigkeit``; 7.5 m when the
         stat block has none) over 1.5 m per square."""

@@ -22,6 +22,7 @@ from typing import Any, NotRequired, Protocol, TypedDict, TypeVar, cast, runtime
 
 from app.core.capability import capability as capability
 from app.encounters.combat import CombatError, Report, State
+from app.encounters.state import FigureData
 from app.i18n import N_
 from app.rules.dice import Roller
 from app.rules.grid import Cell, Metric
@@ -64,6 +65,21 @@ def settings_of(stored: Mapping[str, object]) -> Settings:
         with suppress(ValueError):
             settings["defence_timeout"] = int(timeout)
     return settings
+
+
+class FigureView(TypedDict):
+    """A figure for the roster (:meth:`CombatCore.view`): ``status`` (key, label: a msgid or
+    a rule term), ``points`` («12/20 LP»), ``health`` (current, maximum of those points), its
+    ``conditions`` (keys), ``extra`` lines, ``initiative`` (``None``: not rolled) and ``out``
+    (it no longer fights)."""
+
+    status: tuple[str, str]
+    points: str
+    health: tuple[int, int]
+    conditions: list[str]
+    extra: list[str]
+    initiative: int | None
+    out: bool
 
 
 class Offers(TypedDict):
@@ -232,16 +248,14 @@ class CombatCore(Protocol):
         ``gm_tools``, ``manage``, ``prepare``) → template name."""
 
     def new_figure(
-        self, pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool,
+        self, pid: str, name: str, side: str, stats: Mapping[str, Any], *, npc: bool,
         settings: Settings,
-    ) -> dict[str, Any]: ...  # fmt: skip
+    ) -> FigureData: ...  # fmt: skip
 
-    def view(self, data: dict[str, Any]) -> dict[str, Any]:
-        """A figure for the roster: ``status`` (key, label), ``points`` («12/20 LP»),
-        ``health`` (current, maximum of those points), ``conditions``, ``extra``,
-        ``initiative``, ``out``."""
+    def view(self, data: FigureData) -> FigureView:
+        """A figure for the roster (:class:`FigureView`)."""
 
-    def offers(self, data: dict[str, Any]) -> Offers: ...
+    def offers(self, data: FigureData) -> Offers: ...
 
     def start(self, state: State, roller: Roller, report: Report, settings: Settings) -> None: ...
 
@@ -340,13 +354,13 @@ class Foresight(Protocol):
         the target defends (``None``: as it would, with a reaction if one is left)."""
 
     def simulate(
-        self, figures: list[dict[str, Any]], settings: Settings, roller: Roller, trials: int,
+        self, figures: list[FigureData], settings: Settings, roller: Roller, trials: int,
         should_stop: Callable[[], bool],
     ) -> RiskResult:  # fmt: skip
         """Play the fight between ``figures`` (JSON figures) ``trials`` times to its end; the
         risk is the Abenteurer side's. ``should_stop`` ends it early (a time budget)."""
 
-    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
+    def rating(self, figures: list[FigureData]) -> BudgetRating | None:
         """The system's own difficulty guideline for a fight between ``figures`` (PF2e: the
         XP budget), shown beside the simulated risk; ``None`` where the system has none."""
 
@@ -355,11 +369,11 @@ class Foresight(Protocol):
 class SheetSync(Protocol):
     """A player character's values that the fight and the sheet share (one truth, issue 13)."""
 
-    def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
+    def sheet_state(self, data: FigureData) -> Mapping[str, object]:
         """A player character's values the fight changes and the sheet keeps (the keys of
         ``CombatSheet.combat_values``); ``{}``: nothing goes back to the sheet."""
 
-    def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
+    def take_sheet_state(self, data: FigureData, values: Mapping[str, Any]) -> None:
         """Set the figure ``data`` to the sheet's current ``values`` (the sheet is the truth)."""
 
 
@@ -372,7 +386,7 @@ class Tactics(Protocol):
         """How this system measures on the grid: the diagonal rule, the unit of a cell."""
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: Settings
+        self, data: FigureData, stats: Mapping[str, Any], settings: Settings
     ) -> int:
         """Cells the figure (``data``; ``stats`` its stat block) may move with one move:
         H&H its Bewegung per Handlung, DS4 Laufen, PF2e its Speed per Stride."""
@@ -596,5 +610,5 @@ class Common:
     partials: Mapping[str, str] = MappingProxyType({})
     condition_names: Mapping[str, str] = MappingProxyType({})
 
-    def offers(self, data: dict[str, Any]) -> Offers:
+    def offers(self, data: FigureData) -> Offers:
         return {"strikes": [], "maneuvers": [], "spells": []}
