@@ -27,6 +27,7 @@ from app.encounters.combat import (
 from app.encounters.state import FigureData
 from app.encounters.systems.ds4_figures import (
     DS4FigureData,
+    DS4SheetState,
     check_value,
     ds4_data,
     ds4_figure,
@@ -232,7 +233,7 @@ def _weapon(data: DS4FigureData, kind: ds4.AttackKind) -> ds4.Weapon | None:
 
 
 def _attack_inputs(
-    state: State, attacker_id: str, target_id: str, params: dict[str, Any]
+    state: State, attacker_id: str, target_id: str, params: Mapping[str, Any]
 ) -> tuple[ds4.Fighter, ds4.Weapon | None, ds4.AttackKind, ds4.AttackModifiers]:
     """The attacker, weapon, kind and modifiers of an attack; refusals first."""
     if attacker_id == target_id:
@@ -307,7 +308,7 @@ def forecast(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     settings: Settings,
     *,
     unknown: Unknown,
@@ -353,7 +354,7 @@ def attack(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
     settings: Settings,
@@ -561,7 +562,7 @@ def shake_off(
     report.add(msg, name=f["name"])
 
 
-def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
+def sheet_state(data: FigureData) -> DS4SheetState:
     """What the fight writes back to a DS4 sheet: the current LK (unconscious and dead follow
     from them and Körper, on the sheet as in the fight)."""
     return {"lk": int(data["lk"])}

@@ -32,6 +32,8 @@ from app.encounters.state import FigureData, PendingDefence, PendingHit, SpecJSO
 from app.encounters.systems import hh_checks
 from app.encounters.systems.hh_figures import (
     HHFigureData,
+    HHSheetState,
+    HHSpellData,
     describe_changes,
     from_figure,
     hh_data,
@@ -146,13 +148,22 @@ def new_figure(
 SHEET_KEYS = ("lp", "lp_max", "wp", "wp_max", "gp", "gp_max", "rs", "be", "unconscious", "dead")
 
 
-def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
+def sheet_state(data: FigureData) -> HHSheetState:
     """What the fight writes back to the sheet: current resources, Glück, conditions."""
-    out: dict[str, Any] = {
-        k: data[k] for k in ("lp", "wp", "gp", "unconscious", "dead") if k in data
-    }
-    out["glueck"] = int(dict(data.get("skills") or {}).get("Glück", 0))
-    out["conditions"] = [dict(z) for z in data.get("conditions", [])]
+    fig = hh_data(data)
+    out: HHSheetState = {}
+    if "lp" in fig:
+        out["lp"] = fig["lp"]
+    if "wp" in fig:
+        out["wp"] = fig["wp"]
+    if "gp" in fig:
+        out["gp"] = fig["gp"]
+    if "unconscious" in fig:
+        out["unconscious"] = fig["unconscious"]
+    if "dead" in fig:
+        out["dead"] = fig["dead"]
+    out["glueck"] = int(dict(fig.get("skills") or {}).get("Glück", 0))
+    out["conditions"] = [z.copy() for z in fig.get("conditions", [])]
     return out
 
 
@@ -226,7 +237,7 @@ def view(data: FigureData) -> FigureView:
     }
 
 
-def defeated(data: dict[str, Any]) -> bool:
+def defeated(data: FigureData) -> bool:
     fig = to_figure(data)
     return fig.dead or fig.unconscious or fig.has("sterbend")
 
@@ -426,8 +437,8 @@ def _spec_json(spec: hh.AttackSpec, covering: str = "", *, defended: bool = Fals
 
 
 def _living_cover(
-    state: State, attacker: Figure, target: Figure, params: dict[str, Any]
-) -> dict[str, Any]:
+    state: State, attacker: Figure, target: Figure, params: Mapping[str, Any]
+) -> Mapping[str, Any]:
     """A figure between attacker and target is cover of the engine's category (hh.md §6.6:
     the attacker's allies −2, enemies −4, smaller none, larger one stronger)."""
     covering = str(params.get("covering") or "")
@@ -441,7 +452,7 @@ def _living_cover(
 
 
 def _attack_inputs(
-    state: State, attacker_id: str, target_id: str, params: dict[str, Any]
+    state: State, attacker_id: str, target_id: str, params: Mapping[str, Any]
 ) -> tuple[Figure, Figure, hh.AttackSpec, tuple[int, int]]:
     """Both figures, the spec and the attack Probe's (value, modifier); refusals first."""
     if attacker_id == target_id:
@@ -469,7 +480,7 @@ def forecast(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     settings: Settings,
     *,
     unknown: Unknown,
@@ -507,7 +518,7 @@ def attack(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
     settings: Settings,
@@ -955,7 +966,7 @@ AREA_SPELL_FIELDS = {
 }
 
 
-def _area_spell_inputs(data: HHFigureData, source: AreaSource) -> tuple[dict[str, Any], int]:
+def _area_spell_inputs(data: HHFigureData, source: AreaSource) -> tuple[HHSpellData, int]:
     """The Flächenzauber the area's ``source`` names and its modifier, refused at their
     fields: a spell the figure knows whose data marks it ``flaeche``."""
     key = str(source.params.get("spell") or "")
@@ -1104,7 +1115,7 @@ def burst(
     state: State,
     actor: str,
     targets: list[str],
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
     settings: Settings,
@@ -1404,10 +1415,10 @@ def _spell_name(data: HHFigureData, key: str) -> str:
     return next((str(z["name"]) for z in data.get("spells", []) if z.get("key") == key), key)
 
 
-def _spell(data: HHFigureData, key: str) -> dict[str, Any]:
+def _spell(data: HHFigureData, key: str) -> HHSpellData:
     for z in data.get("spells", []):
         if z.get("key") == key:
-            return dict(z)
+            return z.copy()
     raise CombatError(N_("%(name)s does not know this spell."), name=str(data.get("name", "")))
 
 
@@ -1420,9 +1431,9 @@ def _caster(data: HHFigureData, fig: Figure) -> magic.Caster:
     )
 
 
-def spells(data: dict[str, Any]) -> list[dict[str, Any]]:
+def spells(data: FigureData) -> list[HHSpellData]:
     """The figure's spells for the action form."""
-    return [dict(z) for z in data.get("spells", [])]
+    return [z.copy() for z in hh_data(data).get("spells", [])]
 
 
 def focus(state: State, pid: str, key: str, report: Report) -> None:
@@ -1535,7 +1546,7 @@ CAST_REFUSALS = {
 }
 
 
-def _effect(spell: dict[str, Any]) -> magic.SpellEffect:
+def _effect(spell: HHSpellData) -> magic.SpellEffect:
     return magic.SpellEffect(
         name=str(spell["name"]),
         range=int(spell.get("range", 0)),
@@ -1558,7 +1569,7 @@ def _refusal(out: magic.SpellOutcome) -> CombatError:
 
 
 def _cast_details(
-    state: State, spell: dict[str, Any], out: magic.SpellOutcome, report: Report
+    state: State, spell: HHSpellData, out: magic.SpellOutcome, report: Report
 ) -> list[str | Detail]:
     result = out.cast
     assert result is not None and result.wirkprobe is not None
@@ -1598,7 +1609,7 @@ def _cast_headline(out: magic.SpellOutcome) -> str:
 def cast(
     state: State,
     pid: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
     settings: Settings,

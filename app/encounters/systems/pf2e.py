@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from app.encounters.combat import (
     CombatError,
@@ -32,6 +32,8 @@ from app.encounters.state import FigureData, OrderEntry
 from app.encounters.systems.pf2e_figures import (
     PersistentDamage,
     PF2eFigureData,
+    PF2eSheetState,
+    PF2eStrikeData,
     pf2e_data,
     pf2e_figure,
     stat_value,
@@ -477,11 +479,23 @@ def _end_of_turn(state: State, pid: str, roller: Roller, report: Report) -> None
         report.involved.add(pid)
 
 
-def _strength_bonus(strike: dict[str, Any]) -> tuple[Modifier, ...]:
+def _strength_bonus(strike: PF2eStrikeData) -> tuple[Modifier, ...]:
     """A player character's Stärke on Strike damage; bestiary Strikes include it in the dice."""
     delivery = pf2e.Delivery(strike.get("lieferung", pf2e.Delivery.RANGED))
     bonus = pf2e.strength_damage_modifier(int(strike.get("staerke", 0)), delivery)
     return () if bonus is None else (bonus,)
+
+
+class _StrikeOptions(TypedDict):
+    """The Strike's keyword arguments to ``pf2e.strike`` and ``forecast_strike``."""
+
+    attack_number: int
+    agile: bool
+    own_turn: bool
+    distance_m: float | None
+    range_increment_m: float | None
+    extra: list[Modifier]
+    damage_bonuses: tuple[Modifier, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -490,11 +504,11 @@ class _StrikeInputs:
     damage: str
     attack_number: int
     own_turn: bool
-    options: dict[str, Any]
+    options: _StrikeOptions
 
 
 def _strike_inputs(
-    state: State, attacker_id: str, target_id: str, params: dict[str, Any]
+    state: State, attacker_id: str, target_id: str, params: Mapping[str, Any]
 ) -> _StrikeInputs:
     """What a Strike passes to the engine besides the roller, the RK and secrecy."""
     if attacker_id == target_id:
@@ -519,7 +533,7 @@ def _strike_inputs(
             extra.append(Modifier("SL", "circumstance", int(params["modifier"])))
         distance = params.get("distance")
         ranged = bool(strike.get("fernkampf"))
-        options: dict[str, Any] = {
+        options: _StrikeOptions = {
             "attack_number": number,
             "agile": bool(strike.get("agil")),
             "own_turn": own_turn,
@@ -542,7 +556,7 @@ def forecast(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     settings: Settings,
     *,
     unknown: Unknown,
@@ -623,7 +637,7 @@ def attack(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
     settings: Settings,
@@ -693,7 +707,7 @@ def _spell_number(raw: object, field: str, low: int, high: int, default: int | N
     return value
 
 
-def _spell_inputs(caster: PF2eFigureData, params: dict[str, Any]) -> _Spell:
+def _spell_inputs(caster: PF2eFigureData, params: Mapping[str, Any]) -> _Spell:
     known = caster.get("zauberangriff")
     own = int(known) if known is not None else None
     damage = str(params.get("damage") or "").strip()
@@ -728,7 +742,7 @@ def _spell_inputs(caster: PF2eFigureData, params: dict[str, Any]) -> _Spell:
 
 
 def cast_spell(
-    state: State, caster_id: str, params: dict[str, Any], roller: Roller, report: Report
+    state: State, caster_id: str, params: Mapping[str, Any], roller: Roller, report: Report
 ) -> None:
     """A spell of 1–3 actions on one target (``app.rules.pf2e.spells``): a spell attack
     against the RK (the multiple attack penalty counts it) or a save against its DC, with
@@ -803,7 +817,7 @@ def save(
     state: State,
     source_id: str | None,
     target_ids: list[str],
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
 ) -> None:
@@ -1044,13 +1058,14 @@ def check(
 LASTING = {"verwundet": "wounded", "todgeweiht": "doomed"}
 
 
-def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
+def sheet_state(data: FigureData) -> PF2eSheetState:
     """What the fight writes back to a PF2e sheet: HP, Verwundet, Todgeweiht, death."""
     fig = pf2e_data(data)
     conds = fig.get("conditions", {})
     return {
         "hp": int(fig["hp"]),
-        **{field: int(conds.get(key, 0)) for key, field in LASTING.items()},
+        "wounded": int(conds.get("verwundet", 0)),
+        "doomed": int(conds.get("todgeweiht", 0)),
         "dead": bool(fig.get("dead", False)),
     }
 

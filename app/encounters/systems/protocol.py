@@ -85,9 +85,10 @@ class FigureView(TypedDict):
 class Offers(TypedDict):
     """What the acting figure's forms list: PF2e Strikes, H&H Kampfmanöver and spells."""
 
-    strikes: list[dict[str, Any]]
+    #: The system's own entries (PF2e ``PF2eStrikeData``, H&H ``HHSpellData``) for the forms.
+    strikes: Sequence[Mapping[str, object]]
     maneuvers: list[tuple[str, str]]
-    spells: list[dict[str, Any]]
+    spells: Sequence[Mapping[str, object]]
     #: Why the figure cannot act on its turn (a msgid with ``%(name)s``; a PF2e figure
     #: at 0 TP): its turn offers only "End turn".
     helpless: NotRequired[str]
@@ -264,7 +265,7 @@ class CombatCore(Protocol):
     def advance(self, state: State, roller: Roller, report: Report, settings: Settings) -> None: ...
 
     def attack(
-        self, state: State, attacker_id: str, target_id: str, params: dict[str, Any],
+        self, state: State, attacker_id: str, target_id: str, params: Mapping[str, Any],
         roller: Roller, report: Report, settings: Settings, *, target_owner: int | None,
     ) -> None: ...  # fmt: skip
 
@@ -346,7 +347,7 @@ class Foresight(Protocol):
     """Odds before anyone rolls: one attack's forecast, a whole fight's risk (issues 18, 31)."""
 
     def forecast(
-        self, state: State, attacker_id: str, target_id: str, params: dict[str, Any],
+        self, state: State, attacker_id: str, target_id: str, params: Mapping[str, Any],
         settings: Settings, *, unknown: Unknown, defends: bool | None,
     ) -> Forecast:  # fmt: skip
         """The odds of ``attack`` with the same inputs, without rolling or changing
@@ -441,7 +442,7 @@ class Bursts(Protocol):
     """Areas the rules set off by themselves (H&H «Arkane Explosion»)."""
 
     def burst(
-        self, state: State, actor: str, targets: list[str], params: dict[str, Any],
+        self, state: State, actor: str, targets: list[str], params: Mapping[str, Any],
         roller: Roller, report: Report, settings: Settings,
     ) -> None:  # fmt: skip
         """Resolve an area the rules set off around ``actor`` (a
@@ -471,7 +472,7 @@ class Spellcasting(Protocol):
     def focus(self, state: State, pid: str, key: str, report: Report) -> None: ...
 
     def cast(
-        self, state: State, pid: str, params: dict[str, Any], roller: Roller, report: Report,
+        self, state: State, pid: str, params: Mapping[str, Any], roller: Roller, report: Report,
         settings: Settings,
     ) -> None: ...  # fmt: skip
 
@@ -481,7 +482,7 @@ class NamedSpells(Protocol):
     """Spells named by the caster with their cost, no catalogue (PF2e)."""
 
     def cast_spell(
-        self, state: State, caster_id: str, params: dict[str, Any], roller: Roller,
+        self, state: State, caster_id: str, params: Mapping[str, Any], roller: Roller,
         report: Report,
     ) -> None:  # fmt: skip
         """A spell named by the caster, its actions spent, on one target."""
@@ -513,7 +514,7 @@ class Saves(Protocol):
 
     def save(
         self, state: State, source_id: str | None, target_ids: list[str],
-        params: dict[str, Any], roller: Roller, report: Report,
+        params: Mapping[str, Any], roller: Roller, report: Report,
     ) -> None: ...  # fmt: skip
 
 
