@@ -55,7 +55,7 @@ from app.encounters.combat import (
     swap_tied,
 )
 from app.encounters.models import BestiaryEntry, Encounter, Participant
-from app.encounters.state import dump_state, load_state, read_state
+from app.encounters.state import FigureData, dump_state, load_state, read_state
 from app.encounters.systems import system
 from app.encounters.systems.protocol import (
     CountedActions,
@@ -824,10 +824,10 @@ async def _joined(
 
 def participant_figure(
     system_name: str, p: Participant, settings: Settings, owner: int | None = None
-) -> dict[str, Any]:
+) -> FigureData:
     """The JSON figure a participant enters the fight with."""
     stats = statblocks.validate(system_name, p.stats)
-    data: dict[str, Any] = system(system_name).new_figure(
+    data = system(system_name).new_figure(
         str(p.id), p.name, p.side, stats, npc=p.character_id is None, settings=settings
     )
     data["owner"] = owner

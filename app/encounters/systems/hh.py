@@ -18,6 +18,7 @@ from typing import Any, Final
 from app.characters.systems.hh import SKILLS
 from app.encounters.combat import (
     Burst,
+    BurstParams,
     CombatError,
     Detail,
     Displacement,
@@ -1115,7 +1116,7 @@ def burst(
     state: State,
     actor: str,
     targets: list[str],
-    params: Mapping[str, Any],
+    params: BurstParams,
     roller: Roller,
     report: Report,
     settings: Settings,
@@ -1481,7 +1482,7 @@ def _kontrollverlust_details(
         )
         if report.on_board:
             kind = next((h.kind for h in loss.entry.effect.damage if h.target == "area"), "")
-            params = {
+            params: BurstParams = {
                 "faces": list(roll.faces),
                 "kind": kind or "brechend",
                 "name": loss.entry.name,

@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, NotRequired, Protocol, TypedDict, TypeVar, cast, runtime_checkable
 
 from app.core.capability import capability as capability
-from app.encounters.combat import CombatError, Report, State
+from app.encounters.combat import BurstParams, CombatError, Report, State
 from app.encounters.state import FigureData
 from app.i18n import N_
 from app.rules.dice import Roller
@@ -442,7 +442,7 @@ class Bursts(Protocol):
     """Areas the rules set off by themselves (H&H «Arkane Explosion»)."""
 
     def burst(
-        self, state: State, actor: str, targets: list[str], params: Mapping[str, Any],
+        self, state: State, actor: str, targets: list[str], params: BurstParams,
         roller: Roller, report: Report, settings: Settings,
     ) -> None:  # fmt: skip
         """Resolve an area the rules set off around ``actor`` (a
