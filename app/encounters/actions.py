@@ -43,6 +43,7 @@ from app.encounters.systems.protocol import (
     Reactions,
     Recovery,
     Saves,
+    Settings,
     Spellcasting,
     Stunts,
     capability,
@@ -208,8 +209,8 @@ class Turn:
         return current_pid(self.state) or ""
 
     @property
-    def settings(self) -> dict[str, Any]:
-        return self.loaded.encounter.settings
+    def settings(self) -> Settings:
+        return self.loaded.settings
 
 
 Run = Callable[[Turn], None]

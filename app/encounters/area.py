@@ -183,7 +183,7 @@ def op_area(
         "summoner": summoner(loaded, state, actor),
     }
     source = AreaSource(req.source.kind, params)
-    need(core, Areas).area(state, actor, hit, source, roller, report, loaded.encounter.settings)
+    need(core, Areas).area(state, actor, hit, source, roller, report, loaded.settings)
 
 
 def summoner(loaded: service.Loaded, state: State, pid: str) -> str:
@@ -233,7 +233,7 @@ def free_area(
         name = state["figures"][pid]["name"]
         report.add(N_("%(name)s is in the area."), who={pid}, name=name)
         if damage:
-            rules.adjust(state, pid, -damage, _("Area"), roller, report, loaded.encounter.settings)
+            rules.adjust(state, pid, -damage, _("Area"), roller, report, loaded.settings)
 
 
 def roll_damage(expression: str, roller: Roller) -> int:

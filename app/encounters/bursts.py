@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Set
 from fractions import Fraction
-from typing import Any, Final
+from typing import Final
 
 from app.encounters.board import Snapshot
 from app.encounters.combat import Report, State
 from app.encounters.state import AreaRecord
-from app.encounters.systems.protocol import Bursts, CombatCore, Tactics, capability
+from app.encounters.systems.protocol import Bursts, CombatCore, Settings, Tactics, capability
 from app.i18n import N_
 from app.rules import grid as g
 from app.rules.dice import Roller
@@ -53,7 +53,7 @@ def place(
     state: State,
     report: Report,
     roller: Roller,
-    settings: dict[str, Any],
+    settings: Settings,
     hidden: Set[str],
     before_id: object,
 ) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from app.encounters.state import CombatState, FigureData, OrderEntry
 from app.i18n import N_
@@ -105,6 +105,15 @@ class Displacement:
     past: bool = False
 
 
+class BurstParams(TypedDict):
+    """What a :class:`Burst` deals: the ``faces`` of its damage roll, the damage ``kind``
+    and the ``name`` of the effect that set it off."""
+
+    faces: list[int]
+    kind: str
+    name: str
+
+
 @dataclass(frozen=True, slots=True)
 class Burst:
     """An area the rules set off around a figure by themselves (H&H «Arkane Explosion»):
@@ -114,7 +123,7 @@ class Burst:
 
     pid: str
     radius: int
-    params: dict[str, Any]
+    params: BurstParams
 
 
 @dataclass

@@ -82,7 +82,7 @@ async def forecast(
     unknown = await _unknown(session, loaded, req.target_id)
     try:
         return need(system(loaded.campaign.system), Foresight).forecast(
-            state, req.actor_id, req.target_id, req.options, loaded.encounter.settings,
+            state, req.actor_id, req.target_id, req.options, loaded.settings,
             unknown=unknown, defends=defends,
         )  # fmt: skip
     except CombatError as exc:
@@ -188,7 +188,8 @@ async def risk(
         figures = list(enc.state.get("figures", {}).values())
     else:
         figures = [
-            participant_figure(loaded.campaign.system, p, enc.settings) for p in loaded.participants
+            participant_figure(loaded.campaign.system, p, loaded.settings)
+            for p in loaded.participants
         ]
     if len({f["side"] for f in figures}) < 2:
         raise ValidationFailed({"trials": _("The encounter needs two sides to simulate.")})
@@ -197,7 +198,7 @@ async def risk(
     try:
         rules = need(system(loaded.campaign.system), Foresight)
         run = partial(
-            rules.simulate, figures, enc.settings, roller, trials, partial(_past, deadline)
+            rules.simulate, figures, loaded.settings, roller, trials, partial(_past, deadline)
         )
         result = await asyncio.to_thread(run)
     except CombatError as exc:

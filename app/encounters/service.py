@@ -55,14 +55,16 @@ from app.encounters.combat import (
     swap_tied,
 )
 from app.encounters.models import BestiaryEntry, Encounter, Participant
-from app.encounters.state import dump_state, load_state, read_state
+from app.encounters.state import FigureData, dump_state, load_state, read_state
 from app.encounters.systems import system
 from app.encounters.systems.protocol import (
     CountedActions,
+    Settings,
     SheetSync,
     Spellcasting,
     capability,
     need,
+    settings_of,
 )
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import audience, payload
@@ -109,6 +111,11 @@ class Loaded:
     @property
     def hidden(self) -> set[str]:
         return {str(p.id) for p in self.participants if p.hidden}
+
+    @property
+    def settings(self) -> Settings:
+        """The encounter's settings as the rule system reads them."""
+        return settings_of(self.encounter.settings)
 
 
 def combat_error(exc: CombatError) -> ValidationFailed:
@@ -798,7 +805,9 @@ async def _joined(
     sheets = await _sheets(session, added)
     for p in added:
         pid = str(p.id)
-        state["figures"][pid] = participant_figure(loaded.campaign.system, p, enc.settings, owner)
+        state["figures"][pid] = participant_figure(
+            loaded.campaign.system, p, loaded.settings, owner
+        )
         take_sheets(loaded.campaign.system, state, {k: v for k, v in sheets.items() if k == pid})
         report.add(N_("%(name)s joins the fight."), who={pid}, name=p.name)
         try:
@@ -814,11 +823,11 @@ async def _joined(
 
 
 def participant_figure(
-    system_name: str, p: Participant, settings: dict[str, Any], owner: int | None = None
-) -> dict[str, Any]:
+    system_name: str, p: Participant, settings: Settings, owner: int | None = None
+) -> FigureData:
     """The JSON figure a participant enters the fight with."""
     stats = statblocks.validate(system_name, p.stats)
-    data: dict[str, Any] = system(system_name).new_figure(
+    data = system(system_name).new_figure(
         str(p.id), p.name, p.side, stats, npc=p.character_id is None, settings=settings
     )
     data["owner"] = owner
@@ -932,7 +941,7 @@ async def start(
     state = fresh_state(loaded.campaign.system)
     for p in loaded.participants:
         state["figures"][str(p.id)] = participant_figure(
-            loaded.campaign.system, p, enc.settings, owners.get(p.id)
+            loaded.campaign.system, p, loaded.settings, owners.get(p.id)
         )
     take_sheets(loaded.campaign.system, state, loaded.characters)
     report = Report()
@@ -940,7 +949,7 @@ async def start(
     await session.execute(select(Encounter.id).where(Encounter.id == enc.id).with_for_update())
     dice = await roller_for(session, campaign_id, user.id, roller)
     try:
-        system(loaded.campaign.system).start(state, dice, report, enc.settings)
+        system(loaded.campaign.system).start(state, dice, report, loaded.settings)
     except CombatError as exc:
         raise combat_error(exc) from None
     await steps.clear(session, enc.id, loaded.undo_steps)
@@ -1156,7 +1165,7 @@ def op_next(loaded: Loaded, state: State, report: Report, roller: Roller) -> Non
     pid = current_pid(state)
     if not loaded.viewer.is_gm and (pid is None or not owns(loaded, pid)):
         raise CombatError(N_("It is not your turn."))
-    system(loaded.campaign.system).advance(state, roller, report, loaded.encounter.settings)
+    system(loaded.campaign.system).advance(state, roller, report, loaded.settings)
 
 
 def op_attack(
@@ -1190,7 +1199,7 @@ def op_attack(
         params,
         roller,
         report,
-        loaded.encounter.settings,
+        loaded.settings,
         target_owner=owner,
     )
     _reveal_struck(loaded, state, report, bystanders)
@@ -1224,7 +1233,7 @@ def op_cast(
     params = cast_params(loaded.board, rules, report, caster, params, is_gm=loaded.viewer.is_gm)
     if target and _reveal(loaded, report, caster, target):
         report.roster = True
-    need(rules, Spellcasting).cast(state, caster, params, roller, report, loaded.encounter.settings)
+    need(rules, Spellcasting).cast(state, caster, params, roller, report, loaded.settings)
 
 
 def can_answer(loaded: Loaded, state: State) -> str | None:
@@ -1256,7 +1265,7 @@ def op_respond(loaded: Loaded, state: State, report: Report, roller: Roller, cho
         report.add(N_("No answer in time: the default is taken."), who=set())
     elif how == "gm" and pending["owner"] is not None:
         report.add(N_("The GM answers for the defender."), who=set())
-    system(loaded.campaign.system).respond(state, choice, roller, report, loaded.encounter.settings)
+    system(loaded.campaign.system).respond(state, choice, roller, report, loaded.settings)
 
 
 def op_delay(loaded: Loaded, state: State, report: Report) -> None:
@@ -1407,7 +1416,7 @@ def _settle_areas(
         rules = system(loaded.campaign.system)
         try:
             bursts.place(loaded.board, rules, state, report, roller,
-                         loaded.encounter.settings, loaded.hidden, before_id)  # fmt: skip
+                         loaded.settings, loaded.hidden, before_id)  # fmt: skip
         except CombatError as exc:
             raise combat_error(exc) from None
 

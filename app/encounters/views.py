@@ -23,6 +23,7 @@ from app.encounters.systems.protocol import (
     CombatCore,
     Conditions,
     CountedActions,
+    FigureView,
     Spending,
     Spent,
     Tactics,
@@ -65,7 +66,7 @@ class Health:
     out: bool
 
 
-def health_of(view: dict[str, Any], participant: Participant, gm: bool) -> Health:
+def health_of(view: FigureView, participant: Participant, gm: bool) -> Health:
     """``view`` (the system's ``CombatCore.view`` of the figure) cut to what the viewer
     may know of ``participant``."""
     key, label = view["status"]

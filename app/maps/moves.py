@@ -25,6 +25,7 @@ from app.encounters.systems.protocol import (
     Budget,
     CombatCore,
     CountedActions,
+    Settings,
     Tactics,
     Zones,
     capability,
@@ -89,7 +90,7 @@ def map_rules(rules: CombatCore) -> Tactics:
     return found
 
 
-def _allowance(b: Board, rules: CombatCore, settings: dict[str, Any], token: Token) -> int | None:
+def _allowance(b: Board, rules: CombatCore, settings: Settings, token: Token) -> int | None:
     """The cells still allowed in this Handlung or turn (``None``: no fight, no limit): the
     figure's movement less what the fight counts as spent (``combat.movement_spent``)."""
     pid = b.pid(token)
@@ -123,9 +124,7 @@ class Reach:
     cells: tuple[tuple[Cell, int], ...]
 
 
-def reach(
-    b: Board, rules: CombatCore, settings: dict[str, Any], viewer: Viewer, token: Token
-) -> Reach:
+def reach(b: Board, rules: CombatCore, settings: Settings, viewer: Viewer, token: Token) -> Reach:
     """The cells the token can end a move on for the movement left, as :func:`plan_move`
     would allow them: walls, doors and terrain on the true board, a cell free of the tokens
     the viewer sees (an unseen one is not given away); for a player only on cells whose map
@@ -161,7 +160,7 @@ class MoveAsked:
 
 
 def plan_move(
-    b: Board, rules: CombatCore, settings: dict[str, Any], viewer: Viewer, asked: MoveAsked
+    b: Board, rules: CombatCore, settings: Settings, viewer: Viewer, asked: MoveAsked
 ) -> Plan:
     """Check a move (walls, terrain, allowance), then walk it (see the module)."""
     token, to = asked.token, asked.to

@@ -26,7 +26,14 @@ from app.encounters import service as encounters
 from app.encounters.combat import current_pid
 from app.encounters.models import Encounter, Participant
 from app.encounters.systems import system
-from app.encounters.systems.protocol import Budget, CombatCore, CountedActions, Tactics, capability
+from app.encounters.systems.protocol import (
+    Budget,
+    CombatCore,
+    CountedActions,
+    Tactics,
+    capability,
+    settings_of,
+)
 from app.errors import AppError, Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import payload
 from app.events.audience import Audience, gm_only, in_scene, public
@@ -913,7 +920,7 @@ async def token_reach(
     token = await _token(session, opened.scene, token_id)
     b = await board(session, opened)
     _may_move(opened, b, token, False)
-    return moves.reach(b, opened.rules, opened.campaign.settings, opened.viewer, token)
+    return moves.reach(b, opened.rules, settings_of(opened.campaign.settings), opened.viewer, token)
 
 
 async def move_token(
@@ -943,7 +950,9 @@ async def move_token(
         else _route(token, to, via, opened.scene, opened.tactics.metric.diagonal)
     )
     asked = moves.MoveAsked(token, to, path, override)
-    plan = moves.plan_move(b, opened.rules, opened.campaign.settings, opened.viewer, asked)
+    plan = moves.plan_move(
+        b, opened.rules, settings_of(opened.campaign.settings), opened.viewer, asked
+    )
     actions = await _in_fight(session, user, opened, b, token, plan)
     before = b.seen()
     token.x, token.y = plan.end

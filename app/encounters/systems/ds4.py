@@ -24,8 +24,10 @@ from app.encounters.combat import (
     current_turn,
     reset_turn_actions,
 )
+from app.encounters.state import FigureData
 from app.encounters.systems.ds4_figures import (
     DS4FigureData,
+    DS4SheetState,
     check_value,
     ds4_data,
     ds4_figure,
@@ -34,9 +36,11 @@ from app.encounters.systems.protocol import (
     AreaSource,
     AttackLine,
     Common,
+    FigureView,
     Forecast,
     MapAttack,
     RangeNote,
+    Settings,
     Spent,
     Unknown,
     unavailable,
@@ -65,8 +69,8 @@ KINDS = {"schlagen": ds4.AttackKind.SCHLAGEN, "schiessen": ds4.AttackKind.SCHIES
 
 
 def new_figure(
-    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: dict[str, Any]
-) -> dict[str, Any]:
+    pid: str, name: str, side: str, stats: Mapping[str, Any], *, npc: bool, settings: Settings
+) -> FigureData:
     return {
         "id": pid,
         "name": name,
@@ -108,7 +112,7 @@ def _status(data: DS4FigureData) -> tuple[str, str]:
     return "fine", N_("unhurt")
 
 
-def view(data: dict[str, Any]) -> dict[str, Any]:
+def view(data: FigureData) -> FigureView:
     fig = ds4_data(data)
     conditions = ["liegend"] if fig.get("prone") else []
     if fig.get("weapon_dropped"):
@@ -158,7 +162,7 @@ def _order(state: State, roller: Roller, report: Report) -> None:
     report.order_changed = True
 
 
-def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def start(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     state["round"] = 1
     state["turn"] = 0
     surprise = settings.get("surprise") or None
@@ -185,7 +189,7 @@ def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     _order(state, roller, report)
 
 
-def advance(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def advance(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     state["turn"] += 1
     reset_turn_actions(state)
     report.turn_changed = True
@@ -229,7 +233,7 @@ def _weapon(data: DS4FigureData, kind: ds4.AttackKind) -> ds4.Weapon | None:
 
 
 def _attack_inputs(
-    state: State, attacker_id: str, target_id: str, params: dict[str, Any]
+    state: State, attacker_id: str, target_id: str, params: Mapping[str, Any]
 ) -> tuple[ds4.Fighter, ds4.Weapon | None, ds4.AttackKind, ds4.AttackModifiers]:
     """The attacker, weapon, kind and modifiers of an attack; refusals first."""
     if attacker_id == target_id:
@@ -304,8 +308,8 @@ def forecast(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
-    settings: dict[str, Any],
+    params: Mapping[str, Any],
+    settings: Settings,
     *,
     unknown: Unknown,
     defends: bool | None,
@@ -322,8 +326,8 @@ def forecast(
 
 
 def simulate(
-    figures: list[dict[str, Any]],
-    settings: dict[str, Any],
+    figures: list[FigureData],
+    settings: Settings,
     roller: Roller,
     trials: int,
     should_stop: Callable[[], bool],
@@ -350,10 +354,10 @@ def attack(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     target_owner: int | None,
 ) -> None:
@@ -391,7 +395,7 @@ def area(
     source: AreaSource,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """An area attack of ``actor`` (docs/rules/ds4.md, «Areas»: the seed has no area rule):
     each figure in it is attacked as by a single attack (its own attack roll) and defends
@@ -457,14 +461,12 @@ def _check_text(label: str, roll: ds4.CheckRoll) -> str:
     return f"{label} PW {roll.pw}: W20 {faces} → {outcome}"
 
 
-def respond(
-    state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
-) -> None:
+def respond(state: State, choice: str, roller: Roller, report: Report, settings: Settings) -> None:
     raise CombatError(N_("Nothing is waiting for an answer."))
 
 
 def add_condition(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings,
     *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
     if key not in CONDITIONS:
@@ -489,7 +491,7 @@ def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
 
 def adjust(
     state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:  # fmt: skip
     f = ds4_figure(state, pid)
     f["lk"] = min(int(f["lk_max"]), int(f["lk"]) + delta) if delta > 0 else int(f["lk"]) + delta
@@ -538,7 +540,7 @@ def check(
 
 
 def shake_off(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings
 ) -> None:
     """Aufstehen or picking up the dropped weapon: the figure's Aktion of this turn."""
     f = ds4_figure(state, pid)
@@ -560,13 +562,13 @@ def shake_off(
     report.add(msg, name=f["name"])
 
 
-def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
+def sheet_state(data: FigureData) -> DS4SheetState:
     """What the fight writes back to a DS4 sheet: the current LK (unconscious and dead follow
     from them and Körper, on the sheet as in the fight)."""
     return {"lk": int(data["lk"])}
 
 
-def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
+def take_sheet_state(data: FigureData, values: Mapping[str, Any]) -> None:
     """The sheet is the truth for the LK: its current and maximum values replace the figure's."""
     for key in ("lk", "lk_max"):
         if key in values:
@@ -608,7 +610,7 @@ class Ds4Rules(Common):
     take_sheet_state = staticmethod(take_sheet_state)
     spent = staticmethod(spent)
 
-    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
+    def rating(self, figures: list[FigureData]) -> BudgetRating | None:
         """DS4 has no difficulty guideline beside the simulated risk."""
         return None
 
@@ -616,7 +618,7 @@ class Ds4Rules(Common):
     metric = Metric("alternate", "m", Fraction(1))
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+        self, data: FigureData, stats: Mapping[str, Any], settings: Settings
     ) -> int:
         """Laufen in whole metres (cells); a negative Laufen counts as 0."""
         return int(ds4.reach(float(stats.get("laufen", 0) or 0)).laufen)

@@ -50,6 +50,12 @@ class DS4FigureData(TypedDict):
     aura: NotRequired[int]
 
 
+class DS4SheetState(TypedDict):
+    """What a DS4 fight writes back to the sheet (:meth:`SheetSync.sheet_state`): the LK."""
+
+    lk: int
+
+
 def ds4_data(data: FigureData) -> DS4FigureData:
     """A DS4 figure's values from the state (the same object, typed)."""
     return cast(DS4FigureData, data)

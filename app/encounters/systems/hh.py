@@ -18,6 +18,7 @@ from typing import Any, Final
 from app.characters.systems.hh import SKILLS
 from app.encounters.combat import (
     Burst,
+    BurstParams,
     CombatError,
     Detail,
     Displacement,
@@ -28,10 +29,12 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.state import PendingDefence, PendingHit, SpecJSON
+from app.encounters.state import FigureData, PendingDefence, PendingHit, SpecJSON
 from app.encounters.systems import hh_checks
 from app.encounters.systems.hh_figures import (
     HHFigureData,
+    HHSheetState,
+    HHSpellData,
     describe_changes,
     from_figure,
     hh_data,
@@ -48,11 +51,13 @@ from app.encounters.systems.protocol import (
     AreaSource,
     AttackLine,
     Common,
+    FigureView,
     Forecast,
     MapAttack,
     MoveReaction,
     Offers,
     RangeNote,
+    Settings,
     Spent,
     Unknown,
     unavailable,
@@ -92,8 +97,8 @@ DEFAULT_TIMEOUT = 120
 
 
 def new_figure(
-    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: dict[str, Any]
-) -> dict[str, Any]:
+    pid: str, name: str, side: str, stats: Mapping[str, Any], *, npc: bool, settings: Settings
+) -> FigureData:
     skills: dict[str, int] = {
         str(k): int(v) for k, v in dict(stats.get("skills", {})).items() if isinstance(v, int)
     }
@@ -144,17 +149,26 @@ def new_figure(
 SHEET_KEYS = ("lp", "lp_max", "wp", "wp_max", "gp", "gp_max", "rs", "be", "unconscious", "dead")
 
 
-def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
+def sheet_state(data: FigureData) -> HHSheetState:
     """What the fight writes back to the sheet: current resources, Glück, conditions."""
-    out: dict[str, Any] = {
-        k: data[k] for k in ("lp", "wp", "gp", "unconscious", "dead") if k in data
-    }
-    out["glueck"] = int(dict(data.get("skills") or {}).get("Glück", 0))
-    out["conditions"] = [dict(z) for z in data.get("conditions", [])]
+    fig = hh_data(data)
+    out: HHSheetState = {}
+    if "lp" in fig:
+        out["lp"] = fig["lp"]
+    if "wp" in fig:
+        out["wp"] = fig["wp"]
+    if "gp" in fig:
+        out["gp"] = fig["gp"]
+    if "unconscious" in fig:
+        out["unconscious"] = fig["unconscious"]
+    if "dead" in fig:
+        out["dead"] = fig["dead"]
+    out["glueck"] = int(dict(fig.get("skills") or {}).get("Glück", 0))
+    out["conditions"] = [z.copy() for z in fig.get("conditions", [])]
     return out
 
 
-def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
+def take_sheet_state(data: FigureData, values: Mapping[str, Any]) -> None:
     """The sheet is the truth: its values replace the figure's (the fight keeps only what
     the sheet has no place for: reactions, Zielen, focus, …)."""
     if not values:
@@ -202,7 +216,7 @@ def _status(fig: Figure) -> tuple[str, str]:
     return "fine", N_("unhurt")
 
 
-def view(data: dict[str, Any]) -> dict[str, Any]:
+def view(data: FigureData) -> FigureView:
     fig, own = to_figure(data), hh_data(data)
     extra = [f"Reaktionen {fig.reactions_left}/{hh.reactions(fig.initiative)}"]
     if fig.aim:
@@ -224,7 +238,7 @@ def view(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def defeated(data: dict[str, Any]) -> bool:
+def defeated(data: FigureData) -> bool:
     fig = to_figure(data)
     return fig.dead or fig.unconscious or fig.has("sterbend")
 
@@ -251,7 +265,7 @@ def build_order(state: State) -> None:
     ]
 
 
-def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def start(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     state["round"] = 1
     state["turn"] = 0
     state["gm_order"] = list(state["figures"])
@@ -355,7 +369,7 @@ def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     report.order_changed = True
 
 
-def advance(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def advance(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     state["turn"] += 1
     reset_turn_actions(state)
     _skip_unable(state)
@@ -424,8 +438,8 @@ def _spec_json(spec: hh.AttackSpec, covering: str = "", *, defended: bool = Fals
 
 
 def _living_cover(
-    state: State, attacker: Figure, target: Figure, params: dict[str, Any]
-) -> dict[str, Any]:
+    state: State, attacker: Figure, target: Figure, params: Mapping[str, Any]
+) -> Mapping[str, Any]:
     """A figure between attacker and target is cover of the engine's category (hh.md §6.6:
     the attacker's allies −2, enemies −4, smaller none, larger one stronger)."""
     covering = str(params.get("covering") or "")
@@ -439,7 +453,7 @@ def _living_cover(
 
 
 def _attack_inputs(
-    state: State, attacker_id: str, target_id: str, params: dict[str, Any]
+    state: State, attacker_id: str, target_id: str, params: Mapping[str, Any]
 ) -> tuple[Figure, Figure, hh.AttackSpec, tuple[int, int]]:
     """Both figures, the spec and the attack Probe's (value, modifier); refusals first."""
     if attacker_id == target_id:
@@ -467,8 +481,8 @@ def forecast(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
-    settings: dict[str, Any],
+    params: Mapping[str, Any],
+    settings: Settings,
     *,
     unknown: Unknown,
     defends: bool | None,
@@ -486,8 +500,8 @@ def forecast(
 
 
 def simulate(
-    figures: list[dict[str, Any]],
-    settings: dict[str, Any],
+    figures: list[FigureData],
+    settings: Settings,
     roller: Roller,
     trials: int,
     should_stop: Callable[[], bool],
@@ -505,10 +519,10 @@ def attack(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     target_owner: int | None,
 ) -> None:
@@ -591,9 +605,7 @@ class _Recorder:
 HIT_CHOICES = ("accept", "halve", "reroll_defence")
 
 
-def respond(
-    state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
-) -> None:
+def respond(state: State, choice: str, roller: Roller, report: Report, settings: Settings) -> None:
     """The target's answer: to an attack ``defend``, ``defend_luck`` (1 GP: +4) or ``none``;
     to a hit ``accept``, ``halve`` (1 GP: Treffer entgehen) or ``reroll_defence`` (1 GP)."""
     pending = state.get("pending")
@@ -655,7 +667,7 @@ def _answer_hit(
     choice: str,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """Treffer entgehen: the hit is booked with the same dice, its damage halved for 1 GP;
     or the defence is rolled again for 1 GP (the better one counts, hh.md §4) and the
@@ -709,7 +721,7 @@ def _offer_luck(
     asked: bool,
     faces: list[int],
     defence_given: bool,
-    settings: dict[str, Any],
+    settings: Settings,
     covering: str,
 ) -> None:
     """The hit waits: its target may spend Glück before the damage is booked."""
@@ -743,7 +755,7 @@ def _resolve(
     asked: bool,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     defence: ProbeResult | None = None,
     offer: bool = True,
@@ -811,7 +823,7 @@ def area(
     source: AreaSource,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """An area of ``actor``: a Flächenangriff (``attack``) or a Flächenzauber (``spell``)."""
     if source.kind == "spell":
@@ -829,7 +841,7 @@ def _area_attack(
     source: AreaSource,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """A Flächenangriff of ``actor``: one attack Probe with its weapon, then each figure in
     the area may defend with Unbeugsamkeit (a Reaktion), one after the other; half and
@@ -873,9 +885,7 @@ def _area_attack(
     _next_area_target(state, roller, report, settings)
 
 
-def _next_area_target(
-    state: State, roller: Roller, report: Report, settings: dict[str, Any]
-) -> None:
+def _next_area_target(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     """Resolve the area's next targets until one may answer (its defence prompt, on its
     player's device or the GM's) or none is left."""
     area = state.get(AREA_QUEUE)
@@ -957,7 +967,7 @@ AREA_SPELL_FIELDS = {
 }
 
 
-def _area_spell_inputs(data: HHFigureData, source: AreaSource) -> tuple[dict[str, Any], int]:
+def _area_spell_inputs(data: HHFigureData, source: AreaSource) -> tuple[HHSpellData, int]:
     """The Flächenzauber the area's ``source`` names and its modifier, refused at their
     fields: a spell the figure knows whose data marks it ``flaeche``."""
     key = str(source.params.get("spell") or "")
@@ -983,7 +993,7 @@ def _area_spell(
     source: AreaSource,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """A Flächenzauber of ``actor`` (docs/rules/hh.md «Flächeneffekte»): the Wirkprobe as a
     single-target cast's (focus, Güteklasse, the distance to the area's origin), then each
@@ -1038,7 +1048,7 @@ def _answer_spell(
     choice: str,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """A figure in a Flächenzauber's area answers: Unbeugsamkeit, with 1 GP +4, or none."""
     target_id = str(pending["target"])
@@ -1066,7 +1076,7 @@ def _resolve_spell(
     modifier: int,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """One figure in a Flächenzauber's area: the engine's ``area_spell_hit``, its log line
     (about the caster and that figure) and the interruption of a focus it held."""
@@ -1106,10 +1116,10 @@ def burst(
     state: State,
     actor: str,
     targets: list[str],
-    params: dict[str, Any],
+    params: BurstParams,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """«Arkane Explosion» on the board (issue 27): every figure in the circle, the caster
     included, takes the one roll less its own RS (``magic.explosion_damage``); the caster's
@@ -1187,7 +1197,7 @@ def maneuver(
     key: str,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     if key not in hh.MANEUVERS:
         raise CombatError(N_("Unknown Kampfmanöver."))
@@ -1231,7 +1241,7 @@ def _probe_text(target: Breakdown | None, probe: hh.ProbeResult) -> str:
 
 
 def morale(
-    state: State, pid: str, skill: str, roller: Roller, report: Report, settings: dict[str, Any]
+    state: State, pid: str, skill: str, roller: Roller, report: Report, settings: Settings
 ) -> None:
     fig = _get(state, pid)
     try:
@@ -1251,7 +1261,7 @@ def morale(
 
 
 def shake_off(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings
 ) -> None:
     fig = _get(state, pid)
     _take_handlung(state, pid)
@@ -1273,7 +1283,7 @@ def shake_off(
 
 
 def add_condition(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings,
     *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
     if key not in CONDITIONS:
@@ -1303,7 +1313,7 @@ def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
 
 def adjust(
     state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:  # fmt: skip
     fig = _get(state, pid)
     if delta < 0:
@@ -1325,7 +1335,7 @@ def adjust(
 
 def fall(
     state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:  # fmt: skip
     """A fall the GM declares; damage on a focusing figure interrupts it like a hit's."""
     before, after = hh_checks.fall(state, pid, height, modifier, roller, report, settings)
@@ -1334,7 +1344,7 @@ def fall(
 
 def stabilise(
     state: State, pid: str, target_id: str, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:  # fmt: skip
     """Handlung + Heilkunde on a dying figure (hh.md §7, ``app.rules.hh.life.stabilise``)."""
     healer, dying = _get(state, pid), _get(state, target_id)
@@ -1406,10 +1416,10 @@ def _spell_name(data: HHFigureData, key: str) -> str:
     return next((str(z["name"]) for z in data.get("spells", []) if z.get("key") == key), key)
 
 
-def _spell(data: HHFigureData, key: str) -> dict[str, Any]:
+def _spell(data: HHFigureData, key: str) -> HHSpellData:
     for z in data.get("spells", []):
         if z.get("key") == key:
-            return dict(z)
+            return z.copy()
     raise CombatError(N_("%(name)s does not know this spell."), name=str(data.get("name", "")))
 
 
@@ -1422,9 +1432,9 @@ def _caster(data: HHFigureData, fig: Figure) -> magic.Caster:
     )
 
 
-def spells(data: dict[str, Any]) -> list[dict[str, Any]]:
+def spells(data: FigureData) -> list[HHSpellData]:
     """The figure's spells for the action form."""
-    return [dict(z) for z in data.get("spells", [])]
+    return [z.copy() for z in hh_data(data).get("spells", [])]
 
 
 def focus(state: State, pid: str, key: str, report: Report) -> None:
@@ -1472,7 +1482,7 @@ def _kontrollverlust_details(
         )
         if report.on_board:
             kind = next((h.kind for h in loss.entry.effect.damage if h.target == "area"), "")
-            params = {
+            params: BurstParams = {
                 "faces": list(roll.faces),
                 "kind": kind or "brechend",
                 "name": loss.entry.name,
@@ -1487,7 +1497,7 @@ def _interrupt(
     after: Figure,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """A focusing figure took damage or a condition: Kontrollprobe, Kontrollverlust on failure.
 
@@ -1537,7 +1547,7 @@ CAST_REFUSALS = {
 }
 
 
-def _effect(spell: dict[str, Any]) -> magic.SpellEffect:
+def _effect(spell: HHSpellData) -> magic.SpellEffect:
     return magic.SpellEffect(
         name=str(spell["name"]),
         range=int(spell.get("range", 0)),
@@ -1560,7 +1570,7 @@ def _refusal(out: magic.SpellOutcome) -> CombatError:
 
 
 def _cast_details(
-    state: State, spell: dict[str, Any], out: magic.SpellOutcome, report: Report
+    state: State, spell: HHSpellData, out: magic.SpellOutcome, report: Report
 ) -> list[str | Detail]:
     result = out.cast
     assert result is not None and result.wirkprobe is not None
@@ -1600,10 +1610,10 @@ def _cast_headline(out: magic.SpellOutcome) -> str:
 def cast(
     state: State,
     pid: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """Zauber wirken: the rules are :func:`magic.resolve_cast`'s; here the state is mapped
     to the engine and back, and the log line written. The focus is spent in any case."""
@@ -1686,11 +1696,11 @@ class HhRules(Common):
     luck = staticmethod(luck)
     grant_action = staticmethod(grant_action)
 
-    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
+    def rating(self, figures: list[FigureData]) -> BudgetRating | None:
         """H&H has no difficulty guideline beside the simulated risk."""
         return None
 
-    def offers(self, data: dict[str, Any]) -> Offers:
+    def offers(self, data: FigureData) -> Offers:
         maneuvers = [(k, m.name) for k, m in hh.MANEUVERS.items()]
         return {"strikes": [], "maneuvers": maneuvers, "spells": spells(data)}
 
@@ -1699,7 +1709,7 @@ class HhRules(Common):
     metric = Metric("one", "Schritt", Fraction(1))
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+        self, data: FigureData, stats: Mapping[str, Any], settings: Settings
     ) -> int:
         """Bewegung per Handlung, halved when «eingeschränkt» (the engine's rule)."""
         return hh.figure_movement(to_figure(data), options(settings))

@@ -9,7 +9,6 @@ shows it with the faces.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from app.encounters.combat import CombatError, Detail, Report, State, current_pid, detail
 from app.encounters.systems.hh_figures import (
@@ -19,6 +18,7 @@ from app.encounters.systems.hh_figures import (
     put,
     with_breakdown,
 )
+from app.encounters.systems.protocol import Settings
 from app.i18n import N_
 from app.rules import hh
 from app.rules.dice import Roller
@@ -128,7 +128,7 @@ def jump(
 
 def fall(
     state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> tuple[Figure, Figure]:  # fmt: skip
     """The GM has a figure fall (hh.md §12); the damage is booked like an attack's.
 

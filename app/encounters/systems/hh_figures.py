@@ -11,12 +11,14 @@ from typing import Any, TypedDict, cast
 
 from app.encounters.combat import Detail, Report, State, detail, figure
 from app.encounters.state import FigureData
+from app.encounters.systems.protocol import Settings
 from app.i18n import N_
 from app.rules import hh
 from app.rules.hh.damage import DamageKind
+from app.rules.hh.magic import Grade
 from app.rules.hh.modifiers import Breakdown
 from app.rules.hh.probe import ProbeResult
-from app.rules.hh.state import Change, Figure, Zustand
+from app.rules.hh.state import Change, Figure, Resource, Zustand
 
 # --- the figure's JSON ------------------------------------------------------------------------
 
@@ -38,6 +40,46 @@ class HHFocus(TypedDict):
 
     spell: str
     points: int
+
+
+class HHZustandData(TypedDict):
+    """A Zustand of the figure (:class:`~app.rules.hh.state.Zustand` as an object)."""
+
+    key: str
+    resource: Resource | None
+    cause: str
+    probe_skill: str
+
+
+class HHSpellData(TypedDict):
+    """A spell of the figure's list, as the stat block holds it (``app.encounters.statblocks.hh``):
+    ``grade`` its Güteklasse, ``focus`` the minimum Fokus, ``range`` in Schritt (0: Berührung),
+    its damage (``schaden_w`` die, 0: none), ``zustand`` a condition on success,
+    ``verteidigung`` (the target may defend with Magiekunde), ``flaeche`` (a Flächenzauber)."""
+
+    key: str
+    name: str
+    grade: Grade
+    focus: int
+    range: int
+    schaden_w: int
+    schaden_bonus: int
+    schadensart: str
+    zustand: str
+    verteidigung: bool
+    flaeche: bool
+
+
+class HHSheetState(TypedDict, total=False):
+    """What an H&H fight writes back to the sheet (:meth:`SheetSync.sheet_state`)."""
+
+    lp: int
+    wp: int
+    gp: int
+    unconscious: bool
+    dead: bool
+    glueck: int
+    conditions: list[HHZustandData]
 
 
 class HHFigureData(TypedDict, total=False):
@@ -65,7 +107,7 @@ class HHFigureData(TypedDict, total=False):
     initiative_value: int | None
     resistances: dict[str, str]
     #: The Zustände (``app.rules.hh.state.Zustand`` as objects).
-    conditions: list[dict[str, Any]]
+    conditions: list[HHZustandData]
     reactions_left: int
     unconscious: bool
     dead: bool
@@ -78,7 +120,7 @@ class HHFigureData(TypedDict, total=False):
     #: (attacker id, bonus) pairs.
     defence_bonuses: list[list[str | int]]
     weapon: HHWeaponData
-    spells: list[dict[str, Any]]
+    spells: list[HHSpellData]
     focus: HHFocus | None
 
 
@@ -106,7 +148,7 @@ def to_figure(data: Mapping[str, Any]) -> Figure:
     return Figure(**values)
 
 
-def from_figure(fig: Figure, base: dict[str, Any]) -> dict[str, Any]:
+def from_figure(fig: Figure, base: FigureData) -> FigureData:
     out = dict(base)
     for name in Figure.__dataclass_fields__:
         value = getattr(fig, name)
@@ -135,7 +177,7 @@ def put(state: State, fig: Figure, report: Report | None = None) -> None:
         report.changed.add(fig.id)
 
 
-def options(settings: dict[str, Any]) -> hh.RuleOptions:
+def options(settings: Settings) -> hh.RuleOptions:
     return hh.RuleOptions.from_mapping(
         {k: settings.get(k) for k in ("movement", "condition_escalation", "focus_qs")}
     )

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from app.encounters.combat import (
     CombatError,
@@ -28,10 +28,12 @@ from app.encounters.combat import (
     current_turn,
     reset_turn_actions,
 )
-from app.encounters.state import OrderEntry
+from app.encounters.state import FigureData, OrderEntry
 from app.encounters.systems.pf2e_figures import (
     PersistentDamage,
     PF2eFigureData,
+    PF2eSheetState,
+    PF2eStrikeData,
     pf2e_data,
     pf2e_figure,
     stat_value,
@@ -41,10 +43,12 @@ from app.encounters.systems.protocol import (
     AttackLine,
     Budget,
     Common,
+    FigureView,
     Forecast,
     MapAttack,
     Offers,
     RangeNote,
+    Settings,
     Spent,
     Unknown,
     spent_by_budget,
@@ -94,8 +98,8 @@ CONDITION_NAMES = MappingProxyType({DEAD: N_("dead")})
 
 
 def new_figure(
-    pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool, settings: dict[str, Any]
-) -> dict[str, Any]:
+    pid: str, name: str, side: str, stats: Mapping[str, Any], *, npc: bool, settings: Settings
+) -> FigureData:
     return {
         "id": pid,
         "name": name,
@@ -132,7 +136,7 @@ def _status(data: PF2eFigureData) -> tuple[str, str]:
     return "fine", N_("unhurt")
 
 
-def view(data: dict[str, Any]) -> dict[str, Any]:
+def view(data: FigureData) -> FigureView:
     fig = pf2e_data(data)
     conds = [f"{k} {v}" if k in VALUED else k for k, v in sorted(fig.get("conditions", {}).items())]
     conds += [_persistent_label(p) for p in fig["persistent"]]
@@ -241,7 +245,7 @@ def _stat(name: str, value: int, data: PF2eFigureData) -> Statistic:
     return Statistic(name, (Modifier("Werteblock", "untyped", value), *_status_penalties(data)))
 
 
-def start(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def start(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     state["round"] = 1
     state["turn"] = 0
     combatants = [
@@ -315,7 +319,7 @@ def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     report.order_changed = True
 
 
-def advance(state: State, roller: Roller, report: Report, settings: dict[str, Any]) -> None:
+def advance(state: State, roller: Roller, report: Report, settings: Settings) -> None:
     turn = current_turn(state)
     if turn is not None:
         _end_of_turn(state, str(turn["pid"]), roller, report)
@@ -475,11 +479,23 @@ def _end_of_turn(state: State, pid: str, roller: Roller, report: Report) -> None
         report.involved.add(pid)
 
 
-def _strength_bonus(strike: dict[str, Any]) -> tuple[Modifier, ...]:
+def _strength_bonus(strike: PF2eStrikeData) -> tuple[Modifier, ...]:
     """A player character's Stärke on Strike damage; bestiary Strikes include it in the dice."""
     delivery = pf2e.Delivery(strike.get("lieferung", pf2e.Delivery.RANGED))
     bonus = pf2e.strength_damage_modifier(int(strike.get("staerke", 0)), delivery)
     return () if bonus is None else (bonus,)
+
+
+class _StrikeOptions(TypedDict):
+    """The Strike's keyword arguments to ``pf2e.strike`` and ``forecast_strike``."""
+
+    attack_number: int
+    agile: bool
+    own_turn: bool
+    distance_m: float | None
+    range_increment_m: float | None
+    extra: list[Modifier]
+    damage_bonuses: tuple[Modifier, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,11 +504,11 @@ class _StrikeInputs:
     damage: str
     attack_number: int
     own_turn: bool
-    options: dict[str, Any]
+    options: _StrikeOptions
 
 
 def _strike_inputs(
-    state: State, attacker_id: str, target_id: str, params: dict[str, Any]
+    state: State, attacker_id: str, target_id: str, params: Mapping[str, Any]
 ) -> _StrikeInputs:
     """What a Strike passes to the engine besides the roller, the RK and secrecy."""
     if attacker_id == target_id:
@@ -517,7 +533,7 @@ def _strike_inputs(
             extra.append(Modifier("SL", "circumstance", int(params["modifier"])))
         distance = params.get("distance")
         ranged = bool(strike.get("fernkampf"))
-        options: dict[str, Any] = {
+        options: _StrikeOptions = {
             "attack_number": number,
             "agile": bool(strike.get("agil")),
             "own_turn": own_turn,
@@ -540,8 +556,8 @@ def forecast(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
-    settings: dict[str, Any],
+    params: Mapping[str, Any],
+    settings: Settings,
     *,
     unknown: Unknown,
     defends: bool | None,
@@ -591,8 +607,8 @@ def _sim_figure(f: PF2eFigureData) -> pf2e_simulation.Combatant:
 
 
 def simulate(
-    figures: list[dict[str, Any]],
-    settings: dict[str, Any],
+    figures: list[FigureData],
+    settings: Settings,
     roller: Roller,
     trials: int,
     should_stop: Callable[[], bool],
@@ -607,7 +623,7 @@ def simulate(
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
 
 
-def rating(figures: list[dict[str, Any]]) -> BudgetRating | None:
+def rating(figures: list[FigureData]) -> BudgetRating | None:
     """The XP budget (``app.rules.pf2e.budget``): the Abenteurer side is the party, every
     other figure a creature; ``None`` without a party or without levels."""
     party = [f for f in figures if f["side"] == "abenteurer"]
@@ -621,10 +637,10 @@ def attack(
     state: State,
     attacker_id: str,
     target_id: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
     *,
     target_owner: int | None,
 ) -> None:
@@ -691,7 +707,7 @@ def _spell_number(raw: object, field: str, low: int, high: int, default: int | N
     return value
 
 
-def _spell_inputs(caster: PF2eFigureData, params: dict[str, Any]) -> _Spell:
+def _spell_inputs(caster: PF2eFigureData, params: Mapping[str, Any]) -> _Spell:
     known = caster.get("zauberangriff")
     own = int(known) if known is not None else None
     damage = str(params.get("damage") or "").strip()
@@ -726,7 +742,7 @@ def _spell_inputs(caster: PF2eFigureData, params: dict[str, Any]) -> _Spell:
 
 
 def cast_spell(
-    state: State, caster_id: str, params: dict[str, Any], roller: Roller, report: Report
+    state: State, caster_id: str, params: Mapping[str, Any], roller: Roller, report: Report
 ) -> None:
     """A spell of 1–3 actions on one target (``app.rules.pf2e.spells``): a spell attack
     against the RK (the multiple attack penalty counts it) or a save against its DC, with
@@ -801,7 +817,7 @@ def save(
     state: State,
     source_id: str | None,
     target_ids: list[str],
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     roller: Roller,
     report: Report,
 ) -> None:
@@ -870,7 +886,7 @@ def area(
     source: AreaSource,
     roller: Roller,
     report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:
     """An area with a save (a fireball): each figure in it rolls its save against the DC;
     with ``basic`` the damage (rolled once) by degree (critical success none, success half,
@@ -900,9 +916,7 @@ def area(
     save(state, actor or None, targets, params, roller, report)
 
 
-def respond(
-    state: State, choice: str, roller: Roller, report: Report, settings: dict[str, Any]
-) -> None:
+def respond(state: State, choice: str, roller: Roller, report: Report, settings: Settings) -> None:
     raise CombatError(N_("Nothing is waiting for an answer."))
 
 
@@ -917,7 +931,7 @@ def _persistent(cause: str) -> PersistentDamage:
 
 
 def add_condition(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any],
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings,
     *, cause: str = "", value: int = 1,
 ) -> None:  # fmt: skip
     """The GM gives a condition. Anhaltender Schaden of a type the figure already has
@@ -961,7 +975,7 @@ def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
 
 def adjust(
     state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-    settings: dict[str, Any],
+    settings: Settings,
 ) -> None:  # fmt: skip
     """The GM's TP change: damage counts as damage (Sterbend), healing ends Sterbend."""
     f = pf2e_figure(state, pid)
@@ -988,7 +1002,7 @@ def adjust(
 
 
 def shake_off(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: dict[str, Any]
+    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings
 ) -> None:
     """Würgen (one action): a Zähigkeit save against Kränkelnd's SG lowers its value."""
     f = pf2e_figure(state, pid)
@@ -1044,18 +1058,19 @@ def check(
 LASTING = {"verwundet": "wounded", "todgeweiht": "doomed"}
 
 
-def sheet_state(data: dict[str, Any]) -> dict[str, Any]:
+def sheet_state(data: FigureData) -> PF2eSheetState:
     """What the fight writes back to a PF2e sheet: HP, Verwundet, Todgeweiht, death."""
     fig = pf2e_data(data)
     conds = fig.get("conditions", {})
     return {
         "hp": int(fig["hp"]),
-        **{field: int(conds.get(key, 0)) for key, field in LASTING.items()},
+        "wounded": int(conds.get("verwundet", 0)),
+        "doomed": int(conds.get("todgeweiht", 0)),
         "dead": bool(fig.get("dead", False)),
     }
 
 
-def take_sheet_state(data: dict[str, Any], values: dict[str, Any]) -> None:
+def take_sheet_state(data: FigureData, values: Mapping[str, Any]) -> None:
     """The sheet is the truth: its HP, Verwundet, Todgeweiht and death replace the figure's
     («sterbend» and the fight's own conditions stay the fight's)."""
     fig = pf2e_data(data)
@@ -1114,7 +1129,7 @@ class Pf2eRules(Common):
     react = staticmethod(react)
     cast_spell = staticmethod(cast_spell)
 
-    def offers(self, data: dict[str, Any]) -> Offers:
+    def offers(self, data: FigureData) -> Offers:
         offers: Offers = {"strikes": list(data.get("angriffe", [])), "maneuvers": [], "spells": []}
         if data and defeated(pf2e_data(data)):
             # At 0 TP a figure is unconscious: a Sterbend one's turn is its Genesungswurf alone.
@@ -1168,7 +1183,7 @@ class Pf2eRules(Common):
             return None
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: dict[str, Any]
+        self, data: FigureData, stats: Mapping[str, Any], settings: Settings
     ) -> int:
         """Squares of one Stride: the Speed in metres (``geschwindigkeit``; 7.5 m when the
         stat block has none) over 1.5 m per square."""

@@ -9,7 +9,7 @@ it.
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict, cast
+from typing import NotRequired, TypedDict, cast
 
 from app.encounters.combat import State, figure
 from app.encounters.state import FigureData
@@ -20,6 +20,35 @@ class PersistentDamage(TypedDict):
 
     schaden: str
     art: str
+
+
+class PF2eStrikeData(TypedDict):
+    """A Strike of the figure (``angriffe``), as the stat block (``app.encounters.statblocks.pf2e``)
+    or the sheet holds it: its attack ``bonus``, damage (``schaden``, a dice expression),
+    ``agil``, ``fernkampf`` with its range increment (``entfernung`` in m), ``merkmale``; a
+    sheet's Strike adds the Stärke on its damage (``staerke``, ``lieferung``); a melee Strike
+    may have a ``reichweite`` (m)."""
+
+    name: str
+    bonus: int
+    schaden: str
+    agil: bool
+    fernkampf: bool
+    entfernung: float
+    merkmale: str
+    staerke: NotRequired[int]
+    lieferung: NotRequired[str]
+    reichweite: NotRequired[float]
+
+
+class PF2eSheetState(TypedDict):
+    """What a PF2e fight writes back to the sheet (:meth:`SheetSync.sheet_state`): TP,
+    Verwundet (``wounded``), Todgeweiht (``doomed``), death."""
+
+    hp: int
+    wounded: int
+    doomed: int
+    dead: bool
 
 
 class PF2eFigureData(TypedDict):
@@ -41,7 +70,7 @@ class PF2eFigureData(TypedDict):
     reflex: int
     wille: int
     zaehigkeit: int
-    angriffe: list[dict[str, Any]]
+    angriffe: list[PF2eStrikeData]
     conditions: dict[str, int]
     persistent: list[PersistentDamage]
     zauberangriff: NotRequired[int]

@@ -14,28 +14,81 @@ every member («Rule-system capabilities»).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, NotRequired, Protocol, TypedDict, TypeVar, runtime_checkable
+from typing import Any, NotRequired, Protocol, TypedDict, TypeVar, cast, runtime_checkable
 
 from app.core.capability import capability as capability
-from app.encounters.combat import CombatError, Report, State
+from app.encounters.combat import BurstParams, CombatError, Report, State
+from app.encounters.state import FigureData
 from app.i18n import N_
 from app.rules.dice import Roller
 from app.rules.grid import Cell, Metric
 from app.rules.odds import ActionForecast, BudgetRating, RiskResult
 
-Settings = dict[str, Any]
 T = TypeVar("T")
+
+
+class Settings(TypedDict, total=False):
+    """An encounter's settings (``Encounter.settings``), as the adapters read them: the
+    campaign's rule options when the encounter was made (``app.campaigns.settings``; the
+    battle map passes the campaign's own) and the encounter's ``surprise`` (the side that is
+    surprised, ``""``: none) and ``defence_timeout`` (seconds). Built by :func:`settings_of`."""
+
+    surprise: str
+    defence_timeout: int
+    movement: str
+    condition_escalation: str
+    long_rest_lp: str
+    focus_qs: str
+    npc_drop_at_zero: str
+    secret_checks: str
+    knowledge_to: str
+
+
+_SETTING_TEXTS = (
+    "surprise", "movement", "condition_escalation", "long_rest_lp", "focus_qs",
+    "npc_drop_at_zero", "secret_checks", "knowledge_to",
+)  # fmt: skip
+
+
+def settings_of(stored: Mapping[str, object]) -> Settings:
+    """The :class:`Settings` of a stored JSON mapping: the known keys of their type (a
+    ``defence_timeout`` stored as a number's text is read as the number); others are left
+    out, as the adapters ignore them."""
+    found: dict[str, str] = {k: v for k in _SETTING_TEXTS if isinstance(v := stored.get(k), str)}
+    settings = cast(Settings, found)
+    timeout = stored.get("defence_timeout")
+    if isinstance(timeout, (int, str)) and not isinstance(timeout, bool):
+        with suppress(ValueError):
+            settings["defence_timeout"] = int(timeout)
+    return settings
+
+
+class FigureView(TypedDict):
+    """A figure for the roster (:meth:`CombatCore.view`): ``status`` (key, label: a msgid or
+    a rule term), ``points`` («12/20 LP»), ``health`` (current, maximum of those points), its
+    ``conditions`` (keys), ``extra`` lines, ``initiative`` (``None``: not rolled) and ``out``
+    (it no longer fights)."""
+
+    status: tuple[str, str]
+    points: str
+    health: tuple[int, int]
+    conditions: list[str]
+    extra: list[str]
+    initiative: int | None
+    out: bool
 
 
 class Offers(TypedDict):
     """What the acting figure's forms list: PF2e Strikes, H&H Kampfmanöver and spells."""
 
-    strikes: list[dict[str, Any]]
+    #: The system's own entries (PF2e ``PF2eStrikeData``, H&H ``HHSpellData``) for the forms.
+    strikes: Sequence[Mapping[str, object]]
     maneuvers: list[tuple[str, str]]
-    spells: list[dict[str, Any]]
+    spells: Sequence[Mapping[str, object]]
     #: Why the figure cannot act on its turn (a msgid with ``%(name)s``; a PF2e figure
     #: at 0 TP): its turn offers only "End turn".
     helpless: NotRequired[str]
@@ -196,16 +249,14 @@ class CombatCore(Protocol):
         ``gm_tools``, ``manage``, ``prepare``) → template name."""
 
     def new_figure(
-        self, pid: str, name: str, side: str, stats: dict[str, Any], *, npc: bool,
+        self, pid: str, name: str, side: str, stats: Mapping[str, Any], *, npc: bool,
         settings: Settings,
-    ) -> dict[str, Any]: ...  # fmt: skip
+    ) -> FigureData: ...  # fmt: skip
 
-    def view(self, data: dict[str, Any]) -> dict[str, Any]:
-        """A figure for the roster: ``status`` (key, label), ``points`` («12/20 LP»),
-        ``health`` (current, maximum of those points), ``conditions``, ``extra``,
-        ``initiative``, ``out``."""
+    def view(self, data: FigureData) -> FigureView:
+        """A figure for the roster (:class:`FigureView`)."""
 
-    def offers(self, data: dict[str, Any]) -> Offers: ...
+    def offers(self, data: FigureData) -> Offers: ...
 
     def start(self, state: State, roller: Roller, report: Report, settings: Settings) -> None: ...
 
@@ -214,7 +265,7 @@ class CombatCore(Protocol):
     def advance(self, state: State, roller: Roller, report: Report, settings: Settings) -> None: ...
 
     def attack(
-        self, state: State, attacker_id: str, target_id: str, params: dict[str, Any],
+        self, state: State, attacker_id: str, target_id: str, params: Mapping[str, Any],
         roller: Roller, report: Report, settings: Settings, *, target_owner: int | None,
     ) -> None: ...  # fmt: skip
 
@@ -296,7 +347,7 @@ class Foresight(Protocol):
     """Odds before anyone rolls: one attack's forecast, a whole fight's risk (issues 18, 31)."""
 
     def forecast(
-        self, state: State, attacker_id: str, target_id: str, params: dict[str, Any],
+        self, state: State, attacker_id: str, target_id: str, params: Mapping[str, Any],
         settings: Settings, *, unknown: Unknown, defends: bool | None,
     ) -> Forecast:  # fmt: skip
         """The odds of ``attack`` with the same inputs, without rolling or changing
@@ -304,13 +355,13 @@ class Foresight(Protocol):
         the target defends (``None``: as it would, with a reaction if one is left)."""
 
     def simulate(
-        self, figures: list[dict[str, Any]], settings: Settings, roller: Roller, trials: int,
+        self, figures: list[FigureData], settings: Settings, roller: Roller, trials: int,
         should_stop: Callable[[], bool],
     ) -> RiskResult:  # fmt: skip
         """Play the fight between ``figures`` (JSON figures) ``trials`` times to its end; the
         risk is the Abenteurer side's. ``should_stop`` ends it early (a time budget)."""
 
-    def rating(self, figures: list[dict[str, Any]]) -> BudgetRating | None:
+    def rating(self, figures: list[FigureData]) -> BudgetRating | None:
         """The system's own difficulty guideline for a fight between ``figures`` (PF2e: the
         XP budget), shown beside the simulated risk; ``None`` where the system has none."""
 
@@ -319,11 +370,11 @@ class Foresight(Protocol):
 class SheetSync(Protocol):
     """A player character's values that the fight and the sheet share (one truth, issue 13)."""
 
-    def sheet_state(self, data: dict[str, Any]) -> dict[str, Any]:
+    def sheet_state(self, data: FigureData) -> Mapping[str, object]:
         """A player character's values the fight changes and the sheet keeps (the keys of
         ``CombatSheet.combat_values``); ``{}``: nothing goes back to the sheet."""
 
-    def take_sheet_state(self, data: dict[str, Any], values: dict[str, Any]) -> None:
+    def take_sheet_state(self, data: FigureData, values: Mapping[str, Any]) -> None:
         """Set the figure ``data`` to the sheet's current ``values`` (the sheet is the truth)."""
 
 
@@ -336,7 +387,7 @@ class Tactics(Protocol):
         """How this system measures on the grid: the diagonal rule, the unit of a cell."""
 
     def movement_allowance(
-        self, data: dict[str, Any], stats: dict[str, Any], settings: Settings
+        self, data: FigureData, stats: Mapping[str, Any], settings: Settings
     ) -> int:
         """Cells the figure (``data``; ``stats`` its stat block) may move with one move:
         H&H its Bewegung per Handlung, DS4 Laufen, PF2e its Speed per Stride."""
@@ -391,7 +442,7 @@ class Bursts(Protocol):
     """Areas the rules set off by themselves (H&H «Arkane Explosion»)."""
 
     def burst(
-        self, state: State, actor: str, targets: list[str], params: dict[str, Any],
+        self, state: State, actor: str, targets: list[str], params: BurstParams,
         roller: Roller, report: Report, settings: Settings,
     ) -> None:  # fmt: skip
         """Resolve an area the rules set off around ``actor`` (a
@@ -421,7 +472,7 @@ class Spellcasting(Protocol):
     def focus(self, state: State, pid: str, key: str, report: Report) -> None: ...
 
     def cast(
-        self, state: State, pid: str, params: dict[str, Any], roller: Roller, report: Report,
+        self, state: State, pid: str, params: Mapping[str, Any], roller: Roller, report: Report,
         settings: Settings,
     ) -> None: ...  # fmt: skip
 
@@ -431,7 +482,7 @@ class NamedSpells(Protocol):
     """Spells named by the caster with their cost, no catalogue (PF2e)."""
 
     def cast_spell(
-        self, state: State, caster_id: str, params: dict[str, Any], roller: Roller,
+        self, state: State, caster_id: str, params: Mapping[str, Any], roller: Roller,
         report: Report,
     ) -> None:  # fmt: skip
         """A spell named by the caster, its actions spent, on one target."""
@@ -463,7 +514,7 @@ class Saves(Protocol):
 
     def save(
         self, state: State, source_id: str | None, target_ids: list[str],
-        params: dict[str, Any], roller: Roller, report: Report,
+        params: Mapping[str, Any], roller: Roller, report: Report,
     ) -> None: ...  # fmt: skip
 
 
@@ -560,5 +611,5 @@ class Common:
     partials: Mapping[str, str] = MappingProxyType({})
     condition_names: Mapping[str, str] = MappingProxyType({})
 
-    def offers(self, data: dict[str, Any]) -> Offers:
+    def offers(self, data: FigureData) -> Offers:
         return {"strikes": [], "maneuvers": [], "spells": []}
