@@ -167,7 +167,7 @@ async def get_log(
     state = loaded.encounter.state or {}
     undone = {int(s) for s in state.get("undone", [])}
     log = await service.log_entries(session, loaded, limit, before=before)
-    return [views.entry_view(e, undone) for e in log]
+    return [dict(views.entry_view(e, undone)) for e in log]
 
 
 @router.patch("/encounters/{encounter_id}")
