@@ -267,7 +267,7 @@ async def forecast(
     """The exact odds of an attack before anyone rolls; changes nothing (issue 18)."""
     req = foresight.ForecastRequest(body.actor_id, body.target_id, body.options, body.assume)
     result = await foresight.forecast(session, user, campaign_id, encounter_id, req)
-    return foresight.as_json(result, body.assume)
+    return dict(foresight.as_json(result, body.assume))
 
 
 class RiskIn(BaseModel):
@@ -283,7 +283,7 @@ async def risk(
     """The GM's risk estimate: the fight simulated ``trials`` times (issue 18)."""
     req = body or RiskIn()
     result = await foresight.risk(session, user, campaign_id, encounter_id, req.trials, req.seed)
-    return foresight.risk_json(result)
+    return dict(foresight.risk_json(result))
 
 
 @router.post("/encounters/{encounter_id}/actions/{action}", dependencies=[IDEMPOTENT])
