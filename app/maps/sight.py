@@ -42,6 +42,7 @@ from app.events import audience
 from app.events.audience import Audience
 from app.i18n import _
 from app.maps.edit import DoorJSON
+from app.maps.events import MoveReaction
 from app.maps.models import Scene, Token
 from app.rules import grid as g
 
@@ -449,8 +450,8 @@ class Board:
         return out
 
     def visible_reactions(
-        self, reactions: list[dict[str, Any]], cells: AbstractSet[g.Cell] | None
-    ) -> list[dict[str, Any]]:
+        self, reactions: Sequence[MoveReaction], cells: AbstractSet[g.Cell] | None
+    ) -> list[MoveReaction]:
         """The reactions whose reacting figure's token a player who sees ``cells`` sees."""
         seen = {t.participant_id for t in self.tokens if self.sees_in(t, cells)}
         return [r for r in reactions if r["participant_id"] in seen]
