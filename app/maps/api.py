@@ -431,7 +431,7 @@ async def attack(
     """An attack chosen on the map (participant ids): distance, whether each weapon reaches
     and its range modifier, the suggested cover and covering figure, and the attack form's
     fields to pre-fill — from what the caller may see."""
-    return await tactics.attack_line(session, user, campaign_id, scene_id, attacker, target)
+    return dict(await tactics.attack_line(session, user, campaign_id, scene_id, attacker, target))
 
 
 @router.get("/{scene_id}/tokens/{token_id}/reach")
