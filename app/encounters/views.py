@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NotRequired, TypedDict
 
+from app.campaigns.models import Campaign
 from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
-from app.encounters.models import Participant
+from app.encounters.models import Encounter, Participant
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
 from app.encounters.state import CombatState, read_state
 from app.encounters.systems import SYSTEMS, system
@@ -514,7 +515,21 @@ def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False
     }
 
 
-def manage_context(loaded: Loaded, participant_id: int) -> dict[str, Any] | None:
+class ManageContext(TypedDict):
+    """The GM's forms for one participant (:func:`manage_context`); ``inline`` the route
+    sets (fetched into the roster row)."""
+
+    campaign: Campaign
+    campaign_id: int
+    encounter: Encounter
+    system: str
+    row: RowView
+    conditions: tuple[str, ...]
+    partials: Mapping[str, str]
+    inline: NotRequired[bool]
+
+
+def manage_context(loaded: Loaded, participant_id: int) -> ManageContext | None:
     """What the GM's forms for one participant need; ``None`` if it is not in this fight."""
     row = next((r for r in rows(loaded) if r["pid"] == str(participant_id)), None)
     if row is None:
