@@ -141,7 +141,7 @@ async def create_encounter(
 
 async def _view(session: Any, user: Any, campaign_id: int, encounter_id: int) -> dict[str, Any]:
     loaded = await service.load(session, user, campaign_id, encounter_id)
-    return views.api_view(loaded)
+    return dict(views.api_view(loaded))
 
 
 @router.get("/encounters/{encounter_id}")
@@ -300,4 +300,4 @@ async def act(
     fought = await actions.perform(
         session, user, ctx.roller, campaign_id, encounter_id, action, dict(body or {})
     )
-    return views.api_view(fought)
+    return dict(views.api_view(fought))

@@ -585,7 +585,25 @@ def page_context(loaded: Loaded, log: LogWindow) -> dict[str, Any]:
     }
 
 
-def api_view(loaded: Loaded) -> dict[str, Any]:
+class EncounterView(TypedDict):
+    """The JSON form of what the viewer sees of a fight (:func:`api_view`); ``pending`` is
+    the open prompt without its parsed deadline."""
+
+    id: int
+    name: str
+    notes: str
+    status: str
+    version: int
+    settings: Mapping[str, object]
+    round: int
+    turn: TurnView
+    participants: list[RowView]
+    pending: dict[str, object] | None
+    can_undo: bool
+    area: AreaView | None
+
+
+def api_view(loaded: Loaded) -> EncounterView:
     """The JSON form of what the viewer sees (same projection as the page)."""
     enc = loaded.encounter
     prompt = pending(loaded)
