@@ -35,10 +35,10 @@ def combat_values(
 
 def sheet_changes(
     system: str, data: Mapping[str, Any], values: Mapping[str, Any]
-) -> dict[str, Any]:
+) -> dict[str, tuple[Any, Any]]:
     """What a fight changed on the sheet: sheet key → (before, after) for each value that
     differs (``values`` as ``combat_values`` names them)."""
-    out: dict[str, Any] = {}
+    out: dict[str, tuple[Any, Any]] = {}
     for key, after in combat_sheet(system).sheet_values(data, values).items():
         before = get_value(data, key)
         if before != after:

@@ -138,6 +138,15 @@ class CharacterAdvanced(CharacterEvent):
     changes: dict[str, list[Any]]
 
 
+class FieldChange(TypedDict):
+    """A sheet value a fight changed: its key (``lp``, ``gp``, ``conditions``, …) and its
+    values before and after."""
+
+    field: str
+    before: Any
+    after: Any
+
+
 @event_type("character_fought")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterFought(CharacterEvent):
@@ -145,8 +154,8 @@ class CharacterFought(CharacterEvent):
 
     #: The encounter whose step changed the sheet.
     encounter_id: int
-    #: ``{"field", "before", "after"}`` per changed sheet key (``lp``, ``gp``, ``conditions``, …).
-    changes: list[dict[str, Any]]
+    #: One per changed sheet key.
+    changes: list[FieldChange]
 
 
 @event_type("character_archived")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from app.core import foundry as f
 from app.core.imports import Report
@@ -155,7 +155,21 @@ def _pb_hp(build: Mapping[str, Any], level: int, con: int, report: Report) -> in
 DIE = re.compile(r"^d(4|6|8|10|12)$")
 
 
-def _weapon_item(name: str, die: str, count: int, fields: dict[str, Any]) -> dict[str, Any]:
+class ImportedItem(TypedDict):
+    """An item of an imported character as the transfer format holds it; ``fields`` are
+    the system's item fields (``kind`` first: weapon, armour, other)."""
+
+    name: str
+    description: str
+    quantity: int
+    price: int | None
+    fields: dict[str, object]
+    slot: str | None
+    equipped: bool
+    container: int | None
+
+
+def _weapon_item(name: str, die: str, count: int, fields: Mapping[str, object]) -> ImportedItem:
     if not DIE.match(die):
         raise _bad(_("Weapon “%(name)s”: “%(die)s” is not a damage die.", name=name, die=die))
     damage = f"{count}{f.german_dice(die)}"
@@ -175,7 +189,7 @@ def _weapon_table(name: str) -> tuple[tuple[str, ...], int] | None:
     return PF2E_WEAPONS.get(name.strip().lower())
 
 
-def _pb_weapon(raw: Mapping[str, Any], n: int, report: Report) -> dict[str, Any] | None:
+def _pb_weapon(raw: Mapping[str, Any], n: int, report: Report) -> ImportedItem | None:
     name = str(raw.get("display") or raw.get("name") or _("Weapon"))
     if not raw.get("die"):
         report.skip(f"weapons.{n}", name, _("No damage die in the file."))
@@ -208,9 +222,7 @@ def _pb_weapon(raw: Mapping[str, Any], n: int, report: Report) -> dict[str, Any]
     return item
 
 
-def _armour_item(
-    name: str, category: str, bonus: int, cap: int | None, worn: bool
-) -> dict[str, Any]:
+def _armour_item(name: str, category: str, bonus: int, cap: int | None, worn: bool) -> ImportedItem:
     cap_field = {"dex_cap": cap} if cap is not None else {}
     return {
         "name": name[:100],
@@ -229,7 +241,7 @@ def _armour_item(
     }
 
 
-def _pb_armour(raw: Mapping[str, Any], n: int, report: Report, worn_taken: bool) -> dict[str, Any]:
+def _pb_armour(raw: Mapping[str, Any], n: int, report: Report, worn_taken: bool) -> ImportedItem:
     name = str(raw.get("display") or raw.get("name") or _("Armour"))
     known = PF2E_ARMOUR.get(str(raw.get("name", "")).strip().lower())
     if known is None:
@@ -247,7 +259,7 @@ def _pb_armour(raw: Mapping[str, Any], n: int, report: Report, worn_taken: bool)
     return _armour_item(name, category, bonus, cap, worn)
 
 
-def _other_item(name: str, quantity: int) -> dict[str, Any]:
+def _other_item(name: str, quantity: int) -> ImportedItem:
     return {
         "name": name[:100],
         "description": "",
@@ -260,7 +272,7 @@ def _other_item(name: str, quantity: int) -> dict[str, Any]:
     }
 
 
-def _pb_items(build: Mapping[str, Any], report: Report) -> list[dict[str, Any]]:
+def _pb_items(build: Mapping[str, Any], report: Report) -> list[ImportedItem]:
     weapons = (_pb_weapon(w, n, report) for n, w in enumerate(_list(build.get("weapons"))))
     items = [w for w in weapons if w is not None]
     worn = False
@@ -278,7 +290,7 @@ def _pb_items(build: Mapping[str, Any], report: Report) -> list[dict[str, Any]]:
 
 def _gear_or_skip(
     item: Mapping[str, Any], n: int, gear: tuple[str, ...], report: Report
-) -> dict[str, Any] | None:
+) -> ImportedItem | None:
     """A Foundry item of one of the ``gear`` types as an item with its quantity; any other
     type (feats, spells, class, ancestry …) is skipped with the reason."""
     name = str(item.get("name") or "")[:100]
@@ -361,7 +373,7 @@ def from_pathbuilder(build: Mapping[str, Any]) -> tuple[dict[str, Any], Report]:
 # --- Foundry pf2e character -----------------------------------------------------------------
 
 
-def _fd_pf2e_item(item: Mapping[str, Any], n: int, report: Report) -> dict[str, Any] | None:
+def _fd_pf2e_item(item: Mapping[str, Any], n: int, report: Report) -> ImportedItem | None:
     v = f.item_values(item)
     name = str(item.get("name") or "")[:100]
     kind = item.get("type")
@@ -530,7 +542,7 @@ def _take_bonus(
     return chosen
 
 
-def _fd_ds4_item(item: Mapping[str, Any], n: int, report: Report) -> dict[str, Any] | None:
+def _fd_ds4_item(item: Mapping[str, Any], n: int, report: Report) -> ImportedItem | None:
     v = f.item_values(item)
     name = str(item.get("name") or "")[:100]
     kind = item.get("type")

@@ -141,7 +141,7 @@ async def create_encounter(
 
 async def _view(session: Any, user: Any, campaign_id: int, encounter_id: int) -> dict[str, Any]:
     loaded = await service.load(session, user, campaign_id, encounter_id)
-    return views.api_view(loaded)
+    return dict(views.api_view(loaded))
 
 
 @router.get("/encounters/{encounter_id}")
@@ -167,7 +167,7 @@ async def get_log(
     state = loaded.encounter.state or {}
     undone = {int(s) for s in state.get("undone", [])}
     log = await service.log_entries(session, loaded, limit, before=before)
-    return [views.entry_view(e, undone) for e in log]
+    return [dict(views.entry_view(e, undone)) for e in log]
 
 
 @router.patch("/encounters/{encounter_id}")
@@ -267,7 +267,7 @@ async def forecast(
     """The exact odds of an attack before anyone rolls; changes nothing (issue 18)."""
     req = foresight.ForecastRequest(body.actor_id, body.target_id, body.options, body.assume)
     result = await foresight.forecast(session, user, campaign_id, encounter_id, req)
-    return foresight.as_json(result, body.assume)
+    return dict(foresight.as_json(result, body.assume))
 
 
 class RiskIn(BaseModel):
@@ -283,7 +283,7 @@ async def risk(
     """The GM's risk estimate: the fight simulated ``trials`` times (issue 18)."""
     req = body or RiskIn()
     result = await foresight.risk(session, user, campaign_id, encounter_id, req.trials, req.seed)
-    return foresight.risk_json(result)
+    return dict(foresight.risk_json(result))
 
 
 @router.post("/encounters/{encounter_id}/actions/{action}", dependencies=[IDEMPOTENT])
@@ -300,4 +300,4 @@ async def act(
     fought = await actions.perform(
         session, user, ctx.roller, campaign_id, encounter_id, action, dict(body or {})
     )
-    return views.api_view(fought)
+    return dict(views.api_view(fought))

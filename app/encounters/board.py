@@ -102,7 +102,7 @@ def _measured(
     report: Report,
     actor: str,
     target: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     *,
     is_gm: bool,
 ) -> tuple[dict[str, Any], AttackLine | None]:
@@ -132,7 +132,7 @@ def attack_params(
     report: Report,
     attacker: str,
     target: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     *,
     is_gm: bool,
 ) -> dict[str, Any]:
@@ -176,7 +176,7 @@ def cast_params(
     rules: CombatCore,
     report: Report,
     caster: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
     *,
     is_gm: bool,
 ) -> dict[str, Any]:

@@ -56,6 +56,23 @@ class CombatError(Exception):
         return self
 
 
+class DetailJSON(TypedDict):
+    """A :class:`Detail` as the log stores it."""
+
+    msg: str
+    params: dict[str, object]
+
+
+class EntryJSON(TypedDict):
+    """An :class:`Entry` as the log stores it (the ``combat`` event's ``entries``); a
+    detail is rule notation or a :class:`DetailJSON`."""
+
+    msg: str
+    params: dict[str, object]
+    details: list[str | DetailJSON]
+    dice: list[dict[str, object]]
+
+
 @dataclass(frozen=True, slots=True)
 class Detail:
     """A detail line the reader's language writes: ``msg`` an English msgid, ``params`` its
@@ -65,7 +82,7 @@ class Detail:
     msg: str
     params: dict[str, Any] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> DetailJSON:
         params = {k: v.as_dict() if isinstance(v, Detail) else v for k, v in self.params.items()}
         return {"msg": self.msg, "params": params}
 
@@ -85,7 +102,7 @@ class Entry:
     #: Participants this line is about (GM-only while any of them is hidden).
     who: set[str] = field(default_factory=set)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> EntryJSON:
         details = [d.as_dict() if isinstance(d, Detail) else d for d in self.details]
         return {"msg": self.msg, "params": self.params, "details": details, "dice": self.dice}
 

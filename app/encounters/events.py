@@ -5,9 +5,12 @@ on the linked scene's map (``app.encounters``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from app.events.payload import PUBLIC_OR_GM, EventPayload, event_type, subject_of
+
+if TYPE_CHECKING:
+    from app.encounters.combat import EntryJSON
 
 # --- encounters ------------------------------------------------------------------------------
 
@@ -59,8 +62,8 @@ class Combat(EventPayload):
     VISIBILITIES: ClassVar[frozenset[str]] = PUBLIC_OR_GM
 
     encounter_id: int
-    #: Log lines: ``{"msg", "params", "details", "dice", …}`` (``msg`` an English msgid).
-    entries: list[dict[str, Any]]
+    #: Log lines (``msg`` an English msgid).
+    entries: list[EntryJSON]
     #: Participant ids whose roster rows changed.
     changed: list[str]
     order_changed: bool

@@ -5,12 +5,15 @@ stat block of our bestiary and checked like one the GM typed (``docs/imports.md`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core import foundry as f
 from app.core.imports import Report
 from app.errors import ValidationFailed
 from app.i18n import _
+
+if TYPE_CHECKING:
+    from app.encounters.systems.pf2e_figures import PF2eStrikeData
 
 MAX_STRIKES = 6
 
@@ -59,13 +62,13 @@ def _range_feet(traits: list[str], values: Mapping[str, Any]) -> int:
     return f.number(f.dig(values, "range", "increment"), 0)
 
 
-def _strike(item: Mapping[str, Any], n: int, report: Report) -> dict[str, Any]:
+def _strike(item: Mapping[str, Any], n: int, report: Report) -> PF2eStrikeData:
     v = f.item_values(item)
     name = str(item.get("name") or _("Strike"))[:60]
     traits = [str(t) for t in f.dig(v, "traits", "value", default=[]) or []]
     feet = _range_feet(traits, v)
     ranged = feet > 0 or f.dig(v, "weaponType", "value") == "ranged"
-    strike = {
+    strike: PF2eStrikeData = {
         "name": name,
         "bonus": f.number(f.dig(v, "bonus", "value")),
         "schaden": _damage(v.get("damageRolls")),
@@ -102,7 +105,7 @@ def from_pf2e_npc(actor: f.FoundryActor) -> tuple[str, dict[str, Any], Report]:
     traits = [str(t) for t in f.dig(v, "traits", "value", default=[]) or []]
     block["merkmale"] = ", ".join(traits)[:200]
     report.take("system.traits.value", "Merkmale", block["merkmale"])
-    strikes: list[dict[str, Any]] = []
+    strikes: list[PF2eStrikeData] = []
     for n, item in enumerate(actor.items):
         if item.get("type") == "melee" and len(strikes) < MAX_STRIKES:
             strikes.append(_strike(item, n, report))

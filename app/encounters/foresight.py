@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, TypedDict
 
 from babel.numbers import format_decimal
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -43,7 +44,7 @@ ASSUMPTIONS: tuple[str, ...] = ("defends", "no_reaction")
 class ForecastRequest:
     actor_id: str
     target_id: str
-    options: dict[str, Any]
+    options: Mapping[str, Any]
     #: How the defender answers; ``None``: as it would (with a reaction if one is left).
     assume: Assumption | None = None
 
@@ -97,7 +98,26 @@ def _number(p: Fraction | None) -> float | None:
     return None if p is None else float(p)
 
 
-def as_json(result: Forecast, assume: Assumption | None) -> dict[str, Any]:
+class AssumptionsJSON(TypedDict):
+    defender: str | None
+
+
+class ForecastJSON(TypedDict):
+    """``POST …/forecast``'s answer (:func:`as_json`)."""
+
+    p_attack: float | None
+    p_hit: float | None
+    p_crit: float | None
+    p_fumble: float | None
+    damage: dict[str, float] | None
+    expected_damage: float | None
+    p_target_down: float | None
+    p_target_dead: float | None
+    unknown: list[str]
+    assumptions: AssumptionsJSON
+
+
+def as_json(result: Forecast, assume: Assumption | None) -> ForecastJSON:
     """The stable JSON shape of ``POST …/forecast`` (probabilities as floats)."""
     out = result.outcome
     defends = out.defends if out is not None else None
@@ -126,16 +146,37 @@ def _percent(p: Fraction) -> str:
 NOT_OPTIONS = frozenset({"version", "attacker", "target", "secret", "idempotency_key"})
 
 
-def request_from_form(data: dict[str, Any]) -> ForecastRequest:
+def request_from_form(data: Mapping[str, Any]) -> ForecastRequest:
     """The forecast of the attack form as it is filled in now."""
     options = {k: v for k, v in data.items() if k not in NOT_OPTIONS}
     return ForecastRequest(str(data.get("attacker", "")), str(data.get("target", "")), options)
 
 
-def display(result: Forecast) -> dict[str, Any]:
+class OutcomeDisplay(TypedDict):
+    """The odds of a roll that hits (:func:`display`), as percentages."""
+
+    p_hit: str
+    p_crit: str
+    p_fumble: str
+    expected: str
+    likely: list[tuple[int, str]]
+    p_down: str
+    p_dead: str
+    defends: bool
+
+
+class ForecastDisplay(TypedDict):
+    """What the attack form shows of a forecast (:func:`display`)."""
+
+    p_attack: str | None
+    unknown: str
+    outcome: OutcomeDisplay | None
+
+
+def display(result: Forecast) -> ForecastDisplay:
     """What the attack form shows: percentages, the likeliest damage, the unknown values."""
     out = result.outcome
-    view: dict[str, Any] = {
+    view: ForecastDisplay = {
         "p_attack": None if result.p_attack is None else _percent(result.p_attack),
         "unknown": ", ".join(result.unknown),
         "outcome": None,
@@ -212,11 +253,51 @@ def _estimate(e: Estimate) -> float:
     return round(e.value, 6)
 
 
-def risk_json(report: RiskReport) -> dict[str, Any]:
+class FigureRiskJSON(TypedDict):
+    p_down: float
+    p_dead: float
+    expected_damage: float
+
+
+class RoundsJSON(TypedDict):
+    mean: float
+    p90: int
+
+
+class StderrJSON(TypedDict):
+    p_any_down: float
+    p_any_dead: float
+    p_wipe: float
+    rounds_mean: float
+    participants: dict[str, FigureRiskJSON]
+
+
+class XPBudgetJSON(TypedDict):
+    xp: int
+    rating: str
+    party_level: int
+    party_size: int
+    budgets: dict[str, int]
+
+
+class RiskJSON(TypedDict):
+    """``POST …/risk``'s answer (:func:`risk_json`)."""
+
+    trials: int
+    p_any_down: float
+    p_any_dead: float
+    p_wipe: float
+    rounds: RoundsJSON
+    participants: dict[str, FigureRiskJSON]
+    stderr: StderrJSON
+    xp_budget: NotRequired[XPBudgetJSON]
+
+
+def risk_json(report: RiskReport) -> RiskJSON:
     """The stable JSON shape of ``POST …/risk``; ``xp_budget`` only where the rule system
     has one (PF2e)."""
     result = report.result
-    out: dict[str, Any] = {
+    out: RiskJSON = {
         "trials": result.trials,
         "p_any_down": _estimate(result.p_any_down),
         "p_any_dead": _estimate(result.p_any_dead),
@@ -275,7 +356,7 @@ def _decimal(x: float) -> str:
     return format_decimal(x, format="0.0", locale=get_locale())
 
 
-def risk_form(data: dict[str, Any]) -> tuple[int, int | None]:
+def risk_form(data: Mapping[str, object]) -> tuple[int, int | None]:
     """The risk form's trials and seed; a bad number is refused at its field."""
     values: list[int | None] = []
     for name in ("trials", "seed"):
@@ -290,12 +371,44 @@ def risk_form(data: dict[str, Any]) -> tuple[int, int | None]:
     return DEFAULT_TRIALS if trials is None else trials, seed
 
 
-def risk_display(report: RiskReport) -> dict[str, Any]:
+class FigureRiskRow(TypedDict):
+    """One participant's risk on the prep page (:func:`risk_display`)."""
+
+    pid: str
+    name: str
+    party: bool
+    p_down: tuple[str, str]
+    damage: tuple[str, str]
+
+
+class RatingDisplay(TypedDict):
+    """The XP budget as the prep page shows it (:func:`risk_display`)."""
+
+    xp: int
+    label: str
+    party_level: int
+    party_size: int
+    budgets: list[tuple[str, int]]
+
+
+class RiskDisplay(TypedDict):
+    """What the prep page shows of a risk estimate (:func:`risk_display`)."""
+
+    trials: int
+    p_any_down: tuple[str, str]
+    p_any_dead: tuple[str, str]
+    p_wipe: tuple[str, str]
+    rounds: tuple[str, str, int]
+    participants: list[FigureRiskRow]
+    rating: RatingDisplay | None
+
+
+def risk_display(report: RiskReport) -> RiskDisplay:
     """What the prep page shows of a risk estimate: percentages with their standard
     errors, the rounds, every participant (the party first), and the XP budget."""
     r = report.result
     order = sorted(r.figures, key=lambda pid: (report.sides[pid] != "abenteurer", pid))
-    view: dict[str, Any] = {
+    view: RiskDisplay = {
         "trials": r.trials,
         "p_any_down": _share(r.p_any_down),
         "p_any_dead": _share(r.p_any_dead),

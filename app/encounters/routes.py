@@ -367,7 +367,7 @@ async def manage(
     if context is None:
         raise NotFound(_("This participant is not in the combat."))
     context["inline"] = is_htmx(request)
-    return page(request, "encounters/manage.html", context, block="manage")
+    return page(request, "encounters/manage.html", dict(context), block="manage")
 
 
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/live")

@@ -212,7 +212,7 @@ async def _prep_event(
 
 
 async def create_entry(
-    session: AsyncSession, user: User, campaign_id: int, name: str, data: dict[str, Any]
+    session: AsyncSession, user: User, campaign_id: int, name: str, data: Mapping[str, Any]
 ) -> BestiaryEntry:
     campaign, _viewer = await _gm(session, user, campaign_id)
     await _check_room_for_entry(session, campaign_id)
@@ -261,7 +261,7 @@ async def update_entry(
     entry_id: int,
     version: int | None,
     name: str,
-    data: dict[str, Any],
+    data: Mapping[str, Any],
 ) -> BestiaryEntry:
     entry = await bestiary_entry(session, user, campaign_id, entry_id)
     if version is not None and version != entry.version:
@@ -581,7 +581,7 @@ async def update_encounter(
     version: int | None,
     name: str,
     notes: str,
-    settings: dict[str, Any] | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> Encounter:
     loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
     enc = loaded.encounter
@@ -844,7 +844,7 @@ async def update_participant(
     side: str | None = None,
     hidden: bool | None = None,
     name: str | None = None,
-    stats: dict[str, Any] | None = None,
+    stats: Mapping[str, Any] | None = None,
 ) -> Participant:
     loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
     p = loaded.by_id.get(str(participant_id))
@@ -1175,7 +1175,7 @@ def op_attack(
     roller: Roller,
     attacker: str,
     target: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
 ) -> None:
     may_act(loaded, attacker)
     if target not in state["figures"] or (not loaded.viewer.is_gm and target in loaded.hidden):
@@ -1222,7 +1222,7 @@ def op_cast(
     report: Report,
     roller: Roller,
     caster: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any],
 ) -> None:
     """Zauber wirken; the caller checked that the viewer may act with ``caster``."""
     target = str(params.get("target") or "")

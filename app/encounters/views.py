@@ -7,18 +7,21 @@ The page, the HTMX fragments, the SSE pushes and the JSON API all use these view
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
+from app.campaigns.models import Campaign
 from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
-from app.encounters.models import Participant
+from app.encounters.models import Encounter, Participant
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
 from app.encounters.state import CombatState, read_state
 from app.encounters.systems import SYSTEMS, system
 from app.encounters.systems.protocol import (
+    Budget,
     Checks,
     CombatCore,
     Conditions,
@@ -82,7 +85,33 @@ def health_of(view: FigureView, participant: Participant, gm: bool) -> Health:
     )
 
 
-def rows(loaded: Loaded) -> list[dict[str, Any]]:
+class RowView(TypedDict):
+    """One roster row as the viewer sees it (:func:`rows`); a figure in the fight adds its
+    health and conditions as the viewer may know them."""
+
+    pid: str
+    name: str
+    side: str
+    side_label: str
+    hidden: bool
+    pc: bool
+    mine: bool
+    current: bool
+    in_fight: bool
+    order: int
+    known: list[str]
+    entry_id: int | None
+    status: NotRequired[str]
+    status_label: NotRequired[str]
+    points: NotRequired[str | None]
+    conditions: NotRequired[list[str]]
+    condition_labels: NotRequired[dict[str, str]]
+    extra: NotRequired[list[str]]
+    initiative: NotRequired[int | None]
+    out: NotRequired[bool]
+
+
+def rows(loaded: Loaded) -> list[RowView]:
     state = read_state(loaded.encounter.state)
     gm = loaded.viewer.is_gm
     figures = state.get("figures", {})
@@ -90,13 +119,13 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
     # Only a running fight has someone acting (an ended one keeps its last turn in the state).
     current = current_pid(state) if loaded.encounter.status == "running" else None
     index = _order_index(state)
-    out: list[dict[str, Any]] = []
+    out: list[RowView] = []
     for p in loaded.participants:
         pid = str(p.id)
         if p.hidden and not gm:
             continue
         fig = figures.get(pid)
-        row: dict[str, Any] = {
+        row: RowView = {
             "pid": pid,
             "name": p.name,
             "side": p.side,
@@ -114,22 +143,31 @@ def rows(loaded: Loaded) -> list[dict[str, Any]]:
             v = mod.view(fig)
             known = health_of(v, p, gm)
             exact = knows_exact(p, gm)
-            row.update(
-                status=known.status,
-                status_label=known.label,
-                points=known.points,
-                conditions=known.conditions,
-                condition_labels={c: condition_label(c) for c in known.conditions},
-                extra=v["extra"] if exact else [],
-                initiative=v["initiative"] if exact or p.side == "abenteurer" else None,
-                out=known.out,
-            )
+            row["status"] = known.status
+            row["status_label"] = known.label
+            row["points"] = known.points
+            row["conditions"] = known.conditions
+            row["condition_labels"] = {c: condition_label(c) for c in known.conditions}
+            row["extra"] = v["extra"] if exact else []
+            row["initiative"] = v["initiative"] if exact or p.side == "abenteurer" else None
+            row["out"] = known.out
         out.append(row)
     out.sort(key=lambda r: (r["order"], r["name"]))
     return out
 
 
-def turn(loaded: Loaded) -> dict[str, Any]:
+class TurnView(TypedDict):
+    """Whose turn it is as the viewer sees it (a hidden figure's turn is nobody's)."""
+
+    status: str
+    round: int
+    pid: str | None
+    name: str | None
+    step: int | None
+    mine: bool
+
+
+def turn(loaded: Loaded) -> TurnView:
     state = read_state(loaded.encounter.state)
     t = current_turn(state)
     pid = str(t["pid"]) if t else None
@@ -202,7 +240,65 @@ def pending(loaded: Loaded) -> PendingView | None:
     }
 
 
-def controls(loaded: Loaded, roster: list[dict[str, Any]]) -> dict[str, Any]:
+class CheckControls(TypedDict):
+    """The condition and check forms' choices (:func:`_check_controls`)."""
+
+    conditions: tuple[str, ...]
+    default_check: str
+    check_names: tuple[str, ...]
+
+
+class SpentView(TypedDict):
+    """What the controls disable and why (:func:`_spent`)."""
+
+    spent: Spent
+    spent_reason: str | None
+
+
+class TurnControls(SpentView):
+    """The acting figure's budget and what it spent (:func:`_turn_controls`)."""
+
+    budget: Budget | None
+
+
+class AreaControls(TypedDict):
+    """The area form's sources and unit (:func:`_area_controls`)."""
+
+    area_sources: list[tuple[str, str]]
+    area_unit: str
+
+
+class FocusView(TypedDict):
+    """A held focus: its points and the spell's name (:func:`_focus`)."""
+
+    points: int
+    spell: str
+
+
+class Controls(CheckControls, TurnControls, AreaControls):
+    """What the viewer can do now (:func:`controls`)."""
+
+    gm: bool
+    running: bool
+    plays: bool
+    acting: bool
+    current: str | None
+    current_name: str | None
+    targets: list[RowView]
+    participants: list[RowView]
+    strikes: Sequence[Mapping[str, object]]
+    can_undo: bool
+    attacks_this_turn: int
+    maneuvers: list[tuple[str, str]]
+    spells: Sequence[Mapping[str, object]]
+    helpless: str | None
+    focus: FocusView | None
+    heroes_down: bool
+    on_board: bool
+    geometry_fields: bool
+
+
+def controls(loaded: Loaded, roster: list[RowView]) -> Controls:
     """What the viewer can do now (forms), computed from the state, the viewer and the
     roster's :func:`rows`."""
     state = read_state(loaded.encounter.state)
@@ -253,7 +349,7 @@ AREA_SOURCES = {
 }
 
 
-def _check_controls(mod: CombatCore) -> dict[str, Any]:
+def _check_controls(mod: CombatCore) -> CheckControls:
     """The condition and check forms' choices (none where the system lacks them)."""
     conditions, checks = capability(mod, Conditions), capability(mod, Checks)
     return {
@@ -263,7 +359,7 @@ def _check_controls(mod: CombatCore) -> dict[str, Any]:
     }
 
 
-def _turn_controls(mod: CombatCore, state: CombatState, acting: bool) -> dict[str, Any]:
+def _turn_controls(mod: CombatCore, state: CombatState, acting: bool) -> TurnControls:
     """The acting figure's budget (``CountedActions``) and what it can no longer do
     (``Spending``): none for others, or where the system counts neither."""
     budget, spending = capability(mod, CountedActions), capability(mod, Spending)
@@ -273,7 +369,7 @@ def _turn_controls(mod: CombatCore, state: CombatState, acting: bool) -> dict[st
     }
 
 
-def _area_controls(mod: CombatCore, gm: bool) -> dict[str, Any]:
+def _area_controls(mod: CombatCore, gm: bool) -> AreaControls:
     """The area form's sources for the viewer (a player: the acting figure's own) and the
     system's unit."""
     mine = ("attack", "spell")
@@ -286,7 +382,7 @@ def _area_controls(mod: CombatCore, gm: bool) -> dict[str, Any]:
     }
 
 
-def _spent(spent: Spent) -> dict[str, Any]:
+def _spent(spent: Spent) -> SpentView:
     """The actions the controls disable (``spent.refuses``) and the reason they name, the
     message the server refuses them with (issue 28)."""
     return {
@@ -295,20 +391,20 @@ def _spent(spent: Spent) -> dict[str, Any]:
     }
 
 
-def _heroes_down(visible: list[dict[str, Any]]) -> bool:
+def _heroes_down(visible: list[RowView]) -> bool:
     """Every figure on the heroes' side is out (unconscious, dying or dead): the fight goes
     on only in empty rounds, so the GM is told and offered its end (issue 31)."""
     heroes = [r for r in visible if r["side"] == "abenteurer"]
     return bool(heroes) and all(r.get("out") for r in heroes)
 
 
-def _targets(visible: list[dict[str, Any]], current: str | None) -> list[dict[str, Any]]:
+def _targets(visible: list[RowView], current: str | None) -> list[RowView]:
     """Whom the actor may target, the other side first: the first option of a target select
     (its default) is an enemy, never an ally."""
     actor = next((r for r in visible if r["pid"] == current), None)
     side = actor["side"] if actor else None
 
-    def rank(row: dict[str, Any]) -> int:
+    def rank(row: RowView) -> int:
         if side is None or side == "neutral":
             return 0
         return 2 if row["side"] == side else 1 if row["side"] == "neutral" else 0
@@ -316,7 +412,7 @@ def _targets(visible: list[dict[str, Any]], current: str | None) -> list[dict[st
     return sorted((r for r in visible if r["pid"] != current), key=rank)
 
 
-def _focus(data: dict[str, Any]) -> dict[str, Any] | None:
+def _focus(data: Mapping[str, Any]) -> FocusView | None:
     held = data.get("focus")
     if not held:
         return None
@@ -348,7 +444,7 @@ def condition_label(key: str) -> str:
     return key
 
 
-def _translated_params(params: dict[str, Any]) -> dict[str, Any]:
+def _translated_params(params: Mapping[str, object]) -> dict[str, object]:
     """A log line's parameters, a side (stored as its key; German names in older events) and
     a condition in the reader's language."""
     out = dict(params)
@@ -377,9 +473,29 @@ def detail_text(stored: Any) -> str:
         return str(stored["msg"])
 
 
-def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False) -> dict[str, Any]:
+class LineView(TypedDict):
+    """One line of a log entry in the reader's language, its details and dice."""
+
+    text: str
+    details: list[str]
+    dice: list[Any]
+
+
+class EntryView(TypedDict):
+    """A combat log entry as the page and the API show it (:func:`entry_view`)."""
+
+    seq: int
+    actor: str | None
+    created_at: str
+    visibility: str
+    lines: list[LineView]
+    undone: bool
+    undo_of: list[int]
+
+
+def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False) -> EntryView:
     payload = event.payload
-    lines = []
+    lines: list[LineView] = []
     for e in payload.get("entries", []):
         params = _translated_params(e.get("params", {}))
         try:
@@ -399,7 +515,21 @@ def entry_view(event: CampaignEvent, undone: set[int], *, redacted: bool = False
     }
 
 
-def manage_context(loaded: Loaded, participant_id: int) -> dict[str, Any] | None:
+class ManageContext(TypedDict):
+    """The GM's forms for one participant (:func:`manage_context`); ``inline`` the route
+    sets (fetched into the roster row)."""
+
+    campaign: Campaign
+    campaign_id: int
+    encounter: Encounter
+    system: str
+    row: RowView
+    conditions: tuple[str, ...]
+    partials: Mapping[str, str]
+    inline: NotRequired[bool]
+
+
+def manage_context(loaded: Loaded, participant_id: int) -> ManageContext | None:
     """What the GM's forms for one participant need; ``None`` if it is not in this fight."""
     row = next((r for r in rows(loaded) if r["pid"] == str(participant_id)), None)
     if row is None:
@@ -415,7 +545,14 @@ def manage_context(loaded: Loaded, participant_id: int) -> dict[str, Any] | None
     }
 
 
-def log_window(loaded: Loaded, window: LogWindow) -> dict[str, Any]:
+class LogWindowView(TypedDict):
+    """The log entries shown (newest first) and the seq to page back from."""
+
+    entries: list[EntryView]
+    older_than: int | None
+
+
+def log_window(loaded: Loaded, window: LogWindow) -> LogWindowView:
     """The log entries of ``window`` (newest first) and the seq to page back from."""
     undone = set(loaded.encounter.state.get("undone", [])) if loaded.encounter.state else set()
     return {
@@ -448,7 +585,25 @@ def page_context(loaded: Loaded, log: LogWindow) -> dict[str, Any]:
     }
 
 
-def api_view(loaded: Loaded) -> dict[str, Any]:
+class EncounterView(TypedDict):
+    """The JSON form of what the viewer sees of a fight (:func:`api_view`); ``pending`` is
+    the open prompt without its parsed deadline."""
+
+    id: int
+    name: str
+    notes: str
+    status: str
+    version: int
+    settings: Mapping[str, object]
+    round: int
+    turn: TurnView
+    participants: list[RowView]
+    pending: dict[str, object] | None
+    can_undo: bool
+    area: AreaView | None
+
+
+def api_view(loaded: Loaded) -> EncounterView:
     """The JSON form of what the viewer sees (same projection as the page)."""
     enc = loaded.encounter
     prompt = pending(loaded)
@@ -469,7 +624,24 @@ def api_view(loaded: Loaded) -> dict[str, Any]:
     }
 
 
-def area_view(loaded: Loaded) -> dict[str, Any] | None:
+class AreaTarget(TypedDict):
+    """A figure in the area the viewer may see."""
+
+    participant_id: int
+    name: str
+
+
+class AreaView(TypedDict):
+    """The fight's last area as the viewer may see it (:func:`area_view`)."""
+
+    id: int
+    shape: str
+    cells: list[list[int]]
+    targets: list[AreaTarget]
+    resolved: bool
+
+
+def area_view(loaded: Loaded) -> AreaView | None:
     """The fight's last area (issue 27) as the viewer may see it: a hidden figure in it is
     left out for players; ``resolved`` false while its targets still answer."""
     state = read_state(loaded.encounter.state)

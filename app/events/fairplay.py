@@ -19,7 +19,7 @@ import hmac
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -93,6 +93,22 @@ def mark_override(session: AsyncSession, campaign_id: int) -> None:
     session.info.setdefault(OVERRIDE_KEY, set()).add(campaign_id)
 
 
+class FairplayRecord(TypedDict):
+    """An event's ``fairplay`` as :func:`record` writes it (format version 2): whose dice
+    with which client seed, the faces drawn, the salt, the payload's digest and the chain's
+    link; ``override`` on a GM's override of the table rule."""
+
+    version: int
+    session_id: int
+    user_id: int | None
+    client_seed: str | None
+    draws: list[list[int]]
+    salt: str
+    digest: str
+    chain: str
+    override: NotRequired[bool]
+
+
 def record(
     session: AsyncSession,
     campaign_id: int,
@@ -101,7 +117,7 @@ def record(
     actor_id: int | None,
     payload: dict[str, Any],
     previous: str,
-) -> dict[str, Any]:
+) -> FairplayRecord:
     """The ``fairplay`` of the event appended with ``seq``: the draws waiting for it (taken),
     a fresh salt, its digest and its chain link."""
     waiting: dict[int, PendingDraws] = session.info.get(DRAWS_KEY, {})
@@ -112,7 +128,7 @@ def record(
         drawn = None
     salt = secrets.token_hex(SALT_BYTES)
     d = digest(payload, salt)
-    out: dict[str, Any] = {
+    out: FairplayRecord = {
         "version": VERSION,
         "session_id": session_id,
         "user_id": drawn.user_id if drawn else actor_id,

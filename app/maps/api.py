@@ -160,7 +160,7 @@ async def show(
     campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """The scene as the caller may see it (hidden and fogged tokens are absent)."""
-    return await views.scene_json(session, user, campaign_id, scene_id)
+    return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
 
 @router.get("/{scene_id}/view")
@@ -173,7 +173,7 @@ async def view_as(
 ) -> dict[str, Any]:
     """«View as …» (GMs only): the scene exactly as the member ``as`` (a user id) gets it
     from ``GET …/scenes/{sid}``."""
-    return (await views.view_as(session, user, campaign_id, scene_id, as_))[1]
+    return dict((await views.view_as(session, user, campaign_id, scene_id, as_))[1])
 
 
 @router.patch("/{scene_id}")
@@ -184,7 +184,7 @@ async def update(
     await service.update_scene(session, user, campaign_id, scene_id, change)
     if body.place:
         await tactics.place_participants(session, user, campaign_id, scene_id)
-    return await views.scene_json(session, user, campaign_id, scene_id)
+    return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
 
 @router.delete("/{scene_id}", status_code=204)
@@ -209,7 +209,7 @@ async def put_background(
     await service.open_scene(session, user, campaign_id, scene_id)
     image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
     await service.set_background(session, user, campaign_id, scene_id, image)
-    return await views.scene_json(session, user, campaign_id, scene_id)
+    return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
 
 @router.get("/{scene_id}/background")
@@ -236,7 +236,7 @@ async def put_portrait(
     await service.open_scene(session, user, campaign_id, scene_id)
     image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
     await service.set_portrait(session, user, campaign_id, scene_id, token_id, image)
-    return await views.token_json(session, user, campaign_id, scene_id, token_id)
+    return dict(await views.token_json(session, user, campaign_id, scene_id, token_id))
 
 
 @router.delete("/{scene_id}/tokens/{token_id}/portrait")
@@ -244,7 +244,7 @@ async def delete_portrait(
     campaign_id: PathId, scene_id: PathId, token_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     await service.set_portrait(session, user, campaign_id, scene_id, token_id, None)
-    return await views.token_json(session, user, campaign_id, scene_id, token_id)
+    return dict(await views.token_json(session, user, campaign_id, scene_id, token_id))
 
 
 @router.get("/{scene_id}/tokens/{token_id}/portrait")
@@ -278,7 +278,7 @@ async def put_walls(
         # The editor shows what is there now instead of what it drew on a stale copy.
         fresh = await views.scene_json(session, user, campaign_id, scene_id)
         return JSONResponse({"detail": exc.message, "scene": fresh}, status_code=409)
-    return await views.scene_json(session, user, campaign_id, scene_id)
+    return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
 
 @router.post("/{scene_id}/fog")
@@ -286,7 +286,7 @@ async def fog(
     campaign_id: PathId, scene_id: PathId, body: FogBody, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     await service.change_fog(session, user, campaign_id, scene_id, body.reveal, body.hide)
-    return await views.scene_json(session, user, campaign_id, scene_id)
+    return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
 
 @router.post("/{scene_id}/lights", status_code=201, dependencies=[IDEMPOTENT])
@@ -295,7 +295,7 @@ async def add_light(
 ) -> dict[str, Any]:
     """Place a light on a cell (a light already there takes the new radius); GMs only."""
     await light.add_light(session, user, campaign_id, scene_id, body.x, body.y, body.radius)
-    return await views.scene_json(session, user, campaign_id, scene_id)
+    return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
 
 @router.delete("/{scene_id}/lights/{x}/{y}")
@@ -309,7 +309,7 @@ async def remove_light(
 ) -> dict[str, Any]:
     """Take away the light on the cell ``(x, y)``; GMs only."""
     await light.remove_light(session, user, campaign_id, scene_id, x, y)
-    return await views.scene_json(session, user, campaign_id, scene_id)
+    return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
 
 @router.post("/{scene_id}/tokens", status_code=201, dependencies=[IDEMPOTENT])
@@ -319,7 +319,7 @@ async def add_token(
     token = await service.add_token(
         session, user, campaign_id, scene_id, service.TokenIn(**body.model_dump())
     )
-    return await views.token_json(session, user, campaign_id, scene_id, token.id)
+    return dict(await views.token_json(session, user, campaign_id, scene_id, token.id))
 
 
 @router.post("/{scene_id}/place", dependencies=[IDEMPOTENT])
@@ -345,7 +345,7 @@ async def change_token(
 ) -> dict[str, Any]:
     change = service.TokenChange(**body.model_dump())
     await service.change_token(session, user, campaign_id, scene_id, token_id, change)
-    return await views.token_json(session, user, campaign_id, scene_id, token_id)
+    return dict(await views.token_json(session, user, campaign_id, scene_id, token_id))
 
 
 @router.delete("/{scene_id}/tokens/{token_id}", status_code=204)
@@ -431,7 +431,7 @@ async def attack(
     """An attack chosen on the map (participant ids): distance, whether each weapon reaches
     and its range modifier, the suggested cover and covering figure, and the attack form's
     fields to pre-fill — from what the caller may see."""
-    return await tactics.attack_line(session, user, campaign_id, scene_id, attacker, target)
+    return dict(await tactics.attack_line(session, user, campaign_id, scene_id, attacker, target))
 
 
 @router.get("/{scene_id}/tokens/{token_id}/reach")

@@ -10,7 +10,8 @@ Whether a segment lies on the grid is the service's check (``service.set_walls``
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import TypedDict
 
 from app.errors import ValidationFailed
 from app.i18n import _
@@ -62,7 +63,14 @@ def segments_text(segs: list[list[int]]) -> str:
     return "\n".join(",".join(str(v) for v in s) for s in segs)
 
 
-def doors_text(found: list[dict[str, Any]]) -> str:
+class DoorJSON(TypedDict):
+    """A door as the board shows it: its wall segment and whether it stands open."""
+
+    segment: list[int]
+    open: bool
+
+
+def doors_text(found: Sequence[DoorJSON]) -> str:
     return "\n".join(
         ",".join(str(v) for v in d["segment"]) + (",1" if d["open"] else "") for d in found
     )

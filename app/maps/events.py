@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NotRequired, TypedDict
 
 from app.events.payload import PUBLIC_OR_GM, EventPayload, event_type
 
@@ -49,6 +49,15 @@ class TokenAdded(EventPayload):
         return self.scene_id, self.token.get("id")
 
 
+class MoveReaction(TypedDict):
+    """A reaction a move offered (H&H Blockadeangriff): the reacting figure, the kind of
+    reaction and the figure's name (moves written before the name was kept have none)."""
+
+    participant_id: int
+    kind: str
+    name: NotRequired[str]
+
+
 @event_type("token_moved")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TokenMoved(EventPayload):
@@ -65,7 +74,7 @@ class TokenMoved(EventPayload):
     y: int
     cost: int = 0
     override: bool = False
-    reactions: list[dict[str, Any]] | None = None
+    reactions: list[MoveReaction] | None = None
     #: The rule that moved it (H&H «Wegstossen», «Fehltritt»), not its player.
     pushed: str | None = None
     #: The way reached a figure the mover cannot see: it ended on the last free cell before.

@@ -10,16 +10,14 @@ the viewer may not see is not in the board, so it gets nothing here either.
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.core.viewer import Viewer
 from app.encounters.combat import current_pid
 from app.encounters.systems.protocol import CombatCore
 from app.encounters.views import Health, health_of
-from app.maps.sight import Board
+from app.maps.sight import Board, BoardView, HealthJSON, TokenJSON
 
 
-def _health_json(known: Health) -> dict[str, Any]:
+def _health_json(known: Health) -> HealthJSON:
     return {
         "status": known.status,
         "label": known.label,
@@ -30,9 +28,7 @@ def _health_json(known: Health) -> dict[str, Any]:
     }
 
 
-def _health(
-    board: Board, rules: CombatCore, viewer: Viewer, token: dict[str, Any]
-) -> dict[str, Any] | None:
+def _health(board: Board, rules: CombatCore, viewer: Viewer, token: TokenJSON) -> HealthJSON | None:
     """The token's health for ``viewer`` (``None``: it is no figure of the fight)."""
     participant = board.participants.get(token["participant_id"] or 0)
     figure = board.state.get("figures", {}).get(str(token["participant_id"]))
@@ -41,7 +37,7 @@ def _health(
     return _health_json(health_of(rules.view(figure), participant, viewer.is_gm))
 
 
-def overlay(view: dict[str, Any], board: Board, viewer: Viewer, rules: CombatCore) -> None:
+def overlay(view: BoardView, board: Board, viewer: Viewer, rules: CombatCore) -> None:
     """Add ``active`` and ``health`` to each token of ``view`` (the viewer's board)."""
     acting = current_pid(board.state) if board.running else None
     for token in view["tokens"]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from app.core.viewer import Viewer
 from app.encounters.combat import movement_spent
@@ -33,7 +32,7 @@ from app.encounters.systems.protocol import (
 from app.errors import Conflict, ValidationFailed
 from app.events.service import VisibleEvent
 from app.i18n import _
-from app.maps.events import TokenMoved
+from app.maps.events import MoveReaction, TokenMoved
 from app.maps.models import Token
 from app.maps.sight import Board, grid_of
 from app.rules import grid as g
@@ -48,7 +47,7 @@ class Plan:
     end: Cell
     cost: int
     allowance: int | None
-    reactions: list[dict[str, Any]]
+    reactions: list[MoveReaction]
     override: bool
     #: The walk ended before a figure the mover cannot see.
     blocked: bool = False
@@ -220,7 +219,7 @@ def _free_before(path: Sequence[Cell], index: int, size: int, found: Others) -> 
 
 def _reactions(
     b: Board, rules: CombatCore, token: Token, path: list[Cell]
-) -> tuple[int | None, list[dict[str, Any]]]:
+) -> tuple[int | None, list[MoveReaction]]:
     """Where along ``path`` the first enemies may react (``None``: nowhere), and they."""
     pid = b.pid(token)
     if pid is None or not b.running or pid not in b.state.get("figures", {}):
@@ -256,7 +255,7 @@ class MoveResult:
     cost: int | None
     allowance: int | None
     stopped_at: Cell | None
-    reactions: list[dict[str, Any]]
+    reactions: list[MoveReaction]
     blocked: bool
     #: The mover's actions left after a move that was one of them (PF2e's Stride).
     actions: Budget | None = None

@@ -728,7 +728,7 @@ async def add_token(
     await session.flush()
     b = await board(session, opened)  # with the new token's participant or owner
     payload = map_events.TokenAdded(
-        actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
+        actor_name=user.username, scene_id=scene_id, token=dict(b.token_json(token))
     )
     await token_events(session, opened, user, b, token, payload, before)
     return token
@@ -799,7 +799,7 @@ async def change_token(
         token.light = light_radius(change.light, "light", low=0)
     await session.flush()
     payload = map_events.TokenChanged(
-        actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
+        actor_name=user.username, scene_id=scene_id, token=dict(b.token_json(token))
     )
     await token_events(session, opened, user, b, token, payload, before)
     return token
@@ -834,7 +834,7 @@ async def set_portrait(
         token.portrait_etag = image.etag
     await _flush_token(session)
     payload = map_events.TokenChanged(
-        actor_name=user.username, scene_id=scene_id, token=b.token_json(token)
+        actor_name=user.username, scene_id=scene_id, token=dict(b.token_json(token))
     )
     await token_events(session, opened, user, b, token, payload, before)
     return token

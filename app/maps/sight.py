@@ -31,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from app.core.viewer import Viewer
 from app.encounters.combat import State
@@ -41,6 +41,8 @@ from app.errors import ValidationFailed
 from app.events import audience
 from app.events.audience import Audience
 from app.i18n import _
+from app.maps.edit import DoorJSON
+from app.maps.events import MoveReaction
 from app.maps.models import Scene, Token
 from app.rules import grid as g
 
@@ -157,7 +159,82 @@ def lit_of(grid: g.Grid, lights: frozenset[tuple[g.Cell, int]]) -> frozenset[g.C
     return found
 
 
-def scene_heading(scene: Scene) -> dict[str, Any]:
+class SceneHeading(TypedDict):
+    """Which scene an answer is about, its size and version (:func:`scene_heading`)."""
+
+    id: int
+    name: str
+    cols: int
+    rows: int
+    version: int
+    encounter_id: int | None
+
+
+class HealthJSON(TypedDict):
+    """A token's health as one viewer may know it (``app.maps.marks``)."""
+
+    status: str
+    label: str
+    points: str | None
+    share: float | None
+    conditions: list[str]
+    out: bool
+
+
+class TokenJSON(TypedDict):
+    """A token as a viewer sees it (:meth:`Board.token_json`); ``hidden`` and ``light``
+    only for the GMs, ``active`` and ``health`` laid over by ``app.maps.marks``."""
+
+    id: int
+    x: int
+    y: int
+    label: str
+    colour: str
+    size: int
+    participant_id: int | None
+    character_id: int | None
+    side: str | None
+    number: int | None
+    portrait_url: str | None
+    hidden: NotRequired[bool]
+    light: NotRequired[int]
+    active: NotRequired[bool]
+    health: NotRequired[HealthJSON | None]
+
+
+class GridJSON(TypedDict):
+    x: int
+    y: int
+    cell_px: int
+
+
+class BoardView(SceneHeading):
+    """The scene as one viewer may see it (:meth:`Board.view`): the JSON answer and the
+    pages' data."""
+
+    grid: GridJSON
+    unit: str
+    per_cell: float
+    diagonal: g.Diagonal
+    background_url: str | None
+    background: dict[str, float] | None
+    walls: list[list[int]]
+    doors: list[DoorJSON]
+    difficult: list[list[int]]
+    fog: bool
+    shown: bool
+    line_of_sight: bool
+    sight_radius: int | None
+    dark: bool
+    lights: list[dict[str, int]] | None
+    lit: list[g.Cell] | None
+    revealed: list[list[int]] | None
+    visible: list[g.Cell] | None
+    explored: list[g.Cell] | None
+    tokens: list[TokenJSON]
+
+
+def scene_heading(scene: Scene) -> SceneHeading:
     """What every answer about a scene starts with: which one, its size and version."""
     return {
         "id": scene.id,
@@ -353,8 +430,8 @@ class Board:
         """Whether the viewer plays the figure or character of this token."""
         return self.owner(token) == viewer.user_id
 
-    def token_json(self, token: Token, gm: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def token_json(self, token: Token, gm: bool = True) -> TokenJSON:
+        out: TokenJSON = {
             "id": token.id,
             "x": token.x,
             "y": token.y,
@@ -373,8 +450,8 @@ class Board:
         return out
 
     def visible_reactions(
-        self, reactions: list[dict[str, Any]], cells: AbstractSet[g.Cell] | None
-    ) -> list[dict[str, Any]]:
+        self, reactions: Sequence[MoveReaction], cells: AbstractSet[g.Cell] | None
+    ) -> list[MoveReaction]:
         """The reactions whose reacting figure's token a player who sees ``cells`` sees."""
         seen = {t.participant_id for t in self.tokens if self.sees_in(t, cells)}
         return [r for r in reactions if r["participant_id"] in seen]
@@ -392,7 +469,7 @@ class Board:
             "height": height / cell,
         }
 
-    def view(self, viewer: Viewer, metric: g.Metric) -> dict[str, Any]:
+    def view(self, viewer: Viewer, metric: g.Metric) -> BoardView:
         """The scene as ``viewer`` may see it (the JSON answer and the page's data)."""
         scene = self.scene
         gm = viewer.is_gm

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -134,9 +134,38 @@ def _fighter(tokens: Mapping[int, Token], pid: int, field: str) -> Token:
     return token
 
 
+class WallJSON(TypedDict):
+    """The walls on an attack's line: whether they block it and how many lines cross it."""
+
+    blocked: int
+    lines: int
+
+
+class RangeJSON(TypedDict):
+    label: str
+    modifier: int | None
+    in_range: bool
+
+
+class AttackLineJSON(TypedDict):
+    """Range and suggested cover of an attack (:func:`attack_line`)."""
+
+    distance: float
+    unit: str
+    cells: int
+    line: list[list[int]]
+    wall: WallJSON
+    ranges: list[RangeJSON]
+    cover: str | None
+    covering: int | None
+    covering_token_id: int | None
+    fill: dict[str, str]
+    summary: str
+
+
 async def attack_line(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, attacker: int, target: int
-) -> dict[str, Any]:
+) -> AttackLineJSON:
     """Range and suggested cover of an attack by participant ``attacker`` on ``target``.
 
     Players ask for their own figures only, about tokens they see; the walls and the
@@ -194,9 +223,18 @@ def _summary(distance: Fraction, unit: str, ranges: Sequence[RangeNote]) -> str:
 # --- Gefährdungsbereich ---------------------------------------------------------------------
 
 
+class ZoneJSON(TypedDict):
+    """A figure's threatened cells (:func:`zones`)."""
+
+    token_id: int
+    participant_id: int | None
+    side: str
+    cells: list[list[int]]
+
+
 async def zones(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int
-) -> list[dict[str, Any]]:
+) -> list[ZoneJSON]:
     """Each seen figure's threatened cells (H&H: its Gefährdungsbereich), on the grid and,
     for players, on the cells they see; empty outside a fight and in systems without."""
     opened = await service.open_scene(session, user, campaign_id, scene_id)
@@ -204,7 +242,7 @@ async def zones(
     viewer = opened.viewer
     cells = None if viewer.is_gm else board.cells_for(viewer.user_id)
     figures = board.state.get("figures", {})
-    out: list[dict[str, Any]] = []
+    out: list[ZoneJSON] = []
     rules = capability(opened.rules, Zones)
     if rules is None:
         return out

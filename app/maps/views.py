@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -22,7 +22,7 @@ from app.rules import grid as g
 
 async def scene_json(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int
-) -> dict[str, Any]:
+) -> sight.BoardView:
     opened = await service.open_scene(session, user, campaign_id, scene_id)
     board = await service.board(session, opened)
     view = board.view(opened.viewer, opened.tactics.metric)
@@ -40,7 +40,7 @@ async def member(session: AsyncSession, campaign_id: int, user_id: int) -> Viewe
 
 async def view_as(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, as_id: int
-) -> tuple[Viewer, dict[str, Any]]:
+) -> tuple[Viewer, sight.BoardView]:
     """The scene exactly as the member ``as_id`` gets it from ``GET …/scenes/{sid}`` (GMs
     only: 403 for other members, 404 for non-members; a member who does not see the scene
     — hidden from the players — gets its 404)."""
@@ -69,7 +69,7 @@ async def blind(session: AsyncSession, campaign_id: int, board: sight.Board) -> 
 
 async def token_json(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, token_id: int
-) -> dict[str, Any]:
+) -> sight.TokenJSON:
     opened = await service.open_scene(session, user, campaign_id, scene_id)
     board = await service.board(session, opened)
     for token in board.tokens:
@@ -85,10 +85,23 @@ async def token_json(
 NEAREST = 5
 
 
-def _listing(view: dict[str, Any], diagonal: g.Diagonal, per_cell: float) -> list[dict[str, Any]]:
+class NearToken(TypedDict):
+    """Another token near one in the screen-reader list, and how far it is."""
+
+    label: str
+    distance: float
+
+
+class ListedToken(sight.TokenJSON):
+    """A token in the screen-reader list with its nearest others (:func:`_listing`)."""
+
+    others: list[NearToken]
+
+
+def _listing(view: sight.BoardView, diagonal: g.Diagonal, per_cell: float) -> list[ListedToken]:
     """The tokens for the screen-reader list: position and the distance to the nearest ones."""
     tokens = view["tokens"]
-    out = []
+    out: list[ListedToken] = []
     for t in tokens:
         here = (t["x"], t["y"])
         near = sorted(
@@ -96,7 +109,9 @@ def _listing(view: dict[str, Any], diagonal: g.Diagonal, per_cell: float) -> lis
             for o in tokens
             if o["id"] != t["id"]
         )[:NEAREST]
-        others = [{"label": label, "distance": cells * per_cell} for cells, label in near]
+        others: list[NearToken] = [
+            {"label": label, "distance": cells * per_cell} for cells, label in near
+        ]
         out.append({**t, "others": others})
     return out
 
@@ -114,7 +129,14 @@ def _has_zones(core: CombatCore, board: sight.Board) -> bool:
     )
 
 
-def _area(board: sight.Board, scene_id: int) -> dict[str, Any] | None:
+class AreaMark(TypedDict):
+    """The linked fight's area on the board while it resolves (:func:`_area`)."""
+
+    id: int
+    cells: list[list[int]]
+
+
+def _area(board: sight.Board, scene_id: int) -> AreaMark | None:
     """The linked fight's area while it resolves (issue 27), drawn on the board for every
     viewer: its cells name no figure."""
     area = board.state.get("area")
@@ -172,7 +194,7 @@ async def scene_for_encounter(
     return None if found is None else int(found)
 
 
-def edit_texts(view: dict[str, Any]) -> dict[str, str]:
+def edit_texts(view: sight.BoardView) -> dict[str, str]:
     """The GM's editor form filled from the scene (walls, doors, terrain, grid alignment)."""
     grid = view["grid"]
     return {

@@ -127,7 +127,7 @@ async def fairplay(
     campaign_id: PathId, session_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, Any]:
     """The session's fair-play export, as the caller may see it (for the verifiers)."""
-    return await service.fairplay_export(session, user, campaign_id, session_id)
+    return dict(await service.fairplay_export(session, user, campaign_id, session_id))
 
 
 @router.get("/sessions/{session_id}/export", response_class=Response)

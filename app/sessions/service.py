@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import Boolean, Integer, column, func, select, table, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -305,9 +305,29 @@ def revealed(game: GameSession, event: CampaignEvent, hidden: Collection[int]) -
     )
 
 
+class ExportedEvent(TypedDict):
+    """An event of the fair-play export: its ``fairplay`` as shown to the caller and its
+    payload (``None`` where they may not see it)."""
+
+    seq: int
+    type: str
+    fairplay: Mapping[str, object] | None
+    payload: object
+
+
+class FairplayExport(TypedDict):
+    """What the verifiers read (:func:`fairplay_export`)."""
+
+    campaign_id: int
+    session_id: int
+    commitment: str
+    server_seed: str | None
+    events: list[ExportedEvent]
+
+
 async def fairplay_export(
     session: AsyncSession, user: User, campaign_id: int, session_id: int
-) -> dict[str, Any]:
+) -> FairplayExport:
     """What the verifiers read: the commitment, the seed once published, and every event
     of the session with its ``fairplay``; ``payload`` (and the draws and the salt) null
     where the caller may not see them (a payload that reaches them reduced, without a hidden
@@ -320,7 +340,7 @@ async def fairplay_export(
     # An imported session (``origin``) verifies with the ids and payloads it was made with.
     origin = game.origin or {}
     hashed: dict[str, Any] = origin.get("payloads") or {}
-    out: list[dict[str, Any]] = []
+    out: list[ExportedEvent] = []
     for e in events:
         whole = sees_whole(e, viewer) or revealed(game, e, hidden)
         out.append(

@@ -162,30 +162,44 @@ class Report:
         return sorted({e.version for e in self.events})
 
 
-def _dice(e: dict[str, Any], fp: dict[str, Any], ctx: dict[str, Any], out: Checked) -> None:
+@dataclass
+class _Walk:
+    """What the check of one event needs of those before it: the session (its campaign and
+    id as the export has them, the published seed), the chain's last link, the last seq
+    and every roll's draws by its seq."""
+
+    campaign_id: Any
+    session_id: Any
+    seed: bytes | None
+    chain: str
+    last_seq: int | None = None
+    draws: dict[Any, Any] = field(default_factory=dict)
+
+
+def _dice(e: dict[str, Any], fp: dict[str, Any], ctx: _Walk, out: Checked) -> None:
     draws = fp.get("draws")
     if draws is None:
         out.secret = True
         return
-    ctx["draws"][out.seq] = draws
+    ctx.draws[out.seq] = draws
     out.dice = len(draws)
-    seed = ctx["seed"]
+    seed = ctx.seed
     if seed is None or not draws:
         return
     for k, (sides, face) in enumerate(draws):
         want = derive_face(
-            seed, ctx["campaign_id"], e["seq"], fp["user_id"], fp["client_seed"], k, sides
+            seed, ctx.campaign_id, e["seq"], fp["user_id"], fp["client_seed"], k, sides
         )
         if want != face:
             out.problems.append(f"die {k + 1} (d{sides}) shows {face}, the derivation gives {want}")
 
 
-def _shown(e: dict[str, Any], ctx: dict[str, Any], out: Checked) -> None:
+def _shown(e: dict[str, Any], ctx: _Walk, out: Checked) -> None:
     """The faces a roll shows are its draws; a chat line's inline roll shows the draws of
     the roll event it names (``roll.seq``)."""
     for roll in shown_rolls(e):
         seq = out.seq if e.get("type") == "roll" else roll.get("seq")
-        draws = ctx["draws"].get(seq)
+        draws = ctx.draws.get(seq)
         if draws is not None:
             out.problems.extend(shown_problems(roll, draws))
         out.roll = describe(e)
@@ -203,25 +217,25 @@ def _digest(e: dict[str, Any], fp: dict[str, Any], out: Checked) -> None:
         out.problems.append("the payload does not match its digest")
 
 
-def _event(e: dict[str, Any], ctx: dict[str, Any]) -> Checked:
+def _event(e: dict[str, Any], ctx: _Walk) -> Checked:
     out = Checked(int(e.get("seq", 0)), str(e.get("type", "?")))
     fp = e.get("fairplay")
     if not isinstance(fp, dict):
         out.problems.append("no fair-play record")
         return out
     out.override = bool(fp.get("override"))
-    if ctx["last_seq"] is not None and out.seq != ctx["last_seq"] + 1:
+    if ctx.last_seq is not None and out.seq != ctx.last_seq + 1:
         out.problems.append(
-            f"expected event {ctx['last_seq'] + 1} next, got {out.seq} (missing or moved)"
+            f"expected event {ctx.last_seq + 1} next, got {out.seq} (missing or moved)"
         )
-    ctx["last_seq"] = out.seq
-    if fp.get("session_id") != ctx["session_id"]:
+    ctx.last_seq = out.seq
+    if fp.get("session_id") != ctx.session_id:
         out.problems.append("belongs to another session")
     _digest(e, fp, out)
-    link = sha256_hex((ctx["chain"] + str(fp.get("digest"))).encode())
+    link = sha256_hex((ctx.chain + str(fp.get("digest"))).encode())
     if link != fp.get("chain"):
         out.problems.append("the hash chain is broken here")
-    ctx["chain"] = str(fp.get("chain"))
+    ctx.chain = str(fp.get("chain"))
     _dice(e, fp, ctx, out)
     if not out.secret:
         _shown(e, ctx, out)
@@ -253,14 +267,12 @@ def verify(data: dict[str, Any]) -> Report:
     """Check a session's fair-play export (the JSON of ``…/sessions/{id}/fairplay``)."""
     events = list(data.get("events") or [])
     seed_hex = data.get("server_seed")
-    ctx: dict[str, Any] = {
-        "campaign_id": data.get("campaign_id"),
-        "session_id": data.get("session_id"),
-        "seed": bytes.fromhex(seed_hex) if seed_hex else None,
-        "chain": str(data.get("commitment")),
-        "last_seq": None,
-        "draws": {},
-    }
+    ctx = _Walk(
+        campaign_id=data.get("campaign_id"),
+        session_id=data.get("session_id"),
+        seed=bytes.fromhex(seed_hex) if seed_hex else None,
+        chain=str(data.get("commitment")),
+    )
     checked = [_event(e, ctx) for e in events]
     return Report(checked, _session_problems(data, events), seed_hex is not None)
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from babel.dates import format_skeleton
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -367,7 +367,75 @@ async def export_campaign(session: AsyncSession, user: User, campaign_id: int) -
     return document
 
 
-def _character_doc(c: Character, maps: IdMaps) -> dict[str, Any]:
+class CharacterExport(TypedDict):
+    """A character as the document holds it (read back as :class:`CharacterDoc`); its
+    ``data`` is JSON with the ids renumbered, like the other documents' JSON parts."""
+
+    ref: int | None
+    owner: int | None
+    name: str
+    kind: str
+    hidden_from_players: bool
+    archived_at: str | None
+    data: object
+
+
+class ItemExport(TypedDict):
+    """An item as the document holds it (read back as :class:`ItemDoc`)."""
+
+    ref: int | None
+    character: int | None
+    in_library: bool
+    name: str
+    description: str
+    quantity: int
+    price: int | None
+    fields: object
+    slot: str | None
+    equipped: bool
+    container: str | None
+
+
+class ParticipantExport(TypedDict):
+    """A participant as the document holds it (read back as :class:`ParticipantDoc`)."""
+
+    ref: int | None
+    character: int | None
+    bestiary_entry: int | None
+    name: str
+    side: str
+    hidden: bool
+    stats: object
+    position: int
+
+
+class EncounterExport(TypedDict):
+    """An encounter as the document holds it (read back as :class:`EncounterDoc`)."""
+
+    ref: int | None
+    name: str
+    notes: str
+    status: str
+    settings: Mapping[str, object]
+    state: object
+    history: object
+    participants: list[ParticipantExport]
+
+
+class EventExport(TypedDict):
+    """A log event as the document holds it (read back as :class:`EventDoc`)."""
+
+    seq: int
+    type: str
+    actor: int | None
+    visibility: str
+    audience: int | None
+    payload: object
+    created_at: str
+    fairplay: Mapping[str, object] | None
+
+
+def _character_doc(c: Character, maps: IdMaps) -> CharacterExport:
     return {
         "ref": maps.id("character", c.id),
         "owner": maps.id("user", c.owner_id),
@@ -379,7 +447,7 @@ def _character_doc(c: Character, maps: IdMaps) -> dict[str, Any]:
     }
 
 
-def _item_doc(i: Item, maps: IdMaps) -> dict[str, Any]:
+def _item_doc(i: Item, maps: IdMaps) -> ItemExport:
     return {
         "ref": maps.id("item", i.id),
         "character": maps.id("character", i.character_id),
@@ -397,7 +465,7 @@ def _item_doc(i: Item, maps: IdMaps) -> dict[str, Any]:
 
 def _encounter_doc(
     e: Encounter, history: list[undo.Entry], participants: list[Participant], maps: IdMaps
-) -> dict[str, Any]:
+) -> EncounterExport:
     """An encounter with its participants and its undo steps (``history``, oldest first)."""
     return {
         "ref": maps.id("encounter", e.id),
@@ -436,7 +504,7 @@ def _only_reader(e: CampaignEvent) -> int | None:
     return next(iter(readers)) if e.visibility == "self" and readers else None
 
 
-def _event_doc(e: CampaignEvent, maps: IdMaps) -> dict[str, Any]:
+def _event_doc(e: CampaignEvent, maps: IdMaps) -> EventExport:
     heard = Audience.from_json(e.audience)
     payload = dict(e.payload)
     if heard.withheld:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from app.encounters.statblocks import Extra, Field, StatBlockRules, sample
 from app.i18n import N_, _
 from app.rules.hh.state import SIZES
+
+if TYPE_CHECKING:
+    from app.encounters.systems.hh_figures import HHSpellData
+    from app.rules.hh.magic import Grade
 
 HH_DAMAGE_KINDS = ("normal", "brechend", "direkt")
 HH_GRADES = ("C", "B", "A", "S")
@@ -46,7 +50,7 @@ SCHEMA = (
 )
 
 
-def _spells(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
+def _spells(raw: Any, errors: dict[str, str]) -> list[HHSpellData]:
     """H&H spells: key, name, grade, focus (minimum focus), range (Schritt, 0 = Berührung),
     optional damage (``schaden_w`` die, ``schaden_bonus``, ``schadensart``), ``zustand`` (a
     condition on success), ``verteidigung`` (the target may defend with Magiekunde) and
@@ -57,7 +61,7 @@ def _spells(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
     if not isinstance(raw, list) or len(raw) > MAX_SPELLS:
         errors["zauber"] = _("A list of at most %(n)d spells.", n=MAX_SPELLS)
         return []
-    out: list[dict[str, Any]] = []
+    out: list[HHSpellData] = []
     keys: set[str] = set()
     for i, item in enumerate(raw):
         key = f"zauber.{i}"
@@ -99,7 +103,7 @@ def _spells(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
             {
                 "key": spell_key,
                 "name": name,
-                "grade": grade,
+                "grade": cast("Grade", grade),
                 "focus": focus,
                 "range": reach,
                 "schaden_w": die,

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from app.encounters.statblocks import Extra, Field, StatBlockRules, sample
 from app.i18n import N_, _
 from app.rules import expression as dice_expression
 from app.rules import pf2e
+
+if TYPE_CHECKING:
+    from app.encounters.systems.pf2e_figures import PF2eStrikeData
 
 MAX_STRIKES = 6
 
@@ -28,13 +31,13 @@ SCHEMA = (
 )
 
 
-def _strikes(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
+def _strikes(raw: Any, errors: dict[str, str]) -> list[PF2eStrikeData]:
     if raw in (None, ""):
         return []
     if not isinstance(raw, list) or len(raw) > MAX_STRIKES:
         errors["angriffe"] = _("A list of at most %(n)d Strikes.", n=MAX_STRIKES)
         return []
-    out: list[dict[str, Any]] = []
+    out: list[PF2eStrikeData] = []
     for i, item in enumerate(raw):
         key = f"angriffe.{i}"
         if not isinstance(item, Mapping):
@@ -58,7 +61,7 @@ def _strikes(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
             errors[key] = _("Each Strike needs a name.")
             continue
         ranged = bool(item.get("fernkampf", False))
-        strike: dict[str, Any] = {
+        strike: PF2eStrikeData = {
             "name": name,
             "bonus": bonus,
             "schaden": damage,
@@ -68,12 +71,20 @@ def _strikes(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
             "merkmale": str(item.get("merkmale", "")).strip()[:200],
         }
         if strength:
-            strike |= _strike_strength(strength, item.get("lieferung"), ranged)
+            added = _strike_strength(strength, item.get("lieferung"), ranged)
+            strike["staerke"], strike["lieferung"] = added["staerke"], added["lieferung"]
         out.append(strike)
     return out
 
 
-def _strike_strength(strength: int, delivery: Any, ranged: bool) -> dict[str, Any]:
+class StrikeStrength(TypedDict):
+    """Stärke on a Strike's damage and how the Strike delivers it."""
+
+    staerke: int
+    lieferung: str
+
+
+def _strike_strength(strength: int, delivery: Any, ranged: bool) -> StrikeStrength:
     """Stärke on a Strike's damage (a sheet's Strikes; bestiary dice usually include it)."""
     values = {d.value for d in pf2e.Delivery}
     fallback = pf2e.Delivery.RANGED if ranged else pf2e.Delivery.MELEE
