@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
 from app.encounters.models import Encounter, UndoStep
+from app.encounters.state import StateError, check_state
 
 HISTORY = limits.UNDO_STEPS
 
@@ -128,7 +129,7 @@ def step_rows(encounter_id: int, history: Sequence[Any]) -> list[UndoStep] | Non
     None when an entry is not ``{"state": {...}, "seq": [int, ...] or null}``."""
     rows = []
     for entry in history[-HISTORY:]:
-        if not isinstance(entry, dict) or not isinstance(entry.get("state"), dict):
+        if not isinstance(entry, dict) or not _runnable(entry.get("state")):
             return None
         seqs = entry.get("seq") or []
         if not isinstance(seqs, list) or not all(
@@ -137,3 +138,12 @@ def step_rows(encounter_id: int, history: Sequence[Any]) -> list[UndoStep] | Non
             return None
         rows.append(UndoStep(encounter_id=encounter_id, state=entry["state"], seqs=seqs))
     return rows
+
+
+def _runnable(state: object) -> bool:
+    """Whether an imported step's state has the shape an undo can restore."""
+    try:
+        check_state(state)
+    except StateError:
+        return False
+    return True

@@ -40,6 +40,7 @@ from app.core.viewer import Role
 from app.db import utcnow
 from app.encounters import undo
 from app.encounters.models import BestiaryEntry, Encounter, Participant
+from app.encounters.state import StateError, read_state
 from app.errors import AppError, ValidationFailed
 from app.events.audience import Audience, chosen
 from app.events.models import CampaignEvent
@@ -778,13 +779,25 @@ async def _import_encounters(
         figure.stats = remap(raw, maps, pids=True)
     for row, e in zip(rows, docs, strict=True):
         row.settings = e.settings
-        row.state = remap(e.state, maps, pids=True)
+        row.state = _runnable_state(remap(e.state, maps, pids=True))
         history = undo.step_rows(row.id, remap(e.history, maps, pids=True))
         if history is None:
             raise ValidationFailed(
                 {"history": _("An undo step needs a combat state and its events' seqs.")}
             )
         session.add_all(history)
+
+
+def _runnable_state(state: dict[str, Any]) -> dict[str, Any]:
+    """An imported fight's state, refused at the field unless it has the shape the server
+    runs (an empty one: the fight has not started); else every read of it would fail."""
+    try:
+        read_state(state)
+    except StateError:
+        raise ValidationFailed(
+            {"encounters": _("An encounter's combat state does not have the shape of one.")}
+        ) from None
+    return state
 
 
 async def _add_all(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -150,6 +151,25 @@ async def test_an_imported_undo_history_can_be_undone(
     doc["encounters"][0]["history"] = [{"seq": [1]}]
     r = await fight.gm.post("/api/v1/campaigns/import", json=doc)
     assert r.status_code == 422 and "history" in r.text, r.text
+
+
+async def test_a_combat_state_the_server_cannot_run_is_refused_at_import(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A document whose fight (or one of its undo steps) has no round, turn order or figures
+    is refused at the field; imported, every view of that fight would fail."""
+    fight = await _rich_campaign(make_client, app)
+    doc = await _export(fight.gm, fight.campaign_id)
+    good = copy.deepcopy(doc)
+    doc["encounters"][0]["state"] = {"system": "hh", "figures": {}}
+    r = await fight.gm.post("/api/v1/campaigns/import", json=doc)
+    assert r.status_code == 422 and "encounters" in r.json()["errors"], r.text
+    doc = copy.deepcopy(good)
+    doc["encounters"][0]["history"][0]["state"] = {"round": "eins"}
+    r = await fight.gm.post("/api/v1/campaigns/import", json=doc)
+    assert r.status_code == 422 and "history" in r.text, r.text
+    r = await fight.gm.post("/api/v1/campaigns/import", json=good)
+    assert r.status_code == 201, r.text
 
 
 async def test_the_imported_log_replays_per_viewer(
