@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, expect
 
 from tests.browser.flows import wait_live
 from tests.browser.test_one_figure import _act, _pid, _sheet
-from tests.browser.world import account, ok
+from tests.browser.world import account, attack_until_hit, ok
 
 pytestmark = pytest.mark.browser
 
@@ -41,12 +41,7 @@ def test_the_countdown_ticks_and_a_friend_helps_from_the_sheet(
     fight.goto(api.removeprefix("/api/v1"))
     wait_live(fight)
     _act(gm, api, "next")  # Arjun's step passes; the goblin attacks until it hits
-    for _ in range(40):
-        view = _act(gm, api, "attack", target=hero)
-        if view.get("pending"):
-            break
-        _act(gm, api, "grant_action", participant=view["turn"]["pid"])
-    assert view.get("pending"), "the goblin never hit"
+    attack_until_hit(gm, api, hero)
 
     # The prompt arrives live; its countdown is shown and ticks; the deadline text stays.
     pending = fight.locator("#pending")

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import APIRequestContext, Browser, Page, expect
 
 from tests.browser.flows import wait_live
-from tests.browser.world import account, ok
+from tests.browser.world import account, attack_until_hit, ok
 
 pytestmark = pytest.mark.browser
 
@@ -62,29 +62,10 @@ def _answer(page: Page, choice: str) -> None:
         button.click()
 
 
-def _undo_own_fumble(gm: APIRequestContext, api: str, pid: str) -> None:
-    """A fumbled attack hurts the attacker (hh.md §6: the attack Patzer table), and a second
-    «angeschlagen» escalates to «benommen», which forbids the next try. The GM takes the
-    goblin's conditions and wounds back (logged overrides) so the retries test the hit."""
-    goblin = next(p for p in _view(gm, api)["participants"] if str(p["pid"]) == pid)
-    for condition in goblin["conditions"]:
-        _act(gm, api, "uncondition", participant=pid, condition=condition)
-    now, most = (int(n) for n in goblin["points"].split()[0].split("/"))
-    if now < most:
-        _act(gm, api, "adjust", participant=pid, delta=most - now, reason="Patzer zurück")
-
-
 def _goblin_hits(gm: APIRequestContext, api: str, page: Page, hero: str) -> None:
-    """The goblin attacks until its attack roll succeeds; the hero does not defend."""
-    for _ in range(40):
-        view = _act(gm, api, "attack", target=hero)
-        if view.get("pending"):
-            _answer(page, "none")
-            return
-        goblin = view["turn"]["pid"]
-        _undo_own_fumble(gm, api, goblin)
-        _act(gm, api, "grant_action", participant=goblin)
-    raise AssertionError("the goblin never hit")
+    """The goblin attacks until it hits; the hero does not defend."""
+    attack_until_hit(gm, api, hero)
+    _answer(page, "none")
 
 
 def test_a_wounded_hero_fights_falls_and_is_saved(browser: Browser, base_url: str) -> None:

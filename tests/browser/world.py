@@ -62,6 +62,33 @@ def ok(response: Any, *statuses: int) -> Any:
     return response.json() if response.status != 204 else None
 
 
+def _undo_own_fumble(gm: APIRequestContext, api: str, pid: str) -> None:
+    """A fumbled attack hurts the attacker (hh.md §6: the attack Patzer table), and a second
+    «angeschlagen» escalates to «benommen», which forbids the next try. The GM takes the
+    figure's conditions and wounds back (logged overrides), so the retries test the hit."""
+    view = ok(gm.get(api))
+    figure = next(p for p in view["participants"] if str(p["pid"]) == pid)
+    for condition in figure["conditions"]:
+        ok(gm.post(f"{api}/actions/uncondition", data={"participant": pid, "condition": condition}))
+    now, most = (int(n) for n in figure["points"].split()[0].split("/"))
+    if now < most:
+        body = {"participant": pid, "delta": most - now, "reason": "Patzer zurück"}
+        ok(gm.post(f"{api}/actions/adjust", data=body))
+
+
+def attack_until_hit(gm: APIRequestContext, api: str, target: str) -> dict[str, Any]:
+    """The H&H figure whose turn it is attacks ``target`` until its attack roll succeeds (the
+    GM grants each retry, logged as an override); the fight's view with the open prompt."""
+    for _ in range(40):
+        view: dict[str, Any] = ok(gm.post(f"{api}/actions/attack", data={"target": target}))
+        if view.get("pending"):
+            return view
+        attacker = str(view["turn"]["pid"])
+        _undo_own_fumble(gm, api, attacker)
+        ok(gm.post(f"{api}/actions/grant_action", data={"participant": attacker}))
+    raise AssertionError("the attacker never hit")
+
+
 def account(browser: Browser, base_url: str, name: str) -> BrowserContext:
     """A browser context logged in as a fresh user (cookie from the API login)."""
     context = browser.new_context(base_url=base_url, viewport=DESKTOP)
