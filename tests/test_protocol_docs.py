@@ -53,6 +53,7 @@ from app.encounters.systems.protocol import (
     Spending,
     Stunts,
     Tactics,
+    WeaponJams,
     Zones,
 )
 
@@ -237,8 +238,9 @@ def test_the_docs_parser_reads_headings_and_member_lines() -> None:
 
 _HH_COMBAT: tuple[
     CombatCore, Conditions, Checks, Spending, Foresight, SheetSync, Tactics, Zones, Areas, Bursts,
-    AttackOptions, Spellcasting, Recovery, FirstAid, Luck, Morale, ExtraActions, Stunts,
-] = (hh.RULES,) * 18  # fmt: skip
+    AttackOptions, Spellcasting, Recovery, WeaponJams, FirstAid, Luck, Morale, ExtraActions,
+    Stunts,
+] = (hh.RULES,) * 19  # fmt: skip
 _DS4_COMBAT: tuple[
     CombatCore, Conditions, Checks, Spending, Foresight, SheetSync, Tactics, Areas, Recovery,
 ] = (ds4.RULES,) * 9  # fmt: skip

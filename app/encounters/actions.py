@@ -46,6 +46,7 @@ from app.encounters.systems.protocol import (
     Settings,
     Spellcasting,
     Stunts,
+    WeaponJams,
     capability,
     need,
 )
@@ -550,6 +551,11 @@ def _shake_off(t: Turn) -> None:
     t.rules_as(Recovery).shake_off(
         t.state, t.actor, t.args.text("condition"), t.roller, t.report, t.settings
     )
+
+
+@step("free_weapon", as_current=True, needs=WeaponJams)
+def _free_weapon(t: Turn) -> None:
+    t.rules_as(WeaponJams).free_weapon(t.state, t.actor, t.roller, t.report, t.settings)
 
 
 @step(

@@ -292,6 +292,10 @@ class Controls(CheckControls, TurnControls, AreaControls):
     maneuvers: list[tuple[str, str]]
     spells: Sequence[Mapping[str, object]]
     helpless: str | None
+    #: What the acting figure can recover with its action: conditions it can shake off
+    #: (key, rule term) and a jammed weapon (``Offers``).
+    shake_off: list[tuple[str, str]]
+    jammed: bool
     focus: FocusView | None
     heroes_down: bool
     on_board: bool
@@ -329,6 +333,8 @@ def controls(loaded: Loaded, roster: list[RowView]) -> Controls:
         "helpless": gettext(offers["helpless"], name=actor_fig.get("name", ""))
         if acting and "helpless" in offers
         else None,
+        "shake_off": offers.get("shake_off", []) if acting else [],
+        "jammed": acting and offers.get("jammed", False),
         "focus": _focus(actor_fig) if acting else None,
         "heroes_down": gm and running and _heroes_down(visible),
         **_turn_controls(mod, state, acting),

@@ -67,11 +67,11 @@ from app.rules import hh
 from app.rules.dice import Roller
 from app.rules.grid import Cell, Metric
 from app.rules.hh import forecast as hh_forecast
-from app.rules.hh import magic
+from app.rules.hh import magic, recovery
 from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
 from app.rules.hh.companions import COMPANION_TALENTS
-from app.rules.hh.conditions import zehrend
+from app.rules.hh.conditions import condition_def, zehrend
 from app.rules.hh.cover import cover_note, living_cover, suggest_cover, wall_cover
 from app.rules.hh.grid import MELEE_REACH, blockade_triggers, threat_zone, weapon_reaches
 from app.rules.hh.initiative import handlung_left
@@ -226,6 +226,8 @@ def view(data: FigureData) -> FigureView:
     focus = own.get("focus")
     if focus:
         extra.append(f"Fokus {focus['points']} auf {_spell_name(own, focus['spell'])}")
+    if fig.jammed_weapon:
+        extra.append("Waffe blockiert")
     return {
         "status": _status(fig),
         "points": f"{fig.lp}/{fig.lp_max} LP",
@@ -310,7 +312,7 @@ def _has_turn(fig: Figure) -> bool:
 
 #: What a Handlung is spent on: the controls' actions refused once the step's is used.
 HANDLUNG_ACTIONS = frozenset(
-    ("attack", "aim", "maneuver", "focus", "cast", "shake_off", "stabilise")
+    ("attack", "aim", "maneuver", "focus", "cast", "shake_off", "stabilise", "free_weapon")
 )
 HANDLUNG_USED = N_("%(name)s has taken the Handlung of this step already.")
 
@@ -452,6 +454,10 @@ def _living_cover(
     return {**params, "cover": cover, "covering": covering if cover != "none" else ""}
 
 
+#: A jammed weapon attacks no more until it is freed (docs/rules/hh.md «Waffe blockiert»).
+JAMMED = N_("%(name)s's weapon is jammed: free it first (Handlung).")
+
+
 def _attack_inputs(
     state: State, attacker_id: str, target_id: str, params: Mapping[str, Any]
 ) -> tuple[Figure, Figure, hh.AttackSpec, tuple[int, int]]:
@@ -462,6 +468,8 @@ def _attack_inputs(
     target = _get(state, target_id)
     if not attacker.can_act:
         raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
+    if attacker.jammed_weapon:
+        raise CombatError(JAMMED, name=attacker.name)
     if target.dead:
         raise CombatError(N_("%(name)s is already dead."), name=target.name)
     spec = _spec(
@@ -1265,7 +1273,7 @@ def shake_off(
 ) -> None:
     fig = _get(state, pid)
     _take_handlung(state, pid)
-    skill = {"eingeschränkt": "Geschick", "benommen": "Glück"}.get(key, "")
+    skill = SHAKE_OFF_SKILLS.get(key, "")
     try:
         out = hh.shake_off(roller, fig, key, options(settings), skill=skill)
     except ValueError as exc:
@@ -1340,6 +1348,39 @@ def fall(
     """A fall the GM declares; damage on a focusing figure interrupts it like a hit's."""
     before, after = hh_checks.fall(state, pid, height, modifier, roller, report, settings)
     _interrupt(state, before, after, roller, report, settings)
+
+
+#: The conditions whose «passende Probe» the adapter names (the GM's choice in the rules).
+SHAKE_OFF_SKILLS = {"eingeschränkt": "Geschick", "benommen": "Glück"}
+
+
+def free_weapon(state: State, pid: str, roller: Roller, report: Report, settings: Settings) -> None:
+    """Handlung + Unbeugsamkeit (melee) or Handwerk (ranged) to free a jammed weapon
+    (``app.rules.hh.recovery.free_weapon``)."""
+    fig = _get(state, pid)
+    if not fig.can_act:
+        raise CombatError(N_("%(name)s cannot act now."), name=fig.name)
+    ranged = _spec(hh_data(state["figures"][pid]), {}).weapon.ranged
+    _take_handlung(state, pid)
+    try:
+        out = recovery.free_weapon(roller, fig, ranged=ranged)
+    except ValueError:
+        raise CombatError(N_("%(name)s's weapon is not jammed."), name=fig.name) from None
+    _put(state, out.figure, report)
+    report.involved.add(pid)
+    assert out.probe is not None
+    entry = report.add(
+        N_("%(name)s tries to free the jammed weapon: %(outcome)s."),
+        [out.probe.describe(), *describe_changes(state, out.changes)],
+        name=fig.name,
+        outcome=out.probe.outcome,
+    )
+    entry.dice = [d.as_dict() for d in out.all_rolls]
+
+
+def _can_strike(fig: Figure) -> bool:
+    """A Blockadeangriff needs a reaction and a weapon that is not jammed."""
+    return fig.can_react and not fig.jammed_weapon
 
 
 def stabilise(
@@ -1692,6 +1733,7 @@ class HhRules(Common):
     cast = staticmethod(cast)
     morale = staticmethod(morale)
     shake_off = staticmethod(shake_off)
+    free_weapon = staticmethod(free_weapon)
     stabilise = staticmethod(stabilise)
     luck = staticmethod(luck)
     grant_action = staticmethod(grant_action)
@@ -1702,7 +1744,19 @@ class HhRules(Common):
 
     def offers(self, data: FigureData) -> Offers:
         maneuvers = [(k, m.name) for k, m in hh.MANEUVERS.items()]
-        return {"strikes": [], "maneuvers": maneuvers, "spells": spells(data)}
+        fig = to_figure(data)
+        return {
+            "strikes": [],
+            "maneuvers": maneuvers,
+            "spells": spells(data),
+            # The rule variant decides only where a «passende Probe» is needed, and both
+            # such conditions have their skill in SHAKE_OFF_SKILLS.
+            "shake_off": [
+                (key, condition_def(key).name)
+                for key in recovery.shakeable(fig, hh.DEFAULT_OPTIONS, SHAKE_OFF_SKILLS)
+            ],
+            "jammed": fig.jammed_weapon,
+        }
 
     #: One cell is 1 Schritt; every diagonal step 1 Schritt (the Gefährdungsbereich is the
     #: 8 neighbours, hh.md §6.7).
@@ -1726,7 +1780,7 @@ class HhRules(Common):
             if pid != mover
             and pid in positions
             and data.get("side") not in (side, "neutral")
-            and to_figure(data).can_react
+            and _can_strike(to_figure(data))
         ]
         return [
             MoveReaction(t.figure, "blockade", t.index)

@@ -201,7 +201,7 @@ CHANGE_WORDS = {
     "extra_action": N_("extra Handlung"), "unconscious": N_("unconscious"),
     "conscious": N_("conscious again"), "stabilised": N_("stabilised"), "dead": N_("dead"),
     "revived": N_("revived"), "out": N_("out of the fight"), "on_feet": N_("stands up"),
-    "lose_next_action": N_("loses the next Handlung"), "jammed_weapon": N_("weapon jammed"),
+    "lose_next_action": N_("loses the next Handlung"), "jammed_weapon": N_("weapon jammed"), "weapon_freed": N_("weapon freed"),
     "defence_bonus": N_("Verteidigung bonus"), "counter_attack": N_("counter-attack"),
     "attack_negated": N_("attack averted"), "moved": N_("moved"), "disarmed": N_("disarmed"),
     "grappled": N_("grappled"), "complication": N_("complication"),

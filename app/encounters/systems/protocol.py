@@ -92,6 +92,10 @@ class Offers(TypedDict):
     #: Why the figure cannot act on its turn (a msgid with ``%(name)s``; a PF2e figure
     #: at 0 TP): its turn offers only "End turn".
     helpless: NotRequired[str]
+    #: The conditions the figure can shake off with its own action: (key, rule term).
+    shake_off: NotRequired[list[tuple[str, str]]]
+    #: Its weapon is jammed (H&H's attack Patzer «Waffe blockiert»): freeing it is its action.
+    jammed: NotRequired[bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -496,6 +500,15 @@ class Recovery(Protocol):
         self, state: State, pid: str, key: str, roller: Roller, report: Report,
         settings: Settings,
     ) -> None: ...  # fmt: skip
+
+
+@runtime_checkable
+class WeaponJams(Protocol):
+    """A fumble can jam a figure's weapon; freeing it takes the figure's action (H&H)."""
+
+    def free_weapon(
+        self, state: State, pid: str, roller: Roller, report: Report, settings: Settings
+    ) -> None: ...
 
 
 @runtime_checkable

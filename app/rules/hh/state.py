@@ -205,6 +205,7 @@ ChangeKind = Literal[
     "on_feet",
     "lose_next_action",
     "jammed_weapon",
+    "weapon_freed",
     "free_move",
     "slide",
     "defence_bonus",
