@@ -66,3 +66,44 @@ def test_a_used_handlung_disables_the_attack_with_the_reason(
         expect(seen.locator("#next-turn")).to_be_enabled()
     gm.close()
     player.close()
+
+
+def test_a_player_shakes_off_a_condition_from_the_combat_page_on_a_phone(
+    browser: Browser, base_url: str
+) -> None:
+    """H&H: the acting figure's own conditions are offered to shake off (its Handlung); the
+    try is logged live, and the form then waits for the next step."""
+    gm, player, campaign_id = gm_and_player(browser, base_url, "abschuetteln", "hh")
+    api = f"/api/v1/campaigns/{campaign_id}"
+    hero = ok(player.request.post(f"{api}/characters", data={"name": "Alrik"}))
+    goblin = next(
+        e for e in ok(gm.request.post(f"{api}/bestiary/samples")) if e["name"] == "Goblin"
+    )
+    encounter = ok(gm.request.post(f"{api}/encounters", data={"name": "Sumpf"}))
+    fight = f"{api}/encounters/{encounter['id']}"
+    ok(gm.request.post(f"{fight}/participants", data={"character_id": hero["id"]}))
+    ok(gm.request.post(f"{fight}/participants", data={"entry_id": goblin["id"]}))
+    view = ok(gm.request.post(f"{fight}/actions/start", data={}))
+    for _ in range(6):  # the goblin's steps come first when its Initiative is higher
+        if view["turn"]["name"] == "Alrik":
+            break
+        view = ok(gm.request.post(f"{fight}/actions/next", data={}))
+    pid = str(view["turn"]["pid"])
+    for key in ("verwirrt", "angeschlagen"):
+        ok(
+            gm.request.post(
+                f"{fight}/actions/condition", data={"participant": pid, "condition": key}
+            )
+        )
+    page = player.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(fight.removeprefix("/api/v1"))
+    choice = page.locator("#shake-off-condition")
+    expect(choice).to_be_visible()
+    expect(choice.locator("option")).to_have_text(["Verwirrt", "Angeschlagen"])
+    page.locator("#shake-off-button").click()
+    expect(page.locator("#combat-log")).to_contain_text("versucht, «verwirrt» abzuschütteln")
+    expect(page.locator("#shake-off-button")).to_be_disabled()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    gm.close()
+    player.close()
