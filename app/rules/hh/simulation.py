@@ -28,10 +28,7 @@ from app.rules.hh.initiative import round_order, start_of_round
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.round_end import end_of_round
 from app.rules.hh.state import Figure
-from app.rules.odds import FightOutcome, RiskResult, run_trials
-
-#: A fight still running after this many rounds is counted as ended there.
-MAX_ROUNDS = 30
+from app.rules.odds import MAX_ROUNDS, FightOutcome, RiskResult, run_trials
 
 
 @dataclass(frozen=True, slots=True)
