@@ -104,6 +104,11 @@ class FightOutcome:
     damage: Mapping[str, float]
 
 
+#: A simulated fight still running after this many rounds is counted as ended there (the
+#: same for every rule system, like :func:`run_trials`).
+MAX_ROUNDS = 30
+
+
 def run_trials(
     play: Callable[[], FightOutcome],
     ids: Sequence[str],

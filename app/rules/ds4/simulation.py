@@ -32,10 +32,7 @@ from app.rules.ds4.combat import AttackKind, Condition, Fighter, attack
 from app.rules.ds4.equipment import Weapon
 from app.rules.ds4.forecast import forecast_attack
 from app.rules.ds4.initiative import InitiativeCombatant, roll_initiative
-from app.rules.odds import DamageOdds, FightOutcome, RiskResult, damage_odds, run_trials
-
-#: A fight still running after this many rounds is counted as ended there.
-MAX_ROUNDS = 30
+from app.rules.odds import MAX_ROUNDS, DamageOdds, FightOutcome, RiskResult, damage_odds, run_trials
 
 
 @dataclass(frozen=True, slots=True)

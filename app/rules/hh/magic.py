@@ -626,6 +626,23 @@ def resolve_cast(
     if target is not None and target.dead:
         return _refused(effect, "target_dead", name=target.name)
     where = spell_distance(effect, distance)
+    return _cast_at(roller, caster, spell, effect, options, target, where, grade, modifier)
+
+
+def _cast_at(
+    roller: Roller,
+    caster: Caster,
+    spell: Spell,
+    effect: SpellEffect,
+    options: RuleOptions,
+    target: Figure | None,
+    where: Distance | None,
+    grade: str | None,
+    modifier: int,
+) -> SpellOutcome:
+    """The checks and the cast :func:`resolve_cast` and :func:`resolve_area_cast` share:
+    ``where`` (``None``: beyond the spell's range), the Güteklasse, :func:`cast_spell` with
+    the target's defence where it defends, then the booked outcome."""
     if where is None:
         return _refused(effect, "beyond_spell_range", range=effect.range)
     known_grade = next((g for g in GRADES if g == grade), None)
@@ -716,17 +733,7 @@ def resolve_area_cast(
     if not effect.area:
         return _refused(effect, "not_an_area_spell", spell=effect.name)
     where = area_spell_distance(effect, distance)
-    if where is None:
-        return _refused(effect, "beyond_spell_range", range=effect.range)
-    known_grade = next((g for g in GRADES if g == grade), None)
-    if grade is not None and known_grade is None:
-        return _refused(effect, "unknown_grade")
-    result = cast_spell(
-        roller, caster, spell, options, grade=known_grade, distance=where, modifier=modifier
-    )
-    if not result.ok:
-        return SpellOutcome(effect, where, result.error, result.params)
-    return _cast_outcome(roller, caster, effect, result, options, None, where)
+    return _cast_at(roller, caster, spell, effect, options, None, where, grade, modifier)
 
 
 @dataclass(frozen=True, slots=True)

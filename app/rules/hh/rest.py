@@ -271,6 +271,21 @@ def _refuse(kind: RestKind, code: str, params: Mapping[str, object]) -> RestResu
     return RestResult(kind, error=code, params=MappingProxyType(dict(params)))
 
 
+def _refusal(
+    kind: RestKind,
+    check: RestCheck,
+    healing: Sequence[Healing],
+    participants: Sequence[Figure],
+    companions: Iterable[str],
+) -> RestResult | None:
+    """Why a rest of ``kind`` may not start (``check`` first, then the healing), or ``None``."""
+    if not check.ok:
+        assert check.error is not None
+        return _refuse(kind, check.error, check.params)
+    problem = _validate_healing(healing, participants, frozenset(companions))
+    return _refuse(kind, *problem) if problem else None
+
+
 def short_rest(
     roller: Roller,
     participants: Sequence[Figure],
@@ -288,12 +303,9 @@ def short_rest(
     ``modifiers`` optional per-figure modifiers on the Unbeugsamkeit Probe.
     """
     check = check_rest("kurz", now, history, day_start=day_start)
-    if not check.ok:
-        assert check.error is not None
-        return _refuse("kurz", check.error, check.params)
-    problem = _validate_healing(healing, participants, frozenset(companions))
-    if problem:
-        return _refuse("kurz", *problem)
+    refused = _refusal("kurz", check, healing, participants, companions)
+    if refused is not None:
+        return refused
     b = _Builder(participants)
     mods = modifiers or {}
     for fig in participants:
@@ -329,12 +341,9 @@ def long_rest(
     follow ``options.long_rest_lp``.
     """
     check = check_rest("lang", now, history, camp_site=camp_site, day_start=day_start)
-    if not check.ok:
-        assert check.error is not None
-        return _refuse("lang", check.error, check.params)
-    problem = _validate_healing(healing, participants, frozenset(companions))
-    if problem:
-        return _refuse("lang", *problem)
+    refused = _refusal("lang", check, healing, participants, companions)
+    if refused is not None:
+        return refused
     b = _Builder(participants)
     mods = modifiers or {}
     camp: ProbeResult | None = None

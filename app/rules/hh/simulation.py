@@ -28,10 +28,7 @@ from app.rules.hh.initiative import round_order, start_of_round
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.round_end import end_of_round
 from app.rules.hh.state import Figure
-from app.rules.odds import FightOutcome, RiskResult, run_trials
-
-#: A fight still running after this many rounds is counted as ended there.
-MAX_ROUNDS = 30
+from app.rules.odds import MAX_ROUNDS, FightOutcome, RiskResult, run_trials
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,52 +44,50 @@ def _standing(f: Figure) -> bool:
     return f.lp > 0 and f.can_act
 
 
-def _target(figures: dict[str, Figure], sides: Mapping[str, str], side: str) -> str | None:
-    """The enemy with the fewest LP left among those still standing."""
-    enemies = [f for fid, f in figures.items() if sides[fid] != side and _standing(f)]
-    return min(enemies, key=lambda f: (f.lp, f.id)).id if enemies else None
+@dataclass(slots=True)
+class _Fight:
+    """One fight's running state: the figures by id (updated as they fight), their sides and
+    their attacks, with the dice and the rule options every step uses."""
 
+    roller: Roller
+    options: RuleOptions
+    figures: dict[str, Figure]
+    sides: Mapping[str, str]
+    specs: Mapping[str, AttackSpec]
 
-def _over(figures: dict[str, Figure], sides: Mapping[str, str]) -> bool:
-    standing = {sides[fid] for fid, f in figures.items() if _standing(f)}
-    return len(standing) < 2
+    def target(self, side: str) -> str | None:
+        """The enemy with the fewest LP left among those still standing."""
+        figures, sides = self.figures, self.sides
+        enemies = [f for fid, f in figures.items() if sides[fid] != side and _standing(f)]
+        return min(enemies, key=lambda f: (f.lp, f.id)).id if enemies else None
 
+    def over(self) -> bool:
+        standing = {self.sides[fid] for fid, f in self.figures.items() if _standing(f)}
+        return len(standing) < 2
 
-def _turn(
-    roller: Roller,
-    figures: dict[str, Figure],
-    sides: Mapping[str, str],
-    specs: Mapping[str, AttackSpec],
-    actor: str,
-    options: RuleOptions,
-) -> bool:
-    """One figure's turn; whether it ended with a figure out (the fight may be over)."""
-    me = figures[actor]
-    if not me.can_act:
-        return False
-    target = _target(figures, sides, sides[actor])
-    if target is None:
-        return True
-    result = resolve_attack(roller, me, figures[target], options, specs[actor])
-    figures[actor] = result.attacker
-    figures[target] = result.defender
-    return not (_standing(result.defender) and _standing(result.attacker))
+    def turn(self, actor: str) -> bool:
+        """One figure's turn; whether it ended with a figure out (the fight may be over)."""
+        me = self.figures[actor]
+        if not me.can_act:
+            return False
+        target = self.target(self.sides[actor])
+        if target is None:
+            return True
+        result = resolve_attack(
+            self.roller, me, self.figures[target], self.options, self.specs[actor]
+        )
+        self.figures[actor] = result.attacker
+        self.figures[target] = result.defender
+        return not (_standing(result.defender) and _standing(result.attacker))
 
-
-def _round(
-    roller: Roller,
-    figures: dict[str, Figure],
-    sides: Mapping[str, str],
-    specs: Mapping[str, AttackSpec],
-    options: RuleOptions,
-) -> None:
-    granted, _ = start_of_round(list(figures.values()))
-    figures.update({f.id: f for f in granted})
-    for turn in round_order(list(figures.values())):
-        if _turn(roller, figures, sides, specs, turn.figure, options) and _over(figures, sides):
-            return
-    ended = end_of_round(roller, list(figures.values()), options)
-    figures.update({f.id: f for f in ended.figures})
+    def round(self) -> None:
+        granted, _ = start_of_round(list(self.figures.values()))
+        self.figures.update({f.id: f for f in granted})
+        for turn in round_order(list(self.figures.values())):
+            if self.turn(turn.figure) and self.over():
+                return
+        ended = end_of_round(self.roller, list(self.figures.values()), self.options)
+        self.figures.update({f.id: f for f in ended.figures})
 
 
 def fight(
@@ -102,16 +97,20 @@ def fight(
     max_rounds: int = MAX_ROUNDS,
 ) -> tuple[dict[str, Figure], int, set[str]]:
     """One fight to its end: the final figures, the rounds played, who went down."""
-    figures = {f.figure.id: f.figure for f in fighters}
-    sides = {f.figure.id: f.side for f in fighters}
-    specs = {f.figure.id: f.attack for f in fighters}
+    state = _Fight(
+        roller,
+        options,
+        figures={f.figure.id: f.figure for f in fighters},
+        sides={f.figure.id: f.side for f in fighters},
+        specs={f.figure.id: f.attack for f in fighters},
+    )
     went_down: set[str] = set()
     rounds = 0
-    while rounds < max_rounds and not _over(figures, sides):
+    while rounds < max_rounds and not state.over():
         rounds += 1
-        _round(roller, figures, sides, specs, options)
-        went_down |= {fid for fid, f in figures.items() if f.lp <= 0 or f.dead}
-    return figures, rounds, went_down
+        state.round()
+        went_down |= {fid for fid, f in state.figures.items() if f.lp <= 0 or f.dead}
+    return state.figures, rounds, went_down
 
 
 def simulate(

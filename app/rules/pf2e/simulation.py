@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from app.rules.dice import Roller
 from app.rules.expression import Expression
-from app.rules.odds import DamageOdds, FightOutcome, RiskResult, damage_odds, run_trials
+from app.rules.odds import MAX_ROUNDS, DamageOdds, FightOutcome, RiskResult, damage_odds, run_trials
 from app.rules.pf2e.attacks import strike
 from app.rules.pf2e.conditions import Dying, damaged_while_dying, knocked_out, recovery_check
 from app.rules.pf2e.forecast import forecast_strike
@@ -51,8 +51,6 @@ from app.rules.pf2e.initiative import Side, roll_initiative
 from app.rules.pf2e.modifiers import Modifier
 from app.rules.pf2e.statistics import Statistic
 
-#: A fight still running after this many rounds is counted as ended there.
-MAX_ROUNDS = 30
 #: Actions of a turn, each spent on a Strike.
 STRIKES_PER_TURN = 3
 

@@ -85,8 +85,18 @@ _SAVES = {
 }
 
 
-def _base(attribute: str, value: int, rank: str, level: int) -> tuple[Modifier, ...]:
-    return (attribute_modifier_of(attribute, value), proficiency_modifier(rank, level))
+def _trained(
+    name: str,
+    attribute: str,
+    value: int,
+    rank: str,
+    level: int,
+    modifiers: Iterable[Modifier],
+    dc_name: str = "",
+) -> Statistic:
+    """Key attribute + proficiency + other modifiers: saves, Wahrnehmung, skills, spells."""
+    base = (attribute_modifier_of(attribute, value), proficiency_modifier(rank, level))
+    return Statistic(name, (*base, *modifiers), dc_name)
 
 
 def saving_throw(
@@ -99,16 +109,18 @@ def saving_throw(
 ) -> Statistic:
     """Reflex (GE), Wille (WE) or Zähigkeit (KO) with its proficiency and other modifiers."""
     kind = Save(save)
-    base = _base(kind.attribute, attribute_modifier, rank, level)
-    return Statistic(kind.label, (*base, *modifiers), kind.dc_name)
+    return _trained(
+        kind.label, kind.attribute, attribute_modifier, rank, level, modifiers, kind.dc_name
+    )
 
 
 def perception(
     *, level: int, rank: str, wisdom_modifier: int, modifiers: Iterable[Modifier] = ()
 ) -> Statistic:
     """Wahrnehmung: Weisheit + proficiency + other modifiers; DC Wahrnehmungs-SG."""
-    base = _base(Attribute.WISDOM, wisdom_modifier, rank, level)
-    return Statistic("Wahrnehmung", (*base, *modifiers), "Wahrnehmungs-SG")
+    return _trained(
+        "Wahrnehmung", Attribute.WISDOM, wisdom_modifier, rank, level, modifiers, "Wahrnehmungs-SG"
+    )
 
 
 def skill(
@@ -121,8 +133,7 @@ def skill(
     modifiers: Iterable[Modifier] = (),
 ) -> Statistic:
     """A skill (e.g. ``Athletik`` with Stärke) by its key attribute; DC ``<name>-SG``."""
-    base = _base(attribute, attribute_modifier, rank, level)
-    return Statistic(name, (*base, *modifiers))
+    return _trained(name, attribute, attribute_modifier, rank, level, modifiers)
 
 
 def armor_class(
@@ -195,5 +206,6 @@ def spellcasting(
     modifiers: Iterable[Modifier] = (),
 ) -> Statistic:
     """Zauberangriff with the spellcasting attribute; its ``dc`` is the Zauber-SG."""
-    base = _base(attribute, attribute_modifier, rank, level)
-    return Statistic("Zauberangriff", (*base, *modifiers), "Zauber-SG")
+    return _trained(
+        "Zauberangriff", attribute, attribute_modifier, rank, level, modifiers, "Zauber-SG"
+    )
