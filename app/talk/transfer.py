@@ -54,7 +54,7 @@ class MessageDoc(_Doc):
     character: Int32 | None
     visibility: str = Field(pattern="^(public|self|listed)$")
     to_gm: bool
-    roll: dict[str, Any] | None
+    roll: dict[str, object] | None
     created_at: datetime
     edited_at: datetime | None
     deleted_at: datetime | None
@@ -204,7 +204,7 @@ def _users(maps: IdMaps, ids: list[int]) -> list[int]:
     return [r for r in (maps.id("user", i) for i in ids) if r is not None]
 
 
-def export(rows: _Rows, maps: IdMaps) -> dict[str, Any]:
+def export(rows: _Rows, maps: IdMaps) -> dict[str, object]:
     return {
         "messages": [
             {
@@ -247,7 +247,7 @@ def export(rows: _Rows, maps: IdMaps) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _handout(h: Handout, rows: _Rows, maps: IdMaps) -> dict[str, Any]:
+def _handout(h: Handout, rows: _Rows, maps: IdMaps) -> dict[str, object]:
     image = rows.images.get(h.id)
     return {
         "ref": maps.id("handout", h.id),
