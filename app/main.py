@@ -128,6 +128,7 @@ MEMBERS = Members(
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     wire()  # the event types and the packages' hooks (app/wiring.py): once per process
+    transfer_api.describe_import_body()  # the campaign document's schema: its parts are wired
     settings = settings or Settings()
     engine = create_engine(settings.resolved_database_url)
     ctx = AppContext(

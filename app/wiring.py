@@ -11,6 +11,9 @@ Importing a module registers nothing; :func:`wire`, which ``app.main`` calls, do
   map, the chat);
 - the rule systems: what each package needs of one system (:data:`SYSTEMS`, the one place
   beside ``app.core.systems`` naming every system) goes into the package's registry;
+- the campaign document's parts: each package's ``transfer.py`` exports and imports its
+  own tables as one ``PART`` (:data:`TRANSFER_PARTS`, in the document's order;
+  :data:`TRANSFER_IMPORT_ORDER`, the order an import writes them);
 - the fight's hooks that a package above ``app.encounters`` fills: the battle map moves the
   tokens a combat operation's rules moved and puts them back on its undo
   (``app.maps.displace``), and gives the fight the board of its linked scene
@@ -27,18 +30,21 @@ from app.campaigns import live as campaign_live
 from app.campaigns import settings
 from app.characters import events as character_events
 from app.characters import live as character_live
+from app.characters import transfer as character_transfer
 from app.characters.systems import ds4 as ds4_sheet
 from app.characters.systems import hh as hh_sheet
 from app.characters.systems import pf2e as pf2e_sheet
 from app.characters.systems import registry as sheets
 from app.characters.systems.protocol import CharacterCore
 from app.core.systems import RuleSystem
+from app.core.transfer import TransferPart
 from app.encounters import board as fight_board
 from app.encounters import events as encounter_events
 from app.encounters import live as encounter_live
 from app.encounters import service as encounters
 from app.encounters import statblocks
 from app.encounters import systems as combat
+from app.encounters import transfer as encounter_transfer
 from app.encounters.statblocks import ds4 as ds4_statblock
 from app.encounters.statblocks import hh as hh_statblock
 from app.encounters.statblocks import pf2e as pf2e_statblock
@@ -48,6 +54,7 @@ from app.encounters.systems import pf2e as pf2e_combat
 from app.encounters.systems.protocol import CombatCore
 from app.events import events as log_events
 from app.events import payload
+from app.events import transfer as log_transfer
 from app.knowledge import events as knowledge_events
 from app.knowledge import systems as knowledge
 from app.knowledge.systems import ds4 as ds4_knowledge
@@ -57,11 +64,15 @@ from app.knowledge.systems.protocol import KnowledgeRules
 from app.maps import displace, tactics
 from app.maps import events as map_events
 from app.maps import live as map_live
+from app.maps import transfer as map_transfer
 from app.rolls import live as roll_live
 from app.sessions import events as session_events
 from app.sessions import live as session_live
+from app.sessions import transfer as session_transfer
 from app.talk import events as talk_events
 from app.talk import live as talk_live
+from app.talk import transfer as talk_transfer
+from app.transfer import service as campaign_transfer
 
 #: Every package's ``events.py``: their ``EVENTS`` are the log's event types.
 EVENT_MODULES: tuple[ModuleType, ...] = (
@@ -84,6 +95,27 @@ LIVE_MODULES: tuple[ModuleType, ...] = (
     encounter_live,
     map_live,
     talk_live,
+)
+
+#: Every package's part of the campaign document (``app/<package>/transfer.py``), in the
+#: document's order (docs/transfer.md) …
+TRANSFER_PARTS: tuple[TransferPart, ...] = (
+    character_transfer.PART,
+    encounter_transfer.PART,
+    log_transfer.PART,
+    talk_transfer.PART,
+    map_transfer.PART,
+    session_transfer.PART,
+)
+#: … and in the order an import writes them: a part after those whose rows its JSON names
+#: (the log names the talk's and the maps' rows; the sessions end at the log's last seq).
+TRANSFER_IMPORT_ORDER: tuple[TransferPart, ...] = (
+    character_transfer.PART,
+    encounter_transfer.PART,
+    talk_transfer.PART,
+    map_transfer.PART,
+    log_transfer.PART,
+    session_transfer.PART,
 )
 
 
@@ -129,8 +161,8 @@ _wired = False
 
 
 def wire() -> None:
-    """Register the rule systems, the event types, the live regions and the fight's hooks;
-    once (a second call changes nothing)."""
+    """Register the rule systems, the event types, the live regions, the campaign
+    document's parts and the fight's hooks; once (a second call changes nothing)."""
     global _wired
     if _wired:
         return
@@ -139,6 +171,7 @@ def wire() -> None:
         payload.register(module.EVENTS)
     for module in LIVE_MODULES:
         module.register_regions()
+    campaign_transfer.register(TRANSFER_PARTS, TRANSFER_IMPORT_ORDER)
     encounters.AFTER_OPERATION.append(displace.move_displaced)
     encounters.AFTER_UNDO.append(displace.move_back)
     fight_board.SOURCES.append(tactics.fight_board)

@@ -10,6 +10,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
+from app.characters.transfer import CharactersDoc
+from app.events.transfer import EventsDoc
 from app.transfer import parts, service
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -84,21 +86,26 @@ async def export(campaign_id: PathId, session: Session, user: CurrentUser) -> Re
     return Response(body, media_type="application/json")
 
 
+#: The import's request body in the OpenAPI document (:func:`describe_import_body`).
+_IMPORT_BODY: dict[str, object] = {}
+
+
+def describe_import_body() -> None:
+    """The document's schema as the import's request body: its parts are registered by
+    ``app.wiring``, so ``app.main`` calls this after ``wire()``."""
+    schema = _inline_schema(service.document_model().model_json_schema())
+    _IMPORT_BODY["requestBody"] = {
+        "required": True,
+        "content": {"application/json": {"schema": schema}},
+    }
+
+
 @router.post(
     "/import",
     status_code=201,
     response_model=Imported,
     dependencies=[IDEMPOTENT],
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {
-                    "schema": _inline_schema(service.CampaignDocument.model_json_schema())
-                }
-            },
-        }
-    },
+    openapi_extra=_IMPORT_BODY,
 )
 async def import_(request: Request, session: Session, user: CurrentUser) -> Imported:
     """A new campaign of yours from an exported document (at most 16 MiB)."""
@@ -108,8 +115,8 @@ async def import_(request: Request, session: Session, user: CurrentUser) -> Impo
         id=campaign.id,
         name=campaign.name,
         system=campaign.system,
-        characters=len(document.characters),
-        events=len(document.events),
+        characters=len(document.part(CharactersDoc).characters),
+        events=len(document.part(EventsDoc).events),
         parts=await parts.count(session, campaign.id),
     )
 

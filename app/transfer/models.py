@@ -31,7 +31,7 @@ class ImportedPart(Base):
     role: Mapped[str] = mapped_column(String(16))
     #: The copy's characters that belonged to this person (ids in the copy).
     character_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
-    #: What the document gave this person in the talk rows (``app.transfer.talk.Grants``):
+    #: What the document gave this person in the talk rows (``app.talk.transfer.Grants``):
     #: given to whoever takes the part over.
     grants: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     #: The takeover link's code once the GM made one (a secret like an invite code).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -17,6 +17,7 @@ from app.campaigns.models import Campaign, Membership
 from app.campaigns.permissions import Action, authorize
 from app.characters import events as character_events
 from app.characters.models import Character
+from app.core.transfer import IdMaps
 from app.core.viewer import Role
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound
@@ -24,9 +25,8 @@ from app.events import events as log_events
 from app.events.audience import gm_only, public
 from app.events.service import append_event
 from app.i18n import N_, _
-from app.transfer import talk
+from app.talk import transfer as talk
 from app.transfer.models import ImportedPart
-from app.transfer.refs import IdMaps
 
 if TYPE_CHECKING:
     from app.transfer.service import UserDoc
@@ -71,7 +71,7 @@ async def import_parts(
     campaign_id: int,
     users: list[UserDoc],
     owned: dict[int, list[int]],
-    given: dict[int, talk.Grants],
+    given: dict[int, dict[str, object]],
     gm_ref: int | None,
 ) -> None:
     """A part for every person of the document but its GM (whose part the importer takes)
@@ -101,7 +101,7 @@ async def count(session: AsyncSession, campaign_id: int) -> int:
 
 
 async def export_parts(
-    session: AsyncSession, campaign_id: int, document: dict[str, Any], maps: IdMaps
+    session: AsyncSession, campaign_id: int, document: dict[str, object], maps: IdMaps
 ) -> None:
     """The parts not handed over yet, written into ``document`` as the people they stand
     for: a user each (after the accounts), the owner of their characters, and what they
@@ -113,8 +113,9 @@ async def export_parts(
             .order_by(ImportedPart.id)
         )
     ).all()
-    users: list[dict[str, Any]] = document["users"]
-    characters = {c["ref"]: c for c in document["characters"]}
+    users, written, talk_rows = document["users"], document["characters"], document["talk"]
+    assert isinstance(users, list) and isinstance(written, list) and isinstance(talk_rows, dict)
+    characters = {c["ref"]: c for c in written}
     for part in waiting:
         ref = max((u["ref"] for u in users), default=0) + 1
         users.append({"ref": ref, "username": part.name, "role": part.role})
@@ -122,7 +123,7 @@ async def export_parts(
             found = characters.get(maps.id("character", character_id))
             if found is not None:
                 found["owner"] = ref
-        talk.export_grants(document["talk"], maps, ref, part.grants)
+        talk.export_grants(talk_rows, maps, ref, part.grants)
 
 
 def label(role: Role, name: str, characters: Sequence[str]) -> str:

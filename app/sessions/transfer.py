@@ -1,6 +1,6 @@
 """Game sessions and the fair-play rule in the campaign document.
 
-Both are written whole, column by column (:mod:`app.transfer.rows`), so that a column added
+Both are written whole, column by column (:mod:`app.sessions.rows`), so that a column added
 to them travels. Columns naming accounts (``started_by``) do not: the copy names no account.
 
 A fair-play session's dice were derived from its campaign's id, the events' ``seq`` and the
@@ -14,18 +14,21 @@ open when exported lost its seed (never exported: it would let the exporter pred
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
+from app.core.transfer import Document, IdMaps, Import
 from app.db import utcnow
 from app.errors import ValidationFailed
 from app.events.models import CampaignEvent
 from app.i18n import _
+from app.sessions import rows
 from app.sessions.models import FairPlayRule, GameSession
-from app.transfer import rows
 
 #: Columns that do not travel: the row's own ids and the accounts it names.
 SESSION_SKIP = frozenset({"id", "campaign_id", "started_by"})
@@ -34,23 +37,51 @@ SessionDoc = rows.doc_model(GameSession, SESSION_SKIP)
 RuleDoc = rows.doc_model(FairPlayRule, RULE_SKIP)
 
 
-def _origin(game: GameSession, campaign_id: int, events: list[CampaignEvent]) -> dict[str, Any]:
-    """What the session's dice and chain were made from (an imported one keeps its own)."""
+class FairPlayDoc(BaseModel):
+    """The document's fields of this part (each row checked by :func:`check`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game_sessions: list[dict[str, object]] = Field(
+        default_factory=list, max_length=limits.SESSIONS_PER_CAMPAIGN
+    )
+    fairplay_rule: dict[str, object] | None = None
+
+
+async def _origin(session: AsyncSession, game: GameSession, campaign_id: int) -> dict[str, object]:
+    """What the session's dice and chain were made from (an imported one keeps its own):
+    the payloads of its events with a fair-play record, up to its end or the log's."""
     if game.origin is not None:
         return game.origin
-    last = game.end_seq if game.end_seq is not None else max((e.seq for e in events), default=0)
+    query = select(CampaignEvent.seq, CampaignEvent.payload, CampaignEvent.fairplay).where(
+        CampaignEvent.campaign_id == campaign_id, CampaignEvent.seq >= game.start_seq
+    )
+    if game.end_seq is not None:
+        query = query.where(CampaignEvent.seq <= game.end_seq)
+    events = (await session.execute(query.order_by(CampaignEvent.seq))).all()
     return {
         "campaign_id": campaign_id,
         "session_id": game.id,
-        "payloads": {
-            str(e.seq): e.payload for e in events if game.start_seq <= e.seq <= last and e.fairplay
-        },
+        "payloads": {str(seq): payload for seq, payload, fairplay in events if fairplay},
     }
 
 
-async def export(
-    session: AsyncSession, campaign_id: int, events: list[CampaignEvent]
-) -> dict[str, Any]:
+@dataclass
+class _Rows:
+    games: list[dict[str, object]]
+    rule: dict[str, object] | None
+
+    def user_ids(self) -> set[int]:
+        return set()
+
+    def number(self, maps: IdMaps) -> None:
+        pass
+
+    async def write(self, maps: IdMaps) -> dict[str, object]:
+        return {"game_sessions": self.games, "fairplay_rule": self.rule}
+
+
+async def _load(session: AsyncSession, campaign_id: int) -> _Rows:
     """The document's ``game_sessions`` and ``fairplay_rule``."""
     games = (
         await session.scalars(
@@ -62,15 +93,12 @@ async def export(
     docs = []
     for game in games:
         doc = rows.row_doc(game, SESSION_SKIP)
-        doc["origin"] = _origin(game, campaign_id, events)
+        doc["origin"] = await _origin(session, game, campaign_id)
         if game.ended_at is None:
             doc["server_seed"] = None
         docs.append(doc)
     rule = await session.get(FairPlayRule, campaign_id)
-    return {
-        "game_sessions": docs,
-        "fairplay_rule": None if rule is None else rows.row_doc(rule, RULE_SKIP),
-    }
+    return _Rows(docs, None if rule is None else rows.row_doc(rule, RULE_SKIP))
 
 
 def _checked(model: type[BaseModel], raw: object, at: str) -> BaseModel:
@@ -82,7 +110,7 @@ def _checked(model: type[BaseModel], raw: object, at: str) -> BaseModel:
         ) from None
 
 
-def check(sessions: list[dict[str, Any]], rule: dict[str, Any] | None) -> None:
+def check(sessions: Sequence[dict[str, object]], rule: dict[str, object] | None) -> None:
     """422 at the first wrong field of the sessions or the rule (before anything is written)."""
     for n, raw in enumerate(sessions):
         _checked(SessionDoc, raw, f"game_sessions.{n}")
@@ -103,8 +131,8 @@ def check(sessions: list[dict[str, Any]], rule: dict[str, Any] | None) -> None:
 async def import_(
     session: AsyncSession,
     campaign_id: int,
-    sessions: list[dict[str, Any]],
-    rule: dict[str, Any] | None,
+    sessions: Sequence[dict[str, object]],
+    rule: dict[str, object] | None,
     last_seq: int,
 ) -> None:
     """The sessions, all finished, and the rule of the copy (checked by :func:`check`)."""
@@ -119,3 +147,27 @@ async def import_(
     if rule is not None:
         values = rows.row_values(FairPlayRule, RuleDoc.model_validate(rule), RULE_SKIP)
         session.add(FairPlayRule(campaign_id=campaign_id, **values))
+
+
+class FairPlayPart:
+    """The game sessions (as finished ones) and the table's fair-play rule (after the log
+    on import: an unfinished session ends at its last seq)."""
+
+    tables = {"game_session": "game_sessions", "fairplay_rule": "fairplay_rule"}  # noqa: RUF012
+    model = FairPlayDoc
+
+    async def load(self, session: AsyncSession, campaign_id: int, exporter_id: int) -> _Rows:
+        return await _load(session, campaign_id)
+
+    def check(self, document: Document) -> None:
+        doc = document.part(FairPlayDoc)
+        check(doc.game_sessions, doc.fairplay_rule)
+
+    async def import_(self, into: Import) -> None:
+        doc = into.document.part(FairPlayDoc)
+        await import_(
+            into.session, into.campaign_id, doc.game_sessions, doc.fairplay_rule, into.last_seq
+        )
+
+
+PART = FairPlayPart()

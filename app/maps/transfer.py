@@ -1,7 +1,7 @@
 """The battle map in the campaign document: scenes (grid, alignment, walls, doors, difficult
 terrain, fog and revealed cells, the linked encounter) with their background image and tokens.
 
-Scenes and tokens are named by refs like every other row (:mod:`app.transfer.refs`), so the
+Scenes and tokens are named by refs like every other row (:mod:`app.core.transfer`), so the
 log's ``scene_id`` and ``token_id`` are renumbered with them; a token's participant and
 character and a scene's encounter by their refs. The image travels as the handouts' does
 (base64 of the stored, already re-encoded bytes, with its ETag), so the copy serves the same
@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import base64
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
+from app.core.transfer import Document, IdMaps, Import
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.maps.models import Scene, SceneBackground, Token, TokenPortrait
-from app.transfer.refs import IdMaps
-from app.transfer.talk import ImageDoc, image_document
+from app.media.transfer import ImageDoc, image_document
 
 #: A cell light's radius in cells (``app.maps.light``).
 LightRadius = Annotated[int, Field(ge=1, le=limits.LIGHT_RADIUS_MAX)]
@@ -111,6 +111,15 @@ class SceneDoc(_Doc):
 class _Rows:
     """The campaign's scenes with their images and tokens, loaded once for the export."""
 
+    def user_ids(self) -> set[int]:
+        return set()
+
+    def number(self, maps: IdMaps) -> None:
+        number(self, maps)
+
+    async def write(self, maps: IdMaps) -> dict[str, object]:
+        return {"scenes": export(self, maps)}
+
     def __init__(self) -> None:
         self.scenes: list[Scene] = []
         self.images: dict[int, SceneBackground] = {}
@@ -152,7 +161,7 @@ def number(rows: _Rows, maps: IdMaps) -> None:
     maps.by_kind["token"] = {t.id: ref for ref, t in enumerate(rows.tokens, start=1)}
 
 
-def _token(t: Token, maps: IdMaps, portrait: TokenPortrait | None) -> dict[str, Any]:
+def _token(t: Token, maps: IdMaps, portrait: TokenPortrait | None) -> dict[str, object]:
     return {
         "ref": maps.id("token", t.id),
         "participant": maps.id("participant", t.participant_id),
@@ -163,7 +172,7 @@ def _token(t: Token, maps: IdMaps, portrait: TokenPortrait | None) -> dict[str, 
     }  # fmt: skip
 
 
-def export(rows: _Rows, maps: IdMaps) -> list[dict[str, Any]]:
+def export(rows: _Rows, maps: IdMaps) -> list[dict[str, object]]:
     return [
         {
             "ref": maps.id("scene", s.id),
@@ -252,3 +261,29 @@ async def import_scenes(
             for t, row in zip(s.tokens, tokens, strict=True)
             if t.portrait is not None
         )  # fmt: skip
+
+
+class ScenesDoc(_Doc):
+    """The document's fields of this part (a document written before it: none)."""
+
+    scenes: list[SceneDoc] = Field(default_factory=list, max_length=limits.SCENES_PER_CAMPAIGN)
+
+
+class ScenesPart:
+    """The battle maps (after the encounters and the talk, before the log on import)."""
+
+    tables = {"map_scene": "scenes"}  # noqa: RUF012
+    model = ScenesDoc
+
+    async def load(self, session: AsyncSession, campaign_id: int, exporter_id: int) -> _Rows:
+        return await load(session, campaign_id)
+
+    def check(self, document: Document) -> None:
+        pass
+
+    async def import_(self, into: Import) -> None:
+        scenes = into.document.part(ScenesDoc).scenes
+        await import_scenes(into.session, into.campaign_id, scenes, into.maps)
+
+
+PART = ScenesPart()

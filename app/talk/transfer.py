@@ -3,7 +3,7 @@ the members' read marks, handouts with their readers and image, journal notes an
 with their readers, and what the heroes know of the bestiary (``known_fact``).
 
 Every row is named by a ref (its position, from 1), as the rest of the document
-(:mod:`app.transfer.refs`); users, characters and bestiary entries by their refs. An import
+(:mod:`app.core.transfer`); users, characters and bestiary entries by their refs. An import
 names no account: messages keep their author's name, and what a person was given (whispers,
 readers, read marks, their own facts) waits in their imported part (:data:`Grants`).
 A document without a ``talk`` part (written before it existed) imports with none.
@@ -12,20 +12,21 @@ A document without a ``talk`` part (written before it existed) imports with none
 from __future__ import annotations
 
 import base64
-import binascii
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core.transfer import Document, IdMaps, Import
 from app.encounters.models import BestiaryEntry
 from app.events.audience import Audience
 from app.events.models import CampaignEvent
 from app.knowledge.models import KnownFact
 from app.limits import INT_MAX, Int32
-from app.maps.models import SceneBackground, TokenPortrait
+from app.media.transfer import ImageDoc, image_document
 from app.talk.models import (
     ChatMessage,
     ChatRead,
@@ -36,10 +37,6 @@ from app.talk.models import (
     JournalNote,
     JournalReader,
 )
-from app.transfer.refs import IdMaps
-
-#: The largest image a document may carry (its base64 text), as an upload may be.
-IMAGE_TEXT_MAX = 14 * 1024 * 1024
 
 
 class _Doc(BaseModel):
@@ -57,7 +54,7 @@ class MessageDoc(_Doc):
     character: Int32 | None
     visibility: str = Field(pattern="^(public|self|listed)$")
     to_gm: bool
-    roll: dict[str, Any] | None
+    roll: dict[str, object] | None
     created_at: datetime
     edited_at: datetime | None
     deleted_at: datetime | None
@@ -67,38 +64,6 @@ class MessageDoc(_Doc):
 class ReadDoc(_Doc):
     user: Int32
     last_seq: int = Field(ge=0, le=INT_MAX)
-
-
-class ImageDoc(_Doc):
-    mime: str = Field(pattern="^image/(png|jpeg|webp)$")
-    width: int = Field(ge=1, le=INT_MAX)
-    height: int = Field(ge=1, le=INT_MAX)
-    etag: str = Field(max_length=80)
-    data: str = Field(max_length=IMAGE_TEXT_MAX)
-
-    @field_validator("data")
-    @classmethod
-    def _base64(cls, value: str) -> str:
-        try:
-            base64.b64decode(value, validate=True)
-        except (binascii.Error, ValueError):
-            raise ValueError("not base64") from None
-        return value
-
-
-def image_document(
-    image: HandoutImage | SceneBackground | TokenPortrait | None,
-) -> dict[str, Any] | None:
-    """A stored image as a document carries it (``ImageDoc``); ``None``: no image."""
-    if image is None:
-        return None
-    return {
-        "mime": image.mime,
-        "width": image.width,
-        "height": image.height,
-        "etag": image.etag,
-        "data": base64.b64encode(image.data).decode(),
-    }
 
 
 class HandoutDoc(_Doc):
@@ -157,6 +122,12 @@ class _Rows:
         self.notes: list[JournalNote] = []
         self.note_readers: dict[int, list[int]] = {}
         self.facts: list[KnownFact] = []
+
+    def number(self, maps: IdMaps) -> None:
+        number(self, maps)
+
+    async def write(self, maps: IdMaps) -> dict[str, object]:
+        return {"talk": export(self, maps)}
 
     def user_ids(self) -> set[int]:
         ids = {m.author_id for m in self.messages} | {n.author_id for n in self.notes}
@@ -233,7 +204,7 @@ def _users(maps: IdMaps, ids: list[int]) -> list[int]:
     return [r for r in (maps.id("user", i) for i in ids) if r is not None]
 
 
-def export(rows: _Rows, maps: IdMaps) -> dict[str, Any]:
+def export(rows: _Rows, maps: IdMaps) -> dict[str, object]:
     return {
         "messages": [
             {
@@ -276,7 +247,7 @@ def export(rows: _Rows, maps: IdMaps) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _handout(h: Handout, rows: _Rows, maps: IdMaps) -> dict[str, Any]:
+def _handout(h: Handout, rows: _Rows, maps: IdMaps) -> dict[str, object]:
     image = rows.images.get(h.id)
     return {
         "ref": maps.id("handout", h.id),
@@ -299,8 +270,9 @@ async def _add(
 
 
 #: What a person of the document was given in the talk rows, kept for whoever takes their
-#: part over (``app.transfer.parts``): the messages they received, the handouts and notes
-#: they were shown, their read mark and the facts only they know.
+#: part over (``app.transfer.parts``, ``app.core.transfer.Import.given``): the messages
+#: they received, the handouts and notes they were shown, their read mark and the facts
+#: only they know.
 Grants = dict[str, Any]
 
 
@@ -524,3 +496,42 @@ async def _import_notes(
         for ref in set(n.readers):
             _grants(people, ref)["notes"].append(row.id)
     await session.flush()
+
+
+class TalkPartDoc(_Doc):
+    """The document's fields of this part (a document written before it: none)."""
+
+    talk: TalkDoc = Field(default_factory=TalkDoc)
+
+
+class TalkPart:
+    """Table talk and knowledge (before the log on import: its payloads name the rows)."""
+
+    tables: Mapping[str, str] = {
+        "chat_message": "talk.messages",
+        "chat_read": "talk.reads",
+        "handout": "talk.handouts",
+        "journal_note": "talk.notes",
+        "known_fact": "talk.facts",
+    }
+    model = TalkPartDoc
+
+    async def load(self, session: AsyncSession, campaign_id: int, exporter_id: int) -> _Rows:
+        return await load(session, campaign_id, exporter_id)
+
+    def check(self, document: Document) -> None:
+        pass
+
+    async def import_(self, into: Import) -> None:
+        """The talk rows; what the document's GM was given is the importer's at once, what
+        everyone else was given waits in their part (``into.given``)."""
+        gm = into.gm_ref
+        doc = into.document.part(TalkPartDoc).talk
+        authors = {} if gm is None else {gm: into.importer_id}
+        given = await import_talk(into.session, into.campaign_id, doc, into.maps, authors)
+        if gm is not None and gm in given:
+            await grant(into.session, into.campaign_id, into.importer_id, given[gm])
+        into.given.update(given)
+
+
+PART = TalkPart()

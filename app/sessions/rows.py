@@ -30,7 +30,7 @@ def _field(column: Any) -> tuple[Any, Any]:
     elif isinstance(kind, String):
         annotation = str
     elif isinstance(kind, JSON):
-        annotation = dict[str, Any] | list[Any]
+        annotation = dict[str, object] | list[object]
     else:  # pragma: no cover - a column type this module does not know yet
         raise TypeError(f"{column.table.name}.{column.name}: {kind!r}")
     length = getattr(kind, "length", None)
@@ -53,9 +53,9 @@ def doc_model(model: type[Base], skip: frozenset[str]) -> type[BaseModel]:
     return create_model(f"{model.__name__}Doc", __config__=ConfigDict(extra="forbid"), **fields)
 
 
-def row_doc(row: Base, skip: frozenset[str]) -> dict[str, Any]:
+def row_doc(row: Base, skip: frozenset[str]) -> dict[str, object]:
     """Every column of ``row`` not in ``skip`` as a JSON value."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for column in table_of(type(row)).columns:
         if column.name in skip:
             continue
@@ -64,7 +64,7 @@ def row_doc(row: Base, skip: frozenset[str]) -> dict[str, Any]:
     return out
 
 
-def row_values(model: type[Base], doc: BaseModel, skip: frozenset[str]) -> dict[str, Any]:
+def row_values(model: type[Base], doc: BaseModel, skip: frozenset[str]) -> dict[str, object]:
     """The attribute values of a new row of ``model`` from a checked ``doc`` (a column that
     may not be NULL and was left out gets its default)."""
     columns = {c.name: c for c in table_of(model).columns if c.name not in skip}
