@@ -100,7 +100,7 @@ def test_a_player_shakes_off_a_condition_from_the_combat_page_on_a_phone(
     page.goto(fight.removeprefix("/api/v1"))
     choice = page.locator("#shake-off-condition")
     expect(choice).to_be_visible()
-    expect(choice.locator("option")).to_have_text(["Verwirrt", "Angeschlagen"])
+    expect(choice.locator("option")).to_have_text(["verwirrt", "angeschlagen"])
     page.locator("#shake-off-button").click()
     expect(page.locator("#combat-log")).to_contain_text("versucht, «verwirrt» abzuschütteln")
     expect(page.locator("#shake-off-button")).to_be_disabled()

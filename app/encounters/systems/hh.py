@@ -71,7 +71,7 @@ from app.rules.hh import magic, recovery
 from app.rules.hh import simulation as hh_simulation
 from app.rules.hh.attack import attack_breakdown, attack_target, defence_breakdown
 from app.rules.hh.companions import COMPANION_TALENTS
-from app.rules.hh.conditions import condition_def, zehrend
+from app.rules.hh.conditions import zehrend
 from app.rules.hh.cover import cover_note, living_cover, suggest_cover, wall_cover
 from app.rules.hh.grid import MELEE_REACH, blockade_triggers, threat_zone, weapon_reaches
 from app.rules.hh.initiative import handlung_left
@@ -1743,20 +1743,18 @@ class HhRules(Common):
         return None
 
     def offers(self, data: FigureData) -> Offers:
+        """``data`` is empty when no figure is on turn (a fight not started or over)."""
         maneuvers = [(k, m.name) for k, m in hh.MANEUVERS.items()]
-        fig = to_figure(data)
-        return {
-            "strikes": [],
-            "maneuvers": maneuvers,
-            "spells": spells(data),
+        offers: Offers = {"strikes": [], "maneuvers": maneuvers, "spells": spells(data)}
+        if data:
+            fig = to_figure(data)
             # The rule variant decides only where a «passende Probe» is needed, and both
             # such conditions have their skill in SHAKE_OFF_SKILLS.
-            "shake_off": [
-                (key, condition_def(key).name)
-                for key in recovery.shakeable(fig, hh.DEFAULT_OPTIONS, SHAKE_OFF_SKILLS)
-            ],
-            "jammed": fig.jammed_weapon,
-        }
+            shakeable = recovery.shakeable(fig, hh.DEFAULT_OPTIONS, SHAKE_OFF_SKILLS)
+            # The roster's word for each: the condition's rule term.
+            offers["shake_off"] = [(key, key) for key in shakeable]
+            offers["jammed"] = fig.jammed_weapon
+        return offers
 
     #: One cell is 1 Schritt; every diagonal step 1 Schritt (the Gefährdungsbereich is the
     #: 8 neighbours, hh.md §6.7).
