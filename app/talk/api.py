@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from app import limits
 from app.campaigns import service as campaigns
+from app.core.viewer import Viewer
 from app.knowledge import service as knowledge
 from app.limits import RowId, Seq, Version
 from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
@@ -66,7 +67,7 @@ class HandoutList(BaseModel):
     handouts: list[dict[str, object]]
 
 
-def _out(view: views.View) -> dict[str, object]:
+def _out(view: views.MessageView) -> dict[str, object]:
     """A message as JSON: ``html`` is the rendered Markdown-lite, as a string."""
     return {**view, "html": str(view["html"]), "event_id": view["seq"]}
 
@@ -211,10 +212,15 @@ class NoteList(BaseModel):
 async def _note_out(
     session: Session, user: CurrentUser, campaign_id: int, note_id: int
 ) -> dict[str, object]:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    notes = (await views.journal_context(session, viewer, campaign))["notes"]
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    notes = await _readable(session, viewer, campaign_id)
     found = next(n for n in notes if n["id"] == note_id)
     return {**found, "html": str(found["html"])}
+
+
+async def _readable(session: Session, viewer: Viewer, campaign_id: int) -> list[views.NoteEntry]:
+    names = await views.member_names(session, campaign_id)
+    return await views.readable_notes(session, viewer, campaign_id, names)
 
 
 def _note_draft(body: NoteIn) -> journal.NoteDraft:
@@ -255,8 +261,8 @@ async def delete_note(
 @router.get("/journal", response_model=NoteList)
 async def notes(campaign_id: PathId, session: Session, user: CurrentUser) -> NoteList:
     """The notes the caller may read: their own, the group's, those shared with them."""
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    shown = (await views.journal_context(session, viewer, campaign))["notes"]
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    shown = await _readable(session, viewer, campaign_id)
     return NoteList(notes=[{**n, "html": str(n["html"])} for n in shown])
 
 
@@ -272,7 +278,7 @@ class ConfirmIn(BaseModel):
 
 async def _knowledge_out(
     session: Session, user: CurrentUser, campaign_id: int, entry_id: int
-) -> dict[str, object]:
+) -> lore.Card:
     found = await knowledge.knowledge(session, user, campaign_id, entry_id)
     names = await views.member_names(session, campaign_id) if found.gm else {}
     return lore.card(found, names)
@@ -284,7 +290,7 @@ async def entry_knowledge(
 ) -> dict[str, object]:
     """The facts of a bestiary entry the caller may see: a player those revealed to the
     group or to them (404 when none), a GM every fact, who knows it and the false ones."""
-    return await _knowledge_out(session, user, campaign_id, entry_id)
+    return dict(await _knowledge_out(session, user, campaign_id, entry_id))
 
 
 @router.post("/bestiary/{entry_id}/reveal")
@@ -307,4 +313,4 @@ async def confirm_false_fact(
 ) -> dict[str, object]:
     """Confirm a pending false fact, or replace its ``text``; then its audience learns it."""
     await knowledge.confirm(session, user, campaign_id, entry_id, fact_id, body.text, body.version)
-    return await _knowledge_out(session, user, campaign_id, entry_id)
+    return dict(await _knowledge_out(session, user, campaign_id, entry_id))

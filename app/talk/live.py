@@ -95,7 +95,7 @@ async def push_chat(
     return out
 
 
-def _line(line: views.View, viewer: Viewer, campaign_id: int, type_: str) -> str:
+def _line(line: views.MessageView, viewer: Viewer, campaign_id: int, type_: str) -> str:
     """A new message appended to the log, a changed one replacing its line."""
     posted = type_ == ChatMessagePosted.TYPE
     html = render(
