@@ -320,7 +320,7 @@ async def perform(
     campaign_id: int,
     encounter_id: int,
     action: str,
-    data: dict[str, Any],
+    data: dict[str, object],
 ) -> service.Loaded:
     """Run combat action ``action``; the fight as it left it is what its answer shows."""
     handler = ACTIONS.get(action)
@@ -574,7 +574,7 @@ def _free_weapon(t: Turn) -> None:
 def _save(t: Turn) -> None:
     a = t.args
     t.report.secret = a.flag("secret")
-    params: dict[str, Any] = {
+    params: dict[str, object] = {
         "save": a.text("save"), "dc": a.text("dc"), "damage": a.text("damage"),
         "fortune": a.flag("fortune"), "misfortune": a.flag("misfortune"),
     }  # fmt: skip

@@ -5,13 +5,15 @@ Every response is the caller's view (hidden participants and NSC LP left out for
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.accounts.models import User
 from app.encounters import actions, foresight, service, views
-from app.encounters.models import BestiaryEntry, Encounter
+from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.limits import Int32, Name, RowId, Text, Version
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -24,14 +26,14 @@ router = APIRouter(
 
 class EntryIn(BaseModel):
     name: Name
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: dict[str, object] = Field(default_factory=dict)
     version: Version | None = None
 
 
 class EncounterIn(BaseModel):
     name: Name
     notes: Text = ""
-    settings: dict[str, Any] | None = None
+    settings: dict[str, object] | None = None
     version: Version | None = None
 
 
@@ -47,10 +49,45 @@ class ParticipantPatch(BaseModel):
     side: str | None = None
     hidden: bool | None = None
     name: Name | None = None
-    stats: dict[str, Any] | None = None
+    stats: dict[str, object] | None = None
 
 
-def _entry(e: BestiaryEntry) -> dict[str, Any]:
+class EntryJSON(TypedDict):
+    """A bestiary entry as ``GET …/bestiary/{id}`` gives it."""
+
+    id: int
+    name: str
+    system: str
+    data: dict[str, object]
+    sample: bool
+    version: int
+
+
+class SummaryJSON(TypedDict):
+    """An encounter in ``GET …/encounters``."""
+
+    id: int
+    name: str
+    status: str
+    version: int
+
+
+class AddedJSON(TypedDict):
+    """A participant ``POST …/participants`` added."""
+
+    id: int
+    name: str
+    side: str
+    hidden: bool
+
+
+class ParticipantJSON(AddedJSON):
+    """A participant after ``PATCH …/participants/{id}``."""
+
+    stats: dict[str, object]
+
+
+def _entry(e: BestiaryEntry) -> EntryJSON:
     return {
         "id": e.id,
         "name": e.name,
@@ -61,28 +98,34 @@ def _entry(e: BestiaryEntry) -> dict[str, Any]:
     }
 
 
-def _summary(e: Encounter) -> dict[str, Any]:
+def _summary(e: Encounter) -> SummaryJSON:
     return {"id": e.id, "name": e.name, "status": e.status, "version": e.version}
+
+
+def _added(p: Participant) -> AddedJSON:
+    return {"id": p.id, "name": p.name, "side": p.side, "hidden": p.hidden}
 
 
 @router.get("/bestiary")
 async def list_bestiary(
     campaign_id: PathId, session: Session, user: CurrentUser
-) -> list[dict[str, Any]]:
-    return [_entry(e) for e in await service.bestiary(session, user, campaign_id)]
+) -> list[dict[str, object]]:
+    return [dict(_entry(e)) for e in await service.bestiary(session, user, campaign_id)]
 
 
 @router.post("/bestiary", status_code=201, dependencies=[IDEMPOTENT])
 async def create_entry(
     campaign_id: PathId, body: EntryIn, session: Session, user: CurrentUser
-) -> dict[str, Any]:
-    return _entry(await service.create_entry(session, user, campaign_id, body.name, body.data))
+) -> dict[str, object]:
+    return dict(
+        _entry(await service.create_entry(session, user, campaign_id, body.name, body.data))
+    )
 
 
 @router.post("/bestiary/import", status_code=201, dependencies=[IDEMPOTENT])
 async def import_entry(
-    campaign_id: PathId, body: dict[str, Any], session: Session, user: CurrentUser
-) -> dict[str, Any]:
+    campaign_id: PathId, body: dict[str, object], session: Session, user: CurrentUser
+) -> dict[str, object]:
     """A Foundry pf2e NPC or ds4 creature of the campaign's system (GMs): the entry as
     ``GET …/bestiary/{id}`` gives it, with ``import_report`` (taken, converted, skipped)."""
     entry, report = await service.import_entry(session, user, campaign_id, body)
@@ -92,25 +135,25 @@ async def import_entry(
 @router.post("/bestiary/samples", status_code=201, dependencies=[IDEMPOTENT])
 async def add_samples(
     campaign_id: PathId, session: Session, user: CurrentUser
-) -> list[dict[str, Any]]:
-    return [_entry(e) for e in await service.add_samples(session, user, campaign_id)]
+) -> list[dict[str, object]]:
+    return [dict(_entry(e)) for e in await service.add_samples(session, user, campaign_id)]
 
 
 @router.get("/bestiary/{entry_id}")
 async def get_entry(
     campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
-) -> dict[str, Any]:
-    return _entry(await service.bestiary_entry(session, user, campaign_id, entry_id))
+) -> dict[str, object]:
+    return dict(_entry(await service.bestiary_entry(session, user, campaign_id, entry_id)))
 
 
 @router.put("/bestiary/{entry_id}")
 async def update_entry(
     campaign_id: PathId, entry_id: PathId, body: EntryIn, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     entry = await service.update_entry(
         session, user, campaign_id, entry_id, body.version, body.name, body.data
     )
-    return _entry(entry)
+    return dict(_entry(entry))
 
 
 @router.delete("/bestiary/{entry_id}", status_code=204)
@@ -123,14 +166,14 @@ async def delete_entry(
 @router.get("/encounters")
 async def list_encounters(
     campaign_id: PathId, session: Session, user: CurrentUser
-) -> list[dict[str, Any]]:
-    return [_summary(e) for e in await service.encounters(session, user, campaign_id)]
+) -> list[dict[str, object]]:
+    return [dict(_summary(e)) for e in await service.encounters(session, user, campaign_id)]
 
 
 @router.post("/encounters", status_code=201, dependencies=[IDEMPOTENT])
 async def create_encounter(
     campaign_id: PathId, body: EncounterIn, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     enc = await service.create_encounter(session, user, campaign_id, body.name, body.notes)
     if body.settings:
         enc = await service.update_encounter(
@@ -139,7 +182,9 @@ async def create_encounter(
     return await _view(session, user, campaign_id, enc.id)
 
 
-async def _view(session: Any, user: Any, campaign_id: int, encounter_id: int) -> dict[str, Any]:
+async def _view(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int
+) -> dict[str, object]:
     loaded = await service.load(session, user, campaign_id, encounter_id)
     return dict(views.api_view(loaded))
 
@@ -147,7 +192,7 @@ async def _view(session: Any, user: Any, campaign_id: int, encounter_id: int) ->
 @router.get("/encounters/{encounter_id}")
 async def get_encounter(
     campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The encounter as the caller sees it (roster, turn, pending step)."""
     return await _view(session, user, campaign_id, encounter_id)
 
@@ -160,7 +205,7 @@ async def get_log(
     user: CurrentUser,
     before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
     limit: int = Query(default=service.LOG_PAGE, ge=1, le=service.LOG_PAGE),
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """The combat log entries the caller may see, newest first; page back with ``before``
     (the smallest ``seq`` received) until a page holds fewer than ``limit``."""
     loaded = await service.load(session, user, campaign_id, encounter_id)
@@ -177,7 +222,7 @@ async def update_encounter(
     body: EncounterIn,
     session: Session,
     user: CurrentUser,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     await service.update_encounter(
         session, user, campaign_id, encounter_id, body.version, body.name, body.notes,
         body.settings,
@@ -195,7 +240,7 @@ async def delete_encounter(
 @router.post("/encounters/{encounter_id}/duplicate", status_code=201, dependencies=[IDEMPOTENT])
 async def duplicate(
     campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     enc = await service.duplicate(session, user, campaign_id, encounter_id)
     return await _view(session, user, campaign_id, enc.id)
 
@@ -208,7 +253,7 @@ async def add_participants(
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """A character (``character_id``) or ``count`` copies of a bestiary entry (``entry_id``)."""
     if body.character_id is not None:
         added = [
@@ -222,7 +267,7 @@ async def add_participants(
             session, user, ctx.roller, campaign_id, encounter_id, body.entry_id or 0,
             body.count, body.side or "gegner", body.hidden,
         )  # fmt: skip
-    return [{"id": p.id, "name": p.name, "side": p.side, "hidden": p.hidden} for p in added]
+    return [dict(_added(p)) for p in added]
 
 
 @router.patch("/encounters/{encounter_id}/participants/{participant_id}")
@@ -233,12 +278,13 @@ async def update_participant(
     body: ParticipantPatch,
     session: Session,
     user: CurrentUser,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     p = await service.update_participant(
         session, user, campaign_id, encounter_id, participant_id,
         side=body.side, hidden=body.hidden, name=body.name, stats=body.stats,
     )  # fmt: skip
-    return {"id": p.id, "name": p.name, "side": p.side, "hidden": p.hidden, "stats": p.stats}
+    out: ParticipantJSON = {**_added(p), "stats": p.stats}
+    return dict(out)
 
 
 @router.delete("/encounters/{encounter_id}/participants/{participant_id}", status_code=204)
@@ -256,14 +302,14 @@ class ForecastIn(BaseModel):
     actor_id: str = Field(max_length=20)
     action: Literal["attack"] = "attack"
     target_id: str = Field(max_length=20)
-    options: dict[str, Any] = Field(default_factory=dict, max_length=20)
+    options: dict[str, object] = Field(default_factory=dict, max_length=20)
     assume: Literal["defends", "no_reaction"] | None = None
 
 
 @router.post("/encounters/{encounter_id}/forecast")
 async def forecast(
     campaign_id: PathId, encounter_id: PathId, body: ForecastIn, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The exact odds of an attack before anyone rolls; changes nothing (issue 18)."""
     req = foresight.ForecastRequest(body.actor_id, body.target_id, body.options, body.assume)
     result = await foresight.forecast(session, user, campaign_id, encounter_id, req)
@@ -279,7 +325,7 @@ class RiskIn(BaseModel):
 async def risk(
     campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser,
     body: RiskIn | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, object]:  # fmt: skip
     """The GM's risk estimate: the fight simulated ``trials`` times (issue 18)."""
     req = body or RiskIn()
     result = await foresight.risk(session, user, campaign_id, encounter_id, req.trials, req.seed)
@@ -294,8 +340,8 @@ async def act(
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    body: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    body: dict[str, object] | None = None,
+) -> dict[str, object]:
     """Run a combat action (``start``, ``next``, ``attack``, ``respond``, ``undo``, ...)."""
     fought = await actions.perform(
         session, user, ctx.roller, campaign_id, encounter_id, action, dict(body or {})

@@ -120,9 +120,9 @@ def block_rows(key: str, rows: list[Row]) -> Any:
     """The posted rows as the stat block's part, for :func:`statblocks.validate`."""
     if key == "resistenzen":
         return {row["type"].strip(): row["kind"] for row in rows if row["type"].strip()}
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for row in rows:
-        item: dict[str, Any] = {}
+        item: dict[str, object] = {}
         for column in COLUMNS[key]:
             value = row.get(column.key, "")
             item[column.key] = bool(value) if column.kind == "flag" else value.strip()
@@ -173,10 +173,10 @@ class Posted:
     more: str
 
 
-def posted(system: str, target: str, form: Mapping[str, str]) -> tuple[Posted, dict[str, Any]]:
+def posted(system: str, target: str, form: Mapping[str, str]) -> tuple[Posted, dict[str, object]]:
     """The form as typed, and the stat block it describes (for the validation)."""
     rows = {x.key: posted_rows(x.key, form) for x in statblocks.rules(system).extras}
-    block: dict[str, Any] = {
+    block: dict[str, object] = {
         f.key: form[f.key] for f in statblocks.rules(system).schema if f.key in form
     }
     block.update({key: block_rows(key, part) for key, part in rows.items()})
@@ -191,7 +191,7 @@ def form_view(
     data: Mapping[str, Any],
     state: Posted | None,
     errors: Mapping[str, str],
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """One form of the bestiary page: the stored entry (or the defaults), or what was typed."""
     mine = state is not None and state.target == target
     if state is not None and mine:

@@ -105,7 +105,7 @@ def _measured(
     params: Mapping[str, Any],
     *,
     is_gm: bool,
-) -> tuple[dict[str, Any], AttackLine | None]:
+) -> tuple[dict[str, object], AttackLine | None]:
     """The parameters to keep and the line measured on the board (``None``: the form's
     values stand — theatre of the mind, a system without map rules, a figure without a
     token, the GM's override)."""
@@ -135,7 +135,7 @@ def attack_params(
     params: Mapping[str, Any],
     *,
     is_gm: bool,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The attack's parameters with the board's cover and distance (issue 27).
 
     In theatre of the mind (no linked scene) and for a figure without a token the form's
@@ -179,7 +179,7 @@ def cast_params(
     params: Mapping[str, Any],
     *,
     is_gm: bool,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A spell on a target: the board's distance (whole units, rounded up) instead of the
     form's, no line of effect refused; the spell's range is the engine's check."""
     target = str(params.get("target") or "")

@@ -80,7 +80,7 @@ class Detail:
     as rule notation stay strings."""
 
     msg: str
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, object] = field(default_factory=dict)
 
     def as_dict(self) -> DetailJSON:
         params = {k: v.as_dict() if isinstance(v, Detail) else v for k, v in self.params.items()}
@@ -96,9 +96,9 @@ class Entry:
     """One line of the combat log: ``msg`` (English msgid) with ``params``, rule details."""
 
     msg: str
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, object] = field(default_factory=dict)
     details: list[str | Detail] = field(default_factory=list)
-    dice: list[dict[str, Any]] = field(default_factory=list)
+    dice: list[dict[str, object]] = field(default_factory=list)
     #: Participants this line is about (GM-only while any of them is hidden).
     who: set[str] = field(default_factory=set)
 

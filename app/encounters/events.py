@@ -5,7 +5,7 @@ on the linked scene's map (``app.encounters``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, TypedDict
 
 from app.events.payload import PUBLIC_OR_GM, EventPayload, event_type, subject_of
 
@@ -81,6 +81,13 @@ class Combat(EventPayload):
         return subject_of("encounter", self.encounter_id)
 
 
+class AreaFigure(TypedDict):
+    """A figure in an area: its participant id and name."""
+
+    participant_id: int
+    name: str
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AreaEvent(EventPayload):
     """An area on the map of a fight's linked scene (issue 27, ``app/encounters/area.py``).
@@ -94,7 +101,7 @@ class AreaEvent(EventPayload):
     #: The cells it covers, ``[[col, row], …]``.
     cells: list[list[int]]
     #: The figures in it: ``[{participant_id, name}]``.
-    targets: list[dict[str, Any]]
+    targets: list[AreaFigure]
 
     @property
     def subject(self) -> str | None:

@@ -22,7 +22,7 @@ def _bad(message: str) -> ValidationFailed:
     return ValidationFailed({"file": message})
 
 
-def convert(document: Any, campaign_system: str) -> tuple[str, dict[str, Any], Report]:
+def convert(document: Any, campaign_system: str) -> tuple[str, dict[str, object], Report]:
     """The creature's name, stat block and report; 422 at ``file`` for anything else."""
     actor = f.foundry_actor(document)
     if actor is None:
@@ -86,10 +86,10 @@ def _perception(v: Mapping[str, Any]) -> int:
     return f.number(found if found is not None else f.dig(v, "attributes", "perception", "value"))
 
 
-def from_pf2e_npc(actor: f.FoundryActor) -> tuple[str, dict[str, Any], Report]:
+def from_pf2e_npc(actor: f.FoundryActor) -> tuple[str, dict[str, object], Report]:
     report = Report()
     v = actor.values
-    block: dict[str, Any] = {
+    block: dict[str, object] = {
         "stufe": f.number(f.dig(v, "details", "level", "value"), 1),
         "wahrnehmung": _perception(v),
         "rk": f.number(f.dig(v, "attributes", "ac", "value"), 10),
@@ -144,7 +144,7 @@ def _weapon(actor: f.FoundryActor, ranged: bool) -> Mapping[str, Any] | None:
     return found[0] if found else None
 
 
-def from_ds4_creature(actor: f.FoundryActor) -> tuple[str, dict[str, Any], Report]:
+def from_ds4_creature(actor: f.FoundryActor) -> tuple[str, dict[str, object], Report]:
     """DS4's Kampfwerte from attributes, traits, equipment and the modifiers Foundry keeps
     (Foundry stores the sources, not the totals): as the rules compute them (ds4.md §3)."""
     report = Report()
@@ -160,7 +160,7 @@ def from_ds4_creature(actor: f.FoundryActor) -> tuple[str, dict[str, Any], Repor
     melee, ranged = _weapon(actor, False), _weapon(actor, True)
     melee_v = f.item_values(melee) if melee else {}
     ranged_v = f.item_values(ranged) if ranged else {}
-    block: dict[str, Any] = {
+    block: dict[str, object] = {
         "lk": max(1, body + ha + 10 + _mod(v, "hitPoints")),
         "koerper": body,
         "abwehr": body + ha + armour + _mod(v, "defense"),
@@ -190,7 +190,7 @@ def from_ds4_creature(actor: f.FoundryActor) -> tuple[str, dict[str, Any], Repor
     return actor.name, block, report
 
 
-CONVERTERS: dict[str, Callable[[f.FoundryActor], tuple[str, dict[str, Any], Report]]] = {
+CONVERTERS: dict[str, Callable[[f.FoundryActor], tuple[str, dict[str, object], Report]]] = {
     "pf2e": from_pf2e_npc,
     "ds4": from_ds4_creature,
 }

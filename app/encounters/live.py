@@ -10,9 +10,8 @@ same context builder (:func:`app.encounters.views.page_context`) as the page.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,6 +20,7 @@ from app.characters import events as character_events
 from app.core.viewer import Role, Viewer
 from app.encounters import events as encounter_events
 from app.encounters import notices, service, views
+from app.encounters.models import Participant
 from app.events.models import CampaignEvent
 from app.events.service import VisibleEvent, can_see
 from app.events.stream import Outgoing
@@ -41,7 +41,7 @@ class CombatPage:
 
 async def live_context(
     session: AsyncSession, viewer: Viewer, key: CombatPage, _parts: frozenset[str]
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     rows = await shared_load(
         ("combat rows", key), lambda: service.live_rows(session, key.campaign_id, key.encounter_id)
     )
@@ -78,18 +78,23 @@ def _roster_change(key: CombatPage, event: VisibleEvent) -> bool:
     return _combat_step(key, event) or _sheet_change(key, event)
 
 
-def _sheet_rows(context: dict[str, Any], visible: VisibleEvent) -> str:
+def _sheet_rows(
+    context: Mapping[str, object],
+    roster: Sequence[views.RowView],
+    participants: Sequence[Participant],
+    visible: VisibleEvent,
+) -> str:
     """The row of the changed character's figure ("" when it is not in this fight)."""
     cid = visible.event.payload.get("character_id")
-    pids = {str(p.id) for p in context["participants"] if p.character_id == cid}
+    pids = {str(p.id) for p in participants if p.character_id == cid}
     return "\n".join(
         render(TEMPLATE, "row", **{**context, "row": row, "oob": True})
-        for row in context["rows"]
+        for row in roster
         if row["pid"] in pids and row.get("in_fight")
     )
 
 
-def _oob(block: str, context: dict[str, Any]) -> str:
+def _oob(block: str, context: Mapping[str, object]) -> str:
     return render(TEMPLATE, block, **{**context, "oob": True})
 
 
@@ -140,12 +145,14 @@ async def _undone_by(
 async def _push_roster(batch: Batch[CombatPage]) -> list[Outgoing]:
     """The whole roster when who fights or the order changed, else the changed rows."""
     context = dict(batch.context)
-    rows = {r["pid"]: r for r in context["rows"]}
+    roster: list[views.RowView] = context["rows"]
+    participants: list[Participant] = context["participants"]
+    rows = {r["pid"]: r for r in roster}
     out: list[Outgoing] = []
     for visible in batch.events:
         p = visible.event.payload
         if visible.type != encounter_events.Combat.TYPE:
-            html = _sheet_rows(context, visible)
+            html = _sheet_rows(context, roster, participants, visible)
         elif p.get("roster_changed") or p.get("order_changed") or p.get("turn_changed"):
             html = _oob("roster", context)
         else:
@@ -172,7 +179,7 @@ NOTICE_TEMPLATE = "encounters/_notice.html"
 
 async def _no_context(
     _session: AsyncSession, _viewer: Viewer, _key: NoticePage, _parts: frozenset[str]
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     return {}
 
 
@@ -197,7 +204,7 @@ class EncounterList:
 
 async def _list_context(
     session: AsyncSession, viewer: Viewer, key: EncounterList, _parts: frozenset[str]
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     listed = await service.encounters_for(session, key.campaign_id, viewer)
     return {
         "campaign_id": key.campaign_id,

@@ -23,7 +23,7 @@ class BestiaryEntry(Base):
     )
     system: Mapped[str] = mapped_column(String(8))
     name: Mapped[str] = mapped_column(String(100))
-    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    data: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
     #: Starter monster shipped with the app (sample data), not made by the GM.
     sample: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
@@ -49,7 +49,7 @@ class Encounter(Base):
     notes: Mapped[str] = mapped_column(Text, default="")
     #: prepared, running, ended
     status: Mapped[str] = mapped_column(String(10), default="prepared")
-    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    settings: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
     state: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
@@ -70,7 +70,7 @@ class UndoStep(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     encounter_id: Mapped[int] = mapped_column(ForeignKey("encounter.id", ondelete="CASCADE"))
-    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    state: Mapped[dict[str, object]] = mapped_column(JSON)
     seqs: Mapped[list[int]] = mapped_column(JSON, default=list)
 
     #: Counting, finding the newest and cutting the oldest read this index only.
@@ -100,6 +100,6 @@ class Participant(Base):
     #: abenteurer, gegner, neutral
     side: Mapped[str] = mapped_column(String(12))
     hidden: Mapped[bool] = mapped_column(Boolean, default=False)
-    stats: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    stats: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
     position: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

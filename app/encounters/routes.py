@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
 from app.campaigns.permissions import Action, authorize
 from app.characters.models import Character
+from app.core.viewer import Viewer
 from app.encounters import (
     actions,
     bestiary_form,
@@ -83,7 +86,7 @@ async def list_live(
 
 async def _index_page(
     request: Request,
-    session: Any,
+    session: AsyncSession,
     user: User,
     campaign_id: int,
     errors: dict[str, str] | None = None,
@@ -122,12 +125,12 @@ async def create(
 
 
 async def _context(
-    session: Any,
+    session: AsyncSession,
     user: User,
     campaign_id: int,
     encounter_id: int,
     loaded: service.Loaded | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The combat page's context; ``loaded``: the fight as a combat action just left it (its
     answer reads no row of the fight again), else it is loaded here."""
     if loaded is None:
@@ -152,13 +155,20 @@ async def _context(
     return context
 
 
+def _viewer(context: Mapping[str, object]) -> Viewer:
+    """The viewer the combat page's context was built for."""
+    viewer = context["viewer"]
+    assert isinstance(viewer, Viewer)
+    return viewer
+
+
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}", response_class=HTMLResponse)
 async def detail(
     request: Request, campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     context = await _context(session, user, campaign_id, encounter_id)
     key = CombatPage(campaign_id, encounter_id)
-    await COMBAT_PAGE.contribute(session, context["viewer"], key, context)
+    await COMBAT_PAGE.contribute(session, _viewer(context), key, context)
     return page(request, TEMPLATE, context)
 
 
@@ -212,12 +222,12 @@ async def update(
 
 async def _refused(
     request: Request,
-    session: Any,
+    session: AsyncSession,
     user: User,
     campaign_id: int,
     encounter_id: int,
     exc: ValidationFailed,
-    prep: tuple[str, dict[str, Any]] | None = None,
+    prep: tuple[str, Mapping[str, object]] | None = None,
     typed_check: str = "",
     aimed: str = "",
 ) -> Response:
@@ -228,7 +238,7 @@ async def _refused(
     context["typed_check"] = typed_check
     context["aimed"] = aimed
     await COMBAT_PAGE.contribute(
-        session, context["viewer"], CombatPage(campaign_id, encounter_id), context
+        session, _viewer(context), CombatPage(campaign_id, encounter_id), context
     )
     if prep is None:
         context["errors"] = exc.fields
@@ -401,7 +411,7 @@ async def forecast(
 ) -> Response:
     """The attack form's odds as filled in now: a fragment for HTMX, a page without it."""
     req = foresight.request_from_form(await _form(request))
-    context: dict[str, Any] = {"back": _url(campaign_id, encounter_id), "forecast": None}
+    context: dict[str, object] = {"back": _url(campaign_id, encounter_id), "forecast": None}
     status = 200
     try:
         result = await foresight.forecast(session, user, campaign_id, encounter_id, req)
@@ -494,7 +504,7 @@ async def act(
 
 async def _bestiary_page(
     request: Request,
-    session: Any,
+    session: AsyncSession,
     user: User,
     campaign_id: int,
     errors: dict[str, str],

@@ -238,9 +238,9 @@ def load_state(raw: object) -> CombatState:
     return copy_json(check_state(raw))
 
 
-def dump_state(state: CombatState) -> dict[str, Any]:
+def dump_state(state: CombatState) -> dict[str, object]:
     """The state as the row stores it (the same JSON object)."""
-    return cast(dict[str, Any], state)
+    return cast(dict[str, object], state)
 
 
 def read_state(raw: object) -> CombatState:

@@ -31,7 +31,7 @@ class Entry(TypedDict):
     entry): the fight's state before the step (the row's JSON, ``state.load_state`` reads
     it) and the seqs of the events the step wrote."""
 
-    state: dict[str, Any]
+    state: dict[str, object]
     seq: list[int]
 
 
@@ -47,7 +47,11 @@ def count() -> ScalarSelect[int]:
 
 
 async def push(
-    session: AsyncSession, encounter_id: int, state: dict[str, Any], seqs: Sequence[int], kept: int
+    session: AsyncSession,
+    encounter_id: int,
+    state: dict[str, object],
+    seqs: Sequence[int],
+    kept: int,
 ) -> None:
     """Keep ``state`` as the newest step; ``kept`` is the number of steps before it (read
     with the encounter, whose row lock keeps it true). Past ``HISTORY`` the oldest go."""

@@ -567,7 +567,7 @@ def log_window(loaded: Loaded, window: LogWindow) -> LogWindowView:
     }
 
 
-def page_context(loaded: Loaded, log: LogWindow) -> dict[str, Any]:
+def page_context(loaded: Loaded, log: LogWindow) -> dict[str, object]:
     """The combat page with the log window ``log``."""
     roster = rows(loaded)
     return {

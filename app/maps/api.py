@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 from fastapi import APIRouter, File, Path, Query, Request, Response, UploadFile
 from fastapi.responses import JSONResponse
@@ -14,8 +14,9 @@ from app.errors import Conflict, ValidationFailed
 from app.i18n import _
 from app.limits import RowId, Version
 from app.maps import light, service, tactics, views
+from app.maps.events import MoveReaction
 from app.maps.models import Scene
-from app.maps.sight import scene_heading
+from app.maps.sight import SceneHeading, scene_heading
 from app.media.images import UPLOAD_BODY_BYTES
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -134,31 +135,62 @@ class MoveBody(BaseModel):
     via: list[Pair] | None = Field(default=None, max_length=1000)
 
 
-def _short(scene: Scene) -> dict[str, Any]:
+class ShortJSON(SceneHeading):
+    """A scene in ``GET …/scenes`` and the answer of ``POST …/scenes``."""
+
+    shown: bool
+
+
+class ActionsLeftJSON(TypedDict):
+    """The mover's actions left after a move that was one of them (PF2e's Stride)."""
+
+    left: int
+    total: int
+    symbols: str
+    text: str
+
+
+class MoveJSON(TypedDict):
+    """The answer of ``POST …/tokens/{tid}/move``."""
+
+    x: int | None
+    y: int | None
+    cost: int | None
+    allowance: int | None
+    stopped_at: list[int] | None
+    reactions: list[MoveReaction]
+    blocked: bool
+    message: str | None
+    actions: ActionsLeftJSON | None
+
+
+def _short(scene: Scene) -> ShortJSON:
     return {**scene_heading(scene), "shown": scene.shown}
 
 
 @router.post("", status_code=201, dependencies=[IDEMPOTENT])
 async def create(
     campaign_id: PathId, body: SceneIn, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     scene = await service.create_scene(
         session, user, campaign_id, body.name, body.cols, body.rows, body.encounter_id, body.shown
     )
     if body.place:
         await tactics.place_participants(session, user, campaign_id, scene.id)
-    return _short(scene)
+    return dict(_short(scene))
 
 
 @router.get("")
-async def list_scenes(campaign_id: PathId, session: Session, user: CurrentUser) -> dict[str, Any]:
-    return {"scenes": [_short(s) for s in await service.scenes(session, user, campaign_id)]}
+async def list_scenes(
+    campaign_id: PathId, session: Session, user: CurrentUser
+) -> dict[str, object]:
+    return {"scenes": [dict(_short(s)) for s in await service.scenes(session, user, campaign_id)]}
 
 
 @router.get("/{scene_id}")
 async def show(
     campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The scene as the caller may see it (hidden and fogged tokens are absent)."""
     return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
@@ -170,7 +202,7 @@ async def view_as(
     session: Session,
     user: CurrentUser,
     as_: Annotated[int, Query(alias="as", ge=1, le=MAX_ROW_ID)],
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """«View as …» (GMs only): the scene exactly as the member ``as`` (a user id) gets it
     from ``GET …/scenes/{sid}``."""
     return dict((await views.view_as(session, user, campaign_id, scene_id, as_))[1])
@@ -179,7 +211,7 @@ async def view_as(
 @router.patch("/{scene_id}")
 async def update(
     campaign_id: PathId, scene_id: PathId, body: ScenePatch, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     change = service.SceneChange(**body.model_dump(exclude={"place"}))
     await service.update_scene(session, user, campaign_id, scene_id, change)
     if body.place:
@@ -202,7 +234,7 @@ async def put_background(
     session: Session,
     user: CurrentUser,
     file: Annotated[UploadFile | None, File()] = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A PNG, JPEG or WebP image, validated and re-encoded (413 too large, 422 no image)."""
     if file is None:
         raise ValidationFailed({"file": _("Choose an image file.")})
@@ -228,7 +260,7 @@ async def put_portrait(
     session: Session,
     user: CurrentUser,
     file: Annotated[UploadFile | None, File()] = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The token's portrait: a PNG, JPEG or WebP image, validated and re-encoded like a
     background (413 too large, 422 no image); the token back."""
     if file is None:
@@ -242,7 +274,7 @@ async def put_portrait(
 @router.delete("/{scene_id}/tokens/{token_id}/portrait")
 async def delete_portrait(
     campaign_id: PathId, scene_id: PathId, token_id: PathId, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     await service.set_portrait(session, user, campaign_id, scene_id, token_id, None)
     return dict(await views.token_json(session, user, campaign_id, scene_id, token_id))
 
@@ -284,7 +316,7 @@ async def put_walls(
 @router.post("/{scene_id}/fog")
 async def fog(
     campaign_id: PathId, scene_id: PathId, body: FogBody, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     await service.change_fog(session, user, campaign_id, scene_id, body.reveal, body.hide)
     return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
@@ -292,7 +324,7 @@ async def fog(
 @router.post("/{scene_id}/lights", status_code=201, dependencies=[IDEMPOTENT])
 async def add_light(
     campaign_id: PathId, scene_id: PathId, body: LightBody, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Place a light on a cell (a light already there takes the new radius); GMs only."""
     await light.add_light(session, user, campaign_id, scene_id, body.x, body.y, body.radius)
     return dict(await views.scene_json(session, user, campaign_id, scene_id))
@@ -306,7 +338,7 @@ async def remove_light(
     y: Annotated[int, Path(ge=-10_000, le=10_000)],
     session: Session,
     user: CurrentUser,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Take away the light on the cell ``(x, y)``; GMs only."""
     await light.remove_light(session, user, campaign_id, scene_id, x, y)
     return dict(await views.scene_json(session, user, campaign_id, scene_id))
@@ -315,7 +347,7 @@ async def remove_light(
 @router.post("/{scene_id}/tokens", status_code=201, dependencies=[IDEMPOTENT])
 async def add_token(
     campaign_id: PathId, scene_id: PathId, body: TokenBody, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     token = await service.add_token(
         session, user, campaign_id, scene_id, service.TokenIn(**body.model_dump())
     )
@@ -325,7 +357,7 @@ async def add_token(
 @router.post("/{scene_id}/place", dependencies=[IDEMPOTENT])
 async def place(
     campaign_id: PathId, scene_id: PathId, body: PlaceBody, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A token for every participant of the linked encounter without one, on free cells
     near its side's start area; 422 at ``areas`` when they do not all fit (nothing placed)."""
     areas = None if body.areas is None else {k: [list(c) for c in v] for k, v in body.areas.items()}
@@ -342,7 +374,7 @@ async def change_token(
     body: TokenPatch,
     session: Session,
     user: CurrentUser,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     change = service.TokenChange(**body.model_dump())
     await service.change_token(session, user, campaign_id, scene_id, token_id, change)
     return dict(await views.token_json(session, user, campaign_id, scene_id, token_id))
@@ -364,7 +396,7 @@ async def move(
     body: MoveBody,
     session: Session,
     user: CurrentUser,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Move a token; 422 at ``to``/``path`` when the rules refuse, 403 for a player's
     override, 409 when another request moved it meanwhile. The answer is the caller's form
     of the move's ``token_moved``."""
@@ -373,7 +405,7 @@ async def move(
         session, user, campaign_id, scene_id, token_id, (body.to[0], body.to[1]), path,
         body.override, None if body.via is None else [list(p) for p in body.via],
     )  # fmt: skip
-    return {
+    answer: MoveJSON = {
         "x": result.x,
         "y": result.y,
         "cost": result.cost,
@@ -384,9 +416,10 @@ async def move(
         "message": result.message,
         "actions": _actions(result.actions),
     }
+    return dict(answer)
 
 
-def _actions(left: Budget | None) -> dict[str, Any] | None:
+def _actions(left: Budget | None) -> ActionsLeftJSON | None:
     """The mover's actions left after a move that was one (PF2e's Stride), else ``None``."""
     if left is None:
         return None
@@ -411,7 +444,7 @@ async def distance(
     user: CurrentUser,
     from_: Annotated[str, Query(alias="from", max_length=30)],
     to: Annotated[str, Query(max_length=30)],
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The distance between two cells in the system's unit (walls ignored: a range)."""
     value, unit, cells = await service.distance(
         session, user, campaign_id, scene_id, _cell(from_, "from"), _cell(to, "to")
@@ -427,7 +460,7 @@ async def attack(
     user: CurrentUser,
     attacker: Annotated[int, Query(ge=1, le=MAX_ROW_ID)],
     target: Annotated[int, Query(ge=1, le=MAX_ROW_ID)],
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """An attack chosen on the map (participant ids): distance, whether each weapon reaches
     and its range modifier, the suggested cover and covering figure, and the attack form's
     fields to pre-fill — from what the caller may see."""
@@ -437,7 +470,7 @@ async def attack(
 @router.get("/{scene_id}/tokens/{token_id}/reach")
 async def reach(
     campaign_id: PathId, scene_id: PathId, token_id: PathId, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Where the token can move now (issue 28): ``left`` the cells of movement left this
     Handlung or turn (``null`` outside a fight: no limit, no cells), ``cells`` the cells
     it can end on with their cost, ``[col, row, cost]``. Its player on its turn, or a GM."""
@@ -448,7 +481,7 @@ async def reach(
 @router.get("/{scene_id}/zones")
 async def zones(
     campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Each figure's Gefährdungsbereich cells (H&H), for the tokens the caller sees."""
     return {"zones": await tactics.zones(session, user, campaign_id, scene_id)}
 
@@ -456,7 +489,7 @@ async def zones(
 @router.post("/{scene_id}/pointer")
 async def pointer(
     campaign_id: PathId, scene_id: PathId, body: PointerBody, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Show everyone a ruler with waypoints (``ruler``), its release (``clear``) or a ping."""
     shown = await service.point(
         session, user, campaign_id, scene_id, body.kind, [list(c) for c in body.cells]

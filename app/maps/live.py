@@ -78,7 +78,7 @@ def scene_of(event: VisibleEvent) -> int | None:
 
 async def scene_live_context(
     session: AsyncSession, viewer: Viewer, key: ScenePage, parts: frozenset[str]
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """The scene page's context (the same builder as the page); ``None``: it is gone."""
     context = await views.map_context(session, viewer, key.campaign_id, key.scene_id)
     return None if context is None else {"map": context}
@@ -131,7 +131,7 @@ async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
 
 async def _load_combat_map(
     session: AsyncSession, viewer: Viewer, key: CombatPage
-) -> dict[str, Any]:
+) -> dict[str, object]:
     scene_id = await views.scene_for_encounter(session, key.campaign_id, key.encounter_id)
     if scene_id is None:
         return {"map": None}

@@ -86,7 +86,7 @@ async def _scene_page(
     ``as_id``: a GM's «view as» that member (the board as they get it, not live)."""
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     await service.open_scene(session, user, campaign_id, scene_id)
-    extra: dict[str, Any] = {"campaign": campaign, "errors": errors or {}}
+    extra: dict[str, object] = {"campaign": campaign, "errors": errors or {}}
     if as_id is not None:
         member, _view = await views.view_as(session, user, campaign_id, scene_id, as_id)
         context = await views.map_context(session, member, campaign_id, scene_id)

@@ -40,9 +40,10 @@ from app.encounters.state import read_state
 from app.errors import ValidationFailed
 from app.events import audience
 from app.events.audience import Audience
+from app.events.payload import EventPayload
 from app.i18n import _
 from app.maps.edit import DoorJSON
-from app.maps.events import MoveReaction
+from app.maps.events import MoveReaction, TokenMoved
 from app.maps.models import Scene, Token
 from app.rules import grid as g
 
@@ -554,7 +555,7 @@ def portrait_url(scene: Scene, token: Token) -> str | None:
 
 def player_form(
     b: Board, token: Token, before: bool, after: bool, kind: str
-) -> tuple[str, dict[str, Any] | None]:
+) -> tuple[str, dict[str, object] | None]:
     """The visibility of an event about ``token`` and the form players get instead, from
     whether they saw it before and see it after."""
     if not before and not after:
@@ -581,8 +582,8 @@ class Forms:
     per player whose view gives another form, theirs (``None``: not sent to them)."""
 
     visibility: str
-    party: dict[str, Any] | None = None
-    users: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    party: dict[str, object] | None = None
+    users: dict[str, dict[str, object] | None] = field(default_factory=dict)
 
     def audience(self, token: Token) -> Audience:
         """The event's audience: these forms, and its scene and token, which are checked
@@ -599,17 +600,16 @@ def _saw(seen: Seen, key: int | None, token_id: int) -> bool:
     return token_id in seen.get(key, seen[None]).tokens
 
 
-def event_forms(
-    b: Board, token: Token, payload: dict[str, Any], before: Seen, now: Audiences, kind: str
-) -> Forms:
-    """The forms of an event about ``token`` (``payload``: the event's JSON, ``kind`` its
-    type), from the tokens each view saw ``before`` and the cells open to each view
-    ``now`` (``Board.audiences`` after the change; a deleted token is no longer in
-    ``b.tokens`` and so seen by none)."""
-    plain = {k: v for k, v in payload.items() if k != "actor_name"} | {"type": kind}
+def event_forms(b: Board, token: Token, event: EventPayload, before: Seen, now: Audiences) -> Forms:
+    """The forms of an event about ``token`` (``event``: its payload), from the tokens each
+    view saw ``before`` and the cells open to each view ``now`` (``Board.audiences`` after
+    the change; a deleted token is no longer in ``b.tokens`` and so seen by none)."""
+    kind = event.TYPE
+    plain = {k: v for k, v in event.to_json().items() if k != "actor_name"} | {"type": kind}
+    reactions = event.reactions if isinstance(event, TokenMoved) else None
     present = any(t.id == token.id for t in b.tokens)
 
-    def one(key: int | None) -> dict[str, Any] | None:
+    def one(key: int | None) -> dict[str, object] | None:
         cells = now.get(key, now[None])
         after = present and b.sees_in(token, cells)
         visibility, form = player_form(b, token, _saw(before, key, token.id), after, kind)
@@ -617,8 +617,8 @@ def event_forms(
             return None
         if form is not None:
             return form
-        if plain.get("reactions"):
-            form = plain | {"reactions": b.visible_reactions(plain["reactions"], cells) or None}
+        if reactions:
+            form = plain | {"reactions": b.visible_reactions(reactions, cells) or None}
         was = before.get(key, before[None]).cells
         if kind == "token_moved" and was != cells:
             # What this view sees changed (its own token moved): its board is drawn anew.
@@ -646,7 +646,7 @@ def sight_changes(
         if token.id == skip or token.id not in changed:
             continue
 
-        def one(key: int | None, token: Token = token) -> dict[str, Any] | None:
+        def one(key: int | None, token: Token = token) -> dict[str, object] | None:
             was, now_ = _saw(before, key, token.id), _saw(after, key, token.id)
             return None if was == now_ else player_form(b, token, was, now_, "token_sighted")[1]
 

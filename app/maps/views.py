@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -145,9 +145,27 @@ def _area(board: sight.Board, scene_id: int) -> AreaMark | None:
     return {"id": area["id"], "cells": area["cells"]}
 
 
+class MapContext(TypedDict):
+    """What the map block renders from, for one viewer (:func:`map_context`)."""
+
+    area: AreaMark | None
+    fogged: list[g.Cell]
+    explored: list[g.Cell]
+    scene: sight.BoardView
+    campaign_id: int
+    is_gm: bool
+    mine: list[int]
+    listing: list[ListedToken]
+    zones: bool
+    blind: list[str]
+    walls_v: list[list[int]]
+    walls_h: list[list[int]]
+    light_max: int
+
+
 async def map_context(
     session: AsyncSession, viewer: Viewer, campaign_id: int, scene_id: int
-) -> dict[str, Any] | None:
+) -> MapContext | None:
     """Everything the map block renders from, for ``viewer`` (``None``: no such scene)."""
     opened = await service.open_as(session, viewer, campaign_id, scene_id)
     if opened is None:

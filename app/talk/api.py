@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from app import limits
 from app.campaigns import service as campaigns
+from app.core.viewer import Viewer
 from app.knowledge import service as knowledge
 from app.limits import RowId, Seq, Version
 from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
@@ -39,7 +40,7 @@ class MessageEdit(BaseModel):
 
 
 class MessagePage(BaseModel):
-    messages: list[dict[str, Any]]
+    messages: list[dict[str, object]]
     next_before: int | None
     unread: int
 
@@ -63,17 +64,17 @@ class ShowIn(BaseModel):
 
 
 class HandoutList(BaseModel):
-    handouts: list[dict[str, Any]]
+    handouts: list[dict[str, object]]
 
 
-def _out(view: views.View) -> dict[str, Any]:
+def _out(view: views.MessageView) -> dict[str, object]:
     """A message as JSON: ``html`` is the rendered Markdown-lite, as a string."""
     return {**view, "html": str(view["html"]), "event_id": view["seq"]}
 
 
 async def _message_out(
     session: Session, user: CurrentUser, campaign_id: int, message_id: int
-) -> dict[str, Any]:
+) -> dict[str, object]:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     rows = await service.messages_by_id(session, viewer, campaign_id, [message_id])
     return _out((await views.messages_context(session, viewer, campaign_id, rows))[0])
@@ -82,7 +83,7 @@ async def _message_out(
 @router.post("/messages", status_code=201, dependencies=[IDEMPOTENT])
 async def send(
     campaign_id: PathId, body: MessageIn, session: Session, user: CurrentUser, ctx: Ctx
-) -> dict[str, Any]:
+) -> dict[str, object]:
     draft = service.Draft(body.text, body.to, body.as_character_id, body.kind)
     message = await service.send(session, ctx.roller, user, campaign_id, draft)
     return await _message_out(session, user, campaign_id, message.id)
@@ -125,7 +126,7 @@ async def mark_read(
 @router.patch("/messages/{message_id}")
 async def edit(
     campaign_id: PathId, message_id: PathId, body: MessageEdit, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     await service.edit(session, user, campaign_id, message_id, body.text, body.version)
     return await _message_out(session, user, campaign_id, message_id)
 
@@ -140,7 +141,7 @@ async def delete(
 
 async def _handout_out(
     session: Session, user: CurrentUser, campaign_id: int, handout_id: int
-) -> dict[str, Any]:
+) -> dict[str, object]:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shelf = await views.handouts_context(session, viewer, campaign_id)
     found = next(h for h in shelf["handouts"] if h["id"] == handout_id)
@@ -150,7 +151,7 @@ async def _handout_out(
 @router.post("/handouts", status_code=201, dependencies=[IDEMPOTENT])
 async def create_handout(
     campaign_id: PathId, body: HandoutIn, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     handout = await handouts.create(
         session, user, campaign_id, body.title, body.body, body.shown_to
     )
@@ -160,7 +161,7 @@ async def create_handout(
 @router.post("/handouts/{handout_id}/show")
 async def show_handout(
     campaign_id: PathId, handout_id: PathId, body: ShowIn, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     await handouts.show(session, user, campaign_id, handout_id, body.to)
     return await _handout_out(session, user, campaign_id, handout_id)
 
@@ -205,16 +206,21 @@ class NoteIn(BaseModel):
 
 
 class NoteList(BaseModel):
-    notes: list[dict[str, Any]]
+    notes: list[dict[str, object]]
 
 
 async def _note_out(
     session: Session, user: CurrentUser, campaign_id: int, note_id: int
-) -> dict[str, Any]:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    notes = (await views.journal_context(session, viewer, campaign))["notes"]
+) -> dict[str, object]:
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    notes = await _readable(session, viewer, campaign_id)
     found = next(n for n in notes if n["id"] == note_id)
     return {**found, "html": str(found["html"])}
+
+
+async def _readable(session: Session, viewer: Viewer, campaign_id: int) -> list[views.NoteEntry]:
+    names = await views.member_names(session, campaign_id)
+    return await views.readable_notes(session, viewer, campaign_id, names)
 
 
 def _note_draft(body: NoteIn) -> journal.NoteDraft:
@@ -224,7 +230,7 @@ def _note_draft(body: NoteIn) -> journal.NoteDraft:
 @router.post("/journal", status_code=201, dependencies=[IDEMPOTENT])
 async def create_note(
     campaign_id: PathId, body: NoteIn, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     note = await journal.create(session, user, campaign_id, _note_draft(body))
     return await _note_out(session, user, campaign_id, note.id)
 
@@ -232,7 +238,7 @@ async def create_note(
 @router.patch("/journal/{note_id}")
 async def update_note(
     campaign_id: PathId, note_id: PathId, body: NoteIn, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Change a note: its author, or a GM a shared note they read (never a player's private
     one); the whole note is sent (title, body, sharing, to, quest)."""
     await journal.update(session, user, campaign_id, note_id, _note_draft(body), body.version)
@@ -255,8 +261,8 @@ async def delete_note(
 @router.get("/journal", response_model=NoteList)
 async def notes(campaign_id: PathId, session: Session, user: CurrentUser) -> NoteList:
     """The notes the caller may read: their own, the group's, those shared with them."""
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    shown = (await views.journal_context(session, viewer, campaign))["notes"]
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    shown = await _readable(session, viewer, campaign_id)
     return NoteList(notes=[{**n, "html": str(n["html"])} for n in shown])
 
 
@@ -272,7 +278,7 @@ class ConfirmIn(BaseModel):
 
 async def _knowledge_out(
     session: Session, user: CurrentUser, campaign_id: int, entry_id: int
-) -> dict[str, Any]:
+) -> lore.Card:
     found = await knowledge.knowledge(session, user, campaign_id, entry_id)
     names = await views.member_names(session, campaign_id) if found.gm else {}
     return lore.card(found, names)
@@ -281,16 +287,16 @@ async def _knowledge_out(
 @router.get("/bestiary/{entry_id}/knowledge")
 async def entry_knowledge(
     campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The facts of a bestiary entry the caller may see: a player those revealed to the
     group or to them (404 when none), a GM every fact, who knows it and the false ones."""
-    return await _knowledge_out(session, user, campaign_id, entry_id)
+    return dict(await _knowledge_out(session, user, campaign_id, entry_id))
 
 
 @router.post("/bestiary/{entry_id}/reveal")
 async def reveal(
     campaign_id: PathId, entry_id: PathId, body: RevealIn, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Reveal facts (their keys) to the group (``"party"``) or to chosen members (GMs)."""
     told = await knowledge.reveal(session, user, campaign_id, entry_id, body.facts, body.to)
     return {"revealed": told, **await _knowledge_out(session, user, campaign_id, entry_id)}
@@ -304,7 +310,7 @@ async def confirm_false_fact(
     body: ConfirmIn,
     session: Session,
     user: CurrentUser,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Confirm a pending false fact, or replace its ``text``; then its audience learns it."""
     await knowledge.confirm(session, user, campaign_id, entry_id, fact_id, body.text, body.version)
-    return await _knowledge_out(session, user, campaign_id, entry_id)
+    return dict(await _knowledge_out(session, user, campaign_id, entry_id))

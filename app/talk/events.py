@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from app.events.payload import EventPayload, event_type
 
@@ -33,7 +33,7 @@ class ChatMessagePosted(EventPayload):
     #: A whisper to the GMs only.
     to_gm: bool
     #: An inline roll: ``{"seq", "expression", "label", "total", "dice", "signs", "modifier"}``.
-    roll: dict[str, Any] | None = None
+    roll: dict[str, object] | None = None
 
 
 @event_type("chat_message_edited")

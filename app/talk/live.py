@@ -56,7 +56,7 @@ class ChatPage:
 
 async def chat_live_context(
     session: AsyncSession, viewer: Viewer, key: ChatPage, parts: frozenset[str]
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """The chat page's context for a push: the region loads its rows itself."""
     if await session.get(Campaign, key.campaign_id) is None:
         return None
@@ -95,18 +95,18 @@ async def push_chat(
     return out
 
 
-def _line(line: views.View, viewer: Viewer, campaign_id: int, type_: str) -> str:
+def _line(line: views.MessageView, viewer: Viewer, campaign_id: int, type_: str) -> str:
     """A new message appended to the log, a changed one replacing its line."""
-    context: dict[str, Any] = {
-        "m": line,
-        "viewer": viewer,
-        "campaign_id": campaign_id,
-        "text_max": service.TEXT_MAX,
-    }
-    if type_ == ChatMessagePosted.TYPE:
-        html = render("talk/_message.html", **context)
-        return f'<div hx-swap-oob="beforeend:#chat-log">{html}</div>'
-    return render("talk/_message.html", **context, oob_replace=True)
+    posted = type_ == ChatMessagePosted.TYPE
+    html = render(
+        "talk/_message.html",
+        m=line,
+        viewer=viewer,
+        campaign_id=campaign_id,
+        text_max=service.TEXT_MAX,
+        oob_replace=not posted,
+    )
+    return f'<div hx-swap-oob="beforeend:#chat-log">{html}</div>' if posted else html
 
 
 async def _push_chat_page(batch: Batch[ChatPage]) -> list[Outgoing]:
@@ -116,7 +116,7 @@ async def _push_chat_page(batch: Batch[ChatPage]) -> list[Outgoing]:
 
 async def _panel(
     session: AsyncSession, viewer: Viewer, campaign_id: int, back: str
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The panel's context; its form returns to ``back`` (the page it is on)."""
     campaign = await session.get(Campaign, campaign_id)
     assert campaign is not None
@@ -124,7 +124,9 @@ async def _panel(
     return {"talk": {**context, "on_campaign_page": True, "back": back}}
 
 
-async def _load_panel(session: AsyncSession, viewer: Viewer, key: CampaignPage) -> dict[str, Any]:
+async def _load_panel(
+    session: AsyncSession, viewer: Viewer, key: CampaignPage
+) -> dict[str, object]:
     return await _panel(session, viewer, key.campaign_id, f"/campaigns/{key.campaign_id}")
 
 
@@ -144,7 +146,7 @@ async def _push_panel(batch: Batch[CampaignPage]) -> list[Outgoing]:
 
 async def _load_combat_panel(
     session: AsyncSession, viewer: Viewer, key: CombatPage
-) -> dict[str, Any]:
+) -> dict[str, object]:
     back = f"/campaigns/{key.campaign_id}/encounters/{key.encounter_id}"
     return await _panel(session, viewer, key.campaign_id, back)
 

@@ -8,7 +8,7 @@ knows it, the false facts and the forms to reveal and to confirm.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -22,7 +22,50 @@ from app.knowledge import service as knowledge
 from app.knowledge.systems import knowledge_rules
 from app.talk.views import member_names
 
-View = dict[str, Any]
+
+class ShownFact(TypedDict):
+    """A fact as a player sees it."""
+
+    key: str
+    text: str
+
+
+class GmFactView(ShownFact):
+    """A fact as the GMs see it: its label and who knows it."""
+
+    label: str
+    party: bool
+    users: list[int]
+    known_by: str
+
+
+class FalseFactView(TypedDict):
+    """A false fact (GMs only) and to whom it goes."""
+
+    id: int
+    key: str
+    text: str | None
+    pending: bool
+    version: int
+    to: knowledge.Audience
+    to_names: str
+
+
+class Card(TypedDict):
+    """One entry as a viewer may see it (:func:`card`); ``false_facts`` for the GMs only."""
+
+    entry_id: int
+    name: str | None
+    title: str
+    facts: list[ShownFact] | list[GmFactView]
+    false_facts: NotRequired[list[FalseFactView]]
+
+
+class CheckChoice(TypedDict):
+    """A character and its knowledge checks (``(value, label)`` options of the form)."""
+
+    name: str
+    options: list[tuple[str, str]]
 
 
 def _audience(to: knowledge.Audience, names: dict[int, str]) -> str:
@@ -31,32 +74,34 @@ def _audience(to: knowledge.Audience, names: dict[int, str]) -> str:
     return ", ".join(names.get(u, "?") for u in to)
 
 
-def card(k: knowledge.EntryKnowledge, names: dict[int, str] | None = None) -> View:
+def card(k: knowledge.EntryKnowledge, names: dict[int, str] | None = None) -> Card:
     """One entry as the viewer may see it (JSON and page alike)."""
     title = k.name
     if not k.gm:
+        shown: list[ShownFact] = [{"key": s.key, "text": s.text} for s in k.shown]
         return {
             "entry_id": k.entry.id,
             "name": title,
             "title": title or _("Unknown creature"),
-            "facts": [{"key": s.key, "text": s.text} for s in k.shown],
+            "facts": shown,
         }
     names = names or {}
+    facts: list[GmFactView] = [
+        {
+            "key": g.fact.key,
+            "label": g.fact.label,
+            "text": g.fact.text,
+            "party": g.party,
+            "users": g.users,
+            "known_by": _("the group") if g.party else _audience(g.users, names),
+        }
+        for g in k.facts
+    ]
     return {
         "entry_id": k.entry.id,
         "name": title,
-        "title": title,
-        "facts": [
-            {
-                "key": g.fact.key,
-                "label": g.fact.label,
-                "text": g.fact.text,
-                "party": g.party,
-                "users": g.users,
-                "known_by": _("the group") if g.party else _audience(g.users, names),
-            }
-            for g in k.facts
-        ],
+        "title": k.entry.name,
+        "facts": facts,
         "false_facts": [
             {
                 "id": f.row.id,
@@ -72,7 +117,9 @@ def card(k: knowledge.EntryKnowledge, names: dict[int, str] | None = None) -> Vi
     }
 
 
-async def cards_context(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> View:
+async def cards_context(
+    session: AsyncSession, viewer: Viewer, campaign: Campaign
+) -> dict[str, object]:
     """The monster cards page: the viewer's cards (GMs: every entry, with the forms)."""
     entries = await knowledge.known_entries(session, viewer, campaign.id)
     names = await member_names(session, campaign.id) if viewer.is_gm else {}
@@ -95,10 +142,10 @@ async def cards_context(session: AsyncSession, viewer: Viewer, campaign: Campaig
     }
 
 
-async def _checks(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> list[View]:
+async def _checks(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> list[CheckChoice]:
     """Per character the viewer may roll for, the rolls that are knowledge checks."""
     rules = knowledge_rules(campaign.system)
-    out = []
+    out: list[CheckChoice] = []
     for c in await characters.visible_characters(session, viewer, campaign.id):
         if c.kind != "pc" or not can_roll_for_character(viewer, owner_id=c.owner_id):
             continue
@@ -110,7 +157,7 @@ async def _checks(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> 
 
 
 async def _creatures(
-    session: AsyncSession, viewer: Viewer, campaign_id: int, cards: list[View]
+    session: AsyncSession, viewer: Viewer, campaign_id: int, cards: list[Card]
 ) -> list[tuple[int, str]]:
     """What a check may be about: the creatures faced in running fights (by their figures'
     names) and those already on a card."""

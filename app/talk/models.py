@@ -9,7 +9,6 @@ one SQL condition, on every backend.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -40,7 +39,7 @@ class ChatMessage(Base):
     visibility: Mapped[str] = mapped_column(String(8), default="public")
     to_gm: Mapped[bool] = mapped_column(Boolean, default=False)
     #: The inline roll as the chat shows it (see ``ChatMessagePosted.roll``).
-    roll: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    roll: Mapped[dict[str, object] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     edited_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

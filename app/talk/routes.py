@@ -4,8 +4,8 @@ unread badge for the campaign page, the handouts page."""
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
@@ -68,7 +68,7 @@ async def _chat_form(
     session: AsyncSession,
     user: User,
     campaign_id: int,
-    extra: dict[str, Any],
+    extra: Mapping[str, object],
     status_code: int = 200,
 ) -> HTMLResponse:
     """The chat form alone (HTMX) or, without JS after bad input, the chat page with it."""
@@ -216,7 +216,7 @@ async def _handouts_page(
     session: AsyncSession,
     user: User,
     campaign_id: int,
-    extra: dict[str, Any] | None = None,
+    extra: Mapping[str, object] | None = None,
     status_code: int = 200,
 ) -> HTMLResponse:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
@@ -349,7 +349,7 @@ async def write_note(
 
 async def _journal_refused(
     request: Request, session: AsyncSession, user: User, campaign_id: int, note_id: int,
-    exc: ValidationFailed, values: dict[str, Any],
+    exc: ValidationFailed, values: Mapping[str, object],
 ) -> Response:  # fmt: skip
     """The journal again (422), the refused note's form open with its values and messages."""
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
@@ -436,7 +436,7 @@ async def _knowledge_page(
     session: AsyncSession,
     user: User,
     campaign_id: int,
-    extra: dict[str, Any] | None = None,
+    extra: Mapping[str, object] | None = None,
     status_code: int = 200,
 ) -> HTMLResponse:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
@@ -476,7 +476,7 @@ async def knowledge_page(
     ``entry`` preselects the creature of the check form (the combat rows link it);
     ``checked``: the viewer's check about it was just rolled (openly or secretly), which the
     page says, so a secret check leaves its roller a trace (issue 31)."""
-    extra: dict[str, Any] = {"values": {"entry_id": str(entry)}} if entry else {}
+    extra: dict[str, object] = {"values": {"entry_id": str(entry)}} if entry else {}
     if checked and entry:
         extra["checked"] = checked
     return await _knowledge_page(request, session, user, campaign_id, extra)

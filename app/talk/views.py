@@ -8,7 +8,7 @@ edit it), so the page and the push cannot differ.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -21,14 +21,92 @@ from app.talk import handouts, journal, service
 from app.talk.markup import render_markup
 from app.talk.models import ChatMessage
 
-View = dict[str, Any]
+
+class MessageView(TypedDict):
+    """A chat message as one viewer sees it (the page, the live push and the JSON API)."""
+
+    id: int
+    seq: int
+    kind: str
+    author_id: int | None
+    author_name: str
+    speaker: str | None
+    character_id: int | None
+    text: str
+    #: The text rendered as safe Markdown-lite (``Markup``; ``""`` once deleted).
+    html: str
+    created_at: str
+    edited: bool
+    deleted: bool
+    visibility: str
+    whisper: bool
+    to: list[int]
+    to_names: list[str]
+    to_gm: bool
+    roll: dict[str, object] | None
+    version: int
+    may_edit: bool
+    may_delete: bool
+
+
+class HandoutImage(TypedDict):
+    """A handout's picture: where its readers get it and its size."""
+
+    url: str
+    width: int
+    height: int
+
+
+class HandoutEntry(TypedDict):
+    """A handout as one viewer sees it."""
+
+    id: int
+    title: str
+    body: str
+    html: str
+    shown: bool
+    shown_to_all: bool
+    readers: list[int]
+    reader_names: list[str]
+    version: int
+    image: HandoutImage | None
+
+
+class HandoutShelf(TypedDict):
+    """The handouts a viewer may read and whether they may manage them."""
+
+    handouts: list[HandoutEntry]
+    can_manage_talk: bool
+    campaign_id: int
+    viewer: Viewer
+
+
+class NoteEntry(TypedDict):
+    """A journal note as one viewer sees it."""
+
+    id: int
+    title: str
+    body: str
+    html: str
+    author_id: int | None
+    author_name: str
+    sharing: str
+    quest: str | None
+    quest_label: str | None
+    mine: bool
+    can_edit: bool
+    readers: list[int]
+    reader_names: list[str]
+    updated_at: str
+    version: int
+
 
 QUEST_LABELS = {"open": N_("open"), "done": N_("done"), "failed": N_("failed")}
 
 
 def message_view(
     message: ChatMessage, viewer: Viewer, recipients: Sequence[int], names: dict[int, str]
-) -> View:
+) -> MessageView:
     deleted = message.deleted_at is not None
     return {
         "id": message.id,
@@ -55,7 +133,7 @@ def message_view(
     }
 
 
-def handout_view(view: handouts.HandoutView, names: dict[int, str]) -> View:
+def handout_view(view: handouts.HandoutView, names: dict[int, str]) -> HandoutEntry:
     h = view.handout
     return {
         "id": h.id,
@@ -87,13 +165,13 @@ async def messages_context(
     campaign_id: int,
     messages: Sequence[ChatMessage],
     names: dict[int, str] | None = None,
-) -> list[View]:
+) -> list[MessageView]:
     names = names if names is not None else await member_names(session, campaign_id)
     recipients = await service.recipients_of(session, [m.id for m in messages])
     return [message_view(m, viewer, recipients.get(m.id, []), names) for m in messages]
 
 
-async def handouts_context(session: AsyncSession, viewer: Viewer, campaign_id: int) -> View:
+async def handouts_context(session: AsyncSession, viewer: Viewer, campaign_id: int) -> HandoutShelf:
     names = await member_names(session, campaign_id)
     shown = await handouts.visible(session, viewer, campaign_id)
     return {
@@ -110,7 +188,7 @@ async def chat_context(
     campaign: Campaign,
     before: int | None = None,
     size: int = service.PAGE_SIZE,
-) -> View:
+) -> dict[str, object]:
     """The chat page for ``viewer``: a page of messages, the form's choices, the handouts."""
     members = await campaigns.members(session, campaign.id)
     names = {m.user_id: m.username for m in members}
@@ -134,7 +212,7 @@ async def chat_context(
     }
 
 
-def note_view(view: journal.NoteView, viewer: Viewer, names: dict[int, str]) -> View:
+def note_view(view: journal.NoteView, viewer: Viewer, names: dict[int, str]) -> NoteEntry:
     n = view.note
     return {
         "id": n.id,
@@ -155,16 +233,25 @@ def note_view(view: journal.NoteView, viewer: Viewer, names: dict[int, str]) -> 
     }
 
 
-async def journal_context(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> View:
+async def readable_notes(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, names: dict[int, str]
+) -> list[NoteEntry]:
+    """The notes ``viewer`` may read (``names``: the members' names by user id)."""
+    notes = await journal.readable(session, viewer, campaign_id)
+    return [note_view(n, viewer, names) for n in notes]
+
+
+async def journal_context(
+    session: AsyncSession, viewer: Viewer, campaign: Campaign
+) -> dict[str, object]:
     """The journal page for ``viewer``: the notes they may read and the form's choices."""
     members = await campaigns.members(session, campaign.id)
     names = {m.user_id: m.username for m in members}
-    notes = await journal.readable(session, viewer, campaign.id)
     return {
         "campaign": campaign,
         "campaign_id": campaign.id,
         "viewer": viewer,
-        "notes": [note_view(n, viewer, names) for n in notes],
+        "notes": await readable_notes(session, viewer, campaign.id, names),
         "others": [m for m in members if m.user_id != viewer.user_id],
         "can_write": allowed(viewer.role, Action.chat),
         "errors": {},

@@ -60,7 +60,9 @@ async def test_hh_entry_with_rows_round_trip(make_client: ClientFactory, app: Fa
     assert r.status_code == 303, r.text
     entry = await _stored(app, "Eisschrat")
     assert entry.data["lp"] == 30 and entry.data["resistenzen"] == {"Kälte": "immune"}
-    (spell,) = entry.data["zauber"]
+    spells = entry.data["zauber"]
+    assert isinstance(spells, list)
+    (spell,) = spells
     assert (
         spell["name"] == "Frosthauch" and spell["schaden_w"] == 6 and spell["key"] == "frosthauch"
     )
@@ -89,6 +91,7 @@ async def test_pf2e_strikes_as_rows(make_client: ClientFactory, app: FastAPI) ->
     r = await t.gm.post(url, data=form)
     assert r.status_code == 303, r.text
     strikes = (await _stored(app, "Ork")).data["angriffe"]
+    assert isinstance(strikes, list)
     assert [s["name"] for s in strikes] == ["Axt", "Bogen"]
     assert strikes[1]["fernkampf"] is True and strikes[1]["entfernung"] == 18
     assert strikes[0]["agil"] is False
