@@ -715,8 +715,8 @@ async def advance_companion(
     character.updated_at = utcnow()
     await _flush(session)
     event = character_events.CharacterAdvanced(
-        **_about(session, character, user), level=int(result.get("monsterstufe", 0)),
-        xp_cost=int(changes.get("xp", [0, 0])[0] or 0) - int(result.get("xp", 0)),
+        **_about(session, character, user), level=sheets.whole(result.get("monsterstufe", 0)),
+        xp_cost=sheets.whole(changes.get("xp", [0, 0])[0] or 0) - sheets.whole(result.get("xp", 0)),
         changes=changes,
     )  # fmt: skip
     await _record(session, character, user, event)

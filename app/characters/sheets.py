@@ -132,6 +132,14 @@ def percent(p: Fraction) -> str:
 # --- access by dotted key --------------------------------------------------------------------
 
 
+def whole(value: object) -> int:
+    """A whole number stored in sheet JSON, as ``int()`` reads it (a number or its text);
+    anything else is a ``TypeError``, as ``int(None)`` is."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
 def get_value(data: Mapping[str, Any], key: str) -> Any:
     head, _, rest = key.partition(".")
     if rest:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from app import i18n
 from app.characters.catalog import ItemField, StarterItem
@@ -90,13 +90,53 @@ def _fields() -> list[FieldSpec]:
     return out
 
 
-def _default() -> dict[str, Any]:
+class DS4Attributes(TypedDict):
+    """The three Attribute (ds4.md §1)."""
+
+    koerper: int
+    agilitaet: int
+    geist: int
+
+
+class DS4Traits(TypedDict):
+    """The six Eigenschaften (ds4.md §1)."""
+
+    staerke: int
+    haerte: int
+    bewegung: int
+    geschick: int
+    verstand: int
+    aura: int
+
+
+class DS4SheetData(TypedDict, total=False):
+    """A DS4 sheet's JSON (``Character.data``): what :meth:`DS4System.default_data` writes,
+    plus what a rest or the GM keeps. Sheets from before a field existed may lack it."""
+
+    volk: str
+    volk_bonus: str
+    klasse: str
+    klasse_bonus: str
+    ep: int
+    #: What the hero holds ready: ``melee`` or ``ranged``.
+    in_hand: str
+    attributes: DS4Attributes
+    traits: DS4Traits
+    #: Current Lebenskraft.
+    lk: int
+    #: The LK right after the last Verschnaufen (:data:`RESTED_LK`).
+    verschnauft_lk: int
+    #: Stat block values the GM fixed for fights (``app.encounters.statblocks.ds4``).
+    statblock: dict[str, object]
+
+
+def _default() -> DS4SheetData:
     data = _default_values()
     data["lk"] = max_lk(data)
     return data
 
 
-def _default_values() -> dict[str, Any]:
+def _default_values() -> DS4SheetData:
     return {
         "volk": "mensch",
         "volk_bonus": "staerke",
@@ -165,9 +205,9 @@ def engine_character(data: Mapping[str, Any], items: Sequence[ItemLike]) -> ds4.
         attributes=ds4.Attributes(*(int(attrs.get(k, 0)) for k in ATTR)),
         traits=ds4.Traits(*(int(traits.get(k, 0)) for k in TRAIT)),
         volk=ds4.Volk(data.get("volk", "mensch")),
-        volk_bonus=ds4.Eigenschaft(data.get("volk_bonus", "staerke")),
+        volk_bonus=ds4.Eigenschaft(str(data.get("volk_bonus", "staerke"))),
         klasse=ds4.Klasse(data.get("klasse", "krieger")),
-        klasse_bonus=ds4.Eigenschaft(data.get("klasse_bonus", "staerke")),
+        klasse_bonus=ds4.Eigenschaft(str(data.get("klasse_bonus", "staerke"))),
         equipment=ds4.Equipment(
             melee_weapon=melee,
             ranged_weapon=ranged,
@@ -301,7 +341,9 @@ def cross_check(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str,
     return errors
 
 
-def follow_up(before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+def follow_up(
+    before: Mapping[str, Any], data: dict[str, object], touched: Sequence[str]
+) -> list[str]:
     """A new Volk or Klasse may not allow the old bonus: take the first one it allows. An
     unhurt hero's current LK follow the maximum (docs/rules/ds4.md)."""
     changed = _allowed_bonuses(data, touched)
@@ -322,16 +364,16 @@ def _unhurt(data: Mapping[str, Any]) -> bool:
     return "lk" not in data or int(data["lk"]) >= max_lk(data)
 
 
-def _allowed_bonuses(data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+def _allowed_bonuses(data: dict[str, object], touched: Sequence[str]) -> list[str]:
     changed: list[str] = []
     if "volk" in touched:
-        allowed_bonus = ds4.VOLK_BONUS[ds4.Volk(data["volk"])]
-        if ds4.Eigenschaft(data.get("volk_bonus", "staerke")) not in allowed_bonus:
+        allowed_bonus = ds4.VOLK_BONUS[ds4.Volk(str(data["volk"]))]
+        if ds4.Eigenschaft(str(data.get("volk_bonus", "staerke"))) not in allowed_bonus:
             data["volk_bonus"] = _first(allowed_bonus)
             changed.append("volk_bonus")
     if "klasse" in touched:
-        allowed_bonus = ds4.KLASSE_BONUS[ds4.Klasse(data["klasse"])]
-        if ds4.Eigenschaft(data.get("klasse_bonus", "staerke")) not in allowed_bonus:
+        allowed_bonus = ds4.KLASSE_BONUS[ds4.Klasse(str(data["klasse"]))]
+        if ds4.Eigenschaft(str(data.get("klasse_bonus", "staerke"))) not in allowed_bonus:
             data["klasse_bonus"] = _first(allowed_bonus)
             changed.append("klasse_bonus")
     return changed
@@ -365,7 +407,7 @@ class _Trial:
         return self.item.quantity
 
     @property
-    def fields(self) -> dict[str, Any]:
+    def fields(self) -> dict[str, object]:
         return self.item.fields
 
     @property
@@ -500,7 +542,7 @@ def starter_items() -> list[StarterItem]:
         )
     for key, name in ARMOUR_NAMES.items():
         a = ds4.armour(key)
-        fields: dict[str, Any] = {
+        fields: dict[str, object] = {
             "kind": "armour",
             "pa": a.pa,
             "armour_slots": sorted(s.value for s in a.slots),
@@ -623,7 +665,7 @@ def _check_roll(
 # --- combat --------------------------------------------------------------------------------
 
 
-def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, object]:
     character = engine_character(data, items)
     values = ds4.combat_values(character)
     melee, ranged = equipped_in(items, "melee"), equipped_in(items, "ranged")
@@ -647,12 +689,12 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
     }
 
 
-def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, object]:
     """What a fight takes from the sheet at every step: the current LK (the sheet's «LK
     (aktuell)») and the maximum the sheet computes, unless the GM fixed the stat block's."""
     block = data.get("statblock")
     fixed: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     if "lk" not in fixed:
         out["lk_max"] = ds4.combat_values(engine_character(data, items)).lebenskraft.value
     if "lk" in data:
@@ -706,8 +748,8 @@ class DS4System:
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()
 
-    def default_data(self, kind: str) -> dict[str, Any]:
-        return _default()
+    def default_data(self, kind: str) -> dict[str, object]:
+        return dict(_default())
 
     def view(
         self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
@@ -718,7 +760,7 @@ class DS4System:
         return cross_check(data, items)
 
     def follow_up(
-        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+        self, before: Mapping[str, Any], data: dict[str, object], touched: Sequence[str]
     ) -> list[str]:
         return follow_up(before, data, touched)
 
@@ -780,13 +822,15 @@ class DS4System:
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         return combat_statblock(data, items)
 
-    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    def combat_values(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         return combat_values(data, items)
 
-    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, object]:
         return {"lk": int(values["lk"])} if "lk" in values and "lk" in data else {}
 
 

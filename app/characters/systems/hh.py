@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from app.characters.catalog import ItemField, StarterItem
 from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
@@ -29,6 +29,7 @@ from app.characters.sheets import (
     name_value_lines,
     percent,
     signed,
+    whole,
 )
 from app.characters.systems.protocol import ItemDraft, Rest, SheetCheck, SheetPartials
 from app.i18n import N_, gettext
@@ -236,7 +237,57 @@ def _npc_fields() -> list[FieldSpec]:
     return [*skills, *rest, *npc]
 
 
-def _npc_default() -> dict[str, Any]:
+class HHRestRecord(TypedDict):
+    """A rest taken, as the sheet keeps it (:data:`REST_RECORDS`): its kind (``kurz``,
+    ``lang``), its start in minutes of game time and the rule text."""
+
+    kind: str
+    start: int
+    detail: NotRequired[str]
+
+
+class HHSheetData(TypedDict, total=False):
+    """An H&H sheet's JSON (``Character.data``): what :meth:`HHSystem.default_data` writes
+    for a Held (``pc``), plus an NSC's values and what rests, checks and Gefährten keep.
+
+    Sheets from before a field existed may lack it, hence ``total=False``."""
+
+    skills: dict[str, int | None]
+    specializations: dict[str, int]
+    extra_skills: dict[str, int]
+    talents: list[str]
+    lp: int
+    lp_max: int
+    wp: int
+    wp_max: int
+    gp: int
+    gp_max: int
+    rs: int
+    be: int
+    bewegung: int
+    xp: int
+    lira: int
+    wears_rucksack: bool
+    #: Zustand label → key (``app.rules.hh.conditions``).
+    conditions: dict[str, str]
+    unconscious: bool
+    dead: bool
+    # an NSC (hh.md §13) or a Gefährte
+    monsterstufe: int | None
+    gefahr: str
+    beute: list[str]
+    #: Damage type → ``resistant``, ``vulnerable`` or ``immune``.
+    resistances: dict[str, str]
+    #: Exact growth of a Gefährte beyond its whole values (:data:`GROWTH`): key → fraction.
+    companion_growth: dict[str, str]
+    #: The hero a Gefährte belongs to (``sheets.COMPANION_KEY``).
+    companion_of: int
+    rests: list[HHRestRecord]
+    #: Stat block values the GM fixed for fights (``app.encounters.statblocks.hh``).
+    statblock: dict[str, object]
+
+
+def _npc_default() -> HHSheetData:
     return {
         **_pc_default(),
         "skills": {},
@@ -288,7 +339,7 @@ def parse_resistances(text: str) -> dict[str, str]:
     return out
 
 
-def _pc_default() -> dict[str, Any]:
+def _pc_default() -> HHSheetData:
     return {
         "skills": dict.fromkeys(SKILLS, 5),
         "specializations": {},
@@ -474,12 +525,12 @@ def _holds(data: Mapping[str, Any], key: str) -> bool:
     return key in WITH_LP and data.get("lp") is not None
 
 
-def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, object]:
     """What a fight takes from the sheet at every step: the current values, conditions
     (with the Rucksack's) and the worn armour's RS and BE. Only what the sheet holds: a value
     the GM fixed in the sheet's ``statblock`` stays the stat block's."""
     fig = sheet_figure(data, items)
-    values: dict[str, Any] = {
+    values: dict[str, object] = {
         "lp": fig.lp,
         "lp_max": fig.lp_max,
         "wp": fig.wp,
@@ -503,10 +554,10 @@ def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[st
     return out
 
 
-def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, object]:
     """Sheet key → value for what a fight changed (``combat_values``' keys), for the keys the
     sheet holds; the Rucksack's «eingeschränkt» stays the inventory's."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in values.items():
         sheet_key = COMBAT_KEYS.get(key)
         if sheet_key is None or not _holds(data, key) or key.endswith("_max"):
@@ -522,7 +573,9 @@ def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str
     return out
 
 
-def follow_up(before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+def follow_up(
+    before: Mapping[str, Any], data: dict[str, object], touched: Sequence[str]
+) -> list[str]:
     """LP or their maximum written on the sheet, also by creating or importing it: the
     engine's thresholds (§7) add their conditions. LP at or below a threshold count as
     having fallen to it (project decision, docs/rules/hh.md): a condition follows from the
@@ -532,19 +585,19 @@ def follow_up(before: Mapping[str, Any], data: dict[str, Any], touched: Sequence
     fig = Figure(
         id="sheet",
         skills={"Unbeugsamkeit": skill_value(data, "Unbeugsamkeit")},
-        lp=max(1, int(data.get("lp_max", 0))) + 1,
-        lp_max=int(data.get("lp_max", 0)),
+        lp=max(1, whole(data.get("lp_max", 0))) + 1,
+        lp_max=whole(data.get("lp_max", 0)),
         conditions=stored_conditions(data),
         dead=bool(data.get("dead", False)),
     )
     return _book_lp(data, fig)
 
 
-def _book_lp(data: dict[str, Any], fig: Figure) -> list[str]:
-    out = set_lp(fig, int(data["lp"]))
+def _book_lp(data: dict[str, object], fig: Figure) -> list[str]:
+    out = set_lp(fig, whole(data["lp"]))
     changed: list[str] = []
     conditions = {z.label: z.key for z in out.figure.conditions}
-    if conditions != dict(data.get("conditions") or {}):
+    if conditions != (data.get("conditions") or {}):
         data["conditions"] = conditions
         changed.append("conditions")
     if out.figure.dead and not data.get("dead"):
@@ -928,7 +981,7 @@ def _probe_roll(
     if helping is not None:
         target = target.plus(helping.part)
     value, modifier = target.value, target.modifier
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     if req.luck == "auto_volltreffer":
         lucky = hh_luck.burn_for_volltreffer(figure, value, modifier)
         result = lucky.result
@@ -1094,7 +1147,7 @@ def _healing_line(result: rest_rules.RestResult, healer: HelperSheet, target: Br
 
 def _rest_changes(
     data: Mapping[str, Any], result: rest_rules.RestResult, detail: str
-) -> dict[str, Any]:
+) -> dict[str, object]:
     after = result.participant("sheet").after
     assert result.record is not None
     records = [
@@ -1104,7 +1157,7 @@ def _rest_changes(
     ][-REST_RECORDS_KEPT + 1 :]
     record = result.record
     records.append({"kind": record.kind, "start": record.start, "detail": detail})
-    changes: dict[str, Any] = {
+    changes: dict[str, object] = {
         "lp": after.lp,
         "wp": after.wp,
         "gp": after.gp,
@@ -1273,7 +1326,7 @@ def _procure(
         assert result.target is not None
         lines = [f"{result.target.describe()}: {result.probe.describe()}"]
     lines.append("gefunden" if result.found else "nicht erhältlich")
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     if result.found and pay and price:
         changes[LIRA] = _purse(data) - price
         lines.append(f"−{price} Lira")
@@ -1323,7 +1376,7 @@ def _craft(
     lines = [f"{plan.target.describe()} → Güte {plan.reachable} erreichbar"]
     lines.append(f"Probe {outcome.probe.describe()}" if outcome.probe else "ohne Probe")
     lines.append(f"{plan.hours} h")
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     if pay and cost:
         changes[LIRA] = _purse(data) - cost
         lines.append(f"−{cost} Lira")
@@ -1358,15 +1411,15 @@ GROWTH = "companion_growth"
 BOOKED_GROWTH = ("bewegung", "rs")
 
 
-def new_companion() -> dict[str, Any]:
+def new_companion() -> HHSheetData:
     """A new Gefährte: an NSC sheet at Monsterstufe 1 without XP; the player or GM types
     the spirit's values (docs/rules/hh.md, "Gefährten")."""
-    return {**_npc_default(), "monsterstufe": 1, "xp": 0, GROWTH: {}}
+    return {**_npc_default(), "monsterstufe": 1, "xp": 0, "companion_growth": {}}
 
 
 def share_xp(
     hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
-) -> tuple[dict[str, Any], dict[str, Any]] | str:
+) -> tuple[dict[str, object], dict[str, object]] | str:
     """XP the hero gains; with «Band der Erfahrung» the chosen Gefährte gains as many."""
     if not 1 <= amount <= XP_GAIN_MAX:
         return gettext("Between %(min)d and %(max)d.", min=1, max=XP_GAIN_MAX)
@@ -1399,7 +1452,7 @@ def companion_stats(data: Mapping[str, Any]) -> companions.CompanionStats:
     )
 
 
-def raise_companion(data: Mapping[str, Any]) -> dict[str, Any] | str:
+def raise_companion(data: Mapping[str, Any]) -> dict[str, object] | str:
     """One Monsterstufe up for its XP (``companions.level_up``): Monsterstufe +1 (every
     Probe not listed), each listed Fertigkeit +1, LP max and LP +2, Bewegung and RS +½
     kept exact; Initiative and Reaktionen follow from Spürsinn (docs/rules/hh.md)."""
@@ -1457,7 +1510,7 @@ def _die_sides(text: Any, default: int) -> int:
     return int(digits) if digits.isdigit() else default
 
 
-def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, object]:
     be = armour(data, items, "be")[0]
     spuersinn = skill_value(data, "Spürsinn")
     kampfkunst = skill_value(data, "Kampfkunst")
@@ -1514,8 +1567,8 @@ class HHSystem:
     def fields(self, kind: str) -> list[FieldSpec]:
         return _npc_fields() if kind == "npc" else _pc_fields()
 
-    def default_data(self, kind: str) -> dict[str, Any]:
-        return _npc_default() if kind == "npc" else _pc_default()
+    def default_data(self, kind: str) -> dict[str, object]:
+        return dict(_npc_default() if kind == "npc" else _pc_default())
 
     def view(
         self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
@@ -1526,7 +1579,7 @@ class HHSystem:
         return cross_check(data)
 
     def follow_up(
-        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+        self, before: Mapping[str, Any], data: dict[str, object], touched: Sequence[str]
     ) -> list[str]:
         return follow_up(before, data, touched)
 
@@ -1605,26 +1658,28 @@ class HHSystem:
     ) -> SheetCheck | dict[str, str]:
         return check(roller, data, items, key, params, item)
 
-    def new_companion(self) -> dict[str, Any] | None:
-        return new_companion()
+    def new_companion(self) -> dict[str, object] | None:
+        return dict(new_companion())
 
     def share_xp(
         self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
-    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+    ) -> tuple[dict[str, object], dict[str, object]] | str:
         return share_xp(hero, companion, amount)
 
-    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, object] | str:
         return raise_companion(data)
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         return combat_statblock(data, items)
 
-    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    def combat_values(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         return combat_values(data, items)
 
-    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, object]:
         return sheet_values(data, values)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypedDict
 
 from app.characters.catalog import ItemField, StarterItem
 from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
@@ -113,7 +113,36 @@ def _fields() -> list[FieldSpec]:
     return out
 
 
-def _default() -> dict[str, Any]:
+class PF2eSheetData(TypedDict, total=False):
+    """A PF2e sheet's JSON (``Character.data``): what :meth:`PF2eSystem.default_data`
+    writes, plus stat block values the GM fixed. Sheets from before a field existed may
+    lack it."""
+
+    level: int
+    hp: int
+    hp_max: int
+    wounded: int
+    doomed: int
+    dead: bool
+    spell_attribute: str
+    #: Attribute key (``app.rules.pf2e.Attribute``) → modifier.
+    attributes: dict[str, int]
+    #: Proficiency → rank key (``untrained`` … ``legendary``).
+    ranks: dict[str, str]
+    #: Skill → rank key.
+    skills: dict[str, str]
+    #: Stat block values the GM fixed for fights (``app.encounters.statblocks.pf2e``).
+    statblock: dict[str, object]
+
+
+class StrikeStrength(TypedDict):
+    """Stärke on a Strike's damage and how the Strike delivers it (pf2e.md §3)."""
+
+    staerke: int
+    lieferung: str
+
+
+def _default() -> PF2eSheetData:
     return {
         "level": 1,
         "hp": 15,
@@ -225,7 +254,7 @@ def statistic(
     return None
 
 
-def strike_strength(data: Mapping[str, Any], weapon: ItemLike) -> dict[str, Any]:
+def strike_strength(data: Mapping[str, Any], weapon: ItemLike) -> StrikeStrength:
     """What a Strike with ``weapon`` needs for the Stärke part of its damage (pf2e.md §3)."""
     f = weapon.fields or {}
     delivery = pf2e.delivery_of(
@@ -545,7 +574,7 @@ def _check_roll(
 # --- combat --------------------------------------------------------------------------------
 
 
-def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, object]:
     def modifier(target: str) -> int:
         stat = statistic(data, items, target)
         return stat.modifier if stat is not None else 0
@@ -593,13 +622,13 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
 SHEET_STATE = ("hp", "wounded", "doomed", "dead")
 
 
-def combat_values(data: Mapping[str, Any]) -> dict[str, Any]:
+def combat_values(data: Mapping[str, Any]) -> dict[str, object]:
     """What a fight takes from the sheet at every step: current and maximum HP, Verwundet,
     Todgeweiht, dead — what the sheet holds; a maximum the GM fixed in the sheet's
     ``statblock`` stays the stat block's."""
     block = data.get("statblock")
     fixed: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
-    values: dict[str, Any] = {
+    values: dict[str, object] = {
         "hp": int(data.get("hp") or 0),
         "wounded": int(data.get("wounded") or 0),
         "doomed": int(data.get("doomed") or 0),
@@ -611,7 +640,7 @@ def combat_values(data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, object]:
     """Sheet field → value for what a fight changed, for the fields the sheet holds; death
     also on a sheet made before it had the field."""
     out = {key: values[key] for key in SHEET_STATE if key in values and key in data}
@@ -639,8 +668,8 @@ class PF2eSystem:
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()
 
-    def default_data(self, kind: str) -> dict[str, Any]:
-        return _default()
+    def default_data(self, kind: str) -> dict[str, object]:
+        return dict(_default())
 
     def view(
         self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
@@ -651,7 +680,7 @@ class PF2eSystem:
         return cross_check(data)
 
     def follow_up(
-        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+        self, before: Mapping[str, Any], data: dict[str, object], touched: Sequence[str]
     ) -> list[str]:
         return []
 
@@ -713,13 +742,15 @@ class PF2eSystem:
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         return combat_statblock(data, items)
 
-    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    def combat_values(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         return combat_values(data)
 
-    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, object]:
         return sheet_values(data, values)
 
 

@@ -47,7 +47,7 @@ class SheetPartials:
 class Rest:
     """What a rest from the sheet changes: data key → new value, and the rule text."""
 
-    changes: Mapping[str, Any]
+    changes: Mapping[str, object]
     detail: str
 
 
@@ -59,7 +59,7 @@ class ItemDraft:
     name: str
     quantity: int = 1
     price: int | None = None
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
     description: str = ""
 
 
@@ -70,7 +70,7 @@ class SheetCheck:
     and the rule text with every face."""
 
     success: bool
-    changes: Mapping[str, Any]
+    changes: Mapping[str, object]
     item: ItemDraft | None
     detail: str
 
@@ -91,7 +91,7 @@ class CharacterCore(Protocol):
         """The editable fields of a sheet of ``kind`` (``pc`` or ``npc``)."""
         ...
 
-    def default_data(self, kind: str) -> dict[str, Any]: ...
+    def default_data(self, kind: str) -> dict[str, object]: ...
 
     def view(
         self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
@@ -104,7 +104,7 @@ class CharacterCore(Protocol):
         ...
 
     def follow_up(
-        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+        self, before: Mapping[str, Any], data: dict[str, object], touched: Sequence[str]
     ) -> list[str]:
         """Adjust fields that a change makes invalid or that follow from the values (in
         place); returns the keys changed. ``before`` is the sheet before the change (the
@@ -250,18 +250,18 @@ class SheetChecks(Protocol):
 class Companions(Protocol):
     """Companion sheets bound to a hero (H&H Gefährten)."""
 
-    def new_companion(self) -> dict[str, Any] | None:
+    def new_companion(self) -> dict[str, object] | None:
         """The data of a new companion sheet (``None``: the system has no companions)."""
         ...
 
     def share_xp(
         self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
-    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+    ) -> tuple[dict[str, object], dict[str, object]] | str:
         """XP the hero gains, shared with ``companion`` (H&H «Band der Erfahrung»): the
         changes of both sheets, or why not (a message)."""
         ...
 
-    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, object] | str:
         """A companion's next level for its XP: the sheet's changes, or why not."""
         ...
 
@@ -272,16 +272,18 @@ class CombatSheet(Protocol):
 
     def combat_statblock(
         self, data: Mapping[str, Any], items: Sequence[ItemLike]
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """The encounter stat block (the keys of the system's bestiary schema)."""
         ...
 
-    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    def combat_values(
+        self, data: Mapping[str, Any], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         """The values a fight takes from the sheet at every step (one truth, issue 13):
         current resources, conditions, worn armour. ``{}``: the fight keeps its own."""
         ...
 
-    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, object]:
         """Sheet key → value for ``values`` as a fight left them (``combat_values``' keys),
         for the keys the sheet ``data`` holds."""
         ...
@@ -333,13 +335,13 @@ class WithoutSheetChecks:
 class WithoutCompanions:
     """What a system without Gefährten answers (:class:`Companions`; DS4, PF2e)."""
 
-    def new_companion(self) -> dict[str, Any] | None:
+    def new_companion(self) -> dict[str, object] | None:
         return None
 
     def share_xp(
         self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
-    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+    ) -> tuple[dict[str, object], dict[str, object]] | str:
         return gettext("This rule system has no Gefährten.")
 
-    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, object] | str:
         return gettext("This rule system has no Gefährten.")
