@@ -61,9 +61,9 @@ class RollOutcome:
     modifier: int
     total: int
     summary: str
-    outcome: dict[str, Any]
+    outcome: dict[str, object]
     #: Sheet fields the roll changed (H&H Glück spent or burned): key → new value.
-    sheet_changes: dict[str, Any] = field(default_factory=dict)
+    sheet_changes: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,10 +148,13 @@ def get_value(data: Mapping[str, Any], key: str) -> Any:
     return data.get(head)
 
 
-def set_value(data: dict[str, Any], key: str, value: Any) -> None:
+def set_value(data: dict[str, object], key: str, value: object) -> None:
     head, _, rest = key.partition(".")
     if rest:
-        inner = dict(data.get(head) or {})
+        current = data.get(head) or {}
+        if not isinstance(current, Mapping):
+            raise TypeError(f"{head} is not a mapping: {current!r}")
+        inner = dict(current)
         inner[rest] = value
         data[head] = inner
     else:
@@ -170,7 +173,7 @@ def item_names(items: Sequence[ItemLike]) -> dict[str, str]:
 # --- parsing and validating one field --------------------------------------------------------
 
 
-def format_value(spec: FieldSpec, value: Any) -> str:
+def format_value(spec: FieldSpec, value: object) -> str:
     """The stored value as the form shows it."""
     if spec.show is not None and isinstance(value, Mapping):
         return spec.show(value)
@@ -181,7 +184,7 @@ def format_value(spec: FieldSpec, value: Any) -> str:
     return str(value)
 
 
-def name_value_lines(value: Mapping[str, Any]) -> str:
+def name_value_lines(value: Mapping[str, object]) -> str:
     """A mapping as ``Name: Wert`` lines (the form of a mapping-valued text field)."""
     return "\n".join(f"{k}: {v}" for k, v in value.items())
 
@@ -209,7 +212,7 @@ def parse_field(spec: FieldSpec, raw: Any) -> Any:
     return _parse_text(spec, raw)
 
 
-def _parse_int(spec: FieldSpec, raw: Any) -> int:
+def _parse_int(spec: FieldSpec, raw: object) -> int:
     if isinstance(raw, bool):
         raise FieldError(gettext("Enter a whole number."))
     try:
@@ -243,8 +246,8 @@ def _parse_text(spec: FieldSpec, raw: Any) -> Any:
 
 
 def normalise_data(
-    specs: Sequence[FieldSpec], default: dict[str, Any], data: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, str]]:
+    specs: Sequence[FieldSpec], default: dict[str, object], data: Mapping[str, object]
+) -> tuple[dict[str, object], dict[str, str]]:
     """A whole sheet (import): every known field parsed onto ``default``, unknown keys
     dropped; errors by field."""
     out = default
