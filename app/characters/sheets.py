@@ -140,6 +140,14 @@ def whole(value: object) -> int:
     raise TypeError(f"not a number: {value!r}")
 
 
+def section(data: Mapping[str, object], key: str) -> Mapping[str, object]:
+    """A mapping the sheet keeps under ``key`` (``{}`` when it has none)."""
+    value = data.get(key) or {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{key} is not a mapping: {value!r}")
+    return value
+
+
 def get_value(data: Mapping[str, Any], key: str) -> Any:
     head, _, rest = key.partition(".")
     if rest:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from app import i18n
 from app.characters.catalog import ItemField, StarterItem
@@ -25,6 +25,8 @@ from app.characters.sheets import (
     item_names,
     number,
     percent,
+    section,
+    whole,
 )
 from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
@@ -187,9 +189,9 @@ def armour_of(item: ItemLike) -> ds4.Armour:
     )
 
 
-def engine_character(data: Mapping[str, Any], items: Sequence[ItemLike]) -> ds4.Character:
-    attrs = data.get("attributes") or {}
-    traits = data.get("traits") or {}
+def engine_character(data: Mapping[str, object], items: Sequence[ItemLike]) -> ds4.Character:
+    attrs = section(data, "attributes")
+    traits = section(data, "traits")
     melee = ranged = None
     armour: list[ds4.Armour] = []
     for item in items:
@@ -202,11 +204,11 @@ def engine_character(data: Mapping[str, Any], items: Sequence[ItemLike]) -> ds4.
         elif item.slot == "armour":
             armour.append(armour_of(item))
     return ds4.Character(
-        attributes=ds4.Attributes(*(int(attrs.get(k, 0)) for k in ATTR)),
-        traits=ds4.Traits(*(int(traits.get(k, 0)) for k in TRAIT)),
-        volk=ds4.Volk(data.get("volk", "mensch")),
+        attributes=ds4.Attributes(*(whole(attrs.get(k, 0)) for k in ATTR)),
+        traits=ds4.Traits(*(whole(traits.get(k, 0)) for k in TRAIT)),
+        volk=ds4.Volk(str(data.get("volk", "mensch"))),
         volk_bonus=ds4.Eigenschaft(str(data.get("volk_bonus", "staerke"))),
-        klasse=ds4.Klasse(data.get("klasse", "krieger")),
+        klasse=ds4.Klasse(str(data.get("klasse", "krieger"))),
         klasse_bonus=ds4.Eigenschaft(str(data.get("klasse_bonus", "staerke"))),
         equipment=ds4.Equipment(
             melee_weapon=melee,
@@ -214,7 +216,7 @@ def engine_character(data: Mapping[str, Any], items: Sequence[ItemLike]) -> ds4.
             in_hand="ranged" if data.get("in_hand") == "ranged" else "melee",
             armour=tuple(armour),
         ),
-        ep=int(data.get("ep", 0)),
+        ep=whole(data.get("ep", 0)),
     )
 
 
@@ -289,12 +291,12 @@ def problem_field(problem: ds4.Problem) -> str | None:
     return None
 
 
-def problems(data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[ds4.Problem]:
+def problems(data: Mapping[str, object], items: Sequence[ItemLike]) -> list[ds4.Problem]:
     character = engine_character(data, items)
     return ds4.validate_character(character, creation=character.ep == 0)
 
 
-def _view(data: Mapping[str, Any], items: Sequence[ItemLike]) -> SheetView:
+def _view(data: Mapping[str, object], items: Sequence[ItemLike]) -> SheetView:
     character = engine_character(data, items)
     names = item_names(items)
     values = ds4.combat_values(character)
@@ -330,7 +332,7 @@ def _ep_next(ep: int) -> str:
     return "—" if remaining is None else str(remaining)
 
 
-def cross_check(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
+def cross_check(data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
     """The creation and bonus rules the engine reports as errors, at their fields."""
     errors: dict[str, str] = {}
     names = item_names(items)
@@ -342,7 +344,7 @@ def cross_check(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str,
 
 
 def follow_up(
-    before: Mapping[str, Any], data: dict[str, object], touched: Sequence[str]
+    before: Mapping[str, object], data: dict[str, object], touched: Sequence[str]
 ) -> list[str]:
     """A new Volk or Klasse may not allow the old bonus: take the first one it allows. An
     unhurt hero's current LK follow the maximum (docs/rules/ds4.md)."""
@@ -353,15 +355,15 @@ def follow_up(
     return changed
 
 
-def max_lk(data: Mapping[str, Any]) -> int:
+def max_lk(data: Mapping[str, object]) -> int:
     """The sheet's Lebenskraft (KÖR + HÄ with the bonuses of Volk and Klasse + 10; no item
     changes it)."""
     return ds4.combat_values(engine_character(data, ())).lebenskraft.value
 
 
-def _unhurt(data: Mapping[str, Any]) -> bool:
+def _unhurt(data: Mapping[str, object]) -> bool:
     """Current LK at the maximum: the hero has lost none (or is healed in full)."""
-    return "lk" not in data or int(data["lk"]) >= max_lk(data)
+    return "lk" not in data or whole(data["lk"]) >= max_lk(data)
 
 
 def _allowed_bonuses(data: dict[str, object], touched: Sequence[str]) -> list[str]:
@@ -416,7 +418,7 @@ class _Trial:
 
 
 def equip_problem(
-    data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike, slot: str
+    data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike, slot: str
 ) -> str | None:
     """Weapons in weapon slots, armour worn, and the engine's equipment rules (Zwerge,
     two-handed weapons and shields, one piece per slot) for the sheet as it would be."""
@@ -584,7 +586,7 @@ def roll_targets() -> list[Target]:
 
 
 def _check_setup(
-    data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
+    data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest
 ) -> tuple[str, int, list[tuple[str, int]], ds4.Difficulty | None]:
     kind, _, name = req.target.partition(":")
     character = engine_character(data, items)
@@ -610,7 +612,7 @@ def _check_setup(
     return label, base, modifiers, difficulty
 
 
-def _check_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+def _check_odds(data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
     _label, base, modifiers, difficulty = _check_setup(data, items, req)
     pw, _ = final_pw(base, modifiers, difficulty)
     odds = ds4.check_odds(pw)
@@ -626,7 +628,7 @@ def _check_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollReq
 
 
 def _check_roll(
-    roller: Roller, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
+    roller: Roller, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest
 ) -> RollOutcome:
     label, base, modifiers, difficulty = _check_setup(data, items, req)
     rolled = ds4.roll_check(roller, base, modifiers=modifiers, difficulty=difficulty)
@@ -665,7 +667,7 @@ def _check_roll(
 # --- combat --------------------------------------------------------------------------------
 
 
-def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, object]:
+def combat_statblock(data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, object]:
     character = engine_character(data, items)
     values = ds4.combat_values(character)
     melee, ranged = equipped_in(items, "melee"), equipped_in(items, "ranged")
@@ -689,16 +691,16 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
     }
 
 
-def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, object]:
+def combat_values(data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, object]:
     """What a fight takes from the sheet at every step: the current LK (the sheet's «LK
     (aktuell)») and the maximum the sheet computes, unless the GM fixed the stat block's."""
     block = data.get("statblock")
-    fixed: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
+    fixed: Mapping[str, object] = block if isinstance(block, Mapping) else {}
     out: dict[str, object] = {}
     if "lk" not in fixed:
         out["lk_max"] = ds4.combat_values(engine_character(data, items)).lebenskraft.value
     if "lk" in data:
-        out["lk"] = int(data["lk"])
+        out["lk"] = whole(data["lk"])
     return out
 
 
@@ -709,14 +711,14 @@ RESTS = (("verschnaufen", "Verschnaufen"),)
 RESTED_LK = "verschnauft_lk"
 
 
-def rest(data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
+def rest(data: Mapping[str, object], items: Sequence[ItemLike], key: str) -> Rest | str:
     """Verschnaufen after a fight: half the LK lost back (``ds4.verschnaufen``), once per
     fight: refused while the LK are still those the last one left (docs/rules/ds4.md)."""
     if key != "verschnaufen":
         return gettext("This rest does not exist in this rule system.")
     character = engine_character(data, items)
     lk_max = ds4.combat_values(character).lebenskraft.value
-    lk = int(data.get("lk", lk_max))
+    lk = whole(data.get("lk", lk_max))
     if ds4.condition(lk, character.attributes.koerper) is ds4.Condition.DEAD:
         return gettext("A dead character does not catch their breath.")
     if lk >= lk_max:
@@ -752,55 +754,55 @@ class DS4System:
         return dict(_default())
 
     def view(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
+        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
     ) -> SheetView:
         return _view(data, items)
 
-    def cross_check(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
+    def cross_check(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
         return cross_check(data, items)
 
     def follow_up(
-        self, before: Mapping[str, Any], data: dict[str, object], touched: Sequence[str]
+        self, before: Mapping[str, object], data: dict[str, object], touched: Sequence[str]
     ) -> list[str]:
         return follow_up(before, data, touched)
 
     def starter_items(self) -> list[StarterItem]:
         return starter_items()
 
-    def default_container(self, data: Mapping[str, Any]) -> str | None:
+    def default_container(self, data: Mapping[str, object]) -> str | None:
         return None
 
     def equip_problem(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike, slot: str
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike, slot: str
     ) -> str | None:
         return equip_problem(data, items, item, slot)
 
     def stow_problem(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
     ) -> str | None:
         return None
 
     def edit_problems(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
     ) -> dict[str, str]:
         return {}
 
-    def import_problem(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> str | None:
+    def import_problem(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> str | None:
         return None
 
-    def roll_targets(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Target]:
+    def roll_targets(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> list[Target]:
         return roll_targets()
 
-    def odds(self, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+    def odds(self, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
         return _check_odds(data, items, req)
 
-    def roll_visibility(self, req: RollRequest, settings: Mapping[str, Any]) -> str:
+    def roll_visibility(self, req: RollRequest, settings: Mapping[str, object]) -> str:
         return req.visibility
 
     def roll(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         req: RollRequest,
     ) -> RollOutcome:
@@ -809,11 +811,11 @@ class DS4System:
     def rest(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         key: str,
         params: Mapping[str, str],
-        settings: Mapping[str, Any],
+        settings: Mapping[str, object],
         healer: HelperSheet | None = None,
     ) -> Rest | str:
         if healer is not None:
@@ -821,17 +823,19 @@ class DS4System:
         return rest(data, items, key)
 
     def combat_statblock(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike]
+        self, data: Mapping[str, object], items: Sequence[ItemLike]
     ) -> dict[str, object]:
         return combat_statblock(data, items)
 
     def combat_values(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike]
+        self, data: Mapping[str, object], items: Sequence[ItemLike]
     ) -> dict[str, object]:
         return combat_values(data, items)
 
-    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, object]:
-        return {"lk": int(values["lk"])} if "lk" in values and "lk" in data else {}
+    def sheet_values(
+        self, data: Mapping[str, object], values: Mapping[str, object]
+    ) -> dict[str, object]:
+        return {"lk": whole(values["lk"])} if "lk" in values and "lk" in data else {}
 
 
 SYSTEM = DS4System()
