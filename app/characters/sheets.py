@@ -148,6 +148,14 @@ def section(data: Mapping[str, object], key: str) -> Mapping[str, object]:
     return value
 
 
+def listing(data: Mapping[str, object], key: str) -> list[object]:
+    """A list the sheet keeps under ``key`` (``[]`` when it has none)."""
+    value = data.get(key) or []
+    if not isinstance(value, list):
+        raise TypeError(f"{key} is not a list: {value!r}")
+    return value
+
+
 def get_value(data: Mapping[str, Any], key: str) -> Any:
     head, _, rest = key.partition(".")
     if rest:
