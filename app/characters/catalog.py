@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from app.i18n import gettext, number
 
@@ -25,7 +25,7 @@ class ItemField:
     maximum: float = 999
 
 
-def field_value_text(spec: ItemField, value: Any) -> str:
+def field_value_text(spec: ItemField, value: object) -> str:
     """One item field's value as a user reads it (choices and flags translated)."""
     names = dict(spec.choices)
     if spec.kind == "bool":
@@ -41,7 +41,7 @@ def field_value_text(spec: ItemField, value: Any) -> str:
     return str(value)
 
 
-def field_texts(specs: Sequence[ItemField], fields: dict[str, Any] | None) -> list[str]:
+def field_texts(specs: Sequence[ItemField], fields: Mapping[str, object] | None) -> list[str]:
     """An item's fields as a user reads them: translated labels and values in the order of
     the system's fields. A set flag shows its label alone, an unset one nothing; keys the
     system does not know are left out (never a raw key or a Python value on screen)."""
@@ -61,11 +61,11 @@ class _Refused(Exception):
         self.message = message
 
 
-def _parse_bool(spec: ItemField, value: Any) -> Any:
+def _parse_bool(spec: ItemField, value: object) -> bool:
     return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "on", "yes")
 
 
-def _parse_number(spec: ItemField, value: Any) -> Any:
+def _parse_number(spec: ItemField, value: object) -> float:
     try:
         number = float(str(value).replace(",", ".")) if spec.kind == "float" else int(str(value))
     except ValueError:
@@ -75,13 +75,13 @@ def _parse_number(spec: ItemField, value: Any) -> Any:
     return number
 
 
-def _parse_choice(spec: ItemField, value: Any) -> Any:
+def _parse_choice(spec: ItemField, value: object) -> str:
     if str(value) not in {c[0] for c in spec.choices}:
         raise _Refused(gettext("Choose one of the listed values."))
     return str(value)
 
 
-def _parse_list(spec: ItemField, value: Any) -> Any:
+def _parse_list(spec: ItemField, value: object) -> list[str]:
     items = (
         [str(v).strip() for v in value]
         if isinstance(value, list)
@@ -111,14 +111,14 @@ def list_labels(spec: ItemField, keys: Sequence[str] | None = None) -> str:
     return ", ".join(gettext(names.get(str(k), str(k))) for k in chosen)
 
 
-def _parse_text(spec: ItemField, value: Any) -> Any:
+def _parse_text(spec: ItemField, value: object) -> str:
     text = str(value).strip()
     if len(text) > 200:
         raise _Refused(gettext("At most %(max)d characters.", max=200))
     return text
 
 
-_PARSERS: dict[str, Callable[[ItemField, Any], Any]] = {
+_PARSERS: dict[str, Callable[[ItemField, object], object]] = {
     "bool": _parse_bool,
     "int": _parse_number,
     "float": _parse_number,
@@ -128,10 +128,10 @@ _PARSERS: dict[str, Callable[[ItemField, Any], Any]] = {
 
 
 def parse_item_fields(
-    specs: Sequence[ItemField], raw: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, str]]:
+    specs: Sequence[ItemField], raw: Mapping[str, object]
+) -> tuple[dict[str, object], dict[str, str]]:
     """Validate submitted system fields; returns (fields, errors by ``fields.<key>``)."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     errors: dict[str, str] = {}
     for spec in specs:
         value = raw.get(spec.key)
@@ -151,7 +151,7 @@ def parse_item_fields(
 class StarterItem:
     key: str
     name: str
-    fields: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, object] = field(default_factory=dict)
     quantity: int = 1
     price: int | None = None
     sample: bool = False

@@ -13,32 +13,31 @@ and writes what the fight changed back to the sheet (:func:`sheet_changes`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from app.characters.sheets import ItemLike, get_value
 from app.characters.systems.registry import combat_sheet
 
 
 def combat_statblock(
-    system: str, data: Mapping[str, Any], items: Sequence[ItemLike]
-) -> dict[str, Any]:
+    system: str, data: Mapping[str, object], items: Sequence[ItemLike]
+) -> dict[str, object]:
     """The encounter stat block of a character of ``system`` (keys of its bestiary schema)."""
     return combat_sheet(system).combat_statblock(data, items)
 
 
 def combat_values(
-    system: str, data: Mapping[str, Any], items: Sequence[ItemLike]
-) -> dict[str, Any]:
+    system: str, data: Mapping[str, object], items: Sequence[ItemLike]
+) -> dict[str, object]:
     """The sheet's current values a fight of ``system`` takes at every step (one truth)."""
     return combat_sheet(system).combat_values(data, items)
 
 
 def sheet_changes(
-    system: str, data: Mapping[str, Any], values: Mapping[str, Any]
-) -> dict[str, tuple[Any, Any]]:
+    system: str, data: Mapping[str, object], values: Mapping[str, object]
+) -> dict[str, tuple[object, object]]:
     """What a fight changed on the sheet: sheet key → (before, after) for each value that
     differs (``values`` as ``combat_values`` names them)."""
-    out: dict[str, tuple[Any, Any]] = {}
+    out: dict[str, tuple[object, object]] = {}
     for key, after in combat_sheet(system).sheet_values(data, values).items():
         before = get_value(data, key)
         if before != after:

@@ -12,6 +12,14 @@ from app.events.payload import PUBLIC_OR_GM, EventPayload, event_type, subject_o
 # --- the item library ------------------------------------------------------------------------
 
 
+class LibraryItemState(TypedDict):
+    """What a library item's update event tells of it before and after."""
+
+    name: str
+    quantity: int
+    price: int | None
+
+
 @event_type("library_item_added")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LibraryItemAdded(EventPayload):
@@ -25,8 +33,8 @@ class LibraryItemUpdated(EventPayload):
     item_id: int
     item_name: str
     #: ``name``, ``quantity`` and ``price`` before and after.
-    before: dict[str, Any]
-    after: dict[str, Any]
+    before: LibraryItemState
+    after: LibraryItemState
 
 
 @event_type("library_item_removed")
@@ -183,6 +191,23 @@ class CharacterImported(CharacterEvent):
     items: int
 
 
+class ItemState(TypedDict):
+    """What a sheet item's update event tells of it before and after."""
+
+    name: str
+    quantity: int
+    price: int | None
+    #: The system's item fields (opaque JSON here, ``app.characters.catalog``).
+    fields: dict[str, object]
+
+
+class ItemPlace(TypedDict):
+    """Where a sheet item was: its slot (equipped) or its container."""
+
+    slot: str | None
+    container: str | None
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SheetItemEvent(CharacterEvent):
     """An item on a sheet, where it is after the change."""
@@ -205,8 +230,8 @@ class CharacterItemAdded(SheetItemEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemUpdated(SheetItemEvent):
     #: ``name``, ``quantity``, ``price`` and ``fields`` before and after.
-    before: dict[str, Any]
-    after: dict[str, Any]
+    before: ItemState
+    after: ItemState
 
 
 @event_type("character_item_removed")
@@ -219,14 +244,14 @@ class CharacterItemRemoved(SheetItemEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemEquipped(SheetItemEvent):
     #: ``slot`` and ``container`` before.
-    before: dict[str, Any]
+    before: ItemPlace
 
 
 @event_type("character_item_unequipped")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemUnequipped(SheetItemEvent):
     #: ``slot`` and ``container`` before.
-    before: dict[str, Any]
+    before: ItemPlace
 
 
 @event_type("character_item_moved")

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
+from app.characters.systems.pf2e import PF2eSheetData
 from app.core import foundry as f
 from app.core.imports import Report
 from app.errors import ValidationFailed
@@ -336,7 +337,7 @@ def _pb_skipped(build: Mapping[str, Any], report: Report) -> None:
             report.skip(key, label, why_no_field)
 
 
-def from_pathbuilder(build: Mapping[str, Any]) -> tuple[dict[str, Any], Report]:
+def from_pathbuilder(build: Mapping[str, Any]) -> tuple[dict[str, object], Report]:
     report = Report()
     name = str(build.get("name") or "").strip()
     report.take("name", _("Name"), name)
@@ -345,7 +346,7 @@ def from_pathbuilder(build: Mapping[str, Any]) -> tuple[dict[str, Any], Report]:
     attributes = _pb_attributes(build, report)
     ranks, skills = _pb_ranks(build, report)
     hp = _pb_hp(build, level, attributes["constitution"], report)
-    data: dict[str, Any] = {
+    data: PF2eSheetData = {
         "level": level,
         "hp": hp,
         "hp_max": hp,
@@ -408,7 +409,7 @@ def _fd_pf2e_item(item: Mapping[str, Any], n: int, report: Report) -> ImportedIt
     return _gear_or_skip(item, n, ("equipment", "consumable", "treasure", "backpack"), report)
 
 
-def from_foundry_pf2e(actor: f.FoundryActor) -> tuple[dict[str, Any], Report]:
+def from_foundry_pf2e(actor: f.FoundryActor) -> tuple[dict[str, object], Report]:
     report = Report()
     v = actor.values
     report.take("name", _("Name"), actor.name)
@@ -576,7 +577,7 @@ def _fd_ds4_item(item: Mapping[str, Any], n: int, report: Report) -> ImportedIte
     return _gear_or_skip(item, n, ("equipment", "loot"), report)
 
 
-def from_foundry_ds4(actor: f.FoundryActor) -> tuple[dict[str, Any], Report]:
+def from_foundry_ds4(actor: f.FoundryActor) -> tuple[dict[str, object], Report]:
     report = Report()
     v = actor.values
     report.take("name", _("Name"), actor.name)
@@ -601,7 +602,7 @@ def from_foundry_ds4(actor: f.FoundryActor) -> tuple[dict[str, Any], Report]:
     )
     volk_bonus = _take_bonus(traits, DS4_VOLK_BONUS[volk], "Volksbonus", report)
     klasse_bonus = _take_bonus(traits, DS4_KLASSE_BONUS[klasse], "Klassenbonus", report)
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "volk": volk,
         "volk_bonus": volk_bonus,
         "klasse": klasse,
@@ -629,7 +630,7 @@ def from_foundry_ds4(actor: f.FoundryActor) -> tuple[dict[str, Any], Report]:
     }, report
 
 
-FOUNDRY_CHARACTERS: dict[str, Callable[[f.FoundryActor], tuple[dict[str, Any], Report]]] = {
+FOUNDRY_CHARACTERS: dict[str, Callable[[f.FoundryActor], tuple[dict[str, object], Report]]] = {
     "pf2e": from_foundry_pf2e,
     "ds4": from_foundry_ds4,
 }

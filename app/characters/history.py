@@ -209,7 +209,7 @@ def describe(system: str, entry: Mapping[str, Any], owners: Mapping[int, str]) -
 
 def entries(
     system: str, events: Sequence[VisibleEvent], owners: Mapping[int, str]
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """The template entries (newest first as given): the event data plus ``when`` and ``lines``."""
     out = []
     for event in events:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from app.characters.sheets import ItemLike
 from app.errors import ValidationFailed
 from app.rules.dice import DieRoll
 
@@ -22,8 +22,8 @@ class HelperSheet:
 
     character_id: int
     name: str
-    data: Mapping[str, Any]
-    items: Sequence[Any]
+    data: Mapping[str, object]
+    items: Sequence[ItemLike]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +61,9 @@ class RollOutcome:
     modifier: int
     total: int
     summary: str
-    outcome: dict[str, Any]
+    outcome: dict[str, object]
     #: Sheet fields the roll changed (H&H Glück spent or burned): key → new value.
-    sheet_changes: dict[str, Any] = field(default_factory=dict)
+    sheet_changes: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -189,8 +189,8 @@ def view(opened: Opened) -> sheets.SheetView:
 
 
 def normalised_sheet(
-    system: CharacterCore, data: dict[str, Any], kind: str
-) -> tuple[dict[str, Any], dict[str, str]]:
+    system: CharacterCore, data: Mapping[str, object], kind: str
+) -> tuple[dict[str, object], dict[str, str]]:
     """A whole submitted sheet on the system's defaults, and its errors by field."""
     return sheets.normalise_data(system.fields(kind), system.default_data(kind), data)
 
@@ -275,7 +275,7 @@ async def create_character(
     kind: str = CharacterKind.pc.value,
     owner_id: int | None = None,
     hidden_from_players: bool = False,
-    data: dict[str, Any] | None = None,
+    data: Mapping[str, object] | None = None,
 ) -> Character:
     """A player creates their own PC; a GM creates for any member or an NSC template."""
     campaign, viewer = await authorize(
@@ -339,7 +339,7 @@ META_FIELDS = ("name", "hidden_from_players", "owner_id")
 
 
 def _sheet_changes(
-    specs: Mapping[str, sheets.FieldSpec], data: dict[str, Any], changes: dict[str, Any]
+    specs: Mapping[str, sheets.FieldSpec], data: dict[str, object], changes: Mapping[str, object]
 ) -> tuple[list[str], dict[str, str]]:
     """Parse each sheet field into ``data``; the keys that changed and the errors."""
     touched: list[str] = []
@@ -363,8 +363,8 @@ def _sheet_changes(
 def _broken_rules(
     system: CharacterCore,
     specs: Mapping[str, sheets.FieldSpec],
-    before: dict[str, Any],
-    after: dict[str, Any],
+    before: Mapping[str, object],
+    after: Mapping[str, object],
     items: Sequence[Item],
     touched: list[str],
 ) -> dict[str, str]:
@@ -384,7 +384,7 @@ async def update_fields(
     campaign_id: int,
     character_id: int,
     version: int | None,
-    changes: dict[str, Any],
+    changes: Mapping[str, object],
 ) -> Opened:
     """Change sheet fields (usually one). All are validated first: nothing is half-saved.
     Each changed field becomes one ``character_updated`` event with before → after."""
@@ -395,7 +395,7 @@ async def update_fields(
     system = character_system(character.system)
     specs = sheets.by_key(system.fields(character.kind))
     errors: dict[str, str] = {}
-    meta: dict[str, Any] = {}
+    meta: dict[str, object] = {}
     for key in [k for k in changes if k in META_FIELDS]:
         try:
             meta[key] = await _parse_meta(session, opened, key, changes[key])
@@ -715,8 +715,8 @@ async def advance_companion(
     character.updated_at = utcnow()
     await _flush(session)
     event = character_events.CharacterAdvanced(
-        **_about(session, character, user), level=int(result.get("monsterstufe", 0)),
-        xp_cost=int(changes.get("xp", [0, 0])[0] or 0) - int(result.get("xp", 0)),
+        **_about(session, character, user), level=sheets.whole(result.get("monsterstufe", 0)),
+        xp_cost=sheets.whole(changes.get("xp", [0, 0])[0] or 0) - sheets.whole(result.get("xp", 0)),
         changes=changes,
     )  # fmt: skip
     await _record(session, character, user, event)
@@ -788,7 +788,7 @@ def _item_payload(item: Item) -> _ItemRef:
     }
 
 
-def _validate_item_input(system: str, draft: ItemDraft) -> tuple[str, dict[str, Any]]:
+def _validate_item_input(system: str, draft: ItemDraft) -> tuple[str, dict[str, object]]:
     """The draft's checked name and parsed system fields; every problem at its field."""
     errors: dict[str, str] = {}
     name = draft.name
@@ -905,7 +905,7 @@ def _check_item_version(item: Item, version: int | None) -> None:
         raise Conflict(_("Someone changed this item meanwhile. Here are the current values."))
 
 
-def _item_state(item: Item) -> dict[str, Any]:
+def _item_state(item: Item) -> character_events.ItemState:
     """What an item's update event tells of it before and after."""
     return {
         "name": item.name,
@@ -924,8 +924,8 @@ def _apply_edit(item: Item, system: str, draft: ItemDraft, replace_fields: bool)
 
 
 def _edited_fields(
-    system: str, current: dict[str, Any], parsed: dict[str, Any], replace_fields: bool
-) -> dict[str, Any]:
+    system: str, current: Mapping[str, object], parsed: Mapping[str, object], replace_fields: bool
+) -> dict[str, object]:
     """An edited item's system fields: the parsed ones merged into the item's, or with
     ``replace_fields`` (the HTML form, which sends all of them) replacing the editable ones,
     so that a field left empty is cleared."""
@@ -936,7 +936,7 @@ def _edited_fields(
 
 
 def _same_stack(
-    item: Item, name: str, fields: dict[str, Any], price: int | None, container: str | None
+    item: Item, name: str, fields: Mapping[str, object], price: int | None, container: str | None
 ) -> bool:
     """A starter item added again joins the same unequipped item in the same place."""
     return (
@@ -1047,7 +1047,7 @@ async def equip_item(
 ) -> Item:
     opened, item = await _open_item(session, user, campaign_id, character_id, item_id)
     _check_equip(opened.character, opened.items, item, slot)
-    before = {"slot": item.slot, "container": item.container}
+    before: character_events.ItemPlace = {"slot": item.slot, "container": item.container}
     item.equipped, item.slot, item.container = True, slot, None
     await _flush(session)
     await _record(
@@ -1072,7 +1072,7 @@ async def unequip_item(
     opened, item = await _open_item(session, user, campaign_id, character_id, item_id)
     character = opened.character
     container = _container(character, container)
-    before = {"slot": item.slot, "container": item.container}
+    before: character_events.ItemPlace = {"slot": item.slot, "container": item.container}
     item.equipped, item.slot, item.container = False, None, container
     _check_stow(character, opened.items, item)
     await _flush(session)
@@ -1226,7 +1226,11 @@ async def update_library_item(
     """Edit a library entry (GMs); the copies already on sheets stay as they are."""
     campaign, item = await _open_library_item(session, user, campaign_id, item_id)
     _check_item_version(item, version)
-    before = {"name": item.name, "quantity": item.quantity, "price": item.price}
+    before: character_events.LibraryItemState = {
+        "name": item.name,
+        "quantity": item.quantity,
+        "price": item.price,
+    }
     _apply_edit(item, campaign.system, draft, replace_fields)
     try:
         await session.flush()
@@ -1352,7 +1356,7 @@ async def roll(
 
 
 async def _apply_sheet_changes(
-    session: AsyncSession, c: Character, user: User, changes: Mapping[str, Any]
+    session: AsyncSession, c: Character, user: User, changes: Mapping[str, object]
 ) -> None:
     """Glück spent or burned by a roll goes onto the sheet, one ``character_updated`` each."""
     if not changes:
@@ -1434,7 +1438,7 @@ async def _knowledge_check(
 # --- export / import ------------------------------------------------------------------------
 
 
-def export(opened: Opened) -> dict[str, Any]:
+def export(opened: Opened) -> dict[str, object]:
     c = opened.character
     return {
         "format": EXPORT_FORMAT,

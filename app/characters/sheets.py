@@ -132,6 +132,30 @@ def percent(p: Fraction) -> str:
 # --- access by dotted key --------------------------------------------------------------------
 
 
+def whole(value: object) -> int:
+    """A whole number stored in sheet JSON, as ``int()`` reads it (a number or its text);
+    anything else is a ``TypeError``, as ``int(None)`` is."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
+def section(data: Mapping[str, object], key: str) -> Mapping[str, object]:
+    """A mapping the sheet keeps under ``key`` (``{}`` when it has none)."""
+    value = data.get(key) or {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{key} is not a mapping: {value!r}")
+    return value
+
+
+def listing(data: Mapping[str, object], key: str) -> list[object]:
+    """A list the sheet keeps under ``key`` (``[]`` when it has none)."""
+    value = data.get(key) or []
+    if not isinstance(value, list):
+        raise TypeError(f"{key} is not a list: {value!r}")
+    return value
+
+
 def get_value(data: Mapping[str, Any], key: str) -> Any:
     head, _, rest = key.partition(".")
     if rest:
@@ -140,10 +164,13 @@ def get_value(data: Mapping[str, Any], key: str) -> Any:
     return data.get(head)
 
 
-def set_value(data: dict[str, Any], key: str, value: Any) -> None:
+def set_value(data: dict[str, object], key: str, value: object) -> None:
     head, _, rest = key.partition(".")
     if rest:
-        inner = dict(data.get(head) or {})
+        current = data.get(head) or {}
+        if not isinstance(current, Mapping):
+            raise TypeError(f"{head} is not a mapping: {current!r}")
+        inner = dict(current)
         inner[rest] = value
         data[head] = inner
     else:
@@ -162,7 +189,7 @@ def item_names(items: Sequence[ItemLike]) -> dict[str, str]:
 # --- parsing and validating one field --------------------------------------------------------
 
 
-def format_value(spec: FieldSpec, value: Any) -> str:
+def format_value(spec: FieldSpec, value: object) -> str:
     """The stored value as the form shows it."""
     if spec.show is not None and isinstance(value, Mapping):
         return spec.show(value)
@@ -173,7 +200,7 @@ def format_value(spec: FieldSpec, value: Any) -> str:
     return str(value)
 
 
-def name_value_lines(value: Mapping[str, Any]) -> str:
+def name_value_lines(value: Mapping[str, object]) -> str:
     """A mapping as ``Name: Wert`` lines (the form of a mapping-valued text field)."""
     return "\n".join(f"{k}: {v}" for k, v in value.items())
 
@@ -201,7 +228,7 @@ def parse_field(spec: FieldSpec, raw: Any) -> Any:
     return _parse_text(spec, raw)
 
 
-def _parse_int(spec: FieldSpec, raw: Any) -> int:
+def _parse_int(spec: FieldSpec, raw: object) -> int:
     if isinstance(raw, bool):
         raise FieldError(gettext("Enter a whole number."))
     try:
@@ -235,8 +262,8 @@ def _parse_text(spec: FieldSpec, raw: Any) -> Any:
 
 
 def normalise_data(
-    specs: Sequence[FieldSpec], default: dict[str, Any], data: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, str]]:
+    specs: Sequence[FieldSpec], default: dict[str, object], data: Mapping[str, object]
+) -> tuple[dict[str, object], dict[str, str]]:
     """A whole sheet (import): every known field parsed onto ``default``, unknown keys
     dropped; errors by field."""
     out = default

@@ -51,15 +51,15 @@ def sheet_context(
     values: dict[str, str] | None = None,
     conflict: bool = False,
     item_errors: dict[str, str] | None = None,
-    roll: dict[str, Any] | None = None,
+    roll: dict[str, object] | None = None,
     editing: int | None = None,
     edit_values: dict[str, str] | None = None,
     new_item: dict[str, str] | None = None,
     field_conflicts: list[Any] | None = None,
-    check: dict[str, Any] | None = None,
+    check: dict[str, object] | None = None,
     hero: Character | None = None,
     companions: Sequence[Character] = (),
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The sheet page from its loaded parts; ``errors``, ``values``, ``conflict``,
     ``item_errors``, ``roll``, ``editing``/``edit_values`` and ``new_item`` (a refused "New
     item" form as typed: shown open) and ``check`` (a guided check's answer: ``key``, the
@@ -132,7 +132,7 @@ def _fitting_first(
 
 async def sheet_page(
     session: AsyncSession, opened: service.Opened, **answer: Any
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The sheet page for ``opened.viewer``: the full page, every HTMX answer and the push."""
     everyone = await service.visible_characters(session, opened.viewer, opened.campaign.id)
     others = [c for c in everyone if c.id != opened.character.id and c.archived_at is None]
@@ -155,7 +155,7 @@ async def sheet_page(
 
 async def sheet_live_context(
     session: AsyncSession, viewer: Viewer, key: CharacterPage, _parts: frozenset[str]
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     opened = await service.open_as(session, viewer, key.campaign_id, key.character_id)
     return None if opened is None else await sheet_page(session, opened)
 
@@ -167,7 +167,7 @@ def history_context(
     *,
     next_before: int | None = None,
     before: int | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The history page: ``events`` newest first; ``owners`` names the campaign's members."""
     character = opened.character
     return {
@@ -184,7 +184,7 @@ def history_context(
 
 async def history_live_context(
     session: AsyncSession, viewer: Viewer, key: CharacterPage, _parts: frozenset[str]
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     opened = await service.open_as(session, viewer, key.campaign_id, key.character_id)
     if opened is None:
         return None

@@ -145,6 +145,7 @@ def test_the_sheet_keeps_the_last_rests_only() -> None:
     )
     assert not isinstance(result, str), result
     records = result.changes["rests"]
+    assert isinstance(records, list), records
     assert len(records) == REST_RECORDS_KEPT and records[0]["start"] == 480 + 1440
     assert (records[-1]["kind"], records[-1]["start"]) == ("lang", 480 + 6 * 1440), records
     assert all("detail" not in r for r in records[:-1])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from app import i18n
 from app.characters.catalog import ItemField, StarterItem
@@ -25,6 +25,8 @@ from app.characters.sheets import (
     item_names,
     number,
     percent,
+    section,
+    whole,
 )
 from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
@@ -90,13 +92,53 @@ def _fields() -> list[FieldSpec]:
     return out
 
 
-def _default() -> dict[str, Any]:
+class DS4Attributes(TypedDict):
+    """The three Attribute (ds4.md §1)."""
+
+    koerper: int
+    agilitaet: int
+    geist: int
+
+
+class DS4Traits(TypedDict):
+    """The six Eigenschaften (ds4.md §1)."""
+
+    staerke: int
+    haerte: int
+    bewegung: int
+    geschick: int
+    verstand: int
+    aura: int
+
+
+class DS4SheetData(TypedDict, total=False):
+    """A DS4 sheet's JSON (``Character.data``): what :meth:`DS4System.default_data` writes,
+    plus what a rest or the GM keeps. Sheets from before a field existed may lack it."""
+
+    volk: str
+    volk_bonus: str
+    klasse: str
+    klasse_bonus: str
+    ep: int
+    #: What the hero holds ready: ``melee`` or ``ranged``.
+    in_hand: str
+    attributes: DS4Attributes
+    traits: DS4Traits
+    #: Current Lebenskraft.
+    lk: int
+    #: The LK right after the last Verschnaufen (:data:`RESTED_LK`).
+    verschnauft_lk: int
+    #: Stat block values the GM fixed for fights (``app.encounters.statblocks.ds4``).
+    statblock: dict[str, object]
+
+
+def _default() -> DS4SheetData:
     data = _default_values()
     data["lk"] = max_lk(data)
     return data
 
 
-def _default_values() -> dict[str, Any]:
+def _default_values() -> DS4SheetData:
     return {
         "volk": "mensch",
         "volk_bonus": "staerke",
@@ -147,9 +189,9 @@ def armour_of(item: ItemLike) -> ds4.Armour:
     )
 
 
-def engine_character(data: Mapping[str, Any], items: Sequence[ItemLike]) -> ds4.Character:
-    attrs = data.get("attributes") or {}
-    traits = data.get("traits") or {}
+def engine_character(data: Mapping[str, object], items: Sequence[ItemLike]) -> ds4.Character:
+    attrs = section(data, "attributes")
+    traits = section(data, "traits")
     melee = ranged = None
     armour: list[ds4.Armour] = []
     for item in items:
@@ -162,19 +204,19 @@ def engine_character(data: Mapping[str, Any], items: Sequence[ItemLike]) -> ds4.
         elif item.slot == "armour":
             armour.append(armour_of(item))
     return ds4.Character(
-        attributes=ds4.Attributes(*(int(attrs.get(k, 0)) for k in ATTR)),
-        traits=ds4.Traits(*(int(traits.get(k, 0)) for k in TRAIT)),
-        volk=ds4.Volk(data.get("volk", "mensch")),
-        volk_bonus=ds4.Eigenschaft(data.get("volk_bonus", "staerke")),
-        klasse=ds4.Klasse(data.get("klasse", "krieger")),
-        klasse_bonus=ds4.Eigenschaft(data.get("klasse_bonus", "staerke")),
+        attributes=ds4.Attributes(*(whole(attrs.get(k, 0)) for k in ATTR)),
+        traits=ds4.Traits(*(whole(traits.get(k, 0)) for k in TRAIT)),
+        volk=ds4.Volk(str(data.get("volk", "mensch"))),
+        volk_bonus=ds4.Eigenschaft(str(data.get("volk_bonus", "staerke"))),
+        klasse=ds4.Klasse(str(data.get("klasse", "krieger"))),
+        klasse_bonus=ds4.Eigenschaft(str(data.get("klasse_bonus", "staerke"))),
         equipment=ds4.Equipment(
             melee_weapon=melee,
             ranged_weapon=ranged,
             in_hand="ranged" if data.get("in_hand") == "ranged" else "melee",
             armour=tuple(armour),
         ),
-        ep=int(data.get("ep", 0)),
+        ep=whole(data.get("ep", 0)),
     )
 
 
@@ -249,12 +291,12 @@ def problem_field(problem: ds4.Problem) -> str | None:
     return None
 
 
-def problems(data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[ds4.Problem]:
+def problems(data: Mapping[str, object], items: Sequence[ItemLike]) -> list[ds4.Problem]:
     character = engine_character(data, items)
     return ds4.validate_character(character, creation=character.ep == 0)
 
 
-def _view(data: Mapping[str, Any], items: Sequence[ItemLike]) -> SheetView:
+def _view(data: Mapping[str, object], items: Sequence[ItemLike]) -> SheetView:
     character = engine_character(data, items)
     names = item_names(items)
     values = ds4.combat_values(character)
@@ -290,7 +332,7 @@ def _ep_next(ep: int) -> str:
     return "—" if remaining is None else str(remaining)
 
 
-def cross_check(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
+def cross_check(data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
     """The creation and bonus rules the engine reports as errors, at their fields."""
     errors: dict[str, str] = {}
     names = item_names(items)
@@ -301,7 +343,9 @@ def cross_check(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str,
     return errors
 
 
-def follow_up(before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+def follow_up(
+    before: Mapping[str, object], data: dict[str, object], touched: Sequence[str]
+) -> list[str]:
     """A new Volk or Klasse may not allow the old bonus: take the first one it allows. An
     unhurt hero's current LK follow the maximum (docs/rules/ds4.md)."""
     changed = _allowed_bonuses(data, touched)
@@ -311,27 +355,27 @@ def follow_up(before: Mapping[str, Any], data: dict[str, Any], touched: Sequence
     return changed
 
 
-def max_lk(data: Mapping[str, Any]) -> int:
+def max_lk(data: Mapping[str, object]) -> int:
     """The sheet's Lebenskraft (KÖR + HÄ with the bonuses of Volk and Klasse + 10; no item
     changes it)."""
     return ds4.combat_values(engine_character(data, ())).lebenskraft.value
 
 
-def _unhurt(data: Mapping[str, Any]) -> bool:
+def _unhurt(data: Mapping[str, object]) -> bool:
     """Current LK at the maximum: the hero has lost none (or is healed in full)."""
-    return "lk" not in data or int(data["lk"]) >= max_lk(data)
+    return "lk" not in data or whole(data["lk"]) >= max_lk(data)
 
 
-def _allowed_bonuses(data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+def _allowed_bonuses(data: dict[str, object], touched: Sequence[str]) -> list[str]:
     changed: list[str] = []
     if "volk" in touched:
-        allowed_bonus = ds4.VOLK_BONUS[ds4.Volk(data["volk"])]
-        if ds4.Eigenschaft(data.get("volk_bonus", "staerke")) not in allowed_bonus:
+        allowed_bonus = ds4.VOLK_BONUS[ds4.Volk(str(data["volk"]))]
+        if ds4.Eigenschaft(str(data.get("volk_bonus", "staerke"))) not in allowed_bonus:
             data["volk_bonus"] = _first(allowed_bonus)
             changed.append("volk_bonus")
     if "klasse" in touched:
-        allowed_bonus = ds4.KLASSE_BONUS[ds4.Klasse(data["klasse"])]
-        if ds4.Eigenschaft(data.get("klasse_bonus", "staerke")) not in allowed_bonus:
+        allowed_bonus = ds4.KLASSE_BONUS[ds4.Klasse(str(data["klasse"]))]
+        if ds4.Eigenschaft(str(data.get("klasse_bonus", "staerke"))) not in allowed_bonus:
             data["klasse_bonus"] = _first(allowed_bonus)
             changed.append("klasse_bonus")
     return changed
@@ -365,7 +409,7 @@ class _Trial:
         return self.item.quantity
 
     @property
-    def fields(self) -> dict[str, Any]:
+    def fields(self) -> dict[str, object]:
         return self.item.fields
 
     @property
@@ -374,7 +418,7 @@ class _Trial:
 
 
 def equip_problem(
-    data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike, slot: str
+    data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike, slot: str
 ) -> str | None:
     """Weapons in weapon slots, armour worn, and the engine's equipment rules (Zwerge,
     two-handed weapons and shields, one piece per slot) for the sheet as it would be."""
@@ -500,7 +544,7 @@ def starter_items() -> list[StarterItem]:
         )
     for key, name in ARMOUR_NAMES.items():
         a = ds4.armour(key)
-        fields: dict[str, Any] = {
+        fields: dict[str, object] = {
             "kind": "armour",
             "pa": a.pa,
             "armour_slots": sorted(s.value for s in a.slots),
@@ -542,7 +586,7 @@ def roll_targets() -> list[Target]:
 
 
 def _check_setup(
-    data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
+    data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest
 ) -> tuple[str, int, list[tuple[str, int]], ds4.Difficulty | None]:
     kind, _, name = req.target.partition(":")
     character = engine_character(data, items)
@@ -568,7 +612,7 @@ def _check_setup(
     return label, base, modifiers, difficulty
 
 
-def _check_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+def _check_odds(data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
     _label, base, modifiers, difficulty = _check_setup(data, items, req)
     pw, _ = final_pw(base, modifiers, difficulty)
     odds = ds4.check_odds(pw)
@@ -584,7 +628,7 @@ def _check_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollReq
 
 
 def _check_roll(
-    roller: Roller, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
+    roller: Roller, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest
 ) -> RollOutcome:
     label, base, modifiers, difficulty = _check_setup(data, items, req)
     rolled = ds4.roll_check(roller, base, modifiers=modifiers, difficulty=difficulty)
@@ -623,7 +667,7 @@ def _check_roll(
 # --- combat --------------------------------------------------------------------------------
 
 
-def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+def combat_statblock(data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, object]:
     character = engine_character(data, items)
     values = ds4.combat_values(character)
     melee, ranged = equipped_in(items, "melee"), equipped_in(items, "ranged")
@@ -647,16 +691,16 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
     }
 
 
-def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+def combat_values(data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, object]:
     """What a fight takes from the sheet at every step: the current LK (the sheet's «LK
     (aktuell)») and the maximum the sheet computes, unless the GM fixed the stat block's."""
     block = data.get("statblock")
-    fixed: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
-    out: dict[str, Any] = {}
+    fixed: Mapping[str, object] = block if isinstance(block, Mapping) else {}
+    out: dict[str, object] = {}
     if "lk" not in fixed:
         out["lk_max"] = ds4.combat_values(engine_character(data, items)).lebenskraft.value
     if "lk" in data:
-        out["lk"] = int(data["lk"])
+        out["lk"] = whole(data["lk"])
     return out
 
 
@@ -667,14 +711,14 @@ RESTS = (("verschnaufen", "Verschnaufen"),)
 RESTED_LK = "verschnauft_lk"
 
 
-def rest(data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> Rest | str:
+def rest(data: Mapping[str, object], items: Sequence[ItemLike], key: str) -> Rest | str:
     """Verschnaufen after a fight: half the LK lost back (``ds4.verschnaufen``), once per
     fight: refused while the LK are still those the last one left (docs/rules/ds4.md)."""
     if key != "verschnaufen":
         return gettext("This rest does not exist in this rule system.")
     character = engine_character(data, items)
     lk_max = ds4.combat_values(character).lebenskraft.value
-    lk = int(data.get("lk", lk_max))
+    lk = whole(data.get("lk", lk_max))
     if ds4.condition(lk, character.attributes.koerper) is ds4.Condition.DEAD:
         return gettext("A dead character does not catch their breath.")
     if lk >= lk_max:
@@ -706,59 +750,59 @@ class DS4System:
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()
 
-    def default_data(self, kind: str) -> dict[str, Any]:
-        return _default()
+    def default_data(self, kind: str) -> dict[str, object]:
+        return dict(_default())
 
     def view(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
+        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
     ) -> SheetView:
         return _view(data, items)
 
-    def cross_check(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
+    def cross_check(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
         return cross_check(data, items)
 
     def follow_up(
-        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+        self, before: Mapping[str, object], data: dict[str, object], touched: Sequence[str]
     ) -> list[str]:
         return follow_up(before, data, touched)
 
     def starter_items(self) -> list[StarterItem]:
         return starter_items()
 
-    def default_container(self, data: Mapping[str, Any]) -> str | None:
+    def default_container(self, data: Mapping[str, object]) -> str | None:
         return None
 
     def equip_problem(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike, slot: str
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike, slot: str
     ) -> str | None:
         return equip_problem(data, items, item, slot)
 
     def stow_problem(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
     ) -> str | None:
         return None
 
     def edit_problems(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
     ) -> dict[str, str]:
         return {}
 
-    def import_problem(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> str | None:
+    def import_problem(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> str | None:
         return None
 
-    def roll_targets(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Target]:
+    def roll_targets(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> list[Target]:
         return roll_targets()
 
-    def odds(self, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+    def odds(self, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
         return _check_odds(data, items, req)
 
-    def roll_visibility(self, req: RollRequest, settings: Mapping[str, Any]) -> str:
+    def roll_visibility(self, req: RollRequest, settings: Mapping[str, object]) -> str:
         return req.visibility
 
     def roll(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         req: RollRequest,
     ) -> RollOutcome:
@@ -767,11 +811,11 @@ class DS4System:
     def rest(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         key: str,
         params: Mapping[str, str],
-        settings: Mapping[str, Any],
+        settings: Mapping[str, object],
         healer: HelperSheet | None = None,
     ) -> Rest | str:
         if healer is not None:
@@ -779,15 +823,19 @@ class DS4System:
         return rest(data, items, key)
 
     def combat_statblock(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike]
-    ) -> dict[str, Any]:
+        self, data: Mapping[str, object], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         return combat_statblock(data, items)
 
-    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    def combat_values(
+        self, data: Mapping[str, object], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         return combat_values(data, items)
 
-    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-        return {"lk": int(values["lk"])} if "lk" in values and "lk" in data else {}
+    def sheet_values(
+        self, data: Mapping[str, object], values: Mapping[str, object]
+    ) -> dict[str, object]:
+        return {"lk": whole(values["lk"])} if "lk" in values and "lk" in data else {}
 
 
 SYSTEM = DS4System()

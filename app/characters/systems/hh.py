@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from app.characters.catalog import ItemField, StarterItem
 from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
@@ -26,9 +26,12 @@ from app.characters.sheets import (
     Warning,
     equipped_in,
     get_value,
+    listing,
     name_value_lines,
     percent,
+    section,
     signed,
+    whole,
 )
 from app.characters.systems.protocol import ItemDraft, Rest, SheetCheck, SheetPartials
 from app.i18n import N_, gettext
@@ -173,7 +176,7 @@ def parse_conditions(text: str) -> dict[str, str]:
     return out
 
 
-def show_conditions(value: Mapping[str, Any]) -> str:
+def show_conditions(value: Mapping[str, object]) -> str:
     return "\n".join(value)
 
 
@@ -236,7 +239,57 @@ def _npc_fields() -> list[FieldSpec]:
     return [*skills, *rest, *npc]
 
 
-def _npc_default() -> dict[str, Any]:
+class HHRestRecord(TypedDict):
+    """A rest taken, as the sheet keeps it (:data:`REST_RECORDS`): its kind (``kurz``,
+    ``lang``), its start in minutes of game time and the rule text."""
+
+    kind: str
+    start: int
+    detail: NotRequired[str]
+
+
+class HHSheetData(TypedDict, total=False):
+    """An H&H sheet's JSON (``Character.data``): what :meth:`HHSystem.default_data` writes
+    for a Held (``pc``), plus an NSC's values and what rests, checks and Gefährten keep.
+
+    Sheets from before a field existed may lack it, hence ``total=False``."""
+
+    skills: dict[str, int | None]
+    specializations: dict[str, int]
+    extra_skills: dict[str, int]
+    talents: list[str]
+    lp: int
+    lp_max: int
+    wp: int
+    wp_max: int
+    gp: int
+    gp_max: int
+    rs: int
+    be: int
+    bewegung: int
+    xp: int
+    lira: int
+    wears_rucksack: bool
+    #: Zustand label → key (``app.rules.hh.conditions``).
+    conditions: dict[str, str]
+    unconscious: bool
+    dead: bool
+    # an NSC (hh.md §13) or a Gefährte
+    monsterstufe: int | None
+    gefahr: str
+    beute: list[str]
+    #: Damage type → ``resistant``, ``vulnerable`` or ``immune``.
+    resistances: dict[str, str]
+    #: Exact growth of a Gefährte beyond its whole values (:data:`GROWTH`): key → fraction.
+    companion_growth: dict[str, str]
+    #: The hero a Gefährte belongs to (``sheets.COMPANION_KEY``).
+    companion_of: int
+    rests: list[HHRestRecord]
+    #: Stat block values the GM fixed for fights (``app.encounters.statblocks.hh``).
+    statblock: dict[str, object]
+
+
+def _npc_default() -> HHSheetData:
     return {
         **_pc_default(),
         "skills": {},
@@ -288,7 +341,7 @@ def parse_resistances(text: str) -> dict[str, str]:
     return out
 
 
-def _pc_default() -> dict[str, Any]:
+def _pc_default() -> HHSheetData:
     return {
         "skills": dict.fromkeys(SKILLS, 5),
         "specializations": {},
@@ -312,7 +365,7 @@ def _pc_default() -> dict[str, Any]:
     }
 
 
-def skill_value(data: Mapping[str, Any], name: str) -> int:
+def skill_value(data: Mapping[str, object], name: str) -> int:
     """A Fertigkeit or Spezialisierung value (a Spezialisierung defaults to its parent).
 
     On an NSC sheet (one with a ``monsterstufe``) a Fertigkeit not listed is rolled with the
@@ -321,19 +374,19 @@ def skill_value(data: Mapping[str, Any], name: str) -> int:
     if listed is not None:
         return listed
     monsterstufe = data.get("monsterstufe")
-    return int(monsterstufe) if monsterstufe is not None else 0
+    return whole(monsterstufe) if monsterstufe is not None else 0
 
 
-def listed_value(data: Mapping[str, Any], name: str) -> int | None:
+def listed_value(data: Mapping[str, object], name: str) -> int | None:
     """The value the sheet lists for a Fertigkeit or Spezialisierung, else ``None``."""
-    specs: Mapping[str, int | None] = data.get("specializations") or {}
-    skills: Mapping[str, int | None] = data.get("skills") or {}
-    extra: Mapping[str, int] = data.get("extra_skills") or {}
+    specs = section(data, "specializations")
+    skills = section(data, "skills")
+    extra = section(data, "extra_skills")
     for value in (specs.get(name), skills.get(name), extra.get(name)):
         if value is not None:
-            return int(value)
+            return whole(value)
     parent = skills.get(name.split("(", 1)[0].strip())
-    return int(parent) if parent is not None else None
+    return whole(parent) if parent is not None else None
 
 
 def inventory_item(item: ItemLike) -> hh_inventory.Item:
@@ -353,7 +406,7 @@ def rucksack_items(items: Sequence[ItemLike]) -> list[hh_inventory.Item]:
 
 
 def inventory_state(
-    data: Mapping[str, Any], items: Sequence[ItemLike]
+    data: Mapping[str, object], items: Sequence[ItemLike]
 ) -> hh_inventory.InventoryState:
     return hh_inventory.inventory_state(
         rucksack_items(items),
@@ -362,7 +415,7 @@ def inventory_state(
     )
 
 
-def rule_options(settings: Mapping[str, Any]) -> RuleOptions:
+def rule_options(settings: Mapping[str, object]) -> RuleOptions:
     """The campaign's H&H options; the campaign stores ``summary`` where the engine says
     ``half`` for the movement variant."""
     mapped = dict(settings)
@@ -387,18 +440,20 @@ def _item_number(item: ItemLike, key: str) -> int:
         return 0
 
 
-def armour(data: Mapping[str, Any], items: Sequence[ItemLike], key: str) -> tuple[int, list[Part]]:
+def armour(
+    data: Mapping[str, object], items: Sequence[ItemLike], key: str
+) -> tuple[int, list[Part]]:
     """RS or BE (``key``): the sheet's own value (natural armour, other burdens) plus that of
     every equipped item (armour, shield) — project decision, docs/rules/hh.md."""
-    parts = [Part(gettext("sheet"), int(data.get(key, 0) or 0))]
+    parts = [Part(gettext("sheet"), whole(data.get(key, 0) or 0))]
     parts += [Part(i.name, _item_number(i, key)) for i in items if i.equipped]
     parts = [p for p in parts if p.value]
     return sum(p.value for p in parts), parts
 
 
-def stored_conditions(data: Mapping[str, Any]) -> tuple[Zustand, ...]:
+def stored_conditions(data: Mapping[str, object]) -> tuple[Zustand, ...]:
     out: list[Zustand] = []
-    for label in data.get("conditions") or {}:
+    for label in section(data, "conditions"):
         try:
             out.append(zustand_from_label(str(label)))
         except ValueError:
@@ -406,7 +461,7 @@ def stored_conditions(data: Mapping[str, Any]) -> tuple[Zustand, ...]:
     return tuple(out)
 
 
-def sheet_conditions(data: Mapping[str, Any], items: Sequence[ItemLike]) -> tuple[Zustand, ...]:
+def sheet_conditions(data: Mapping[str, object], items: Sequence[ItemLike]) -> tuple[Zustand, ...]:
     """The stored conditions and those of the inventory (a heavy Rucksack: «eingeschränkt»)."""
     stored = stored_conditions(data)
     keys = {z.key for z in stored}
@@ -418,14 +473,14 @@ def sheet_conditions(data: Mapping[str, Any], items: Sequence[ItemLike]) -> tupl
     return (*stored, *extra)
 
 
-def sheet_figure(data: Mapping[str, Any], items: Sequence[ItemLike]) -> Figure:
+def sheet_figure(data: Mapping[str, object], items: Sequence[ItemLike]) -> Figure:
     """The character as the engine sees it, from the sheet and its equipped items."""
     skills = {
-        k: int(v)
+        k: whole(v)
         for k, v in {
-            **(data.get("extra_skills") or {}),
-            **(data.get("skills") or {}),
-            **(data.get("specializations") or {}),
+            **section(data, "extra_skills"),
+            **section(data, "skills"),
+            **section(data, "specializations"),
         }.items()
         if v is not None
     }
@@ -433,13 +488,13 @@ def sheet_figure(data: Mapping[str, Any], items: Sequence[ItemLike]) -> Figure:
     return Figure(
         id="sheet",
         skills=skills,
-        monsterstufe=int(monsterstufe) if monsterstufe is not None else None,
-        lp=int(data.get("lp", 0)),
-        lp_max=int(data.get("lp_max", 0)),
-        wp=int(data.get("wp", 0)),
-        wp_max=int(data.get("wp_max", 0)),
-        gp=int(data.get("gp", 0)),
-        gp_max=int(data.get("gp_max", 0)),
+        monsterstufe=whole(monsterstufe) if monsterstufe is not None else None,
+        lp=whole(data.get("lp", 0)),
+        lp_max=whole(data.get("lp_max", 0)),
+        wp=whole(data.get("wp", 0)),
+        wp_max=whole(data.get("wp_max", 0)),
+        gp=whole(data.get("gp", 0)),
+        gp_max=whole(data.get("gp_max", 0)),
         rs=armour(data, items, "rs")[0],
         be=armour(data, items, "be")[0],
         conditions=sheet_conditions(data, items),
@@ -467,19 +522,19 @@ COMBAT_KEYS = {
 WITH_LP = frozenset({"conditions", "unconscious", "dead"})
 
 
-def _holds(data: Mapping[str, Any], key: str) -> bool:
+def _holds(data: Mapping[str, object], key: str) -> bool:
     """Whether the sheet has a place for the combat value ``key``."""
     if get_value(data, COMBAT_KEYS[key]) is not None:
         return True
     return key in WITH_LP and data.get("lp") is not None
 
 
-def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+def combat_values(data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, object]:
     """What a fight takes from the sheet at every step: the current values, conditions
     (with the Rucksack's) and the worn armour's RS and BE. Only what the sheet holds: a value
     the GM fixed in the sheet's ``statblock`` stays the stat block's."""
     fig = sheet_figure(data, items)
-    values: dict[str, Any] = {
+    values: dict[str, object] = {
         "lp": fig.lp,
         "lp_max": fig.lp_max,
         "wp": fig.wp,
@@ -498,21 +553,30 @@ def combat_values(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[st
     if data.get("skills"):
         out["skills"] = dict(fig.skills)
     block = data.get("statblock")
-    fixed: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
+    fixed: Mapping[str, object] = block if isinstance(block, Mapping) else {}
     out.update({k: v for k, v in (("rs", fig.rs), ("be", fig.be)) if k not in fixed})
     return out
 
 
-def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+def _zustand(data: object) -> Zustand:
+    """A Zustand as a fight's values hold it (``combat_values``' ``conditions``)."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"not a Zustand: {data!r}")
+    return Zustand(**data)
+
+
+def sheet_values(data: Mapping[str, object], values: Mapping[str, object]) -> dict[str, object]:
     """Sheet key → value for what a fight changed (``combat_values``' keys), for the keys the
     sheet holds; the Rucksack's «eingeschränkt» stays the inventory's."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in values.items():
         sheet_key = COMBAT_KEYS.get(key)
         if sheet_key is None or not _holds(data, key) or key.endswith("_max"):
             continue
         if key == "conditions":
-            zs = [Zustand(**z) for z in value]
+            if not isinstance(value, list):
+                raise TypeError(f"conditions is not a list: {value!r}")
+            zs = [_zustand(z) for z in value]
             value = {
                 z.label: z.key
                 for z in zs
@@ -522,7 +586,9 @@ def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str
     return out
 
 
-def follow_up(before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]) -> list[str]:
+def follow_up(
+    before: Mapping[str, object], data: dict[str, object], touched: Sequence[str]
+) -> list[str]:
     """LP or their maximum written on the sheet, also by creating or importing it: the
     engine's thresholds (§7) add their conditions. LP at or below a threshold count as
     having fallen to it (project decision, docs/rules/hh.md): a condition follows from the
@@ -532,19 +598,19 @@ def follow_up(before: Mapping[str, Any], data: dict[str, Any], touched: Sequence
     fig = Figure(
         id="sheet",
         skills={"Unbeugsamkeit": skill_value(data, "Unbeugsamkeit")},
-        lp=max(1, int(data.get("lp_max", 0))) + 1,
-        lp_max=int(data.get("lp_max", 0)),
+        lp=max(1, whole(data.get("lp_max", 0))) + 1,
+        lp_max=whole(data.get("lp_max", 0)),
         conditions=stored_conditions(data),
         dead=bool(data.get("dead", False)),
     )
     return _book_lp(data, fig)
 
 
-def _book_lp(data: dict[str, Any], fig: Figure) -> list[str]:
-    out = set_lp(fig, int(data["lp"]))
+def _book_lp(data: dict[str, object], fig: Figure) -> list[str]:
+    out = set_lp(fig, whole(data["lp"]))
     changed: list[str] = []
     conditions = {z.label: z.key for z in out.figure.conditions}
-    if conditions != dict(data.get("conditions") or {}):
+    if conditions != (data.get("conditions") or {}):
         data["conditions"] = conditions
         changed.append("conditions")
     if out.figure.dead and not data.get("dead"):
@@ -554,7 +620,7 @@ def _book_lp(data: dict[str, Any], fig: Figure) -> list[str]:
 
 
 def _view(
-    data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
+    data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
 ) -> SheetView:
     spuersinn = skill_value(data, "Spürsinn")
     be, be_parts = armour(data, items, "be")
@@ -563,7 +629,7 @@ def _view(
     state = inventory_state(data, items)
     load = state.load
     movement = movement_per_action(
-        int(data.get("bewegung", 0)), rule_options(settings), eingeschraenkt=state.encumbered
+        whole(data.get("bewegung", 0)), rule_options(settings), eingeschraenkt=state.encumbered
     )
     derived = [
         Derived("rs", "RS", str(rs), tuple((p.label, str(p.value)) for p in rs_parts)),
@@ -661,16 +727,16 @@ def parse_specializations(text: str) -> dict[str, int]:
     return out
 
 
-def show_resistances(value: Mapping[str, Any]) -> str:
-    return "\n".join(f"{k}: {RESISTANCE_LABELS.get(v, v)}" for k, v in value.items())
+def show_resistances(value: Mapping[str, object]) -> str:
+    return "\n".join(f"{k}: {RESISTANCE_LABELS.get(str(v), v)}" for k, v in value.items())
 
 
-def cross_check(data: Mapping[str, Any]) -> dict[str, str]:
+def cross_check(data: Mapping[str, object]) -> dict[str, str]:
     """Current LP, WP and GP at most their maximum."""
     errors: dict[str, str] = {}
     for cur, top in (("lp", "lp_max"), ("wp", "wp_max"), ("gp", "gp_max")):
-        if int(data.get(cur, 0)) > int(data.get(top, 0)):
-            errors[cur] = gettext("At most the maximum (%(max)d).", max=int(data.get(top, 0)))
+        if whole(data.get(cur, 0)) > whole(data.get(top, 0)):
+            errors[cur] = gettext("At most the maximum (%(max)d).", max=whole(data.get(top, 0)))
     return errors
 
 
@@ -709,7 +775,7 @@ def equip_problem(items: Sequence[ItemLike], item: ItemLike, slot: str) -> str |
 
 
 def rucksack_problem(
-    data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+    data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
 ) -> str | None:
     """Whether ``item`` fits into the Rucksack beside the others (Reisekunde places)."""
     check = hh_inventory.check_rucksack_add(
@@ -823,12 +889,12 @@ LUCK_OPTIONS = (
 )
 
 
-def roll_targets(data: Mapping[str, Any]) -> list[Target]:
+def roll_targets(data: Mapping[str, object]) -> list[Target]:
     out = [Target(f"skill:{s}", s) for s in SKILLS]
     if data.get("monsterstufe") is not None:
         out.append(Target("skill:Monsterstufe", "Monsterstufe"))
-    out += [Target(f"skill:{s}", s) for s in (data.get("extra_skills") or {})]
-    out += [Target(f"skill:{s}", s) for s in (data.get("specializations") or {})]
+    out += [Target(f"skill:{s}", s) for s in section(data, "extra_skills")]
+    out += [Target(f"skill:{s}", s) for s in section(data, "specializations")]
     out += [
         Target(f"attack:{s}", f"{s} (Angriff/Verteidigung, − BE)")
         for s in ("Kampfkunst", "Magiekunde")
@@ -837,14 +903,12 @@ def roll_targets(data: Mapping[str, Any]) -> list[Target]:
 
 
 def _probe_setup(
-    data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
+    data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest
 ) -> tuple[str, Breakdown, Figure]:
     """The Probe's label, its target with every modifier (one path: BE, conditions, the
     difficulty and the roller's modifier, ``app.rules.hh.modifiers``) and the figure."""
     kind, _, name = req.target.partition(":")
-    known = (
-        set(SKILLS) | set(data.get("specializations") or {}) | set(data.get("extra_skills") or {})
-    )
+    known = set(SKILLS) | set(section(data, "specializations")) | set(section(data, "extra_skills"))
     npc = data.get("monsterstufe") is not None
     if npc:
         known.add("Monsterstufe")
@@ -879,7 +943,7 @@ def _probe_setup(
     return label, target, figure
 
 
-def _probe_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+def _probe_odds(data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
     _label, target, _figure = _probe_setup(data, items, req)
     if req.luck == "auto_volltreffer":
         return Odds(gettext("Success chance: %(p)s", p="100 %"), (("Volltreffer", "100 %"),))
@@ -921,14 +985,14 @@ def _help(roller: Roller, req: RollRequest, target: Breakdown, figure: Figure) -
 
 
 def _probe_roll(
-    roller: Roller, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
+    roller: Roller, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest
 ) -> RollOutcome:
     label, target, figure = _probe_setup(data, items, req)
     helping = _help(roller, req, target, figure)
     if helping is not None:
         target = target.plus(helping.part)
     value, modifier = target.value, target.modifier
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     if req.luck == "auto_volltreffer":
         lucky = hh_luck.burn_for_volltreffer(figure, value, modifier)
         result = lucky.result
@@ -970,9 +1034,9 @@ SKILL_VALUE_MAX = 30
 DEFAULT_HOURS = {"kurz": rest_rules.SHORT_REST_GAP_MINUTES // 60, "lang": 0}
 
 
-def rest_records(data: Mapping[str, Any]) -> list[rest_rules.RestRecord]:
+def rest_records(data: Mapping[str, object]) -> list[rest_rules.RestRecord]:
     out: list[rest_rules.RestRecord] = []
-    for r in data.get(REST_RECORDS) or []:
+    for r in listing(data, REST_RECORDS):
         if isinstance(r, Mapping) and r.get("kind") in rest_rules.REST_MINUTES:
             try:
                 out.append(rest_rules.RestRecord(r["kind"], int(r["start"])))
@@ -987,9 +1051,9 @@ def clock_text(minute: int) -> str:
     return f"Tag {day + 1}, {rest_of_day // 60:02d}:{rest_of_day % 60:02d}"
 
 
-def _last_rest(data: Mapping[str, Any]) -> list[Derived]:
+def _last_rest(data: Mapping[str, object]) -> list[Derived]:
     """The sheet's last rest: when, and its rule text (the dice and what came back)."""
-    records = [r for r in data.get(REST_RECORDS) or [] if isinstance(r, Mapping)]
+    records = [r for r in listing(data, REST_RECORDS) if isinstance(r, Mapping)]
     last = max(rest_records(data), key=lambda r: r.end, default=None)
     if last is None:
         return []
@@ -1093,18 +1157,18 @@ def _healing_line(result: rest_rules.RestResult, healer: HelperSheet, target: Br
 
 
 def _rest_changes(
-    data: Mapping[str, Any], result: rest_rules.RestResult, detail: str
-) -> dict[str, Any]:
+    data: Mapping[str, object], result: rest_rules.RestResult, detail: str
+) -> dict[str, object]:
     after = result.participant("sheet").after
     assert result.record is not None
     records = [
         {"kind": r["kind"], "start": int(r["start"])}
-        for r in data.get(REST_RECORDS) or []
+        for r in listing(data, REST_RECORDS)
         if isinstance(r, Mapping) and r.get("kind") in rest_rules.REST_MINUTES
     ][-REST_RECORDS_KEPT + 1 :]
     record = result.record
     records.append({"kind": record.kind, "start": record.start, "detail": detail})
-    changes: dict[str, Any] = {
+    changes: dict[str, object] = {
         "lp": after.lp,
         "wp": after.wp,
         "gp": after.gp,
@@ -1115,18 +1179,18 @@ def _rest_changes(
         for z in after.conditions
         if not (z.key == "eingeschränkt" and z.cause == RUCKSACK_CAUSE)
     }
-    if conditions != dict(data.get("conditions") or {}):
+    if conditions != dict(section(data, "conditions")):
         changes["conditions"] = conditions
     return {k: v for k, v in changes.items() if data.get(k) != v}
 
 
 def rest(
     roller: Roller,
-    data: Mapping[str, Any],
+    data: Mapping[str, object],
     items: Sequence[ItemLike],
     key: str,
     params: Mapping[str, str],
-    settings: Mapping[str, Any],
+    settings: Mapping[str, object],
     healer: HelperSheet | None = None,
 ) -> Rest | str:
     """Kurze or Lange Rast (``app.rules.hh.rest``) on the sheet's own clock: the rest starts
@@ -1212,7 +1276,10 @@ def _check_number(
 
 
 def _check_basics(
-    data: Mapping[str, Any], items: Sequence[ItemLike], params: Mapping[str, str], item: ItemDraft
+    data: Mapping[str, object],
+    items: Sequence[ItemLike],
+    params: Mapping[str, str],
+    item: ItemDraft,
 ) -> tuple[int, int, bool, dict[str, str]]:
     """Price (the form's, else the item's), modifier, pay, and the errors of all three."""
     errors: dict[str, str] = {}
@@ -1229,14 +1296,14 @@ def _check_basics(
     return price or 0, modifier or 0, pay, errors
 
 
-def _purse(data: Mapping[str, Any]) -> int:
+def _purse(data: Mapping[str, object]) -> int:
     try:
-        return max(0, int(data.get(LIRA, 0) or 0))
+        return max(0, whole(data.get(LIRA, 0) or 0))
     except (TypeError, ValueError):
         return 0
 
 
-def _short_purse(data: Mapping[str, Any], cost: int) -> str | None:
+def _short_purse(data: Mapping[str, object], cost: int) -> str | None:
     have = _purse(data)
     if cost <= have:
         return None
@@ -1245,7 +1312,7 @@ def _short_purse(data: Mapping[str, Any], cost: int) -> str | None:
 
 def _procure(
     roller: Roller,
-    data: Mapping[str, Any],
+    data: Mapping[str, object],
     items: Sequence[ItemLike],
     params: Mapping[str, str],
     item: ItemDraft,
@@ -1273,7 +1340,7 @@ def _procure(
         assert result.target is not None
         lines = [f"{result.target.describe()}: {result.probe.describe()}"]
     lines.append("gefunden" if result.found else "nicht erhältlich")
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     if result.found and pay and price:
         changes[LIRA] = _purse(data) - price
         lines.append(f"−{price} Lira")
@@ -1284,7 +1351,7 @@ def _procure(
 
 def _craft(
     roller: Roller,
-    data: Mapping[str, Any],
+    data: Mapping[str, object],
     items: Sequence[ItemLike],
     params: Mapping[str, str],
     item: ItemDraft,
@@ -1323,7 +1390,7 @@ def _craft(
     lines = [f"{plan.target.describe()} → Güte {plan.reachable} erreichbar"]
     lines.append(f"Probe {outcome.probe.describe()}" if outcome.probe else "ohne Probe")
     lines.append(f"{plan.hours} h")
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     if pay and cost:
         changes[LIRA] = _purse(data) - cost
         lines.append(f"−{cost} Lira")
@@ -1335,7 +1402,7 @@ def _craft(
 
 def check(
     roller: Roller,
-    data: Mapping[str, Any],
+    data: Mapping[str, object],
     items: Sequence[ItemLike],
     key: str,
     params: Mapping[str, str],
@@ -1358,39 +1425,39 @@ GROWTH = "companion_growth"
 BOOKED_GROWTH = ("bewegung", "rs")
 
 
-def new_companion() -> dict[str, Any]:
+def new_companion() -> HHSheetData:
     """A new Gefährte: an NSC sheet at Monsterstufe 1 without XP; the player or GM types
     the spirit's values (docs/rules/hh.md, "Gefährten")."""
-    return {**_npc_default(), "monsterstufe": 1, "xp": 0, GROWTH: {}}
+    return {**_npc_default(), "monsterstufe": 1, "xp": 0, "companion_growth": {}}
 
 
 def share_xp(
-    hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
-) -> tuple[dict[str, Any], dict[str, Any]] | str:
+    hero: Mapping[str, object], companion: Mapping[str, object] | None, amount: int
+) -> tuple[dict[str, object], dict[str, object]] | str:
     """XP the hero gains; with «Band der Erfahrung» the chosen Gefährte gains as many."""
     if not 1 <= amount <= XP_GAIN_MAX:
         return gettext("Between %(min)d and %(max)d.", min=1, max=XP_GAIN_MAX)
-    hero_xp = int(hero.get("xp", 0) or 0) + amount
+    hero_xp = whole(hero.get("xp", 0) or 0) + amount
     if hero_xp > XP_MAX:
         return gettext("At most %(max)d XP.", max=XP_MAX)
     if companion is None:
         return {"xp": hero_xp}, {}
-    return {"xp": hero_xp}, {"xp": int(companion.get("xp", 0) or 0) + amount}
+    return {"xp": hero_xp}, {"xp": whole(companion.get("xp", 0) or 0) + amount}
 
 
-def _growth(data: Mapping[str, Any], key: str) -> Fraction:
+def _growth(data: Mapping[str, object], key: str) -> Fraction:
     try:
-        return Fraction(str((data.get(GROWTH) or {}).get(key, "0")))
+        return Fraction(str(section(data, GROWTH).get(key, "0")))
     except (ValueError, ZeroDivisionError):
         return Fraction(0)
 
 
-def companion_stats(data: Mapping[str, Any]) -> companions.CompanionStats:
+def companion_stats(data: Mapping[str, object]) -> companions.CompanionStats:
     """The sheet's values as the engine's stats (Bewegung and RS with their kept growth)."""
-    level = int(data.get("monsterstufe") or 0)
+    level = whole(data.get("monsterstufe") or 0)
     stats = companions.companion_stats(
-        level, bewegung=int(data.get("bewegung", 0) or 0), rs=int(data.get("rs", 0) or 0),
-        lp=int(data.get("lp_max", 0) or 0),
+        level, bewegung=whole(data.get("bewegung", 0) or 0), rs=whole(data.get("rs", 0) or 0),
+        lp=whole(data.get("lp_max", 0) or 0),
     )  # fmt: skip
     return replace(
         stats,
@@ -1399,7 +1466,7 @@ def companion_stats(data: Mapping[str, Any]) -> companions.CompanionStats:
     )
 
 
-def raise_companion(data: Mapping[str, Any]) -> dict[str, Any] | str:
+def raise_companion(data: Mapping[str, object]) -> dict[str, object] | str:
     """One Monsterstufe up for its XP (``companions.level_up``): Monsterstufe +1 (every
     Probe not listed), each listed Fertigkeit +1, LP max and LP +2, Bewegung and RS +½
     kept exact; Initiative and Reaktionen follow from Spürsinn (docs/rules/hh.md)."""
@@ -1409,32 +1476,32 @@ def raise_companion(data: Mapping[str, Any]) -> dict[str, Any] | str:
     if stats.level < 1:
         return gettext("Enter the Gefährte's Monsterstufe first.")
     up = companions.level_up(stats, stats.level + 1)
-    xp = int(data.get("xp", 0) or 0)
+    xp = whole(data.get("xp", 0) or 0)
     if xp < up.xp_cost:
         return gettext(
             "Monsterstufe %(level)d costs %(cost)d XP; the Gefährte has %(xp)d.",
             level=up.after.level, cost=up.xp_cost, xp=xp,
         )  # fmt: skip
-    whole = up.after.effective()
-    skills = {k: (v + 1 if v is not None else v) for k, v in (data.get("skills") or {}).items()}
-    gained_lp = whole["lp"] - int(data.get("lp_max", 0) or 0)
+    effective = up.after.effective()
+    skills = {k: (whole(v) + 1 if v is not None else v) for k, v in section(data, "skills").items()}
+    gained_lp = effective["lp"] - whole(data.get("lp_max", 0) or 0)
     return {
         "monsterstufe": up.after.level,
         "xp": xp - up.xp_cost,
         "skills": skills,
-        "lp_max": whole["lp"],
-        "lp": int(data.get("lp", 0) or 0) + gained_lp,
-        **{k: whole[k] for k in BOOKED_GROWTH},
-        GROWTH: {k: str(getattr(up.after, k) - whole[k]) for k in BOOKED_GROWTH},
+        "lp_max": effective["lp"],
+        "lp": whole(data.get("lp", 0) or 0) + gained_lp,
+        **{k: effective[k] for k in BOOKED_GROWTH},
+        GROWTH: {k: str(getattr(up.after, k) - effective[k]) for k in BOOKED_GROWTH},
     }
 
 
-def _companion_derived(data: Mapping[str, Any]) -> list[Derived]:
+def _companion_derived(data: Mapping[str, object]) -> list[Derived]:
     """A Gefährte's Steigerungskosten and what it carries (LP ÷ 2 places)."""
     if not data.get(COMPANION_OF):
         return []
-    level = int(data.get("monsterstufe") or 0)
-    out = [Derived("carry", "Traglast", f"{companions.carry_places(int(data.get('lp', 0)))} IP")]
+    level = whole(data.get("monsterstufe") or 0)
+    out = [Derived("carry", "Traglast", f"{companions.carry_places(whole(data.get('lp', 0)))} IP")]
     if level >= 1:
         cost = companions.level_up_cost(level + 1)
         out.append(
@@ -1451,13 +1518,13 @@ def _companion_derived(data: Mapping[str, Any]) -> list[Derived]:
 # --- combat --------------------------------------------------------------------------------
 
 
-def _die_sides(text: Any, default: int) -> int:
+def _die_sides(text: object, default: int) -> int:
     """``"W10"`` / ``"1W10"`` / ``"d8"`` → 10 / 10 / 8."""
     digits = str(text or "").lower().replace("d", "w").rpartition("w")[2]
     return int(digits) if digits.isdigit() else default
 
 
-def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+def combat_statblock(data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, object]:
     be = armour(data, items, "be")[0]
     spuersinn = skill_value(data, "Spürsinn")
     kampfkunst = skill_value(data, "Kampfkunst")
@@ -1466,15 +1533,15 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
     npc = data.get("monsterstufe") is not None
     beute = data.get("beute") or []
     return {
-        "monsterstufe": int(data.get("monsterstufe") or 0),
+        "monsterstufe": whole(data.get("monsterstufe") or 0),
         "gefahr": str(data.get("gefahr") or "") if npc else "",
         "beute": ", ".join(beute) if isinstance(beute, list) else str(beute),
-        "resistenzen": dict(data.get("resistances") or {}),
-        "lp": int(data.get("lp_max", 20)),
+        "resistenzen": dict(section(data, "resistances")),
+        "lp": whole(data.get("lp_max", 20)),
         "rs": armour(data, items, "rs")[0],
         "be": be,
         "initiative": hh.initiative(spuersinn, be),
-        "bewegung": int(data.get("bewegung", 8)),
+        "bewegung": whole(data.get("bewegung", 8)),
         "angriff": kampfkunst,
         "verteidigung": kampfkunst,
         "magiekunde": skill_value(data, "Magiekunde"),
@@ -1482,7 +1549,7 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
         "willenskraft": skill_value(data, "Willenskraft"),
         "interaktion": skill_value(data, "Interaktion"),
         "glueck": skill_value(data, "Glück"),
-        "gp": int(data.get("gp_max", 0)),
+        "gp": whole(data.get("gp_max", 0)),
         "waffe": weapon.name if weapon is not None else "Waffenlos",
         "schaden_w": _die_sides(fields.get("damage"), 10),
         "schaden_bonus": int(fields.get("damage_bonus", 0)),
@@ -1514,40 +1581,40 @@ class HHSystem:
     def fields(self, kind: str) -> list[FieldSpec]:
         return _npc_fields() if kind == "npc" else _pc_fields()
 
-    def default_data(self, kind: str) -> dict[str, Any]:
-        return _npc_default() if kind == "npc" else _pc_default()
+    def default_data(self, kind: str) -> dict[str, object]:
+        return dict(_npc_default() if kind == "npc" else _pc_default())
 
     def view(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
+        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
     ) -> SheetView:
         return _view(data, items, settings)
 
-    def cross_check(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
+    def cross_check(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
         return cross_check(data)
 
     def follow_up(
-        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+        self, before: Mapping[str, object], data: dict[str, object], touched: Sequence[str]
     ) -> list[str]:
         return follow_up(before, data, touched)
 
     def starter_items(self) -> list[StarterItem]:
         return list(STARTERS)
 
-    def default_container(self, data: Mapping[str, Any]) -> str | None:
+    def default_container(self, data: Mapping[str, object]) -> str | None:
         return RUCKSACK if bool(data.get("wears_rucksack", True)) else None
 
     def equip_problem(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike, slot: str
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike, slot: str
     ) -> str | None:
         return equip_problem(items, item, slot)
 
     def stow_problem(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
     ) -> str | None:
         return rucksack_problem(data, items, item) if item.container == RUCKSACK else None
 
     def edit_problems(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
     ) -> dict[str, str]:
         """A changed size or slot list must still fit where the item is."""
         if item.container == RUCKSACK:
@@ -1558,24 +1625,24 @@ class HHSystem:
             return {"slot": problem} if problem else {}
         return {}
 
-    def import_problem(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> str | None:
+    def import_problem(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> str | None:
         if inventory_state(data, items).load.over_capacity:
             return gettext("The items do not fit into the Rucksack.")
         return None
 
-    def roll_targets(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Target]:
+    def roll_targets(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> list[Target]:
         return roll_targets(data)
 
-    def odds(self, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+    def odds(self, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
         return _probe_odds(data, items, req)
 
-    def roll_visibility(self, req: RollRequest, settings: Mapping[str, Any]) -> str:
+    def roll_visibility(self, req: RollRequest, settings: Mapping[str, object]) -> str:
         return req.visibility
 
     def roll(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         req: RollRequest,
     ) -> RollOutcome:
@@ -1584,11 +1651,11 @@ class HHSystem:
     def rest(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         key: str,
         params: Mapping[str, str],
-        settings: Mapping[str, Any],
+        settings: Mapping[str, object],
         healer: HelperSheet | None = None,
     ) -> Rest | str:
         return rest(roller, data, items, key, params, settings, healer)
@@ -1596,35 +1663,39 @@ class HHSystem:
     def check(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         key: str,
         params: Mapping[str, str],
         item: ItemDraft,
-        settings: Mapping[str, Any],
+        settings: Mapping[str, object],
     ) -> SheetCheck | dict[str, str]:
         return check(roller, data, items, key, params, item)
 
-    def new_companion(self) -> dict[str, Any] | None:
-        return new_companion()
+    def new_companion(self) -> dict[str, object] | None:
+        return dict(new_companion())
 
     def share_xp(
-        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
-    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        self, hero: Mapping[str, object], companion: Mapping[str, object] | None, amount: int
+    ) -> tuple[dict[str, object], dict[str, object]] | str:
         return share_xp(hero, companion, amount)
 
-    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+    def raise_companion(self, data: Mapping[str, object]) -> dict[str, object] | str:
         return raise_companion(data)
 
     def combat_statblock(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike]
-    ) -> dict[str, Any]:
+        self, data: Mapping[str, object], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         return combat_statblock(data, items)
 
-    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    def combat_values(
+        self, data: Mapping[str, object], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         return combat_values(data, items)
 
-    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    def sheet_values(
+        self, data: Mapping[str, object], values: Mapping[str, object]
+    ) -> dict[str, object]:
         return sheet_values(data, values)
 
 

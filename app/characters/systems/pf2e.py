@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TypedDict
 
 from app.characters.catalog import ItemField, StarterItem
 from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
@@ -22,7 +22,9 @@ from app.characters.sheets import (
     ItemLike,
     SheetView,
     percent,
+    section,
     signed,
+    whole,
 )
 from app.characters.systems.protocol import Rest, SheetPartials
 from app.i18n import N_, gettext
@@ -113,7 +115,36 @@ def _fields() -> list[FieldSpec]:
     return out
 
 
-def _default() -> dict[str, Any]:
+class PF2eSheetData(TypedDict, total=False):
+    """A PF2e sheet's JSON (``Character.data``): what :meth:`PF2eSystem.default_data`
+    writes, plus stat block values the GM fixed. Sheets from before a field existed may
+    lack it."""
+
+    level: int
+    hp: int
+    hp_max: int
+    wounded: int
+    doomed: int
+    dead: bool
+    spell_attribute: str
+    #: Attribute key (``app.rules.pf2e.Attribute``) → modifier.
+    attributes: dict[str, int]
+    #: Proficiency → rank key (``untrained`` … ``legendary``).
+    ranks: dict[str, str]
+    #: Skill → rank key.
+    skills: dict[str, str]
+    #: Stat block values the GM fixed for fights (``app.encounters.statblocks.pf2e``).
+    statblock: dict[str, object]
+
+
+class StrikeStrength(TypedDict):
+    """Stärke on a Strike's damage and how the Strike delivers it (pf2e.md §3)."""
+
+    staerke: int
+    lieferung: str
+
+
+def _default() -> PF2eSheetData:
     return {
         "level": 1,
         "hp": 15,
@@ -137,20 +168,20 @@ def _default() -> dict[str, Any]:
     }
 
 
-def _attr(data: Mapping[str, Any], name: str) -> int:
-    return int((data.get("attributes") or {}).get(name, 0))
+def _attr(data: Mapping[str, object], name: str) -> int:
+    return whole(section(data, "attributes").get(name, 0))
 
 
-def _rank(data: Mapping[str, Any], name: str) -> str:
-    rank = (data.get("ranks") or {}).get(name, "untrained")
-    return rank if rank in RANK_KEYS else "untrained"
+def _rank(data: Mapping[str, object], name: str) -> str:
+    rank = section(data, "ranks").get(name, "untrained")
+    return rank if isinstance(rank, str) and rank in RANK_KEYS else "untrained"
 
 
 def statistic(
-    data: Mapping[str, Any], items: Sequence[ItemLike], target: str
+    data: Mapping[str, object], items: Sequence[ItemLike], target: str
 ) -> pf2e.Statistic | None:
     """The engine statistic for a rollable/derived target, or ``None`` if unknown."""
-    level = int(data.get("level", 1))
+    level = whole(data.get("level", 1))
     kind, _, name = target.partition(":")
     if kind == "secret":
         inner = _secret_statistic_key(name)
@@ -168,12 +199,12 @@ def statistic(
             attribute_modifier=_attr(data, save.attribute.value),
         )
     if kind == "skill" and name in SKILLS:
-        rank = (data.get("skills") or {}).get(name, "untrained")
+        rank = section(data, "skills").get(name, "untrained")
         return pf2e.skill(
             name,
             SKILLS[name],
             level=level,
-            rank=rank if rank in RANK_KEYS else "untrained",
+            rank=rank if isinstance(rank, str) and rank in RANK_KEYS else "untrained",
             attribute_modifier=_attr(data, SKILLS[name]),
         )
     if kind == "spell":
@@ -225,7 +256,7 @@ def statistic(
     return None
 
 
-def strike_strength(data: Mapping[str, Any], weapon: ItemLike) -> dict[str, Any]:
+def strike_strength(data: Mapping[str, object], weapon: ItemLike) -> StrikeStrength:
     """What a Strike with ``weapon`` needs for the Stärke part of its damage (pf2e.md §3)."""
     f = weapon.fields or {}
     delivery = pf2e.delivery_of(
@@ -258,7 +289,7 @@ def _breakdown(stat: pf2e.Statistic) -> tuple[tuple[str, str], ...]:
     return parts + ignored
 
 
-def _view(data: Mapping[str, Any], items: Sequence[ItemLike]) -> SheetView:
+def _view(data: Mapping[str, object], items: Sequence[ItemLike]) -> SheetView:
     derived: list[Derived] = []
 
     def add(key: str, target: str, *, dc: bool = True, as_dc: bool = False) -> None:
@@ -289,17 +320,17 @@ def _view(data: Mapping[str, Any], items: Sequence[ItemLike]) -> SheetView:
     for name in SKILLS:
         add(f"skill:{name}", f"skill:{name}")
     conditions = tuple(
-        f"{label} {int(data.get(key) or 0)}"
+        f"{label} {whole(data.get(key) or 0)}"
         for key, label in (("wounded", "verwundet"), ("doomed", "todgeweiht"))
-        if int(data.get(key) or 0)
+        if whole(data.get(key) or 0)
     )
     return SheetView(tuple(derived), conditions=conditions)
 
 
-def cross_check(data: Mapping[str, Any]) -> dict[str, str]:
+def cross_check(data: Mapping[str, object]) -> dict[str, str]:
     """Current TP at most the maximum."""
-    if int(data.get("hp", 0)) > int(data.get("hp_max", 0)):
-        return {"hp": gettext("At most the maximum (%(max)d).", max=int(data.get("hp_max", 0)))}
+    if whole(data.get("hp", 0)) > whole(data.get("hp_max", 0)):
+        return {"hp": gettext("At most the maximum (%(max)d).", max=whole(data.get("hp_max", 0)))}
     return {}
 
 
@@ -412,10 +443,10 @@ STARTERS = [
 # --- rolls ---------------------------------------------------------------------------------
 
 
-def roll_targets(data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Target]:
+def roll_targets(data: Mapping[str, object], items: Sequence[ItemLike]) -> list[Target]:
     keys = ["perception", "save:fortitude", "save:reflex", "save:will", "spell"]
     keys += [f"attack:{i.id}" for i in items if i.equipped and i.slot == "weapon"]
-    keys += [f"skill:{s}" for s in (data.get("skills") or {})]
+    keys += [f"skill:{s}" for s in section(data, "skills")]
     keys += ["secret:search", "secret:sense_motive"]
     keys += [f"secret:recall:{s}" for s in sorted(RECALL_SKILLS)]
     out: list[Target] = []
@@ -444,7 +475,7 @@ def _secret_statistic_key(name: str) -> str | None:
     return None
 
 
-def roll_visibility(req: RollRequest, settings: Mapping[str, Any]) -> str:
+def roll_visibility(req: RollRequest, settings: Mapping[str, object]) -> str:
     """Checks the rules make secret (``SECRET_ACTIONS``) are a Verdeckter Wurf while the
     campaign's ``secret_checks`` is «secret» (the default); with «open» the roller chooses."""
     secret = req.target.startswith("secret:") and settings.get("secret_checks") != "open"
@@ -473,7 +504,7 @@ def degree_odds(
 
 
 def _check_setup(
-    data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
+    data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest
 ) -> tuple[pf2e.Statistic, list[pf2e.Modifier], bool]:
     stat = statistic(data, items, req.target)
     if stat is None or req.target == "ac":
@@ -494,7 +525,7 @@ def _check_setup(
     return stat, extra, is_attack
 
 
-def _check_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+def _check_odds(data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
     stat, extra, is_attack = _check_setup(data, items, req)
     modifier = stat.with_modifiers(extra).modifier
     if req.dc is None:
@@ -511,7 +542,7 @@ def _check_odds(data: Mapping[str, Any], items: Sequence[ItemLike], req: RollReq
 
 
 def _check_roll(
-    roller: Roller, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest
+    roller: Roller, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest
 ) -> RollOutcome:
     stat, extra, is_attack = _check_setup(data, items, req)
     result = pf2e.roll_check(
@@ -545,7 +576,7 @@ def _check_roll(
 # --- combat --------------------------------------------------------------------------------
 
 
-def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+def combat_statblock(data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, object]:
     def modifier(target: str) -> int:
         stat = statistic(data, items, target)
         return stat.modifier if stat is not None else 0
@@ -571,16 +602,16 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
             }
         )
     return {
-        "stufe": int(data.get("level", 1)),
+        "stufe": whole(data.get("level", 1)),
         "wahrnehmung": modifier("perception"),
         "rk": armor.dc if armor is not None else 10,
         "zaehigkeit": modifier("save:fortitude"),
         "reflex": modifier("save:reflex"),
         "wille": modifier("save:will"),
-        "tp": int(data.get("hp_max", 15)),
+        "tp": whole(data.get("hp_max", 15)),
         #: Verwundet and Todgeweiht outlast a fight (docs/rules/pf2e.md §9).
-        "verwundet": int(data.get("wounded") or 0),
-        "todgeweiht": int(data.get("doomed") or 0),
+        "verwundet": whole(data.get("wounded") or 0),
+        "todgeweiht": whole(data.get("doomed") or 0),
         "angriffe": strikes,
         #: The spell attack modifier (its Zauber-SG is 10 more), if the sheet casts at all.
         "zauberangriff": modifier("spell") if _rank(data, "spellcasting") != "untrained" else None,
@@ -593,25 +624,25 @@ def combat_statblock(data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict
 SHEET_STATE = ("hp", "wounded", "doomed", "dead")
 
 
-def combat_values(data: Mapping[str, Any]) -> dict[str, Any]:
+def combat_values(data: Mapping[str, object]) -> dict[str, object]:
     """What a fight takes from the sheet at every step: current and maximum HP, Verwundet,
     Todgeweiht, dead — what the sheet holds; a maximum the GM fixed in the sheet's
     ``statblock`` stays the stat block's."""
     block = data.get("statblock")
-    fixed: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
-    values: dict[str, Any] = {
-        "hp": int(data.get("hp") or 0),
-        "wounded": int(data.get("wounded") or 0),
-        "doomed": int(data.get("doomed") or 0),
+    fixed: Mapping[str, object] = block if isinstance(block, Mapping) else {}
+    values: dict[str, object] = {
+        "hp": whole(data.get("hp") or 0),
+        "wounded": whole(data.get("wounded") or 0),
+        "doomed": whole(data.get("doomed") or 0),
         "dead": bool(data.get("dead", False)),
     }
     out = {k: v for k, v in values.items() if k in data}
     if "hp_max" in data and "tp" not in fixed:
-        out["hp_max"] = int(data["hp_max"])
+        out["hp_max"] = whole(data["hp_max"])
     return out
 
 
-def sheet_values(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+def sheet_values(data: Mapping[str, object], values: Mapping[str, object]) -> dict[str, object]:
     """Sheet field → value for what a fight changed, for the fields the sheet holds; death
     also on a sheet made before it had the field."""
     out = {key: values[key] for key in SHEET_STATE if key in values and key in data}
@@ -639,59 +670,59 @@ class PF2eSystem:
     def fields(self, kind: str) -> list[FieldSpec]:
         return _fields()
 
-    def default_data(self, kind: str) -> dict[str, Any]:
-        return _default()
+    def default_data(self, kind: str) -> dict[str, object]:
+        return dict(_default())
 
     def view(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
+        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
     ) -> SheetView:
         return _view(data, items)
 
-    def cross_check(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
+    def cross_check(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
         return cross_check(data)
 
     def follow_up(
-        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+        self, before: Mapping[str, object], data: dict[str, object], touched: Sequence[str]
     ) -> list[str]:
         return []
 
     def starter_items(self) -> list[StarterItem]:
         return list(STARTERS)
 
-    def default_container(self, data: Mapping[str, Any]) -> str | None:
+    def default_container(self, data: Mapping[str, object]) -> str | None:
         return None
 
     def equip_problem(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike, slot: str
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike, slot: str
     ) -> str | None:
         return equip_problem(items, item, slot)
 
     def stow_problem(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
     ) -> str | None:
         return None
 
     def edit_problems(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
     ) -> dict[str, str]:
         return {}
 
-    def import_problem(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> str | None:
+    def import_problem(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> str | None:
         return None
 
-    def roll_targets(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Target]:
+    def roll_targets(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> list[Target]:
         return roll_targets(data, items)
 
-    def odds(self, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+    def odds(self, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
         return _check_odds(data, items, req)
 
-    def roll_visibility(self, req: RollRequest, settings: Mapping[str, Any]) -> str:
+    def roll_visibility(self, req: RollRequest, settings: Mapping[str, object]) -> str:
         return roll_visibility(req, settings)
 
     def roll(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         req: RollRequest,
     ) -> RollOutcome:
@@ -700,11 +731,11 @@ class PF2eSystem:
     def rest(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         key: str,
         params: Mapping[str, str],
-        settings: Mapping[str, Any],
+        settings: Mapping[str, object],
         healer: HelperSheet | None = None,
     ) -> Rest | str:
         if healer is not None:
@@ -712,14 +743,18 @@ class PF2eSystem:
         return gettext("This rest does not exist in this rule system.")
 
     def combat_statblock(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike]
-    ) -> dict[str, Any]:
+        self, data: Mapping[str, object], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         return combat_statblock(data, items)
 
-    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    def combat_values(
+        self, data: Mapping[str, object], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         return combat_values(data)
 
-    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    def sheet_values(
+        self, data: Mapping[str, object], values: Mapping[str, object]
+    ) -> dict[str, object]:
         return sheet_values(data, values)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from app.characters.catalog import ItemField, StarterItem
 from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target
@@ -47,7 +47,7 @@ class SheetPartials:
 class Rest:
     """What a rest from the sheet changes: data key → new value, and the rule text."""
 
-    changes: Mapping[str, Any]
+    changes: Mapping[str, object]
     detail: str
 
 
@@ -59,7 +59,7 @@ class ItemDraft:
     name: str
     quantity: int = 1
     price: int | None = None
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
     description: str = ""
 
 
@@ -70,7 +70,7 @@ class SheetCheck:
     and the rule text with every face."""
 
     success: bool
-    changes: Mapping[str, Any]
+    changes: Mapping[str, object]
     item: ItemDraft | None
     detail: str
 
@@ -91,20 +91,20 @@ class CharacterCore(Protocol):
         """The editable fields of a sheet of ``kind`` (``pc`` or ``npc``)."""
         ...
 
-    def default_data(self, kind: str) -> dict[str, Any]: ...
+    def default_data(self, kind: str) -> dict[str, object]: ...
 
     def view(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], settings: Mapping[str, Any]
+        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
     ) -> SheetView:
         """Derived values, warnings, conditions and load, from the engines."""
         ...
 
-    def cross_check(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, str]:
+    def cross_check(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
         """Rules over several fields (current ≤ maximum, creation limits): field → message."""
         ...
 
     def follow_up(
-        self, before: Mapping[str, Any], data: dict[str, Any], touched: Sequence[str]
+        self, before: Mapping[str, object], data: dict[str, object], touched: Sequence[str]
     ) -> list[str]:
         """Adjust fields that a change makes invalid or that follow from the values (in
         place); returns the keys changed. ``before`` is the sheet before the change (the
@@ -126,29 +126,29 @@ class Inventory(Protocol):
 
     def starter_items(self) -> list[StarterItem]: ...
 
-    def default_container(self, data: Mapping[str, Any]) -> str | None:
+    def default_container(self, data: Mapping[str, object]) -> str | None:
         """Where a new, unequipped or received item goes."""
         ...
 
     def equip_problem(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike, slot: str
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike, slot: str
     ) -> str | None:
         """Why ``item`` cannot be equipped in ``slot`` (``items``: the sheet's, with it)."""
         ...
 
     def stow_problem(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
     ) -> str | None:
         """Why ``item`` cannot stay in its container (``items``: the sheet's, with it)."""
         ...
 
     def edit_problems(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike], item: ItemLike
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
     ) -> dict[str, str]:
         """What an edit of ``item``'s fields breaks where it is: field → message."""
         ...
 
-    def import_problem(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> str | None:
+    def import_problem(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> str | None:
         """Why an imported sheet cannot carry ``items``."""
         ...
 
@@ -172,15 +172,15 @@ class SheetRolls(Protocol):
         """Glück options declared before a roll (empty: the dialog shows none)."""
         ...
 
-    def roll_targets(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> list[Target]:
+    def roll_targets(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> list[Target]:
         """What a click on the sheet may roll."""
         ...
 
-    def odds(self, data: Mapping[str, Any], items: Sequence[ItemLike], req: RollRequest) -> Odds:
+    def odds(self, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
         """The chance before rolling (raises ``ValidationFailed`` at the bad field)."""
         ...
 
-    def roll_visibility(self, req: RollRequest, settings: Mapping[str, Any]) -> str:
+    def roll_visibility(self, req: RollRequest, settings: Mapping[str, object]) -> str:
         """Who sees this roll, as the campaign's rule options demand (PF2e: checks the rules
         make secret are a Verdeckter Wurf, ``"gm"``); otherwise the roller's choice."""
         ...
@@ -188,7 +188,7 @@ class SheetRolls(Protocol):
     def roll(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         req: RollRequest,
     ) -> RollOutcome: ...
@@ -206,11 +206,11 @@ class Rests(Protocol):
     def rest(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         key: str,
         params: Mapping[str, str],
-        settings: Mapping[str, Any],
+        settings: Mapping[str, object],
         healer: HelperSheet | None = None,
     ) -> Rest | str:
         """What the rest ``key`` changes, or why it cannot be taken now (a message).
@@ -234,12 +234,12 @@ class SheetChecks(Protocol):
     def check(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         key: str,
         params: Mapping[str, str],
         item: ItemDraft,
-        settings: Mapping[str, Any],
+        settings: Mapping[str, object],
     ) -> SheetCheck | dict[str, str]:
         """The guided check ``key`` about ``item``, or why it cannot be made (field →
         message; nothing rolled then). ``params``: the check form's fields."""
@@ -250,18 +250,18 @@ class SheetChecks(Protocol):
 class Companions(Protocol):
     """Companion sheets bound to a hero (H&H Gefährten)."""
 
-    def new_companion(self) -> dict[str, Any] | None:
+    def new_companion(self) -> dict[str, object] | None:
         """The data of a new companion sheet (``None``: the system has no companions)."""
         ...
 
     def share_xp(
-        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
-    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        self, hero: Mapping[str, object], companion: Mapping[str, object] | None, amount: int
+    ) -> tuple[dict[str, object], dict[str, object]] | str:
         """XP the hero gains, shared with ``companion`` (H&H «Band der Erfahrung»): the
         changes of both sheets, or why not (a message)."""
         ...
 
-    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+    def raise_companion(self, data: Mapping[str, object]) -> dict[str, object] | str:
         """A companion's next level for its XP: the sheet's changes, or why not."""
         ...
 
@@ -271,17 +271,21 @@ class CombatSheet(Protocol):
     """What a fight takes from the sheet and gives back (issue 13)."""
 
     def combat_statblock(
-        self, data: Mapping[str, Any], items: Sequence[ItemLike]
-    ) -> dict[str, Any]:
+        self, data: Mapping[str, object], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         """The encounter stat block (the keys of the system's bestiary schema)."""
         ...
 
-    def combat_values(self, data: Mapping[str, Any], items: Sequence[ItemLike]) -> dict[str, Any]:
+    def combat_values(
+        self, data: Mapping[str, object], items: Sequence[ItemLike]
+    ) -> dict[str, object]:
         """The values a fight takes from the sheet at every step (one truth, issue 13):
         current resources, conditions, worn armour. ``{}``: the fight keeps its own."""
         ...
 
-    def sheet_values(self, data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    def sheet_values(
+        self, data: Mapping[str, object], values: Mapping[str, object]
+    ) -> dict[str, object]:
         """Sheet key → value for ``values`` as a fight left them (``combat_values``' keys),
         for the keys the sheet ``data`` holds."""
         ...
@@ -301,11 +305,11 @@ class WithoutRests:
     def rest(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         key: str,
         params: Mapping[str, str],
-        settings: Mapping[str, Any],
+        settings: Mapping[str, object],
         healer: HelperSheet | None = None,
     ) -> Rest | str:
         return gettext("This rest does not exist in this rule system.")
@@ -320,12 +324,12 @@ class WithoutSheetChecks:
     def check(
         self,
         roller: Roller,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         items: Sequence[ItemLike],
         key: str,
         params: Mapping[str, str],
         item: ItemDraft,
-        settings: Mapping[str, Any],
+        settings: Mapping[str, object],
     ) -> SheetCheck | dict[str, str]:
         return {"check": gettext("This check does not exist in this rule system.")}
 
@@ -333,13 +337,13 @@ class WithoutSheetChecks:
 class WithoutCompanions:
     """What a system without Gefährten answers (:class:`Companions`; DS4, PF2e)."""
 
-    def new_companion(self) -> dict[str, Any] | None:
+    def new_companion(self) -> dict[str, object] | None:
         return None
 
     def share_xp(
-        self, hero: Mapping[str, Any], companion: Mapping[str, Any] | None, amount: int
-    ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        self, hero: Mapping[str, object], companion: Mapping[str, object] | None, amount: int
+    ) -> tuple[dict[str, object], dict[str, object]] | str:
         return gettext("This rule system has no Gefährten.")
 
-    def raise_companion(self, data: Mapping[str, Any]) -> dict[str, Any] | str:
+    def raise_companion(self, data: Mapping[str, object]) -> dict[str, object] | str:
         return gettext("This rule system has no Gefährten.")
