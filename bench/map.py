@@ -37,9 +37,10 @@ from app.characters.models import Character
 from app.config import Settings
 from app.core.viewer import Role, Viewer
 from app.events.models import CampaignEvent
-from app.events.service import project
+from app.events.stream import projected
 from app.main import create_app
 from app.maps.live import SCENE_PAGE, ScenePage
+from app.maps.present import scenes_now
 
 PASSWORD = "bench-password-4711"
 VIEWERS = 8
@@ -133,7 +134,8 @@ async def measure(
         write_rate_per_minute=10**6, write_burst=10**5,
     )  # fmt: skip
     application = create_app(settings)
-    sessions = application.state.ctx.sessionmaker
+    ctx = application.state.ctx
+    sessions = ctx.sessionmaker
     transport = httpx.ASGITransport(app=application)
     async with httpx.AsyncClient(transport=transport, base_url="http://bench") as c:
         stamp = int(time.time() * 1000) % 10**9
@@ -146,9 +148,9 @@ async def measure(
             await c.post("/api/v1/campaigns/join", json={"invite_code": code}, headers=h)
             viewers.append(Viewer(uid, f"p{i}", Role.player))
         api = f"/api/v1/campaigns/{cid}/scenes"
-        sid = (await c.post(api, json={"name": "S", "cols": 40, "rows": 40}, headers=gm)).json()[
-            "id"
-        ]
+        sid = (
+            await c.post(api, json={"name": "S", "cols": 40, "rows": 40, "shown": True}, headers=gm)
+        ).json()["id"]
         walls = [[x, y, x, y + 1] for x in range(2, 40, 4) for y in range(0, 40, 2)][:200]
         r = await c.put(f"{api}/{sid}/walls", json={"segments": walls}, headers=gm)
         assert r.status_code == 200, r.text
@@ -174,7 +176,8 @@ async def measure(
             events = await _since(application, cid, seq[0])
             seq[0] = events[-1].seq
             for v in viewers:
-                await scene_stream(sessions, v, project(events, v))
+                # As the live stream does: map events against their scenes as they are.
+                await scene_stream(sessions, v, await projected(ctx, cid, v, events, scenes_now))
 
         async def roll() -> None:
             r = await c.post(
@@ -183,7 +186,7 @@ async def measure(
             assert r.status_code == 201, r.text
             events = await _newest(application, cid)
             for v in viewers:
-                await campaign_stream(sessions, v, project(events, v))
+                await campaign_stream(sessions, v, await projected(ctx, cid, v, events, scenes_now))
 
         await move()
         await roll()

@@ -119,7 +119,7 @@ def test_the_pages_have_their_regions_once_in_order() -> None:
         *("log", "roster", "turn", "pending", "controls", "status"),
         *("map", "chat"),
     ]
-    assert _regions(SCENE_PAGE) == ["board", "moves", "pointer"]
+    assert _regions(SCENE_PAGE) == ["board", "moves", "sighted", "pointer"]
     assert _regions(CHAT_PAGE) == ["chat"]
     assert _regions(SHEET_PAGE) == ["sheet"]
     assert _regions(HISTORY_PAGE) == ["history"]

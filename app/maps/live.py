@@ -3,7 +3,9 @@
 - ``SCENE_PAGE`` (``/campaigns/{id}/scenes/{sid}``) with its regions ``board`` (the map and
   the token list, re-rendered for the viewer on the map events that change more than one
   token's place), ``moves`` (a ``token_moved``: that token's place in the list, from the
-  event alone, no session; ``map.js`` moves the token on the board from it) and
+  event alone, no session; ``map.js`` moves the token on the board from it, and changes
+  the viewer's fog of sight with it), ``sighted`` (a token that came into or went out of
+  the viewer's sight with a move, from the event alone) and
   ``pointer`` (rulers and pings, from the event alone).
 - The region ``map`` on the combat page (``COMBAT_PAGE``, slot ``board``: the page then
   puts the board first and its other parts around it, issue 28): the scene linked to the
@@ -12,7 +14,10 @@
 The board is rendered from the scene as the viewer may see it (``app.maps.views``), so a
 token a player may not see is never in what they receive; a move reaches a viewer only in
 the form the projection gives them (a move out of their sight is a ``token_removed``, a
-move into it a ``token_added``: both re-render the board).
+move into it a ``token_added``). What a move changes of a viewer's sight — the cells that
+came into or went out of it, the tokens with them (``token_sighted``) — is rendered from the
+events alone, like the move, and applied by ``map.js``; the board is drawn anew only where
+that does not suffice (the map they know changed, a figure of the fight came into sight).
 """
 
 from __future__ import annotations
@@ -51,12 +56,34 @@ BOARD_EVENTS = frozenset(
     }
 )
 MOVED = map_events.TokenMoved.TYPE
+SIGHTED = map_events.TokenSighted.TYPE
+ADDED = map_events.TokenAdded.TYPE
+REMOVED = map_events.TokenRemoved.TYPE
+
+
+def sighted(event: VisibleEvent) -> bool:
+    """Whether the event is a token that came into or went out of the viewer's sight with a
+    move (``token_added`` / ``token_removed`` as their form of a ``token_moved`` or
+    ``token_sighted``), which the page puts on or takes off the board from the event alone
+    (:func:`sight_html`) — but a figure of the fight coming into sight: its health and turn
+    are the board's, which draws it anew."""
+    if event.event.type not in (MOVED, SIGHTED):
+        return False
+    if event.type == REMOVED:
+        return True
+    token = event.payload.get("token")
+    return event.type == ADDED and isinstance(token, dict) and token.get("participant_id") is None
 
 
 def redraws(event: VisibleEvent) -> bool:
-    """Whether the event re-renders the board: it changes what is seen, or it is the move
-    of a token whose player's sight it changed (``sight`` in their form of the move)."""
-    return event.type in BOARD_EVENTS or (event.type == MOVED and bool(event.payload.get("sight")))
+    """Whether the event re-renders the board: it changes what is seen (but a token coming
+    into or going out of sight with a move, :func:`sighted`), or it is the move of a token
+    whose player's sight it changed (``sight`` in their form of the move) without the cells
+    that changed (``visible_added``: then ``map.js`` applies those, :func:`moved_html`)."""
+    if event.type == MOVED:
+        p = event.payload
+        return bool(p.get("sight")) and "visible_added" not in p
+    return event.type in BOARD_EVENTS and not sighted(event)
 
 
 POINTER = map_events.MapPointer.TYPE
@@ -94,20 +121,48 @@ def board_html(context: Mapping[str, Any]) -> str:
 
 def moved_html(event: VisibleEvent) -> str:
     """A ``token_moved`` from the event alone: the token's place in the list (the same
-    block as the page's) and the reactions it offered the viewer."""
+    block as the page's), the reactions it offered the viewer and, when it moved their
+    sight, the cells that came into and went out of it (``visible_added`` /
+    ``visible_removed``, applied by ``map.js``)."""
     p = event.payload
     offered = json.dumps(p.get("reactions") or [], sort_keys=True)
-    return _moved_html(p["token_id"], p["x"], p["y"], offered, i18n.get_locale())
+    cells = (
+        json.dumps([p["visible_added"], p["visible_removed"]])
+        if p.get("sight") and "visible_added" in p
+        else ""
+    )
+    return _moved_html(p["token_id"], p["x"], p["y"], offered, cells, i18n.get_locale())
 
 
 @functools.lru_cache(maxsize=1024)
-def _moved_html(token_id: int, x: int, y: int, offered: str, locale: str) -> str:
+def _moved_html(token_id: int, x: int, y: int, offered: str, cells: str, locale: str) -> str:
     """Rendered once per move, form and language, whoever watches (``locale`` is the key:
     the render uses the current one)."""
     at = {"token_id": token_id, "x": x, "y": y}
-    return render("maps/_at.html", at=at, oob=True) + render(
+    out = render("maps/_at.html", at=at, oob=True) + render(
         "maps/_reactions.html", reactions=json.loads(offered), oob=True
     )
+    if cells:
+        added, removed = json.loads(cells)
+        out += render("maps/_sight.html", change={"added": added, "removed": removed}, oob=True)
+    return out
+
+
+def sight_html(event: VisibleEvent) -> str:
+    """A token that came into or went out of the viewer's sight (:func:`sighted`), from the
+    event alone: the token as the board and the list draw it, or its id to take off."""
+    p = event.payload
+    token = p.get("token") if event.type == ADDED else None
+    data = json.dumps(token if token is not None else p["token_id"], sort_keys=True)
+    return _sight_html(data, i18n.get_locale())
+
+
+@functools.lru_cache(maxsize=1024)
+def _sight_html(data: str, locale: str) -> str:
+    """Rendered once per token, form and language, whoever watches."""
+    token = json.loads(data)
+    change = {"token": token} if isinstance(token, dict) else {"removed_token": token}
+    return render("maps/_sight.html", change=change, oob=True)
 
 
 def pointer_html(event: VisibleEvent) -> str:
@@ -120,6 +175,10 @@ async def _push_board(batch: Batch[ScenePage]) -> list[Outgoing]:
 
 async def _push_moves(batch: Batch[Any]) -> list[Outgoing]:
     return [Outgoing(e.seq, "map", moved_html(e)) for e in batch.events]
+
+
+async def _push_sighted(batch: Batch[Any]) -> list[Outgoing]:
+    return [Outgoing(e.seq, "map", sight_html(e)) for e in batch.events]
 
 
 async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
@@ -155,6 +214,7 @@ async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
     mine: Sequence[VisibleEvent] = [e for e in batch.events if scene_of(e) == scene_id]
     out = [Outgoing(e.seq, "map", pointer_html(e)) for e in mine if e.type == POINTER]
     out += [Outgoing(e.seq, "map", moved_html(e)) for e in mine if e.type == MOVED]
+    out += [Outgoing(e.seq, "map", sight_html(e)) for e in mine if sighted(e)]
     boards = [e for e in mine if redraws(e)]
     if boards and shown is not None:
         out.append(Outgoing(boards[-1].seq, "map", board_html({"map": shown})))
@@ -174,6 +234,10 @@ def register_regions() -> None:
     SCENE_PAGE.register(
         Region("moves", lambda key, e: e.type == MOVED and scene_of(e) == key.scene_id, _push_moves)
     )
+    SCENE_PAGE.register(
+        Region("sighted", lambda key, e: sighted(e) and scene_of(e) == key.scene_id,
+               _push_sighted)
+    )  # fmt: skip
     SCENE_PAGE.register(
         Region("pointer", lambda key, e: e.type == POINTER and scene_of(e) == key.scene_id,
                _push_pointer)

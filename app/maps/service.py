@@ -161,7 +161,7 @@ async def token_events(
     came into or went out of some view."""
     revealed = _sight_reveals(opened, b)
     now = b.audiences()
-    forms = sight.event_forms(b, token, payload, before, now)
+    forms = sight.event_forms(b, token, payload, before, now, revealed=bool(revealed))
     event = await _event(session, opened, user, payload, forms.audience(token))
     await _fog_revealed(session, opened, user, revealed)
     if not (opened.scene.line_of_sight or opened.scene.dark) and not revealed:

@@ -600,10 +600,40 @@ def _saw(seen: Seen, key: int | None, token_id: int) -> bool:
     return token_id in seen.get(key, seen[None]).tokens
 
 
-def event_forms(b: Board, token: Token, event: EventPayload, before: Seen, now: Audiences) -> Forms:
+def sight_diff(
+    b: Board, was: frozenset[g.Cell] | None, cells: frozenset[g.Cell] | None
+) -> dict[str, list[list[int]]] | None:
+    """How a view's cells changed with a move that changed its sight: the cells that came
+    into sight (``visible_added``: were explored, now visible) and went out of it
+    (``visible_removed``: now explored) — cells the view sees or saw, no token. ``None``
+    when the map the view knows changed too (a cell under the GM's fog it stands or stood
+    on): then it fetches the scene again. The caller leaves it out when sight revealed
+    fogged cells with the move (``fog_changed`` follows)."""
+    if was is None or cells is None:
+        return None
+    fog = b.fog_cells()
+    if fog is not None and not (was ^ cells) <= fog:
+        return None
+    return {
+        "visible_added": [list(c) for c in sorted(cells - was)],
+        "visible_removed": [list(c) for c in sorted(was - cells)],
+    }
+
+
+def event_forms(
+    b: Board,
+    token: Token,
+    event: EventPayload,
+    before: Seen,
+    now: Audiences,
+    *,
+    revealed: bool = False,
+) -> Forms:
     """The forms of an event about ``token`` (``event``: its payload), from the tokens each
     view saw ``before`` and the cells open to each view ``now`` (``Board.audiences`` after
-    the change; a deleted token is no longer in ``b.tokens`` and so seen by none)."""
+    the change; a deleted token is no longer in ``b.tokens`` and so seen by none).
+    ``revealed``: sight revealed fogged cells with it (a move's sight then comes without
+    its cells, :func:`sight_diff`)."""
     kind = event.TYPE
     plain = {k: v for k, v in event.to_json().items() if k != "actor_name"} | {"type": kind}
     reactions = event.reactions if isinstance(event, TokenMoved) else None
@@ -621,8 +651,10 @@ def event_forms(b: Board, token: Token, event: EventPayload, before: Seen, now: 
             form = plain | {"reactions": b.visible_reactions(reactions, cells) or None}
         was = before.get(key, before[None]).cells
         if kind == "token_moved" and was != cells:
-            # What this view sees changed (its own token moved): its board is drawn anew.
-            form = (form or plain) | {"sight": True}
+            # What this view sees changed (its own token moved): the cells that came into
+            # or went out of its sight, or (without them) its board is drawn anew.
+            diff = None if revealed else sight_diff(b, was, cells)
+            form = (form or plain) | {"sight": True} | (diff or {})
         return form or plain
 
     party = one(None)

@@ -3,7 +3,8 @@
 // in the list, arrow keys move a cursor, Enter moves there, Escape cancels), zoom, ruler and
 // ping; on a touch screen two fingers zoom and a double tap centres on your figure. The
 // server decides: a refused move leaves the token where it was and shows why; the live
-// stream re-renders the board, or for a move swaps that token's place (see follow).
+// stream re-renders the board, or for a move swaps that token's place (see follow) and
+// changes the viewer's fog of sight with it (see applySight).
 (function () {
   "use strict";
   var CELL = 48;
@@ -504,9 +505,88 @@
     if (selected) { showReach(selected, true); }
   }
 
+  // A change of the viewer's sight pushed from one event (templates/maps/_sight.html, in
+  // #map-sight): the cells that came into sight lose their dimming, those that went out of
+  // it get it (the map of both is known: the server draws the board anew otherwise); a token
+  // that came into sight goes on the board and into the list (in the server's order, by id),
+  // one that went out of it comes off. Applied once, then emptied.
+  var SVG_NS = "http://www.w3.org/2000/svg";
+  function cellsOf(box, name) {
+    var v = box.getAttribute(name);
+    return v ? v.split(" ").map(function (c) { return c.split(","); }) : [];
+  }
+  function cellRect(layer, c) {
+    return layer.querySelector('rect[x="' + c[0] + '"][y="' + c[1] + '"]');
+  }
+  function putInOrder(parent, el, items, before) {
+    var id = num(el, "token"), next = before || null;
+    for (var i = 0; i < items.length; i++) {
+      if (num(items[i], "token") > id) { next = items[i]; break; }
+    }
+    parent.insertBefore(el, next);
+  }
+  function sightTokens(box) {
+    var gone = box.getAttribute("data-token-removed");
+    var mark = box.querySelector(".map-token");
+    var id = gone || (mark && mark.getAttribute("data-token"));
+    if (!id) { return; }
+    var old = token(id), oldItem = document.querySelector("#map-list #map-item-" + id);
+    if (old) { old.remove(); }
+    if (oldItem) { oldItem.remove(); }
+    var s = svg(), list = document.querySelector("#map-list ul");
+    if (mark && s) {
+      putInOrder(s, mark, s.querySelectorAll(".map-token"), document.getElementById("map-zones"));
+    }
+    var item = box.querySelector("li");
+    if (item && list) {
+      item.setAttribute("data-token", id);
+      var items = list.querySelectorAll("li[id^='map-item-']");
+      for (var i = 0; i < items.length; i++) { items[i].setAttribute("data-token", items[i].id.slice(9)); }
+      putInOrder(list, item, items, null);
+      item.removeAttribute("data-token");
+      for (var j = 0; j < items.length; j++) { items[j].removeAttribute("data-token"); }
+    }
+    if (list) {
+      var empty = list.querySelector("li.empty");
+      if (list.querySelector("li[id^='map-item-']")) {
+        if (empty) { empty.remove(); }
+      } else if (!empty) {
+        empty = document.createElement("li");
+        empty.className = "empty";
+        empty.textContent = document.getElementById("map-list").getAttribute("data-empty");
+        list.appendChild(empty);
+      }
+    }
+  }
+  function applySight() {
+    var box = document.getElementById("map-sight"), b = board();
+    if (!box || !box.hasAttribute("data-pending") || !b) { return; }
+    box.removeAttribute("data-pending");
+    var layer = document.getElementById("map-explored");
+    var dim = "map-explored" + (b.getAttribute("data-dark") === "1" ? " map-dark" : "");
+    if (layer) {
+      cellsOf(box, "data-visible-added").forEach(function (c) {
+        var r = cellRect(layer, c);
+        if (r) { r.remove(); }
+      });
+      cellsOf(box, "data-visible-removed").forEach(function (c) {
+        if (cellRect(layer, c)) { return; }
+        var r = document.createElementNS(SVG_NS, "rect");
+        r.setAttribute("class", dim);
+        r.setAttribute("x", c[0]); r.setAttribute("y", c[1]);
+        r.setAttribute("width", "1"); r.setAttribute("height", "1");
+        layer.appendChild(r);
+      });
+    }
+    sightTokens(box);
+    box.textContent = "";
+  }
+
   document.addEventListener("htmx:sseMessage", function (evt) {
     var data = (evt.detail && evt.detail.data) || "";
-    if (data.indexOf('class="map-at"') >= 0 && data.indexOf('id="map-board"') < 0) {
+    applySight();
+    if ((data.indexOf('class="map-at"') >= 0 || data.indexOf('id="map-sight"') >= 0) &&
+        data.indexOf('id="map-board"') < 0) {
       var near = document.querySelectorAll("#map-list .map-near");
       for (var i = 0; i < near.length; i++) { near[i].remove(); }
     }

@@ -93,12 +93,15 @@ async def test_a_move_pushes_that_token_alone_and_only_where_it_is_seen(
         assert (f"map-at-{ghost}" in "".join(m.data for m in out)) is seen_by.is_gm
         if seen_by.is_gm:
             same(out[1].data, html, f"map-at-{ghost}")
-    # Into the fog: the player's board is re-rendered without the scout, the GM's move stays small.
+    # Into the fog: the player's page takes the scout off from the event alone (issue 29:
+    # no board drawn anew; nothing of where it went), the GM's move stays small.
     before = await last_seq(app, cid)
     await t.gm.post(f"{api}/{sid}/tokens/{scout}/move", json={"to": [6, 1], "override": True})
     out = await pushed(app, SCENE_PAGE, key, player, cid, before)
-    assert len(out) == 1 and 'id="map-board"' in out[0].data and "Späherin" not in out[0].data
-    same(out[0].data, (await t.player.get(url)).text, "map-list")
+    assert len(out) == 1 and "map-board" not in out[0].data and "Späherin" not in out[0].data
+    assert 'id="map-sight"' in out[0].data and f'data-token-removed="{scout}"' in out[0].data
+    assert 'data-x="6"' not in out[0].data
+    assert "Späherin" not in (await t.player.get(url)).text
     out = await pushed(app, SCENE_PAGE, key, gm, cid, before)
     assert len(out) == 1 and "map-board" not in out[0].data and f"map-at-{scout}" in out[0].data
 

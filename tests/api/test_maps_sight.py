@@ -6,6 +6,7 @@ GM everything; walls only where seen."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,6 +97,7 @@ async def test_each_player_gets_what_their_own_tokens_see(
         assert [8, 1] in seen["explored"] and [8, 1] not in seen["visible"]
     assert (await get(gm, h.url))["explored"] is None
     # Anna walks round the corner: the goblin comes into her sight, not into Bert's.
+    was = {tuple(c) for c in (await get(anna, h.url))["visible"]}
     seq = await _last_seq(app, cid)
     r = await anna.post(f"{h.url}/tokens/{h.ids['Anna']}/move", json={"to": [6, 4]})
     assert r.status_code == 200, r.text
@@ -114,20 +116,32 @@ async def test_each_player_gets_what_their_own_tokens_see(
         ("token_added", "Goblin"),
     ]
     assert "hidden" not in got[1]["token"]
-    assert got[0]["sight"] is True  # her sight changed: her board is drawn anew
+    # Her sight changed: the cells that came into it and went out of it, and no others —
+    # each one she sees now or saw before, none she never saw; no token in them.
+    assert got[0]["sight"] is True
+    now = await get(anna, h.url)
+    visible = {tuple(c) for c in now["visible"]}
+    added = {tuple(c) for c in got[0]["visible_added"]}
+    removed = {tuple(c) for c in got[0]["visible_removed"]}
+    assert added == visible - was and removed == was - visible and (8, 1) in added
+    assert removed <= {tuple(c) for c in now["explored"]}
+    gm_form = (await events_for(app, cid, h.viewer("gm"), seq))[0]
+    assert set(got[0]) - set(gm_form) == {"visible_added", "visible_removed", "sight"}
     got = await events_for(app, cid, h.viewer("bert"), seq)
     assert [(e["type"], e["token_id"]) for e in got] == [("token_moved", h.ids["Anna"])]
     assert "sight" not in got[0]
-    # The scene page's live pushes: Anna's board has the goblin, Bert's push only the move.
+    # The scene page's live pushes, from the events alone (no board drawn anew): Anna's
+    # the cells of her sight and the goblin as her board draws it, Bert's only the move.
     sid = int(h.url.rsplit("/", 1)[1])
     key = ScenePage(cid, sid)
     out = await pushed(app, SCENE_PAGE, key, h.viewer("anna"), cid, seq)
-    boards = [m.data for m in out if 'id="map-board"' in m.data]
-    assert len(boards) == 1 and "Goblin" in boards[0]
+    assert not [m for m in out if 'id="map-board"' in m.data]
+    sight = "".join(m.data for m in out if 'id="map-sight"' in m.data)
+    pushed_added = re.search(r'data-visible-added="([^"]*)"', sight)
+    assert pushed_added and "8,1" in pushed_added.group(1).split(" ")
     page_html = (await anna.get(f"/campaigns/{cid}/scenes/{sid}")).text
-    assert element(boards[0].replace(' hx-swap-oob="outerHTML"', ""), "map-board") == element(
-        page_html, "map-board"
-    )
+    goblin = f'data-token="{h.ids["Goblin"]}"'
+    assert goblin in sight and goblin in element(page_html, "map-board")
     out = await pushed(app, SCENE_PAGE, key, h.viewer("bert"), cid, seq)
     assert out and all("map-board" not in m.data and "Goblin" not in m.data for m in out)
     got = await events_for(app, cid, h.viewer("gm"), seq)

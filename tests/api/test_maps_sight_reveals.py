@@ -111,9 +111,15 @@ async def test_fog_and_sight_show_a_player_their_token_what_it_sees_and_what_was
     assert seen["walls"] == [] and seen["difficult"] == []
     assert "Goblin" not in str(seen)
     # She walks away (no fight: no allowance): the cells seen stay explored, the chest
-    # on them is no longer sent.
+    # on them is no longer sent. Her sight revealed fogged cells with the move (the map she
+    # knows grew): her move says her sight changed without the cells, her board is drawn
+    # anew (docs/map.md «Per-player line of sight», the events).
+    seq = await _last_seq(app, h.t.campaign_id)
     r = await anna.post(f"{h.url}/tokens/{h.ids['Anna']}/move", json={"to": [4, 1]})
     assert r.status_code == 200, r.text
+    moved = (await events_for(app, h.t.campaign_id, h.viewer("anna"), seq))[0]
+    assert moved["type"] == "token_moved" and moved["sight"] is True
+    assert "visible_added" not in moved and "visible_removed" not in moved
     seen = await get(anna, h.url)
     assert labels(seen) == {"Anna"} and "Kiste" not in str(seen)
     assert cells(seen["visible"]) == around(4, 1)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.browser.flows import wait_live
 from tests.browser.world import account, ok
@@ -83,3 +83,57 @@ def test_the_goblin_appears_only_to_the_player_who_sees_it(hall: Hall) -> None:
     expect(anna.locator(f'#map-board .map-token[data-token="{goblin}"]')).to_have_count(0)
     assert "Goblin" not in anna.content()
     expect(gm.locator(f'#map-board .map-token[data-token="{goblin}"]')).to_have_count(1)
+
+
+def _sight(page: Page) -> tuple[list[str], list[str], list[str], list[str]]:
+    """What the board shows of the viewer's sight: the explored (dimmed) and fogged cells,
+    the tokens on the board and in the list."""
+    shown = page.evaluate(
+        """() => {
+          const all = (q, f) => Array.from(document.querySelectorAll(q), f).sort();
+          const cell = r => r.getAttribute('x') + ',' + r.getAttribute('y');
+          const at = t => t.dataset.token + '@' + t.dataset.x + ',' + t.dataset.y;
+          return [
+            all('#map-board rect.map-explored', cell),
+            all('#map-board rect.map-fog', cell),
+            all('#map-board .map-token', at),
+            all('#map-list li', li => li.id || li.className),
+          ];
+        }"""
+    )
+    return shown[0], shown[1], shown[2], shown[3]
+
+
+def test_her_fog_of_sight_moves_with_her_without_a_new_board(hall: Hall) -> None:
+    """Issue 29: Anna's own move changes her fog of sight live — the cells and the goblin
+    from the move's events alone, her board not drawn anew (a mark on it survives) — to
+    exactly what a reload shows."""
+    h = hall
+    anna, bert = h.anna.new_page(), h.bert.new_page()
+    for page in (anna, bert):
+        page.goto(h.url)
+        wait_live(page)
+    goblin = f'#map-board .map-token[data-token="{h.tokens["Goblin"]}"]'
+    anna_token = f'#map-board .map-token[data-token="{h.tokens["Anna"]}"]'
+    expect(anna.locator('#map-board rect.map-explored[x="8"][y="1"]')).to_have_count(1)
+    anna.evaluate("() => { document.getElementById('map-board').dataset.mark = 'kept'; }")
+    bert_before = _sight(bert)
+    for cell, seen in (((6, 4), 1), ((1, 1), 0)):
+        r = h.anna.request.post(
+            f"/api/v1/{h.url.removeprefix('/')}/tokens/{h.tokens['Anna']}/move",
+            data={"to": list(cell)},
+        )
+        assert r.ok, r.text()
+        expect(anna.locator(anna_token)).to_have_attribute("data-x", str(cell[0]))
+        expect(anna.locator(goblin)).to_have_count(seen)
+        expect(anna.locator('#map-board rect.map-explored[x="8"][y="1"]')).to_have_count(1 - seen)
+        assert anna.evaluate("() => document.getElementById('map-board').dataset.mark") == "kept"
+        live = _sight(anna)
+        fresh = h.anna.new_page()
+        fresh.goto(h.url)
+        assert _sight(fresh) == live
+        fresh.close()
+        # Bert's sight did not change: nothing of it reached his page.
+        expect(bert.locator(f'#map-board .map-token[data-token="{h.tokens["Anna"]}"]')
+               ).to_have_attribute("data-x", str(cell[0]))  # fmt: skip
+        assert _sight(bert)[:2] == bert_before[:2] and "Goblin" not in bert.content()
