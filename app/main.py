@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI
+from starlette.types import Receive, Scope, Send
 
 from app.accounts.passwords import Hasher
 from app.accounts.service import SESSIONS_ENDED_CHANNEL
@@ -46,7 +47,8 @@ from app.web import api_docs, errors
 from app.web.context import AppContext
 from app.web.deps import TransactionalRoute
 from app.web.members import Members
-from app.web.security import CrossOriginProtection, SecurityHeaders
+from app.web.security import SECURITY_HEADERS, CrossOriginProtection, SecurityHeaders
+from app.web.sse import serve_deferred
 from app.web.static import favicon, static_app
 from app.webhooks import api as webhooks_api
 from app.webhooks import routes as webhooks_routes
@@ -126,6 +128,20 @@ MEMBERS = Members(
 )
 
 
+class Tafelrunde(FastAPI):
+    """The app: a live stream is streamed after the request's middlewares and FastAPI's
+    dependency machinery have returned (:func:`app.web.sse.serve_deferred`): an idle stream
+    holds none of their frames, exit stacks and closures. The middlewares it leaves out do
+    nothing to a stream once its response started, but for the security headers, added here.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await serve_deferred(super().__call__, scope, receive, send, SECURITY_HEADERS)
+        else:
+            await super().__call__(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     wire()  # the event types and the packages' hooks (app/wiring.py): once per process
     transfer_api.describe_import_body()  # the campaign document's schema: its parts are wired
@@ -175,7 +191,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await transport.stop()
             await engine.dispose()
 
-    app = FastAPI(
+    app = Tafelrunde(
         title="Tafelrunde",
         version="0.1.0",
         lifespan=lifespan,

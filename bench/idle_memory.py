@@ -119,6 +119,8 @@ async def service(db: str, n: int, settle: float) -> dict[str, Any]:
     settings = Settings(
         database_url=db, secret_key="x", argon2_time_cost=1, argon2_memory_kib=8192,
         write_rate_per_minute=10**6, write_burst=10**5,
+        # Every stream stays open: the caps (20 per user / login) would evict all but 20.
+        streams_per_user=10**6, streams_per_credential=10**6,
     )  # fmt: skip
     application = create_app(settings)
     async with application.router.lifespan_context(application):

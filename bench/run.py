@@ -136,6 +136,10 @@ def start_servers(pg: str, suffix: str) -> tuple[Server, Server]:
         # The load generator posts far more rolls per user than the write rate limit allows.
         TAFELRUNDE_WRITE_RATE_PER_MINUTE="1000000",
         TAFELRUNDE_WRITE_BURST="1000000",
+        # The idle streams (§3) all stay open: the caps (20 per user / login) would evict
+        # all but 1,000 of them.
+        TAFELRUNDE_STREAMS_PER_USER="1000000",
+        TAFELRUNDE_STREAMS_PER_CREDENTIAL="1000000",
         BENCH_DATABASE_URL=f"{pg}/{base_db}",
     )
     sp, bp = free_port(), free_port()

@@ -38,6 +38,9 @@ def start_service(pg: str, db: str, app_root: Path) -> Server:
         TAFELRUNDE_ARGON2_MEMORY_KIB="8192",
         TAFELRUNDE_WRITE_RATE_PER_MINUTE="1000000",
         TAFELRUNDE_WRITE_BURST="1000000",
+        # The idle streams all stay open: the caps (20 per user / login) would evict them.
+        TAFELRUNDE_STREAMS_PER_USER="1000000",
+        TAFELRUNDE_STREAMS_PER_CREDENTIAL="1000000",
     )
     port = free_port()
     cmd = [str(VENV_BIN / "python"), "-m", "app.cli", "serve", "--port", str(port)]

@@ -214,6 +214,10 @@ async def follow(
     # meanwhile is in the log after ``after``, which the first read rechecks.
     # A stream that ends when caught up (``once``) is not counted against the stream caps.
     subscription = ctx.broker.subscribe(campaign_id, session_hash, viewer, after, not once)
+    events: Sequence[CampaignEvent]
+    shown: Sequence[VisibleEvent] = ()
+    outgoing: Sequence[Outgoing] = ()
+    item: Outgoing | None = None
     try:
         ctx.warden.watch()
         while not subscription.ended:
@@ -239,6 +243,10 @@ async def follow(
                 yield Outgoing(after, "caught-up", str(after))
                 return
             if not more and not subscription.ended:
+                # An idle stream keeps nothing of its last batch (its own projected events,
+                # audiences and frames: ~1 KiB per event, issue 29) while it waits.
+                events = shown = outgoing = ()
+                item = None
                 await subscription.wait()
         if subscription.evicted:
             yield Farewell.too_many_streams(after)

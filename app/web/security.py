@@ -19,13 +19,13 @@ CSP = (
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
-SECURITY_HEADERS = [
+SECURITY_HEADERS = (
     (b"content-security-policy", CSP.encode()),
     (b"referrer-policy", b"same-origin"),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     (b"cross-origin-opener-policy", b"same-origin"),
-]
+)
 
 
 def is_cross_origin(scope: Scope) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 
 from sse_starlette.sse import AppStatus
@@ -65,15 +65,29 @@ class LiveStream(StreamingResponse):
         self._complete = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        start: Message = {
-            "type": "http.response.start",
-            "status": self.status_code,
-            "headers": self.raw_headers,
-        }
         if scope.get("method", "GET").upper() == "HEAD":
-            await self._send(send, start)
+            await self._send(send, self._start())
             await self._send(send, {"type": "http.response.body", "body": b""})
             return
+        if DEFERRED in scope:
+            # Streamed by :func:`serve_deferred`, once the frames that led here have returned.
+            scope[DEFERRED] = self
+            return
+        await self.stream(receive, send)
+
+    def _start(self, extra: tuple[tuple[bytes, bytes], ...] = ()) -> Message:
+        headers = self.raw_headers
+        if extra:
+            names = {k for k, _ in headers}
+            headers = [*headers, *(h for h in extra if h[0] not in names)]
+        return {"type": "http.response.start", "status": self.status_code, "headers": headers}
+
+    async def stream(
+        self, receive: Receive, send: Send, extra: tuple[tuple[bytes, bytes], ...] = ()
+    ) -> None:
+        """Send the response and then every frame, until the stream ends (``extra``: headers
+        added unless the response has them, as a middleware it no longer passes would)."""
+        start = self._start(extra)
         self._streaming = asyncio.current_task()
         watcher = asyncio.ensure_future(self._watch(receive, send))
         _open(self)
@@ -142,6 +156,38 @@ class LiveStream(StreamingResponse):
             # disconnect error, a closed transport): each one ends the stream.
             pass
         self.end()
+
+
+#: Scope key: present while :func:`serve_deferred` runs the request; a ``GET`` answered with
+#: a :class:`LiveStream` puts the stream there instead of streaming inside the route.
+DEFERRED = "tafelrunde.live_stream"
+
+ASGICall = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+async def serve_deferred(
+    app: ASGICall,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    headers: tuple[tuple[bytes, bytes], ...] = (),
+) -> None:
+    """Run ``app`` for one HTTP request; a live stream it answers with is streamed here, after
+    ``app`` (its middlewares, routing, FastAPI's dependency solving and exit stacks) has
+    returned: an idle stream then holds only its own frames, not the request's (issue 29).
+
+    ``headers``: what the middlewares passed by add to a response's start (security headers).
+    What the request added to ``scope`` is dropped before streaming (FastAPI keeps its exit
+    stacks there), what the server put there stays.
+    """
+    known = len(scope)
+    scope[DEFERRED] = None
+    await app(scope, receive, send)
+    stream = scope.pop(DEFERRED, None)
+    if isinstance(stream, LiveStream):
+        for key in list(scope)[known:]:
+            del scope[key]
+        await stream.stream(receive, send, headers)
 
 
 def _body(chunk: bytes) -> Message:

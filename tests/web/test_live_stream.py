@@ -10,9 +10,9 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from sse_starlette.sse import AppStatus
-from starlette.types import Message
+from starlette.types import Message, Receive, Scope, Send
 
-from app.web.sse import LiveStream
+from app.web.sse import LiveStream, serve_deferred
 
 
 class Client:
@@ -120,3 +120,29 @@ async def test_streams_share_their_encoded_headers_but_each_has_its_own_list() -
     assert (b"content-type", b"text/event-stream; charset=utf-8") in second.raw_headers
     other = LiveStream(_frames(closed), ping=10, send_timeout=1, headers={"X-Test": "2"})
     assert (b"x-test", b"2") in other.raw_headers and (b"x-test", b"1") not in other.raw_headers
+
+
+async def test_a_deferred_stream_runs_after_the_request_returned_with_the_added_headers() -> None:
+    """``serve_deferred``: the app's frames are gone before the stream starts, what the
+    request added to the scope is dropped, the given headers are added unless present."""
+    closed: list[bool] = []
+    returned: list[bool] = []
+    stream = LiveStream(_frames(closed, b"id: 1\r\n\r\n"), ping=10, send_timeout=1)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        scope["added_by_the_request"] = object()
+        await stream(scope, receive, send)
+        returned.append(True)
+
+    client = Client()
+    scope = _scope()
+    task = asyncio.create_task(
+        serve_deferred(app, scope, client.receive, client.send, ((b"x-extra", b"1"),))
+    )
+    await asyncio.sleep(0.1)
+    assert returned == [True] and "added_by_the_request" not in scope
+    assert (b"x-extra", b"1") in client.messages[0]["headers"]
+    assert client.body() == b"id: 1\r\n\r\n"
+    client.leave.set()
+    await asyncio.wait_for(task, 2)
+    assert closed == [True]
