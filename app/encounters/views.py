@@ -18,7 +18,7 @@ from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.models import Encounter, Participant
 from app.encounters.service import Loaded, LogWindow, can_answer, owns
-from app.encounters.state import CombatState, read_state
+from app.encounters.state import CombatState, FigureData, read_state
 from app.encounters.systems import SYSTEMS, system
 from app.encounters.systems.protocol import (
     Budget,
@@ -85,6 +85,14 @@ def health_of(view: FigureView, participant: Participant, gm: bool) -> Health:
     )
 
 
+def figure_view(loaded: Loaded, mod: CombatCore, pid: str, fig: FigureData) -> FigureView:
+    """The system's ``view`` of figure ``pid`` (viewer-independent; :func:`health_of` cuts
+    it for a viewer): computed once per live push for all its viewers (``Loaded.shared``)."""
+    if loaded.shared is None:
+        return mod.view(fig)
+    return loaded.shared.get(loaded.encounter.state, ("figure view", pid), lambda: mod.view(fig))
+
+
 class RowView(TypedDict):
     """One roster row as the viewer sees it (:func:`rows`); a figure in the fight adds its
     health and conditions as the viewer may know them."""
@@ -140,7 +148,7 @@ def rows(loaded: Loaded) -> list[RowView]:
             "entry_id": p.bestiary_entry_id,
         }
         if fig is not None:
-            v = mod.view(fig)
+            v = figure_view(loaded, mod, pid, fig)
             known = health_of(v, p, gm)
             exact = knows_exact(p, gm)
             row["status"] = known.status
@@ -426,14 +434,30 @@ def _focus(data: Mapping[str, Any]) -> FocusView | None:
     return {"points": held["points"], "spell": name or held["spell"]}
 
 
+#: The condition msgids of the registered systems (:func:`_condition_names`), with the
+#: adapters they were read from.
+_NAMES: tuple[tuple[object, ...], dict[str, str]] = ((), {})
+
+
+def _condition_names() -> dict[str, str]:
+    """Every system's msgids of condition keys that are no rule terms, the first system's
+    where two name one key (the registry is filled by ``app.wiring``, so it is read when
+    asked, not when this module is imported; read again when it changed)."""
+    global _NAMES
+    adapters = tuple(SYSTEMS.values())
+    if _NAMES[0] != adapters:
+        names: dict[str, str] = {}
+        for rules in adapters:
+            conditions = capability(rules, Conditions)
+            for key, msgid in conditions.condition_names.items() if conditions else ():
+                names.setdefault(key, msgid)
+        _NAMES = (adapters, names)
+    return _NAMES[1]
+
+
 def _condition_msgid(key: str) -> str | None:
-    """The msgid of a condition key that is no rule term, in any system (the registry is
-    filled by ``app.wiring``, so it is read when asked, not when this module is imported)."""
-    for rules in SYSTEMS.values():
-        conditions = capability(rules, Conditions)
-        if conditions is not None and key in conditions.condition_names:
-            return conditions.condition_names[key]
-    return None
+    """The msgid of a condition key that is no rule term, in any system."""
+    return _condition_names().get(key)
 
 
 #: How older events wrote PF2e's persistent damage (``anhaltend 1W6 Feuer``).

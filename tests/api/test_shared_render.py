@@ -6,16 +6,21 @@ what each gets is still exactly what their own page shows."""
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import event
 
 from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.encounters.state import FigureData
+from app.encounters.systems import system
+from app.encounters.systems.protocol import FigureView
 from app.events.service import project
 from app.events.stream import Outgoing
 from tests.api.helpers import observer_code
@@ -121,3 +126,37 @@ async def test_observers_share_one_render_and_one_read(
         page = (await client.get(f"/campaigns/{cid}/encounters/{fight.encounter_id}")).text
         assert element(message.data, row) == element(page, row)
         assert element(message.data, "controls") == element(page, "controls")
+
+
+async def test_a_push_computes_each_figure_view_once_for_all_audiences(
+    make_client: ClientFactory, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The system's ``view`` of a figure is the same for every viewer: a push computes it
+    once per figure for the GM, the player and the observers (``Loaded.shared``), and each
+    viewer's rows are still cut from it (the hidden goblin never reaches the others)."""
+    fight, pids = await _fight(make_client, app)
+    cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
+    watchers = await _observers(make_client, app, cid, fight.gm, 2)
+    gm = viewer(fight.ids["gm"], "regionsgmhh", "gm")
+    player = viewer(fight.ids["p0"], "regionsp0hh", "player")
+    observers = [viewer(uid, f"zuschauer{i}", "observer") for i, (_c, uid) in enumerate(watchers)]
+    before = await last_seq(app, cid)
+    await fight.act(fight.gm, "next")  # the whole roster, every row rendered
+    rules = system("hh")
+    calls: Counter[str] = Counter()
+    real = rules.view
+
+    def counted(data: FigureData) -> FigureView:
+        calls[str(data["id"])] += 1
+        return real(data)
+
+    monkeypatch.setattr(rules, "view", counted)
+    gm_out, player_out, *observer_outs = (
+        await _push_to_all(app, key, cid, before, [gm, player, *observers])
+    )[0]
+    assert calls and set(calls.values()) == {1}, calls
+    assert set(calls) == set(pids.values()), "the GM's rows show every figure"
+    hidden = f"p-{pids['Goblin 3']}"
+    assert hidden in gm_out[-1].data
+    assert all(hidden not in m.data and "Goblin 3" not in m.data for m in player_out)
+    assert all(hidden not in m.data for out in observer_outs for m in out)
