@@ -7,17 +7,17 @@ The page, the HTMX fragments, the SSE pushes and the JSON API all use these view
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, TypeVar
 
 from app.campaigns.models import Campaign
 from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.models import Encounter, Participant
-from app.encounters.service import Loaded, LogWindow, can_answer, owns
+from app.encounters.service import Loaded, LogWindow, Shared, can_answer, owns
 from app.encounters.state import CombatState, FigureData, read_state
 from app.encounters.systems import SYSTEMS, system
 from app.encounters.systems.protocol import (
@@ -34,7 +34,9 @@ from app.encounters.systems.protocol import (
     capability,
 )
 from app.events.models import CampaignEvent
-from app.i18n import N_, gettext
+from app.i18n import N_, get_locale, gettext
+
+T = TypeVar("T")
 
 LOG_SHOWN = 6
 """Combat log entries a page shows; older ones come on request ("Older entries"). Live entries
@@ -612,7 +614,18 @@ def page_context(loaded: Loaded, log: LogWindow) -> dict[str, Any]:
         "participants": loaded.participants,
         "errors": {},
         "schema": statblocks.rules(loaded.campaign.system).schema,
+        "shared": loaded.shared,
     }
+
+
+def once_per_push(context: Mapping[str, Any], key: Hashable, make: Callable[[], T]) -> T:
+    """``make()`` for what a live push shows every audience alike (a log entry's HTML):
+    made once per push for all of them (the page context's ``shared``, in the reader's
+    language), else each time. Only for what no viewer may see differently."""
+    shared = context.get("shared")
+    if not isinstance(shared, Shared):
+        return make()
+    return shared.get(context["encounter"].state, (key, get_locale()), make)
 
 
 class EncounterView(TypedDict):
