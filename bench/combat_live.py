@@ -337,6 +337,12 @@ def _profile(pid: int, out: Path | None) -> subprocess.Popen[bytes] | None:
     return subprocess.Popen([str(spy), "record", "-p", str(pid), "-o", str(out), "-f", "raw"])
 
 
+def _use_db(name: str) -> None:
+    """Run on database ``name`` (two benchmarks at once on one server need two)."""
+    global DB
+    DB = name
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--pg", default=os.environ.get("BENCH_PG", "postgresql://postgres@127.0.0.1"))
@@ -345,7 +351,9 @@ def main() -> None:
     p.add_argument("--viewers", default="8,40", help="viewer counts, comma-separated")
     p.add_argument("--smoke", action="store_true", help="8 and 10 viewers, 8 steps")
     p.add_argument("--profile", type=Path, default=None, help="py-spy raw profile to this file")
+    p.add_argument("--db", default=DB, help="the database to create (one per parallel run)")
     a = p.parse_args()
+    _use_db(a.db)
     raise_nofile()
     counts = [8, 10] if a.smoke else [int(n) for n in a.viewers.split(",")]
     steps = 8 if a.smoke else a.steps

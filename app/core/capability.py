@@ -20,6 +20,16 @@ def capability(rules: object, kind: Callable[..., T]) -> T | None:
 
     ``kind`` is typed as a callable rather than ``type[T]`` because mypy refuses a protocol
     class where ``type[T]`` is expected (``type-abstract``); at run time it is the class."""
-    if isinstance(rules, cast(type, kind)):
-        return cast(T, rules)
-    return None
+    known = _KNOWN.get((id(rules), kind))
+    if known is None or known[0] is not rules:
+        if len(_KNOWN) >= _KNOWN_MAX:
+            _KNOWN.clear()
+        known = _KNOWN[(id(rules), kind)] = (rules, isinstance(rules, cast(type, kind)))
+    return cast(T, rules) if known[1] else None
+
+
+#: Answers by adapter and capability, with the adapter (its id is not reused while kept):
+#: an ``isinstance`` against a protocol compares every member of it, on every call, and
+#: the adapters are the registry's, asked the same on every page and push.
+_KNOWN: dict[tuple[int, object], tuple[object, bool]] = {}
+_KNOWN_MAX = 1024

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -116,14 +117,20 @@ async def _push_log(batch: Batch[CombatPage]) -> list[Outgoing]:
     out: list[Outgoing] = []
     for visible in batch.events:
         parts: list[str] = []
-        entry = views.entry_view(visible.event, undone)
-        if entry["lines"]:
-            parts.append(render(TEMPLATE, "log_push", **{**context, "entry": entry}))
+        pushed = partial(_log_push, context, visible.event, undone)
+        if html := views.once_per_push(context, ("log_push", visible.event.id), pushed):
+            parts.append(html)
         for old in await _undone_by(batch.session, visible, batch.viewer):
             entry = views.entry_view(old, undone)
             parts.append(render(TEMPLATE, "log_entry", **{**context, "entry": entry}))
         out.append(Outgoing(visible.seq, "log", "\n".join(parts)))
     return out
+
+
+def _log_push(context: Mapping[str, object], event: CampaignEvent, undone: set[int]) -> str:
+    """The step's log entry for the top of the log ("" for a step without lines)."""
+    entry = views.entry_view(event, undone)
+    return render(TEMPLATE, "log_push", **{**context, "entry": entry}) if entry["lines"] else ""
 
 
 async def _undone_by(

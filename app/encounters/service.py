@@ -10,10 +10,10 @@ player's stream never carries them.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -84,6 +84,31 @@ LOG_PAGE = limits.COMBAT_LOG_ENTRIES
 Op = Callable[[State, Report], None]
 #: A character and its items.
 Sheet = tuple[Character, list[Item]]
+T = TypeVar("T")
+
+
+class Shared:
+    """What the views compute the same way for every viewer of one read of a fight (a
+    figure's ``view``), computed once for all the viewers a live push serves
+    (:func:`live_rows`); each viewer's projection is cut from it afterwards.
+
+    Values belong to the encounter's state object they were computed from: a state that is
+    another object (a use case wrote a new one) starts afresh."""
+
+    __slots__ = ("_state", "_values")
+
+    def __init__(self) -> None:
+        self._state: object = None
+        self._values: dict[Hashable, object] = {}
+
+    def get(self, state: object, key: Hashable, make: Callable[[], T]) -> T:
+        """The value of ``key`` for ``state``, made by ``make()`` the first time."""
+        if self._state is not state:
+            self._state, self._values = state, {}
+        if key not in self._values:
+            self._values[key] = make()
+        value: T = self._values[key]  # type: ignore[assignment]  # stored by make() above
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +128,9 @@ class Loaded:
     #: The linked scene's board (issue 27): attacks measure on it, the forms leave out the
     #: fields it decides; ``None`` in theatre of the mind.
     board: Snapshot | None = None
+    #: What views compute for every viewer alike, shared by the viewers of one live push
+    #: (:func:`as_viewer`); ``None``: computed for this viewer alone.
+    shared: Shared | None = None
 
     @property
     def by_id(self) -> dict[str, Participant]:
@@ -504,7 +532,7 @@ async def load_as(
 #: What a live stream reads of an encounter: the same for every viewer (:func:`as_viewer`).
 LiveRows = tuple[
     Campaign, Encounter, list[Participant], int, Mapping[str, "Sheet"], knowledge.Lore,
-    Snapshot | None,
+    Snapshot | None, Shared,
 ]  # fmt: skip
 
 
@@ -519,7 +547,7 @@ async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) 
     characters = await _with_sheets(session, campaign, encounter, participants)
     lore = await knowledge.lore(session, campaign_id, _seen_entries(participants))
     board = await snapshot(session, encounter_id)
-    return campaign, encounter, participants, undo_steps, characters, lore, board
+    return campaign, encounter, participants, undo_steps, characters, lore, board, Shared()
 
 
 def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
@@ -527,11 +555,13 @@ def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
     and of the monsters what this viewer knows (cut from the lore read for all)."""
     if rows is None:
         return None
-    campaign, encounter, participants, undo_steps, characters, lore, board = rows
+    campaign, encounter, participants, undo_steps, characters, lore, board, shared = rows
     if encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters):
         return None
     known = lore.texts_for(viewer)
-    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known, board)
+    return Loaded(
+        campaign, viewer, encounter, participants, undo_steps, characters, known, board, shared
+    )
 
 
 async def _flush(session: AsyncSession) -> None:

@@ -7,18 +7,18 @@ The page, the HTMX fragments, the SSE pushes and the JSON API all use these view
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, TypeVar
 
 from app.campaigns.models import Campaign
 from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.encounters import statblocks
 from app.encounters.combat import SIDE_LABELS, current_pid, current_turn
 from app.encounters.models import Encounter, Participant
-from app.encounters.service import Loaded, LogWindow, can_answer, owns
-from app.encounters.state import CombatState, read_state
+from app.encounters.service import Loaded, LogWindow, Shared, can_answer, owns
+from app.encounters.state import CombatState, FigureData, read_state
 from app.encounters.systems import SYSTEMS, system
 from app.encounters.systems.protocol import (
     Budget,
@@ -34,7 +34,9 @@ from app.encounters.systems.protocol import (
     capability,
 )
 from app.events.models import CampaignEvent
-from app.i18n import N_, gettext
+from app.i18n import N_, get_locale, gettext
+
+T = TypeVar("T")
 
 LOG_SHOWN = 6
 """Combat log entries a page shows; older ones come on request ("Older entries"). Live entries
@@ -83,6 +85,14 @@ def health_of(view: FigureView, participant: Participant, gm: bool) -> Health:
         conditions=list(view["conditions"]),
         out=bool(view["out"]),
     )
+
+
+def figure_view(loaded: Loaded, mod: CombatCore, pid: str, fig: FigureData) -> FigureView:
+    """The system's ``view`` of figure ``pid`` (viewer-independent; :func:`health_of` cuts
+    it for a viewer): computed once per live push for all its viewers (``Loaded.shared``)."""
+    if loaded.shared is None:
+        return mod.view(fig)
+    return loaded.shared.get(loaded.encounter.state, ("figure view", pid), lambda: mod.view(fig))
 
 
 class RowView(TypedDict):
@@ -140,7 +150,7 @@ def rows(loaded: Loaded) -> list[RowView]:
             "entry_id": p.bestiary_entry_id,
         }
         if fig is not None:
-            v = mod.view(fig)
+            v = figure_view(loaded, mod, pid, fig)
             known = health_of(v, p, gm)
             exact = knows_exact(p, gm)
             row["status"] = known.status
@@ -426,14 +436,30 @@ def _focus(data: Mapping[str, Any]) -> FocusView | None:
     return {"points": held["points"], "spell": name or held["spell"]}
 
 
+#: The condition msgids of the registered systems (:func:`_condition_names`), with the
+#: adapters they were read from.
+_NAMES: tuple[tuple[object, ...], dict[str, str]] = ((), {})
+
+
+def _condition_names() -> dict[str, str]:
+    """Every system's msgids of condition keys that are no rule terms, the first system's
+    where two name one key (the registry is filled by ``app.wiring``, so it is read when
+    asked, not when this module is imported; read again when it changed)."""
+    global _NAMES
+    adapters = tuple(SYSTEMS.values())
+    if _NAMES[0] != adapters:
+        names: dict[str, str] = {}
+        for rules in adapters:
+            conditions = capability(rules, Conditions)
+            for key, msgid in conditions.condition_names.items() if conditions else ():
+                names.setdefault(key, msgid)
+        _NAMES = (adapters, names)
+    return _NAMES[1]
+
+
 def _condition_msgid(key: str) -> str | None:
-    """The msgid of a condition key that is no rule term, in any system (the registry is
-    filled by ``app.wiring``, so it is read when asked, not when this module is imported)."""
-    for rules in SYSTEMS.values():
-        conditions = capability(rules, Conditions)
-        if conditions is not None and key in conditions.condition_names:
-            return conditions.condition_names[key]
-    return None
+    """The msgid of a condition key that is no rule term, in any system."""
+    return _condition_names().get(key)
 
 
 #: How older events wrote PF2e's persistent damage (``anhaltend 1W6 Feuer``).
@@ -588,7 +614,18 @@ def page_context(loaded: Loaded, log: LogWindow) -> dict[str, object]:
         "participants": loaded.participants,
         "errors": {},
         "schema": statblocks.rules(loaded.campaign.system).schema,
+        "shared": loaded.shared,
     }
+
+
+def once_per_push(context: Mapping[str, Any], key: Hashable, make: Callable[[], T]) -> T:
+    """``make()`` for what a live push shows every audience alike (a log entry's HTML):
+    made once per push for all of them (the page context's ``shared``, in the reader's
+    language), else each time. Only for what no viewer may see differently."""
+    shared = context.get("shared")
+    if not isinstance(shared, Shared):
+        return make()
+    return shared.get(context["encounter"].state, (key, get_locale()), make)
 
 
 class EncounterView(TypedDict):

@@ -6,16 +6,23 @@ what each gets is still exactly what their own page shows."""
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import event
 
+from app.encounters import views
 from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.encounters.state import FigureData
+from app.encounters.systems import system
+from app.encounters.systems.protocol import FigureView
+from app.events.models import CampaignEvent
 from app.events.service import project
 from app.events.stream import Outgoing
 from tests.api.helpers import observer_code
@@ -121,3 +128,50 @@ async def test_observers_share_one_render_and_one_read(
         page = (await client.get(f"/campaigns/{cid}/encounters/{fight.encounter_id}")).text
         assert element(message.data, row) == element(page, row)
         assert element(message.data, "controls") == element(page, "controls")
+
+
+async def test_a_push_computes_each_figure_view_once_for_all_audiences(
+    make_client: ClientFactory, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The system's ``view`` of a figure and the step's log entry are the same for every
+    viewer: a push computes them once for the GM, the player and the observers
+    (``Loaded.shared``), and each viewer's rows are still cut from the views (the hidden
+    goblin never reaches the others)."""
+    fight, pids = await _fight(make_client, app)
+    cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
+    watchers = await _observers(make_client, app, cid, fight.gm, 2)
+    gm = viewer(fight.ids["gm"], "regionsgmhh", "gm")
+    player = viewer(fight.ids["p0"], "regionsp0hh", "player")
+    observers = [viewer(uid, f"zuschauer{i}", "observer") for i, (_c, uid) in enumerate(watchers)]
+    before = await last_seq(app, cid)
+    await fight.act(fight.gm, "adjust", participant=pids["Goblin 1"], delta=-1, reason="Treffer")
+    await fight.act(fight.gm, "next")  # the whole roster, every row rendered
+    rules = system("hh")
+    calls: Counter[str] = Counter()
+    real = rules.view
+
+    def counted(data: FigureData) -> FigureView:
+        calls[str(data["id"])] += 1
+        return real(data)
+
+    monkeypatch.setattr(rules, "view", counted)
+    entries: Counter[int] = Counter()
+    real_entry = views.entry_view
+
+    def counted_entry(event: CampaignEvent, undone: set[int], *, redacted: bool = False) -> Any:
+        entries[event.seq] += 1
+        return real_entry(event, undone, redacted=redacted)
+
+    monkeypatch.setattr(views, "entry_view", counted_entry)
+    gm_out, player_out, *observer_outs = (
+        await _push_to_all(app, key, cid, before, [gm, player, *observers])
+    )[0]
+    assert calls and set(calls.values()) == {1}, calls
+    assert set(calls) == set(pids.values()), "the GM's rows show every figure"
+    assert set(entries.values()) == {1}, "each step's log entry is rendered once for all"
+    log = f'id="log-{before + 1}"'
+    assert all(log in out[0].data for out in (gm_out, player_out, *observer_outs))
+    hidden = f"p-{pids['Goblin 3']}"
+    assert hidden in gm_out[-1].data and entries.keys() >= {before + 1, before + 2}
+    assert all(hidden not in m.data and "Goblin 3" not in m.data for m in player_out)
+    assert all(hidden not in m.data for out in observer_outs for m in out)
