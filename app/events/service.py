@@ -402,7 +402,7 @@ class VisibleEvent:
             return {**base, "secret": True}
         return {**self.payload, **base, "type": self.type, "secret": False}
 
-    def fairplay(self) -> dict[str, Any] | None:
+    def fairplay(self) -> dict[str, object] | None:
         """The event's fair-play record as this viewer gets it: digest and chain link always,
         the faces and the salt only with the payload (a secret roll's draws are as secret as
         its faces, and its salt would let a guess of the payload be tested)."""
@@ -429,7 +429,7 @@ def project(
 
 def scenes_of(events: Sequence[CampaignEvent]) -> frozenset[int]:
     """The scenes whose present the projection of these events checks."""
-    return frozenset(int(s) for e in events if (s := e.audience.get("scene")) is not None)
+    return frozenset(s for e in events if isinstance(s := e.audience.get("scene"), int))
 
 
 async def events_after(
