@@ -320,9 +320,11 @@ async def import_talk(
     return people
 
 
-def export_grants(talk: dict[str, Any], maps: IdMaps, ref: int, given: Grants) -> None:
-    """What an imported part was given, written into the exported ``talk`` for the part's
-    user ``ref`` (the inverse of :func:`import_talk`'s collecting)."""
+def export_grants(
+    talk: Mapping[str, list[dict[str, object]]], maps: IdMaps, ref: int, given: Grants
+) -> None:
+    """What an imported part was given, written into the exported ``talk`` (its parts: lists
+    of rows) for the part's user ``ref`` (the inverse of :func:`import_talk`'s collecting)."""
     if not given:
         return
     for part, kind, ids in (
@@ -333,7 +335,9 @@ def export_grants(talk: dict[str, Any], maps: IdMaps, ref: int, given: Grants) -
         refs = {maps.id(kind, i) for i in ids}
         for row in talk[part]:
             if row["ref"] in refs:
-                row["recipients" if part == "messages" else "readers"].append(ref)
+                listed = row["recipients" if part == "messages" else "readers"]
+                assert isinstance(listed, list)
+                listed.append(ref)
     if given["read"] is not None:
         talk["reads"].append({"user": ref, "last_seq": given["read"]})
     for fact in given["facts"]:
