@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypedDict
 
 from sqlalchemy import DateTime, LargeBinary, Table, delete, func, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -38,6 +38,25 @@ FORMAT = "tafelrunde-backup"
 FORMAT_VERSION = 1
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BATCH = 500
+
+
+class Header(TypedDict):
+    """The first line of a ``jsonl`` backup."""
+
+    format: str
+    version: int
+    #: The schema revision (Alembic heads, comma-joined).
+    revision: str
+    #: Every table, parents before children.
+    tables: list[str]
+
+
+class RowLine(TypedDict):
+    """Every further line of a ``jsonl`` backup: a table's name, one row's columns (values
+    as :func:`_encode_value` writes them)."""
+
+    t: str
+    r: dict[str, object]
 
 
 class BackupError(Exception):
@@ -75,7 +94,7 @@ def _is_binary(table: Table, column: str) -> bool:
     return isinstance(table.c[column].type, LargeBinary)
 
 
-def _encode_value(value: Any) -> Any:
+def _encode_value(value: object) -> object:
     """Datetimes as ISO text, bytes (stored answers) as base64 text; the rest as it is."""
     if isinstance(value, datetime):
         return value.isoformat()
@@ -84,7 +103,7 @@ def _encode_value(value: Any) -> Any:
     return value
 
 
-def _encode(row: Mapping[str, Any]) -> dict[str, Any]:
+def _encode(row: Mapping[str, object]) -> dict[str, object]:
     return {name: _encode_value(value) for name, value in row.items()}
 
 
@@ -98,7 +117,7 @@ def _decode_value(table: Table, name: str, value: Any) -> Any:
     return value
 
 
-def _decode(table: Table, row: dict[str, Any]) -> dict[str, Any]:
+def _decode(table: Table, row: dict[str, object]) -> dict[str, object]:
     return {name: _decode_value(table, name, value) for name, value in row.items()}
 
 
@@ -119,7 +138,7 @@ async def _revision(conn: AsyncConnection) -> str:
     return ",".join(found)
 
 
-async def _rows(conn: AsyncConnection) -> AsyncIterator[tuple[Table, dict[str, Any]]]:
+async def _rows(conn: AsyncConnection) -> AsyncIterator[tuple[Table, dict[str, object]]]:
     for table in tables():
         order = list(table.primary_key.columns)
         result = await conn.stream(select(table).order_by(*order))
@@ -128,7 +147,7 @@ async def _rows(conn: AsyncConnection) -> AsyncIterator[tuple[Table, dict[str, A
 
 
 def _write_jsonl_header(out: IO[str], revision: str) -> None:
-    header = {
+    header: Header = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "revision": revision,
@@ -141,7 +160,8 @@ async def _dump_jsonl(conn: AsyncConnection, out: IO[str]) -> Summary:
     summary = Summary(await _revision(conn))
     _write_jsonl_header(out, summary.revision)
     async for table, row in _rows(conn):
-        out.write(json.dumps({"t": table.name, "r": _encode(row)}) + "\n")
+        line: RowLine = {"t": table.name, "r": _encode(row)}
+        out.write(json.dumps(line) + "\n")
         summary.rows[table.name] = summary.rows.get(table.name, 0) + 1
     return summary
 
@@ -212,21 +232,21 @@ class Source:
     """A backup file, read as its revision and its rows."""
 
     revision: str
-    rows: AsyncIterator[tuple[Table, dict[str, Any]]]
+    rows: AsyncIterator[tuple[Table, dict[str, object]]]
 
 
-def _jsonl_lines(path: Path) -> Iterator[dict[str, Any]]:
+def _jsonl_lines(path: Path) -> Iterator[str]:
+    """The file's lines that are not blank, each one JSON object."""
     with path.open(encoding="utf-8") as lines:
         for line in lines:
             if line.strip():
-                yield json.loads(line)
+                yield line
 
 
-async def _jsonl_rows(
-    lines: Iterator[dict[str, Any]],
-) -> AsyncIterator[tuple[Table, dict[str, Any]]]:
+async def _jsonl_rows(lines: Iterator[str]) -> AsyncIterator[tuple[Table, dict[str, object]]]:
     by_name = {t.name: t for t in tables()}
-    for line in lines:
+    for text_line in lines:
+        line: RowLine = json.loads(text_line)
         table = by_name.get(line["t"])
         if table is None:
             raise BackupError(f"the backup has a table this version does not know: {line['t']}")
@@ -235,7 +255,8 @@ async def _jsonl_rows(
 
 def _open_jsonl(path: Path) -> Source:
     lines = _jsonl_lines(path)
-    header = next(lines, None)
+    first = next(lines, None)
+    header: Header | None = None if first is None else json.loads(first)
     if not header or header.get("format") != FORMAT:
         raise BackupError(f"{path} is not a Tafelrunde backup")
     if header.get("version") != FORMAT_VERSION:
@@ -243,7 +264,7 @@ def _open_jsonl(path: Path) -> Source:
     return Source(str(header["revision"]), _jsonl_rows(lines))
 
 
-async def _sqlite_rows(path: Path) -> AsyncIterator[tuple[Table, dict[str, Any]]]:
+async def _sqlite_rows(path: Path) -> AsyncIterator[tuple[Table, dict[str, object]]]:
     engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
     try:
         async with engine.connect() as conn:
@@ -274,7 +295,7 @@ async def _ensure_empty(conn: AsyncConnection, replace: bool) -> None:
 
 
 async def _insert_all(conn: AsyncConnection, source: Source, summary: Summary) -> None:
-    batch: list[dict[str, Any]] = []
+    batch: list[dict[str, object]] = []
     current: Table | None = None
     async for table, row in source.rows:
         if table is not current and batch:

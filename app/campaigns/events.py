@@ -5,7 +5,6 @@ are ``app.events.events``'s (the live stream reads them).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from app.events.payload import EventPayload, event_type
 
@@ -21,8 +20,8 @@ class CampaignCreated(EventPayload):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SettingsChanged(EventPayload):
     #: The campaign's name and options before and after.
-    before: dict[str, Any]
-    after: dict[str, Any]
+    before: dict[str, object]
+    after: dict[str, object]
 
 
 #: The payload classes of this package; ``app.wiring`` registers them.

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -15,7 +14,7 @@ class Campaign(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100))
     system: Mapped[str] = mapped_column(String(8))
-    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    settings: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
     #: Last event sequence number handed out; bumped under this row's lock (gap-free log).
     last_seq: Mapped[int] = mapped_column(default=0)
     #: The open fair-play game session (``app.sessions``), read and written by the log under

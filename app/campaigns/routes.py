@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Header, Query, Request
@@ -256,8 +257,8 @@ async def leave(
 
 
 def _settings_context(
-    campaign: Campaign, errors: dict[str, str], values: dict[str, Any]
-) -> dict[str, Any]:
+    campaign: Campaign, errors: dict[str, str], values: Mapping[str, object]
+) -> dict[str, object]:
     system = RuleSystem(campaign.system)
     return {
         "campaign": campaign,

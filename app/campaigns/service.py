@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -322,7 +322,7 @@ async def transfer_gm(session: AsyncSession, user: User, campaign_id: int, user_
 
 
 async def update_settings(
-    session: AsyncSession, user: User, campaign_id: int, version: int, data: dict[str, Any]
+    session: AsyncSession, user: User, campaign_id: int, version: int, data: Mapping[str, object]
 ) -> Campaign:
     campaign, _viewer = await open_campaign(session, user, campaign_id, Action.edit_settings)
     if campaign.version != version:
@@ -338,7 +338,7 @@ async def update_settings(
         raise ValidationFailed(errors)
     before = {"name": campaign.name, **campaign.settings}
     campaign.name = name
-    campaign.settings = options
+    campaign.settings = dict(options)
     await session.flush()
     await append_event(
         session,

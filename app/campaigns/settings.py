@@ -7,8 +7,8 @@ rules text, "summary" (for movement: "half") the rules summary. Keys and values 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from app.core.systems import RuleSystem
 from app.i18n import N_, _
@@ -121,7 +121,7 @@ def defaults(system: RuleSystem) -> dict[str, str]:
     return {o.key: o.default for o in OPTIONS[system]}
 
 
-def current(system: RuleSystem, stored: dict[str, Any]) -> dict[str, str]:
+def current(system: RuleSystem, stored: Mapping[str, object]) -> dict[str, str]:
     """Stored options completed with defaults (options added later get their default)."""
     values = defaults(system)
     for option in OPTIONS[system]:
@@ -132,7 +132,7 @@ def current(system: RuleSystem, stored: dict[str, Any]) -> dict[str, str]:
 
 
 def validate_settings(
-    system: RuleSystem, data: dict[str, Any]
+    system: RuleSystem, data: Mapping[str, object]
 ) -> tuple[dict[str, str], dict[str, str]]:
     values: dict[str, str] = {}
     errors: dict[str, str] = {}

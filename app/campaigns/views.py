@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -35,9 +34,9 @@ async def page_context(
     viewer: Viewer,
     *,
     parts: Collection[str] = PARTS,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The campaign page for ``viewer``; its regions add theirs (``CAMPAIGN_PAGE``)."""
-    context: dict[str, Any] = {
+    context: dict[str, object] = {
         "campaign": campaign,
         "campaign_id": campaign.id,
         "viewer": viewer,
@@ -55,7 +54,7 @@ async def page_context(
 
 async def live_context(
     session: AsyncSession, viewer: Viewer, key: CampaignPage, parts: frozenset[str]
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """The page's context for a live push (the viewer's membership is checked by the stream)."""
     campaign = await session.get(Campaign, key.campaign_id)
     if campaign is None:

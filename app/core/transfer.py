@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypedDict, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -129,6 +129,32 @@ class Document:
         )
 
 
+class GrantedFact(TypedDict):
+    """A fact of the bestiary only one person of a document knew (``talk.facts`` with a
+    ``user``), kept for whoever takes their part over: the copy's entry id, the fact, its
+    text, ``pending`` and ``seq`` as written, ``created_at`` as ISO text."""
+
+    entry_id: int | None
+    fact: str
+    text: str | None
+    pending: bool
+    seq: int
+    created_at: str
+
+
+class Grants(TypedDict, total=False):
+    """What a person of the document was given in the talk rows (``app.talk.transfer``),
+    kept for whoever takes their part over (``app.transfer.parts``): the copy's ids of the
+    messages they received, the handouts and notes they were shown, their read mark and the
+    facts only they know. All five, or none (``{}``: a part given nothing)."""
+
+    messages: list[int]
+    handouts: list[int]
+    notes: list[int]
+    read: int | None
+    facts: list[GrantedFact]
+
+
 @dataclass
 class Import:
     """One import under way: the new campaign and what the parts written so far left for
@@ -145,8 +171,8 @@ class Import:
     #: User ref -> the copy's ids of the characters the document gives that user.
     owned: dict[int, list[int]] = field(default_factory=dict)
     #: User ref -> what the document gave that person in the talk rows
-    #: (``app.talk.transfer.Grants``), kept for whoever takes their part over.
-    given: dict[int, dict[str, object]] = field(default_factory=dict)
+    #: (``app.core.transfer.Grants``), kept for whoever takes their part over.
+    given: dict[int, Grants] = field(default_factory=dict)
     #: The log's last seq (the campaign's ``last_seq``), once the log is written.
     last_seq: int = 0
 

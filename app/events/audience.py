@@ -107,9 +107,9 @@ class Audience:
     def stubbed(self) -> Audience:
         return replace(self, stub=True)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The stored form; user ids are object keys so that SQL finds them by path."""
-        out: dict[str, Any] = {"v": self.visibility}
+        out: dict[str, object] = {"v": self.visibility}
         if self.readers:
             out["to"] = {str(u): 1 for u in sorted(self.readers)}
         if self.stub:
@@ -289,7 +289,7 @@ def withheld_keys(audience: Audience) -> frozenset[str]:
 
 
 def visible_sql(
-    column: InstrumentedAttribute[dict[str, Any]], viewer: Viewer, *, stubs: bool = True
+    column: InstrumentedAttribute[dict[str, object]], viewer: Viewer, *, stubs: bool = True
 ) -> ColumnElement[bool]:
     """:func:`form_for` without ``present`` as a condition on an audience JSON ``column``:
     true exactly where the viewer gets more than ``nothing`` (with ``stubs`` false: more

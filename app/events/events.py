@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from app.events.payload import EventPayload, event_type, subject_of
 from app.rules.dice import DieRoll
@@ -70,7 +70,7 @@ class Roll(EventPayload):
     #: Sheet rolls only (``None`` for a free roll):
     system: str | None = None
     summary: str | None = None
-    outcome: dict[str, Any] | None = None
+    outcome: dict[str, object] | None = None
     character_id: int | None = None
     character_name: str | None = None
     #: The sheet's roll target (``skill:Spürsinn``, ``attack:…``).
@@ -117,7 +117,7 @@ class SheetRoll:
 
     system: str
     summary: str
-    outcome: dict[str, Any]
+    outcome: dict[str, object]
     character_id: int
     character_name: str
     target: str

@@ -18,8 +18,9 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -35,17 +36,17 @@ VERSION = 2
 SALT_BYTES = 16
 
 
-def canonical(payload: Any) -> bytes:
+def canonical(payload: object) -> bytes:
     """The one JSON form every verifier hashes."""
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def digest(payload: Any, salt_hex: str) -> str:
+def digest(payload: object, salt_hex: str) -> str:
     """``HMAC-SHA256(key = the salt's bytes, message = the canonical payload)`` (version 2)."""
     return hmac.new(bytes.fromhex(salt_hex), canonical(payload), hashlib.sha256).hexdigest()
 
 
-def shown(record: dict[str, Any], with_payload: bool) -> dict[str, Any]:
+def shown(record: dict[str, object], with_payload: bool) -> dict[str, object]:
     """The record as sent to a viewer: the draws and the salt only to one who gets the
     payload as stored; without it digest and chain link alone (the salt would let them
     test guesses of the payload against the digest)."""
@@ -115,7 +116,7 @@ def record(
     session_id: int,
     seq: int,
     actor_id: int | None,
-    payload: dict[str, Any],
+    payload: Mapping[str, object],
     previous: str,
 ) -> FairplayRecord:
     """The ``fairplay`` of the event appended with ``seq``: the draws waiting for it (taken),

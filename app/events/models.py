@@ -29,13 +29,13 @@ class CampaignEvent(Base):
     subject: Mapped[str | None] = mapped_column(String(40))
     actor_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
     #: Who sees what form of it: ``app.events.audience.Audience.to_json()``.
-    audience: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    audience: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     #: In a fair-play session: ``{version, session_id, user_id, client_seed, draws, salt,
     #: digest, chain}`` (``docs/fairplay.md``; the salt is sent only with the payload, see
     #: ``app.events.fairplay.shown``); NULL outside one.
-    fairplay: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    fairplay: Mapped[dict[str, object] | None] = mapped_column(JSON, default=None)
 
     @hybrid_property
     def visibility(self) -> str:

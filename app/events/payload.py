@@ -81,7 +81,7 @@ class EventPayload:
         read (``app.events.audience.sight``); ``(None, None)`` for other events."""
         return None, None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The stored form: every field by name (nested values as they are)."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from sqlalchemy import (
     ColumnElement,
@@ -72,6 +72,20 @@ class FairPlayOpened(Exception):
         self.campaign_id = campaign_id
 
 
+class _Row(TypedDict):
+    """The columns :func:`append_event` writes (``id`` and ``seq`` come with the INSERT);
+    ``fairplay`` only in a fair-play session."""
+
+    campaign_id: int
+    type: str
+    subject: str | None
+    actor_id: int | None
+    audience: dict[str, object]
+    payload: dict[str, object]
+    created_at: datetime
+    fairplay: NotRequired[fairplay.FairplayRecord]
+
+
 async def append_event(
     session: AsyncSession,
     campaign_id: int,
@@ -103,7 +117,7 @@ async def append_event(
     now = utcnow()
     payload_json = json.dumps(event.to_json())
     audience_json = audience.to_json()
-    row: dict[str, Any] = {
+    row: _Row = {
         "campaign_id": campaign_id,
         "type": event.TYPE,
         "subject": event.subject,
@@ -146,7 +160,7 @@ async def lock_log(session: AsyncSession, campaign_id: int) -> tuple[int, int | 
 
 
 async def _append_locked(
-    session: AsyncSession, row: dict[str, Any], outside_fairplay: bool
+    session: AsyncSession, row: _Row, outside_fairplay: bool
 ) -> tuple[int, int]:
     """The next ``seq`` (the UPDATE holds the campaign's lock until commit), then the row;
     in a fair-play session with its ``fairplay`` record and the chain moved on."""
@@ -402,7 +416,7 @@ class VisibleEvent:
             return {**base, "secret": True}
         return {**self.payload, **base, "type": self.type, "secret": False}
 
-    def fairplay(self) -> dict[str, Any] | None:
+    def fairplay(self) -> dict[str, object] | None:
         """The event's fair-play record as this viewer gets it: digest and chain link always,
         the faces and the salt only with the payload (a secret roll's draws are as secret as
         its faces, and its salt would let a guess of the payload be tested)."""
@@ -429,7 +443,7 @@ def project(
 
 def scenes_of(events: Sequence[CampaignEvent]) -> frozenset[int]:
     """The scenes whose present the projection of these events checks."""
-    return frozenset(int(s) for e in events if (s := e.audience.get("scene")) is not None)
+    return frozenset(s for e in events if isinstance(s := e.audience.get("scene"), int))
 
 
 async def events_after(

@@ -35,7 +35,7 @@ async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
     ]
 
 
-async def _load(session: AsyncSession, viewer: Viewer, key: CampaignPage) -> dict[str, Any]:
+async def _load(session: AsyncSession, viewer: Viewer, key: CampaignPage) -> dict[str, object]:
     return await views.log_context(session, viewer, key.campaign_id, key.log_before)
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Mapping
+from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -42,7 +43,7 @@ async def _roll_form(
     session: Session,
     user: CurrentUser,
     campaign_id: int,
-    form: dict[str, Any],
+    form: Mapping[str, object],
     status_code: int = 200,
 ) -> Response:
     """The roll form with ``form`` (its errors and values): alone for HTMX, else the page."""

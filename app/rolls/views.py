@@ -3,8 +3,6 @@ page's slot, the roll form's answers and a page of older entries (``app.rolls.li
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.permissions import Action, allowed
@@ -12,12 +10,12 @@ from app.core.viewer import Viewer
 from app.rolls import service
 
 #: What the roll form shows before anything was posted.
-FORM_DEFAULTS: dict[str, Any] = {"roll_errors": {}, "roll_values": {"visibility": "public"}}
+FORM_DEFAULTS: dict[str, object] = {"roll_errors": {}, "roll_values": {"visibility": "public"}}
 
 
 async def log_context(
     session: AsyncSession, viewer: Viewer, campaign_id: int, before: int | None = None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """One page of the dice log for ``viewer`` (``before`` pages it back), and whether they
     may roll."""
     entries, next_before = await service.log_page(session, viewer, campaign_id, before)

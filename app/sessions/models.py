@@ -10,12 +10,22 @@ log (``app.events.service.append_event``) chains its events without a query of i
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, UTCDateTime, utcnow
+
+
+class Origin(TypedDict):
+    """What an imported session's dice and chain were made from: the original campaign and
+    session ids, and its events' payloads as they were hashed (``seq`` as text → payload,
+    opaque JSON; a document may leave them out)."""
+
+    campaign_id: int
+    session_id: int
+    payloads: NotRequired[dict[str, object]]
 
 
 class GameSession(Base):
@@ -40,7 +50,7 @@ class GameSession(Base):
     #: An imported session (``app.transfer``): ``{campaign_id, session_id, payloads}``, the
     #: ids its dice were derived from and its events' payloads as they were hashed (``seq``
     #: → payload; the copy's log names its own rows), which the verifiers read; else NULL.
-    origin: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    origin: Mapped[Origin | None] = mapped_column(JSON, default=None)
 
 
 class ClientSeed(Base):

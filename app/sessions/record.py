@@ -5,9 +5,8 @@ the Markdown export and the printable HTML page."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from app.core.viewer import Viewer
 from app.events.models import CampaignEvent
@@ -40,11 +39,24 @@ class Line:
     restricted: bool
 
 
-def _faces(dice: Sequence[dict[str, Any]]) -> str:
-    return " ".join("[" + ", ".join(str(f) for f in d.get("faces", [])) + "]" for d in dice)
+def _items(value: object) -> list[object]:
+    """A JSON array's items (nothing for what is not an array)."""
+    return value if isinstance(value, list) else []
 
 
-def _roll(data: dict[str, Any]) -> str:
+def _fields(value: object) -> Mapping[str, object]:
+    """A JSON object's fields (none for what is not an object)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _faces(dice: object) -> str:
+    return " ".join(
+        "[" + ", ".join(str(f) for f in _items(_fields(d).get("faces", []))) + "]"
+        for d in _items(dice)
+    )
+
+
+def _roll(data: Mapping[str, object]) -> str:
     if data["secret"]:
         return _("rolled secretly")
     label = f"{data['label']}: " if data.get("label") else ""
@@ -52,18 +64,20 @@ def _roll(data: dict[str, Any]) -> str:
     return f"{text} ({data['summary']})" if data.get("summary") else text
 
 
-def _combat(data: dict[str, Any]) -> str:
+def _combat(data: Mapping[str, object]) -> str:
     lines = []
-    for entry in data.get("entries", []):
-        params = dict(entry.get("params", {}))
+    for item in _items(data.get("entries", [])):
+        entry = _fields(item)
+        params = dict(_fields(entry.get("params", {})))
         try:
-            lines.append(gettext(entry["msg"], **params) if params else gettext(entry["msg"]))
+            msg = str(entry["msg"])
+            lines.append(gettext(msg, **params) if params else gettext(msg))
         except (KeyError, TypeError, ValueError):
             lines.append(str(entry["msg"]))
     return " · ".join(lines)
 
 
-def _chat(data: dict[str, Any]) -> str:
+def _chat(data: Mapping[str, object]) -> str:
     """A chat line; nothing for a ``/r`` roll's message (its roll event is the line)."""
     type_ = data["type"]
     if data.get("kind") == "roll" or data.get("roll"):
@@ -77,9 +91,9 @@ def _chat(data: dict[str, Any]) -> str:
     return f"{speaker}: {text}" if speaker else text
 
 
-def _text(data: dict[str, Any]) -> tuple[str, str]:
+def _text(data: Mapping[str, object]) -> tuple[str, str]:
     """What one event says, and its kind."""
-    type_ = data["type"]
+    type_ = str(data["type"])
     if type_ == "roll":
         return _roll(data), "roll"
     if type_ == "combat":
@@ -98,15 +112,15 @@ def lines(events: Sequence[CampaignEvent], viewer: Viewer) -> list[Line]:
     shown: list[VisibleEvent] = project([e for e in events if e.type in RECORDED], viewer)
     out = []
     for visible in shown:
-        data = visible.data()
+        data: Mapping[str, object] = visible.data()
         text, kind = _text(data)
         if not text:
             continue
         out.append(
             Line(
                 seq=visible.seq,
-                created_at=data["created_at"],
-                who=str(data["actor"]["username"] or ""),
+                created_at=str(data["created_at"]),
+                who=str(_fields(data["actor"]).get("username") or ""),
                 text=text,
                 kind=kind,
                 restricted=data["visibility"] != "public",

@@ -3,8 +3,9 @@ seed, the records), the verification page and the standalone verifier to downloa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
@@ -36,7 +37,7 @@ async def _sessions_page(
     session: AsyncSession,
     user: User,
     campaign_id: int,
-    extra: dict[str, Any] | None = None,
+    extra: Mapping[str, object] | None = None,
     status_code: int = 200,
 ) -> HTMLResponse:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)

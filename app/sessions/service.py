@@ -13,7 +13,7 @@ import hashlib
 import secrets
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from sqlalchemy import Boolean, Integer, column, func, select, table, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -338,8 +338,8 @@ async def fairplay_export(
     events = await session_events(session, game)
     hidden = await hidden_now(session, campaign_id, events) if game.ended_at else set()
     # An imported session (``origin``) verifies with the ids and payloads it was made with.
-    origin = game.origin or {}
-    hashed: dict[str, Any] = origin.get("payloads") or {}
+    origin = game.origin
+    hashed = (origin.get("payloads") if origin else None) or {}
     out: list[ExportedEvent] = []
     for e in events:
         whole = sees_whole(e, viewer) or revealed(game, e, hidden)
@@ -352,8 +352,8 @@ async def fairplay_export(
             }
         )
     return {
-        "campaign_id": origin.get("campaign_id", campaign_id),
-        "session_id": origin.get("session_id", game.id),
+        "campaign_id": origin.get("campaign_id", campaign_id) if origin else campaign_id,
+        "session_id": origin.get("session_id", game.id) if origin else game.id,
         "commitment": game.commitment,
         "server_seed": game.server_seed if game.ended_at is not None else None,
         "events": out,

@@ -28,7 +28,7 @@ from app.errors import ValidationFailed
 from app.events.models import CampaignEvent
 from app.i18n import _
 from app.sessions import rows
-from app.sessions.models import FairPlayRule, GameSession
+from app.sessions.models import FairPlayRule, GameSession, Origin
 
 #: Columns that do not travel: the row's own ids and the accounts it names.
 SESSION_SKIP = frozenset({"id", "campaign_id", "started_by"})
@@ -48,7 +48,7 @@ class FairPlayDoc(BaseModel):
     fairplay_rule: dict[str, object] | None = None
 
 
-async def _origin(session: AsyncSession, game: GameSession, campaign_id: int) -> dict[str, object]:
+async def _origin(session: AsyncSession, game: GameSession, campaign_id: int) -> Origin:
     """What the session's dice and chain were made from (an imported one keeps its own):
     the payloads of its events with a fair-play record, up to its end or the log's."""
     if game.origin is not None:

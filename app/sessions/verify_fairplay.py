@@ -20,7 +20,7 @@ import hmac
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 PREFIX = "tafelrunde-fairplay-v1"
 #: The summary's line on the record formats the session used (docs: "Format versions").
@@ -31,6 +31,75 @@ FORMATS = {
     (1, 2): "format: versions 1 and 2, unsalted digests before the salted ones",
 }
 _TWO_64 = 1 << 64
+
+
+class DiceGroup(TypedDict, total=False):
+    """One group of a shown roll (``dice[i]``): its sides, its faces in draw order, which
+    of them count."""
+
+    sides: int
+    faces: list[int]
+    kept: list[bool]
+
+
+class Roll(TypedDict, total=False):
+    """What the verifier reads of a roll a payload shows (a dice log roll, a chat message's
+    inline roll naming its roll event by ``seq``); any key may be missing."""
+
+    dice: list[DiceGroup]
+    signs: list[int]
+    modifier: int
+    total: int
+    system: str | None
+    label: str | None
+    expression: str | None
+    seq: int
+
+
+class Payload(Roll, total=False):
+    """What the verifier reads of an event's payload: a roll's own keys (the payload of a
+    ``roll`` is the roll), a chat message's inline ``roll``, who acted, the commitment of
+    ``session_started`` and the seed of ``session_ended``. Its digest covers all of it."""
+
+    roll: Roll | None
+    actor_name: str | None
+    commitment: str
+    server_seed: str
+
+
+class Fairplay(TypedDict, total=False):
+    """An event's fair-play record (docs: "How it works", step 3)."""
+
+    version: int
+    session_id: int
+    user_id: int | None
+    client_seed: str | None
+    #: ``[[sides, face], …]``; null where the viewer may not see the faces.
+    draws: list[list[int]] | None
+    salt: str
+    digest: str
+    chain: str
+    override: bool
+
+
+class Event(TypedDict, total=False):
+    """One event of the export; ``payload`` null where the viewer may see its digest only."""
+
+    seq: int
+    type: str
+    payload: Payload | None
+    fairplay: Fairplay | None
+
+
+class Export(TypedDict, total=False):
+    """A session's fair-play export (``GET …/sessions/{id}/fairplay``)."""
+
+    campaign_id: int
+    session_id: int
+    commitment: str
+    #: Hex, published when the session ends.
+    server_seed: str | None
+    events: list[Event]
 
 
 def derive_face(
@@ -57,7 +126,7 @@ def derive_face(
         j += 1
 
 
-def canonical(payload: Any) -> bytes:
+def canonical(payload: object) -> bytes:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -65,7 +134,7 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def payload_digest(payload: Any, fp: dict[str, Any]) -> str | None:
+def payload_digest(payload: object, fp: Fairplay) -> str | None:
     """The digest the payload must have: version 2 ``HMAC-SHA256(salt, canonical)``,
     version 1 ``SHA-256(canonical)``; ``None`` when a version 2 record lacks its salt."""
     if fp.get("version", 1) == 1:
@@ -76,7 +145,7 @@ def payload_digest(payload: Any, fp: dict[str, Any]) -> str | None:
     return hmac.new(bytes.fromhex(salt), canonical(payload), hashlib.sha256).hexdigest()
 
 
-def shown_rolls(e: dict[str, Any]) -> list[dict[str, Any]]:
+def shown_rolls(e: Event) -> list[Roll]:
     """The rolls an event's payload shows: a dice log roll, a chat message's inline roll."""
     payload = e.get("payload") or {}
     if e.get("type") == "roll":
@@ -85,7 +154,7 @@ def shown_rolls(e: dict[str, Any]) -> list[dict[str, Any]]:
     return [inline] if isinstance(inline, dict) else []
 
 
-def shown_problems(roll: dict[str, Any], draws: list[list[int]]) -> list[str]:
+def shown_problems(roll: Roll, draws: list[list[int]]) -> list[str]:
     """What a roll shows against the dice drawn for it: every face in draw order, and for a
     free roll (no rules engine) its total, the signed sum of the kept faces plus the
     modifier. A sheet roll's total follows its system's rules, which the dice do not prove."""
@@ -114,7 +183,7 @@ def shown_problems(roll: dict[str, Any], draws: list[list[int]]) -> list[str]:
     return problems
 
 
-def describe(e: dict[str, Any]) -> str:
+def describe(e: Event) -> str:
     """Who rolled what, as the export shows it (``anna: Wahrnehmung 1W20 [18] = 18``)."""
     for roll in shown_rolls(e):
         faces = " ".join(
@@ -168,15 +237,15 @@ class _Walk:
     id as the export has them, the published seed), the chain's last link, the last seq
     and every roll's draws by its seq."""
 
-    campaign_id: Any
-    session_id: Any
+    campaign_id: int | None
+    session_id: int | None
     seed: bytes | None
     chain: str
     last_seq: int | None = None
-    draws: dict[Any, Any] = field(default_factory=dict)
+    draws: dict[int, list[list[int]]] = field(default_factory=dict)
 
 
-def _dice(e: dict[str, Any], fp: dict[str, Any], ctx: _Walk, out: Checked) -> None:
+def _dice(e: Event, fp: Fairplay, ctx: _Walk, out: Checked) -> None:
     draws = fp.get("draws")
     if draws is None:
         out.secret = True
@@ -186,26 +255,28 @@ def _dice(e: dict[str, Any], fp: dict[str, Any], ctx: _Walk, out: Checked) -> No
     seed = ctx.seed
     if seed is None or not draws:
         return
+    campaign_id, user_id, client_seed = ctx.campaign_id, fp["user_id"], fp["client_seed"]
+    if campaign_id is None or user_id is None or client_seed is None:
+        out.problems.append("the dice name no campaign, roller or client seed to derive them")
+        return
     for k, (sides, face) in enumerate(draws):
-        want = derive_face(
-            seed, ctx.campaign_id, e["seq"], fp["user_id"], fp["client_seed"], k, sides
-        )
+        want = derive_face(seed, campaign_id, e["seq"], user_id, client_seed, k, sides)
         if want != face:
             out.problems.append(f"die {k + 1} (d{sides}) shows {face}, the derivation gives {want}")
 
 
-def _shown(e: dict[str, Any], ctx: _Walk, out: Checked) -> None:
+def _shown(e: Event, ctx: _Walk, out: Checked) -> None:
     """The faces a roll shows are its draws; a chat line's inline roll shows the draws of
     the roll event it names (``roll.seq``)."""
     for roll in shown_rolls(e):
         seq = out.seq if e.get("type") == "roll" else roll.get("seq")
-        draws = ctx.draws.get(seq)
+        draws = ctx.draws.get(seq) if seq is not None else None
         if draws is not None:
             out.problems.extend(shown_problems(roll, draws))
         out.roll = describe(e)
 
 
-def _digest(e: dict[str, Any], fp: dict[str, Any], out: Checked) -> None:
+def _digest(e: Event, fp: Fairplay, out: Checked) -> None:
     out.version = 1 if fp.get("version", 1) == 1 else 2
     payload = e.get("payload")
     if payload is None:
@@ -217,7 +288,7 @@ def _digest(e: dict[str, Any], fp: dict[str, Any], out: Checked) -> None:
         out.problems.append("the payload does not match its digest")
 
 
-def _event(e: dict[str, Any], ctx: _Walk) -> Checked:
+def _event(e: Event, ctx: _Walk) -> Checked:
     out = Checked(int(e.get("seq", 0)), str(e.get("type", "?")))
     fp = e.get("fairplay")
     if not isinstance(fp, dict):
@@ -242,7 +313,7 @@ def _event(e: dict[str, Any], ctx: _Walk) -> Checked:
     return out
 
 
-def _session_problems(data: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
+def _session_problems(data: Export, events: list[Event]) -> list[str]:
     problems = []
     seed_hex = data.get("server_seed")
     if seed_hex is not None and sha256_hex(bytes.fromhex(seed_hex)) != data.get("commitment"):
@@ -250,7 +321,7 @@ def _session_problems(data: dict[str, Any], events: list[dict[str, Any]]) -> lis
     first = events[0] if events else None
     if first is None or first.get("type") != "session_started":
         problems.append("the session does not begin with its commitment (session_started)")
-    elif first.get("payload") is not None and first["payload"].get("commitment") != data.get(
+    elif (started := first.get("payload")) is not None and started.get("commitment") != data.get(
         "commitment"
     ):
         problems.append("session_started publishes another commitment")
@@ -263,7 +334,7 @@ def _session_problems(data: dict[str, Any], events: list[dict[str, Any]]) -> lis
     return problems
 
 
-def verify(data: dict[str, Any]) -> Report:
+def verify(data: Export) -> Report:
     """Check a session's fair-play export (the JSON of ``…/sessions/{id}/fairplay``)."""
     events = list(data.get("events") or [])
     seed_hex = data.get("server_seed")

@@ -3,8 +3,6 @@ and the verification page (one context builder each, shared by page, HTMX and pu
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -84,7 +82,7 @@ def event_labels() -> dict[str, str]:
     return {type_: gettext(label) for type_, label in EVENT_LABELS.items()}
 
 
-def session_view(game: GameSession) -> dict[str, Any]:
+def session_view(game: GameSession) -> dict[str, object]:
     return {
         "id": game.id,
         "started_at": game.started_at,
@@ -98,7 +96,7 @@ def session_view(game: GameSession) -> dict[str, Any]:
 
 async def sessions_context(
     session: AsyncSession, viewer: Viewer, campaign: Campaign, *, limit: int | None = None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The sessions of the campaign (newest first), the open one, the member's client seed
     in it, and the fair-play rule; ``limit`` for the panel."""
     query = (

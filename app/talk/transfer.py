@@ -5,7 +5,7 @@ with their readers, and what the heroes know of the bestiary (``known_fact``).
 Every row is named by a ref (its position, from 1), as the rest of the document
 (:mod:`app.core.transfer`); users, characters and bestiary entries by their refs. An import
 names no account: messages keep their author's name, and what a person was given (whispers,
-readers, read marks, their own facts) waits in their imported part (:data:`Grants`).
+readers, read marks, their own facts) waits in their imported part (``Grants``).
 A document without a ``talk`` part (written before it existed) imports with none.
 """
 
@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.transfer import Document, IdMaps, Import
+from app.core.transfer import Document, GrantedFact, Grants, IdMaps, Import
 from app.encounters.models import BestiaryEntry
 from app.events.audience import Audience
 from app.events.models import CampaignEvent
@@ -269,13 +269,6 @@ async def _add(
     maps.by_kind[kind] |= {ref: row.id for ref, row in zip(refs, rows, strict=True)}
 
 
-#: What a person of the document was given in the talk rows, kept for whoever takes their
-#: part over (``app.transfer.parts``, ``app.core.transfer.Import.given``): the messages
-#: they received, the handouts and notes they were shown, their read mark and the facts
-#: only they know.
-Grants = dict[str, Any]
-
-
 def _grants(people: dict[int, Grants], ref: int) -> Grants:
     return people.setdefault(
         ref, {"messages": [], "handouts": [], "notes": [], "read": None, "facts": []}
@@ -327,9 +320,11 @@ async def import_talk(
     return people
 
 
-def export_grants(talk: dict[str, Any], maps: IdMaps, ref: int, given: Grants) -> None:
-    """What an imported part was given, written into the exported ``talk`` for the part's
-    user ``ref`` (the inverse of :func:`import_talk`'s collecting)."""
+def export_grants(
+    talk: Mapping[str, list[dict[str, object]]], maps: IdMaps, ref: int, given: Grants
+) -> None:
+    """What an imported part was given, written into the exported ``talk`` (its parts: lists
+    of rows) for the part's user ``ref`` (the inverse of :func:`import_talk`'s collecting)."""
     if not given:
         return
     for part, kind, ids in (
@@ -340,7 +335,9 @@ def export_grants(talk: dict[str, Any], maps: IdMaps, ref: int, given: Grants) -
         refs = {maps.id(kind, i) for i in ids}
         for row in talk[part]:
             if row["ref"] in refs:
-                row["recipients" if part == "messages" else "readers"].append(ref)
+                listed = row["recipients" if part == "messages" else "readers"]
+                assert isinstance(listed, list)
+                listed.append(ref)
     if given["read"] is not None:
         talk["reads"].append({"user": ref, "last_seq": given["read"]})
     for fact in given["facts"]:
@@ -354,7 +351,7 @@ def export_grants(talk: dict[str, Any], maps: IdMaps, ref: int, given: Grants) -
 
 
 async def grant(session: AsyncSession, campaign_id: int, user_id: int, given: Grants) -> None:
-    """Give ``user_id`` what a person of the document was given (see :data:`Grants`): of the
+    """Give ``user_id`` what a person of the document was given (see ``Grants``): of the
     rows still there, what they do not have yet (one person may take over several parts)."""
     for link, key, owner, ids in (
         (ChatRecipient, ChatRecipient.message_id, ChatMessage, given["messages"]),
@@ -416,7 +413,7 @@ async def _not_linked(
 
 
 async def _grant_facts(
-    session: AsyncSession, campaign_id: int, user_id: int, facts: list[dict[str, Any]]
+    session: AsyncSession, campaign_id: int, user_id: int, facts: list[GrantedFact]
 ) -> None:
     if not facts:
         return

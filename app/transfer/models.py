@@ -11,11 +11,11 @@ the person who opens it join with that role and take over those characters.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.core.transfer import Grants
 from app.db import Base, UTCDateTime, utcnow
 
 
@@ -31,9 +31,9 @@ class ImportedPart(Base):
     role: Mapped[str] = mapped_column(String(16))
     #: The copy's characters that belonged to this person (ids in the copy).
     character_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
-    #: What the document gave this person in the talk rows (``app.talk.transfer.Grants``):
+    #: What the document gave this person in the talk rows (``app.core.transfer.Grants``):
     #: given to whoever takes the part over.
-    grants: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    grants: Mapped[Grants] = mapped_column(JSON, default=dict)
     #: The takeover link's code once the GM made one (a secret like an invite code).
     code: Mapped[str | None] = mapped_column(String(32), unique=True)
     claimed_by: Mapped[int | None] = mapped_column(

@@ -17,7 +17,7 @@ from app.campaigns.models import Campaign, Membership
 from app.campaigns.permissions import Action, authorize
 from app.characters import events as character_events
 from app.characters.models import Character
-from app.core.transfer import IdMaps
+from app.core.transfer import Grants, IdMaps
 from app.core.viewer import Role
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound
@@ -71,7 +71,7 @@ async def import_parts(
     campaign_id: int,
     users: list[UserDoc],
     owned: dict[int, list[int]],
-    given: dict[int, dict[str, object]],
+    given: dict[int, Grants],
     gm_ref: int | None,
 ) -> None:
     """A part for every person of the document but its GM (whose part the importer takes)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import copy
 import hashlib
 import hmac
+import json
 from typing import Any
 
 import httpx
 
 from app.events.fairplay import canonical
+from app.sessions.verify_fairplay import Export, Report, verify
 from tests.api.helpers import Table
 
 
@@ -83,3 +85,10 @@ def unsalted(data: dict[str, Any]) -> None:
         fp.pop("version", None)
         fp["digest"] = hashlib.sha256(canonical(e["payload"])).hexdigest()
         fp["chain"] = previous = hashlib.sha256((previous + fp["digest"]).encode()).hexdigest()
+
+
+def verified(data: dict[str, Any]) -> Report:
+    """The standalone verifier's report on an export (as the API sent it, maybe tampered),
+    read from its JSON text as ``verify_fairplay.py`` reads a saved file."""
+    loaded: Export = json.loads(json.dumps(data))
+    return verify(loaded)

@@ -16,11 +16,11 @@ from app.accounts.models import User
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import remember_role
 from app.rolls import service as rolls
-from app.sessions.verify_fairplay import derive_face, verify
+from app.sessions.verify_fairplay import derive_face
 from app.web.context import AppContext
 from tests.api.helpers import make_table
 from tests.conftest import ClientFactory
-from tests.sessions.helpers import base, event, export, fair_session, roll, tampered
+from tests.sessions.helpers import base, event, export, fair_session, roll, tampered, verified
 
 
 def _faces(payload: dict[str, Any]) -> list[int]:
@@ -70,7 +70,7 @@ async def test_an_ended_session_verifies_with_the_standalone_script(
         assert face == derive_face(
             seed, t.campaign_id, seqs["player"], t.ids["player"], "Glückskeks ✓", k, sides
         )
-    report = verify(data)
+    report = verified(data)
     assert report.ok, [(e.seq, e.problems) for e in report.events]
     path = tmp_path / "session.json"
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
@@ -123,7 +123,7 @@ async def test_any_change_fails_at_that_event(
     data = tampered(await export(t.player, t.campaign_id, started["id"]))
     target = seqs["gm"]
     tamper(data, target)
-    report = verify(data)
+    report = verified(data)
     assert not report.ok
     assert report.first_failure == target, [(e.seq, e.problems) for e in report.events]
 
@@ -148,7 +148,7 @@ async def test_a_roll_cannot_come_before_the_commitment(
     roll_event = event(moved, first)
     moved["events"].remove(roll_event)
     moved["events"].insert(0, roll_event)
-    report = verify(moved)
+    report = verified(moved)
     assert not report.ok
     assert any("commitment" in p for p in report.problems)
 
@@ -163,14 +163,14 @@ async def test_a_secret_gm_roll_is_digest_only_until_revealed(
     during = event(await export(t.player, t.campaign_id, sid), secret)
     assert during["payload"] is None and during["fairplay"]["draws"] is None
     assert len(during["fairplay"]["digest"]) == 64 and len(during["fairplay"]["chain"]) == 64
-    report = verify(await export(t.player, t.campaign_id, sid))
+    report = verified(await export(t.player, t.campaign_id, sid))
     assert report.ok and not report.seed_published
     assert next(e for e in report.events if e.seq == secret).secret
     assert (await t.gm.post(f"{base(t)}/sessions/{sid}/end")).status_code == 200
     after = await export(t.player, t.campaign_id, sid)
     revealed = event(after, secret)
     assert revealed["payload"]["label"] == "Falle" and revealed["fairplay"]["draws"]
-    report = verify(after)
+    report = verified(after)
     assert report.ok and not next(e for e in report.events if e.seq == secret).secret
 
 
@@ -183,7 +183,7 @@ async def test_a_kept_secret_stays_committed_after_the_end(
     assert (await t.gm.post(f"{base(t)}/sessions/{started['id']}/end")).status_code == 200
     data = await export(t.player, t.campaign_id, started["id"])
     assert event(data, secret)["payload"] is None
-    report = verify(data)
+    report = verified(data)
     assert report.ok and next(e for e in report.events if e.seq == secret).secret
     gm_view = event(await export(t.gm, t.campaign_id, started["id"]), secret)
     assert gm_view["payload"] is not None and gm_view["fairplay"]["draws"]
@@ -215,7 +215,7 @@ async def test_a_sheet_roll_with_gluck_lists_its_dice_on_the_roll(
     assert r.status_code == 201, r.text
     assert (await t.gm.post(f"{base(t)}/sessions/{sid}/end")).status_code == 200
     data = await export(t.player, t.campaign_id, sid)
-    assert verify(data).ok
+    assert verified(data).ok
     (rolled,) = [e for e in data["events"] if e["type"] == "roll"]
     assert [f for _s, f in rolled["fairplay"]["draws"]] == _faces(rolled["payload"])
     changed = next(e for e in data["events"] if e["type"] == "character_updated")
@@ -271,7 +271,7 @@ async def test_a_roll_racing_the_start_of_a_session_is_rolled_with_its_dice(
     r = await t.gm.post(f"{base(t)}/sessions/{started['id']}/end")
     assert r.status_code == 200, r.text
     data = await export(t.player, t.campaign_id, started["id"])
-    report = verify(data)
+    report = verified(data)
     assert report.ok, [(e.seq, e.problems) for e in report.events]
     rolled = event(data, logged.seq)
     assert rolled["fairplay"]["user_id"] == t.ids["player"]

@@ -27,11 +27,20 @@ from app.events.fairplay import canonical
 from app.events.models import CampaignEvent
 from app.events.payload import EVENT_TYPES
 from app.rules.dice import DieRoll
-from app.sessions.verify_fairplay import render, verify
+from app.sessions.verify_fairplay import render
 from tests.api.helpers import Table, make_table
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import add_character, make_fight
-from tests.sessions.helpers import base, event, export, fair_session, reseal, roll, tampered
+from tests.sessions.helpers import (
+    base,
+    event,
+    export,
+    fair_session,
+    reseal,
+    roll,
+    tampered,
+    verified,
+)
 
 PLAYER_SEED = "Glückskeks"
 VALEROS = {"wahrnehmung": 6, "rk": 18, "tp": 20, "reflex": 5, "wille": 3, "zaehigkeit": 7,
@@ -86,7 +95,7 @@ async def test_enumerating_payloads_no_longer_recovers_a_secret_roll(
     assert shown["payload"] == whole and len(bytes.fromhex(shown["fairplay"]["salt"])) >= 16
     key = bytes.fromhex(shown["fairplay"]["salt"])
     assert hmac.new(key, canonical(whole), hashlib.sha256).hexdigest() == digest
-    report = verify(after)
+    report = verified(after)
     assert report.ok and report.versions == [2], [(e.seq, e.problems) for e in report.events]
     assert "version 2, salted" in render(report)
 
@@ -186,13 +195,13 @@ async def test_a_payload_showing_other_dice_than_drawn_fails(
     and in the standalone script."""
     t = await make_table(make_client, app)
     data, rolled, chat = await _played(t)
-    assert verify(data).ok
+    assert verified(data).ok
     assert (await _script(t.player, tmp_path, data)).strip().splitlines()[-1].startswith("OK")
     seq = rolled if target == "roll" else chat
     changed = tampered(data)
     tamper(changed, seq)
     reseal(changed, seq)
-    report = verify(changed)
+    report = verified(changed)
     assert report.first_failure == seq, [(e.seq, e.problems) for e in report.events]
     failed = next(e for e in report.events if e.seq == seq)
     assert any(problem in p for p in failed.problems), failed.problems
@@ -224,7 +233,7 @@ async def test_sheet_rolls_show_exactly_their_draws(
     r = await t.player.post(f"{api}/{r.json()['id']}/roll", json={"target": target, **extra})
     assert r.status_code == 201, r.text
     assert (await t.gm.post(f"{base(t)}/sessions/{started['id']}/end")).status_code == 200
-    report = verify(await export(t.player, t.campaign_id, started["id"]))
+    report = verified(await export(t.player, t.campaign_id, started["id"]))
     assert report.ok, [(e.seq, e.problems) for e in report.events if e.problems]
     rolled = next(e for e in report.events if e.type == "roll")
     assert rolled.dice >= 1 and rolled.roll.startswith("player_user: Alrik")
@@ -255,7 +264,7 @@ async def test_a_roll_naming_a_hidden_nsc_stays_secret_after_the_session(
     assert event(data, npc_roll)["payload"] is None
     assert "salt" not in event(data, npc_roll)["fairplay"]
     assert event(data, secret)["payload"]["label"] == "Falle"
-    report = verify(data)
+    report = verified(data)
     assert report.ok
     checked = {e.seq: e for e in report.events}
     assert checked[npc_roll].secret and not checked[secret].secret
@@ -267,7 +276,7 @@ async def test_a_roll_naming_a_hidden_nsc_stays_secret_after_the_session(
     assert r.status_code == 200, r.text
     data = await export(t.player, t.campaign_id, started["id"])
     assert event(data, npc_roll)["payload"]["character_name"] == "Der Verräter"
-    assert verify(data).ok
+    assert verified(data).ok
 
 
 async def test_a_session_recorded_before_salts_verifies_as_version_1(
@@ -298,7 +307,7 @@ async def test_a_session_recorded_before_salts_verifies_as_version_1(
         await session.commit()
     old = await export(t.player, t.campaign_id, data["session_id"])
     assert "salt" not in event(old, rolled)["fairplay"]
-    report = verify(old)
+    report = verified(old)
     assert report.ok and report.versions == [1], [(e.seq, e.problems) for e in report.events]
     assert "version 1, unsalted" in render(report)
     for out in (await _script(t.player, tmp_path, old), _cli(tmp_path, old, capsys)):
@@ -340,7 +349,7 @@ async def test_gm_only_combat_lines_stay_secret_after_the_session(
     assert hidden_lines
     r = await fight.players[0].get(f"{api}/sessions/{sid}/fairplay")
     assert r.status_code == 200 and "Goblin" not in r.text
-    report = verify(r.json())
+    report = verified(r.json())
     assert report.ok
     assert all(e.secret for e in report.events if e.seq in hidden_lines)
 

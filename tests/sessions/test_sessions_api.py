@@ -11,11 +11,10 @@ import pytest
 from fastapi import FastAPI
 
 from app.cli import main as cli
-from app.sessions.verify_fairplay import verify
 from tests.api.helpers import make_table
 from tests.conftest import ClientFactory
 from tests.encounters.test_hh import hh_fight
-from tests.sessions.helpers import base, event, export, fair_session, roll
+from tests.sessions.helpers import base, event, export, fair_session, roll, verified
 
 
 async def test_who_may_run_sessions_set_seeds_and_read(
@@ -81,7 +80,7 @@ async def test_gm_overrides_follow_the_table_rule(
     await fight.act(fight.gm, "undo")
     assert (await fight.gm.post(f"{b}/sessions/{sid}/end")).status_code == 200
     data = await export(fight.players[0], fight.campaign_id, sid)
-    report = verify(data)
+    report = verified(data)
     assert report.ok
     overrides = [e for e in report.events if e.override]
     assert len(overrides) == (0 if rule == "silent" else 2)
@@ -112,7 +111,7 @@ async def test_a_gm_changing_a_heros_lp_on_the_sheet_is_an_override(
     assert await patch(t.gm, {"skills.Kampfkunst": 9}) == 200
     assert await patch(t.player, {"lp": 11}) == 200
     assert (await t.gm.post(f"{b}/sessions/{sid}/end")).status_code == 200
-    report = verify(await export(t.player, t.campaign_id, sid))
+    report = verified(await export(t.player, t.campaign_id, sid))
     assert report.ok
     assert len([e for e in report.events if e.override]) == (0 if rule == "forbidden" else 1)
 
@@ -149,7 +148,7 @@ async def test_combat_dice_are_the_requesters(make_client: ClientFactory, app: F
         await fight.act(fight.gm, "next")
     assert (await fight.gm.post(f"{b}/sessions/{sid}/end")).status_code == 200
     data = await export(fight.gm, fight.campaign_id, sid)
-    assert verify(data).ok
+    assert verified(data).ok
     rolled = [e for e in data["events"] if e["fairplay"]["draws"]]
     assert rolled
     seeds = {"alrik-seed": fight.ids["p0"], "brida-seed": fight.ids["p1"], "": fight.ids["gm"]}

@@ -14,10 +14,9 @@ from fastapi import FastAPI
 
 from app import models
 from app.cli import main as cli
-from app.sessions.verify_fairplay import verify
 from app.transfer.service import EXPORTED_TABLES, NOT_EXPORTED
 from tests.conftest import ClientFactory
-from tests.sessions.helpers import base, export, fair_session, roll
+from tests.sessions.helpers import base, export, fair_session, roll, verified
 from tests.sessions.test_fairplay import _played
 from tests.transfer.test_campaign_transfer import _export, _rich_campaign, import_as
 
@@ -55,7 +54,7 @@ async def test_a_fair_play_session_travels_and_still_verifies(
 ) -> None:
     t, started, _seqs = await _played(make_client, app)
     original = await export(t.gm, t.campaign_id, started["id"])
-    assert verify(original).ok
+    assert verified(original).ok
     document = await _export(t.gm, t.campaign_id)
     assert document["fairplay_rule"]["enabled"] is True
     # Someone else imports it: the copy's session verifies with the same ids and payloads.
@@ -70,7 +69,7 @@ async def test_a_fair_play_session_travels_and_still_verifies(
     data = await export(t.outsider, new_id, copied["id"])
     assert (data["campaign_id"], data["session_id"]) == (t.campaign_id, started["id"])
     assert data == original
-    report = verify(data)
+    report = verified(data)
     assert report.ok, [(e.seq, e.problems) for e in report.events]
     saved = tmp_path / "session.json"
     saved.write_text(json.dumps(data), encoding="utf-8")
@@ -80,7 +79,7 @@ async def test_a_fair_play_session_travels_and_still_verifies(
     # The copy of the copy keeps the origin, and the table rule travels with it.
     again = await import_as(t.outsider, await _export(t.outsider, new_id))
     (twice,) = (await t.outsider.get(f"/api/v1/campaigns/{again}/sessions")).json()
-    assert verify(await export(t.outsider, again, twice["id"])).ok
+    assert verified(await export(t.outsider, again, twice["id"])).ok
     rule = (await t.outsider.get(f"/api/v1/campaigns/{again}/fairplay")).json()
     assert (rule["enabled"], rule["overrides"], rule["reveal_secret_rolls"]) == (
         True,
