@@ -256,9 +256,15 @@ async def test_fights_turns_and_the_session_summary_as_an_observer_sees_them(
 
     texts = [b["text"] for b in receiver.delivered()]
     categories = [b["category"] for b in receiver.delivered()]
-    assert texts[0] == "⚔️ Der Kampf „Brückenkampf“ beginnt."
-    assert texts[-2:][0] == "⚔️ Der Kampf „Brückenkampf“ ist vorbei."
-    assert texts[-1].startswith("📜 Die Spielsitzung endete nach ")
+    # What arrived and how the hook stands, for a failure on a loaded machine (a post that
+    # timed out waits for its back-off): seen once on PostgreSQL in CI, never alone.
+    seen = (
+        [(p["status"], json.loads(p["body"]).get("text")) for p in receiver.posts],
+        (await fight.gm.get(f"/api/v1/campaigns/{fight.campaign_id}/webhooks")).json(),
+    )
+    assert texts and texts[0] == "⚔️ Der Kampf „Brückenkampf“ beginnt.", seen
+    assert texts[-2:][0] == "⚔️ Der Kampf „Brückenkampf“ ist vorbei.", seen
+    assert texts[-1].startswith("📜 Die Spielsitzung endete nach "), seen
     assert categories[-1] == "session"
     turns = [x for x, c in zip(texts, categories, strict=True) if c == "turns"]
     visible = [p["name"] for p in (await fight.view(fight.players[0]))["participants"]]
