@@ -27,25 +27,32 @@ def _resolve(gm: APIRequestContext, fight: str, view: dict[str, Any]) -> None:
     raise AssertionError(view["pending"])
 
 
+def _alrik_on_turn(
+    gm: APIRequestContext, player: APIRequestContext, campaign_id: int
+) -> tuple[str, dict[str, Any]]:
+    """The player's hero Alrik and a goblin in a running fight, on Alrik's step: the
+    fight's API path and its view."""
+    api = f"/api/v1/campaigns/{campaign_id}"
+    hero = ok(player.post(f"{api}/characters", data={"name": "Alrik"}))
+    goblin = next(e for e in ok(gm.post(f"{api}/bestiary/samples")) if e["name"] == "Goblin")
+    encounter = ok(gm.post(f"{api}/encounters", data={"name": "Pass"}))
+    fight = f"{api}/encounters/{encounter['id']}"
+    ok(gm.post(f"{fight}/participants", data={"character_id": hero["id"]}))
+    ok(gm.post(f"{fight}/participants", data={"entry_id": goblin["id"]}))
+    view: dict[str, Any] = ok(gm.post(f"{fight}/actions/start", data={}))
+    for _ in range(6):  # the goblin's steps come first when its Initiative is higher
+        if view["turn"]["name"] == "Alrik":
+            break
+        view = ok(gm.post(f"{fight}/actions/next", data={}))
+    assert view["turn"]["name"] == "Alrik"
+    return fight, view
+
+
 def test_a_used_handlung_disables_the_attack_with_the_reason(
     browser: Browser, base_url: str
 ) -> None:
     gm, player, campaign_id = gm_and_player(browser, base_url, "handlung", "hh")
-    api = f"/api/v1/campaigns/{campaign_id}"
-    hero = ok(player.request.post(f"{api}/characters", data={"name": "Alrik"}))
-    goblin = next(
-        e for e in ok(gm.request.post(f"{api}/bestiary/samples")) if e["name"] == "Goblin"
-    )
-    encounter = ok(gm.request.post(f"{api}/encounters", data={"name": "Pass"}))
-    fight = f"{api}/encounters/{encounter['id']}"
-    ok(gm.request.post(f"{fight}/participants", data={"character_id": hero["id"]}))
-    ok(gm.request.post(f"{fight}/participants", data={"entry_id": goblin["id"]}))
-    view = ok(gm.request.post(f"{fight}/actions/start", data={}))
-    for _ in range(6):  # the goblin's steps come first when its Initiative is higher
-        if view["turn"]["name"] == "Alrik":
-            break
-        view = ok(gm.request.post(f"{fight}/actions/next", data={}))
-    assert view["turn"]["name"] == "Alrik"
+    fight, _view = _alrik_on_turn(gm.request, player.request, campaign_id)
     page = player.new_page()
     page.goto(fight.removeprefix("/api/v1"))
     expect(page.locator("#attack-button")).to_be_enabled()
@@ -74,20 +81,7 @@ def test_a_player_shakes_off_a_condition_from_the_combat_page_on_a_phone(
     """H&H: the acting figure's own conditions are offered to shake off (its Handlung); the
     try is logged live, and the form then waits for the next step."""
     gm, player, campaign_id = gm_and_player(browser, base_url, "abschuetteln", "hh")
-    api = f"/api/v1/campaigns/{campaign_id}"
-    hero = ok(player.request.post(f"{api}/characters", data={"name": "Alrik"}))
-    goblin = next(
-        e for e in ok(gm.request.post(f"{api}/bestiary/samples")) if e["name"] == "Goblin"
-    )
-    encounter = ok(gm.request.post(f"{api}/encounters", data={"name": "Sumpf"}))
-    fight = f"{api}/encounters/{encounter['id']}"
-    ok(gm.request.post(f"{fight}/participants", data={"character_id": hero["id"]}))
-    ok(gm.request.post(f"{fight}/participants", data={"entry_id": goblin["id"]}))
-    view = ok(gm.request.post(f"{fight}/actions/start", data={}))
-    for _ in range(6):  # the goblin's steps come first when its Initiative is higher
-        if view["turn"]["name"] == "Alrik":
-            break
-        view = ok(gm.request.post(f"{fight}/actions/next", data={}))
+    fight, view = _alrik_on_turn(gm.request, player.request, campaign_id)
     pid = str(view["turn"]["pid"])
     for key in ("verwirrt", "angeschlagen"):
         ok(
