@@ -70,6 +70,7 @@ COMPARED = {
     ("scene", "board"),
     ("scene", "moves"),
     ("scene", "pointer"),
+    ("scene", "sighted"),
     ("combat", "map"),
 }
 

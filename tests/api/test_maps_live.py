@@ -104,6 +104,15 @@ async def test_a_move_pushes_that_token_alone_and_only_where_it_is_seen(
     assert "Späherin" not in (await t.player.get(url)).text
     out = await pushed(app, SCENE_PAGE, key, gm, cid, before)
     assert len(out) == 1 and "map-board" not in out[0].data and f"map-at-{scout}" in out[0].data
+    # Back into sight: the player's page puts the scout on the board and in the list from
+    # the event alone («sighted»), drawn as the page draws it.
+    before = await last_seq(app, cid)
+    await t.gm.post(f"{api}/{sid}/tokens/{scout}/move", json={"to": [1, 2], "override": True})
+    (came,) = await pushed(app, SCENE_PAGE, key, player, cid, before)
+    assert "map-board" not in came.data and 'id="map-sight"' in came.data
+    html = (await t.player.get(url)).text
+    assert element(came.data, str(scout), "data-token") == element(html, str(scout), "data-token")
+    same(came.data, html, f"map-at-{scout}")
 
 
 async def test_map_on_the_combat_page_joins_its_bundled_push(
