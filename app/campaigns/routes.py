@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Header, Query, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.models import User
@@ -19,11 +19,11 @@ from app.core.systems import LABELS, RULE_SYSTEMS, RuleSystem
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
 from app.web.confirm import confirm_page, confirmed
-from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
+from app.web.deps import CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
-from app.web.streams import event_stream, feed_render, resume_point
+from app.web.streams import LiveStreams, feed_render
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -88,41 +88,27 @@ async def detail(
 
 @router.get("/campaigns/{campaign_id}/live")
 async def live(
-    request: Request,
     campaign_id: PathId,
     session: Session,
     user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
+    stream: LiveStreams,
 ) -> LiveStream:
     """The campaign page's live regions as HTML, for the HTMX SSE extension."""
     _campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    return event_stream(
-        request,
-        ctx,
-        campaign_id,
-        viewer,
-        resume_point(last_event_id, after),
-        CAMPAIGN_PAGE.stream(CampaignPage(campaign_id)),
-    )
+    return stream(campaign_id, viewer, CAMPAIGN_PAGE.stream(CampaignPage(campaign_id)))
 
 
 @router.get("/campaigns/{campaign_id}/feed")
 async def feed(
-    request: Request,
     campaign_id: PathId,
     session: Session,
     user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
+    stream: LiveStreams,
 ) -> LiveStream:
     """The campaign's feed: one ``seq`` message per batch of events the viewer may see. One
     tab per campaign holds it and tells the others, which catch their pages up themselves."""
     _campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    after = resume_point(last_event_id, after)
-    return event_stream(request, ctx, campaign_id, viewer, after, feed_render)
+    return stream(campaign_id, viewer, feed_render)
 
 
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -39,7 +39,7 @@ from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
-from app.web.streams import event_stream, resume_point
+from app.web.streams import LiveStreams
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -69,19 +69,15 @@ async def index(
 
 @router.get("/campaigns/{campaign_id}/encounters/live")
 async def list_live(
-    request: Request,
     campaign_id: PathId,
     session: Session,
     user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
+    stream: LiveStreams,
 ) -> LiveStream:
     """The list of encounters as HTML, when a fight starts or ends."""
     _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
-    after = resume_point(last_event_id, after)
     render = ENCOUNTER_LIST.stream(EncounterList(campaign_id))
-    return event_stream(request, ctx, campaign_id, viewer, after, render)
+    return stream(campaign_id, viewer, render)
 
 
 async def _index_page(
@@ -382,24 +378,16 @@ async def manage(
 
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/live")
 async def live(
-    request: Request,
     campaign_id: PathId,
     encounter_id: PathId,
     session: Session,
     user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
+    stream: LiveStreams,
 ) -> LiveStream:
     """The combat page's live regions as HTML fragments, for the HTMX SSE extension."""
     loaded = await service.load(session, user, campaign_id, encounter_id)
-    return event_stream(
-        request,
-        ctx,
-        campaign_id,
-        loaded.viewer,
-        resume_point(last_event_id, after),
-        COMBAT_PAGE.stream(CombatPage(campaign_id, encounter_id)),
+    return stream(
+        campaign_id, loaded.viewer, COMBAT_PAGE.stream(CombatPage(campaign_id, encounter_id))
     )
 
 
@@ -628,21 +616,11 @@ async def notice_fragment(
 
 @router.get("/campaigns/{campaign_id}/notices/live")
 async def notice_stream(
-    request: Request,
     campaign_id: PathId,
     session: Session,
     user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
+    stream: LiveStreams,
 ) -> LiveStream:
     """The viewer's notices as HTML fragments, for the HTMX SSE extension."""
     _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
-    return event_stream(
-        request,
-        ctx,
-        campaign_id,
-        viewer,
-        resume_point(last_event_id, after),
-        NOTICES.stream(NoticePage(campaign_id)),
-    )
+    return stream(campaign_id, viewer, NOTICES.stream(NoticePage(campaign_id)))

@@ -7,7 +7,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -29,7 +29,7 @@ from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
 from app.web.sse import LiveStream
-from app.web.streams import event_stream, resume_point
+from app.web.streams import LiveStreams
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -181,24 +181,14 @@ async def delete(
 
 @router.get("/campaigns/{campaign_id}/chat/live")
 async def live(
-    request: Request,
     campaign_id: PathId,
     session: Session,
     user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
+    stream: LiveStreams,
 ) -> LiveStream:
     """The chat page's live region as HTML, for the HTMX SSE extension."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    return event_stream(
-        request,
-        ctx,
-        campaign_id,
-        viewer,
-        resume_point(last_event_id, after),
-        CHAT_PAGE.stream(ChatPage(campaign_id)),
-    )
+    return stream(campaign_id, viewer, CHAT_PAGE.stream(ChatPage(campaign_id)))
 
 
 @router.get("/campaigns/{campaign_id}/chat/badge", response_class=HTMLResponse)
