@@ -256,16 +256,36 @@ def _settings_context(
     }
 
 
+def _saved_values(campaign: Campaign) -> dict[str, object]:
+    """The settings form's values as saved: the name and the rule system's settings."""
+    system = RuleSystem(campaign.system)
+    return {"name": campaign.name, **rule_settings.current(system, campaign.settings)}
+
+
+def _settings_answer(
+    request: Request,
+    campaign: Campaign,
+    status_code: int,
+    *,
+    errors: dict[str, str] | None = None,
+    values: Mapping[str, object] | None = None,
+    **flags: bool,
+) -> Response:
+    """A saved or refused settings form: the form alone for HTMX, else the page; ``values``
+    as typed (a refusal) or as saved; ``flags``: ``conflict`` or ``saved``."""
+    typed = _saved_values(campaign) if values is None else values
+    context = {**_settings_context(campaign, errors or {}, typed), **flags}
+    return page(
+        request, "campaigns/settings.html", context, block="settings_form", status_code=status_code
+    )
+
+
 @router.get("/campaigns/{campaign_id}/settings", response_class=HTMLResponse)
 async def settings_form(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     campaign, viewer = await service.open_campaign(session, user, campaign_id, Action.edit_settings)
-    values = {
-        "name": campaign.name,
-        **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
-    }
-    context = _settings_context(campaign, {}, values)
+    context = _settings_context(campaign, {}, _saved_values(campaign))
     context["can_export"] = allowed(viewer.role, Action.export_campaign)
     return page(request, "campaigns/settings.html", context)
 
@@ -284,29 +304,14 @@ async def save_settings(
         await service.update_settings(session, user, campaign_id, version, data)
     except ValidationFailed as exc:
         campaign, _viewer = await service.open_campaign(session, user, campaign_id)
-        context = _settings_context(campaign, exc.fields, data)
-        return page(
-            request, "campaigns/settings.html", context, block="settings_form", status_code=422
-        )
+        return _settings_answer(request, campaign, 422, errors=exc.fields, values=data)
     except Conflict:
         campaign, _viewer = await service.open_campaign(session, user, campaign_id)
         await session.refresh(campaign)
-        values = {
-            "name": campaign.name,
-            **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
-        }
-        context = {**_settings_context(campaign, {}, values), "conflict": True}
-        return page(
-            request, "campaigns/settings.html", context, block="settings_form", status_code=409
-        )
+        return _settings_answer(request, campaign, 409, conflict=True)
     if is_htmx(request):
         campaign, _viewer = await service.open_campaign(session, user, campaign_id)
-        values = {
-            "name": campaign.name,
-            **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
-        }
-        context = {**_settings_context(campaign, {}, values), "saved": True}
-        return page(request, "campaigns/settings.html", context, block="settings_form")
+        return _settings_answer(request, campaign, 200, saved=True)
     return redirect(request, f"/campaigns/{campaign_id}/settings")
 
 
