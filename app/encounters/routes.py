@@ -11,7 +11,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
-from app.campaigns.permissions import Action, authorize
+from app.campaigns import service as campaigns
+from app.campaigns.permissions import Action
 from app.characters.models import Character
 from app.core.viewer import Viewer
 from app.encounters import (
@@ -75,7 +76,7 @@ async def list_live(
     stream: LiveStreams,
 ) -> LiveStream:
     """The list of encounters as HTML, when a fight starts or ends."""
-    _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     render = ENCOUNTER_LIST.stream(EncounterList(campaign_id))
     return stream(campaign_id, viewer, render)
 
@@ -89,7 +90,7 @@ async def _index_page(
     status_code: int = 200,
 ) -> Response:
     items = await service.encounters(session, user, campaign_id)
-    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     return page(
         request,
         "encounters/index.html",
@@ -501,8 +502,8 @@ async def _bestiary_page(
 ) -> Response:
     """The bestiary; a refused or growing form (``state``) shows what was typed."""
     entries = await service.bestiary(session, user, campaign_id)
-    campaign, viewer = await authorize(
-        session, campaign_id, user.id, user.username, Action.run_encounters
+    campaign, viewer = await campaigns.open_campaign(
+        session, user, campaign_id, Action.run_encounters
     )
     system = campaign.system
     forms = [
@@ -537,8 +538,8 @@ async def create_entry(
 ) -> Response:
     """A new entry; "one more row" (``_more``) shows the form again and saves nothing."""
     data = await _form(request)
-    campaign, _viewer = await authorize(
-        session, campaign_id, user.id, user.username, Action.run_encounters
+    campaign, _viewer = await campaigns.open_campaign(
+        session, user, campaign_id, Action.run_encounters
     )
     state, block = bestiary_form.posted(campaign.system, "new", data)
     if state.more:
@@ -605,7 +606,7 @@ async def notice_fragment(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """The current notice and the stream of the next ones (``base.html`` loads it)."""
-    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     context = {
         "campaign_id": campaign_id,
         "last_seq": campaign.last_seq,
@@ -622,5 +623,5 @@ async def notice_stream(
     stream: LiveStreams,
 ) -> LiveStream:
     """The viewer's notices as HTML fragments, for the HTMX SSE extension."""
-    _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     return stream(campaign_id, viewer, NOTICES.stream(NoticePage(campaign_id)))
