@@ -13,7 +13,7 @@ from app.web.deps import CurrentUser, Session, TransactionalRoute
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
 from app.web.sse import LiveStream
-from app.web.streams import LiveStreams
+from app.web.streams import MemberStream
 
 router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=IdempotentRoute)
 #: The campaign's event stream (its own tag): the events package knows no HTTP and no campaign.
@@ -107,12 +107,6 @@ async def get(campaign_id: PathId, session: Session, user: CurrentUser) -> Campa
     status_code=200,
     responses={200: {"content": {"text/event-stream": {}}}},
 )
-async def campaign_events(
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    stream: LiveStreams,
-) -> LiveStream:
+async def campaign_events(stream: MemberStream) -> LiveStream:
     """Every event the caller may see after ``Last-Event-ID`` / ``?after=``, then live."""
-    _campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    return stream(campaign_id, viewer, render_json)
+    return stream(render_json)

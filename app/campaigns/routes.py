@@ -23,7 +23,7 @@ from app.web.deps import CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
-from app.web.streams import LiveStreams, feed_render
+from app.web.streams import MemberStream, feed_render
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -87,28 +87,16 @@ async def detail(
 
 
 @router.get("/campaigns/{campaign_id}/live")
-async def live(
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    stream: LiveStreams,
-) -> LiveStream:
+async def live(stream: MemberStream) -> LiveStream:
     """The campaign page's live regions as HTML, for the HTMX SSE extension."""
-    _campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    return stream(campaign_id, viewer, CAMPAIGN_PAGE.stream(CampaignPage(campaign_id)))
+    return stream(CAMPAIGN_PAGE.stream(CampaignPage(stream.campaign_id)))
 
 
 @router.get("/campaigns/{campaign_id}/feed")
-async def feed(
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    stream: LiveStreams,
-) -> LiveStream:
+async def feed(stream: MemberStream) -> LiveStream:
     """The campaign's feed: one ``seq`` message per batch of events the viewer may see. One
     tab per campaign holds it and tells the others, which catch their pages up themselves."""
-    _campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    return stream(campaign_id, viewer, feed_render)
+    return stream(feed_render)
 
 
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])

@@ -40,7 +40,7 @@ from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
-from app.web.streams import LiveStreams
+from app.web.streams import LiveStreams, MemberStream
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -69,16 +69,9 @@ async def index(
 
 
 @router.get("/campaigns/{campaign_id}/encounters/live")
-async def list_live(
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    stream: LiveStreams,
-) -> LiveStream:
+async def list_live(stream: MemberStream) -> LiveStream:
     """The list of encounters as HTML, when a fight starts or ends."""
-    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    render = ENCOUNTER_LIST.stream(EncounterList(campaign_id))
-    return stream(campaign_id, viewer, render)
+    return stream(ENCOUNTER_LIST.stream(EncounterList(stream.campaign_id)))
 
 
 async def _index_page(
@@ -616,12 +609,6 @@ async def notice_fragment(
 
 
 @router.get("/campaigns/{campaign_id}/notices/live")
-async def notice_stream(
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    stream: LiveStreams,
-) -> LiveStream:
+async def notice_stream(stream: MemberStream) -> LiveStream:
     """The viewer's notices as HTML fragments, for the HTMX SSE extension."""
-    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    return stream(campaign_id, viewer, NOTICES.stream(NoticePage(campaign_id)))
+    return stream(NOTICES.stream(NoticePage(stream.campaign_id)))

@@ -30,7 +30,7 @@ from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
 from app.web.sse import LiveStream
-from app.web.streams import LiveStreams
+from app.web.streams import MemberStream
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -221,15 +221,9 @@ async def delete(
 
 
 @router.get("/campaigns/{campaign_id}/chat/live")
-async def live(
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    stream: LiveStreams,
-) -> LiveStream:
+async def live(stream: MemberStream) -> LiveStream:
     """The chat page's live region as HTML, for the HTMX SSE extension."""
-    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    return stream(campaign_id, viewer, CHAT_PAGE.stream(ChatPage(campaign_id)))
+    return stream(CHAT_PAGE.stream(ChatPage(stream.campaign_id)))
 
 
 @router.get("/campaigns/{campaign_id}/chat/badge", response_class=HTMLResponse)

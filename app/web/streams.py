@@ -24,8 +24,8 @@ from app.core.viewer import Viewer
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Recheck, Render, follow
 from app.web.context import AppContext
-from app.web.deps import Ctx, session_token
-from app.web.ids import MAX_ROW_ID
+from app.web.deps import Ctx, CurrentUser, Session, session_token
+from app.web.ids import MAX_ROW_ID, PathId
 from app.web.members import CurrentViewer
 from app.web.sse import LiveStream
 
@@ -110,6 +110,32 @@ def stream_opener(
 
 #: A live stream route's parameter: ``?after=`` and ``Last-Event-ID``, bound to the request.
 LiveStreams = Annotated[StreamOpener, Depends(stream_opener)]
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignStream:
+    """A member's live stream of the campaign in the path, ready to send what ``render``
+    makes of the events they may see (:data:`MemberStream`)."""
+
+    campaign_id: int
+    viewer: Viewer
+    opener: StreamOpener
+
+    def __call__(self, render: Render) -> LiveStream:
+        return self.opener(self.campaign_id, self.viewer, render)
+
+
+async def member_stream(
+    campaign_id: PathId, session: Session, user: CurrentUser, opener: LiveStreams
+) -> CampaignStream:
+    """The campaign opened for the signed-in member (anyone else: not found)."""
+    member_viewer = opener.ctx.members.member_viewer
+    viewer = await member_viewer(session, campaign_id, user.id, user.username)
+    return CampaignStream(campaign_id, viewer, opener)
+
+
+#: A campaign-wide live stream route's parameter: the member, the campaign, where to resume.
+MemberStream = Annotated[CampaignStream, Depends(member_stream)]
 
 
 async def feed_render(
