@@ -125,6 +125,7 @@ MEMBERS = Members(
     remember=campaign_permissions.remember_lookup,
     current_viewer=campaign_permissions.current_viewer,
     roles=campaign_permissions.member_roles,
+    member_viewer=campaign_permissions.member_viewer,
 )
 
 

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from app.campaigns import service
 from app.core.systems import RuleSystem
 from app.events.encoding import render_json
 from app.limits import Name
-from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute
+from app.web.deps import CurrentUser, Session, TransactionalRoute
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
-from app.web.ids import MAX_ROW_ID, PathId
+from app.web.ids import PathId
 from app.web.sse import LiveStream
-from app.web.streams import event_stream, resume_point
+from app.web.streams import MemberStream
 
 router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=IdempotentRoute)
 #: The campaign's event stream (its own tag): the events package knows no HTTP and no campaign.
@@ -107,17 +107,6 @@ async def get(campaign_id: PathId, session: Session, user: CurrentUser) -> Campa
     status_code=200,
     responses={200: {"content": {"text/event-stream": {}}}},
 )
-async def campaign_events(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
-) -> LiveStream:
+async def campaign_events(stream: MemberStream) -> LiveStream:
     """Every event the caller may see after ``Last-Event-ID`` / ``?after=``, then live."""
-    _campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    return event_stream(
-        request, ctx, campaign_id, viewer, resume_point(last_event_id, after), render_json
-    )
+    return stream(render_json)

@@ -218,6 +218,14 @@ async def authorize(
     return campaign, _viewer(role_name, user_id, username, action)
 
 
+async def member_viewer(
+    session: AsyncSession, campaign_id: int, user_id: int, username: str
+) -> Viewer:
+    """The member's viewer in the campaign (:func:`authorize` to view it)."""
+    _campaign, viewer = await authorize(session, campaign_id, user_id, username, Action.view)
+    return viewer
+
+
 async def authorize_viewer(
     session: AsyncSession, campaign_id: int, user_id: int, username: str, action: Action
 ) -> Viewer:

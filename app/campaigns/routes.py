@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Header, Query, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.models import User
@@ -19,11 +19,11 @@ from app.core.systems import LABELS, RULE_SYSTEMS, RuleSystem
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
 from app.web.confirm import confirm_page, confirmed
-from app.web.deps import Ctx, CurrentUser, OptionalUser, Session
+from app.web.deps import CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
-from app.web.streams import event_stream, feed_render, resume_point
+from app.web.streams import MemberStream, feed_render
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -87,42 +87,16 @@ async def detail(
 
 
 @router.get("/campaigns/{campaign_id}/live")
-async def live(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
-) -> LiveStream:
+async def live(stream: MemberStream) -> LiveStream:
     """The campaign page's live regions as HTML, for the HTMX SSE extension."""
-    _campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    return event_stream(
-        request,
-        ctx,
-        campaign_id,
-        viewer,
-        resume_point(last_event_id, after),
-        CAMPAIGN_PAGE.stream(CampaignPage(campaign_id)),
-    )
+    return stream(CAMPAIGN_PAGE.stream(CampaignPage(stream.campaign_id)))
 
 
 @router.get("/campaigns/{campaign_id}/feed")
-async def feed(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
-) -> LiveStream:
+async def feed(stream: MemberStream) -> LiveStream:
     """The campaign's feed: one ``seq`` message per batch of events the viewer may see. One
     tab per campaign holds it and tells the others, which catch their pages up themselves."""
-    _campaign, viewer = await service.open_campaign(session, user, campaign_id)
-    after = resume_point(last_event_id, after)
-    return event_stream(request, ctx, campaign_id, viewer, after, feed_render)
+    return stream(feed_render)
 
 
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])
@@ -270,16 +244,36 @@ def _settings_context(
     }
 
 
+def _saved_values(campaign: Campaign) -> dict[str, object]:
+    """The settings form's values as saved: the name and the rule system's settings."""
+    system = RuleSystem(campaign.system)
+    return {"name": campaign.name, **rule_settings.current(system, campaign.settings)}
+
+
+def _settings_answer(
+    request: Request,
+    campaign: Campaign,
+    status_code: int,
+    *,
+    errors: dict[str, str] | None = None,
+    values: Mapping[str, object] | None = None,
+    **flags: bool,
+) -> Response:
+    """A saved or refused settings form: the form alone for HTMX, else the page; ``values``
+    as typed (a refusal) or as saved; ``flags``: ``conflict`` or ``saved``."""
+    typed = _saved_values(campaign) if values is None else values
+    context = {**_settings_context(campaign, errors or {}, typed), **flags}
+    return page(
+        request, "campaigns/settings.html", context, block="settings_form", status_code=status_code
+    )
+
+
 @router.get("/campaigns/{campaign_id}/settings", response_class=HTMLResponse)
 async def settings_form(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     campaign, viewer = await service.open_campaign(session, user, campaign_id, Action.edit_settings)
-    values = {
-        "name": campaign.name,
-        **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
-    }
-    context = _settings_context(campaign, {}, values)
+    context = _settings_context(campaign, {}, _saved_values(campaign))
     context["can_export"] = allowed(viewer.role, Action.export_campaign)
     return page(request, "campaigns/settings.html", context)
 
@@ -298,29 +292,14 @@ async def save_settings(
         await service.update_settings(session, user, campaign_id, version, data)
     except ValidationFailed as exc:
         campaign, _viewer = await service.open_campaign(session, user, campaign_id)
-        context = _settings_context(campaign, exc.fields, data)
-        return page(
-            request, "campaigns/settings.html", context, block="settings_form", status_code=422
-        )
+        return _settings_answer(request, campaign, 422, errors=exc.fields, values=data)
     except Conflict:
         campaign, _viewer = await service.open_campaign(session, user, campaign_id)
         await session.refresh(campaign)
-        values = {
-            "name": campaign.name,
-            **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
-        }
-        context = {**_settings_context(campaign, {}, values), "conflict": True}
-        return page(
-            request, "campaigns/settings.html", context, block="settings_form", status_code=409
-        )
+        return _settings_answer(request, campaign, 409, conflict=True)
     if is_htmx(request):
         campaign, _viewer = await service.open_campaign(session, user, campaign_id)
-        values = {
-            "name": campaign.name,
-            **rule_settings.current(RuleSystem(campaign.system), campaign.settings),
-        }
-        context = {**_settings_context(campaign, {}, values), "saved": True}
-        return page(request, "campaigns/settings.html", context, block="settings_form")
+        return _settings_answer(request, campaign, 200, saved=True)
     return redirect(request, f"/campaigns/{campaign_id}/settings")
 
 

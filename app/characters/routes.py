@@ -25,7 +25,7 @@ from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
-from app.web.streams import event_stream, resume_point
+from app.web.streams import LiveStreams
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -333,27 +333,17 @@ def _changes_without_base(
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/live")
 async def live(
-    request: Request,
     campaign_id: PathId,
     character_id: PathId,
     session: Session,
     user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
+    stream: LiveStreams,
     tab: str = "",
 ) -> LiveStream:
     """The sheet as it changes, for other open views of it (HTMX SSE extension)."""
     opened = await service.open_character(session, user, campaign_id, character_id)
     key = views.CharacterPage(campaign_id, character_id, tab if TAB_RE.match(tab) else "")
-    return event_stream(
-        request,
-        ctx,
-        campaign_id,
-        opened.viewer,
-        resume_point(last_event_id, after),
-        SHEET_PAGE.stream(key),
-    )
+    return stream(campaign_id, opened.viewer, SHEET_PAGE.stream(key))
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/roll", response_class=HTMLResponse)
@@ -699,23 +689,17 @@ async def history(
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/history/live")
 async def history_live(
-    request: Request,
     campaign_id: PathId,
     character_id: PathId,
     session: Session,
     user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
+    stream: LiveStreams,
 ) -> LiveStream:
     """New history entries of the sheet as they happen (event ``history``, newest first)."""
     opened = await service.open_character(session, user, campaign_id, character_id)
-    return event_stream(
-        request,
-        ctx,
+    return stream(
         campaign_id,
         opened.viewer,
-        resume_point(last_event_id, after),
         HISTORY_PAGE.stream(views.CharacterPage(campaign_id, character_id)),
     )
 

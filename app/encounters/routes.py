@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
-from app.campaigns.permissions import Action, authorize
+from app.campaigns import service as campaigns
+from app.campaigns.permissions import Action
 from app.characters.models import Character
 from app.core.viewer import Viewer
 from app.encounters import (
@@ -39,7 +40,7 @@ from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
-from app.web.streams import event_stream, resume_point
+from app.web.streams import LiveStreams, MemberStream
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -68,20 +69,9 @@ async def index(
 
 
 @router.get("/campaigns/{campaign_id}/encounters/live")
-async def list_live(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
-) -> LiveStream:
+async def list_live(stream: MemberStream) -> LiveStream:
     """The list of encounters as HTML, when a fight starts or ends."""
-    _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
-    after = resume_point(last_event_id, after)
-    render = ENCOUNTER_LIST.stream(EncounterList(campaign_id))
-    return event_stream(request, ctx, campaign_id, viewer, after, render)
+    return stream(ENCOUNTER_LIST.stream(EncounterList(stream.campaign_id)))
 
 
 async def _index_page(
@@ -93,7 +83,7 @@ async def _index_page(
     status_code: int = 200,
 ) -> Response:
     items = await service.encounters(session, user, campaign_id)
-    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     return page(
         request,
         "encounters/index.html",
@@ -382,24 +372,16 @@ async def manage(
 
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/live")
 async def live(
-    request: Request,
     campaign_id: PathId,
     encounter_id: PathId,
     session: Session,
     user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
+    stream: LiveStreams,
 ) -> LiveStream:
     """The combat page's live regions as HTML fragments, for the HTMX SSE extension."""
     loaded = await service.load(session, user, campaign_id, encounter_id)
-    return event_stream(
-        request,
-        ctx,
-        campaign_id,
-        loaded.viewer,
-        resume_point(last_event_id, after),
-        COMBAT_PAGE.stream(CombatPage(campaign_id, encounter_id)),
+    return stream(
+        campaign_id, loaded.viewer, COMBAT_PAGE.stream(CombatPage(campaign_id, encounter_id))
     )
 
 
@@ -513,8 +495,8 @@ async def _bestiary_page(
 ) -> Response:
     """The bestiary; a refused or growing form (``state``) shows what was typed."""
     entries = await service.bestiary(session, user, campaign_id)
-    campaign, viewer = await authorize(
-        session, campaign_id, user.id, user.username, Action.run_encounters
+    campaign, viewer = await campaigns.open_campaign(
+        session, user, campaign_id, Action.run_encounters
     )
     system = campaign.system
     forms = [
@@ -549,8 +531,8 @@ async def create_entry(
 ) -> Response:
     """A new entry; "one more row" (``_more``) shows the form again and saves nothing."""
     data = await _form(request)
-    campaign, _viewer = await authorize(
-        session, campaign_id, user.id, user.username, Action.run_encounters
+    campaign, _viewer = await campaigns.open_campaign(
+        session, user, campaign_id, Action.run_encounters
     )
     state, block = bestiary_form.posted(campaign.system, "new", data)
     if state.more:
@@ -617,7 +599,7 @@ async def notice_fragment(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
     """The current notice and the stream of the next ones (``base.html`` loads it)."""
-    campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     context = {
         "campaign_id": campaign_id,
         "last_seq": campaign.last_seq,
@@ -627,22 +609,6 @@ async def notice_fragment(
 
 
 @router.get("/campaigns/{campaign_id}/notices/live")
-async def notice_stream(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
-) -> LiveStream:
+async def notice_stream(stream: MemberStream) -> LiveStream:
     """The viewer's notices as HTML fragments, for the HTMX SSE extension."""
-    _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
-    return event_stream(
-        request,
-        ctx,
-        campaign_id,
-        viewer,
-        resume_point(last_event_id, after),
-        NOTICES.stream(NoticePage(campaign_id)),
-    )
+    return stream(NOTICES.stream(NoticePage(stream.campaign_id)))

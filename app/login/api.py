@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 from app.accounts import service
 from app.web.cookies import clear_session_cookie, set_session_cookie
 from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute, session_token
+from app.web.signin import log_in
 
 router = APIRouter(prefix="/api/v1/auth", tags=["auth"], route_class=TransactionalRoute)
 
@@ -43,15 +44,7 @@ async def register(body: RegisterIn, session: Session, ctx: Ctx) -> UserOut:
 async def login(
     body: LoginIn, request: Request, response: Response, session: Session, ctx: Ctx
 ) -> LoginOut:
-    result = await service.login(
-        session,
-        ctx.hasher,
-        ctx.settings,
-        body.username,
-        body.password,
-        request.client.host if request.client else "",
-        request.headers.get("user-agent"),
-    )
+    result = await log_in(request, session, ctx, body.username, body.password)
     set_session_cookie(request, response, result.token)
     return LoginOut(
         token=result.token, user=UserOut(id=result.user.id, username=result.user.username)

@@ -20,6 +20,7 @@ from app.web.deps import (
     TransactionalRoute,
     session_token,
 )
+from app.web.signin import log_in
 from app.web.templating import page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
@@ -50,15 +51,7 @@ async def register(
     values = {"username": username, "email": email}
     try:
         await service.register(session, ctx.hasher, username, password, email)
-        result = await service.login(
-            session,
-            ctx.hasher,
-            ctx.settings,
-            username,
-            password,
-            request.client.host if request.client else "",
-            request.headers.get("user-agent"),
-        )
+        result = await log_in(request, session, ctx, username, password)
     except ValidationFailed as exc:
         # A refused form keeps what was typed, the password too unless it was refused itself.
         if "password" not in exc.fields:
@@ -94,15 +87,7 @@ async def login(
 ) -> Response:
     context = {"values": {"username": username, "password": password}, "next": _safe_next(next)}
     try:
-        result = await service.login(
-            session,
-            ctx.hasher,
-            ctx.settings,
-            username,
-            password,
-            request.client.host if request.client else "",
-            request.headers.get("user-agent"),
-        )
+        result = await log_in(request, session, ctx, username, password)
     except LoginFailed as exc:
         # Re-raised so the failure is recorded; the handler renders the form (see errors).
         request.state.login_context = {**context, "error": exc.message}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -19,11 +19,11 @@ from app.i18n import _
 from app.maps import edit, light, service, tactics, views
 from app.maps.live import SCENE_PAGE, ScenePage
 from app.media.images import UPLOAD_BODY_BYTES, StoredImage
-from app.web.deps import Ctx, CurrentUser, Session, attempt
+from app.web.deps import CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.sse import LiveStream
-from app.web.streams import event_stream, resume_point
+from app.web.streams import LiveStreams
 from app.web.templating import page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -121,21 +121,15 @@ async def scene(
 
 @router.get("/campaigns/{campaign_id}/scenes/{scene_id}/live")
 async def live(
-    request: Request,
     campaign_id: PathId,
     scene_id: PathId,
     session: Session,
     user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
+    stream: LiveStreams,
 ) -> LiveStream:
     """The scene's board and pointer as HTML, for the HTMX SSE extension."""
     opened = await service.open_scene(session, user, campaign_id, scene_id)
-    return event_stream(
-        request, ctx, campaign_id, opened.viewer, resume_point(last_event_id, after),
-        SCENE_PAGE.stream(ScenePage(campaign_id, scene_id)),
-    )  # fmt: skip
+    return stream(campaign_id, opened.viewer, SCENE_PAGE.stream(ScenePage(campaign_id, scene_id)))
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/move")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any, Literal
 
 from fastapi import APIRouter, Response
+from fastapi.types import DecoratedCallable
 
 from app.core.systems import RuleSystem
 from app.printing import service
@@ -20,6 +22,11 @@ PDF: dict[int | str, dict[str, Any]] = {
 }
 
 
+def _pdf_route(path: str) -> Callable[[DecoratedCallable], DecoratedCallable]:
+    """A GET route that answers a PDF (so documented in the OpenAPI schema)."""
+    return router.get(path, response_class=Response, responses=PDF)
+
+
 async def _pdf(document: Document, filename: str) -> Response:
     """The document laid out off the event loop, as a download the browser may show."""
     data = await asyncio.to_thread(render, document)
@@ -30,11 +37,7 @@ async def _pdf(document: Document, filename: str) -> Response:
     )
 
 
-@router.get(
-    "/campaigns/{campaign_id}/characters/{character_id}/sheet.pdf",
-    response_class=Response,
-    responses=PDF,
-)
+@_pdf_route("/campaigns/{campaign_id}/characters/{character_id}/sheet.pdf")
 async def character_sheet(
     campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
@@ -43,9 +46,7 @@ async def character_sheet(
     return await _pdf(document, f"sheet-{character_id}.pdf")
 
 
-@router.get(
-    "/campaigns/{campaign_id}/bestiary/{entry_id}/card.pdf", response_class=Response, responses=PDF
-)
+@_pdf_route("/campaigns/{campaign_id}/bestiary/{entry_id}/card.pdf")
 async def monster_card(
     campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
@@ -54,11 +55,7 @@ async def monster_card(
     return await _pdf(document, f"card-{entry_id}.pdf")
 
 
-@router.get(
-    "/campaigns/{campaign_id}/encounters/{encounter_id}/initiative.pdf",
-    response_class=Response,
-    responses=PDF,
-)
+@_pdf_route("/campaigns/{campaign_id}/encounters/{encounter_id}/initiative.pdf")
 async def initiative_list(
     campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
@@ -67,11 +64,7 @@ async def initiative_list(
     return await _pdf(document, f"initiative-{encounter_id}.pdf")
 
 
-@router.get(
-    "/campaigns/{campaign_id}/handouts/{handout_id}/handout.pdf",
-    response_class=Response,
-    responses=PDF,
-)
+@_pdf_route("/campaigns/{campaign_id}/handouts/{handout_id}/handout.pdf")
 async def handout(
     campaign_id: PathId, handout_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
@@ -80,7 +73,7 @@ async def handout(
     return await _pdf(document, f"handout-{handout_id}.pdf")
 
 
-@router.get("/systems/{system}/sheet.pdf", response_class=Response, responses=PDF)
+@_pdf_route("/systems/{system}/sheet.pdf")
 async def empty_sheet(
     system: RuleSystem, user: CurrentUser, kind: Literal["pc", "npc"] = "pc"
 ) -> Response:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -29,10 +30,50 @@ from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
 from app.web.sse import LiveStream
-from app.web.streams import event_stream, resume_point
+from app.web.streams import MemberStream
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
+
+
+def _member_ids(chosen: list[str]) -> list[int]:
+    """The members a form's ``to`` boxes name (anything but an id: 0, which is refused)."""
+    return [int(t) if t.isdigit() else 0 for t in chosen]
+
+
+@dataclass(frozen=True, slots=True)
+class NoteForm:
+    """A journal note's form fields, as typed (new note and edited note alike)."""
+
+    title: str
+    body: str
+    sharing: str
+    to: list[str]
+    quest: str
+
+    def draft(self) -> journal.NoteDraft:
+        readers = _member_ids(self.to)
+        return journal.NoteDraft(self.title, self.body, self.sharing, readers, self.quest or None)
+
+    def values(self) -> dict[str, object]:
+        """What the form shows again after a refusal."""
+        return {
+            "title": self.title, "body": self.body, "sharing": self.sharing,
+            "to": self.to, "quest": self.quest,
+        }  # fmt: skip
+
+
+def _note_form(
+    title: Annotated[str, Form()] = "",
+    body: Annotated[str, Form()] = "",
+    sharing: Annotated[str, Form()] = "private",
+    to: Annotated[list[str] | None, Form()] = None,
+    quest: Annotated[str, Form()] = "",
+) -> NoteForm:
+    return NoteForm(title, body, sharing, to or [], quest)
+
+
+NoteFields = Annotated[NoteForm, Depends(_note_form)]
 
 
 def _draft(text: str, kind: str, as_character_id: str, to: list[str]) -> service.Draft:
@@ -41,7 +82,7 @@ def _draft(text: str, kind: str, as_character_id: str, to: list[str]) -> service
     if "gm" in to:
         chosen = "gm"
     elif to:
-        chosen = [int(t) if t.isdigit() else 0 for t in to]
+        chosen = _member_ids(to)
     return service.Draft(
         text=text,
         to=chosen,
@@ -180,25 +221,9 @@ async def delete(
 
 
 @router.get("/campaigns/{campaign_id}/chat/live")
-async def live(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
-    last_event_id: str | None = Header(default=None),
-) -> LiveStream:
+async def live(stream: MemberStream) -> LiveStream:
     """The chat page's live region as HTML, for the HTMX SSE extension."""
-    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    return event_stream(
-        request,
-        ctx,
-        campaign_id,
-        viewer,
-        resume_point(last_event_id, after),
-        CHAT_PAGE.stream(ChatPage(campaign_id)),
-    )
+    return stream(CHAT_PAGE.stream(ChatPage(stream.campaign_id)))
 
 
 @router.get("/campaigns/{campaign_id}/chat/badge", response_class=HTMLResponse)
@@ -268,9 +293,7 @@ async def show_handout(
     to: Annotated[list[str] | None, Form()] = None,
 ) -> Response:
     chosen = to or []
-    audience: handouts.Audience = (
-        "all" if "all" in chosen else [int(t) if t.isdigit() else 0 for t in chosen]
-    )
+    audience: handouts.Audience = "all" if "all" in chosen else _member_ids(chosen)
     try:
         async with attempt(session):
             await handouts.show(session, user, campaign_id, handout_id, audience)
@@ -316,9 +339,7 @@ async def handout_image(
 async def journal_page(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = await views.journal_context(session, viewer, campaign)
-    return page(request, "talk/journal.html", context)
+    return await _journal(request, session, user, campaign_id)
 
 
 @router.post("/campaigns/{campaign_id}/journal", dependencies=[IDEMPOTENT])
@@ -327,24 +348,25 @@ async def write_note(
     campaign_id: PathId,
     session: Session,
     user: CurrentUser,
-    title: Annotated[str, Form()] = "",
-    body: Annotated[str, Form()] = "",
-    sharing: Annotated[str, Form()] = "private",
-    to: Annotated[list[str] | None, Form()] = None,
-    quest: Annotated[str, Form()] = "",
+    form: NoteFields,
 ) -> Response:
-    readers = [int(t) if t.isdigit() else 0 for t in to or []]
-    draft = journal.NoteDraft(title, body, sharing, readers, quest or None)
     try:
         async with attempt(session):
-            await journal.create(session, user, campaign_id, draft)
+            await journal.create(session, user, campaign_id, form.draft())
     except ValidationFailed as exc:
-        campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-        context = await views.journal_context(session, viewer, campaign)
-        values = {"title": title, "body": body, "sharing": sharing, "to": to or [], "quest": quest}
-        context.update(errors=exc.fields, values=values)
-        return page(request, "talk/journal.html", context, status_code=422)
+        refused = {"errors": exc.fields, "values": form.values()}
+        return await _journal(request, session, user, campaign_id, refused, 422)
     return redirect(request, f"/campaigns/{campaign_id}/journal")
+
+
+async def _journal(
+    request: Request, session: AsyncSession, user: User, campaign_id: int,
+    extra: Mapping[str, object] | None = None, status_code: int = 200,
+) -> HTMLResponse:  # fmt: skip
+    """The journal page; after a refusal (422) with the refused form's values and messages."""
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    context = await views.journal_context(session, viewer, campaign)
+    return page(request, "talk/journal.html", {**context, **(extra or {})}, status_code=status_code)
 
 
 async def _journal_refused(
@@ -352,10 +374,8 @@ async def _journal_refused(
     exc: ValidationFailed, values: Mapping[str, object],
 ) -> Response:  # fmt: skip
     """The journal again (422), the refused note's form open with its values and messages."""
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = await views.journal_context(session, viewer, campaign)
-    context.update(edit_id=note_id, edit_errors=exc.fields, edit_values=values)
-    return page(request, "talk/journal.html", context, status_code=422)
+    refused = {"edit_id": note_id, "edit_errors": exc.fields, "edit_values": values}
+    return await _journal(request, session, user, campaign_id, refused, 422)
 
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}")
@@ -365,21 +385,15 @@ async def edit_note(
     note_id: PathId,
     session: Session,
     user: CurrentUser,
-    title: Annotated[str, Form()] = "",
-    body: Annotated[str, Form()] = "",
-    sharing: Annotated[str, Form()] = "private",
-    to: Annotated[list[str] | None, Form()] = None,
-    quest: Annotated[str, Form()] = "",
+    form: NoteFields,
     version: Annotated[int | None, Form()] = None,
 ) -> Response:
     """Change a note: its author, or a GM a shared note (journal.update)."""
-    readers = [int(t) if t.isdigit() else 0 for t in to or []]
-    draft = journal.NoteDraft(title, body, sharing, readers, quest or None)
     try:
         async with attempt(session):
-            await journal.update(session, user, campaign_id, note_id, draft, version)
+            await journal.update(session, user, campaign_id, note_id, form.draft(), version)
     except ValidationFailed as exc:
-        values = {"title": title, "body": body, "sharing": sharing, "to": to or [], "quest": quest}
+        values = form.values()
         return await _journal_refused(request, session, user, campaign_id, note_id, exc, values)
     return redirect(request, f"/campaigns/{campaign_id}/journal#note-{note_id}")
 
@@ -526,9 +540,7 @@ async def reveal_facts(
     to: Annotated[list[str] | None, Form()] = None,
 ) -> Response:
     chosen = to or ["party"]
-    audience: knowledge.Audience = (
-        "party" if "party" in chosen else [int(t) if t.isdigit() else 0 for t in chosen]
-    )
+    audience: knowledge.Audience = "party" if "party" in chosen else _member_ids(chosen)
     return await _card_form(
         request, session, user, (campaign_id, entry_id),
         lambda: knowledge.reveal(session, user, campaign_id, entry_id, facts or [], audience),

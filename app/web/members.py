@@ -20,6 +20,9 @@ from app.core.viewer import Role, Viewer
 
 #: The viewer with the role they have now in the campaign, ``None`` once they left it.
 CurrentViewer = Callable[[AsyncSession, int, Viewer], Awaitable[Viewer | None]]
+#: The member's viewer in the campaign (its role), or ``NotFound`` for anyone else; the
+#: arguments: session, campaign id, user id, username.
+MemberViewer = Callable[[AsyncSession, int, int, str], Awaitable[Viewer]]
 #: Every membership of these campaigns, ``(campaign_id, user_id)`` → role.
 MemberRoles = Callable[[AsyncSession, Collection[int]], Awaitable[dict[tuple[int, int], Role]]]
 
@@ -35,3 +38,5 @@ class Members:
     remember: Callable[[AsyncSession, int, int, Sequence[Any]], None]
     current_viewer: CurrentViewer
     roles: MemberRoles
+    #: Opens a campaign-wide live stream (``app.web.streams.MemberStream``).
+    member_viewer: MemberViewer

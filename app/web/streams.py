@@ -12,8 +12,10 @@ connection per campaign however many tabs are open (docs/ui.md, "One live connec
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Header, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.accounts.service import session_active, token_hash
@@ -22,8 +24,8 @@ from app.core.viewer import Viewer
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Recheck, Render, follow
 from app.web.context import AppContext
-from app.web.deps import session_token
-from app.web.ids import MAX_ROW_ID
+from app.web.deps import Ctx, CurrentUser, Session, session_token
+from app.web.ids import MAX_ROW_ID, PathId
 from app.web.members import CurrentViewer
 from app.web.sse import LiveStream
 
@@ -81,6 +83,59 @@ def event_stream(
         send_timeout=ctx.settings.stream_send_timeout_seconds,
         headers={"Cache-Control": "no-store"},
     )
+
+
+@dataclass(frozen=True, slots=True)
+class StreamOpener:
+    """A live stream route's request, app and resume point: what opens its stream once the
+    route knows whose it is and what it renders (:data:`LiveStreams`)."""
+
+    request: Request
+    ctx: AppContext
+    after: int
+
+    def __call__(self, campaign_id: int, viewer: Viewer, render: Render) -> LiveStream:
+        return event_stream(self.request, self.ctx, campaign_id, viewer, self.after, render)
+
+
+def stream_opener(
+    request: Request,
+    ctx: Ctx,
+    after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
+    last_event_id: str | None = Header(default=None),
+) -> StreamOpener:
+    """Every live stream's parameters: ``?after=`` and the ``Last-Event-ID`` header."""
+    return StreamOpener(request, ctx, resume_point(last_event_id, after))
+
+
+#: A live stream route's parameter: ``?after=`` and ``Last-Event-ID``, bound to the request.
+LiveStreams = Annotated[StreamOpener, Depends(stream_opener)]
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignStream:
+    """A member's live stream of the campaign in the path, ready to send what ``render``
+    makes of the events they may see (:data:`MemberStream`)."""
+
+    campaign_id: int
+    viewer: Viewer
+    opener: StreamOpener
+
+    def __call__(self, render: Render) -> LiveStream:
+        return self.opener(self.campaign_id, self.viewer, render)
+
+
+async def member_stream(
+    campaign_id: PathId, session: Session, user: CurrentUser, opener: LiveStreams
+) -> CampaignStream:
+    """The campaign opened for the signed-in member (anyone else: not found)."""
+    member_viewer = opener.ctx.members.member_viewer
+    viewer = await member_viewer(session, campaign_id, user.id, user.username)
+    return CampaignStream(campaign_id, viewer, opener)
+
+
+#: A campaign-wide live stream route's parameter: the member, the campaign, where to resume.
+MemberStream = Annotated[CampaignStream, Depends(member_stream)]
 
 
 async def feed_render(
