@@ -12,6 +12,7 @@ from sqlalchemy import (
     ColumnElement,
     Integer,
     String,
+    Table,
     bindparam,
     column,
     insert,
@@ -109,12 +110,37 @@ async def append_event(
     outside a fair-play session; if one has opened meanwhile, :class:`FairPlayOpened` is
     raised and nothing is written (the caller rolls again with the session's roller).
     """
+    row, payload_json, audience_json = _prepared(campaign_id, event, actor_id, audience, utcnow())
+    added: tuple[int, int] | None = None
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        added = await _append_postgres(
+            session, campaign_id, event.TYPE, event.subject, payload_json, actor_id,
+            audience_json, row["created_at"],
+        )  # fmt: skip
+    if added is None:
+        # SQLite, or an open fair-play session (which the one-statement path leaves alone).
+        added = await _append_locked(session, row, outside_fairplay)
+    event_id, seq = added
+    fairplay.note_next_seq(session, campaign_id, seq + 1)
+    # The returned object is not tracked by the session: the log is append-only.
+    logged = CampaignEvent(id=event_id, seq=seq, **row)
+    session.info.setdefault(PENDING_KEY, []).append(logged)
+    return logged
+
+
+def _prepared(
+    campaign_id: int,
+    event: EventPayload,
+    actor_id: int | None,
+    audience: Audience | None,
+    now: datetime,
+) -> tuple[_Row, str, str]:
+    """The row of an event (without ``seq``), its payload and its audience as JSON text."""
     audience = (audience or public()).read_by(actor_id)
     if event.STUB_WHEN_HIDDEN:
         audience = audience.stubbed()
     if audience.visibility not in event.VISIBILITIES:
         raise ValueError(f"{event.TYPE!r} events are never {audience.visibility!r}")
-    now = utcnow()
     payload_json = json.dumps(event.to_json())
     audience_json = audience.to_json()
     row: _Row = {
@@ -127,21 +153,103 @@ async def append_event(
         "payload": json.loads(payload_json),
         "created_at": now,
     }
-    added: tuple[int, int] | None = None
-    if session.bind is not None and session.bind.dialect.name == "postgresql":
-        added = await _append_postgres(
-            session, campaign_id, event.TYPE, event.subject, payload_json, actor_id,
-            json.dumps(audience_json), now,
-        )  # fmt: skip
-    if added is None:
-        # SQLite, or an open fair-play session (which the one-statement path leaves alone).
-        added = await _append_locked(session, row, outside_fairplay)
-    event_id, seq = added
-    fairplay.note_next_seq(session, campaign_id, seq + 1)
-    # The returned object is not tracked by the session: the log is append-only.
-    logged = CampaignEvent(id=event_id, seq=seq, **row)
-    session.info.setdefault(PENDING_KEY, []).append(logged)
+    return row, payload_json, json.dumps(audience_json)
+
+
+#: ``pg_notify`` calls per statement of :func:`append_events`.
+BATCH_ROWS = 100
+_EVENTS = CampaignEvent.__table__
+assert isinstance(_EVENTS, Table)
+_INSERT_MANY = insert(_EVENTS).returning(_EVENTS.c.id, _EVENTS.c.seq)
+
+
+async def append_events(
+    session: AsyncSession,
+    campaign_id: int,
+    events: Sequence[tuple[EventPayload, Audience | None]],
+    *,
+    actor_id: int | None,
+    outside_fairplay: bool = False,
+) -> list[CampaignEvent]:
+    """:func:`append_event` for each ``(event, audience)`` in order, in a few statements.
+
+    The log gets the same rows as from that many single appends — consecutive ``seq`` s in
+    this order, each event's type, subject, audience and payload as :func:`append_event`
+    writes them, and on PostgreSQL one NOTIFY per event as ever — but one UPDATE takes the
+    campaign's lock and all the ``seq`` s, one INSERT (per :data:`BATCH_ROWS`) writes the rows
+    and one statement sends the NOTIFYs. While a fair-play session is open each event needs
+    its own link of the chain: they are appended one by one then.
+    """
+    if len(events) < 2:
+        return await _one_by_one(session, campaign_id, events, actor_id, outside_fairplay)
+    prepared = [_prepared(campaign_id, e, actor_id, a, utcnow()) for e, a in events]
+    c = _CAMPAIGN_SEQ.c
+    last = (
+        await session.execute(
+            update(_CAMPAIGN_SEQ)
+            .where(c.id == campaign_id, c.fairplay_session_id.is_(None))
+            .values(last_seq=c.last_seq + len(prepared))
+            .returning(c.last_seq)
+        )
+    ).scalar_one_or_none()
+    if last is None:
+        # A fair-play session is open: nothing written, the chained path (or FairPlayOpened).
+        return await _one_by_one(session, campaign_id, events, actor_id, outside_fairplay)
+    first = int(last) - len(prepared) + 1
+    # One statement built once, many parameter sets: SQLAlchemy sends them as multi-row
+    # INSERTs ("insertmanyvalues"), whose RETURNING promises no order: matched by seq.
+    added = await session.execute(
+        _INSERT_MANY, [{"seq": first + i, **row} for i, (row, _, _) in enumerate(prepared)]
+    )
+    ids = {int(seq): int(event_id) for event_id, seq in added}
+    logged = [
+        CampaignEvent(id=ids[first + i], seq=first + i, **row)
+        for i, (row, _, _) in enumerate(prepared)
+    ]
+    await _notify_many(session, logged, [(p, a) for _, p, a in prepared])
+    fairplay.note_next_seq(session, campaign_id, int(last) + 1)
+    session.info.setdefault(PENDING_KEY, []).extend(logged)
     return logged
+
+
+async def _one_by_one(
+    session: AsyncSession,
+    campaign_id: int,
+    events: Sequence[tuple[EventPayload, Audience | None]],
+    actor_id: int | None,
+    outside_fairplay: bool,
+) -> list[CampaignEvent]:
+    return [
+        await append_event(
+            session,
+            campaign_id,
+            event,
+            actor_id=actor_id,
+            audience=audience,
+            outside_fairplay=outside_fairplay,
+        )
+        for event, audience in events
+    ]
+
+
+async def _notify_many(
+    session: AsyncSession, logged: Sequence[CampaignEvent], texts: Sequence[tuple[str, str]]
+) -> None:
+    """On PostgreSQL the NOTIFY of each event (as :func:`_append_postgres` sends it), in
+    ``seq`` order: a statement's select list is evaluated from left to right."""
+    bind = session.bind
+    channel = _notify_channel(session)
+    if bind is None or bind.dialect.name != "postgresql" or not channel:
+        return
+    notes = [
+        f"{e.campaign_id}:{e.seq}:{e.id}"
+        + note_of(e.type, e.actor_id, audience_json, payload_json, e.created_at, e.subject)
+        for e, (payload_json, audience_json) in zip(logged, texts, strict=True)
+    ]
+    for chunk in in_chunks(range(len(notes)), BATCH_ROWS):
+        calls = ", ".join(f"pg_notify(:channel, :n{i})" for i in chunk)
+        params: dict[str, object] = {f"n{i}": notes[i] for i in chunk}
+        await session.execute(text(f"SELECT {calls}"), {"channel": channel, **params})
 
 
 async def lock_log(session: AsyncSession, campaign_id: int) -> tuple[int, int | None]:

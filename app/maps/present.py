@@ -24,8 +24,10 @@ from app.maps import service, sight
 from app.maps.models import Scene
 
 #: Boards by the batch they were loaded for (its last event) and scene id (``None``: no
-#: such scene in the campaign).
-_BOARDS: WeakKeyDictionary[CampaignEvent, dict[int, sight.Board | None]] = WeakKeyDictionary()
+#: such scene in the campaign), with their tokens' spots (``Board.spots``, read once).
+_BOARDS: WeakKeyDictionary[CampaignEvent, dict[int, tuple[sight.Board, sight.Spots] | None]] = (
+    WeakKeyDictionary()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +64,12 @@ async def scenes_now(
     out: dict[int, frozenset[int]] = {}
     for scene_id in sorted(scene_ids):
         if scene_id not in boards:
-            boards[scene_id] = await _board(session, campaign_id, scene_id, viewer)
-        board = boards[scene_id]
-        if board is None or not (board.scene.shown or viewer.is_gm):
+            board = await _board(session, campaign_id, scene_id, viewer)
+            boards[scene_id] = None if board is None else (board, board.spots())
+        loaded = boards[scene_id]
+        if loaded is None or not (loaded[0].scene.shown or viewer.is_gm):
             continue
+        board, spots = loaded
         cells = None if viewer.is_gm else board.cells_for(viewer.user_id)
-        out[scene_id] = frozenset(t.id for t in board.tokens if board.sees_in(t, cells))
+        out[scene_id] = board.views_of({None: cells}, spots)[None].tokens
     return ScenesNow(out)

@@ -38,7 +38,7 @@ from app.errors import AppError, Conflict, Forbidden, NotFound, ValidationFailed
 from app.events import payload
 from app.events.audience import Audience, gm_only, in_scene, public
 from app.events.models import CampaignEvent
-from app.events.service import append_event, project
+from app.events.service import append_event, append_events, project
 from app.i18n import _
 from app.maps import events as map_events
 from app.maps import moves, sight
@@ -108,6 +108,15 @@ def _check_version(scene: Scene, version: int | None) -> None:
         raise Conflict(_("The scene was changed meanwhile; reload it."))
 
 
+def _for(opened: Opened, audience: Audience | None = None, *, announce: bool = False) -> Audience:
+    """A map event's audience: by default everyone who may see the scene when it is read.
+    While the scene is hidden from the players it is the GMs' alone (they prepare it in
+    private), but for the one that tells the players it is hidden now (``announce``)."""
+    if not (opened.scene.shown or announce):
+        return gm_only()
+    return audience or in_scene(opened.scene.id)
+
+
 async def _event(
     session: AsyncSession,
     opened: Opened,
@@ -117,14 +126,13 @@ async def _event(
     *,
     announce: bool = False,
 ) -> CampaignEvent:
-    """Log a map event; by default for everyone who may see the scene when it is read.
-    While the scene is hidden from the players it is the GMs' alone (they prepare it in
-    private), but for the one that tells the players it is hidden now (``announce``)."""
-    if not (opened.scene.shown or announce):
-        audience = gm_only()
-    audience = audience or in_scene(opened.scene.id)
+    """Log a map event for :func:`_for`'s audience."""
     return await append_event(
-        session, opened.campaign.id, payload, actor_id=user.id, audience=audience
+        session,
+        opened.campaign.id,
+        payload,
+        actor_id=user.id,
+        audience=_for(opened, audience, announce=announce),
     )
 
 
@@ -147,6 +155,10 @@ async def flush_scene(session: AsyncSession) -> None:
         raise Conflict(_("The scene was changed meanwhile; reload it.")) from None
 
 
+#: Events to append in one go (``append_events``), each with its audience.
+Batch = list[tuple[payload.EventPayload, Audience | None]]
+
+
 async def token_events(
     session: AsyncSession,
     opened: Opened,
@@ -158,34 +170,29 @@ async def token_events(
 ) -> CampaignEvent:
     """The event about ``token`` in each view's form (returned), then — with line of sight,
     when what a player's figures see changed — ``token_sighted`` for every other token that
-    came into or went out of some view."""
+    came into or went out of some view; all appended in one go."""
     revealed = _sight_reveals(opened, b)
     now = b.audiences()
     forms = sight.event_forms(b, token, payload, before, now, revealed=bool(revealed))
-    event = await _event(session, opened, user, payload, forms.audience(token))
-    await _fog_revealed(session, opened, user, revealed)
-    if not (opened.scene.line_of_sight or opened.scene.dark) and not revealed:
-        return event
-    after = {key: b.view_of(cells) for key, cells in now.items()}
-    await _sighted(session, opened, user, b, sight.sight_changes(b, before, after, token.id))
-    return event
+    events: Batch = [(payload, _for(opened, forms.audience(token)))]
+    events += await _fog_revealed(session, opened, user, revealed)
+    if opened.scene.line_of_sight or opened.scene.dark or revealed:
+        after = b.views_of(now)
+        events += _sighted(opened, user, sight.sight_changes(b, before, after, token.id))
+    logged = await append_events(session, opened.campaign.id, events, actor_id=user.id)
+    return logged[0]
 
 
-async def _sighted(
-    session: AsyncSession,
-    opened: Opened,
-    user: User,
-    b: sight.Board,
-    changes: list[tuple[Token, sight.Forms]],
-) -> None:
+def _sighted(opened: Opened, user: User, changes: list[tuple[Token, sight.Forms]]) -> Batch:
     """A ``token_sighted`` per token that came into or went out of some view."""
-    for other, found in changes:
-        await _event(
-            session, opened, user,
+    return [
+        (
             map_events.TokenSighted(actor_name=user.username, scene_id=opened.scene.id,
-                               token_id=other.id),
-            found.audience(other),
-        )  # fmt: skip
+                                    token_id=other.id),
+            _for(opened, found.audience(other)),
+        )
+        for other, found in changes
+    ]  # fmt: skip
 
 
 def _sight_reveals(opened: Opened, b: sight.Board) -> list[Cell]:
@@ -200,20 +207,22 @@ def _sight_reveals(opened: Opened, b: sight.Board) -> list[Cell]:
 
 async def _fog_revealed(
     session: AsyncSession, opened: Opened, user: User, cells: list[Cell]
-) -> None:
-    """The usual ``fog_changed`` for cells sight revealed (the scene's ``version`` guards
-    them: another change of the scene written first is a 409, nothing of this one kept)."""
+) -> Batch:
+    """The usual ``fog_changed`` for cells sight revealed, to append (the scene's
+    ``version`` guards them: another change of the scene written first is a 409, nothing
+    of this one kept)."""
     if not cells:
-        return
-    try:
-        await session.flush()
-    except StaleDataError:
-        raise Conflict(_("The scene was changed meanwhile; reload it.")) from None
-    await _event(
-        session, opened, user,
-        map_events.FogChanged(actor_name=user.username, scene_id=opened.scene.id,
-                         revealed=[list(c) for c in cells], hidden=[], fog=opened.scene.fog),
-    )  # fmt: skip
+        return []
+    await flush_scene(session)
+    scene = opened.scene
+    fog = map_events.FogChanged(
+        actor_name=user.username,
+        scene_id=scene.id,
+        revealed=[list(c) for c in cells],
+        hidden=[],
+        fog=scene.fog,
+    )
+    return [(fog, _for(opened))]
 
 
 async def sight_followup(
@@ -229,11 +238,13 @@ async def sight_followup(
     the switches; ``b``: the board loaded before it, ``before``: its ``seen()``): sight
     reveals (unless the GM just hid cells: ``reveal`` false), then a ``token_sighted``
     per token that came into or went out of some view — ``token_added`` /
-    ``token_removed`` to exactly those views."""
+    ``token_removed`` to exactly those views. All appended in one go."""
     now = replace(b)  # the grid and owners again, from the changed scene
-    if reveal:
-        await _fog_revealed(session, opened, user, _sight_reveals(opened, now))
-    await _sighted(session, opened, user, now, sight.sight_changes(now, before, now.seen()))
+    events = (
+        await _fog_revealed(session, opened, user, _sight_reveals(opened, now)) if reveal else []
+    )
+    events += _sighted(opened, user, sight.sight_changes(now, before, now.seen()))
+    await append_events(session, opened.campaign.id, events, actor_id=user.id)
 
 
 # --- scenes ---------------------------------------------------------------------------------
@@ -750,7 +761,7 @@ async def remove_token(
     before = b.seen()
     await session.delete(token)
     await session.flush()
-    b.tokens.remove(token)
+    b.remove(token)
     payload = map_events.TokenRemoved(
         actor_name=user.username, scene_id=scene_id, token_id=token_id
     )

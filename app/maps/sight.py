@@ -95,6 +95,10 @@ def edge_cells(kind: str, x: int, y: int) -> tuple[g.Cell, g.Cell]:
     return ((x - 1, y), (x, y)) if kind == "v" else ((x, y - 1), (x, y))
 
 
+#: The tokens players may see and the cells each covers (``Board.spots``).
+Spots = list[tuple[int, list[g.Cell]]]
+
+
 class View(NamedTuple):
     """What one view sees: the tokens, and the cells (``None``: all)."""
 
@@ -298,9 +302,20 @@ class Board:
         """The tokens whose sight ``user_id`` shares: their own figures' (``None``, or a user
         without a token here: every player's — the party's view)."""
         owners = self._played
-        played = [t for t in self.tokens if owners.get(t.id) is not None]
+        played = self._played_tokens
         own = [t for t in played if owners[t.id] == user_id] if user_id is not None else []
         return own or played
+
+    @functools.cached_property
+    def _played_tokens(self) -> list[Token]:
+        """The tokens a player plays (as :attr:`_played`; :meth:`remove` forgets them)."""
+        owners = self._played
+        return [t for t in self.tokens if owners.get(t.id) is not None]
+
+    def remove(self, token: Token) -> None:
+        """Take a deleted token off the board (its player's view stays among the views)."""
+        self.tokens.remove(token)
+        self.__dict__.pop("_played_tokens", None)
 
     @functools.cached_property
     def _played(self) -> dict[int, int | None]:
@@ -396,7 +411,29 @@ class Board:
 
     def seen(self) -> Seen:
         """The tokens each view sees (for the events of a change: what it saw before)."""
-        return {key: self.view_of(cells) for key, cells in self.audiences().items()}
+        return self.views_of(self.audiences())
+
+    def spots(self) -> Spots:
+        """Each token players may see (not hidden) with the cells it covers, as they are now."""
+        return [(t.id, g.footprint((t.x, t.y), t.size)) for t in self.tokens if not self.hidden(t)]
+
+    def views_of(
+        self, opened: Mapping[int | None, frozenset[g.Cell] | None], spots: Spots | None = None
+    ) -> dict[int | None, View]:
+        """:meth:`view_of` for each view's open cells, the tokens read once for all views
+        (what :meth:`sees_in` asks of each, once per token instead of once per view);
+        ``spots``: :meth:`spots` if known (the tokens have not moved since)."""
+        spots = self.spots() if spots is None else spots
+        everyone = frozenset(token_id for token_id, _ in spots)
+        return {
+            key: View(
+                everyone
+                if cells is None
+                else frozenset(i for i, cover in spots if any(c in cells for c in cover)),
+                cells,
+            )
+            for key, cells in opened.items()
+        }
 
     def view_of(self, cells: frozenset[g.Cell] | None) -> View:
         tokens = frozenset(t.id for t in self.tokens if self.sees_in(t, cells))
