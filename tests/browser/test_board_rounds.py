@@ -89,6 +89,15 @@ class Fight:
     def answer(self) -> list[tuple[str, str]]:
         return answer_prompts(self.t.gm.request, self.t.encounter_api, self.players, self.gm)
 
+    def frees_a_jammed_weapon(self, name: str) -> bool:
+        """Whether ``name``'s weapon was jammed by an earlier fumble («Waffe blockiert», real
+        dice): then its step goes to freeing it (the GM acts for the figure on turn)."""
+        row = next(p for p in self.view()["participants"] if p["name"] == name)
+        if "Waffe blockiert" not in row["extra"]:
+            return False
+        ok(self.t.gm.request.post(f"{self.t.encounter_api}/actions/free_weapon", data={}))
+        return True
+
 
 def _near(a: Cell, b: Cell) -> bool:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1])) == 1
@@ -190,6 +199,9 @@ def _hero_turn(f: Fight, hero: str, standing: set[str]) -> None:
     if step is None:  # no goblin left to step to: nothing to do
         _end_turn(f, page)
         return
+    if f.frees_a_jammed_weapon(hero):
+        _end_turn(f, page)
+        return
     to, goblin = step
     mine = f.t.tokens[hero]
     _fresh(page, f.view()["version"])
@@ -231,7 +243,7 @@ def _goblin_turn(f: Fight, goblin: str, round_: int, standing: set[str]) -> None
         return
     heroes = [h for h in HEROES if h in standing]
     reach = [h for h in heroes if _near(cells[h], cells[goblin])]
-    if reach:
+    if reach and not f.frees_a_jammed_weapon(goblin):
         _fresh(gm, f.view()["version"])
         gm.locator(f'#map-list .map-pick[data-token="{f.t.tokens[goblin]}"]').click()
         expect(token(gm, f.t.tokens[goblin])).to_have_class(re.compile(r"\bmap-selected\b"))

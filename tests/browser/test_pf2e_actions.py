@@ -57,6 +57,22 @@ def _use_reaction(page: Page, name: str) -> None:
     expect(budget).to_have_attribute("data-reaction", "spent")
 
 
+def _strike(page: Page, left: str) -> None:
+    """One Strike, until the budget shows ``left``. The last step's live push may swap the
+    controls at the moment of the tap, which then reaches no form (seen once in CI): the
+    player taps again, as a person would — a tap that did reach the server shows within
+    the wait, so none is counted twice."""
+    budget = page.locator("#action-budget")
+    for _attempt in range(3):
+        page.locator("#attack-button").click()
+        try:
+            expect(budget).to_contain_text(left, timeout=4000)
+            return
+        except AssertionError:
+            continue
+    expect(budget).to_contain_text(left)
+
+
 def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: str) -> None:
     gm, player, fight = _valeros_turn(browser, base_url, "aktion")
     page = player.new_page()
@@ -64,8 +80,7 @@ def test_three_strikes_then_the_strike_is_disabled(browser: Browser, base_url: s
     budget = page.locator("#action-budget")
     expect(budget).to_contain_text("◆◆◆")
     for left in ("◆◆◇", "◆◇◇", "◇◇◇"):
-        page.locator("#attack-button").click()
-        expect(page.locator("#action-budget")).to_contain_text(left)
+        _strike(page, left)
     expect(page.locator("#attack-button")).to_be_disabled()
     expect(page.locator("#budget-reason")).to_contain_text("Dafür bleibt keine Aktion")
     # The reaction is no action: it is still there, and the player uses it (§9).

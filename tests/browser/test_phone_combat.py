@@ -117,6 +117,9 @@ class Fight:
             view = self.act("attack", target=hero)
             if view.get("pending"):
                 return view
+            # A fumble may have jammed its weapon (real dice): the attack was refused and
+            # the step frees it; otherwise this is refused (the Handlung is spent).
+            self.act("free_weapon")
             self.act("next")
         raise AssertionError("no goblin attack hit in 30 tries")
 

@@ -76,6 +76,19 @@ def _undo_own_fumble(gm: APIRequestContext, api: str, pid: str) -> None:
         ok(gm.post(f"{api}/actions/adjust", data=body))
 
 
+def _free_jammed_weapon(gm: APIRequestContext, api: str, pid: str) -> None:
+    """A fumble can jam the weapon («Waffe blockiert»): the figure frees it with its Handlung
+    and a Probe, the GM granting each try."""
+    for _ in range(40):
+        view = ok(gm.get(api))
+        figure = next(p for p in view["participants"] if str(p["pid"]) == pid)
+        if "Waffe blockiert" not in figure["extra"]:
+            return
+        ok(gm.post(f"{api}/actions/grant_action", data={"participant": pid}))
+        ok(gm.post(f"{api}/actions/free_weapon", data={}))
+    raise AssertionError("the weapon stayed jammed")
+
+
 def attack_until_hit(gm: APIRequestContext, api: str, target: str) -> dict[str, Any]:
     """The H&H figure whose turn it is attacks ``target`` until its attack roll succeeds (the
     GM grants each retry, logged as an override); the fight's view with the open prompt."""
@@ -85,6 +98,7 @@ def attack_until_hit(gm: APIRequestContext, api: str, target: str) -> dict[str, 
             return view
         attacker = str(view["turn"]["pid"])
         _undo_own_fumble(gm, api, attacker)
+        _free_jammed_weapon(gm, api, attacker)
         ok(gm.post(f"{api}/actions/grant_action", data={"participant": attacker}))
     raise AssertionError("the attacker never hit")
 
