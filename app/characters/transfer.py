@@ -164,7 +164,7 @@ class CharactersPart:
         return _Rows(list(characters.all()), list(items.all()))
 
     def check(self, document: Document) -> None:
-        pass
+        """Nothing beyond the document model's own validation of this part."""
 
     async def import_(self, into: Import) -> None:
         doc = into.document.part(CharactersDoc)

@@ -235,7 +235,7 @@ class EncountersPart:
         return rows
 
     def check(self, document: Document) -> None:
-        pass
+        """Nothing beyond the document model's own validation of this part."""
 
     async def import_(self, into: Import) -> None:
         doc = into.document.part(EncountersDoc)

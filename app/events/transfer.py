@@ -101,7 +101,7 @@ class _Rows:
         return {i for i in named if i is not None}
 
     def number(self, maps: IdMaps) -> None:
-        pass
+        """No ids of its own that other parts refer to."""
 
     async def write(self, maps: IdMaps) -> dict[str, object]:
         # The log is the unbounded part: renumbered in a worker thread, off the event loop.

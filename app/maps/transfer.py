@@ -279,7 +279,7 @@ class ScenesPart:
         return await load(session, campaign_id)
 
     def check(self, document: Document) -> None:
-        pass
+        """Nothing beyond the document model's own validation of this part."""
 
     async def import_(self, into: Import) -> None:
         scenes = into.document.part(ScenesDoc).scenes

@@ -75,7 +75,7 @@ class _Rows:
         return set()
 
     def number(self, maps: IdMaps) -> None:
-        pass
+        """No ids of its own that other parts refer to."""
 
     async def write(self, maps: IdMaps) -> dict[str, object]:
         return {"game_sessions": self.games, "fairplay_rule": self.rule}

@@ -517,7 +517,7 @@ class TalkPart:
         return await load(session, campaign_id, exporter_id)
 
     def check(self, document: Document) -> None:
-        pass
+        """Nothing beyond the document model's own validation of this part."""
 
     async def import_(self, into: Import) -> None:
         """The talk rows; what the document's GM was given is the importer's at once, what
