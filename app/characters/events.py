@@ -21,14 +21,12 @@ class LibraryItemState(TypedDict):
 
 
 @event_type("library_item_added")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class LibraryItemAdded(EventPayload):
     item_id: int
     item_name: str
 
 
 @event_type("library_item_updated")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class LibraryItemUpdated(EventPayload):
     item_id: int
     item_name: str
@@ -38,7 +36,6 @@ class LibraryItemUpdated(EventPayload):
 
 
 @event_type("library_item_removed")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class LibraryItemRemoved(EventPayload):
     item_id: int
     item_name: str
@@ -84,14 +81,12 @@ class CharacterEvent(EventPayload):
 
 
 @event_type("character_created")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterCreated(CharacterEvent):
     #: ``pc`` or ``npc``.
     kind: str
 
 
 @event_type("character_updated")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterUpdated(CharacterEvent):
     #: The dotted sheet key (``skills.Spürsinn``) or a meta field (``name``, ``owner_id``, …).
     field: str
@@ -100,7 +95,6 @@ class CharacterUpdated(CharacterEvent):
 
 
 @event_type("character_rested")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterRested(CharacterEvent):
     #: The rest's key (``verschnaufen``) and its label as the sheet offers it.
     rest: str
@@ -114,7 +108,6 @@ class CharacterRested(CharacterEvent):
 
 
 @event_type("character_checked")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterChecked(CharacterEvent):
     """A guided check from the sheet (H&H: Beschaffung, Herstellung): its Probe, what it
     changed on the sheet and the item it put into the inventory, in one event."""
@@ -136,7 +129,6 @@ class CharacterChecked(CharacterEvent):
 
 
 @event_type("character_advanced")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterAdvanced(CharacterEvent):
     """A companion rose to Monsterstufe ``level`` for ``xp_cost`` XP (H&H Gefährten)."""
 
@@ -156,7 +148,6 @@ class FieldChange(TypedDict):
 
 
 @event_type("character_fought")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterFought(CharacterEvent):
     """A fight changed the sheet: the character row is the truth of its current values."""
 
@@ -167,25 +158,21 @@ class CharacterFought(CharacterEvent):
 
 
 @event_type("character_archived")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterArchived(CharacterEvent):
     """A sheet was archived (it leaves the lists, its history stays)."""
 
 
 @event_type("character_restored")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterRestored(CharacterEvent):
     """An archived sheet came back."""
 
 
 @event_type("character_deleted")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterDeleted(CharacterEvent):
     """A sheet was deleted; its events stay in the log."""
 
 
 @event_type("character_imported")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterImported(CharacterEvent):
     #: How many items came with the sheet.
     items: int
@@ -221,13 +208,11 @@ class SheetItemEvent(CharacterEvent):
 
 
 @event_type("character_item_added")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemAdded(SheetItemEvent):
     """An item was added to a sheet (the item's fields come from the base class)."""
 
 
 @event_type("character_item_updated")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemUpdated(SheetItemEvent):
     #: ``name``, ``quantity``, ``price`` and ``fields`` before and after.
     before: ItemState
@@ -235,27 +220,23 @@ class CharacterItemUpdated(SheetItemEvent):
 
 
 @event_type("character_item_removed")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemRemoved(SheetItemEvent):
     """An item was removed from a sheet."""
 
 
 @event_type("character_item_equipped")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemEquipped(SheetItemEvent):
     #: ``slot`` and ``container`` before.
     before: ItemPlace
 
 
 @event_type("character_item_unequipped")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemUnequipped(SheetItemEvent):
     #: ``slot`` and ``container`` before.
     before: ItemPlace
 
 
 @event_type("character_item_moved")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemMoved(SheetItemEvent):
     """On the giver's sheet; ``quantity`` is the number handed over."""
 
@@ -264,7 +245,6 @@ class CharacterItemMoved(SheetItemEvent):
 
 
 @event_type("character_item_received")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CharacterItemReceived(SheetItemEvent):
     """On the receiver's sheet; ``quantity`` is the number handed over."""
 

@@ -30,7 +30,6 @@ EncounterKind = Literal[
 
 
 @event_type("encounter")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class EncounterPrepared(EventPayload):
     """The GMs prepared something: a bestiary entry, an encounter, its participants."""
 
@@ -52,7 +51,6 @@ class EncounterPrepared(EventPayload):
 
 
 @event_type("combat")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Combat(EventPayload):
     """One combat action's log lines, and which regions of the combat page it changed.
 
@@ -109,13 +107,11 @@ class AreaEvent(EventPayload):
 
 
 @event_type("area_placed")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class AreaPlaced(AreaEvent):
     """An area was placed; its cells show on the board while it resolves."""
 
 
 @event_type("area_resolved")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class AreaResolved(AreaEvent):
     """Every figure in the area has its outcome (the log's lines); the board drops it."""
 

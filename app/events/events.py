@@ -21,27 +21,23 @@ from app.rules.dice import DieRoll
 
 
 @event_type("member_joined")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class MemberJoined(EventPayload):
     user_id: int
     role: str
 
 
 @event_type("member_removed")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class MemberRemoved(EventPayload):
     user_id: int
 
 
 @event_type("member_role_changed")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class MemberRoleChanged(EventPayload):
     user_id: int
     role: str
 
 
 @event_type("gm_transferred")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class GmTransferred(EventPayload):
     #: The new GM.
     user_id: int
@@ -51,7 +47,6 @@ class GmTransferred(EventPayload):
 
 
 @event_type("roll")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Roll(EventPayload):
     """A roll of the dice log: a free expression or, with the sheet fields, a roll from a
     sheet through its rules engine. Built only by :meth:`build`."""

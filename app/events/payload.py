@@ -2,9 +2,10 @@
 
 Each payload class lives in the package that writes it (``app/<package>/events.py``; the
 membership events and the dice roll, which the log itself and packages on several layers
-read, in ``app/events/events.py``). ``@event_type("name")`` gives a class its type name;
-each such module lists its classes in ``EVENTS``, and ``app.wiring`` registers them all
-with :func:`register` — importing a module registers nothing.
+read, in ``app/events/events.py``). ``@event_type("name")`` gives a class its type name
+and makes it a payload dataclass; each such module lists its classes in ``EVENTS``, and
+``app.wiring`` registers them all with :func:`register` — importing a module registers
+nothing.
 
 A payload is a frozen dataclass, not a pydantic model: every payload is built on the
 server from values the services have already validated, on the hottest paths (a roll, a
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Literal, Self, TypeVar
+from typing import Any, ClassVar, Literal, Self, TypeVar, dataclass_transform
 
 PUBLIC: frozenset[str] = frozenset({"public"})
 PUBLIC_OR_GM: frozenset[str] = frozenset({"public", "gm"})
@@ -35,12 +36,16 @@ P = TypeVar("P", bound="EventPayload")
 EVENT_TYPES: dict[str, type[EventPayload]] = {}
 
 
+@dataclass_transform(frozen_default=True, kw_only_default=True)
 def event_type(name: str) -> Callable[[type[P]], type[P]]:
-    """Name a payload class the one for events of type ``name`` (:func:`register` adds it)."""
+    """Make a class the payload of events of type ``name`` (:func:`register` adds it): a
+    frozen, slotted, keyword-only dataclass like :class:`EventPayload`, the one place every
+    payload class gets those options from."""
 
     def name_it(cls: type[P]) -> type[P]:
-        cls.TYPE = name
-        return cls
+        payload = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+        payload.TYPE = name
+        return payload
 
     return name_it
 

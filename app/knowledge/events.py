@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from app.events.payload import EventPayload, event_type
 
 
 @event_type("knowledge_revealed")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class KnowledgeRevealed(EventPayload):
     """Facts of a bestiary entry told to the party (``public``, ``to`` empty) or to the
     members in ``to`` (``listed``), by a GM or a knowledge check (``app/knowledge/``)."""
@@ -24,7 +22,6 @@ class KnowledgeRevealed(EventPayload):
 
 
 @event_type("knowledge_false_pending")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class KnowledgeFalsePending(EventPayload):
     """A critically failed check proposes a false fact; the GMs confirm or replace it."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar, NotRequired, TypedDict
 
 from app.events.payload import PUBLIC_OR_GM, EventPayload, event_type
@@ -16,7 +15,6 @@ MAP_VISIBILITIES: frozenset[str] = PUBLIC_OR_GM
 
 
 @event_type("scene_updated")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class SceneUpdated(EventPayload):
     """A scene was created, changed (name, size, grid, walls, doors, terrain, background)
     or deleted; viewers fetch it again as they may see it."""
@@ -34,7 +32,6 @@ class SceneUpdated(EventPayload):
 
 
 @event_type("token_added")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class TokenAdded(EventPayload):
     """A token was placed (or came into the players' sight: their form of a move or a fog
     change)."""
@@ -59,7 +56,6 @@ class MoveReaction(TypedDict):
 
 
 @event_type("token_moved")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class TokenMoved(EventPayload):
     """A token moved on a scene: ``cost`` cells of movement, ``override`` when a GM placed
     it past the rules; ``reactions`` offered (H&H Blockadeangriff: ``{participant_id,
@@ -87,7 +83,6 @@ class TokenMoved(EventPayload):
 
 
 @event_type("token_sighted")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class TokenSighted(EventPayload):
     """With line of sight on: a token came into or went out of some players' sight because
     what their figures see changed (their own token moved). Only its per-player forms
@@ -104,7 +99,6 @@ class TokenSighted(EventPayload):
 
 
 @event_type("token_removed")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class TokenRemoved(EventPayload):
     """A token was removed (or left the players' sight: their form of a move)."""
 
@@ -118,7 +112,6 @@ class TokenRemoved(EventPayload):
 
 
 @event_type("fog_changed")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class FogChanged(EventPayload):
     """The GMs revealed or hid cells (or turned the fog on or off), or the party's sight
     revealed them; the GMs' alone while the scene is hidden from the players, like every
@@ -136,7 +129,6 @@ class FogChanged(EventPayload):
 
 
 @event_type("light_changed")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class LightChanged(EventPayload):
     """The GMs made a scene dark or light again, or placed or took away a light on a cell
     (docs/map.md «Light»). Players get it without ``light`` (where a light stands is the
@@ -157,7 +149,6 @@ class LightChanged(EventPayload):
 
 
 @event_type("token_changed")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class TokenChanged(EventPayload):
     """A GM changed a token's label, colour, size or hidden flag. Players get it as
     ``token_added`` when the token comes into their sight, ``token_removed`` when it leaves,
@@ -173,7 +164,6 @@ class TokenChanged(EventPayload):
 
 
 @event_type("map_pointer")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class MapPointer(EventPayload):
     """A member's ruler (its waypoints, while held), its release (``clear``) or a ping on a
     scene: short-lived, shown live and never replayed as state (docs/map.md)."""

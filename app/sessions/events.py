@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from app.events.payload import EventPayload, event_type
 
 # --- game sessions and fair play (app/sessions, docs/fairplay.md) ------------------------------
 
 
 @event_type("session_started")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class SessionStarted(EventPayload):
     """A GM started a game session; in fair play with the commitment to its server seed,
     published before any roll of the session (the first link of its chain)."""
@@ -24,7 +21,6 @@ class SessionStarted(EventPayload):
 
 
 @event_type("session_ended")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class SessionEnded(EventPayload):
     """A GM ended the game session; in fair play the server seed is published (hex)."""
 
@@ -33,7 +29,6 @@ class SessionEnded(EventPayload):
 
 
 @event_type("client_seed_set")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ClientSeedSet(EventPayload):
     """A member set their client seed for the session's rolls from now on."""
 
@@ -42,7 +37,6 @@ class ClientSeedSet(EventPayload):
 
 
 @event_type("fairplay_configured")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class FairPlayConfigured(EventPayload):
     """A GM changed the campaign's fair-play rule (applies from the next session)."""
 

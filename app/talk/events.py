@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from app.events.payload import EventPayload, event_type
@@ -15,7 +14,6 @@ TALK_VISIBILITIES: frozenset[str] = frozenset({"public", "self", "listed"})
 
 
 @event_type("chat_message")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ChatMessagePosted(EventPayload):
     """A message in the campaign's chat (``app/talk/service.py``)."""
 
@@ -37,7 +35,6 @@ class ChatMessagePosted(EventPayload):
 
 
 @event_type("chat_message_edited")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ChatMessageEdited(EventPayload):
     """The sender changed a message's text within the edit window."""
 
@@ -50,7 +47,6 @@ class ChatMessageEdited(EventPayload):
 
 
 @event_type("chat_message_deleted")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ChatMessageDeleted(EventPayload):
     """The sender (within the edit window) or a GM withdrew a message."""
 
@@ -61,7 +57,6 @@ class ChatMessageDeleted(EventPayload):
 
 
 @event_type("handout_created")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class HandoutCreated(EventPayload):
     """The GMs prepared a handout; nobody else knows of it until it is shown."""
 
@@ -72,7 +67,6 @@ class HandoutCreated(EventPayload):
 
 
 @event_type("handout_shown")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class HandoutShown(EventPayload):
     """A GM showed a handout: to everyone (``to`` empty, ``public``) or to listed players."""
 
@@ -84,7 +78,6 @@ class HandoutShown(EventPayload):
 
 
 @event_type("handout_image_set")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class HandoutImageSet(EventPayload):
     """A GM gave a handout its picture (re-encoded; ``etag`` names the stored bytes)."""
 
@@ -97,7 +90,6 @@ class HandoutImageSet(EventPayload):
 
 
 @event_type("journal_note_shared")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class JournalNoteShared(EventPayload):
     """A journal note as its readers now see it: written or changed while shared with the
     group (``public``) or with chosen members (``listed``). Private notes write no event."""
@@ -115,7 +107,6 @@ class JournalNoteShared(EventPayload):
 
 
 @event_type("journal_note_deleted")
-@dataclass(frozen=True, slots=True, kw_only=True)
 class JournalNoteDeleted(EventPayload):
     """A shared journal note deleted (by its author or a GM), for those who read it."""
 
