@@ -50,8 +50,19 @@ class EncounterPrepared(EventPayload):
         return None if self.encounter_id is None else subject_of("encounter", self.encounter_id)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EncounterEvent(EventPayload):
+    """An event about one encounter: its ``subject``, which the combat log filters on."""
+
+    encounter_id: int
+
+    @property
+    def subject(self) -> str | None:
+        return subject_of("encounter", self.encounter_id)
+
+
 @event_type("combat")
-class Combat(EventPayload):
+class Combat(EncounterEvent):
     """One combat action's log lines, and which regions of the combat page it changed.
 
     An action whose lines concern hidden participants (or a secret roll) writes them to a
@@ -59,7 +70,6 @@ class Combat(EventPayload):
 
     VISIBILITIES: ClassVar[frozenset[str]] = PUBLIC_OR_GM
 
-    encounter_id: int
     #: Log lines (``msg`` an English msgid).
     entries: list[EntryJSON]
     #: Participant ids whose roster rows changed.
@@ -74,10 +84,6 @@ class Combat(EventPayload):
     #: The GM rolled a Verdeckter Wurf (the GM-only half of the action).
     secret_roll: bool
 
-    @property
-    def subject(self) -> str | None:
-        return subject_of("encounter", self.encounter_id)
-
 
 class AreaFigure(TypedDict):
     """A figure in an area: its participant id and name."""
@@ -87,11 +93,10 @@ class AreaFigure(TypedDict):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AreaEvent(EventPayload):
+class AreaEvent(EncounterEvent):
     """An area on the map of a fight's linked scene (issue 27, ``app/encounters/area.py``).
     Players get it without the figures in it they may not see (its audience's party form)."""
 
-    encounter_id: int
     area_id: int
     scene_id: int | None
     #: ``circle``, ``cone`` or ``line``.
@@ -100,10 +105,6 @@ class AreaEvent(EventPayload):
     cells: list[list[int]]
     #: The figures in it: ``[{participant_id, name}]``.
     targets: list[AreaFigure]
-
-    @property
-    def subject(self) -> str | None:
-        return subject_of("encounter", self.encounter_id)
 
 
 @event_type("area_placed")
