@@ -43,6 +43,8 @@ def event_type(name: str) -> Callable[[type[P]], type[P]]:
     payload class gets those options from."""
 
     def name_it(cls: type[P]) -> type[P]:
+        if "__dataclass_fields__" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}: @event_type makes it a dataclass; drop @dataclass")
         payload = dataclass(frozen=True, slots=True, kw_only=True)(cls)
         payload.TYPE = name
         return payload
