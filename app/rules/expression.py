@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from app.rules.dice import DieRoll, Roller, keep_highest, keep_lowest, roll_dice
+from app.rules.refusal import Refusal
 
 MAX_LENGTH = 100
 MAX_TERMS = 20
@@ -27,13 +28,8 @@ MAX_CONSTANT = 10_000
 _TERM = re.compile(r"([+-])?(?:(\d*)([dw])(\d+)(?:(kh|kl|k)(\d+))?|(\d+))")
 
 
-class ExpressionError(ValueError):
+class ExpressionError(Refusal):
     """An expression the roller refuses; ``message`` is a gettext msgid, ``params`` fill it."""
-
-    def __init__(self, message: str, **params: object) -> None:
-        super().__init__(message % params if params else message)
-        self.message = message
-        self.params = params
 
 
 @dataclass(frozen=True, slots=True)

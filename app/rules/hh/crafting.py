@@ -14,10 +14,10 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Literal
 
-from app.rules.dice import DieRoll, Roller
+from app.rules.dice import Roller
 from app.rules.hh.magic import GRADES, Grade, grade_rank
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
-from app.rules.hh.probe import ProbeResult, roll_probe
+from app.rules.hh.probe import OptionalProbe, ProbeResult, roll_probe
 from app.rules.hh.state import Figure
 
 Price = int | Fraction | Decimal
@@ -130,16 +130,12 @@ def plan_crafting(
 
 
 @dataclass(frozen=True, slots=True)
-class CraftingOutcome:
+class CraftingOutcome(OptionalProbe):
     """Result of crafting: ``success`` without a Probe when none was required."""
 
     plan: CraftingPlan
     probe: ProbeResult | None
     success: bool
-
-    @property
-    def rolls(self) -> tuple[DieRoll, ...]:
-        return self.probe.rolls if self.probe else ()
 
 
 def crafting_probe(

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, get_args
 
-from app.rules.dice import DieRoll, Roller
-from app.rules.hh.probe import ProbeResult, roll_probe
+from app.rules.dice import Roller
+from app.rules.hh.probe import OptionalProbe, ProbeResult, roll_probe
 
 Slot = Literal[
     "waffenhand",
@@ -280,7 +280,7 @@ def inventory_state(
 
 
 @dataclass(frozen=True, slots=True)
-class RetrieveResult:
+class RetrieveResult(OptionalProbe):
     """Getting an item out of the Rucksack.
 
     In combat: the first action is the Reisekunde (Inventar) Probe; on success a second
@@ -292,10 +292,6 @@ class RetrieveResult:
     found: bool
     actions: int
     probe: ProbeResult | None
-
-    @property
-    def rolls(self) -> tuple[DieRoll, ...]:
-        return self.probe.rolls if self.probe else ()
 
 
 def retrieve_from_rucksack(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Literal, get_args
+from typing import Literal, TypedDict, Unpack, get_args
 
 from app.rules.dice import Roller
 from app.rules.hh.life import Outcome, remove_condition
@@ -119,18 +119,18 @@ def _reroll_problems(probe: ProbeResult | None, table_roll: str) -> list[str]:
     return ["ein Patzer kann nicht wiederholt werden"] if probe.patzer else []
 
 
-def check_luck(
-    figure: Figure,
-    option: str,
-    *,
-    before_roll: bool = False,
-    probe: ProbeResult | None = None,
-    table_roll: str = "",
-) -> None:
-    """Raise :class:`LuckError` with all reasons if ``option`` is not allowed."""
-    problems = luck_problems(
-        figure, option, before_roll=before_roll, probe=probe, table_roll=table_roll
-    )
+class LuckSituation(TypedDict, total=False):
+    """The keywords of :func:`luck_problems` that the checks built on it pass on."""
+
+    before_roll: bool
+    probe: ProbeResult | None
+    table_roll: str
+
+
+def check_luck(figure: Figure, option: str, **situation: Unpack[LuckSituation]) -> None:
+    """Raise :class:`LuckError` with all reasons if ``option`` is not allowed (the keywords
+    are :func:`luck_problems`')."""
+    problems = luck_problems(figure, option, **situation)
     if problems:
         raise LuckError("; ".join(problems))
 

@@ -18,7 +18,7 @@ from typing import Literal
 
 from app.rules.dice import DieRoll, Roller, roll_dice
 from app.rules.hh.damage import damage
-from app.rules.hh.probe import ProbeResult, roll_probe
+from app.rules.hh.probe import OptionalProbe, ProbeResult, roll_probe
 
 Direction = Literal["horizontal", "vertical"]
 #: Schritt of height per damage die.
@@ -38,7 +38,7 @@ def jump_reach(qs: int, direction: Direction) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class JumpResult:
+class JumpResult(OptionalProbe):
     """A jump over ``distance`` Schritt.
 
     ``free``: within half the Bewegung, no Probe, part of the movement. Otherwise
@@ -53,10 +53,6 @@ class JumpResult:
     probe: ProbeResult | None
     reach: int
     made_it: bool
-
-    @property
-    def rolls(self) -> tuple[DieRoll, ...]:
-        return self.probe.rolls if self.probe else ()
 
 
 def jump(

@@ -160,6 +160,18 @@ class ProbeResult:
         )  # fmt: skip
 
 
+class OptionalProbe:
+    """Mixin of a result that rolls a Probe only when one is needed (``probe`` is ``None``
+    otherwise): its dice are the Probe's, if any."""
+
+    __slots__ = ()
+    probe: ProbeResult | None
+
+    @property
+    def rolls(self) -> tuple[DieRoll, ...]:
+        return self.probe.rolls if self.probe else ()
+
+
 def evaluate_probe(
     faces: tuple[int, int],
     value: int,

@@ -12,9 +12,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Literal
 
-from app.rules.dice import DieRoll, Roller
+from app.rules.dice import Roller
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
-from app.rules.hh.probe import ProbeResult, roll_probe
+from app.rules.hh.probe import OptionalProbe, ProbeResult, roll_probe
 from app.rules.hh.state import Figure
 
 Category = Literal["ausruestung", "konstruktion"]
@@ -82,7 +82,7 @@ def procurement_row(price: Price, category: Category = "ausruestung") -> Procure
 
 
 @dataclass(frozen=True, slots=True)
-class ProcurementResult:
+class ProcurementResult(OptionalProbe):
     """One Beschaffung step.
 
     ``possible`` is ``False`` for "Niemals" (no roll made). ``found`` is the outcome;
@@ -97,10 +97,6 @@ class ProcurementResult:
     days: int
     #: The Probe's target with every modifier (:func:`procure`; ``None`` without a figure).
     target: Breakdown | None = None
-
-    @property
-    def rolls(self) -> tuple[DieRoll, ...]:
-        return self.probe.rolls if self.probe else ()
 
 
 def _resolve(

@@ -13,12 +13,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from math import isfinite
+from typing import Unpack
 
 from app.rules.dice import DieRoll, Roller
 from app.rules.expression import Expression, ExpressionRoll, parse
 from app.rules.expression import roll as roll_expression
-from app.rules.pf2e.checks import CheckResult, roll_check
-from app.rules.pf2e.degrees import Degree, DegreeAdjustment
+from app.rules.pf2e.checks import CheckResult, FortuneOptions, roll_check
+from app.rules.pf2e.degrees import Degree
 from app.rules.pf2e.errors import OutOfRange
 from app.rules.pf2e.modifiers import UNTYPED, Modifier
 from app.rules.pf2e.statistics import Statistic
@@ -235,6 +236,17 @@ def attack_modifiers(
     return tuple(result)
 
 
+class AttackOptions(FortuneOptions, total=False):
+    """The keywords of :func:`attack_roll` that a Strike and its forecast pass on unchanged."""
+
+    attack_number: int
+    agile: bool
+    own_turn: bool
+    distance_m: float | None
+    range_increment_m: float | None
+    extra: Iterable[Modifier]
+
+
 def attack_roll(
     roller: Roller,
     attack: Statistic,
@@ -246,12 +258,11 @@ def attack_roll(
     distance_m: float | None = None,
     range_increment_m: float | None = None,
     extra: Iterable[Modifier] = (),
-    adjustments: Iterable[DegreeAdjustment] = (),
-    fortune: bool = False,
-    misfortune: bool = False,
     secret: bool = False,
+    **fortune_options: Unpack[FortuneOptions],
 ) -> CheckResult:
-    """An attack roll (weapon or spell) against RK ``target_ac``, with MAP and range."""
+    """An attack roll (weapon or spell) against RK ``target_ac``, with MAP and range; the
+    degree adjustments and fortune/misfortune are :func:`roll_check`'s."""
     penalties = attack_modifiers(
         attack_number=attack_number,
         agile=agile,
@@ -265,10 +276,8 @@ def attack_roll(
         target_ac,
         dc_label="RK",
         extra=(*penalties, *extra),
-        adjustments=adjustments,
-        fortune=fortune,
-        misfortune=misfortune,
         secret=secret,
+        **fortune_options,
     )
 
 
@@ -314,39 +323,18 @@ def strike(
     target_ac: int,
     damage: str | Expression,
     *,
-    attack_number: int = 1,
-    agile: bool = False,
-    own_turn: bool = True,
-    distance_m: float | None = None,
-    range_increment_m: float | None = None,
-    extra: Iterable[Modifier] = (),
-    adjustments: Iterable[DegreeAdjustment] = (),
-    fortune: bool = False,
-    misfortune: bool = False,
     secret: bool = False,
     damage_bonuses: Iterable[Modifier] = (),
+    **attack_options: Unpack[AttackOptions],
 ) -> StrikeResult:
     """Roll the attack, then the damage on a hit (doubled on a Kritischer Treffer).
 
     ``damage_bonuses`` are added to the dice (e.g. :func:`strength_damage_modifier`). The
-    range and the damage expression are checked first: a refused Strike rolls nothing.
+    range and the damage expression are checked first: a refused Strike rolls nothing. The
+    other keywords are :func:`attack_roll`'s.
     """
     expression = _expression(damage)
-    result = attack_roll(
-        roller,
-        attack,
-        target_ac,
-        attack_number=attack_number,
-        agile=agile,
-        own_turn=own_turn,
-        distance_m=distance_m,
-        range_increment_m=range_increment_m,
-        extra=extra,
-        adjustments=adjustments,
-        fortune=fortune,
-        misfortune=misfortune,
-        secret=secret,
-    )
+    result = attack_roll(roller, attack, target_ac, secret=secret, **attack_options)
     assert result.degree is not None
     if not result.degree.is_success:
         return StrikeResult(result, None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypedDict
 
 from app.rules.dice import DieRoll, Roller
 from app.rules.pf2e.degrees import (
@@ -38,6 +39,23 @@ RECALL_SKILLS = frozenset(
 SECRET_LABEL = "Verdeckter Wurf"
 FORTUNE = "fortune"
 MISFORTUNE = "misfortune"
+
+
+class FortuneOptions(TypedDict, total=False):
+    """What changes a check's W20 or its degree: the keywords of :func:`roll_check` that the
+    rolls built on it (saves, attack rolls, forecasts) pass on unchanged."""
+
+    adjustments: Iterable[DegreeAdjustment]
+    fortune: bool
+    misfortune: bool
+
+
+class CheckOptions(FortuneOptions, total=False):
+    """All keywords of :func:`roll_check` after the DC."""
+
+    dc_label: str
+    extra: Iterable[Modifier]
+    secret: bool
 
 
 @dataclass(frozen=True, slots=True)

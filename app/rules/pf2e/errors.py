@@ -9,14 +9,11 @@ a second fortune effect on one roll, a GM order that breaks the initiative rules
 
 from __future__ import annotations
 
+from app.rules.refusal import Refusal
 
-class Pf2eError(ValueError):
+
+class Pf2eError(Refusal):
     """A request the PF2e rules refuse; ``message`` is German text, ``params`` fill it."""
-
-    def __init__(self, message: str, **params: object) -> None:
-        super().__init__(message % params if params else message)
-        self.message = message
-        self.params = params
 
 
 class OutOfRange(Pf2eError):

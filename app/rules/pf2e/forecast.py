@@ -17,13 +17,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from itertools import product
+from typing import Unpack
 
 from app.rules.dice import Roller, ScriptedRoller
 from app.rules.expression import Expression, outcome_counts, parse
 from app.rules.odds import ActionForecast, distribution
-from app.rules.pf2e.attacks import attack_roll, damage_total
+from app.rules.pf2e.attacks import AttackOptions, attack_roll, damage_total
 from app.rules.pf2e.checks import CheckResult
-from app.rules.pf2e.degrees import Degree, DegreeAdjustment
+from app.rules.pf2e.degrees import Degree
 from app.rules.pf2e.modifiers import Modifier
 from app.rules.pf2e.statistics import Statistic
 
@@ -48,28 +49,23 @@ def forecast_strike(
     *,
     target_hp: int,
     target_dies_at_zero: bool,
-    attack_number: int = 1,
-    agile: bool = False,
-    own_turn: bool = True,
-    distance_m: float | None = None,
-    range_increment_m: float | None = None,
-    extra: Iterable[Modifier] = (),
-    adjustments: Iterable[DegreeAdjustment] = (),
-    fortune: bool = False,
-    misfortune: bool = False,
     damage_bonuses: Iterable[Modifier] = (),
+    **attack_options: Unpack[AttackOptions],
 ) -> ActionForecast:
-    """The exact outcome distribution of :func:`app.rules.pf2e.attacks.strike`."""
+    """The exact outcome distribution of :func:`app.rules.pf2e.attacks.strike`; the other
+    keywords are :func:`app.rules.pf2e.attacks.attack_roll`'s."""
     expression = damage if isinstance(damage, Expression) else parse(damage)
-    extra, adjustments = tuple(extra), tuple(adjustments)
+    # Rolled once per face: one-shot iterables are read into tuples first.
+    options: AttackOptions = {
+        **attack_options,
+        "extra": tuple(attack_options.get("extra", ())),
+        "adjustments": tuple(attack_options.get("adjustments", ())),
+    }
 
     def roll(roller: Roller) -> CheckResult:
-        return attack_roll(
-            roller, attack, target_ac, attack_number=attack_number, agile=agile,
-            own_turn=own_turn, distance_m=distance_m, range_increment_m=range_increment_m,
-            extra=extra, adjustments=adjustments, fortune=fortune, misfortune=misfortune,
-        )  # fmt: skip
+        return attack_roll(roller, attack, target_ac, **options)
 
+    fortune, misfortune = options.get("fortune", False), options.get("misfortune", False)
     degrees = _degree_counts(roll, 2 if fortune != misfortune else 1)
     attack_total = sum(degrees.values())
     rolled, combinations = outcome_counts(expression)

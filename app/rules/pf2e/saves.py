@@ -6,13 +6,12 @@ Kritischer Fehlschlag double, all of the listed damage.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Unpack
 
 from app.rules.dice import DieRoll, Roller
-from app.rules.pf2e.checks import CheckResult, roll_check
-from app.rules.pf2e.degrees import Degree, DegreeAdjustment
-from app.rules.pf2e.modifiers import Modifier
+from app.rules.pf2e.checks import CheckOptions, CheckResult, roll_check
+from app.rules.pf2e.degrees import Degree
 from app.rules.pf2e.statistics import Statistic
 
 
@@ -60,29 +59,15 @@ def save_against(
     dc: int,
     *,
     damage: int | None = None,
-    dc_label: str = "SG",
-    extra: Iterable[Modifier] = (),
-    adjustments: Iterable[DegreeAdjustment] = (),
-    fortune: bool = False,
-    misfortune: bool = False,
-    secret: bool = False,
+    **check_options: Unpack[CheckOptions],
 ) -> SaveResult:
     """Roll a save (e.g. Reflex against a Zauber-SG). With ``damage`` (the listed damage,
     rolled once for the whole effect) it is an einfacher Rettungswurf and the result says
-    how much of it this creature takes; degree-changing abilities (e.g. Entrinnen) count."""
+    how much of it this creature takes; degree-changing abilities (e.g. Entrinnen) count.
+    The other keywords are :func:`roll_check`'s."""
     if damage is not None:
         basic_save_damage(damage, Degree.FAILURE)  # validate before rolling
-    check = roll_check(
-        roller,
-        save,
-        dc,
-        dc_label=dc_label,
-        extra=extra,
-        adjustments=adjustments,
-        fortune=fortune,
-        misfortune=misfortune,
-        secret=secret,
-    )
+    check = roll_check(roller, save, dc, **check_options)
     assert check.degree is not None
     taken = None if damage is None else basic_save_damage(damage, check.degree)
     return SaveResult(check, damage, taken)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NotRequired, TypedDict, Unpack
 
 from app.rules.pf2e.attributes import Attribute, attribute_modifier_of
 from app.rules.pf2e.modifiers import ITEM, Modifier, ModifierBreakdown, stack_modifiers
@@ -85,33 +86,34 @@ _SAVES = {
 }
 
 
+class Training(TypedDict):
+    """The keywords every trained statistic takes (saves, skills, spellcasting)."""
+
+    level: int
+    rank: str
+    attribute_modifier: int
+    modifiers: NotRequired[Iterable[Modifier]]
+
+
 def _trained(
     name: str,
     attribute: str,
-    value: int,
-    rank: str,
-    level: int,
-    modifiers: Iterable[Modifier],
     dc_name: str = "",
-) -> Statistic:
-    """Key attribute + proficiency + other modifiers: saves, Wahrnehmung, skills, spells."""
-    base = (attribute_modifier_of(attribute, value), proficiency_modifier(rank, level))
-    return Statistic(name, (*base, *modifiers), dc_name)
-
-
-def saving_throw(
-    save: str,
     *,
     level: int,
     rank: str,
     attribute_modifier: int,
     modifiers: Iterable[Modifier] = (),
 ) -> Statistic:
+    """Key attribute + proficiency + other modifiers: saves, Wahrnehmung, skills, spells."""
+    base = (attribute_modifier_of(attribute, attribute_modifier), proficiency_modifier(rank, level))
+    return Statistic(name, (*base, *modifiers), dc_name)
+
+
+def saving_throw(save: str, **training: Unpack[Training]) -> Statistic:
     """Reflex (GE), Wille (WE) or Zähigkeit (KO) with its proficiency and other modifiers."""
     kind = Save(save)
-    return _trained(
-        kind.label, kind.attribute, attribute_modifier, rank, level, modifiers, kind.dc_name
-    )
+    return _trained(kind.label, kind.attribute, kind.dc_name, **training)
 
 
 def perception(
@@ -119,21 +121,14 @@ def perception(
 ) -> Statistic:
     """Wahrnehmung: Weisheit + proficiency + other modifiers; DC Wahrnehmungs-SG."""
     return _trained(
-        "Wahrnehmung", Attribute.WISDOM, wisdom_modifier, rank, level, modifiers, "Wahrnehmungs-SG"
-    )
+        "Wahrnehmung", Attribute.WISDOM, "Wahrnehmungs-SG",
+        level=level, rank=rank, attribute_modifier=wisdom_modifier, modifiers=modifiers,
+    )  # fmt: skip
 
 
-def skill(
-    name: str,
-    attribute: str,
-    *,
-    level: int,
-    rank: str,
-    attribute_modifier: int,
-    modifiers: Iterable[Modifier] = (),
-) -> Statistic:
+def skill(name: str, attribute: str, **training: Unpack[Training]) -> Statistic:
     """A skill (e.g. ``Athletik`` with Stärke) by its key attribute; DC ``<name>-SG``."""
-    return _trained(name, attribute, attribute_modifier, rank, level, modifiers)
+    return _trained(name, attribute, **training)
 
 
 def armor_class(
@@ -197,15 +192,6 @@ def weapon_attack(
     return Statistic(f"{kind} ({name})", (*offered, *modifiers))
 
 
-def spellcasting(
-    attribute: str,
-    *,
-    level: int,
-    rank: str,
-    attribute_modifier: int,
-    modifiers: Iterable[Modifier] = (),
-) -> Statistic:
+def spellcasting(attribute: str, **training: Unpack[Training]) -> Statistic:
     """Zauberangriff with the spellcasting attribute; its ``dc`` is the Zauber-SG."""
-    return _trained(
-        "Zauberangriff", attribute, attribute_modifier, rank, level, modifiers, "Zauber-SG"
-    )
+    return _trained("Zauberangriff", attribute, "Zauber-SG", **training)
