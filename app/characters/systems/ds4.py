@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from app import i18n
-from app.characters.catalog import ItemField, StarterItem
+from app.characters.catalog import KIND_FIELD, ItemField, StarterItem
 from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
     Derived,
@@ -28,7 +28,7 @@ from app.characters.sheets import (
     section,
     whole,
 )
-from app.characters.systems.protocol import Rest, SheetDefaults
+from app.characters.systems.protocol import OneSheet, Rest, SheetDefaults
 from app.i18n import N_, gettext
 from app.rules import ds4
 from app.rules.dice import Roller
@@ -454,12 +454,7 @@ ARMOUR_SLOT_NAMES = {
 }
 
 ITEM_FIELDS = (
-    ItemField(
-        "kind",
-        N_("Kind"),
-        "choice",
-        (("weapon", N_("weapon")), ("armour", N_("armour")), ("other", N_("other"))),
-    ),
+    KIND_FIELD,
     ItemField("wb", "WB", minimum=-10, maximum=10),
     ItemField("ini", "INI", minimum=-10, maximum=10),
     ItemField("ga", "GA", minimum=-10, maximum=10),
@@ -734,9 +729,10 @@ def rest(data: Mapping[str, object], items: Sequence[ItemLike], key: str) -> Res
 # --- the system -----------------------------------------------------------------------------
 
 
-class DS4System(SheetDefaults):
+class DS4System(OneSheet, SheetDefaults):
     """Dungeonslayers 4 as a :class:`~app.characters.systems.protocol.CharacterCore` with an
-    inventory, sheet rolls, rests and a combat sheet (no guided checks, no Gefährten). Where a
+    inventory, sheet rolls, rests and a combat sheet (no guided checks, no Gefährten): one
+    sheet for PCs and NPCs (:class:`~app.characters.systems.protocol.OneSheet`). Where a
     module function already has the protocol's signature, it is the method."""
 
     key = KEY
@@ -744,17 +740,6 @@ class DS4System(SheetDefaults):
     item_fields = ITEM_FIELDS
     roll_difficulties = DIFFICULTIES
     rests = RESTS
-
-    def fields(self, kind: str) -> list[FieldSpec]:
-        return _fields()
-
-    def default_data(self, kind: str) -> dict[str, object]:
-        return dict(_default())
-
-    def view(
-        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
-    ) -> SheetView:
-        return _view(data, items)
 
     cross_check = staticmethod(cross_check)
     follow_up = staticmethod(follow_up)
@@ -776,4 +761,4 @@ class DS4System(SheetDefaults):
         return {"lk": whole(values["lk"])} if "lk" in values and "lk" in data else {}
 
 
-SYSTEM = DS4System()
+SYSTEM = DS4System(_fields, _default, _view)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TypedDict
 
-from app.characters.catalog import ItemField, StarterItem
+from app.characters.catalog import KIND_FIELD, ItemField, StarterItem
 from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
     Derived,
@@ -26,7 +26,7 @@ from app.characters.sheets import (
     signed,
     whole,
 )
-from app.characters.systems.protocol import SheetDefaults, SheetPartials
+from app.characters.systems.protocol import OneSheet, SheetDefaults, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -355,12 +355,7 @@ def equip_problem(items: Sequence[ItemLike], item: ItemLike, slot: str) -> str |
 # --- items ---------------------------------------------------------------------------------
 
 ITEM_FIELDS = (
-    ItemField(
-        "kind",
-        N_("Kind"),
-        "choice",
-        (("weapon", N_("weapon")), ("armour", N_("armour")), ("other", N_("other"))),
-    ),
+    KIND_FIELD,
     ItemField("damage", N_("Damage die"), "text"),
     ItemField(
         "category",
@@ -654,9 +649,10 @@ def sheet_values(data: Mapping[str, object], values: Mapping[str, object]) -> di
 # --- the system -----------------------------------------------------------------------------
 
 
-class PF2eSystem(SheetDefaults):
+class PF2eSystem(OneSheet, SheetDefaults):
     """Pathfinder 2e as a :class:`~app.characters.systems.protocol.CharacterCore` with an
-    inventory, sheet rolls, rests and a combat sheet (no guided checks, no Gefährten). Where a
+    inventory, sheet rolls, rests and a combat sheet (no guided checks, no Gefährten): one
+    sheet for PCs and NPCs (:class:`~app.characters.systems.protocol.OneSheet`). Where a
     module function already has the protocol's signature, it is the method; it offers no rest
     (:meth:`~app.characters.systems.protocol.SheetDefaults.rest` refuses each)."""
 
@@ -664,17 +660,6 @@ class PF2eSystem(SheetDefaults):
     equip_slots: Mapping[str, str] = EQUIP_SLOTS
     item_fields = ITEM_FIELDS
     partials = SheetPartials(roll_fields="characters/systems/pf2e/_roll_fields.html")
-
-    def fields(self, kind: str) -> list[FieldSpec]:
-        return _fields()
-
-    def default_data(self, kind: str) -> dict[str, object]:
-        return dict(_default())
-
-    def view(
-        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
-    ) -> SheetView:
-        return _view(data, items)
 
     def cross_check(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
         return cross_check(data)
@@ -706,4 +691,4 @@ class PF2eSystem(SheetDefaults):
     sheet_values = staticmethod(sheet_values)
 
 
-SYSTEM = PF2eSystem()
+SYSTEM = PF2eSystem(_fields, _default, _view)

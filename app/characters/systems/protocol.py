@@ -14,7 +14,7 @@ FastAPI; messages come back as strings for the caller to raise at the right fiel
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -399,3 +399,29 @@ class SheetDefaults:
     ) -> Rest | str:
         """The rest ``key`` without a healer (DS4 Verschnaufen): none unless overridden."""
         return gettext("This rest does not exist in this rule system.")
+
+
+class OneSheet:
+    """The sheet of a system whose PCs and NPCs share one (``kind`` changes nothing) and whose
+    view needs no rule options (DS4, PF2e): made of the module's functions for them."""
+
+    def __init__(
+        self,
+        fields: Callable[[], list[FieldSpec]],
+        default: Callable[[], Mapping[str, object]],
+        view: Callable[[Mapping[str, object], Sequence[ItemLike]], SheetView],
+    ) -> None:
+        self._fields = fields
+        self._default = default
+        self._view = view
+
+    def fields(self, kind: str) -> list[FieldSpec]:
+        return self._fields()
+
+    def default_data(self, kind: str) -> dict[str, object]:
+        return dict(self._default())
+
+    def view(
+        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
+    ) -> SheetView:
+        return self._view(data, items)
