@@ -1562,7 +1562,8 @@ def combat_statblock(data: Mapping[str, object], items: Sequence[ItemLike]) -> d
 
 class HHSystem:
     """Helden & Halunken as a :class:`~app.characters.systems.protocol.CharacterCore` with every
-    capability of the characters domain."""
+    capability of the characters domain. Where a module function already has the protocol's
+    signature, it is the method."""
 
     key = KEY
     equip_slots: Mapping[str, str] = SLOT_LABELS

@@ -351,9 +351,9 @@ class WithoutCompanions:
 
 class SheetDefaults:
     """What a system's adapter answers where its game adds nothing, so that it writes only
-    what it has (DS4, PF2e; H&H overrides most): no partials, dialog choices, Glück or
-    helping; no containers (an item is carried or equipped, nothing to stow or to check on
-    an edit or import); the roller's visibility; rests no other character tends."""
+    what it has (base of DS4's and PF2e's): no partials, dialog choices, Glück or helping; no
+    containers (an item is carried or equipped, nothing to stow or to check on an edit or
+    import); the roller's visibility; rests no other character tends."""
 
     partials = SheetPartials()
     roll_difficulties: Choices = ()
