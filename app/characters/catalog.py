@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.i18n import gettext, number
+from app.i18n import N_, gettext, number
 
 ItemFieldKind = Literal["int", "text", "bool", "choice", "float", "list"]
 
@@ -23,6 +23,16 @@ class ItemField:
     choices: tuple[tuple[str, str], ...] = ()
     minimum: float = -99
     maximum: float = 999
+
+
+#: Weapon, armour or something else: the item field the systems that equip by kind share
+#: (DS4, PF2e); an item's slot follows from it.
+KIND_FIELD = ItemField(
+    "kind",
+    N_("Kind"),
+    "choice",
+    (("weapon", N_("weapon")), ("armour", N_("armour")), ("other", N_("other"))),
+)
 
 
 def field_value_text(spec: ItemField, value: object) -> str:

@@ -320,10 +320,6 @@ def _pb_skipped(build: Mapping[str, Any], report: Report) -> None:
         ("heritage", _("Heritage")),
         ("background", _("Background")),
         ("deity", _("Deity")),
-    ):
-        if build.get(key):
-            report.skip(key, label, why_no_field)
-    for key, label in (
         ("feats", _("Feats")),
         ("specials", _("Class features")),
         ("lores", _("Lore skills")),

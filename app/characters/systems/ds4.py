@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from app import i18n
-from app.characters.catalog import ItemField, StarterItem
-from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
+from app.characters.catalog import KIND_FIELD, ItemField, StarterItem
+from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
     Derived,
     FieldSpec,
@@ -28,7 +28,7 @@ from app.characters.sheets import (
     section,
     whole,
 )
-from app.characters.systems.protocol import Rest, SheetPartials
+from app.characters.systems.protocol import OneSheet, Rest, SheetDefaults
 from app.i18n import N_, gettext
 from app.rules import ds4
 from app.rules.dice import Roller
@@ -454,12 +454,7 @@ ARMOUR_SLOT_NAMES = {
 }
 
 ITEM_FIELDS = (
-    ItemField(
-        "kind",
-        N_("Kind"),
-        "choice",
-        (("weapon", N_("weapon")), ("armour", N_("armour")), ("other", N_("other"))),
-    ),
+    KIND_FIELD,
     ItemField("wb", "WB", minimum=-10, maximum=10),
     ItemField("ini", "INI", minimum=-10, maximum=10),
     ItemField("ga", "GA", minimum=-10, maximum=10),
@@ -734,103 +729,31 @@ def rest(data: Mapping[str, object], items: Sequence[ItemLike], key: str) -> Res
 # --- the system -----------------------------------------------------------------------------
 
 
-class DS4System:
+class DS4System(OneSheet, SheetDefaults):
     """Dungeonslayers 4 as a :class:`~app.characters.systems.protocol.CharacterCore` with an
-    inventory, sheet rolls, rests and a combat sheet (no guided checks, no Gefährten)."""
+    inventory, sheet rolls, rests and a combat sheet (no guided checks, no Gefährten): one
+    sheet for PCs and NPCs (:class:`~app.characters.systems.protocol.OneSheet`). Where a
+    module function already has the protocol's signature, it is the method."""
 
     key = KEY
     equip_slots: Mapping[str, str] = EQUIP_SLOTS
     item_fields = ITEM_FIELDS
-    partials = SheetPartials()
     roll_difficulties = DIFFICULTIES
-    luck_options: tuple[tuple[str, str], ...] = ()
-    helping = False
     rests = RESTS
 
-    def fields(self, kind: str) -> list[FieldSpec]:
-        return _fields()
-
-    def default_data(self, kind: str) -> dict[str, object]:
-        return dict(_default())
-
-    def view(
-        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
-    ) -> SheetView:
-        return _view(data, items)
-
-    def cross_check(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
-        return cross_check(data, items)
-
-    def follow_up(
-        self, before: Mapping[str, object], data: dict[str, object], touched: Sequence[str]
-    ) -> list[str]:
-        return follow_up(before, data, touched)
-
-    def starter_items(self) -> list[StarterItem]:
-        return starter_items()
-
-    def default_container(self, data: Mapping[str, object]) -> str | None:
-        return None
-
-    def equip_problem(
-        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike, slot: str
-    ) -> str | None:
-        return equip_problem(data, items, item, slot)
-
-    def stow_problem(
-        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
-    ) -> str | None:
-        return None
-
-    def edit_problems(
-        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
-    ) -> dict[str, str]:
-        return {}
-
-    def import_problem(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> str | None:
-        return None
+    cross_check = staticmethod(cross_check)
+    follow_up = staticmethod(follow_up)
+    starter_items = staticmethod(starter_items)
+    equip_problem = staticmethod(equip_problem)
 
     def roll_targets(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> list[Target]:
         return roll_targets()
 
-    def odds(self, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
-        return _check_odds(data, items, req)
-
-    def roll_visibility(self, req: RollRequest, settings: Mapping[str, object]) -> str:
-        return req.visibility
-
-    def roll(
-        self,
-        roller: Roller,
-        data: Mapping[str, object],
-        items: Sequence[ItemLike],
-        req: RollRequest,
-    ) -> RollOutcome:
-        return _check_roll(roller, data, items, req)
-
-    def rest(
-        self,
-        roller: Roller,
-        data: Mapping[str, object],
-        items: Sequence[ItemLike],
-        key: str,
-        params: Mapping[str, str],
-        settings: Mapping[str, object],
-        healer: HelperSheet | None = None,
-    ) -> Rest | str:
-        if healer is not None:
-            return gettext("This rest has no healer in this rule system.")
-        return rest(data, items, key)
-
-    def combat_statblock(
-        self, data: Mapping[str, object], items: Sequence[ItemLike]
-    ) -> dict[str, object]:
-        return combat_statblock(data, items)
-
-    def combat_values(
-        self, data: Mapping[str, object], items: Sequence[ItemLike]
-    ) -> dict[str, object]:
-        return combat_values(data, items)
+    odds = staticmethod(_check_odds)
+    roll = staticmethod(_check_roll)
+    untended_rest = staticmethod(rest)
+    combat_statblock = staticmethod(combat_statblock)
+    combat_values = staticmethod(combat_values)
 
     def sheet_values(
         self, data: Mapping[str, object], values: Mapping[str, object]
@@ -838,4 +761,4 @@ class DS4System:
         return {"lk": whole(values["lk"])} if "lk" in values and "lk" in data else {}
 
 
-SYSTEM = DS4System()
+SYSTEM = DS4System(_fields, _default, _view)

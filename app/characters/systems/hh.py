@@ -1562,7 +1562,8 @@ def combat_statblock(data: Mapping[str, object], items: Sequence[ItemLike]) -> d
 
 class HHSystem:
     """Helden & Halunken as a :class:`~app.characters.systems.protocol.CharacterCore` with every
-    capability of the characters domain."""
+    capability of the characters domain. Where a module function already has the protocol's
+    signature, it is the method."""
 
     key = KEY
     equip_slots: Mapping[str, str] = SLOT_LABELS
@@ -1584,18 +1585,12 @@ class HHSystem:
     def default_data(self, kind: str) -> dict[str, object]:
         return dict(_npc_default() if kind == "npc" else _pc_default())
 
-    def view(
-        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
-    ) -> SheetView:
-        return _view(data, items, settings)
+    view = staticmethod(_view)
 
     def cross_check(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
         return cross_check(data)
 
-    def follow_up(
-        self, before: Mapping[str, object], data: dict[str, object], touched: Sequence[str]
-    ) -> list[str]:
-        return follow_up(before, data, touched)
+    follow_up = staticmethod(follow_up)
 
     def starter_items(self) -> list[StarterItem]:
         return list(STARTERS)
@@ -1633,32 +1628,13 @@ class HHSystem:
     def roll_targets(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> list[Target]:
         return roll_targets(data)
 
-    def odds(self, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
-        return _probe_odds(data, items, req)
+    odds = staticmethod(_probe_odds)
 
     def roll_visibility(self, req: RollRequest, settings: Mapping[str, object]) -> str:
         return req.visibility
 
-    def roll(
-        self,
-        roller: Roller,
-        data: Mapping[str, object],
-        items: Sequence[ItemLike],
-        req: RollRequest,
-    ) -> RollOutcome:
-        return _probe_roll(roller, data, items, req)
-
-    def rest(
-        self,
-        roller: Roller,
-        data: Mapping[str, object],
-        items: Sequence[ItemLike],
-        key: str,
-        params: Mapping[str, str],
-        settings: Mapping[str, object],
-        healer: HelperSheet | None = None,
-    ) -> Rest | str:
-        return rest(roller, data, items, key, params, settings, healer)
+    roll = staticmethod(_probe_roll)
+    rest = staticmethod(rest)
 
     def check(
         self,
@@ -1675,28 +1651,11 @@ class HHSystem:
     def new_companion(self) -> dict[str, object] | None:
         return dict(new_companion())
 
-    def share_xp(
-        self, hero: Mapping[str, object], companion: Mapping[str, object] | None, amount: int
-    ) -> tuple[dict[str, object], dict[str, object]] | str:
-        return share_xp(hero, companion, amount)
-
-    def raise_companion(self, data: Mapping[str, object]) -> dict[str, object] | str:
-        return raise_companion(data)
-
-    def combat_statblock(
-        self, data: Mapping[str, object], items: Sequence[ItemLike]
-    ) -> dict[str, object]:
-        return combat_statblock(data, items)
-
-    def combat_values(
-        self, data: Mapping[str, object], items: Sequence[ItemLike]
-    ) -> dict[str, object]:
-        return combat_values(data, items)
-
-    def sheet_values(
-        self, data: Mapping[str, object], values: Mapping[str, object]
-    ) -> dict[str, object]:
-        return sheet_values(data, values)
+    share_xp = staticmethod(share_xp)
+    raise_companion = staticmethod(raise_companion)
+    combat_statblock = staticmethod(combat_statblock)
+    combat_values = staticmethod(combat_values)
+    sheet_values = staticmethod(sheet_values)
 
 
 SYSTEM = HHSystem()

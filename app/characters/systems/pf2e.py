@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TypedDict
 
-from app.characters.catalog import ItemField, StarterItem
-from app.characters.rolling import HelperSheet, Odds, RollOutcome, RollRequest, Target, bad
+from app.characters.catalog import KIND_FIELD, ItemField, StarterItem
+from app.characters.rolling import Odds, RollOutcome, RollRequest, Target, bad
 from app.characters.sheets import (
     Derived,
     FieldSpec,
@@ -26,7 +26,7 @@ from app.characters.sheets import (
     signed,
     whole,
 )
-from app.characters.systems.protocol import Rest, SheetPartials
+from app.characters.systems.protocol import OneSheet, SheetDefaults, SheetPartials
 from app.i18n import N_, gettext
 from app.rules import pf2e
 from app.rules.dice import Roller
@@ -355,12 +355,7 @@ def equip_problem(items: Sequence[ItemLike], item: ItemLike, slot: str) -> str |
 # --- items ---------------------------------------------------------------------------------
 
 ITEM_FIELDS = (
-    ItemField(
-        "kind",
-        N_("Kind"),
-        "choice",
-        (("weapon", N_("weapon")), ("armour", N_("armour")), ("other", N_("other"))),
-    ),
+    KIND_FIELD,
     ItemField("damage", N_("Damage die"), "text"),
     ItemField(
         "category",
@@ -654,29 +649,17 @@ def sheet_values(data: Mapping[str, object], values: Mapping[str, object]) -> di
 # --- the system -----------------------------------------------------------------------------
 
 
-class PF2eSystem:
+class PF2eSystem(OneSheet, SheetDefaults):
     """Pathfinder 2e as a :class:`~app.characters.systems.protocol.CharacterCore` with an
-    inventory, sheet rolls, rests and a combat sheet (no guided checks, no Gefährten)."""
+    inventory, sheet rolls, rests and a combat sheet (no guided checks, no Gefährten): one
+    sheet for PCs and NPCs (:class:`~app.characters.systems.protocol.OneSheet`). Where a
+    module function already has the protocol's signature, it is the method; it offers no rest
+    (:meth:`~app.characters.systems.protocol.SheetDefaults.rest` refuses each)."""
 
     key = KEY
     equip_slots: Mapping[str, str] = EQUIP_SLOTS
     item_fields = ITEM_FIELDS
     partials = SheetPartials(roll_fields="characters/systems/pf2e/_roll_fields.html")
-    roll_difficulties: tuple[tuple[str, str], ...] = ()
-    luck_options: tuple[tuple[str, str], ...] = ()
-    helping = False
-    rests: tuple[tuple[str, str], ...] = ()
-
-    def fields(self, kind: str) -> list[FieldSpec]:
-        return _fields()
-
-    def default_data(self, kind: str) -> dict[str, object]:
-        return dict(_default())
-
-    def view(
-        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
-    ) -> SheetView:
-        return _view(data, items)
 
     def cross_check(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> dict[str, str]:
         return cross_check(data)
@@ -689,73 +672,23 @@ class PF2eSystem:
     def starter_items(self) -> list[StarterItem]:
         return list(STARTERS)
 
-    def default_container(self, data: Mapping[str, object]) -> str | None:
-        return None
-
     def equip_problem(
         self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike, slot: str
     ) -> str | None:
         return equip_problem(items, item, slot)
 
-    def stow_problem(
-        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
-    ) -> str | None:
-        return None
-
-    def edit_problems(
-        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
-    ) -> dict[str, str]:
-        return {}
-
-    def import_problem(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> str | None:
-        return None
-
-    def roll_targets(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> list[Target]:
-        return roll_targets(data, items)
-
-    def odds(self, data: Mapping[str, object], items: Sequence[ItemLike], req: RollRequest) -> Odds:
-        return _check_odds(data, items, req)
-
-    def roll_visibility(self, req: RollRequest, settings: Mapping[str, object]) -> str:
-        return roll_visibility(req, settings)
-
-    def roll(
-        self,
-        roller: Roller,
-        data: Mapping[str, object],
-        items: Sequence[ItemLike],
-        req: RollRequest,
-    ) -> RollOutcome:
-        return _check_roll(roller, data, items, req)
-
-    def rest(
-        self,
-        roller: Roller,
-        data: Mapping[str, object],
-        items: Sequence[ItemLike],
-        key: str,
-        params: Mapping[str, str],
-        settings: Mapping[str, object],
-        healer: HelperSheet | None = None,
-    ) -> Rest | str:
-        if healer is not None:
-            return gettext("This rest has no healer in this rule system.")
-        return gettext("This rest does not exist in this rule system.")
-
-    def combat_statblock(
-        self, data: Mapping[str, object], items: Sequence[ItemLike]
-    ) -> dict[str, object]:
-        return combat_statblock(data, items)
+    roll_targets = staticmethod(roll_targets)
+    odds = staticmethod(_check_odds)
+    roll_visibility = staticmethod(roll_visibility)
+    roll = staticmethod(_check_roll)
+    combat_statblock = staticmethod(combat_statblock)
 
     def combat_values(
         self, data: Mapping[str, object], items: Sequence[ItemLike]
     ) -> dict[str, object]:
         return combat_values(data)
 
-    def sheet_values(
-        self, data: Mapping[str, object], values: Mapping[str, object]
-    ) -> dict[str, object]:
-        return sheet_values(data, values)
+    sheet_values = staticmethod(sheet_values)
 
 
-SYSTEM = PF2eSystem()
+SYSTEM = PF2eSystem(_fields, _default, _view)

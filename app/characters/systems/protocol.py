@@ -14,7 +14,7 @@ FastAPI; messages come back as strings for the caller to raise at the right fiel
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -347,3 +347,81 @@ class WithoutCompanions:
 
     def raise_companion(self, data: Mapping[str, object]) -> dict[str, object] | str:
         return gettext("This rule system has no Gefährten.")
+
+
+class SheetDefaults:
+    """What a system's adapter answers where its game adds nothing, so that it writes only
+    what it has (base of DS4's and PF2e's): no partials, dialog choices, Glück or helping; no
+    containers (an item is carried or equipped, nothing to stow or to check on an edit or
+    import); the roller's visibility; rests no other character tends."""
+
+    partials = SheetPartials()
+    roll_difficulties: Choices = ()
+    luck_options: Choices = ()
+    helping = False
+    rests: Choices = ()
+
+    def default_container(self, data: Mapping[str, object]) -> str | None:
+        return None
+
+    def stow_problem(
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
+    ) -> str | None:
+        return None
+
+    def edit_problems(
+        self, data: Mapping[str, object], items: Sequence[ItemLike], item: ItemLike
+    ) -> dict[str, str]:
+        return {}
+
+    def import_problem(self, data: Mapping[str, object], items: Sequence[ItemLike]) -> str | None:
+        return None
+
+    def roll_visibility(self, req: RollRequest, settings: Mapping[str, object]) -> str:
+        return req.visibility
+
+    def rest(
+        self,
+        roller: Roller,
+        data: Mapping[str, object],
+        items: Sequence[ItemLike],
+        key: str,
+        params: Mapping[str, str],
+        settings: Mapping[str, object],
+        healer: HelperSheet | None = None,
+    ) -> Rest | str:
+        if healer is not None:
+            return gettext("This rest has no healer in this rule system.")
+        return self.untended_rest(data, items, key)
+
+    def untended_rest(
+        self, data: Mapping[str, object], items: Sequence[ItemLike], key: str
+    ) -> Rest | str:
+        """The rest ``key`` without a healer (DS4 Verschnaufen): none unless overridden."""
+        return gettext("This rest does not exist in this rule system.")
+
+
+class OneSheet:
+    """The sheet of a system whose PCs and NPCs share one (``kind`` changes nothing) and whose
+    view needs no rule options (DS4, PF2e): made of the module's functions for them."""
+
+    def __init__(
+        self,
+        fields: Callable[[], list[FieldSpec]],
+        default: Callable[[], Mapping[str, object]],
+        view: Callable[[Mapping[str, object], Sequence[ItemLike]], SheetView],
+    ) -> None:
+        self._fields = fields
+        self._default = default
+        self._view = view
+
+    def fields(self, kind: str) -> list[FieldSpec]:
+        return self._fields()
+
+    def default_data(self, kind: str) -> dict[str, object]:
+        return dict(self._default())
+
+    def view(
+        self, data: Mapping[str, object], items: Sequence[ItemLike], settings: Mapping[str, object]
+    ) -> SheetView:
+        return self._view(data, items)
