@@ -107,13 +107,12 @@ class AreaQueue(TypedDict):
     spell: NotRequired[str]
 
 
-class PendingDefence(TypedDict):
-    """A hit the target may defend against (``reactions`` left, ``luck``: it may spend
-    Glück); ``owner`` answers (the GM always may; after ``deadline`` the attacker's side
-    takes the default). An area's target (``area``) defends a Flächenangriff's ``spec`` or
-    a Flächenzauber (``spell``, ``spell_name``)."""
+class _PendingPrompt(TypedDict):
+    """What every open prompt holds: the hit of ``attacker`` on ``target`` with its
+    ``probe``, who answers it (``owner``; the GM always may; after ``deadline`` the
+    attacker's side takes the default), the target's ``reactions`` left and whether it may
+    spend Glück (``luck``)."""
 
-    kind: Literal["defence"]
     attacker: str
     target: str
     owner: int | None
@@ -121,24 +120,24 @@ class PendingDefence(TypedDict):
     deadline: str
     reactions: int
     luck: bool
+
+
+class PendingDefence(_PendingPrompt):
+    """A hit the target may defend against. An area's target (``area``) defends a
+    Flächenangriff's ``spec`` or a Flächenzauber (``spell``, ``spell_name``)."""
+
+    kind: Literal["defence"]
     spec: NotRequired[SpecJSON]
     area: NotRequired[bool]
     spell: NotRequired[str]
     spell_name: NotRequired[str]
 
 
-class PendingHit(TypedDict):
+class PendingHit(_PendingPrompt):
     """A hit waiting for its target's Glück (hh.md §4): booked as rolled (``faces`` replay
     the damage dice), halved, or the ``defence`` rolled again (``reroll``: it may be)."""
 
     kind: Literal["hit"]
-    attacker: str
-    target: str
-    owner: int | None
-    probe: ProbeJSON
-    deadline: str
-    reactions: int
-    luck: bool
     spec: SpecJSON
     asked: bool
     defence: ProbeJSON | None

@@ -11,7 +11,7 @@ participant alike.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +64,26 @@ class StatBlockRules:
 def sample(name: str, **values: Any) -> tuple[str, dict[str, Any]]:
     """A starter monster: its name and the values it has beside the defaults."""
     return name, values
+
+
+def rows(
+    raw: Any, errors: dict[str, str], part: str, most: int, too_many: str, not_a_row: str
+) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """The rows of the structured part ``part`` (a list of at most ``most`` objects), each
+    with its error key (``part.i``); the refusals are put in ``errors``: ``too_many`` at
+    ``part`` for a list too long or no list (then no row), ``not_a_row`` at a row that is
+    no object (skipped). Nothing for an empty part."""
+    if raw in (None, ""):
+        return
+    if not isinstance(raw, list) or len(raw) > most:
+        errors[part] = too_many
+        return
+    for i, item in enumerate(raw):
+        key = f"{part}.{i}"
+        if not isinstance(item, Mapping):
+            errors[key] = not_a_row
+            continue
+        yield key, item
 
 
 #: Every system's stat block rules, by system key (filled by ``app.wiring``).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from app.encounters.statblocks import Extra, Field, StatBlockRules, sample
+from app.encounters.statblocks import Extra, Field, StatBlockRules, rows, sample
 from app.i18n import N_, _
 from app.rules.hh.state import SIZES
 
@@ -56,18 +56,11 @@ def _spells(raw: Any, errors: dict[str, str]) -> list[HHSpellData]:
     condition on success), ``verteidigung`` (the target may defend with Magiekunde) and
     ``flaeche`` (a Flächenzauber: cast on an area of the board, each figure in it defends
     with Unbeugsamkeit; docs/rules/hh.md «Flächeneffekte»)."""
-    if raw in (None, ""):
-        return []
-    if not isinstance(raw, list) or len(raw) > MAX_SPELLS:
-        errors["zauber"] = _("A list of at most %(n)d spells.", n=MAX_SPELLS)
-        return []
     out: list[HHSpellData] = []
     keys: set[str] = set()
-    for i, item in enumerate(raw):
-        key = f"zauber.{i}"
-        if not isinstance(item, Mapping):
-            errors[key] = _("Each spell needs a name, a Güteklasse and a range.")
-            continue
+    too_many = _("A list of at most %(n)d spells.", n=MAX_SPELLS)
+    not_a_row = _("Each spell needs a name, a Güteklasse and a range.")
+    for key, item in rows(raw, errors, "zauber", MAX_SPELLS, too_many, not_a_row):
         name = str(item.get("name", "")).strip()
         spell_key = str(item.get("key", "") or name).strip().lower()
         try:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from app.encounters.statblocks import Extra, Field, StatBlockRules, sample
+from app.encounters.statblocks import Extra, Field, StatBlockRules, rows, sample
 from app.i18n import N_, _
 from app.rules import expression as dice_expression
 from app.rules import pf2e
@@ -32,17 +31,10 @@ SCHEMA = (
 
 
 def _strikes(raw: Any, errors: dict[str, str]) -> list[PF2eStrikeData]:
-    if raw in (None, ""):
-        return []
-    if not isinstance(raw, list) or len(raw) > MAX_STRIKES:
-        errors["angriffe"] = _("A list of at most %(n)d Strikes.", n=MAX_STRIKES)
-        return []
     out: list[PF2eStrikeData] = []
-    for i, item in enumerate(raw):
-        key = f"angriffe.{i}"
-        if not isinstance(item, Mapping):
-            errors[key] = _("Each Strike needs a name, a bonus and damage.")
-            continue
+    too_many = _("A list of at most %(n)d Strikes.", n=MAX_STRIKES)
+    not_a_row = _("Each Strike needs a name, a bonus and damage.")
+    for key, item in rows(raw, errors, "angriffe", MAX_STRIKES, too_many, not_a_row):
         name = str(item.get("name", "")).strip()
         damage = str(item.get("schaden", "")).strip()
         try:

@@ -9,7 +9,7 @@ Zehrend and Sterben (``end_of_round``), Zielen, Kampfmanöver, Moral, shaking of
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from types import MappingProxyType
@@ -29,7 +29,14 @@ from app.encounters.combat import (
     figure,
     reset_turn_actions,
 )
-from app.encounters.state import FigureData, PendingDefence, PendingHit, SpecJSON
+from app.encounters.state import (
+    AreaQueue,
+    FigureData,
+    Pending,
+    PendingDefence,
+    PendingHit,
+    SpecJSON,
+)
 from app.encounters.systems import hh_checks
 from app.encounters.systems.hh_figures import (
     HHFigureData,
@@ -563,25 +570,39 @@ def attack(
         )
     state["turn_actions"]["attacks"] = int(state["turn_actions"].get("attacks", 0)) + 1
     if probe.success and target.can_react:
-        timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
-        state["pending"] = {
-            "kind": "defence",
-            "attacker": attacker_id,
-            "target": target_id,
-            "owner": target_owner,
-            "probe": probe.as_dict(),
-            "spec": _spec_json(spec, covering),
-            "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
-            "reactions": target.reactions_left,
-            "luck": hh.can_spend(target),
-        }
-        report.pending_changed = True
-        report.add(
-            N_("%(target)s may defend (Reaktion); waiting for the answer."), target=target.name
-        )
+        prompt = _defence_prompt(attacker_id, target_id, target_owner, target, probe, settings)
+        prompt["spec"] = _spec_json(spec, covering)
+        msg = N_("%(target)s may defend (Reaktion); waiting for the answer.")
+        _wait(state, prompt, report, msg, target.name)
         return
     _resolve(state, attacker_id, target_id, spec, probe, False, roller, report, settings,
              covering=covering)  # fmt: skip
+
+
+def _deadline(settings: Settings) -> str:
+    """When a prompt's target has had its time to answer (the encounter's timeout)."""
+    timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
+    return (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat()
+
+
+def _defence_prompt(
+    attacker_id: str, target_id: str, owner: int | None, target: Figure, probe: ProbeResult,
+    settings: Settings,
+) -> PendingDefence:  # fmt: skip
+    """The prompt of a hit ``target`` may defend against (its owner answers)."""
+    return {
+        "kind": "defence", "attacker": attacker_id, "target": target_id, "owner": owner,
+        "probe": probe.as_dict(), "deadline": _deadline(settings),
+        "reactions": target.reactions_left, "luck": hh.can_spend(target),
+    }  # fmt: skip
+
+
+def _wait(state: State, prompt: Pending, report: Report, msg: str, target: str) -> None:
+    """The fight waits for the answer to ``prompt``: it is stored and ``msg`` (a msgid with
+    ``%(target)s``) says whose answer."""
+    state["pending"] = prompt
+    report.pending_changed = True
+    report.add(msg, target=target)
 
 
 def _ids(raw: object) -> list[str]:
@@ -721,7 +742,7 @@ def _answer_hit(
              defence=given, offer=False, covering=covering)  # fmt: skip
 
 
-def _offer_luck(
+def _luck_prompt(
     state: State,
     result: hh.AttackResult,
     spec: hh.AttackSpec,
@@ -731,11 +752,11 @@ def _offer_luck(
     defence_given: bool,
     settings: Settings,
     covering: str,
-) -> None:
-    """The hit waits: its target may spend Glück before the damage is booked."""
+) -> PendingHit:
+    """The prompt of a hit that waits: its target may spend Glück before the damage is
+    booked."""
     data = state["figures"][result.target]
-    timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
-    state["pending"] = {
+    return {
         "kind": "hit",
         "attacker": result.attacker.id,
         "target": result.target,
@@ -747,7 +768,7 @@ def _offer_luck(
         "defence_given": defence_given,
         "faces": faces,
         "damage": result.damage,
-        "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
+        "deadline": _deadline(settings),
         "reactions": 0,
         "luck": True,
         "reroll": result.defence is not None and not result.defence.patzer,
@@ -793,14 +814,11 @@ def _resolve(
     skip = len(probe.rolls) + (len(defence.rolls) if defence is not None else 0)
     entry.dice = [d.as_dict() for d in result.rolls[skip:]]
     if waits:
-        _offer_luck(state, result, spec, probe, asked, recorder.faces, defence is not None,
-                    settings, covering)  # fmt: skip
-        report.pending_changed = True
-        report.add(
-            N_("%(target)s may spend Glück: Treffer entgehen (half damage) or roll the "
-               "defence again; waiting for the answer."),
-            target=target.name,
-        )  # fmt: skip
+        prompt = _luck_prompt(state, result, spec, probe, asked, recorder.faces,
+                              defence is not None, settings, covering)  # fmt: skip
+        msg = N_("%(target)s may spend Glück: Treffer entgehen (half damage) or roll the "
+                 "defence again; waiting for the answer.")  # fmt: skip
+        _wait(state, prompt, report, msg, target.name)
         return
     _put(state, result.attacker, report)
     _put(state, result.defender, report)
@@ -824,6 +842,18 @@ AREA_QUEUE: Final = "area_queue"
 AREA_DEFENCE = "Unbeugsamkeit"
 
 
+@dataclass(frozen=True, slots=True)
+class _AreaOpened:
+    """An area's attack Probe or Wirkprobe, rolled and logged: what waits for the targets
+    (``queued``, its ``queue`` still empty) when it succeeded, else the line each target
+    gets (``miss``, a msgid with ``%(target)s`` and ``params``)."""
+
+    success: bool
+    queued: AreaQueue
+    miss: str
+    params: Mapping[str, str]
+
+
 def area(
     state: State,
     actor: str,
@@ -833,27 +863,30 @@ def area(
     report: Report,
     settings: Settings,
 ) -> None:
-    """An area of ``actor``: a Flächenangriff (``attack``) or a Flächenzauber (``spell``)."""
+    """An area of ``actor``: a Flächenangriff (``attack``) or a Flächenzauber (``spell``).
+    Its Probe is rolled once; then each figure in the area but ``actor`` may defend, one
+    after the other, or gets the miss when the Probe failed."""
     if source.kind == "spell":
-        _area_spell(state, actor, targets, source, roller, report, settings)
+        opened = _open_area_spell(state, actor, source, roller, report, settings)
     elif source.kind == "attack":
-        _area_attack(state, actor, targets, source, roller, report, settings)
+        opened = _open_area_attack(state, actor, source, roller, report)
     else:
         raise unavailable()
+    hit = [t for t in targets if t != actor and not _get(state, t).dead]
+    if not opened.success:
+        for tid in hit:
+            report.add(opened.miss, who={actor, tid}, target=_get(state, tid).name, **opened.params)
+        return
+    state[AREA_QUEUE] = {**opened.queued, "queue": hit}
+    _next_area_target(state, roller, report, settings)
 
 
-def _area_attack(
-    state: State,
-    actor: str,
-    targets: list[str],
-    source: AreaSource,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-) -> None:
-    """A Flächenangriff of ``actor``: one attack Probe with its weapon, then each figure in
-    the area may defend with Unbeugsamkeit (a Reaktion), one after the other; half and
-    three-quarter cover do not count (the board's area already stops at walls)."""
+def _open_area_attack(
+    state: State, actor: str, source: AreaSource, roller: Roller, report: Report
+) -> _AreaOpened:
+    """A Flächenangriff of ``actor``: one attack Probe with its weapon; each figure in the
+    area may defend with Unbeugsamkeit (a Reaktion); half and three-quarter cover do not
+    count (the board's area already stops at walls)."""
     try:
         modifier = int(str(source.params.get("modifier") or 0))
     except ValueError:
@@ -879,18 +912,13 @@ def _area_attack(
     )
     entry.dice = [d.as_dict() for d in probe.rolls]
     state["turn_actions"]["attacks"] = int(state["turn_actions"].get("attacks", 0)) + 1
-    hit = [t for t in targets if t != actor and not _get(state, t).dead]
-    if not probe.success:
-        for tid in hit:
-            report.add(
-                N_("%(attacker)s does not hit %(target)s."), who={actor, tid},
-                attacker=attacker.name, target=_get(state, tid).name,
-            )  # fmt: skip
-        return
-    state[AREA_QUEUE] = {
-        "attacker": actor, "probe": probe.as_dict(), "spec": _spec_json(spec), "queue": hit,
+    queued: AreaQueue = {
+        "attacker": actor, "probe": probe.as_dict(), "spec": _spec_json(spec), "queue": [],
     }  # fmt: skip
-    _next_area_target(state, roller, report, settings)
+    return _AreaOpened(
+        probe.success, queued, N_("%(attacker)s does not hit %(target)s."),
+        {"attacker": attacker.name},
+    )  # fmt: skip
 
 
 def _next_area_target(state: State, roller: Roller, report: Report, settings: Settings) -> None:
@@ -913,25 +941,16 @@ def _next_area_target(state: State, roller: Roller, report: Report, settings: Se
         spell = str(area.get("spell") or "")
         probe = _probe(area["probe"])
         if target.can_react:
-            timeout = int(settings.get("defence_timeout", DEFAULT_TIMEOUT))
-            prompt: PendingDefence = {
-                "kind": "defence", "area": True, "attacker": actor, "target": tid,
-                "owner": state["figures"][tid].get("owner"), "probe": probe.as_dict(),
-                "deadline": (datetime.now(UTC) + timedelta(seconds=timeout)).isoformat(),
-                "reactions": target.reactions_left, "luck": hh.can_spend(target),
-            }  # fmt: skip
+            owner = state["figures"][tid].get("owner")
+            prompt = _defence_prompt(actor, tid, owner, target, probe, settings)
+            prompt["area"] = True
             if spell:
                 prompt["spell"] = spell
                 prompt["spell_name"] = _spell_name(hh_data(state["figures"][actor]), spell)
             else:
                 prompt["spec"] = _spec_json(_spec(hh_data(state["figures"][actor]), area["spec"]))
-            state["pending"] = prompt
-            report.pending_changed = True
-            report.add(
-                N_("%(target)s may defend with Unbeugsamkeit (Reaktion); waiting for the "
-                   "answer."),
-                target=target.name,
-            )  # fmt: skip
+            msg = N_("%(target)s may defend with Unbeugsamkeit (Reaktion); waiting for the answer.")
+            _wait(state, prompt, report, msg, target.name)
             return
         if spell:
             _resolve_spell(state, actor, tid, spell, probe, False, 0, roller, report, settings)
@@ -994,19 +1013,14 @@ def _area_spell_inputs(data: HHFigureData, source: AreaSource) -> tuple[HHSpellD
     return spell, modifier
 
 
-def _area_spell(
-    state: State,
-    actor: str,
-    targets: list[str],
-    source: AreaSource,
-    roller: Roller,
-    report: Report,
+def _open_area_spell(
+    state: State, actor: str, source: AreaSource, roller: Roller, report: Report,
     settings: Settings,
-) -> None:
+) -> _AreaOpened:  # fmt: skip
     """A Flächenzauber of ``actor`` (docs/rules/hh.md «Flächeneffekte»): the Wirkprobe as a
-    single-target cast's (focus, Güteklasse, the distance to the area's origin), then each
-    figure in the area but the caster may defend with Unbeugsamkeit (a Reaktion), one after
-    the other, and takes the spell's damage with its own QS; cover does not count."""
+    single-target cast's (focus, Güteklasse, the distance to the area's origin); each
+    figure in the area but the caster may defend with Unbeugsamkeit (a Reaktion) and takes
+    the spell's damage with its own QS; cover does not count."""
     data = hh_figure(state, actor)
     caster = to_figure(data)
     if not caster.can_act:
@@ -1035,19 +1049,14 @@ def _area_spell(
     )
     entry = report.add(headline, details, who={actor}, name=caster.name, spell=spell["name"])
     entry.dice = [d.as_dict() for d in out.rolls]
-    hit = [t for t in targets if t != actor and not _get(state, t).dead]
-    if not out.success:
-        for tid in hit:
-            report.add(
-                N_("%(name)s's %(spell)s does not reach %(target)s."), who={actor, tid},
-                name=caster.name, spell=spell["name"], target=_get(state, tid).name,
-            )  # fmt: skip
-        return
-    state[AREA_QUEUE] = {
+    queued: AreaQueue = {
         "attacker": actor, "probe": out.cast.wirkprobe.as_dict(), "spell": str(spell["key"]),
-        "queue": hit,
+        "queue": [],
     }  # fmt: skip
-    _next_area_target(state, roller, report, settings)
+    return _AreaOpened(
+        out.success, queued, N_("%(name)s's %(spell)s does not reach %(target)s."),
+        {"name": caster.name, "spell": spell["name"]},
+    )  # fmt: skip
 
 
 def _answer_spell(

@@ -233,6 +233,21 @@ def _status_penalties(data: PF2eFigureData) -> list[Modifier]:
     return out
 
 
+def _attack_penalties(data: PF2eFigureData) -> list[Modifier]:
+    """The attacker's own penalties on an attack roll: status penalties, Liegend −2."""
+    extra = _status_penalties(data)
+    if data.get("conditions", {}).get("liegend"):
+        extra.append(Modifier("Liegend", "circumstance", -2))
+    return extra
+
+
+def _attack_number(state: State, attacker_id: str) -> tuple[bool, int]:
+    """Whether it is the attacker's own turn, and the number of this attack in it (MAP)."""
+    turn = current_turn(state)
+    own_turn = turn is not None and turn["pid"] == attacker_id
+    return own_turn, int(state["turn_actions"].get("attacks", 0)) + 1 if own_turn else 1
+
+
 def effective_ac(data: PF2eFigureData) -> int:
     mods = _status_penalties(data)
     conds = data.get("conditions", {})
@@ -522,12 +537,8 @@ def _strike_inputs(
         strike = strikes[int(params.get("strike", 0))]
     except (IndexError, ValueError):
         raise CombatError(N_("Choose one of the Strikes.")) from None
-    turn = current_turn(state)
-    own_turn = turn is not None and turn["pid"] == attacker_id
-    number = int(state["turn_actions"].get("attacks", 0)) + 1 if own_turn else 1
-    extra = list(_status_penalties(a))
-    if a.get("conditions", {}).get("liegend"):
-        extra.append(Modifier("Liegend", "circumstance", -2))
+    own_turn, number = _attack_number(state, attacker_id)
+    extra = _attack_penalties(a)
     try:
         if int(params.get("modifier", 0)):
             extra.append(Modifier("SL", "circumstance", int(params["modifier"])))
@@ -585,9 +596,7 @@ def forecast(
 
 def _sim_strikes(data: PF2eFigureData) -> tuple[pf2e_simulation.StrikeOption, ...]:
     """A figure's Strikes as :func:`_strike_inputs` builds them, for the simulation."""
-    extra = list(_status_penalties(data))
-    if data.get("conditions", {}).get("liegend"):
-        extra.append(Modifier("Liegend", "circumstance", -2))
+    extra = _attack_penalties(data)
     out = []
     for s in data.get("angriffe", []):
         attack = Statistic(s["name"], (Modifier("Angriff", "untyped", int(s["bonus"])),))
@@ -786,12 +795,8 @@ def _spell_attack(
     state: State, caster_id: str, spell: _Spell, roller: Roller, report: Report
 ) -> None:
     caster, target = pf2e_figure(state, caster_id), pf2e_figure(state, spell.target)
-    turn = current_turn(state)
-    own_turn = turn is not None and turn["pid"] == caster_id
-    number = int(state["turn_actions"].get("attacks", 0)) + 1 if own_turn else 1
-    extra = list(_status_penalties(caster))
-    if caster.get("conditions", {}).get("liegend"):
-        extra.append(Modifier("Liegend", "circumstance", -2))
+    own_turn, number = _attack_number(state, caster_id)
+    extra = _attack_penalties(caster)
     assert spell.attack is not None
     result = pf2e_spells.spell_attack(
         roller, spell.attack, effective_ac(target), spell.damage, attack_number=number,
