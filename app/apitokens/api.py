@@ -10,6 +10,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict
 from app.accounts.tokens import Scope
 from app.apitokens import service
 from app.limits import Name
+from app.web.answers import no_content
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId, RowId
@@ -73,5 +74,4 @@ async def list_tokens(session: Session, user: CurrentUser) -> list[TokenOut]:
 
 @router.delete("/{token_id}", status_code=204)
 async def revoke(token_id: PathId, session: Session, user: CurrentUser) -> Response:
-    await service.revoke(session, user, token_id)
-    return Response(status_code=204)
+    return await no_content(service.revoke(session, user, token_id))

@@ -13,6 +13,7 @@ from app.characters.systems.protocol import ItemDraft
 from app.characters.systems.registry import inventory
 from app.events.models import CampaignEvent
 from app.limits import Int32, Name, RowId, Text, Version
+from app.web.answers import no_content
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -479,8 +480,9 @@ async def delete(
     user: CurrentUser,
     confirm: bool = Query(default=False, description="Must be true: deleting cannot be undone."),
 ) -> Response:
-    await service.delete_character(session, user, campaign_id, character_id, confirm=confirm)
-    return Response(status_code=204)
+    return await no_content(
+        service.delete_character(session, user, campaign_id, character_id, confirm=confirm)
+    )
 
 
 @router.get("/characters/{character_id}/export")
@@ -551,8 +553,7 @@ async def update_item(
 async def remove_item(
     campaign_id: PathId, character_id: PathId, item_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.remove_item(session, user, campaign_id, character_id, item_id)
-    return Response(status_code=204)
+    return await no_content(service.remove_item(session, user, campaign_id, character_id, item_id))
 
 
 @router.post("/characters/{character_id}/items/{item_id}/equip", response_model=ItemOut)
@@ -681,8 +682,7 @@ async def update_library_item(
 async def remove_library_item(
     campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.remove_library_item(session, user, campaign_id, item_id)
-    return Response(status_code=204)
+    return await no_content(service.remove_library_item(session, user, campaign_id, item_id))
 
 
 @router.get("/starter-items", response_model=list[StarterOut])

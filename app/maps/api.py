@@ -18,6 +18,7 @@ from app.maps.events import MoveReaction
 from app.maps.models import Scene
 from app.maps.sight import SceneHeading, scene_heading
 from app.media.images import UPLOAD_BODY_BYTES, StoredImage
+from app.web.answers import no_content
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -223,8 +224,7 @@ async def update(
 async def delete(
     campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.delete_scene(session, user, campaign_id, scene_id)
-    return Response(status_code=204)
+    return await no_content(service.delete_scene(session, user, campaign_id, scene_id))
 
 
 async def _uploaded_image(
@@ -389,8 +389,7 @@ async def change_token(
 async def remove_token(
     campaign_id: PathId, scene_id: PathId, token_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.remove_token(session, user, campaign_id, scene_id, token_id)
-    return Response(status_code=204)
+    return await no_content(service.remove_token(session, user, campaign_id, scene_id, token_id))
 
 
 @router.post("/{scene_id}/tokens/{token_id}/move")

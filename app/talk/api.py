@@ -16,6 +16,7 @@ from app.knowledge import service as knowledge
 from app.limits import RowId, Seq, Version
 from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
 from app.talk import handouts, journal, lore, service, views
+from app.web.answers import no_content
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -141,8 +142,7 @@ async def edit(
 async def delete(
     campaign_id: PathId, message_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.delete(session, user, campaign_id, message_id)
-    return Response(status_code=204)
+    return await no_content(service.delete(session, user, campaign_id, message_id))
 
 
 async def _handout_out(
@@ -258,8 +258,7 @@ async def delete_note(
     version: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
 ) -> Response:
     """Delete a note: its author, or a GM a shared note (a group's quest)."""
-    await journal.delete(session, user, campaign_id, note_id, version)
-    return Response(status_code=204)
+    return await no_content(journal.delete(session, user, campaign_id, note_id, version))
 
 
 @router.get("/journal", response_model=NoteList)
