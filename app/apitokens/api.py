@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from fastapi import APIRouter, Response
-from pydantic import AwareDatetime, BaseModel
+from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from app.accounts.tokens import Scope
 from app.apitokens import service
 from app.limits import Name
+from app.web.answers import no_content
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId, RowId
@@ -25,6 +26,8 @@ class TokenIn(BaseModel):
 
 
 class TokenOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     name: str
     scope: str
@@ -35,12 +38,19 @@ class TokenOut(BaseModel):
     last_used_at: datetime | None
 
 
-class TokenCreated(BaseModel):
+class TokenShown(BaseModel):
+    """What the answer to a new token reads from its row (all but the secret)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     name: str
     scope: str
     campaign_id: int | None
     expires_at: datetime | None
+
+
+class TokenCreated(TokenShown):
     #: The secret, shown once: send it as ``Authorization: Bearer …``.
     token: str
 
@@ -50,34 +60,18 @@ async def create(body: TokenIn, session: Session, user: CurrentUser) -> TokenCre
     token, secret = await service.create(
         session, user, body.name, body.scope, body.campaign_id, body.expires_at
     )
-    return TokenCreated(
-        id=token.id,
-        name=token.name,
-        scope=token.scope,
-        campaign_id=token.campaign_id,
-        expires_at=token.expires_at,
-        token=secret,
-    )
+    shown = TokenShown.model_validate(token).model_dump()
+    return TokenCreated(**shown, token=secret)
 
 
 @router.get("", response_model=list[TokenOut])
 async def list_tokens(session: Session, user: CurrentUser) -> list[TokenOut]:
     return [
-        TokenOut(
-            id=v.token.id,
-            name=v.token.name,
-            scope=v.token.scope,
-            campaign_id=v.token.campaign_id,
-            campaign_name=v.campaign_name,
-            created_at=v.token.created_at,
-            expires_at=v.token.expires_at,
-            last_used_at=v.token.last_used_at,
-        )
+        TokenOut.model_validate(v.token).model_copy(update={"campaign_name": v.campaign_name})
         for v in await service.mine(session, user)
     ]
 
 
 @router.delete("/{token_id}", status_code=204)
 async def revoke(token_id: PathId, session: Session, user: CurrentUser) -> Response:
-    await service.revoke(session, user, token_id)
-    return Response(status_code=204)
+    return await no_content(service.revoke(session, user, token_id))

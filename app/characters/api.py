@@ -13,6 +13,7 @@ from app.characters.systems.protocol import ItemDraft
 from app.characters.systems.registry import inventory
 from app.events.models import CampaignEvent
 from app.limits import Int32, Name, RowId, Text, Version
+from app.web.answers import no_content
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -231,6 +232,13 @@ def _full(opened: service.Opened) -> CharacterOut:
     )
 
 
+async def _sheet(
+    session: Session, user: CurrentUser, campaign_id: int, character_id: int
+) -> CharacterOut:
+    """The sheet as the caller reads it now."""
+    return _full(await service.open_character(session, user, campaign_id, character_id))
+
+
 @router.get("/characters", response_model=list[CharacterSummary])
 async def list_characters(
     campaign_id: PathId, session: Session, user: CurrentUser
@@ -254,7 +262,7 @@ async def create(
         hidden_from_players=body.hidden_from_players,
         data=body.data,
     )
-    return _full(await service.open_character(session, user, campaign_id, character.id))
+    return await _sheet(session, user, campaign_id, character.id)
 
 
 @router.post(
@@ -272,7 +280,7 @@ async def import_character(
     another member). A bad file changes nothing (422, ``file``). The answer is the sheet with
     ``import_report``: what was taken, converted and skipped."""
     character, report = await service.import_file(session, user, campaign_id, body, owner_id)
-    full = _full(await service.open_character(session, user, campaign_id, character.id))
+    full = await _sheet(session, user, campaign_id, character.id)
     return ImportedOut(
         **full.model_dump(), import_report=report.as_dict() if report is not None else None
     )
@@ -282,7 +290,7 @@ async def import_character(
 async def get(
     campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> CharacterOut:
-    return _full(await service.open_character(session, user, campaign_id, character_id))
+    return await _sheet(session, user, campaign_id, character_id)
 
 
 @router.patch("/characters/{character_id}", response_model=CharacterOut)
@@ -392,8 +400,8 @@ async def check(
         session, ctx.roller, user, campaign_id, character_id, body.version, body.check,
         body.params(),
     )  # fmt: skip
-    fresh = await service.open_character(session, user, campaign_id, character_id)
-    return CheckOut(event={"type": event.type, **event.payload}, character=_full(fresh))
+    fresh = await _sheet(session, user, campaign_id, character_id)
+    return CheckOut(event={"type": event.type, **event.payload}, character=fresh)
 
 
 class CompanionIn(BaseModel):
@@ -415,7 +423,7 @@ async def create_companion(
 ) -> CharacterOut:
     """A Gefährte of its own for this hero (H&H): an NSC sheet owned by the hero's owner."""
     companion = await service.create_companion(session, user, campaign_id, character_id, body.name)
-    return _full(await service.open_character(session, user, campaign_id, companion.id))
+    return await _sheet(session, user, campaign_id, companion.id)
 
 
 class XpIn(BaseModel):
@@ -434,7 +442,7 @@ async def gain_xp(
     await service.gain_xp(
         session, user, campaign_id, character_id, body.version, body.amount, body.companion_id
     )
-    return _full(await service.open_character(session, user, campaign_id, character_id))
+    return await _sheet(session, user, campaign_id, character_id)
 
 
 class AdvanceIn(BaseModel):
@@ -472,8 +480,9 @@ async def delete(
     user: CurrentUser,
     confirm: bool = Query(default=False, description="Must be true: deleting cannot be undone."),
 ) -> Response:
-    await service.delete_character(session, user, campaign_id, character_id, confirm=confirm)
-    return Response(status_code=204)
+    return await no_content(
+        service.delete_character(session, user, campaign_id, character_id, confirm=confirm)
+    )
 
 
 @router.get("/characters/{character_id}/export")
@@ -544,8 +553,7 @@ async def update_item(
 async def remove_item(
     campaign_id: PathId, character_id: PathId, item_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.remove_item(session, user, campaign_id, character_id, item_id)
-    return Response(status_code=204)
+    return await no_content(service.remove_item(session, user, campaign_id, character_id, item_id))
 
 
 @router.post("/characters/{character_id}/items/{item_id}/equip", response_model=ItemOut)
@@ -674,8 +682,7 @@ async def update_library_item(
 async def remove_library_item(
     campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.remove_library_item(session, user, campaign_id, item_id)
-    return Response(status_code=204)
+    return await no_content(service.remove_library_item(session, user, campaign_id, item_id))
 
 
 @router.get("/starter-items", response_model=list[StarterOut])

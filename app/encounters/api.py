@@ -5,15 +5,16 @@ Every response is the caller's view (hidden participants and NSC LP left out for
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from collections.abc import Iterable
+from typing import Literal
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
 from app.encounters import actions, foresight, service, views
-from app.encounters.models import BestiaryEntry, Encounter, Participant
+from app.encounters.models import BestiaryEntry
 from app.limits import Int32, Name, RowId, Text, Version
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -52,7 +53,13 @@ class ParticipantPatch(BaseModel):
     stats: dict[str, object] | None = None
 
 
-class EntryJSON(TypedDict):
+class _RowOut(BaseModel):
+    """JSON read from a row's attributes: the fields the subclass names."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+class EntryOut(_RowOut):
     """A bestiary entry as ``GET …/bestiary/{id}`` gives it."""
 
     id: int
@@ -63,7 +70,7 @@ class EntryJSON(TypedDict):
     version: int
 
 
-class SummaryJSON(TypedDict):
+class SummaryOut(_RowOut):
     """An encounter in ``GET …/encounters``."""
 
     id: int
@@ -72,7 +79,7 @@ class SummaryJSON(TypedDict):
     version: int
 
 
-class AddedJSON(TypedDict):
+class AddedOut(_RowOut):
     """A participant ``POST …/participants`` added."""
 
     id: int
@@ -81,45 +88,33 @@ class AddedJSON(TypedDict):
     hidden: bool
 
 
-class ParticipantJSON(AddedJSON):
+class ParticipantOut(AddedOut):
     """A participant after ``PATCH …/participants/{id}``."""
 
     stats: dict[str, object]
 
 
-def _entry(e: BestiaryEntry) -> EntryJSON:
-    return {
-        "id": e.id,
-        "name": e.name,
-        "system": e.system,
-        "data": e.data,
-        "sample": e.sample,
-        "version": e.version,
-    }
+def _json(model: type[_RowOut], row: object) -> dict[str, object]:
+    return model.model_validate(row).model_dump()
 
 
-def _summary(e: Encounter) -> SummaryJSON:
-    return {"id": e.id, "name": e.name, "status": e.status, "version": e.version}
-
-
-def _added(p: Participant) -> AddedJSON:
-    return {"id": p.id, "name": p.name, "side": p.side, "hidden": p.hidden}
+def _entries(rows: Iterable[BestiaryEntry]) -> list[dict[str, object]]:
+    return [_json(EntryOut, e) for e in rows]
 
 
 @router.get("/bestiary")
 async def list_bestiary(
     campaign_id: PathId, session: Session, user: CurrentUser
 ) -> list[dict[str, object]]:
-    return [dict(_entry(e)) for e in await service.bestiary(session, user, campaign_id)]
+    return _entries(await service.bestiary(session, user, campaign_id))
 
 
 @router.post("/bestiary", status_code=201, dependencies=[IDEMPOTENT])
 async def create_entry(
     campaign_id: PathId, body: EntryIn, session: Session, user: CurrentUser
 ) -> dict[str, object]:
-    return dict(
-        _entry(await service.create_entry(session, user, campaign_id, body.name, body.data))
-    )
+    entry = await service.create_entry(session, user, campaign_id, body.name, body.data)
+    return _json(EntryOut, entry)
 
 
 @router.post("/bestiary/import", status_code=201, dependencies=[IDEMPOTENT])
@@ -129,21 +124,21 @@ async def import_entry(
     """A Foundry pf2e NPC or ds4 creature of the campaign's system (GMs): the entry as
     ``GET …/bestiary/{id}`` gives it, with ``import_report`` (taken, converted, skipped)."""
     entry, report = await service.import_entry(session, user, campaign_id, body)
-    return {**_entry(entry), "import_report": report.as_dict()}
+    return {**_json(EntryOut, entry), "import_report": report.as_dict()}
 
 
 @router.post("/bestiary/samples", status_code=201, dependencies=[IDEMPOTENT])
 async def add_samples(
     campaign_id: PathId, session: Session, user: CurrentUser
 ) -> list[dict[str, object]]:
-    return [dict(_entry(e)) for e in await service.add_samples(session, user, campaign_id)]
+    return _entries(await service.add_samples(session, user, campaign_id))
 
 
 @router.get("/bestiary/{entry_id}")
 async def get_entry(
     campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
 ) -> dict[str, object]:
-    return dict(_entry(await service.bestiary_entry(session, user, campaign_id, entry_id)))
+    return _json(EntryOut, await service.bestiary_entry(session, user, campaign_id, entry_id))
 
 
 @router.put("/bestiary/{entry_id}")
@@ -153,7 +148,7 @@ async def update_entry(
     entry = await service.update_entry(
         session, user, campaign_id, entry_id, body.version, body.name, body.data
     )
-    return dict(_entry(entry))
+    return _json(EntryOut, entry)
 
 
 @router.delete("/bestiary/{entry_id}", status_code=204)
@@ -167,7 +162,7 @@ async def delete_entry(
 async def list_encounters(
     campaign_id: PathId, session: Session, user: CurrentUser
 ) -> list[dict[str, object]]:
-    return [dict(_summary(e)) for e in await service.encounters(session, user, campaign_id)]
+    return [_json(SummaryOut, e) for e in await service.encounters(session, user, campaign_id)]
 
 
 @router.post("/encounters", status_code=201, dependencies=[IDEMPOTENT])
@@ -267,7 +262,7 @@ async def add_participants(
             session, user, ctx.roller, campaign_id, encounter_id, body.entry_id or 0,
             body.count, body.side or "gegner", body.hidden,
         )  # fmt: skip
-    return [dict(_added(p)) for p in added]
+    return [_json(AddedOut, p) for p in added]
 
 
 @router.patch("/encounters/{encounter_id}/participants/{participant_id}")
@@ -283,8 +278,7 @@ async def update_participant(
         session, user, campaign_id, encounter_id, participant_id,
         side=body.side, hidden=body.hidden, name=body.name, stats=body.stats,
     )  # fmt: skip
-    out: ParticipantJSON = {**_added(p), "stats": p.stats}
-    return dict(out)
+    return _json(ParticipantOut, p)
 
 
 @router.delete("/encounters/{encounter_id}/participants/{participant_id}", status_code=204)

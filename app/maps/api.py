@@ -17,7 +17,8 @@ from app.maps import light, service, tactics, views
 from app.maps.events import MoveReaction
 from app.maps.models import Scene
 from app.maps.sight import SceneHeading, scene_heading
-from app.media.images import UPLOAD_BODY_BYTES
+from app.media.images import UPLOAD_BODY_BYTES, StoredImage
+from app.web.answers import no_content
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -223,8 +224,18 @@ async def update(
 async def delete(
     campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.delete_scene(session, user, campaign_id, scene_id)
-    return Response(status_code=204)
+    return await no_content(service.delete_scene(session, user, campaign_id, scene_id))
+
+
+async def _uploaded_image(
+    session: Session, user: CurrentUser, campaign_id: int, scene_id: int, file: UploadFile | None
+) -> StoredImage:
+    """An uploaded picture for the scene, validated and re-encoded, once the caller may open
+    the scene (422 no file)."""
+    if file is None:
+        raise ValidationFailed({"file": _("Choose an image file.")})
+    await service.open_scene(session, user, campaign_id, scene_id)
+    return await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
 
 
 @router.put("/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES)
@@ -236,10 +247,7 @@ async def put_background(
     file: Annotated[UploadFile | None, File()] = None,
 ) -> dict[str, object]:
     """A PNG, JPEG or WebP image, validated and re-encoded (413 too large, 422 no image)."""
-    if file is None:
-        raise ValidationFailed({"file": _("Choose an image file.")})
-    await service.open_scene(session, user, campaign_id, scene_id)
-    image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
+    image = await _uploaded_image(session, user, campaign_id, scene_id, file)
     await service.set_background(session, user, campaign_id, scene_id, image)
     return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
@@ -263,10 +271,7 @@ async def put_portrait(
 ) -> dict[str, object]:
     """The token's portrait: a PNG, JPEG or WebP image, validated and re-encoded like a
     background (413 too large, 422 no image); the token back."""
-    if file is None:
-        raise ValidationFailed({"file": _("Choose an image file.")})
-    await service.open_scene(session, user, campaign_id, scene_id)
-    image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
+    image = await _uploaded_image(session, user, campaign_id, scene_id, file)
     await service.set_portrait(session, user, campaign_id, scene_id, token_id, image)
     return dict(await views.token_json(session, user, campaign_id, scene_id, token_id))
 
@@ -384,8 +389,7 @@ async def change_token(
 async def remove_token(
     campaign_id: PathId, scene_id: PathId, token_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.remove_token(session, user, campaign_id, scene_id, token_id)
-    return Response(status_code=204)
+    return await no_content(service.remove_token(session, user, campaign_id, scene_id, token_id))
 
 
 @router.post("/{scene_id}/tokens/{token_id}/move")

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.campaigns import service as campaigns
 from app.i18n import _, local_datetime, zone_name
@@ -50,6 +50,8 @@ class RuleIn(BaseModel):
 
 
 class RuleOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     enabled: bool
     overrides: str
     reveal_secret_rolls: bool
@@ -71,18 +73,14 @@ async def configure(
         session, user, campaign_id, enabled=body.enabled, overrides=body.overrides,
         reveal_secret_rolls=body.reveal_secret_rolls,
     )  # fmt: skip
-    return RuleOut(
-        enabled=rule.enabled, overrides=rule.overrides, reveal_secret_rolls=rule.reveal_secret_rolls
-    )
+    return RuleOut.model_validate(rule)
 
 
 @router.get("/fairplay", response_model=RuleOut)
 async def current_rule(campaign_id: PathId, session: Session, user: CurrentUser) -> RuleOut:
     await campaigns.open_campaign(session, user, campaign_id)
     rule = await service.rule(session, campaign_id)
-    return RuleOut(
-        enabled=rule.enabled, overrides=rule.overrides, reveal_secret_rolls=rule.reveal_secret_rolls
-    )
+    return RuleOut.model_validate(rule)
 
 
 @router.post("/sessions", status_code=201, response_model=Started, dependencies=[IDEMPOTENT])

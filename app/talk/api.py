@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Query, Response, UploadFile
@@ -15,6 +16,7 @@ from app.knowledge import service as knowledge
 from app.limits import RowId, Seq, Version
 from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
 from app.talk import handouts, journal, lore, service, views
+from app.web.answers import no_content
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -67,9 +69,14 @@ class HandoutList(BaseModel):
     handouts: list[dict[str, object]]
 
 
+def _html_text(entry: Mapping[str, object]) -> dict[str, object]:
+    """An entry as JSON: its ``html`` (the rendered Markdown-lite, markup-safe) as a string."""
+    return {**entry, "html": str(entry["html"])}
+
+
 def _out(view: views.MessageView) -> dict[str, object]:
-    """A message as JSON: ``html`` is the rendered Markdown-lite, as a string."""
-    return {**view, "html": str(view["html"]), "event_id": view["seq"]}
+    """A message as JSON, with its seq as ``event_id``."""
+    return {**_html_text(view), "event_id": view["seq"]}
 
 
 async def _message_out(
@@ -135,8 +142,7 @@ async def edit(
 async def delete(
     campaign_id: PathId, message_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.delete(session, user, campaign_id, message_id)
-    return Response(status_code=204)
+    return await no_content(service.delete(session, user, campaign_id, message_id))
 
 
 async def _handout_out(
@@ -144,8 +150,7 @@ async def _handout_out(
 ) -> dict[str, object]:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shelf = await views.handouts_context(session, viewer, campaign_id)
-    found = next(h for h in shelf["handouts"] if h["id"] == handout_id)
-    return {**found, "html": str(found["html"])}
+    return _html_text(next(h for h in shelf["handouts"] if h["id"] == handout_id))
 
 
 @router.post("/handouts", status_code=201, dependencies=[IDEMPOTENT])
@@ -191,7 +196,7 @@ async def list_handouts(campaign_id: PathId, session: Session, user: CurrentUser
     """The handouts the caller may read (the GMs: all, with whom each was shown to)."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shelf = await views.handouts_context(session, viewer, campaign_id)
-    return HandoutList(handouts=[{**h, "html": str(h["html"])} for h in shelf["handouts"]])
+    return HandoutList(handouts=[_html_text(h) for h in shelf["handouts"]])
 
 
 class NoteIn(BaseModel):
@@ -214,8 +219,7 @@ async def _note_out(
 ) -> dict[str, object]:
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     notes = await _readable(session, viewer, campaign_id)
-    found = next(n for n in notes if n["id"] == note_id)
-    return {**found, "html": str(found["html"])}
+    return _html_text(next(n for n in notes if n["id"] == note_id))
 
 
 async def _readable(session: Session, viewer: Viewer, campaign_id: int) -> list[views.NoteEntry]:
@@ -254,8 +258,7 @@ async def delete_note(
     version: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),
 ) -> Response:
     """Delete a note: its author, or a GM a shared note (a group's quest)."""
-    await journal.delete(session, user, campaign_id, note_id, version)
-    return Response(status_code=204)
+    return await no_content(journal.delete(session, user, campaign_id, note_id, version))
 
 
 @router.get("/journal", response_model=NoteList)
@@ -263,7 +266,7 @@ async def notes(campaign_id: PathId, session: Session, user: CurrentUser) -> Not
     """The notes the caller may read: their own, the group's, those shared with them."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     shown = await _readable(session, viewer, campaign_id)
-    return NoteList(notes=[{**n, "html": str(n["html"])} for n in shown])
+    return NoteList(notes=[_html_text(n) for n in shown])
 
 
 class RevealIn(BaseModel):

@@ -8,6 +8,7 @@ from typing import Literal
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
 
+from app.web.answers import no_content
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
@@ -89,8 +90,7 @@ async def list_hooks(campaign_id: PathId, session: Session, user: CurrentUser) -
 async def delete(
     campaign_id: PathId, hook_id: PathId, session: Session, user: CurrentUser
 ) -> Response:
-    await service.delete(session, user, campaign_id, hook_id)
-    return Response(status_code=204)
+    return await no_content(service.delete(session, user, campaign_id, hook_id))
 
 
 @router.post("/{hook_id}/test", response_model=TestOut)
