@@ -13,10 +13,11 @@ from datetime import datetime
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.campaigns.columns import CampaignOwned, Edited, Stamped, Versioned
 from app.db import Base, UTCDateTime, utcnow
 
 
-class ChatMessage(Base):
+class ChatMessage(Versioned, Base):
     __tablename__ = "chat_message"
     __table_args__ = (Index("ix_chat_message_campaign_id_seq", "campaign_id", "seq"),)
 
@@ -43,9 +44,6 @@ class ChatMessage(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     edited_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
 class ChatRecipient(Base):
@@ -75,25 +73,17 @@ class ChatRead(Base):
     last_seq: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class Handout(Base):
+class Handout(CampaignOwned, Stamped, Base):
     """A text the GMs prepare and show to everyone or to chosen players when they choose."""
 
     __tablename__ = "handout"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     title: Mapped[str] = mapped_column(String(200))
     body: Mapped[str] = mapped_column(Text)
     #: Shown to every member (then no reader rows are needed).
     shown_to_all: Mapped[bool] = mapped_column(Boolean, default=False)
     #: The ``seq`` of the latest ``handout_shown`` event, 0 while nobody has seen it.
     shown_seq: Mapped[int] = mapped_column(Integer, default=0)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
 class HandoutImage(Base):
@@ -125,16 +115,12 @@ class HandoutReader(Base):
     )
 
 
-class JournalNote(Base):
+class JournalNote(CampaignOwned, Edited, Base):
     """A campaign note: private to its author, shared with the group, or (GMs) with chosen
     members (``journal_reader``)."""
 
     __tablename__ = "journal_note"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     author_id: Mapped[int | None] = mapped_column(
         ForeignKey("user_account.id", ondelete="SET NULL")
     )
@@ -145,11 +131,6 @@ class JournalNote(Base):
     sharing: Mapped[str] = mapped_column(String(8), default="private")
     #: A quest or thread: ``open``, ``done`` or ``failed``; empty for a plain note.
     quest: Mapped[str | None] = mapped_column(String(8))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
 class JournalReader(Base):
