@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, LargeBinary, String
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.campaigns.columns import CampaignOwned, Stamped, Versioned
+from app.campaigns.columns import CampaignOwned, Stamped, StoredImage, Versioned
 from app.db import Base
 
 
@@ -59,7 +59,7 @@ class Scene(CampaignOwned, Stamped, Base):
     background_etag: Mapped[str | None] = mapped_column(String(64))
 
 
-class SceneBackground(Base):
+class SceneBackground(StoredImage, Base):
     """The re-encoded background image, in the database so every process serves it."""
 
     __tablename__ = "map_background"
@@ -67,11 +67,6 @@ class SceneBackground(Base):
     scene_id: Mapped[int] = mapped_column(
         ForeignKey("map_scene.id", ondelete="CASCADE"), primary_key=True
     )
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-    mime: Mapped[str] = mapped_column(String(32))
-    width: Mapped[int] = mapped_column(Integer)
-    height: Mapped[int] = mapped_column(Integer)
-    etag: Mapped[str] = mapped_column(String(64))
 
 
 class Token(Versioned, Base):
@@ -105,7 +100,7 @@ class Token(Versioned, Base):
     light: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class TokenPortrait(Base):
+class TokenPortrait(StoredImage, Base):
     """A token's portrait, re-encoded like a background and stored beside it."""
 
     __tablename__ = "map_token_portrait"
@@ -113,8 +108,3 @@ class TokenPortrait(Base):
     token_id: Mapped[int] = mapped_column(
         ForeignKey("map_token.id", ondelete="CASCADE"), primary_key=True
     )
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-    mime: Mapped[str] = mapped_column(String(32))
-    width: Mapped[int] = mapped_column(Integer)
-    height: Mapped[int] = mapped_column(Integer)
-    etag: Mapped[str] = mapped_column(String(64))

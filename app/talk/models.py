@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, LargeBinary, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.campaigns.columns import CampaignOwned, Edited, Stamped, Versioned
+from app.campaigns.columns import CampaignOwned, Edited, GivenTo, Stamped, StoredImage, Versioned
 from app.db import Base, UTCDateTime, utcnow
 
 
@@ -46,16 +46,13 @@ class ChatMessage(Versioned, Base):
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
-class ChatRecipient(Base):
+class ChatRecipient(GivenTo, Base):
     """One recipient of a whisper (the author and the GMs read it without a row)."""
 
     __tablename__ = "chat_recipient"
 
     message_id: Mapped[int] = mapped_column(
         ForeignKey("chat_message.id", ondelete="CASCADE"), primary_key=True
-    )
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, index=True
     )
 
 
@@ -86,7 +83,7 @@ class Handout(CampaignOwned, Stamped, Base):
     shown_seq: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class HandoutImage(Base):
+class HandoutImage(StoredImage, Base):
     """A handout's image, re-encoded on upload (``app.media.images``): served only to the
     handout's readers, with its ``etag`` for long caching."""
 
@@ -95,23 +92,17 @@ class HandoutImage(Base):
     handout_id: Mapped[int] = mapped_column(
         ForeignKey("handout.id", ondelete="CASCADE"), primary_key=True
     )
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-    mime: Mapped[str] = mapped_column(String(20))
-    width: Mapped[int] = mapped_column(Integer)
-    height: Mapped[int] = mapped_column(Integer)
-    etag: Mapped[str] = mapped_column(String(80))
+    MIME_LENGTH = 20
+    ETAG_LENGTH = 80
 
 
-class HandoutReader(Base):
+class HandoutReader(GivenTo, Base):
     """A player a handout was shown to."""
 
     __tablename__ = "handout_reader"
 
     handout_id: Mapped[int] = mapped_column(
         ForeignKey("handout.id", ondelete="CASCADE"), primary_key=True
-    )
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, index=True
     )
 
 
@@ -133,14 +124,11 @@ class JournalNote(CampaignOwned, Edited, Base):
     quest: Mapped[str | None] = mapped_column(String(8))
 
 
-class JournalReader(Base):
+class JournalReader(GivenTo, Base):
     """A member a ``listed`` journal note is shared with."""
 
     __tablename__ = "journal_reader"
 
     note_id: Mapped[int] = mapped_column(
         ForeignKey("journal_note.id", ondelete="CASCADE"), primary_key=True
-    )
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, index=True
     )
