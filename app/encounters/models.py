@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.campaigns.columns import CampaignOwned, Edited, Stamped
 from app.db import Base, UTCDateTime, utcnow
+
+
+class ParticipantLike(Protocol):
+    """What a participant is copied from: another participant, a participant's document."""
+
+    name: str
+    side: str
+    hidden: bool
+    position: int
 
 
 class BestiaryEntry(CampaignOwned, Stamped, Base):
@@ -87,3 +96,25 @@ class Participant(Base):
     stats: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
     position: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    @classmethod
+    def like(
+        cls,
+        figure: ParticipantLike,
+        encounter_id: int,
+        character_id: int | None,
+        bestiary_entry_id: int | None,
+        stats: dict[str, object],
+    ) -> Participant:
+        """A new participant of ``encounter_id`` standing as ``figure`` does (its name, side,
+        visibility and place): a copied encounter's, an imported document's."""
+        return cls(
+            encounter_id=encounter_id,
+            character_id=character_id,
+            bestiary_entry_id=bestiary_entry_id,
+            name=figure.name,
+            side=figure.side,
+            hidden=figure.hidden,
+            stats=stats,
+            position=figure.position,
+        )

@@ -659,16 +659,7 @@ async def duplicate(
     await session.flush()
     for p in loaded.participants:
         session.add(
-            Participant(
-                encounter_id=copy_.id,
-                character_id=p.character_id,
-                bestiary_entry_id=p.bestiary_entry_id,
-                name=p.name,
-                side=p.side,
-                hidden=p.hidden,
-                stats=dict(p.stats),
-                position=p.position,
-            )
+            Participant.like(p, copy_.id, p.character_id, p.bestiary_entry_id, dict(p.stats))
         )
     await session.flush()
     await _prep_event(

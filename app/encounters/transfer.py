@@ -260,15 +260,12 @@ class EncountersPart:
         ]
         await _add_all(session, rows, maps, "encounter", [e.ref for e in docs])
         figures = [
-            Participant(
-                encounter_id=row.id,
-                character_id=maps.id("character", p.character),
-                bestiary_entry_id=maps.id("bestiary", p.bestiary_entry),
-                name=p.name,
-                side=p.side,
-                hidden=p.hidden,
-                stats={},
-                position=p.position,
+            Participant.like(
+                p,
+                row.id,
+                maps.id("character", p.character),
+                maps.id("bestiary", p.bestiary_entry),
+                {},
             )
             for row, e in zip(rows, docs, strict=True)
             for p in e.participants
