@@ -8,7 +8,7 @@ the field unless it has the shape the server runs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.campaigns.refs import add_under_refs
 from app.core.systems import RuleSystem
 from app.core.transfer import Document, IdMaps, Import, remap
 from app.encounters import undo
@@ -167,20 +168,6 @@ class _Rows:
         }
 
 
-async def _add_all(
-    session: AsyncSession,
-    rows: Sequence[BestiaryEntry | Encounter | Participant],
-    maps: IdMaps,
-    kind: str,
-    refs: list[int],
-) -> None:
-    if len(set(refs)) != len(refs):
-        raise ValidationFailed({kind: _("Every ref must be distinct.")})
-    session.add_all(rows)
-    await session.flush()
-    maps.by_kind[kind] |= {ref: row.id for ref, row in zip(refs, rows, strict=True)}
-
-
 def _runnable_state(state: object) -> dict[str, object]:
     """An imported fight's state, refused at the field unless it has the shape the server
     runs (an empty one: the fight has not started); else every read of it would fail."""
@@ -249,7 +236,9 @@ class EncountersPart:
             )
             for b in doc.bestiary
         ]
-        await _add_all(into.session, rows, into.maps, "bestiary", [b.ref for b in doc.bestiary])
+        await add_under_refs(
+            into.session, rows, into.maps, "bestiary", [b.ref for b in doc.bestiary]
+        )
         await self._encounters(into, doc.encounters)
 
     async def _encounters(self, into: Import, docs: list[EncounterDoc]) -> None:
@@ -258,7 +247,7 @@ class EncountersPart:
             Encounter(campaign_id=into.campaign_id, name=e.name, notes=e.notes, status=e.status)
             for e in docs
         ]
-        await _add_all(session, rows, maps, "encounter", [e.ref for e in docs])
+        await add_under_refs(session, rows, maps, "encounter", [e.ref for e in docs])
         figures = [
             Participant.like(
                 p,
@@ -270,7 +259,7 @@ class EncountersPart:
             for row, e in zip(rows, docs, strict=True)
             for p in e.participants
         ]
-        await _add_all(
+        await add_under_refs(
             session, figures, maps, "participant", [p.ref for e in docs for p in e.participants]
         )
         stats = [p.stats for e in docs for p in e.participants]
