@@ -40,6 +40,7 @@ from app.characters.systems.registry import (
 )
 from app.core.imports import Report, within_bounds
 from app.core.jsoncopy import copy_json
+from app.core.queries import all_rows
 from app.core.viewer import Role, Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -80,12 +81,8 @@ class Opened:
 
 
 async def _items(session: AsyncSession, character_id: int) -> list[Item]:
-    return list(
-        (
-            await session.scalars(
-                select(Item).where(Item.character_id == character_id).order_by(Item.id)
-            )
-        ).all()
+    return await all_rows(
+        session, select(Item).where(Item.character_id == character_id).order_by(Item.id)
     )
 
 
@@ -140,7 +137,7 @@ async def visible_characters(
     query = select(Character).where(Character.campaign_id == campaign_id)
     if not viewer.is_gm:
         query = query.where(Character.hidden_from_players.is_(False))
-    return list((await session.scalars(query.order_by(Character.kind, Character.name))).all())
+    return await all_rows(session, query.order_by(Character.kind, Character.name))
 
 
 async def library_items(session: AsyncSession, campaign_id: int) -> list[Item]:

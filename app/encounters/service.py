@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
@@ -32,6 +32,7 @@ from app.characters.sheets import set_value
 from app.core.imports import Report as ImportReport
 from app.core.imports import within_bounds
 from app.core.jsoncopy import copy_json
+from app.core.queries import all_rows
 from app.core.systems import RuleSystem
 from app.core.viewer import Viewer
 from app.db import utcnow
@@ -160,12 +161,7 @@ async def _gm(session: AsyncSession, user: User, campaign_id: int) -> tuple[Camp
 async def bestiary(session: AsyncSession, user: User, campaign_id: int) -> list[BestiaryEntry]:
     _campaign, _viewer = await _gm(session, user, campaign_id)
     query = select(BestiaryEntry).where(BestiaryEntry.campaign_id == campaign_id)
-    return await _all(session, query.order_by(BestiaryEntry.name, BestiaryEntry.id))
-
-
-async def _all(session: AsyncSession, query: Select[T]) -> list[T]:
-    """Every row ``query`` selects, in its order."""
-    return list((await session.scalars(query)).all())
+    return await all_rows(session, query.order_by(BestiaryEntry.name, BestiaryEntry.id))
 
 
 async def bestiary_entry(
@@ -365,7 +361,7 @@ async def encounters_for(
     query = select(Encounter).where(Encounter.campaign_id == campaign_id)
     if not allowed(viewer.role, Action.run_encounters):
         query = query.where(Encounter.status != "prepared")
-    return await _all(session, query.order_by(Encounter.id.desc()))
+    return await all_rows(session, query.order_by(Encounter.id.desc()))
 
 
 async def _encounter(
@@ -431,7 +427,7 @@ async def _load_at(
 
 async def _participants(session: AsyncSession, encounter_id: int) -> list[Participant]:
     query = select(Participant).where(Participant.encounter_id == encounter_id)
-    return await _all(session, query.order_by(Participant.position, Participant.id))
+    return await all_rows(session, query.order_by(Participant.position, Participant.id))
 
 
 async def _loaded(

@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.refs import add_under_refs
+from app.core.queries import all_rows
 from app.core.systems import RuleSystem
 from app.core.transfer import Document, IdMaps, Import, remap
 from app.encounters import undo
@@ -190,33 +191,20 @@ class EncountersPart:
 
     async def load(self, session: AsyncSession, campaign_id: int, exporter_id: int) -> _Rows:
         rows = _Rows()
-        rows.bestiary = list(
-            (
-                await session.scalars(
-                    select(BestiaryEntry)
-                    .where(BestiaryEntry.campaign_id == campaign_id)
-                    .order_by(BestiaryEntry.id)
-                )
-            ).all()
+        rows.bestiary = await all_rows(
+            session,
+            select(BestiaryEntry)
+            .where(BestiaryEntry.campaign_id == campaign_id)
+            .order_by(BestiaryEntry.id),
         )
-        rows.encounters = list(
-            (
-                await session.scalars(
-                    select(Encounter)
-                    .where(Encounter.campaign_id == campaign_id)
-                    .order_by(Encounter.id)
-                )
-            ).all()
+        rows.encounters = await all_rows(
+            session,
+            select(Encounter).where(Encounter.campaign_id == campaign_id).order_by(Encounter.id),
         )
         ids = [e.id for e in rows.encounters]
-        rows.participants = list(
-            (
-                await session.scalars(
-                    select(Participant)
-                    .where(Participant.encounter_id.in_(ids))
-                    .order_by(Participant.id)
-                )
-            ).all()
+        rows.participants = await all_rows(
+            session,
+            select(Participant).where(Participant.encounter_id.in_(ids)).order_by(Participant.id),
         )
         rows.histories = await undo.entries(session, ids)
         return rows

@@ -22,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
+from app.core.queries import all_rows
 from app.core.transfer import Document, IdMaps, Import
 from app.errors import ValidationFailed
 from app.i18n import _
@@ -129,12 +130,8 @@ class _Rows:
 
 async def load(session: AsyncSession, campaign_id: int) -> _Rows:
     rows = _Rows()
-    rows.scenes = list(
-        (
-            await session.scalars(
-                select(Scene).where(Scene.campaign_id == campaign_id).order_by(Scene.id)
-            )
-        ).all()
+    rows.scenes = await all_rows(
+        session, select(Scene).where(Scene.campaign_id == campaign_id).order_by(Scene.id)
     )
     ids = [s.id for s in rows.scenes]
     rows.images = {
@@ -143,10 +140,8 @@ async def load(session: AsyncSession, campaign_id: int) -> _Rows:
             await session.scalars(select(SceneBackground).where(SceneBackground.scene_id.in_(ids)))
         ).all()
     }
-    rows.tokens = list(
-        (
-            await session.scalars(select(Token).where(Token.scene_id.in_(ids)).order_by(Token.id))
-        ).all()
+    rows.tokens = await all_rows(
+        session, select(Token).where(Token.scene_id.in_(ids)).order_by(Token.id)
     )
     with_portrait = [t.id for t in rows.tokens if t.portrait_etag is not None]
     found = await session.scalars(

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core.queries import all_rows
 from app.core.transfer import Document, GrantedFact, Grants, IdMaps, Import
 from app.encounters.models import BestiaryEntry
 from app.events.audience import Audience
@@ -142,11 +143,9 @@ async def load(session: AsyncSession, campaign_id: int, exporter_id: int) -> _Ro
     GMs read them): only the exporter's own go into the document."""
     rows = _Rows()
 
-    async def all_of(query: Any) -> list[Any]:
-        return list((await session.scalars(query)).all())
-
-    rows.messages = await all_of(
-        select(ChatMessage).where(ChatMessage.campaign_id == campaign_id).order_by(ChatMessage.id)
+    rows.messages = await all_rows(
+        session,
+        select(ChatMessage).where(ChatMessage.campaign_id == campaign_id).order_by(ChatMessage.id),
     )
     for mid, uid in await session.execute(
         select(ChatRecipient.message_id, ChatRecipient.user_id)
@@ -154,11 +153,12 @@ async def load(session: AsyncSession, campaign_id: int, exporter_id: int) -> _Ro
         .order_by(ChatRecipient.user_id)
     ):
         rows.recipients.setdefault(mid, []).append(uid)
-    rows.reads = await all_of(
-        select(ChatRead).where(ChatRead.campaign_id == campaign_id).order_by(ChatRead.user_id)
+    rows.reads = await all_rows(
+        session,
+        select(ChatRead).where(ChatRead.campaign_id == campaign_id).order_by(ChatRead.user_id),
     )
-    rows.handouts = await all_of(
-        select(Handout).where(Handout.campaign_id == campaign_id).order_by(Handout.id)
+    rows.handouts = await all_rows(
+        session, select(Handout).where(Handout.campaign_id == campaign_id).order_by(Handout.id)
     )
     ids = [h.id for h in rows.handouts]
     for hid, uid in await session.execute(
@@ -167,15 +167,16 @@ async def load(session: AsyncSession, campaign_id: int, exporter_id: int) -> _Ro
         .order_by(HandoutReader.user_id)
     ):
         rows.handout_readers.setdefault(hid, []).append(uid)
-    images = await all_of(select(HandoutImage).where(HandoutImage.handout_id.in_(ids)))
+    images = await all_rows(session, select(HandoutImage).where(HandoutImage.handout_id.in_(ids)))
     rows.images = {i.handout_id: i for i in images}
-    rows.notes = await all_of(
+    rows.notes = await all_rows(
+        session,
         select(JournalNote)
         .where(
             JournalNote.campaign_id == campaign_id,
             (JournalNote.sharing != "private") | (JournalNote.author_id == exporter_id),
         )
-        .order_by(JournalNote.id)
+        .order_by(JournalNote.id),
     )
     for nid, uid in await session.execute(
         select(JournalReader.note_id, JournalReader.user_id)
@@ -183,8 +184,9 @@ async def load(session: AsyncSession, campaign_id: int, exporter_id: int) -> _Ro
         .order_by(JournalReader.user_id)
     ):
         rows.note_readers.setdefault(nid, []).append(uid)
-    rows.facts = await all_of(
-        select(KnownFact).where(KnownFact.campaign_id == campaign_id).order_by(KnownFact.id)
+    rows.facts = await all_rows(
+        session,
+        select(KnownFact).where(KnownFact.campaign_id == campaign_id).order_by(KnownFact.id),
     )
     return rows
 
