@@ -32,7 +32,7 @@ class Versioned:
 
     @declared_attr.directive
     def __mapper_args__(cls) -> dict[str, Any]:
-        return {"version_id_col": cls.__table__.c.version}  # type: ignore[attr-defined]
+        return {"version_id_col": cls.version}
 
 
 class Stamped(Versioned):
