@@ -11,7 +11,6 @@ A document without a ``talk`` part (written before it existed) imports with none
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
@@ -28,7 +27,7 @@ from app.events.audience import Audience
 from app.events.models import CampaignEvent
 from app.knowledge.models import KnownFact
 from app.limits import INT_MAX, Int32
-from app.media.transfer import ImageDoc, image_document
+from app.media.transfer import ImageDoc, image_document, image_row
 from app.talk.models import (
     ChatMessage,
     ChatRead,
@@ -483,12 +482,7 @@ async def _import_handouts(
     _give(people, "handouts", rows, [h.readers for h in docs])
     for row, h in zip(rows, docs, strict=True):
         if h.image is not None:
-            session.add(
-                HandoutImage(
-                    handout_id=row.id, data=base64.b64decode(h.image.data), mime=h.image.mime,
-                    width=h.image.width, height=h.image.height, etag=h.image.etag,
-                )
-            )  # fmt: skip
+            session.add(image_row(HandoutImage, h.image, handout_id=row.id))
 
 
 async def _import_notes(
