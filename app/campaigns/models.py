@@ -5,10 +5,11 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.campaigns.columns import CampaignOwned, Stamped
 from app.db import Base, UTCDateTime, utcnow
 
 
-class Campaign(Base):
+class Campaign(Stamped, Base):
     __tablename__ = "campaign"
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -22,10 +23,6 @@ class Campaign(Base):
     fairplay_session_id: Mapped[int | None] = mapped_column(default=None)
     #: The newest link of that session's hash chain (its commitment before the first event).
     fairplay_chain: Mapped[str | None] = mapped_column(String(64), default=None)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
 class Membership(Base):
@@ -41,13 +38,9 @@ class Membership(Base):
     joined_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class Invite(Base):
+class Invite(CampaignOwned, Base):
     __tablename__ = "invite"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     code: Mapped[str] = mapped_column(String(32), unique=True)
     role: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -7,7 +7,8 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base, UTCDateTime, utcnow
+from app.campaigns.columns import CampaignOwned, Edited, Stamped
+from app.db import Base, UTCDateTime
 
 
 class CharacterKind(StrEnum):
@@ -15,15 +16,11 @@ class CharacterKind(StrEnum):
     npc = "npc"
 
 
-class Character(Base):
+class Character(CampaignOwned, Edited, Base):
     """A character sheet. ``data`` holds the system's sheet values (see ``systems/``)."""
 
     __tablename__ = "character"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     #: The player who owns the sheet; ``None`` for GM-made NSC templates.
     owner_id: Mapped[int | None] = mapped_column(
         ForeignKey("user_account.id", ondelete="SET NULL"), index=True
@@ -34,14 +31,9 @@ class Character(Base):
     hidden_from_players: Mapped[bool] = mapped_column(Boolean, default=False)
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
-class Item(Base):
+class Item(CampaignOwned, Stamped, Base):
     """An item stack: carried by a character, or in the GM's campaign item library.
 
     ``fields`` holds the system fields (weapon WB/INI/GA, damage die, traits, armour values,
@@ -52,10 +44,6 @@ class Item(Base):
 
     __tablename__ = "item"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     character_id: Mapped[int | None] = mapped_column(
         ForeignKey("character.id", ondelete="CASCADE"), index=True
     )
@@ -68,7 +56,3 @@ class Item(Base):
     slot: Mapped[str | None] = mapped_column(String(20))
     equipped: Mapped[bool] = mapped_column(Boolean, default=False)
     container: Mapped[str | None] = mapped_column(String(20))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012

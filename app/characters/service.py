@@ -40,6 +40,7 @@ from app.characters.systems.registry import (
 )
 from app.core.imports import Report, within_bounds
 from app.core.jsoncopy import copy_json
+from app.core.queries import all_rows
 from app.core.viewer import Role, Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -80,12 +81,8 @@ class Opened:
 
 
 async def _items(session: AsyncSession, character_id: int) -> list[Item]:
-    return list(
-        (
-            await session.scalars(
-                select(Item).where(Item.character_id == character_id).order_by(Item.id)
-            )
-        ).all()
+    return await all_rows(
+        session, select(Item).where(Item.character_id == character_id).order_by(Item.id)
     )
 
 
@@ -140,7 +137,7 @@ async def visible_characters(
     query = select(Character).where(Character.campaign_id == campaign_id)
     if not viewer.is_gm:
         query = query.where(Character.hidden_from_players.is_(False))
-    return list((await session.scalars(query.order_by(Character.kind, Character.name))).all())
+    return await all_rows(session, query.order_by(Character.kind, Character.name))
 
 
 async def library_items(session: AsyncSession, campaign_id: int) -> list[Item]:
@@ -240,6 +237,26 @@ async def _flush(session: AsyncSession) -> None:
 def _check_version(character: Character, version: int | None) -> None:
     if version is not None and version != character.version:
         raise Conflict(_("Someone changed this character meanwhile. Here are the current values."))
+
+
+async def _open_at(
+    session: AsyncSession, user: User, campaign_id: int, character_id: int, version: int | None
+) -> Opened:
+    """The character opened for an edit, refused (409) unless it is at ``version``."""
+    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    _check_version(opened.character, version)
+    return opened
+
+
+def _write_sheet(character: Character, values: Mapping[str, object]) -> dict[str, list[object]]:
+    """The sheet's ``values`` written at once (into a copy of ``data``, so the change is
+    seen; the sheet's version moves), with each one's ``[before, after]``."""
+    data = copy_json(character.data)
+    changes = {k: [data.get(k), v] for k, v in values.items()}
+    data.update(values)
+    character.data = data
+    character.updated_at = utcnow()
+    return changes
 
 
 # --- create / edit --------------------------------------------------------------------------
@@ -388,9 +405,8 @@ async def update_fields(
 ) -> Opened:
     """Change sheet fields (usually one). All are validated first: nothing is half-saved.
     Each changed field becomes one ``character_updated`` event with before → after."""
-    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    opened = await _open_at(session, user, campaign_id, character_id, version)
     character = opened.character
-    _check_version(character, version)
     limits.check_data(changes)
     system = character_system(character.system)
     specs = sheets.by_key(system.fields(character.kind))
@@ -497,9 +513,8 @@ async def take_rest(
     """A rest from the sheet (the system's ``rests``): its changes in one write and one
     ``character_rested`` event (its dice go to that event in a fair-play session); refused
     at ``rest`` with the system's reason. ``params``: the rest form's fields."""
-    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    opened = await _open_at(session, user, campaign_id, character_id, version)
     character = opened.character
-    _check_version(character, version)
     system = rests(character.system)
     labels = dict(system.rests)
     if key not in labels:
@@ -511,11 +526,7 @@ async def take_rest(
     )
     if isinstance(result, str):
         raise ValidationFailed({"rest": result})
-    data = copy_json(character.data)
-    changes = {k: [data.get(k), v] for k, v in result.changes.items()}
-    data.update(result.changes)
-    character.data = data
-    character.updated_at = utcnow()
+    changes = _write_sheet(character, result.changes)
     await _flush(session)
     event = character_events.CharacterRested(
         **_about(session, character, user), rest=key, label=labels[key], changes=changes,
@@ -598,9 +609,8 @@ async def sheet_check(
     Herstellung): the Probe, the sheet's changes and the item it yields in one write and one
     ``character_checked`` event (its dice go to that event in a fair-play session). Refused
     at the form's fields, with nothing rolled, when it cannot be made."""
-    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    opened = await _open_at(session, user, campaign_id, character_id, version)
     character = opened.character
-    _check_version(character, version)
     system = sheet_checks(character.system)
     labels = dict(system.checks)
     if key not in labels:
@@ -614,11 +624,7 @@ async def sheet_check(
     )
     if isinstance(result, dict):
         raise ValidationFailed(result)
-    data = copy_json(character.data)
-    changes = {k: [data.get(k), v] for k, v in result.changes.items()}
-    data.update(result.changes)
-    character.data = data
-    character.updated_at = utcnow()  # the sheet's version moves with every check
+    changes = _write_sheet(character, result.changes)  # its version moves with every check
     item = _new_item(opened, result.item) if result.item is not None else None
     if item is not None:
         session.add(item)
@@ -702,17 +708,12 @@ async def advance_companion(
 ) -> Opened:
     """A companion's next level for its XP (``Companions.raise_companion``): its sheet
     changes in one write and one ``character_advanced`` event."""
-    opened = await open_character(session, user, campaign_id, character_id, edit=True)
+    opened = await _open_at(session, user, campaign_id, character_id, version)
     character = opened.character
-    _check_version(character, version)
     result = companions(character.system).raise_companion(character.data)
     if isinstance(result, str):
         raise ValidationFailed({"advance": result})
-    data = copy_json(character.data)
-    changes = {k: [data.get(k), v] for k, v in result.items() if data.get(k) != v}
-    data.update(result)
-    character.data = data
-    character.updated_at = utcnow()
+    changes = {k: pair for k, pair in _write_sheet(character, result).items() if pair[0] != pair[1]}
     await _flush(session)
     event = character_events.CharacterAdvanced(
         **_about(session, character, user), level=sheets.whole(result.get("monsterstufe", 0)),

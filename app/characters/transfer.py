@@ -7,7 +7,6 @@ An import gives every owned sheet to the importer until its part is handed over
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypedDict
@@ -16,10 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.campaigns.refs import add_under_refs
 from app.characters.models import Character, Item
 from app.core.transfer import Document, IdMaps, Import, remap
-from app.errors import ValidationFailed
-from app.i18n import _
 from app.limits import Int32
 
 
@@ -134,20 +132,6 @@ class _Rows:
         }
 
 
-async def _add_all(
-    session: AsyncSession,
-    rows: Sequence[Character | Item],
-    maps: IdMaps,
-    kind: str,
-    refs: list[int],
-) -> None:
-    if len(set(refs)) != len(refs):
-        raise ValidationFailed({kind: _("Every ref must be distinct.")})
-    session.add_all(rows)
-    await session.flush()
-    maps.by_kind[kind] |= {ref: row.id for ref, row in zip(refs, rows, strict=True)}
-
-
 class CharactersPart:
     """The characters and the items (carried and the library)."""
 
@@ -186,7 +170,7 @@ class CharactersPart:
             )
             for c in docs
         ]
-        await _add_all(into.session, rows, into.maps, "character", [c.ref for c in docs])
+        await add_under_refs(into.session, rows, into.maps, "character", [c.ref for c in docs])
         for row in rows:
             row.data = remap(row.data, into.maps, pids=False)
         for c in docs:
@@ -213,7 +197,7 @@ class CharactersPart:
             )
             for i in kept
         ]
-        await _add_all(into.session, rows, maps, "item", [i.ref for i in kept])
+        await add_under_refs(into.session, rows, maps, "item", [i.ref for i in kept])
 
 
 PART = CharactersPart()

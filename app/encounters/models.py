@@ -3,36 +3,38 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.campaigns.columns import CampaignOwned, Edited, Stamped
 from app.db import Base, UTCDateTime, utcnow
 
 
-class BestiaryEntry(Base):
+class ParticipantLike(Protocol):
+    """What a participant is copied from: another participant, a participant's document."""
+
+    name: str
+    side: str
+    hidden: bool
+    position: int
+
+
+class BestiaryEntry(CampaignOwned, Stamped, Base):
     """An NSC/monster stat block of one system; ``data`` follows its system's
     ``statblocks.StatBlockRules``."""
 
     __tablename__ = "bestiary_entry"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     system: Mapped[str] = mapped_column(String(8))
     name: Mapped[str] = mapped_column(String(100))
     data: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
     #: Starter monster shipped with the app (sample data), not made by the GM.
     sample: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
-class Encounter(Base):
+class Encounter(CampaignOwned, Edited, Base):
     """A prepared fight and, once started, its combat state (``state``, see ``combat``).
 
     The GM's undo steps are rows of their own (:class:`UndoStep`); ``version`` guards
@@ -41,21 +43,12 @@ class Encounter(Base):
 
     __tablename__ = "encounter"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     name: Mapped[str] = mapped_column(String(100))
     notes: Mapped[str] = mapped_column(Text, default="")
     #: prepared, running, ended
     status: Mapped[str] = mapped_column(String(10), default="prepared")
     settings: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
     state: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
 class UndoStep(Base):
@@ -103,3 +96,25 @@ class Participant(Base):
     stats: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
     position: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    @classmethod
+    def like(
+        cls,
+        figure: ParticipantLike,
+        encounter_id: int,
+        character_id: int | None,
+        bestiary_entry_id: int | None,
+        stats: dict[str, object],
+    ) -> Participant:
+        """A new participant of ``encounter_id`` standing as ``figure`` does (its name, side,
+        visibility and place): a copied encounter's, an imported document's."""
+        return cls(
+            encounter_id=encounter_id,
+            character_id=character_id,
+            bestiary_entry_id=bestiary_entry_id,
+            name=figure.name,
+            side=figure.side,
+            hidden=figure.hidden,
+            stats=stats,
+            position=figure.position,
+        )

@@ -32,6 +32,7 @@ from app.characters.sheets import set_value
 from app.core.imports import Report as ImportReport
 from app.core.imports import within_bounds
 from app.core.jsoncopy import copy_json
+from app.core.queries import all_rows
 from app.core.systems import RuleSystem
 from app.core.viewer import Viewer
 from app.db import utcnow
@@ -159,29 +160,27 @@ async def _gm(session: AsyncSession, user: User, campaign_id: int) -> tuple[Camp
 
 async def bestiary(session: AsyncSession, user: User, campaign_id: int) -> list[BestiaryEntry]:
     _campaign, _viewer = await _gm(session, user, campaign_id)
-    return list(
-        (
-            await session.scalars(
-                select(BestiaryEntry)
-                .where(BestiaryEntry.campaign_id == campaign_id)
-                .order_by(BestiaryEntry.name, BestiaryEntry.id)
-            )
-        ).all()
-    )
+    query = select(BestiaryEntry).where(BestiaryEntry.campaign_id == campaign_id)
+    return await all_rows(session, query.order_by(BestiaryEntry.name, BestiaryEntry.id))
 
 
 async def bestiary_entry(
     session: AsyncSession, user: User, campaign_id: int, entry_id: int
 ) -> BestiaryEntry:
     await _gm(session, user, campaign_id)
-    entry = await session.scalar(
+    entry = await _entry(session, campaign_id, entry_id)
+    if entry is None:
+        raise NotFound(_("Bestiary entry not found."))
+    return entry
+
+
+async def _entry(session: AsyncSession, campaign_id: int, entry_id: int) -> BestiaryEntry | None:
+    """The campaign's bestiary entry ``entry_id``, if it has one."""
+    return await session.scalar(
         select(BestiaryEntry).where(
             BestiaryEntry.id == entry_id, BestiaryEntry.campaign_id == campaign_id
         )
     )
-    if entry is None:
-        raise NotFound(_("Bestiary entry not found."))
-    return entry
 
 
 def _name(name: str, field: str = "name") -> str:
@@ -362,7 +361,7 @@ async def encounters_for(
     query = select(Encounter).where(Encounter.campaign_id == campaign_id)
     if not allowed(viewer.role, Action.run_encounters):
         query = query.where(Encounter.status != "prepared")
-    return list((await session.scalars(query.order_by(Encounter.id.desc()))).all())
+    return await all_rows(session, query.order_by(Encounter.id.desc()))
 
 
 async def _encounter(
@@ -417,16 +416,18 @@ async def load(
     return await _loaded(session, campaign, viewer, encounter, participants, undo_steps)
 
 
+async def _load_at(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int, version: int | None
+) -> Loaded:
+    """The encounter loaded for the GMs, refused (409) unless it is at ``version``."""
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    _check_version(loaded.encounter, version)
+    return loaded
+
+
 async def _participants(session: AsyncSession, encounter_id: int) -> list[Participant]:
-    return list(
-        (
-            await session.scalars(
-                select(Participant)
-                .where(Participant.encounter_id == encounter_id)
-                .order_by(Participant.position, Participant.id)
-            )
-        ).all()
-    )
+    query = select(Participant).where(Participant.encounter_id == encounter_id)
+    return await all_rows(session, query.order_by(Participant.position, Participant.id))
 
 
 async def _loaded(
@@ -613,9 +614,8 @@ async def update_encounter(
     notes: str,
     settings: Mapping[str, Any] | None = None,
 ) -> Encounter:
-    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    loaded = await _load_at(session, user, campaign_id, encounter_id, version)
     enc = loaded.encounter
-    _check_version(enc, version)
     enc.name = _name(name)
     enc.notes = limits.check_text(notes.strip(), "notes")
     if settings:
@@ -659,16 +659,7 @@ async def duplicate(
     await session.flush()
     for p in loaded.participants:
         session.add(
-            Participant(
-                encounter_id=copy_.id,
-                character_id=p.character_id,
-                bestiary_entry_id=p.bestiary_entry_id,
-                name=p.name,
-                side=p.side,
-                hidden=p.hidden,
-                stats=dict(p.stats),
-                position=p.position,
-            )
+            Participant.like(p, copy_.id, p.character_id, p.bestiary_entry_id, dict(p.stats))
         )
     await session.flush()
     await _prep_event(
@@ -767,11 +758,7 @@ async def add_monsters(
 ) -> list[Participant]:
     """Add ``count`` copies of a bestiary entry, numbered ("Goblin 1", "Goblin 2", ...)."""
     loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
-    entry = await session.scalar(
-        select(BestiaryEntry).where(
-            BestiaryEntry.id == entry_id, BestiaryEntry.campaign_id == campaign_id
-        )
-    )
+    entry = await _entry(session, campaign_id, entry_id)
     if entry is None:
         raise ValidationFailed({"entry_id": _("Choose an entry of the bestiary.")})
     if not 1 <= count <= MAX_COPIES:
@@ -864,6 +851,17 @@ def participant_figure(
     return data
 
 
+async def _participant(
+    session: AsyncSession, user: User, campaign_id: int, encounter_id: int, participant_id: int
+) -> tuple[Loaded, Participant]:
+    """The encounter loaded for the GMs with one of its participants (404 if it has none)."""
+    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    p = loaded.by_id.get(str(participant_id))
+    if p is None:
+        raise NotFound(_("Participant not found."))
+    return loaded, p
+
+
 async def update_participant(
     session: AsyncSession,
     user: User,
@@ -876,10 +874,7 @@ async def update_participant(
     name: str | None = None,
     stats: Mapping[str, Any] | None = None,
 ) -> Participant:
-    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
-    p = loaded.by_id.get(str(participant_id))
-    if p is None:
-        raise NotFound(_("Participant not found."))
+    loaded, p = await _participant(session, user, campaign_id, encounter_id, participant_id)
     enc = loaded.encounter
     running = enc.status == "running"
     if name is not None:
@@ -921,10 +916,7 @@ async def update_participant(
 async def remove_participant(
     session: AsyncSession, user: User, campaign_id: int, encounter_id: int, participant_id: int
 ) -> None:
-    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
-    p = loaded.by_id.get(str(participant_id))
-    if p is None:
-        raise NotFound(_("Participant not found."))
+    loaded, p = await _participant(session, user, campaign_id, encounter_id, participant_id)
     enc = loaded.encounter
     _touch(enc)
     if enc.status == "running":
@@ -960,9 +952,8 @@ async def start(
     encounter_id: int,
     version: int | None = None,
 ) -> Loaded:
-    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    loaded = await _load_at(session, user, campaign_id, encounter_id, version)
     enc = loaded.encounter
-    _check_version(enc, version)
     if enc.status == "running":
         raise Conflict(_("This encounter is running already."))
     if len(loaded.participants) < 2:
@@ -1009,9 +1000,8 @@ async def _owners(session: AsyncSession, participants: Sequence[Participant]) ->
 async def end(
     session: AsyncSession, user: User, campaign_id: int, encounter_id: int, version: int | None
 ) -> Loaded:
-    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    loaded = await _load_at(session, user, campaign_id, encounter_id, version)
     enc = loaded.encounter
-    _check_version(enc, version)
     if enc.status != "running":
         raise Conflict(_("This encounter is not running."))
     await steps.clear(session, enc.id, loaded.undo_steps)
@@ -1325,9 +1315,8 @@ async def undo(
     session: AsyncSession, user: User, campaign_id: int, encounter_id: int, version: int | None
 ) -> Loaded:
     """Restore the state before the last action; the log keeps its entries, marked undone."""
-    loaded = await load(session, user, campaign_id, encounter_id, Action.run_encounters)
+    loaded = await _load_at(session, user, campaign_id, encounter_id, version)
     enc = loaded.encounter
-    _check_version(enc, version)
     undoable = enc.status == "running" and loaded.undo_steps > 0
     last = await steps.newest(session, enc.id) if undoable else None
     if last is None:

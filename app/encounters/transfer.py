@@ -8,7 +8,7 @@ the field unless it has the shape the server runs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.campaigns.refs import add_under_refs
+from app.core.queries import all_rows
 from app.core.systems import RuleSystem
 from app.core.transfer import Document, IdMaps, Import, remap
 from app.encounters import undo
@@ -167,20 +169,6 @@ class _Rows:
         }
 
 
-async def _add_all(
-    session: AsyncSession,
-    rows: Sequence[BestiaryEntry | Encounter | Participant],
-    maps: IdMaps,
-    kind: str,
-    refs: list[int],
-) -> None:
-    if len(set(refs)) != len(refs):
-        raise ValidationFailed({kind: _("Every ref must be distinct.")})
-    session.add_all(rows)
-    await session.flush()
-    maps.by_kind[kind] |= {ref: row.id for ref, row in zip(refs, rows, strict=True)}
-
-
 def _runnable_state(state: object) -> dict[str, object]:
     """An imported fight's state, refused at the field unless it has the shape the server
     runs (an empty one: the fight has not started); else every read of it would fail."""
@@ -203,33 +191,20 @@ class EncountersPart:
 
     async def load(self, session: AsyncSession, campaign_id: int, exporter_id: int) -> _Rows:
         rows = _Rows()
-        rows.bestiary = list(
-            (
-                await session.scalars(
-                    select(BestiaryEntry)
-                    .where(BestiaryEntry.campaign_id == campaign_id)
-                    .order_by(BestiaryEntry.id)
-                )
-            ).all()
+        rows.bestiary = await all_rows(
+            session,
+            select(BestiaryEntry)
+            .where(BestiaryEntry.campaign_id == campaign_id)
+            .order_by(BestiaryEntry.id),
         )
-        rows.encounters = list(
-            (
-                await session.scalars(
-                    select(Encounter)
-                    .where(Encounter.campaign_id == campaign_id)
-                    .order_by(Encounter.id)
-                )
-            ).all()
+        rows.encounters = await all_rows(
+            session,
+            select(Encounter).where(Encounter.campaign_id == campaign_id).order_by(Encounter.id),
         )
         ids = [e.id for e in rows.encounters]
-        rows.participants = list(
-            (
-                await session.scalars(
-                    select(Participant)
-                    .where(Participant.encounter_id.in_(ids))
-                    .order_by(Participant.id)
-                )
-            ).all()
+        rows.participants = await all_rows(
+            session,
+            select(Participant).where(Participant.encounter_id.in_(ids)).order_by(Participant.id),
         )
         rows.histories = await undo.entries(session, ids)
         return rows
@@ -249,7 +224,9 @@ class EncountersPart:
             )
             for b in doc.bestiary
         ]
-        await _add_all(into.session, rows, into.maps, "bestiary", [b.ref for b in doc.bestiary])
+        await add_under_refs(
+            into.session, rows, into.maps, "bestiary", [b.ref for b in doc.bestiary]
+        )
         await self._encounters(into, doc.encounters)
 
     async def _encounters(self, into: Import, docs: list[EncounterDoc]) -> None:
@@ -258,22 +235,19 @@ class EncountersPart:
             Encounter(campaign_id=into.campaign_id, name=e.name, notes=e.notes, status=e.status)
             for e in docs
         ]
-        await _add_all(session, rows, maps, "encounter", [e.ref for e in docs])
+        await add_under_refs(session, rows, maps, "encounter", [e.ref for e in docs])
         figures = [
-            Participant(
-                encounter_id=row.id,
-                character_id=maps.id("character", p.character),
-                bestiary_entry_id=maps.id("bestiary", p.bestiary_entry),
-                name=p.name,
-                side=p.side,
-                hidden=p.hidden,
-                stats={},
-                position=p.position,
+            Participant.like(
+                p,
+                row.id,
+                maps.id("character", p.character),
+                maps.id("bestiary", p.bestiary_entry),
+                {},
             )
             for row, e in zip(rows, docs, strict=True)
             for p in e.participants
         ]
-        await _add_all(
+        await add_under_refs(
             session, figures, maps, "participant", [p.ref for e in docs for p in e.participants]
         )
         stats = [p.stats for e in docs for p in e.participants]

@@ -9,21 +9,16 @@ the GM to confirm or replace it (nobody but the GMs sees those).
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from sqlalchemy import Boolean, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base, UTCDateTime, utcnow
+from app.campaigns.columns import CampaignOwned, Stamped
+from app.db import Base
 
 
-class KnownFact(Base):
+class KnownFact(CampaignOwned, Stamped, Base):
     __tablename__ = "known_fact"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     entry_id: Mapped[int] = mapped_column(
         ForeignKey("bestiary_entry.id", ondelete="CASCADE"), index=True
     )
@@ -38,7 +33,3 @@ class KnownFact(Base):
     pending: Mapped[bool] = mapped_column(Boolean, default=False)
     #: The ``seq`` of the event that revealed it (or proposed it, while pending).
     seq: Mapped[int] = mapped_column(Integer, default=0)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012

@@ -8,16 +8,16 @@ the background image is a row of its own, read only by the image route.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, LargeBinary, String
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base, UTCDateTime, utcnow
+from app.campaigns.columns import CampaignOwned, Stamped, StoredImage, Versioned
+from app.db import Base
 
 
-class Scene(Base):
+class Scene(CampaignOwned, Stamped, Base):
     """A map of ``cols`` × ``rows`` cells; one cell is one unit of the campaign's system
     (``Tactics.metric``: 1 Schritt, 1 m, 1.5 m).
 
@@ -28,10 +28,6 @@ class Scene(Base):
 
     __tablename__ = "map_scene"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     encounter_id: Mapped[int | None] = mapped_column(
         ForeignKey("encounter.id", ondelete="SET NULL"), index=True
     )
@@ -61,13 +57,9 @@ class Scene(Base):
     lights: Mapped[list[Any]] = mapped_column(JSON, default=list)
     #: The background's content tag (``None``: no image), part of its URL.
     background_etag: Mapped[str | None] = mapped_column(String(64))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
-class SceneBackground(Base):
+class SceneBackground(StoredImage, Base):
     """The re-encoded background image, in the database so every process serves it."""
 
     __tablename__ = "map_background"
@@ -75,14 +67,9 @@ class SceneBackground(Base):
     scene_id: Mapped[int] = mapped_column(
         ForeignKey("map_scene.id", ondelete="CASCADE"), primary_key=True
     )
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-    mime: Mapped[str] = mapped_column(String(32))
-    width: Mapped[int] = mapped_column(Integer)
-    height: Mapped[int] = mapped_column(Integer)
-    etag: Mapped[str] = mapped_column(String(64))
 
 
-class Token(Base):
+class Token(Versioned, Base):
     """A token on a scene: an encounter participant's, a character's or a free one.
 
     ``x``, ``y`` is its top-left cell; it covers ``size`` × ``size`` cells. The movement its
@@ -111,12 +98,9 @@ class Token(Base):
     portrait_etag: Mapped[str | None] = mapped_column(String(64))
     #: The radius of the light the token carries with it (a torch), in cells; 0: none.
     light: Mapped[int] = mapped_column(Integer, default=0)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
-class TokenPortrait(Base):
+class TokenPortrait(StoredImage, Base):
     """A token's portrait, re-encoded like a background and stored beside it."""
 
     __tablename__ = "map_token_portrait"
@@ -124,8 +108,3 @@ class TokenPortrait(Base):
     token_id: Mapped[int] = mapped_column(
         ForeignKey("map_token.id", ondelete="CASCADE"), primary_key=True
     )
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-    mime: Mapped[str] = mapped_column(String(32))
-    width: Mapped[int] = mapped_column(Integer)
-    height: Mapped[int] = mapped_column(Integer)
-    etag: Mapped[str] = mapped_column(String(64))

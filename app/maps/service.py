@@ -21,6 +21,7 @@ from app.accounts.models import User
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed, authorize
 from app.characters.models import Character
+from app.core.queries import all_rows
 from app.core.viewer import Viewer
 from app.encounters import service as encounters
 from app.encounters.combat import current_pid
@@ -264,7 +265,7 @@ async def scenes(session: AsyncSession, user: User, campaign_id: int) -> list[Sc
     query = select(Scene).where(Scene.campaign_id == campaign_id)
     if not viewer.is_gm:
         query = query.where(Scene.shown.is_(True))
-    return list((await session.scalars(query.order_by(Scene.id))).all())
+    return await all_rows(session, query.order_by(Scene.id))
 
 
 async def _encounter_id(session: AsyncSession, campaign_id: int, encounter_id: int | None) -> None:

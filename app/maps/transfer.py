@@ -13,7 +13,6 @@ with the encounter): a document written before, whose tokens carry it (``moved``
 
 from __future__ import annotations
 
-import base64
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -22,11 +21,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
+from app.core.queries import all_rows
 from app.core.transfer import Document, IdMaps, Import
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.maps.models import Scene, SceneBackground, Token, TokenPortrait
-from app.media.transfer import ImageDoc, image_document
+from app.media.transfer import ImageDoc, image_document, image_row
 
 #: A cell light's radius in cells (``app.maps.light``).
 LightRadius = Annotated[int, Field(ge=1, le=limits.LIGHT_RADIUS_MAX)]
@@ -129,12 +129,8 @@ class _Rows:
 
 async def load(session: AsyncSession, campaign_id: int) -> _Rows:
     rows = _Rows()
-    rows.scenes = list(
-        (
-            await session.scalars(
-                select(Scene).where(Scene.campaign_id == campaign_id).order_by(Scene.id)
-            )
-        ).all()
+    rows.scenes = await all_rows(
+        session, select(Scene).where(Scene.campaign_id == campaign_id).order_by(Scene.id)
     )
     ids = [s.id for s in rows.scenes]
     rows.images = {
@@ -143,10 +139,8 @@ async def load(session: AsyncSession, campaign_id: int) -> _Rows:
             await session.scalars(select(SceneBackground).where(SceneBackground.scene_id.in_(ids)))
         ).all()
     }
-    rows.tokens = list(
-        (
-            await session.scalars(select(Token).where(Token.scene_id.in_(ids)).order_by(Token.id))
-        ).all()
+    rows.tokens = await all_rows(
+        session, select(Token).where(Token.scene_id.in_(ids)).order_by(Token.id)
     )
     with_portrait = [t.id for t in rows.tokens if t.portrait_etag is not None]
     found = await session.scalars(
@@ -227,13 +221,7 @@ async def import_scenes(
         await session.flush()
         maps.by_kind["scene"][s.ref] = scene.id
         if s.background is not None:
-            img = s.background
-            session.add(
-                SceneBackground(
-                    scene_id=scene.id, data=base64.b64decode(img.data), mime=img.mime,
-                    width=img.width, height=img.height, etag=img.etag,
-                )
-            )  # fmt: skip
+            session.add(image_row(SceneBackground, s.background, scene_id=scene.id))
         tokens = [
             Token(
                 scene_id=scene.id,
@@ -254,13 +242,10 @@ async def import_scenes(
         await session.flush()
         maps.by_kind["token"] |= {t.ref: row.id for t, row in zip(s.tokens, tokens, strict=True)}
         session.add_all(
-            TokenPortrait(
-                token_id=row.id, data=base64.b64decode(t.portrait.data), mime=t.portrait.mime,
-                width=t.portrait.width, height=t.portrait.height, etag=t.portrait.etag,
-            )
+            image_row(TokenPortrait, t.portrait, token_id=row.id)
             for t, row in zip(s.tokens, tokens, strict=True)
             if t.portrait is not None
-        )  # fmt: skip
+        )
 
 
 class ScenesDoc(_Doc):

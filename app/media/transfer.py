@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Protocol, TypedDict
+from collections.abc import Callable
+from typing import Protocol, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.limits import INT_MAX
+
+R = TypeVar("R")
 
 #: The largest image a document may carry (its base64 text), as an upload may be.
 IMAGE_TEXT_MAX = 14 * 1024 * 1024
@@ -71,3 +74,12 @@ def image_document(image: StoredImage | None) -> ImageExport | None:
         "etag": image.etag,
         "data": base64.b64encode(image.data).decode(),
     }
+
+
+def image_row(model: Callable[..., R], doc: ImageDoc, **owner: int) -> R:
+    """A document's image as a new stored row of ``model`` (the way back from
+    :func:`image_document`); ``owner``: the key of the row it belongs to."""
+    return model(
+        **owner, data=base64.b64decode(doc.data), mime=doc.mime, width=doc.width,
+        height=doc.height, etag=doc.etag,
+    )  # fmt: skip

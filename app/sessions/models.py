@@ -15,6 +15,7 @@ from typing import NotRequired, TypedDict
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.campaigns.columns import Versioned
 from app.db import Base, UTCDateTime, utcnow
 
 
@@ -67,7 +68,7 @@ class ClientSeed(Base):
     client_seed: Mapped[str] = mapped_column(String(64))
 
 
-class FairPlayRule(Base):
+class FairPlayRule(Versioned, Base):
     """A campaign's fair-play rule; a campaign without a row plays without fair play."""
 
     __tablename__ = "fairplay_rule"
@@ -79,6 +80,3 @@ class FairPlayRule(Base):
     #: ``forbidden``, ``marked`` or ``silent``: what a GM override (LP edit, undo) does.
     overrides: Mapped[str] = mapped_column(String(10), default="marked")
     reveal_secret_rolls: Mapped[bool] = mapped_column(Boolean, default=True)
-    version: Mapped[int] = mapped_column(default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012

@@ -22,6 +22,7 @@ from app import limits
 from app.accounts.models import User
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, authorize
+from app.core.queries import all_rows
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, NotFound, ValidationFailed
@@ -224,14 +225,11 @@ async def guard_override(session: AsyncSession, campaign_id: int) -> None:
 async def sessions_of(session: AsyncSession, user: User, campaign_id: int) -> list[GameSession]:
     """Every session of the campaign, newest first (every member may list them)."""
     await authorize(session, campaign_id, user.id, user.username, Action.view)
-    return list(
-        (
-            await session.scalars(
-                select(GameSession)
-                .where(GameSession.campaign_id == campaign_id)
-                .order_by(GameSession.start_seq.desc())
-            )
-        ).all()
+    return await all_rows(
+        session,
+        select(GameSession)
+        .where(GameSession.campaign_id == campaign_id)
+        .order_by(GameSession.start_seq.desc()),
     )
 
 

@@ -18,6 +18,7 @@ from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.campaigns.permissions import Action, authorize_viewer
+from app.core.queries import all_rows
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -155,14 +156,11 @@ async def _editable(
 
 
 async def _readers(session: AsyncSession, note: JournalNote) -> list[int]:
-    return list(
-        (
-            await session.scalars(
-                select(JournalReader.user_id)
-                .where(JournalReader.note_id == note.id)
-                .order_by(JournalReader.user_id)
-            )
-        ).all()
+    return await all_rows(
+        session,
+        select(JournalReader.user_id)
+        .where(JournalReader.note_id == note.id)
+        .order_by(JournalReader.user_id),
     )
 
 

@@ -15,9 +15,9 @@ rendered from the current rows with the page's own templates (``app.talk.views``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -36,7 +36,7 @@ from app.talk.events import (
     HandoutCreated,
     HandoutShown,
 )
-from app.web.regions import Batch, Page, Region
+from app.web.regions import Batch, Context, Page, Region
 from app.web.templating import render
 
 MESSAGE_EVENTS = frozenset(
@@ -109,9 +109,29 @@ def _line(line: views.MessageView, viewer: Viewer, campaign_id: int, type_: str)
     return f'<div hx-swap-oob="beforeend:#chat-log">{html}</div>' if posted else html
 
 
-async def _push_chat_page(batch: Batch[ChatPage]) -> list[Outgoing]:
+class _OfCampaign(Protocol):
+    """The key of a page the chat region is on: the chat page, the campaign or combat page."""
+
+    @property
+    def campaign_id(self) -> int: ...
+
+
+KC = TypeVar("KC", bound=_OfCampaign)
+
+
+async def _push(batch: Batch[KC]) -> list[Outgoing]:
+    """The chat region's messages, on whichever page of the campaign it is."""
     assert batch.session is not None
     return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
+
+
+def _panel_region(
+    load: Callable[[AsyncSession, Viewer, KC], Awaitable[Context]],
+    slot: str,
+    html: Callable[[Mapping[str, Any]], str],
+) -> Region[KC]:
+    """The chat as a region of another package's page, laid out in its ``slot``."""
+    return Region("chat", lambda _key, e: reacts(e), _push, load=load, slot=slot, html=html)
 
 
 async def _panel(
@@ -139,11 +159,6 @@ def _combat_panel_html(context: Mapping[str, Any]) -> str:
     return render("talk/_combat_panel.html", **context["talk"])
 
 
-async def _push_panel(batch: Batch[CampaignPage]) -> list[Outgoing]:
-    assert batch.session is not None
-    return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
-
-
 async def _load_combat_panel(
     session: AsyncSession, viewer: Viewer, key: CombatPage
 ) -> dict[str, object]:
@@ -151,33 +166,8 @@ async def _load_combat_panel(
     return await _panel(session, viewer, key.campaign_id, back)
 
 
-async def _push_combat_panel(batch: Batch[CombatPage]) -> list[Outgoing]:
-    assert batch.session is not None
-    return await push_chat(batch.session, batch.viewer, batch.key.campaign_id, batch.events)
-
-
 def register_regions() -> None:
     """Put this module's regions on their pages (``app.wiring`` calls it once)."""
-    CHAT_PAGE.register(
-        Region("chat", lambda _key, e: reacts(e), _push_chat_page, parts=frozenset({"chat"}))
-    )
-    CAMPAIGN_PAGE.register(
-        Region(
-            "chat",
-            lambda _key, e: reacts(e),
-            _push_panel,
-            load=_load_panel,
-            slot="main",
-            html=_panel_html,
-        )
-    )
-    COMBAT_PAGE.register(
-        Region(
-            "chat",
-            lambda _key, e: reacts(e),
-            _push_combat_panel,
-            load=_load_combat_panel,
-            slot="side",
-            html=_combat_panel_html,
-        )
-    )
+    CHAT_PAGE.register(Region("chat", lambda _key, e: reacts(e), _push, parts=frozenset({"chat"})))
+    CAMPAIGN_PAGE.register(_panel_region(_load_panel, "main", _panel_html))
+    COMBAT_PAGE.register(_panel_region(_load_combat_panel, "side", _combat_panel_html))

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, LargeBinary, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.campaigns.columns import CampaignOwned, Edited, GivenTo, Stamped, StoredImage, Versioned
 from app.db import Base, UTCDateTime, utcnow
 
 
-class ChatMessage(Base):
+class ChatMessage(Versioned, Base):
     __tablename__ = "chat_message"
     __table_args__ = (Index("ix_chat_message_campaign_id_seq", "campaign_id", "seq"),)
 
@@ -43,21 +44,15 @@ class ChatMessage(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     edited_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
-class ChatRecipient(Base):
+class ChatRecipient(GivenTo, Base):
     """One recipient of a whisper (the author and the GMs read it without a row)."""
 
     __tablename__ = "chat_recipient"
 
     message_id: Mapped[int] = mapped_column(
         ForeignKey("chat_message.id", ondelete="CASCADE"), primary_key=True
-    )
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, index=True
     )
 
 
@@ -75,28 +70,20 @@ class ChatRead(Base):
     last_seq: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class Handout(Base):
+class Handout(CampaignOwned, Stamped, Base):
     """A text the GMs prepare and show to everyone or to chosen players when they choose."""
 
     __tablename__ = "handout"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     title: Mapped[str] = mapped_column(String(200))
     body: Mapped[str] = mapped_column(Text)
     #: Shown to every member (then no reader rows are needed).
     shown_to_all: Mapped[bool] = mapped_column(Boolean, default=False)
     #: The ``seq`` of the latest ``handout_shown`` event, 0 while nobody has seen it.
     shown_seq: Mapped[int] = mapped_column(Integer, default=0)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
-class HandoutImage(Base):
+class HandoutImage(StoredImage, Base):
     """A handout's image, re-encoded on upload (``app.media.images``): served only to the
     handout's readers, with its ``etag`` for long caching."""
 
@@ -105,14 +92,11 @@ class HandoutImage(Base):
     handout_id: Mapped[int] = mapped_column(
         ForeignKey("handout.id", ondelete="CASCADE"), primary_key=True
     )
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-    mime: Mapped[str] = mapped_column(String(20))
-    width: Mapped[int] = mapped_column(Integer)
-    height: Mapped[int] = mapped_column(Integer)
-    etag: Mapped[str] = mapped_column(String(80))
+    MIME_LENGTH = 20
+    ETAG_LENGTH = 80
 
 
-class HandoutReader(Base):
+class HandoutReader(GivenTo, Base):
     """A player a handout was shown to."""
 
     __tablename__ = "handout_reader"
@@ -120,21 +104,14 @@ class HandoutReader(Base):
     handout_id: Mapped[int] = mapped_column(
         ForeignKey("handout.id", ondelete="CASCADE"), primary_key=True
     )
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, index=True
-    )
 
 
-class JournalNote(Base):
+class JournalNote(CampaignOwned, Edited, Base):
     """A campaign note: private to its author, shared with the group, or (GMs) with chosen
     members (``journal_reader``)."""
 
     __tablename__ = "journal_note"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     author_id: Mapped[int | None] = mapped_column(
         ForeignKey("user_account.id", ondelete="SET NULL")
     )
@@ -145,21 +122,13 @@ class JournalNote(Base):
     sharing: Mapped[str] = mapped_column(String(8), default="private")
     #: A quest or thread: ``open``, ``done`` or ``failed``; empty for a plain note.
     quest: Mapped[str | None] = mapped_column(String(8))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(Integer, default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 
 
-class JournalReader(Base):
+class JournalReader(GivenTo, Base):
     """A member a ``listed`` journal note is shared with."""
 
     __tablename__ = "journal_reader"
 
     note_id: Mapped[int] = mapped_column(
         ForeignKey("journal_note.id", ondelete="CASCADE"), primary_key=True
-    )
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, index=True
     )

@@ -27,6 +27,7 @@ from app.campaigns import service as campaigns
 from app.campaigns.models import Membership
 from app.campaigns.permissions import Action, allowed, authorize_viewer
 from app.characters.models import Character
+from app.core.queries import all_rows
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, TooManyRequests, ValidationFailed
@@ -474,18 +475,11 @@ async def messages_by_id(
     session: AsyncSession, viewer: Viewer, campaign_id: int, ids: Sequence[int]
 ) -> list[ChatMessage]:
     """The messages of ``ids`` that ``viewer`` may read (for a live push)."""
-    return list(
-        (
-            await session.scalars(
-                select(ChatMessage)
-                .where(
-                    ChatMessage.campaign_id == campaign_id,
-                    ChatMessage.id.in_(ids),
-                    readable_by(viewer),
-                )
-                .order_by(ChatMessage.seq)
-            )
-        ).all()
+    return await all_rows(
+        session,
+        select(ChatMessage)
+        .where(ChatMessage.campaign_id == campaign_id, ChatMessage.id.in_(ids), readable_by(viewer))
+        .order_by(ChatMessage.seq),
     )
 
 

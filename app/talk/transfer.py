@@ -11,22 +11,23 @@ A document without a ``talk`` part (written before it existed) imports with none
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
+from app.core.queries import all_rows
 from app.core.transfer import Document, GrantedFact, Grants, IdMaps, Import
 from app.encounters.models import BestiaryEntry
 from app.events.audience import Audience
 from app.events.models import CampaignEvent
 from app.knowledge.models import KnownFact
 from app.limits import INT_MAX, Int32
-from app.media.transfer import ImageDoc, image_document
+from app.media.transfer import ImageDoc, image_document, image_row
 from app.talk.models import (
     ChatMessage,
     ChatRead,
@@ -137,54 +138,62 @@ class _Rows:
         return {i for i in ids if i is not None}
 
 
+async def _given_to(
+    session: AsyncSession,
+    key: InstrumentedAttribute[int],
+    user_id: InstrumentedAttribute[int],
+    ids: list[int],
+) -> dict[int, list[int]]:
+    """The members each row of ``ids`` is given to (a whisper's recipients, a handout's or a
+    note's readers), in the order of their ids."""
+    given: dict[int, list[int]] = {}
+    for row_id, uid in await session.execute(
+        select(key, user_id).where(key.in_(ids)).order_by(user_id)
+    ):
+        given.setdefault(row_id, []).append(uid)
+    return given
+
+
 async def load(session: AsyncSession, campaign_id: int, exporter_id: int) -> _Rows:
     """The rows to export. Private journal notes are their author's alone (not even the
     GMs read them): only the exporter's own go into the document."""
     rows = _Rows()
 
-    async def all_of(query: Any) -> list[Any]:
-        return list((await session.scalars(query)).all())
-
-    rows.messages = await all_of(
-        select(ChatMessage).where(ChatMessage.campaign_id == campaign_id).order_by(ChatMessage.id)
+    rows.messages = await all_rows(
+        session,
+        select(ChatMessage).where(ChatMessage.campaign_id == campaign_id).order_by(ChatMessage.id),
     )
-    for mid, uid in await session.execute(
-        select(ChatRecipient.message_id, ChatRecipient.user_id)
-        .where(ChatRecipient.message_id.in_([m.id for m in rows.messages]))
-        .order_by(ChatRecipient.user_id)
-    ):
-        rows.recipients.setdefault(mid, []).append(uid)
-    rows.reads = await all_of(
-        select(ChatRead).where(ChatRead.campaign_id == campaign_id).order_by(ChatRead.user_id)
+    rows.recipients = await _given_to(
+        session, ChatRecipient.message_id, ChatRecipient.user_id, [m.id for m in rows.messages]
     )
-    rows.handouts = await all_of(
-        select(Handout).where(Handout.campaign_id == campaign_id).order_by(Handout.id)
+    rows.reads = await all_rows(
+        session,
+        select(ChatRead).where(ChatRead.campaign_id == campaign_id).order_by(ChatRead.user_id),
+    )
+    rows.handouts = await all_rows(
+        session, select(Handout).where(Handout.campaign_id == campaign_id).order_by(Handout.id)
     )
     ids = [h.id for h in rows.handouts]
-    for hid, uid in await session.execute(
-        select(HandoutReader.handout_id, HandoutReader.user_id)
-        .where(HandoutReader.handout_id.in_(ids))
-        .order_by(HandoutReader.user_id)
-    ):
-        rows.handout_readers.setdefault(hid, []).append(uid)
-    images = await all_of(select(HandoutImage).where(HandoutImage.handout_id.in_(ids)))
+    rows.handout_readers = await _given_to(
+        session, HandoutReader.handout_id, HandoutReader.user_id, ids
+    )
+    images = await all_rows(session, select(HandoutImage).where(HandoutImage.handout_id.in_(ids)))
     rows.images = {i.handout_id: i for i in images}
-    rows.notes = await all_of(
+    rows.notes = await all_rows(
+        session,
         select(JournalNote)
         .where(
             JournalNote.campaign_id == campaign_id,
             (JournalNote.sharing != "private") | (JournalNote.author_id == exporter_id),
         )
-        .order_by(JournalNote.id)
+        .order_by(JournalNote.id),
     )
-    for nid, uid in await session.execute(
-        select(JournalReader.note_id, JournalReader.user_id)
-        .where(JournalReader.note_id.in_([n.id for n in rows.notes]))
-        .order_by(JournalReader.user_id)
-    ):
-        rows.note_readers.setdefault(nid, []).append(uid)
-    rows.facts = await all_of(
-        select(KnownFact).where(KnownFact.campaign_id == campaign_id).order_by(KnownFact.id)
+    rows.note_readers = await _given_to(
+        session, JournalReader.note_id, JournalReader.user_id, [n.id for n in rows.notes]
+    )
+    rows.facts = await all_rows(
+        session,
+        select(KnownFact).where(KnownFact.campaign_id == campaign_id).order_by(KnownFact.id),
     )
     return rows
 
@@ -275,6 +284,19 @@ def _grants(people: dict[int, Grants], ref: int) -> Grants:
     )
 
 
+def _give(
+    people: dict[int, Grants],
+    kind: Literal["messages", "handouts", "notes"],
+    rows: Sequence[ChatMessage | Handout | JournalNote],
+    readers: list[list[int]],
+) -> None:
+    """Each new row to the people its document gave it to (a whisper's recipients, a
+    handout's or a note's readers), under ``kind`` of their grants."""
+    for row, refs in zip(rows, readers, strict=True):
+        for ref in set(refs):
+            _grants(people, ref)[kind].append(row.id)
+
+
 async def import_talk(
     session: AsyncSession, campaign_id: int, doc: TalkDoc, maps: IdMaps, authors: dict[int, int]
 ) -> dict[int, Grants]:
@@ -294,9 +316,7 @@ async def import_talk(
         for m in doc.messages
     ]  # fmt: skip
     await _add(session, messages, maps, "message", [m.ref for m in doc.messages])
-    for row, m in zip(messages, doc.messages, strict=True):
-        for ref in set(m.recipients):
-            _grants(people, ref)["messages"].append(row.id)
+    _give(people, "messages", messages, [m.recipients for m in doc.messages])
     for r in doc.reads:
         _grants(people, r.user)["read"] = r.last_seq
     await _import_handouts(session, campaign_id, doc.handouts, maps, people)
@@ -459,16 +479,10 @@ async def _import_handouts(
         for h in docs
     ]  # fmt: skip
     await _add(session, rows, maps, "handout", [h.ref for h in docs])
+    _give(people, "handouts", rows, [h.readers for h in docs])
     for row, h in zip(rows, docs, strict=True):
-        for ref in set(h.readers):
-            _grants(people, ref)["handouts"].append(row.id)
         if h.image is not None:
-            session.add(
-                HandoutImage(
-                    handout_id=row.id, data=base64.b64decode(h.image.data), mime=h.image.mime,
-                    width=h.image.width, height=h.image.height, etag=h.image.etag,
-                )
-            )  # fmt: skip
+            session.add(image_row(HandoutImage, h.image, handout_id=row.id))
 
 
 async def _import_notes(
@@ -489,9 +503,7 @@ async def _import_notes(
         for n in docs
     ]  # fmt: skip
     await _add(session, rows, maps, "note", [n.ref for n in docs])
-    for row, n in zip(rows, docs, strict=True):
-        for ref in set(n.readers):
-            _grants(people, ref)["notes"].append(row.id)
+    _give(people, "notes", rows, [n.readers for n in docs])
     await session.flush()
 
 

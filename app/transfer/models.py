@@ -15,17 +15,14 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.campaigns.columns import CampaignOwned, Stamped
 from app.core.transfer import Grants
-from app.db import Base, UTCDateTime, utcnow
+from app.db import Base, UTCDateTime
 
 
-class ImportedPart(Base):
+class ImportedPart(CampaignOwned, Stamped, Base):
     __tablename__ = "imported_part"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True
-    )
     #: The user name the document gave, shown as "(importiert)"; never matched to an account.
     name: Mapped[str] = mapped_column(String(32))
     role: Mapped[str] = mapped_column(String(16))
@@ -40,7 +37,3 @@ class ImportedPart(Base):
         ForeignKey("user_account.id", ondelete="SET NULL")
     )
     claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    version: Mapped[int] = mapped_column(default=1)
-
-    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
