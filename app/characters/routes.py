@@ -24,6 +24,7 @@ from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
+from app.web.pages import show_page
 from app.web.sse import LiveStream
 from app.web.streams import LiveStreams
 from app.web.templating import is_htmx, page, redirect
@@ -111,11 +112,9 @@ async def _list_page(
     )
 
 
-@router.get("/campaigns/{campaign_id}/characters", response_class=HTMLResponse)
-async def index(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _list_page(request, session, user, campaign_id)
+index = router.get(
+    "/campaigns/{campaign_id}/characters", response_class=HTMLResponse, name="index"
+)(show_page(_list_page))
 
 
 @router.post("/campaigns/{campaign_id}/characters", dependencies=[IDEMPOTENT])
@@ -854,11 +853,9 @@ async def _library_page(
     )
 
 
-@router.get("/campaigns/{campaign_id}/items", response_class=HTMLResponse)
-async def library(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _library_page(request, session, user, campaign_id)
+library = router.get("/campaigns/{campaign_id}/items", response_class=HTMLResponse, name="library")(
+    show_page(_library_page)
+)
 
 
 @router.post("/campaigns/{campaign_id}/items", dependencies=[IDEMPOTENT])

@@ -39,6 +39,7 @@ from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
+from app.web.pages import show_page
 from app.web.sse import LiveStream
 from app.web.streams import LiveStreams, MemberStream
 from app.web.templating import is_htmx, page, redirect
@@ -59,19 +60,6 @@ async def _form(request: Request) -> dict[str, Any]:
 def _url(campaign_id: int, encounter_id: int | None = None) -> str:
     base = f"/campaigns/{campaign_id}/encounters"
     return f"{base}/{encounter_id}" if encounter_id else base
-
-
-@router.get("/campaigns/{campaign_id}/encounters", response_class=HTMLResponse)
-async def index(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _index_page(request, session, user, campaign_id)
-
-
-@router.get("/campaigns/{campaign_id}/encounters/live")
-async def list_live(stream: MemberStream) -> LiveStream:
-    """The list of encounters as HTML, when a fight starts or ends."""
-    return stream(ENCOUNTER_LIST.stream(EncounterList(stream.campaign_id)))
 
 
 async def _index_page(
@@ -97,6 +85,17 @@ async def _index_page(
         },
         status_code=status_code,
     )
+
+
+index = router.get(
+    "/campaigns/{campaign_id}/encounters", response_class=HTMLResponse, name="index"
+)(show_page(_index_page))
+
+
+@router.get("/campaigns/{campaign_id}/encounters/live")
+async def list_live(stream: MemberStream) -> LiveStream:
+    """The list of encounters as HTML, when a fight starts or ends."""
+    return stream(ENCOUNTER_LIST.stream(EncounterList(stream.campaign_id)))
 
 
 @router.post("/campaigns/{campaign_id}/encounters", dependencies=[IDEMPOTENT])
@@ -489,11 +488,12 @@ async def _bestiary_page(
     session: AsyncSession,
     user: User,
     campaign_id: int,
-    errors: dict[str, str],
+    errors: dict[str, str] | None = None,
     status_code: int = 200,
     state: bestiary_form.Posted | None = None,
 ) -> Response:
     """The bestiary; a refused or growing form (``state``) shows what was typed."""
+    errors = errors or {}
     entries = await service.bestiary(session, user, campaign_id)
     campaign, viewer = await campaigns.open_campaign(
         session, user, campaign_id, Action.run_encounters
@@ -518,11 +518,9 @@ async def _bestiary_page(
     )
 
 
-@router.get("/campaigns/{campaign_id}/bestiary", response_class=HTMLResponse)
-async def bestiary(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _bestiary_page(request, session, user, campaign_id, {})
+bestiary = router.get(
+    "/campaigns/{campaign_id}/bestiary", response_class=HTMLResponse, name="bestiary"
+)(show_page(_bestiary_page))
 
 
 @router.post("/campaigns/{campaign_id}/bestiary", dependencies=[IDEMPOTENT])

@@ -29,6 +29,7 @@ from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
+from app.web.pages import FormPage, Refusal
 from app.web.sse import LiveStream
 from app.web.streams import MemberStream
 from app.web.templating import is_htmx, page, redirect
@@ -236,33 +237,22 @@ async def badge(
     return page(request, "talk/_badge.html", {"campaign_id": campaign_id, "unread": count})
 
 
-async def _handouts_page(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    extra: Mapping[str, object] | None = None,
-    status_code: int = 200,
-) -> HTMLResponse:
+async def _handouts(session: AsyncSession, user: User, campaign_id: int) -> Mapping[str, object]:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     members = await campaigns.members(session, campaign_id)
-    context = {
+    return {
         **await views.handouts_context(session, viewer, campaign_id),
         "campaign": campaign,
         "players": [m for m in members if m.role in (Role.player, Role.observer)],
-        "errors": {},
-        "values": {},
-        "show_errors": {},
-        **(extra or {}),
     }
-    return page(request, "talk/handouts.html", context, status_code=status_code)
 
 
-@router.get("/campaigns/{campaign_id}/handouts", response_class=HTMLResponse)
-async def handouts_page(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _handouts_page(request, session, user, campaign_id)
+_HANDOUTS = FormPage(
+    "talk/handouts.html", _handouts, {"errors": {}, "values": {}, "show_errors": {}}
+)
+handouts_page = router.get(
+    "/campaigns/{campaign_id}/handouts", response_class=HTMLResponse, name="handouts_page"
+)(_HANDOUTS.route())
 
 
 @router.post("/campaigns/{campaign_id}/handouts", dependencies=[IDEMPOTENT])
@@ -274,13 +264,12 @@ async def create_handout(
     title: Annotated[str, Form()] = "",
     body: Annotated[str, Form()] = "",
 ) -> Response:
-    try:
-        async with attempt(session):
-            await handouts.create(session, user, campaign_id, title, body)
-    except ValidationFailed as exc:
-        extra = {"errors": exc.fields, "values": {"title": title, "body": body}}
-        return await _handouts_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/handouts")
+    return await _HANDOUTS.answer(
+        request, session, user, campaign_id,
+        lambda: handouts.create(session, user, campaign_id, title, body),
+        lambda exc: {"errors": exc.fields, "values": {"title": title, "body": body}},
+        f"/campaigns/{campaign_id}/handouts",
+    )  # fmt: skip
 
 
 @router.post("/campaigns/{campaign_id}/handouts/{handout_id}/show")
@@ -294,13 +283,12 @@ async def show_handout(
 ) -> Response:
     chosen = to or []
     audience: handouts.Audience = "all" if "all" in chosen else _member_ids(chosen)
-    try:
-        async with attempt(session):
-            await handouts.show(session, user, campaign_id, handout_id, audience)
-    except ValidationFailed as exc:
-        extra = {"show_errors": {handout_id: next(iter(exc.fields.values()))}}
-        return await _handouts_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/handouts")
+    return await _HANDOUTS.answer(
+        request, session, user, campaign_id,
+        lambda: handouts.show(session, user, campaign_id, handout_id, audience),
+        lambda exc: {"show_errors": {handout_id: next(iter(exc.fields.values()))}},
+        f"/campaigns/{campaign_id}/handouts",
+    )  # fmt: skip
 
 
 @router.post(
@@ -321,7 +309,7 @@ async def upload_handout_image(
             await handouts.set_image(session, user, campaign_id, handout_id, stored)
     except ImageRejected as exc:
         extra = {"show_errors": {handout_id: exc.message}}
-        return await _handouts_page(request, session, user, campaign_id, extra, exc.status)
+        return await _HANDOUTS.render(request, session, user, campaign_id, extra, exc.status)
     return redirect(request, f"/campaigns/{campaign_id}/handouts")
 
 
@@ -335,11 +323,16 @@ async def handout_image(
     return image_response(request, image.data, image.mime, image.etag)
 
 
-@router.get("/campaigns/{campaign_id}/journal", response_class=HTMLResponse)
-async def journal_page(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _journal(request, session, user, campaign_id)
+async def _journal(session: AsyncSession, user: User, campaign_id: int) -> Mapping[str, object]:
+    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    return await views.journal_context(session, viewer, campaign)
+
+
+#: The journal page; after a refusal (422) with the refused form's values and messages.
+_JOURNAL = FormPage("talk/journal.html", _journal)
+journal_page = router.get(
+    "/campaigns/{campaign_id}/journal", response_class=HTMLResponse, name="journal_page"
+)(_JOURNAL.route())
 
 
 @router.post("/campaigns/{campaign_id}/journal", dependencies=[IDEMPOTENT])
@@ -350,32 +343,17 @@ async def write_note(
     user: CurrentUser,
     form: NoteFields,
 ) -> Response:
-    try:
-        async with attempt(session):
-            await journal.create(session, user, campaign_id, form.draft())
-    except ValidationFailed as exc:
-        refused = {"errors": exc.fields, "values": form.values()}
-        return await _journal(request, session, user, campaign_id, refused, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/journal")
+    return await _JOURNAL.answer(
+        request, session, user, campaign_id,
+        lambda: journal.create(session, user, campaign_id, form.draft()),
+        lambda exc: {"errors": exc.fields, "values": form.values()},
+        f"/campaigns/{campaign_id}/journal",
+    )  # fmt: skip
 
 
-async def _journal(
-    request: Request, session: AsyncSession, user: User, campaign_id: int,
-    extra: Mapping[str, object] | None = None, status_code: int = 200,
-) -> HTMLResponse:  # fmt: skip
-    """The journal page; after a refusal (422) with the refused form's values and messages."""
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = await views.journal_context(session, viewer, campaign)
-    return page(request, "talk/journal.html", {**context, **(extra or {})}, status_code=status_code)
-
-
-async def _journal_refused(
-    request: Request, session: AsyncSession, user: User, campaign_id: int, note_id: int,
-    exc: ValidationFailed, values: Mapping[str, object],
-) -> Response:  # fmt: skip
+def _note_refused(note_id: int, values: Mapping[str, object]) -> Refusal:
     """The journal again (422), the refused note's form open with its values and messages."""
-    refused = {"edit_id": note_id, "edit_errors": exc.fields, "edit_values": values}
-    return await _journal(request, session, user, campaign_id, refused, 422)
+    return lambda exc: {"edit_id": note_id, "edit_errors": exc.fields, "edit_values": values}
 
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}")
@@ -389,13 +367,12 @@ async def edit_note(
     version: Annotated[int | None, Form()] = None,
 ) -> Response:
     """Change a note: its author, or a GM a shared note (journal.update)."""
-    try:
-        async with attempt(session):
-            await journal.update(session, user, campaign_id, note_id, form.draft(), version)
-    except ValidationFailed as exc:
-        values = form.values()
-        return await _journal_refused(request, session, user, campaign_id, note_id, exc, values)
-    return redirect(request, f"/campaigns/{campaign_id}/journal#note-{note_id}")
+    return await _JOURNAL.answer(
+        request, session, user, campaign_id,
+        lambda: journal.update(session, user, campaign_id, note_id, form.draft(), version),
+        _note_refused(note_id, form.values()),
+        f"/campaigns/{campaign_id}/journal#note-{note_id}",
+    )  # fmt: skip
 
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}/quest")
@@ -409,12 +386,12 @@ async def note_quest(
     version: Annotated[int | None, Form()] = None,
 ) -> Response:
     """A quest's status at one click: open, done (erledigt) or failed (gescheitert)."""
-    try:
-        async with attempt(session):
-            await journal.set_quest(session, user, campaign_id, note_id, quest or None, version)
-    except ValidationFailed as exc:
-        return await _journal_refused(request, session, user, campaign_id, note_id, exc, {})
-    return redirect(request, f"/campaigns/{campaign_id}/journal#note-{note_id}")
+    return await _JOURNAL.answer(
+        request, session, user, campaign_id,
+        lambda: journal.set_quest(session, user, campaign_id, note_id, quest or None, version),
+        _note_refused(note_id, {}),
+        f"/campaigns/{campaign_id}/journal#note-{note_id}",
+    )  # fmt: skip
 
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}/delete")
@@ -445,17 +422,12 @@ async def delete_note(
 # --- what the heroes know --------------------------------------------------------------------
 
 
-async def _knowledge_page(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    extra: Mapping[str, object] | None = None,
-    status_code: int = 200,
-) -> HTMLResponse:
+async def _cards(session: AsyncSession, user: User, campaign_id: int) -> Mapping[str, object]:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = {**await lore.cards_context(session, viewer, campaign), **(extra or {})}
-    return page(request, "talk/knowledge.html", context, status_code=status_code)
+    return await lore.cards_context(session, viewer, campaign)
+
+
+_KNOWLEDGE = FormPage("talk/knowledge.html", _cards)
 
 
 async def _card_form(
@@ -468,13 +440,11 @@ async def _card_form(
     """A monster card's form: ``change`` in a savepoint, then back to the cards; a refusal
     shows at the card (422)."""
     campaign_id, entry_id = ids
-    try:
-        async with attempt(session):
-            await change()
-    except ValidationFailed as exc:
-        extra = {"card_errors": {entry_id: "; ".join(exc.fields.values())}}
-        return await _knowledge_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/knowledge")
+    return await _KNOWLEDGE.answer(
+        request, session, user, campaign_id, change,
+        lambda exc: {"card_errors": {entry_id: "; ".join(exc.fields.values())}},
+        f"/campaigns/{campaign_id}/knowledge",
+    )  # fmt: skip
 
 
 @router.get("/campaigns/{campaign_id}/knowledge", response_class=HTMLResponse)
@@ -493,7 +463,7 @@ async def knowledge_page(
     extra: dict[str, object] = {"values": {"entry_id": str(entry)}} if entry else {}
     if checked and entry:
         extra["checked"] = checked
-    return await _knowledge_page(request, session, user, campaign_id, extra)
+    return await _KNOWLEDGE.render(request, session, user, campaign_id, extra)
 
 
 @router.post("/campaigns/{campaign_id}/knowledge/check", dependencies=[IDEMPOTENT])
@@ -522,7 +492,7 @@ async def knowledge_check(
             )  # fmt: skip
     except ValidationFailed as exc:
         extra = {"errors": {"check": "; ".join(exc.fields.values())}, "values": values}
-        return await _knowledge_page(request, session, user, campaign_id, extra, 422)
+        return await _KNOWLEDGE.render(request, session, user, campaign_id, extra, 422)
     checked = "secret" if event.visibility == "gm" else "open"
     return redirect(
         request, f"/campaigns/{campaign_id}/knowledge?entry={entry_id}&checked={checked}"

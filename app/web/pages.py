@@ -1,0 +1,89 @@
+"""A campaign's page that its forms show again: its GET route, and a form's answer.
+
+Many packages have a page (the sessions, the handouts, the journal, the scenes, the
+encounters) whose forms post, then go back to it; a refused form shows the page again (422)
+with what was typed and the messages. :class:`FormPage` is such a page: its template and what
+it shows (``context``), built once for the GET route and for every refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.accounts.models import User
+from app.errors import ValidationFailed
+from app.web.deps import CurrentUser, Session, attempt
+from app.web.ids import PathId
+from app.web.templating import page, redirect
+
+#: What a campaign's page shows to the user (session, user, campaign id); it opens the
+#: campaign for the user, so a stranger gets its refusal.
+PageContext = Callable[[AsyncSession, User, int], Awaitable[Mapping[str, object]]]
+#: A GET route of a campaign's page.
+PageRoute = Callable[[Request, int, AsyncSession, User], Awaitable[Response]]
+#: Builds a campaign's page: request, session, user, campaign id.
+PageBuilder = Callable[[Request, AsyncSession, User, int], Awaitable[Response]]
+#: What a refused form adds to the page (the messages, the values as typed).
+Refusal = Callable[[ValidationFailed], Mapping[str, object]]
+
+
+@dataclass(frozen=True, slots=True)
+class FormPage:
+    """A campaign's page (``template``, ``context``); ``blank``: what its forms show when
+    nothing was refused (no messages, no typed values)."""
+
+    template: str
+    context: PageContext
+    blank: Mapping[str, object] = field(default_factory=dict)
+
+    async def render(
+        self,
+        request: Request,
+        session: AsyncSession,
+        user: User,
+        campaign_id: int,
+        extra: Mapping[str, object] | None = None,
+        status_code: int = 200,
+    ) -> HTMLResponse:
+        """The page; ``extra``: what a refused form adds (its messages, what was typed)."""
+        context = {**await self.context(session, user, campaign_id), **self.blank, **(extra or {})}
+        return page(request, self.template, context, status_code=status_code)
+
+    def route(self) -> PageRoute:
+        """The GET route that shows the page."""
+        return show_page(self.render)
+
+    async def answer(
+        self,
+        request: Request,
+        session: AsyncSession,
+        user: User,
+        campaign_id: int,
+        change: Callable[[], Awaitable[object]],
+        refusal: Refusal,
+        done: str,
+    ) -> Response:
+        """A form's answer: ``change`` in a savepoint, then a redirect to ``done``; when it is
+        refused (nothing of it kept), the page again (422) with ``refusal`` of it."""
+        try:
+            async with attempt(session):
+                await change()
+        except ValidationFailed as exc:
+            return await self.render(request, session, user, campaign_id, refusal(exc), 422)
+        return redirect(request, done)
+
+
+def show_page(build: PageBuilder) -> PageRoute:
+    """The GET route that shows the page ``build`` makes (nothing refused, status 200)."""
+
+    async def show(
+        request: Request, campaign_id: PathId, session: Session, user: CurrentUser
+    ) -> Response:
+        return await build(request, session, user, campaign_id)
+
+    return show
