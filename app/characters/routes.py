@@ -24,7 +24,7 @@ from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
-from app.web.pages import show_page
+from app.web.pages import page_route
 from app.web.sse import LiveStream
 from app.web.streams import LiveStreams
 from app.web.templating import is_htmx, page, redirect
@@ -112,9 +112,7 @@ async def _list_page(
     )
 
 
-index = router.get(
-    "/campaigns/{campaign_id}/characters", response_class=HTMLResponse, name="index"
-)(show_page(_list_page))
+index = page_route(router, "/campaigns/{campaign_id}/characters", "index", _list_page)
 
 
 @router.post("/campaigns/{campaign_id}/characters", dependencies=[IDEMPOTENT])
@@ -853,9 +851,7 @@ async def _library_page(
     )
 
 
-library = router.get("/campaigns/{campaign_id}/items", response_class=HTMLResponse, name="library")(
-    show_page(_library_page)
-)
+library = page_route(router, "/campaigns/{campaign_id}/items", "library", _library_page)
 
 
 @router.post("/campaigns/{campaign_id}/items", dependencies=[IDEMPOTENT])

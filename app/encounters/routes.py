@@ -39,7 +39,7 @@ from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
-from app.web.pages import show_page
+from app.web.pages import page_route
 from app.web.sse import LiveStream
 from app.web.streams import LiveStreams, MemberStream
 from app.web.templating import is_htmx, page, redirect
@@ -87,9 +87,7 @@ async def _index_page(
     )
 
 
-index = router.get(
-    "/campaigns/{campaign_id}/encounters", response_class=HTMLResponse, name="index"
-)(show_page(_index_page))
+index = page_route(router, "/campaigns/{campaign_id}/encounters", "index", _index_page)
 
 
 @router.get("/campaigns/{campaign_id}/encounters/live")
@@ -518,9 +516,7 @@ async def _bestiary_page(
     )
 
 
-bestiary = router.get(
-    "/campaigns/{campaign_id}/bestiary", response_class=HTMLResponse, name="bestiary"
-)(show_page(_bestiary_page))
+bestiary = page_route(router, "/campaigns/{campaign_id}/bestiary", "bestiary", _bestiary_page)
 
 
 @router.post("/campaigns/{campaign_id}/bestiary", dependencies=[IDEMPOTENT])

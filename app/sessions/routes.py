@@ -3,21 +3,18 @@ seed, the records), the verification page and the standalone verifier to downloa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.sessions import live, service, views
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
-from app.web.pages import FormPage
+from app.web.pages import FormPage, page_route
 from app.web.templating import page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -32,15 +29,10 @@ def _back(campaign_id: int, back: str) -> str:
     return sessions if back == sessions else f"/campaigns/{campaign_id}"
 
 
-async def _context(session: AsyncSession, user: User, campaign_id: int) -> Mapping[str, object]:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    return await views.sessions_context(session, viewer, campaign)
-
-
-_SESSIONS = FormPage("sessions/index.html", _context)
-sessions_page = router.get(
-    "/campaigns/{campaign_id}/sessions", response_class=HTMLResponse, name="sessions_page"
-)(_SESSIONS.route())
+_SESSIONS = FormPage("sessions/index.html", campaigns.open_campaign, views.sessions_context)
+sessions_page = page_route(
+    router, "/campaigns/{campaign_id}/sessions", "sessions_page", _SESSIONS.render
+)
 
 
 @router.post("/campaigns/{campaign_id}/sessions", dependencies=[IDEMPOTENT])

@@ -15,9 +15,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from app.campaigns.models import Campaign
 from app.characters import service as characters
 from app.characters.rolling import RollRequest
-from app.core.viewer import Role
+from app.core.viewer import Role, Viewer
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.knowledge import service as knowledge
@@ -29,7 +30,7 @@ from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
-from app.web.pages import FormPage, Refusal
+from app.web.pages import FormPage, Refusal, page_route
 from app.web.sse import LiveStream
 from app.web.streams import MemberStream
 from app.web.templating import is_htmx, page, redirect
@@ -237,22 +238,23 @@ async def badge(
     return page(request, "talk/_badge.html", {"campaign_id": campaign_id, "unread": count})
 
 
-async def _handouts(session: AsyncSession, user: User, campaign_id: int) -> Mapping[str, object]:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    members = await campaigns.members(session, campaign_id)
+async def _handouts(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> dict[str, object]:
+    """The handouts the viewer may see, and the players and observers to show one to."""
+    members = await campaigns.members(session, campaign.id)
     return {
-        **await views.handouts_context(session, viewer, campaign_id),
+        **await views.handouts_context(session, viewer, campaign.id),
         "campaign": campaign,
         "players": [m for m in members if m.role in (Role.player, Role.observer)],
     }
 
 
 _HANDOUTS = FormPage(
-    "talk/handouts.html", _handouts, {"errors": {}, "values": {}, "show_errors": {}}
+    "talk/handouts.html", campaigns.open_campaign, _handouts,
+    {"errors": {}, "values": {}, "show_errors": {}},
+)  # fmt: skip
+handouts_page = page_route(
+    router, "/campaigns/{campaign_id}/handouts", "handouts_page", _HANDOUTS.render
 )
-handouts_page = router.get(
-    "/campaigns/{campaign_id}/handouts", response_class=HTMLResponse, name="handouts_page"
-)(_HANDOUTS.route())
 
 
 @router.post("/campaigns/{campaign_id}/handouts", dependencies=[IDEMPOTENT])
@@ -323,16 +325,11 @@ async def handout_image(
     return image_response(request, image.data, image.mime, image.etag)
 
 
-async def _journal(session: AsyncSession, user: User, campaign_id: int) -> Mapping[str, object]:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    return await views.journal_context(session, viewer, campaign)
-
-
 #: The journal page; after a refusal (422) with the refused form's values and messages.
-_JOURNAL = FormPage("talk/journal.html", _journal)
-journal_page = router.get(
-    "/campaigns/{campaign_id}/journal", response_class=HTMLResponse, name="journal_page"
-)(_JOURNAL.route())
+_JOURNAL = FormPage("talk/journal.html", campaigns.open_campaign, views.journal_context)
+journal_page = page_route(
+    router, "/campaigns/{campaign_id}/journal", "journal_page", _JOURNAL.render
+)
 
 
 @router.post("/campaigns/{campaign_id}/journal", dependencies=[IDEMPOTENT])
@@ -422,12 +419,7 @@ async def delete_note(
 # --- what the heroes know --------------------------------------------------------------------
 
 
-async def _cards(session: AsyncSession, user: User, campaign_id: int) -> Mapping[str, object]:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    return await lore.cards_context(session, viewer, campaign)
-
-
-_KNOWLEDGE = FormPage("talk/knowledge.html", _cards)
+_KNOWLEDGE = FormPage("talk/knowledge.html", campaigns.open_campaign, lore.cards_context)
 
 
 async def _card_form(
