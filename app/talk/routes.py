@@ -106,19 +106,10 @@ async def _chat_page(
     return page(request, "talk/chat.html", context)
 
 
-async def _chat_form(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    extra: Mapping[str, object],
-    status_code: int = 200,
-) -> HTMLResponse:
-    """The chat form alone (HTMX) or, without JS after bad input, the chat page with it."""
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = {**await views.chat_context(session, viewer, campaign), **extra}
-    template = "talk/_form.html" if is_htmx(request) else "talk/chat.html"
-    return page(request, template, context, status_code=status_code)
+#: The chat form alone (HTMX) or, without JS after bad input, the chat page with it.
+_CHAT_FORM = FormPage(
+    "talk/chat.html", campaigns.open_campaign, views.chat_context, fragment="talk/_form.html"
+)
 
 
 @router.get("/campaigns/{campaign_id}/chat", response_class=HTMLResponse)
@@ -172,7 +163,7 @@ async def send(
             )
     except ValidationFailed as exc:
         values = {"text": text, "kind": kind, "as_character_id": as_character_id, "to": to or []}
-        return await _chat_form(
+        return await _CHAT_FORM.render(
             request,
             session,
             user,
@@ -185,7 +176,9 @@ async def send(
     if is_htmx(request):
         # The message itself arrives over the live stream, like everyone else's.
         values = {"kind": kind, "as_character_id": as_character_id}
-        return await _chat_form(request, session, user, campaign_id, {**extra, "values": values})
+        return await _CHAT_FORM.render(
+            request, session, user, campaign_id, {**extra, "values": values}
+        )
     return redirect(request, back or f"/campaigns/{campaign_id}/chat")
 
 

@@ -21,7 +21,7 @@ from app.core.viewer import Viewer
 from app.errors import ValidationFailed
 from app.web.deps import CurrentUser, Session, attempt
 from app.web.ids import PathId
-from app.web.templating import page, redirect
+from app.web.templating import is_htmx, page, redirect
 
 C = TypeVar("C")
 
@@ -41,12 +41,14 @@ Refusal = Callable[[ValidationFailed], Mapping[str, object]]
 @dataclass(frozen=True, slots=True)
 class FormPage(Generic[C]):
     """A campaign's page: ``template`` with what ``view`` shows the viewer ``open`` makes;
-    ``blank``: what its forms show when nothing was refused (no messages, no typed values)."""
+    ``blank``: what its forms show when nothing was refused (no messages, no typed values);
+    ``fragment``: the template of its form alone, which HTMX gets instead of the page."""
 
     template: str
     open: Opener[C]
     view: PageView[C]
     blank: Mapping[str, object] = field(default_factory=dict)
+    fragment: str | None = None
 
     async def render(
         self,
@@ -60,7 +62,8 @@ class FormPage(Generic[C]):
         """The page; ``extra``: what a refused form adds (its messages, what was typed)."""
         campaign, viewer = await self.open(session, user, campaign_id)
         context = {**await self.view(session, viewer, campaign), **self.blank, **(extra or {})}
-        return page(request, self.template, context, status_code=status_code)
+        template = self.fragment if self.fragment and is_htmx(request) else self.template
+        return page(request, template, context, status_code=status_code)
 
     async def answer(
         self,
