@@ -898,12 +898,11 @@ async def edit_library_item(
             )
     except (ValidationFailed, Conflict) as exc:
         conflict = isinstance(exc, Conflict)
+        errors = exc.fields if isinstance(exc, ValidationFailed) else {"version": exc.message}
         refused = {
             "editing": item_id,
             "edit_values": {} if conflict else values,
-            "item_errors": exc.fields
-            if isinstance(exc, ValidationFailed)
-            else {"version": exc.message},
+            "item_errors": errors,
         }
         return await _LIBRARY.render(
             request, session, user, campaign_id, refused, 409 if conflict else 422
