@@ -5,25 +5,31 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import HTMLResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import UploadFile
 
 from app.accounts.models import User
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed
 from app.characters import merge, rolling, service, sheets, views
 from app.characters.live import HISTORY_PAGE, SHEET_PAGE
+from app.characters.models import Item
 from app.characters.systems.protocol import ItemDraft
 from app.characters.systems.registry import character_system, inventory, sheet_rolls
 from app.characters.views import base_url as _base
+from app.core.viewer import Viewer
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
+from app.web.pages import FormPage, page_route
 from app.web.sse import LiveStream
 from app.web.streams import LiveStreams
 from app.web.templating import is_htmx, page, redirect
@@ -111,11 +117,7 @@ async def _list_page(
     )
 
 
-@router.get("/campaigns/{campaign_id}/characters", response_class=HTMLResponse)
-async def index(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _list_page(request, session, user, campaign_id)
+index = page_route(router, "/campaigns/{campaign_id}/characters", "index", _list_page)
 
 
 @router.post("/campaigns/{campaign_id}/characters", dependencies=[IDEMPOTENT])
@@ -823,42 +825,41 @@ async def item_action(
 # --- library --------------------------------------------------------------------------------
 
 
-async def _library_page(
-    request: Request,
-    session: Any,
-    user: User,
-    campaign_id: int,
-    *,
-    errors: dict[str, str] | None = None,
-    status_code: int = 200,
-    editing: int | None = None,
-    edit_values: dict[str, str] | None = None,
-) -> Response:
+@dataclass(frozen=True, slots=True)
+class Shelf:
+    """A campaign with its item library."""
+
+    campaign: Campaign
+    items: list[Item]
+
+
+async def _open_library(
+    session: AsyncSession, user: User, campaign_id: int
+) -> tuple[Shelf, Viewer]:
     campaign, viewer, items = await service.library(session, user, campaign_id)
-    return page(
-        request,
-        "characters/library.html",
-        {
-            "campaign": campaign,
-            "viewer": viewer,
-            "items": items,
-            "can_manage": allowed(viewer.role, Action.manage_item_library),
-            "starters": inventory(campaign.system).starter_items(),
-            "item_fields": inventory(campaign.system).item_fields,
-            "errors": {} if editing else errors or {},
-            "editing": editing,
-            "edit_values": edit_values or {},
-            "item_errors": (errors or {}) if editing else {},
-        },
-        status_code=status_code,
-    )
+    return Shelf(campaign, items), viewer
 
 
-@router.get("/campaigns/{campaign_id}/items", response_class=HTMLResponse)
-async def library(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _library_page(request, session, user, campaign_id)
+async def _library(session: AsyncSession, viewer: Viewer, shelf: Shelf) -> dict[str, object]:
+    """The library page: its items, the starter items and the item form's fields."""
+    system = shelf.campaign.system
+    return {
+        "campaign": shelf.campaign,
+        "viewer": viewer,
+        "items": shelf.items,
+        "can_manage": allowed(viewer.role, Action.manage_item_library),
+        "starters": inventory(system).starter_items(),
+        "item_fields": inventory(system).item_fields,
+    }
+
+
+#: The item library; a refused new item shows at the form (``errors``), a refused edit at
+#: the item (``editing``: its id, ``edit_values``: as typed, ``item_errors``).
+_LIBRARY = FormPage(
+    "characters/library.html", _open_library, _library,
+    {"errors": {}, "editing": None, "edit_values": {}, "item_errors": {}},
+)  # fmt: skip
+library = page_route(router, "/campaigns/{campaign_id}/items", "library", _LIBRARY.render)
 
 
 @router.post("/campaigns/{campaign_id}/items", dependencies=[IDEMPOTENT])
@@ -871,8 +872,8 @@ async def add_library_item(
             session, user, campaign_id, _new_item_draft(values), starter=values.get("starter", "")
         )
     except ValidationFailed as exc:
-        return await _library_page(
-            request, session, user, campaign_id, errors=exc.fields, status_code=422
+        return await _LIBRARY.render(
+            request, session, user, campaign_id, {"errors": exc.fields}, 422
         )
     return redirect(request, f"/campaigns/{campaign_id}/items")
 
@@ -897,15 +898,14 @@ async def edit_library_item(
             )
     except (ValidationFailed, Conflict) as exc:
         conflict = isinstance(exc, Conflict)
-        return await _library_page(
-            request,
-            session,
-            user,
-            campaign_id,
-            errors=exc.fields if isinstance(exc, ValidationFailed) else {"version": exc.message},
-            status_code=409 if conflict else 422,
-            editing=item_id,
-            edit_values={} if conflict else values,
+        errors = exc.fields if isinstance(exc, ValidationFailed) else {"version": exc.message}
+        refused = {
+            "editing": item_id,
+            "edit_values": {} if conflict else values,
+            "item_errors": errors,
+        }
+        return await _LIBRARY.render(
+            request, session, user, campaign_id, refused, 409 if conflict else 422
         )
     return redirect(request, f"/campaigns/{campaign_id}/items")
 

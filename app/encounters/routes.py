@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action
 from app.characters.models import Character
 from app.core.viewer import Viewer
@@ -34,11 +36,12 @@ from app.encounters.live import (
     NoticePage,
 )
 from app.errors import Conflict, NotFound, ValidationFailed
-from app.i18n import _
+from app.i18n import N_, _
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
+from app.web.pages import FormPage, page_route
 from app.web.sse import LiveStream
 from app.web.streams import LiveStreams, MemberStream
 from app.web.templating import is_htmx, page, redirect
@@ -61,42 +64,27 @@ def _url(campaign_id: int, encounter_id: int | None = None) -> str:
     return f"{base}/{encounter_id}" if encounter_id else base
 
 
-@router.get("/campaigns/{campaign_id}/encounters", response_class=HTMLResponse)
-async def index(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _index_page(request, session, user, campaign_id)
+async def _encounters(
+    session: AsyncSession, viewer: Viewer, campaign: Campaign
+) -> dict[str, object]:
+    """The encounters the viewer may see (the GMs: every one)."""
+    return {
+        "campaign": campaign,
+        "campaign_id": campaign.id,
+        "viewer": viewer,
+        "encounters": await service.encounters_for(session, campaign.id, viewer),
+        "status_labels": views.STATUS_LABELS,
+    }
+
+
+_INDEX = FormPage("encounters/index.html", campaigns.open_campaign, _encounters, {"errors": {}})
+index = page_route(router, "/campaigns/{campaign_id}/encounters", "index", _INDEX.render)
 
 
 @router.get("/campaigns/{campaign_id}/encounters/live")
 async def list_live(stream: MemberStream) -> LiveStream:
     """The list of encounters as HTML, when a fight starts or ends."""
     return stream(ENCOUNTER_LIST.stream(EncounterList(stream.campaign_id)))
-
-
-async def _index_page(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    errors: dict[str, str] | None = None,
-    status_code: int = 200,
-) -> Response:
-    items = await service.encounters(session, user, campaign_id)
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    return page(
-        request,
-        "encounters/index.html",
-        {
-            "campaign": campaign,
-            "campaign_id": campaign_id,
-            "viewer": viewer,
-            "encounters": items,
-            "errors": errors or {},
-            "status_labels": views.STATUS_LABELS,
-        },
-        status_code=status_code,
-    )
 
 
 @router.post("/campaigns/{campaign_id}/encounters", dependencies=[IDEMPOTENT])
@@ -110,7 +98,7 @@ async def create(
                 session, user, campaign_id, data.get("name", ""), data.get("notes", "")
             )
     except ValidationFailed as exc:
-        return await _index_page(request, session, user, campaign_id, exc.fields, 422)
+        return await _INDEX.render(request, session, user, campaign_id, {"errors": exc.fields}, 422)
     return redirect(request, _url(campaign_id, encounter.id))
 
 
@@ -298,54 +286,74 @@ async def add_participant(
     return redirect(request, _url(campaign_id, encounter_id))
 
 
+@dataclass(frozen=True, slots=True)
+class ParticipantAt:
+    """The path of a participant's GM routes: the campaign, the encounter, the participant."""
+
+    campaign_id: int
+    encounter_id: int
+    participant_id: int
+
+    @property
+    def encounter_url(self) -> str:
+        return _url(self.campaign_id, self.encounter_id)
+
+    async def load(self, session: AsyncSession, user: User) -> service.Loaded:
+        """The fight, for its GMs only (403 for anyone else)."""
+        return await service.load(
+            session, user, self.campaign_id, self.encounter_id, Action.run_encounters
+        )
+
+
+async def _participant_at(
+    campaign_id: PathId, encounter_id: PathId, participant_id: PathId
+) -> ParticipantAt:
+    return ParticipantAt(campaign_id, encounter_id, participant_id)
+
+
+Participant = Annotated[ParticipantAt, Depends(_participant_at)]
+_NOT_IN_COMBAT = N_("This participant is not in the combat.")
+
+
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/participants/{participant_id}")
 async def update_participant(
-    request: Request,
-    campaign_id: PathId,
-    encounter_id: PathId,
-    participant_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    request: Request, at: Participant, session: Session, user: CurrentUser
 ) -> Response:
     data = await _form(request)
     await service.update_participant(
         session,
         user,
-        campaign_id,
-        encounter_id,
-        participant_id,
+        at.campaign_id,
+        at.encounter_id,
+        at.participant_id,
         side=data.get("side"),
         hidden=data.get("hidden") == "1",
     )
-    return redirect(request, _url(campaign_id, encounter_id))
+    return redirect(request, at.encounter_url)
 
 
 @router.post(
     "/campaigns/{campaign_id}/encounters/{encounter_id}/participants/{participant_id}/remove"
 )
 async def remove_participant(
-    request: Request,
-    campaign_id: PathId,
-    encounter_id: PathId,
-    participant_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    request: Request, at: Participant, session: Session, user: CurrentUser
 ) -> Response:
     if not confirmed(await _form(request)):
-        loaded = await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
-        participant = loaded.by_id.get(str(participant_id))
+        participant = (await at.load(session, user)).by_id.get(str(at.participant_id))
         if participant is None:
-            raise NotFound(_("This participant is not in the combat."))
+            raise NotFound(_(_NOT_IN_COMBAT))
         return confirm_page(
             request,
             question=_("Remove %(name)s?", name=participant.name),
             consequence=_("%(name)s leaves the encounter.", name=participant.name),
             button=_("Remove"),
-            action=f"{_url(campaign_id, encounter_id)}/participants/{participant_id}/remove",
-            back=_url(campaign_id, encounter_id),
+            action=f"{at.encounter_url}/participants/{at.participant_id}/remove",
+            back=at.encounter_url,
         )
-    await service.remove_participant(session, user, campaign_id, encounter_id, participant_id)
-    return redirect(request, _url(campaign_id, encounter_id))
+    await service.remove_participant(
+        session, user, at.campaign_id, at.encounter_id, at.participant_id
+    )
+    return redirect(request, at.encounter_url)
 
 
 @router.get(
@@ -353,19 +361,13 @@ async def remove_participant(
     response_class=HTMLResponse,
 )
 async def manage(
-    request: Request,
-    campaign_id: PathId,
-    encounter_id: PathId,
-    participant_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    request: Request, at: Participant, session: Session, user: CurrentUser
 ) -> Response:
     """A participant's GM forms: fetched into the roster row when the GM opens it, or a
     page of their own without JavaScript."""
-    loaded = await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
-    context = views.manage_context(loaded, participant_id)
+    context = views.manage_context(await at.load(session, user), at.participant_id)
     if context is None:
-        raise NotFound(_("This participant is not in the combat."))
+        raise NotFound(_(_NOT_IN_COMBAT))
     context["inline"] = is_htmx(request)
     return page(request, "encounters/manage.html", dict(context), block="manage")
 
@@ -489,11 +491,12 @@ async def _bestiary_page(
     session: AsyncSession,
     user: User,
     campaign_id: int,
-    errors: dict[str, str],
+    errors: dict[str, str] | None = None,
     status_code: int = 200,
     state: bestiary_form.Posted | None = None,
 ) -> Response:
     """The bestiary; a refused or growing form (``state``) shows what was typed."""
+    errors = errors or {}
     entries = await service.bestiary(session, user, campaign_id)
     campaign, viewer = await campaigns.open_campaign(
         session, user, campaign_id, Action.run_encounters
@@ -518,11 +521,7 @@ async def _bestiary_page(
     )
 
 
-@router.get("/campaigns/{campaign_id}/bestiary", response_class=HTMLResponse)
-async def bestiary(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _bestiary_page(request, session, user, campaign_id, {})
+bestiary = page_route(router, "/campaigns/{campaign_id}/bestiary", "bestiary", _bestiary_page)
 
 
 @router.post("/campaigns/{campaign_id}/bestiary", dependencies=[IDEMPOTENT])

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts import service
 from app.errors import LoginFailed, TooManyRequests, ValidationFailed
 from app.i18n import LOCALES, set_locale
+from app.web.context import AppContext
 from app.web.cookies import clear_session_cookie, set_session_cookie
 from app.web.deps import (
     LANG_COOKIE,
@@ -24,6 +27,40 @@ from app.web.signin import log_in
 from app.web.templating import page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """The username and password a form posts (registering and logging in alike)."""
+
+    username: str
+    password: str
+
+
+async def _credentials(
+    username: Annotated[str, Form()] = "", password: Annotated[str, Form()] = ""
+) -> Credentials:
+    return Credentials(username, password)
+
+
+CredentialsForm = Annotated[Credentials, Depends(_credentials)]
+
+
+async def _signed_in(
+    request: Request, session: AsyncSession, ctx: AppContext, form: Credentials, to: str
+) -> Response:
+    """Log in with ``form`` and go to ``to`` with the new session's cookie."""
+    result = await log_in(request, session, ctx, form.username, form.password)
+    response = redirect(request, to)
+    set_session_cookie(request, response, result.token)
+    return response
+
+
+def _signed_out() -> Response:
+    """Back to the login page, the session's cookie cleared."""
+    response = RedirectResponse("/login", status_code=303)
+    clear_session_cookie(response)
+    return response
 
 
 def _safe_next(target: str | None) -> str:
@@ -44,18 +81,17 @@ async def register(
     session: Session,
     ctx: Ctx,
     user: OptionalUser,
-    username: Annotated[str, Form()] = "",
-    password: Annotated[str, Form()] = "",
+    form: CredentialsForm,
     email: Annotated[str, Form()] = "",
 ) -> Response:
-    values = {"username": username, "email": email}
+    values = {"username": form.username, "email": email}
     try:
-        await service.register(session, ctx.hasher, username, password, email)
-        result = await log_in(request, session, ctx, username, password)
+        await service.register(session, ctx.hasher, form.username, form.password, email)
+        return await _signed_in(request, session, ctx, form, "/campaigns")
     except ValidationFailed as exc:
         # A refused form keeps what was typed, the password too unless it was refused itself.
         if "password" not in exc.fields:
-            values["password"] = password
+            values["password"] = form.password
         return page(
             request,
             "accounts/register.html",
@@ -63,9 +99,6 @@ async def register(
             block="form",
             status_code=422,
         )
-    response = redirect(request, "/campaigns")
-    set_session_cookie(request, response, result.token)
-    return response
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -81,13 +114,13 @@ async def login(
     session: Session,
     ctx: Ctx,
     user: OptionalUser,
-    username: Annotated[str, Form()] = "",
-    password: Annotated[str, Form()] = "",
+    form: CredentialsForm,
     next: Annotated[str, Form()] = "",
 ) -> Response:
-    context = {"values": {"username": username, "password": password}, "next": _safe_next(next)}
+    values = {"username": form.username, "password": form.password}
+    context = {"values": values, "next": _safe_next(next)}
     try:
-        result = await log_in(request, session, ctx, username, password)
+        return await _signed_in(request, session, ctx, form, _safe_next(next))
     except LoginFailed as exc:
         # Re-raised so the failure is recorded; the handler renders the form (see errors).
         request.state.login_context = {**context, "error": exc.message}
@@ -108,9 +141,6 @@ async def login(
             block="form",
             status_code=422,
         )
-    response = redirect(request, _safe_next(next))
-    set_session_cookie(request, response, result.token)
-    return response
 
 
 @router.post("/logout")
@@ -118,17 +148,13 @@ async def logout(request: Request, session: Session, user: OptionalUser) -> Resp
     token = session_token(request)
     if token:
         await service.logout(session, token)
-    response = RedirectResponse("/login", status_code=303)
-    clear_session_cookie(response)
-    return response
+    return _signed_out()
 
 
 @router.post("/logout-everywhere")
 async def logout_everywhere(request: Request, session: Session, user: CurrentUser) -> Response:
     await service.logout_everywhere(session, user.id)
-    response = RedirectResponse("/login", status_code=303)
-    clear_session_cookie(response)
-    return response
+    return _signed_out()
 
 
 @router.post("/language")

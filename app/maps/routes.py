@@ -22,6 +22,7 @@ from app.media.images import UPLOAD_BODY_BYTES, StoredImage
 from app.web.deps import CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
+from app.web.pages import page_route
 from app.web.sse import LiveStream
 from app.web.streams import LiveStreams
 from app.web.templating import page, redirect
@@ -46,11 +47,7 @@ async def _index(
     return page(request, "maps/index.html", context, status_code=status_code)
 
 
-@router.get("/campaigns/{campaign_id}/scenes", response_class=HTMLResponse)
-async def index(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _index(request, session, user, campaign_id)
+index = page_route(router, "/campaigns/{campaign_id}/scenes", "index", _index)
 
 
 @router.post("/campaigns/{campaign_id}/scenes", dependencies=[IDEMPOTENT])

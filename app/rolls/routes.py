@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.campaigns import service as campaigns
@@ -38,6 +39,34 @@ async def older_entries(
     return page(request, live.TEMPLATE, {"viewer": viewer, **context}, block="log_page")
 
 
+@dataclass(frozen=True, slots=True)
+class RollForm:
+    """The dice form's fields, as typed."""
+
+    expression: str
+    label: str
+    visibility: str
+
+    def values(self) -> dict[str, str]:
+        """What the form shows again after a refusal."""
+        return {"expression": self.expression, "label": self.label, "visibility": self.visibility}
+
+    def kept(self) -> dict[str, str]:
+        """What the form keeps for the next roll (the expression is cleared)."""
+        return {"label": self.label, "visibility": self.visibility}
+
+
+async def _roll_fields(
+    expression: Annotated[str, Form()] = "",
+    label: Annotated[str, Form()] = "",
+    visibility: Annotated[str, Form()] = "public",
+) -> RollForm:
+    return RollForm(expression, label, visibility)
+
+
+RollFields = Annotated[RollForm, Depends(_roll_fields)]
+
+
 async def _roll_form(
     request: Request,
     session: Session,
@@ -63,17 +92,16 @@ async def roll(
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-    expression: Annotated[str, Form()] = "",
-    label: Annotated[str, Form()] = "",
-    visibility: Annotated[str, Form()] = "public",
+    typed: RollFields,
 ) -> Response:
     try:
-        await service.roll(session, ctx.roller, user, campaign_id, expression, label, visibility)
+        await service.roll(
+            session, ctx.roller, user, campaign_id, typed.expression, typed.label, typed.visibility
+        )
     except ValidationFailed as exc:
-        values = {"expression": expression, "label": label, "visibility": visibility}
-        form = {"roll_errors": exc.fields, "roll_values": values}
+        form = {"roll_errors": exc.fields, "roll_values": typed.values()}
         return await _roll_form(request, session, user, campaign_id, form, 422)
     if is_htmx(request):
-        form = {"roll_values": {"label": label, "visibility": visibility}}
+        form = {"roll_values": typed.kept()}
         return await _roll_form(request, session, user, campaign_id, form)
     return redirect(request, f"/campaigns/{campaign_id}")

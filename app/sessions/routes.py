@@ -3,21 +3,18 @@ seed, the records), the verification page and the standalone verifier to downloa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.accounts.models import User
 from app.campaigns import service as campaigns
-from app.errors import ValidationFailed
 from app.sessions import live, service, views
-from app.web.deps import CurrentUser, Session, attempt
+from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
+from app.web.pages import FormPage, page_route
 from app.web.templating import page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
@@ -32,26 +29,10 @@ def _back(campaign_id: int, back: str) -> str:
     return sessions if back == sessions else f"/campaigns/{campaign_id}"
 
 
-async def _sessions_page(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    extra: Mapping[str, object] | None = None,
-    status_code: int = 200,
-) -> HTMLResponse:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = await views.sessions_context(session, viewer, campaign)
-    return page(
-        request, "sessions/index.html", {**context, **(extra or {})}, status_code=status_code
-    )
-
-
-@router.get("/campaigns/{campaign_id}/sessions", response_class=HTMLResponse)
-async def sessions_page(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> HTMLResponse:
-    return await _sessions_page(request, session, user, campaign_id)
+_SESSIONS = FormPage("sessions/index.html", campaigns.open_campaign, views.sessions_context)
+sessions_page = page_route(
+    router, "/campaigns/{campaign_id}/sessions", "sessions_page", _SESSIONS.render
+)
 
 
 @router.post("/campaigns/{campaign_id}/sessions", dependencies=[IDEMPOTENT])
@@ -88,13 +69,12 @@ async def set_seed(
     user: CurrentUser,
     client_seed: Annotated[str, Form()] = "",
 ) -> Response:
-    try:
-        async with attempt(session):
-            await service.set_seed(session, user, campaign_id, session_id, client_seed)
-    except ValidationFailed as exc:
-        extra = {"errors": exc.fields, "client_seed": client_seed}
-        return await _sessions_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/sessions")
+    return await _SESSIONS.answer(
+        request, session, user, campaign_id,
+        lambda: service.set_seed(session, user, campaign_id, session_id, client_seed),
+        lambda exc: {"errors": exc.fields, "client_seed": client_seed},
+        f"/campaigns/{campaign_id}/sessions",
+    )  # fmt: skip
 
 
 @router.post("/campaigns/{campaign_id}/fairplay")

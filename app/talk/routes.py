@@ -15,9 +15,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from app.campaigns.models import Campaign
 from app.characters import service as characters
 from app.characters.rolling import RollRequest
-from app.core.viewer import Role
+from app.core.viewer import Role, Viewer
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.knowledge import service as knowledge
@@ -29,6 +30,7 @@ from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
+from app.web.pages import FormPage, Refusal, page_route
 from app.web.sse import LiveStream
 from app.web.streams import MemberStream
 from app.web.templating import is_htmx, page, redirect
@@ -104,19 +106,10 @@ async def _chat_page(
     return page(request, "talk/chat.html", context)
 
 
-async def _chat_form(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    extra: Mapping[str, object],
-    status_code: int = 200,
-) -> HTMLResponse:
-    """The chat form alone (HTMX) or, without JS after bad input, the chat page with it."""
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = {**await views.chat_context(session, viewer, campaign), **extra}
-    template = "talk/_form.html" if is_htmx(request) else "talk/chat.html"
-    return page(request, template, context, status_code=status_code)
+#: The chat form alone (HTMX) or, without JS after bad input, the chat page with it.
+_CHAT_FORM = FormPage(
+    "talk/chat.html", campaigns.open_campaign, views.chat_context, fragment="talk/_form.html"
+)
 
 
 @router.get("/campaigns/{campaign_id}/chat", response_class=HTMLResponse)
@@ -170,7 +163,7 @@ async def send(
             )
     except ValidationFailed as exc:
         values = {"text": text, "kind": kind, "as_character_id": as_character_id, "to": to or []}
-        return await _chat_form(
+        return await _CHAT_FORM.render(
             request,
             session,
             user,
@@ -183,7 +176,9 @@ async def send(
     if is_htmx(request):
         # The message itself arrives over the live stream, like everyone else's.
         values = {"kind": kind, "as_character_id": as_character_id}
-        return await _chat_form(request, session, user, campaign_id, {**extra, "values": values})
+        return await _CHAT_FORM.render(
+            request, session, user, campaign_id, {**extra, "values": values}
+        )
     return redirect(request, back or f"/campaigns/{campaign_id}/chat")
 
 
@@ -236,33 +231,23 @@ async def badge(
     return page(request, "talk/_badge.html", {"campaign_id": campaign_id, "unread": count})
 
 
-async def _handouts_page(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    extra: Mapping[str, object] | None = None,
-    status_code: int = 200,
-) -> HTMLResponse:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    members = await campaigns.members(session, campaign_id)
-    context = {
-        **await views.handouts_context(session, viewer, campaign_id),
+async def _handouts(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> dict[str, object]:
+    """The handouts the viewer may see, and the players and observers to show one to."""
+    members = await campaigns.members(session, campaign.id)
+    return {
+        **await views.handouts_context(session, viewer, campaign.id),
         "campaign": campaign,
         "players": [m for m in members if m.role in (Role.player, Role.observer)],
-        "errors": {},
-        "values": {},
-        "show_errors": {},
-        **(extra or {}),
     }
-    return page(request, "talk/handouts.html", context, status_code=status_code)
 
 
-@router.get("/campaigns/{campaign_id}/handouts", response_class=HTMLResponse)
-async def handouts_page(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _handouts_page(request, session, user, campaign_id)
+_HANDOUTS = FormPage(
+    "talk/handouts.html", campaigns.open_campaign, _handouts,
+    {"errors": {}, "values": {}, "show_errors": {}},
+)  # fmt: skip
+handouts_page = page_route(
+    router, "/campaigns/{campaign_id}/handouts", "handouts_page", _HANDOUTS.render
+)
 
 
 @router.post("/campaigns/{campaign_id}/handouts", dependencies=[IDEMPOTENT])
@@ -274,13 +259,12 @@ async def create_handout(
     title: Annotated[str, Form()] = "",
     body: Annotated[str, Form()] = "",
 ) -> Response:
-    try:
-        async with attempt(session):
-            await handouts.create(session, user, campaign_id, title, body)
-    except ValidationFailed as exc:
-        extra = {"errors": exc.fields, "values": {"title": title, "body": body}}
-        return await _handouts_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/handouts")
+    return await _HANDOUTS.answer(
+        request, session, user, campaign_id,
+        lambda: handouts.create(session, user, campaign_id, title, body),
+        lambda exc: {"errors": exc.fields, "values": {"title": title, "body": body}},
+        f"/campaigns/{campaign_id}/handouts",
+    )  # fmt: skip
 
 
 @router.post("/campaigns/{campaign_id}/handouts/{handout_id}/show")
@@ -294,13 +278,12 @@ async def show_handout(
 ) -> Response:
     chosen = to or []
     audience: handouts.Audience = "all" if "all" in chosen else _member_ids(chosen)
-    try:
-        async with attempt(session):
-            await handouts.show(session, user, campaign_id, handout_id, audience)
-    except ValidationFailed as exc:
-        extra = {"show_errors": {handout_id: next(iter(exc.fields.values()))}}
-        return await _handouts_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/handouts")
+    return await _HANDOUTS.answer(
+        request, session, user, campaign_id,
+        lambda: handouts.show(session, user, campaign_id, handout_id, audience),
+        lambda exc: {"show_errors": {handout_id: next(iter(exc.fields.values()))}},
+        f"/campaigns/{campaign_id}/handouts",
+    )  # fmt: skip
 
 
 @router.post(
@@ -321,7 +304,7 @@ async def upload_handout_image(
             await handouts.set_image(session, user, campaign_id, handout_id, stored)
     except ImageRejected as exc:
         extra = {"show_errors": {handout_id: exc.message}}
-        return await _handouts_page(request, session, user, campaign_id, extra, exc.status)
+        return await _HANDOUTS.render(request, session, user, campaign_id, extra, exc.status)
     return redirect(request, f"/campaigns/{campaign_id}/handouts")
 
 
@@ -335,11 +318,11 @@ async def handout_image(
     return image_response(request, image.data, image.mime, image.etag)
 
 
-@router.get("/campaigns/{campaign_id}/journal", response_class=HTMLResponse)
-async def journal_page(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await _journal(request, session, user, campaign_id)
+#: The journal page; after a refusal (422) with the refused form's values and messages.
+_JOURNAL = FormPage("talk/journal.html", campaigns.open_campaign, views.journal_context)
+journal_page = page_route(
+    router, "/campaigns/{campaign_id}/journal", "journal_page", _JOURNAL.render
+)
 
 
 @router.post("/campaigns/{campaign_id}/journal", dependencies=[IDEMPOTENT])
@@ -350,32 +333,17 @@ async def write_note(
     user: CurrentUser,
     form: NoteFields,
 ) -> Response:
-    try:
-        async with attempt(session):
-            await journal.create(session, user, campaign_id, form.draft())
-    except ValidationFailed as exc:
-        refused = {"errors": exc.fields, "values": form.values()}
-        return await _journal(request, session, user, campaign_id, refused, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/journal")
+    return await _JOURNAL.answer(
+        request, session, user, campaign_id,
+        lambda: journal.create(session, user, campaign_id, form.draft()),
+        lambda exc: {"errors": exc.fields, "values": form.values()},
+        f"/campaigns/{campaign_id}/journal",
+    )  # fmt: skip
 
 
-async def _journal(
-    request: Request, session: AsyncSession, user: User, campaign_id: int,
-    extra: Mapping[str, object] | None = None, status_code: int = 200,
-) -> HTMLResponse:  # fmt: skip
-    """The journal page; after a refusal (422) with the refused form's values and messages."""
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = await views.journal_context(session, viewer, campaign)
-    return page(request, "talk/journal.html", {**context, **(extra or {})}, status_code=status_code)
-
-
-async def _journal_refused(
-    request: Request, session: AsyncSession, user: User, campaign_id: int, note_id: int,
-    exc: ValidationFailed, values: Mapping[str, object],
-) -> Response:  # fmt: skip
+def _note_refused(note_id: int, values: Mapping[str, object]) -> Refusal:
     """The journal again (422), the refused note's form open with its values and messages."""
-    refused = {"edit_id": note_id, "edit_errors": exc.fields, "edit_values": values}
-    return await _journal(request, session, user, campaign_id, refused, 422)
+    return lambda exc: {"edit_id": note_id, "edit_errors": exc.fields, "edit_values": values}
 
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}")
@@ -389,13 +357,12 @@ async def edit_note(
     version: Annotated[int | None, Form()] = None,
 ) -> Response:
     """Change a note: its author, or a GM a shared note (journal.update)."""
-    try:
-        async with attempt(session):
-            await journal.update(session, user, campaign_id, note_id, form.draft(), version)
-    except ValidationFailed as exc:
-        values = form.values()
-        return await _journal_refused(request, session, user, campaign_id, note_id, exc, values)
-    return redirect(request, f"/campaigns/{campaign_id}/journal#note-{note_id}")
+    return await _JOURNAL.answer(
+        request, session, user, campaign_id,
+        lambda: journal.update(session, user, campaign_id, note_id, form.draft(), version),
+        _note_refused(note_id, form.values()),
+        f"/campaigns/{campaign_id}/journal#note-{note_id}",
+    )  # fmt: skip
 
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}/quest")
@@ -409,12 +376,12 @@ async def note_quest(
     version: Annotated[int | None, Form()] = None,
 ) -> Response:
     """A quest's status at one click: open, done (erledigt) or failed (gescheitert)."""
-    try:
-        async with attempt(session):
-            await journal.set_quest(session, user, campaign_id, note_id, quest or None, version)
-    except ValidationFailed as exc:
-        return await _journal_refused(request, session, user, campaign_id, note_id, exc, {})
-    return redirect(request, f"/campaigns/{campaign_id}/journal#note-{note_id}")
+    return await _JOURNAL.answer(
+        request, session, user, campaign_id,
+        lambda: journal.set_quest(session, user, campaign_id, note_id, quest or None, version),
+        _note_refused(note_id, {}),
+        f"/campaigns/{campaign_id}/journal#note-{note_id}",
+    )  # fmt: skip
 
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}/delete")
@@ -445,17 +412,7 @@ async def delete_note(
 # --- what the heroes know --------------------------------------------------------------------
 
 
-async def _knowledge_page(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    extra: Mapping[str, object] | None = None,
-    status_code: int = 200,
-) -> HTMLResponse:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = {**await lore.cards_context(session, viewer, campaign), **(extra or {})}
-    return page(request, "talk/knowledge.html", context, status_code=status_code)
+_KNOWLEDGE = FormPage("talk/knowledge.html", campaigns.open_campaign, lore.cards_context)
 
 
 async def _card_form(
@@ -468,13 +425,11 @@ async def _card_form(
     """A monster card's form: ``change`` in a savepoint, then back to the cards; a refusal
     shows at the card (422)."""
     campaign_id, entry_id = ids
-    try:
-        async with attempt(session):
-            await change()
-    except ValidationFailed as exc:
-        extra = {"card_errors": {entry_id: "; ".join(exc.fields.values())}}
-        return await _knowledge_page(request, session, user, campaign_id, extra, 422)
-    return redirect(request, f"/campaigns/{campaign_id}/knowledge")
+    return await _KNOWLEDGE.answer(
+        request, session, user, campaign_id, change,
+        lambda exc: {"card_errors": {entry_id: "; ".join(exc.fields.values())}},
+        f"/campaigns/{campaign_id}/knowledge",
+    )  # fmt: skip
 
 
 @router.get("/campaigns/{campaign_id}/knowledge", response_class=HTMLResponse)
@@ -493,7 +448,7 @@ async def knowledge_page(
     extra: dict[str, object] = {"values": {"entry_id": str(entry)}} if entry else {}
     if checked and entry:
         extra["checked"] = checked
-    return await _knowledge_page(request, session, user, campaign_id, extra)
+    return await _KNOWLEDGE.render(request, session, user, campaign_id, extra)
 
 
 @router.post("/campaigns/{campaign_id}/knowledge/check", dependencies=[IDEMPOTENT])
@@ -522,7 +477,7 @@ async def knowledge_check(
             )  # fmt: skip
     except ValidationFailed as exc:
         extra = {"errors": {"check": "; ".join(exc.fields.values())}, "values": values}
-        return await _knowledge_page(request, session, user, campaign_id, extra, 422)
+        return await _KNOWLEDGE.render(request, session, user, campaign_id, extra, 422)
     checked = "secret" if event.visibility == "gm" else "open"
     return redirect(
         request, f"/campaigns/{campaign_id}/knowledge?entry={entry_id}&checked={checked}"

@@ -1,0 +1,103 @@
+"""A campaign's page that its forms show again: its GET route, and a form's answer.
+
+Many packages have a page (the sessions, the handouts, the journal, the scenes, the
+encounters) whose forms post, then go back to it; a refused form shows the page again (422)
+with what was typed and the messages. :class:`FormPage` is such a page: its template and what
+it shows (``view``), built the same for the GET route and for every refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.accounts.models import User
+from app.core.viewer import Viewer
+from app.errors import ValidationFailed
+from app.web.deps import CurrentUser, Session, attempt
+from app.web.ids import PathId
+from app.web.templating import is_htmx, page, redirect
+
+C = TypeVar("C")
+
+#: Opens the campaign for the user (session, user, campaign id): the campaign and the user as
+#: its viewer; a stranger gets its refusal (``app.campaigns.service.open_campaign``).
+Opener = Callable[[AsyncSession, User, int], Awaitable[tuple[C, Viewer]]]
+#: What a campaign's page shows its viewer (session, viewer, campaign).
+PageView = Callable[[AsyncSession, Viewer, C], Awaitable[Mapping[str, object]]]
+#: Builds a campaign's page: request, session, user, campaign id.
+PageBuilder = Callable[[Request, AsyncSession, User, int], Awaitable[Response]]
+#: A GET route of a campaign's page.
+PageRoute = Callable[[Request, int, AsyncSession, User], Awaitable[Response]]
+#: What a refused form adds to the page (the messages, the values as typed).
+Refusal = Callable[[ValidationFailed], Mapping[str, object]]
+
+
+@dataclass(frozen=True, slots=True)
+class FormPage(Generic[C]):
+    """A campaign's page: ``template`` with what ``view`` shows the viewer ``open`` makes;
+    ``blank``: what its forms show when nothing was refused (no messages, no typed values);
+    ``fragment``: the template of its form alone, which HTMX gets instead of the page."""
+
+    template: str
+    open: Opener[C]
+    view: PageView[C]
+    blank: Mapping[str, object] = field(default_factory=dict)
+    fragment: str | None = None
+
+    async def render(
+        self,
+        request: Request,
+        session: AsyncSession,
+        user: User,
+        campaign_id: int,
+        extra: Mapping[str, object] | None = None,
+        status_code: int = 200,
+    ) -> HTMLResponse:
+        """The page; ``extra``: what a refused form adds (its messages, what was typed)."""
+        campaign, viewer = await self.open(session, user, campaign_id)
+        context = {**await self.view(session, viewer, campaign), **self.blank, **(extra or {})}
+        template = self.fragment if self.fragment and is_htmx(request) else self.template
+        return page(request, template, context, status_code=status_code)
+
+    async def answer(
+        self,
+        request: Request,
+        session: AsyncSession,
+        user: User,
+        campaign_id: int,
+        change: Callable[[], Awaitable[object]],
+        refusal: Refusal,
+        done: str,
+    ) -> Response:
+        """A form's answer: ``change`` in a savepoint, then a redirect to ``done``; when it is
+        refused (nothing of it kept), the page again (422) with ``refusal`` of it."""
+        try:
+            async with attempt(session):
+                await change()
+        except ValidationFailed as exc:
+            return await self.render(request, session, user, campaign_id, refusal(exc), 422)
+        return redirect(request, done)
+
+
+def show_page(build: PageBuilder) -> PageRoute:
+    """The GET route that shows the page ``build`` makes (nothing refused, status 200)."""
+
+    async def show(
+        request: Request, campaign_id: PathId, session: Session, user: CurrentUser
+    ) -> Response:
+        return await build(request, session, user, campaign_id)
+
+    return show
+
+
+def page_route(router: APIRouter, path: str, name: str, build: PageBuilder) -> PageRoute:
+    """Adds the GET route ``name`` at ``path`` that shows the page ``build`` makes."""
+    route = show_page(build)
+    router.add_api_route(path, route, methods=["GET"], response_class=HTMLResponse, name=name)
+    return route
