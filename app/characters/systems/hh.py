@@ -248,16 +248,10 @@ class HHRestRecord(TypedDict):
     detail: NotRequired[str]
 
 
-class HHSheetData(TypedDict, total=False):
-    """An H&H sheet's JSON (``Character.data``): what :meth:`HHSystem.default_data` writes
-    for a Held (``pc``), plus an NSC's values and what rests, checks and Gefährten keep.
+class HHPoints(TypedDict, total=False):
+    """The points and armour values an H&H sheet and a fight's figure both keep, under the
+    same keys (a character's figure starts from its sheet's)."""
 
-    Sheets from before a field existed may lack it, hence ``total=False``."""
-
-    skills: dict[str, int | None]
-    specializations: dict[str, int]
-    extra_skills: dict[str, int]
-    talents: list[str]
     lp: int
     lp_max: int
     wp: int
@@ -267,6 +261,18 @@ class HHSheetData(TypedDict, total=False):
     rs: int
     be: int
     bewegung: int
+
+
+class HHSheetData(HHPoints, total=False):
+    """An H&H sheet's JSON (``Character.data``): what :meth:`HHSystem.default_data` writes
+    for a Held (``pc``), plus an NSC's values and what rests, checks and Gefährten keep.
+
+    Sheets from before a field existed may lack it, hence ``total=False``."""
+
+    skills: dict[str, int | None]
+    specializations: dict[str, int]
+    extra_skills: dict[str, int]
+    talents: list[str]
     xp: int
     lira: int
     wears_rucksack: bool
