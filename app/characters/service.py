@@ -583,10 +583,9 @@ def _new_item(opened: Opened, draft: ItemDraft) -> Item:
     does not fit there (H&H: a full Rucksack)."""
     character = opened.character
     name, parsed = _validate_item_input(character.system, draft)
-    item = Item(
-        campaign_id=character.campaign_id, character_id=character.id, in_library=False,
-        name=name, description=draft.description, quantity=draft.quantity, price=draft.price,
-        fields=parsed, container=_container(character, "default"), equipped=False,
+    item = _drafted_item(
+        character.campaign_id, draft, name, parsed,
+        character_id=character.id, container=_container(character, "default"),
     )  # fmt: skip
     try:
         _check_stow(character, opened.items, item)
@@ -851,17 +850,8 @@ async def add_item(
         )
         if stack is not None:
             return await _add_to_stack(session, user, opened, stack, draft.quantity)
-    item = Item(
-        campaign_id=campaign_id,
-        character_id=character.id,
-        in_library=False,
-        name=name,
-        description=draft.description,
-        quantity=draft.quantity,
-        price=draft.price,
-        fields=parsed,
-        container=container,
-        equipped=False,
+    item = _drafted_item(
+        campaign_id, draft, name, parsed, character_id=character.id, container=container
     )
     _check_stow(character, opened.items, item)
     session.add(item)
@@ -884,6 +874,26 @@ def _starter_draft(system: str, key: str) -> ItemDraft:
         raise ValidationFailed({"starter": _("Choose one of the listed values.")})
     description = _("Sample data, edit as needed.") if found.sample else ""
     return ItemDraft(found.name, found.quantity, found.price, dict(found.fields), description)
+
+
+def _drafted_item(
+    campaign_id: int,
+    draft: ItemDraft,
+    name: str,
+    fields: Mapping[str, object],
+    *,
+    character_id: int | None = None,
+    in_library: bool = False,
+    container: str | None = None,
+    slot: str | None = None,
+) -> Item:
+    """A new item as ``draft`` has it, under its checked ``name`` and system ``fields``
+    (:func:`_validate_item_input`); equipped exactly when it has a ``slot``."""
+    return Item(
+        campaign_id=campaign_id, character_id=character_id, in_library=in_library,
+        name=name, description=draft.description, quantity=draft.quantity, price=draft.price,
+        fields=dict(fields), container=container, slot=slot, equipped=slot is not None,
+    )  # fmt: skip
 
 
 def _copied_draft(item: Item) -> ItemDraft:
@@ -1122,16 +1132,8 @@ async def move_item(
     if count < item.quantity:
         await _check_room_for_item(session, target.id)
         item.quantity -= count
-        moved = Item(
-            campaign_id=campaign_id,
-            in_library=False,
-            name=item.name,
-            description=item.description,
-            quantity=count,
-            price=item.price,
-            fields=dict(item.fields),
-            equipped=False,
-        )
+        copy = replace(_copied_draft(item), quantity=count)
+        moved = _drafted_item(campaign_id, copy, copy.name, copy.fields)
         session.add(moved)
     else:
         await _check_room_for_item(session, target.id)
@@ -1191,16 +1193,7 @@ async def add_library_item(
     if starter:
         draft = _starter_draft(campaign.system, starter)
     name, parsed = _validate_item_input(campaign.system, draft)
-    item = Item(
-        campaign_id=campaign_id,
-        character_id=None,
-        in_library=True,
-        name=name,
-        description=draft.description,
-        quantity=draft.quantity,
-        price=draft.price,
-        fields=parsed,
-    )
+    item = _drafted_item(campaign_id, draft, name, parsed, in_library=True)
     session.add(item)
     await session.flush()
     await append_event(
@@ -1517,16 +1510,12 @@ def _import_item(system: str, campaign_id: int, n: int, raw: Any) -> Item:
     slot = raw.get("slot")
     container = raw.get("container")
     equipped = bool(raw.get("equipped", False)) and isinstance(slot, str)
-    return Item(
-        campaign_id=campaign_id,
-        in_library=False,
-        name=item_name,
-        description=draft.description,
-        quantity=draft.quantity,
-        price=draft.price,
-        fields=parsed,
+    return _drafted_item(
+        campaign_id,
+        draft,
+        item_name,
+        parsed,
         slot=slot if equipped else None,
-        equipped=equipped,
         container=container if container == sheets.RUCKSACK else None,
     )
 

@@ -8,7 +8,6 @@ The page, the HTMX fragments, the SSE pushes and the JSON API all use these view
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NotRequired, TypedDict, TypeVar
 
@@ -58,9 +57,9 @@ def knows_exact(participant: Participant, gm: bool) -> bool:
     return gm or participant.character_id is not None
 
 
-@dataclass(frozen=True, slots=True)
-class Health:
-    """A figure's health as one viewer may know it (the roster and the map's tokens)."""
+class Health(TypedDict):
+    """A figure's health as one viewer may know it (the roster, and as JSON the map's
+    tokens: ``app.maps.marks``)."""
 
     status: str
     label: str
@@ -153,14 +152,14 @@ def rows(loaded: Loaded) -> list[RowView]:
             v = figure_view(loaded, mod, pid, fig)
             known = health_of(v, p, gm)
             exact = knows_exact(p, gm)
-            row["status"] = known.status
-            row["status_label"] = known.label
-            row["points"] = known.points
-            row["conditions"] = known.conditions
-            row["condition_labels"] = {c: condition_label(c) for c in known.conditions}
+            row["status"] = known["status"]
+            row["status_label"] = known["label"]
+            row["points"] = known["points"]
+            row["conditions"] = known["conditions"]
+            row["condition_labels"] = {c: condition_label(c) for c in known["conditions"]}
             row["extra"] = v["extra"] if exact else []
             row["initiative"] = v["initiative"] if exact or p.side == "abenteurer" else None
-            row["out"] = known.out
+            row["out"] = known["out"]
         out.append(row)
     out.sort(key=lambda r: (r["order"], r["name"]))
     return out

@@ -14,27 +14,16 @@ from app.core.viewer import Viewer
 from app.encounters.combat import current_pid
 from app.encounters.systems.protocol import CombatCore
 from app.encounters.views import Health, health_of
-from app.maps.sight import Board, BoardView, HealthJSON, TokenJSON
+from app.maps.sight import Board, BoardView, TokenJSON
 
 
-def _health_json(known: Health) -> HealthJSON:
-    return {
-        "status": known.status,
-        "label": known.label,
-        "points": known.points,
-        "share": known.share,
-        "conditions": known.conditions,
-        "out": known.out,
-    }
-
-
-def _health(board: Board, rules: CombatCore, viewer: Viewer, token: TokenJSON) -> HealthJSON | None:
+def _health(board: Board, rules: CombatCore, viewer: Viewer, token: TokenJSON) -> Health | None:
     """The token's health for ``viewer`` (``None``: it is no figure of the fight)."""
     participant = board.participants.get(token["participant_id"] or 0)
     figure = board.state.get("figures", {}).get(str(token["participant_id"]))
     if participant is None or figure is None:
         return None
-    return _health_json(health_of(rules.view(figure), participant, viewer.is_gm))
+    return health_of(rules.view(figure), participant, viewer.is_gm)
 
 
 def overlay(view: BoardView, board: Board, viewer: Viewer, rules: CombatCore) -> None:

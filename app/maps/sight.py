@@ -37,6 +37,7 @@ from app.core.viewer import Viewer
 from app.encounters.combat import State
 from app.encounters.models import Encounter, Participant
 from app.encounters.state import read_state
+from app.encounters.views import Health
 from app.errors import ValidationFailed
 from app.events import audience
 from app.events.audience import Audience
@@ -175,17 +176,6 @@ class SceneHeading(TypedDict):
     encounter_id: int | None
 
 
-class HealthJSON(TypedDict):
-    """A token's health as one viewer may know it (``app.maps.marks``)."""
-
-    status: str
-    label: str
-    points: str | None
-    share: float | None
-    conditions: list[str]
-    out: bool
-
-
 class TokenJSON(TypedDict):
     """A token as a viewer sees it (:meth:`Board.token_json`); ``hidden`` and ``light``
     only for the GMs, ``active`` and ``health`` laid over by ``app.maps.marks``."""
@@ -204,7 +194,7 @@ class TokenJSON(TypedDict):
     hidden: NotRequired[bool]
     light: NotRequired[int]
     active: NotRequired[bool]
-    health: NotRequired[HealthJSON | None]
+    health: NotRequired[Health | None]
 
 
 class GridJSON(TypedDict):

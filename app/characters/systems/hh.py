@@ -8,7 +8,7 @@ into the engine's types and labels the results.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any, NotRequired, TypedDict, cast
@@ -248,16 +248,10 @@ class HHRestRecord(TypedDict):
     detail: NotRequired[str]
 
 
-class HHSheetData(TypedDict, total=False):
-    """An H&H sheet's JSON (``Character.data``): what :meth:`HHSystem.default_data` writes
-    for a Held (``pc``), plus an NSC's values and what rests, checks and Gefährten keep.
+class HHPoints(TypedDict, total=False):
+    """The points and armour values an H&H sheet and a fight's figure both keep, under the
+    same keys (a character's figure starts from its sheet's)."""
 
-    Sheets from before a field existed may lack it, hence ``total=False``."""
-
-    skills: dict[str, int | None]
-    specializations: dict[str, int]
-    extra_skills: dict[str, int]
-    talents: list[str]
     lp: int
     lp_max: int
     wp: int
@@ -267,6 +261,18 @@ class HHSheetData(TypedDict, total=False):
     rs: int
     be: int
     bewegung: int
+
+
+class HHSheetData(HHPoints, total=False):
+    """An H&H sheet's JSON (``Character.data``): what :meth:`HHSystem.default_data` writes
+    for a Held (``pc``), plus an NSC's values and what rests, checks and Gefährten keep.
+
+    Sheets from before a field existed may lack it, hence ``total=False``."""
+
+    skills: dict[str, int | None]
+    specializations: dict[str, int]
+    extra_skills: dict[str, int]
+    talents: list[str]
     xp: int
     lira: int
     wears_rucksack: bool
@@ -300,37 +306,43 @@ def _npc_default() -> HHSheetData:
     }
 
 
+def _entries(text: str) -> Iterator[tuple[str, str, str]]:
+    """The ``name: value`` lines of a field with its own line format, each split at its
+    last colon (``str.rpartition``); blank lines skipped."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line:
+            yield line.rpartition(":")
+
+
+def _skill_value(name: str, value: str) -> int:
+    """The value written after Fertigkeit ``name``: a whole number from 0 to 30."""
+    try:
+        number = int(value.strip())
+    except ValueError:
+        raise FieldError(gettext("%(name)s needs a whole number.", name=name)) from None
+    if not 0 <= number <= 30:
+        raise FieldError(gettext("Between %(min)d and %(max)d.", min=0, max=30))
+    return number
+
+
 def parse_extra_skills(text: str) -> dict[str, int]:
     """``Reiten: 8`` lines → ``{"Reiten": 8}``: Fertigkeiten the GM adds (hh.md §13)."""
     out: dict[str, int] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        name, sep, value = line.rpartition(":")
+    for name, sep, value in _entries(text):
         name = name.strip()
         if not sep or not name or len(name) > 40 or "(" in name:
             raise FieldError(gettext("Write each Fertigkeit as “Name: Wert”."))
         if name in SKILLS or name == "Monsterstufe":
             raise FieldError(gettext("%(name)s is already on the sheet.", name=name))
-        try:
-            number_ = int(value.strip())
-        except ValueError:
-            raise FieldError(gettext("%(name)s needs a whole number.", name=name)) from None
-        if not 0 <= number_ <= 30:
-            raise FieldError(gettext("Between %(min)d and %(max)d.", min=0, max=30))
-        out[name] = number_
+        out[name] = _skill_value(name, value)
     return out
 
 
 def parse_resistances(text: str) -> dict[str, str]:
     """``Feuer: resistent`` lines → ``{"Feuer": "resistant"}`` (the engine's levels)."""
     out: dict[str, str] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        name, sep, level = line.rpartition(":")
+    for name, sep, level in _entries(text):
         name = name.strip()
         word = RESISTANCE_WORDS.get(level.strip().lower())
         if not sep or not name or len(name) > 40:
@@ -705,11 +717,7 @@ def _shown_conditions(fig: Figure) -> tuple[str, ...]:
 def parse_specializations(text: str) -> dict[str, int]:
     """``Kampfkunst (waffenlos): 10`` lines → mapping; a bare name takes no value (error)."""
     out: dict[str, int] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        name, sep, value = line.rpartition(":")
+    for name, sep, value in _entries(text):
         if not sep or not name.strip():
             raise FieldError(gettext("Write each Spezialisierung as “Name (Fach): Wert”."))
         name = name.strip()
@@ -717,13 +725,7 @@ def parse_specializations(text: str) -> dict[str, int]:
             raise FieldError(
                 gettext("%(name)s is not a Spezialisierung of a Fertigkeit.", name=name)
             )
-        try:
-            number_ = int(value.strip())
-        except ValueError:
-            raise FieldError(gettext("%(name)s needs a whole number.", name=name)) from None
-        if not 0 <= number_ <= 30:
-            raise FieldError(gettext("Between %(min)d and %(max)d.", min=0, max=30))
-        out[name] = number_
+        out[name] = _skill_value(name, value)
     return out
 
 

@@ -9,6 +9,7 @@ from dataclasses import asdict
 from types import MappingProxyType
 from typing import Any, TypedDict, cast
 
+from app.characters.systems.hh import HHPoints
 from app.encounters.combat import Detail, Report, State, detail, figure
 from app.encounters.state import FigureData
 from app.encounters.systems.protocol import Settings
@@ -82,7 +83,7 @@ class HHSheetState(TypedDict, total=False):
     conditions: list[HHZustandData]
 
 
-class HHFigureData(TypedDict, total=False):
+class HHFigureData(HHPoints, total=False):
     """An H&H figure in the fight: the engine's :class:`Figure` as JSON (its fields; the
     mappings as objects, the tuples as lists) and the adapter's own: ``weapon``, ``spells``
     (the stat block's entries), ``focus``; ``owner`` (the player's user id) set by the
@@ -94,15 +95,6 @@ class HHFigureData(TypedDict, total=False):
     owner: int | None
     skills: dict[str, int]
     monsterstufe: int | None
-    lp: int
-    lp_max: int
-    wp: int
-    wp_max: int
-    gp: int
-    gp_max: int
-    rs: int
-    be: int
-    bewegung: int
     size: str
     initiative_value: int | None
     resistances: dict[str, str]
