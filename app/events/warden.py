@@ -15,13 +15,13 @@ The sweep starts with the first stream of an event loop and ends when no stream 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.core.background import cancel_and_wait, run_every
 from app.core.viewer import Viewer
 from app.db import is_database_unavailable
 from app.events.broker import Broker, Subscription
@@ -60,20 +60,18 @@ class StreamWarden:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None and self._loop is asyncio.get_running_loop():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if self._loop is asyncio.get_running_loop():
+            await cancel_and_wait(task)
 
     async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            if not self._broker.subscriber_count:
-                return  # the next stream starts another
-            try:
-                await self.sweep()
-            except Exception:  # the sweep must outlive any one failure
-                log.exception("stream sweep failed")
+        # Ends with the last stream: the next stream starts another.
+        await run_every(
+            self.interval,
+            self.sweep,
+            log,
+            "stream sweep failed",
+            go_on=lambda: bool(self._broker.subscriber_count),
+        )
 
     async def sweep(self) -> None:
         """Check every open stream once: viewer, session and the log's last ``seq``."""

@@ -25,6 +25,7 @@ import httpx
 from sqlalchemy import Integer, column, or_, select, table, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.core.background import cancel_and_wait, run_every
 from app.db import utcnow
 from app.events.service import events_after
 from app.i18n import set_locale
@@ -126,18 +127,10 @@ class Courier:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
     async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            try:
-                await self.deliver_due()
-            except Exception:  # the loop must outlive any one failure
-                log.exception("webhook delivery failed")
+        await run_every(self.interval, self.deliver_due, log, "webhook delivery failed")
 
     def client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(timeout=SEND_TIMEOUT, follow_redirects=False, trust_env=False)
