@@ -14,14 +14,13 @@ The sweep starts with the first stream of an event loop and ends when no stream 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.core.background import cancel_and_wait, run_every
+from app.core.background import Ticker
 from app.core.viewer import Viewer
 from app.db import is_database_unavailable
 from app.events.broker import Broker, Subscription
@@ -35,7 +34,10 @@ log = logging.getLogger(__name__)
 Audit = Callable[[AsyncSession, Sequence[Subscription]], Awaitable[list[Viewer | None]]]
 
 
-class StreamWarden:
+class StreamWarden(Ticker):
+    task_name = "stream-warden"
+    failure = "stream sweep failed"
+
     def __init__(
         self,
         broker: Broker,
@@ -43,35 +45,21 @@ class StreamWarden:
         audit: Audit,
         interval: float,
     ) -> None:
+        super().__init__(interval)
         self._broker = broker
         self._sessionmaker = sessionmaker
         self._audit = audit
-        self.interval = interval
-        self._task: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     def watch(self) -> None:
         """A stream opened: make sure this event loop's sweep runs."""
-        loop = asyncio.get_running_loop()
-        task = self._task
-        if task is None or task.done() or self._loop is not loop:
-            self._loop = loop
-            self._task = loop.create_task(self._run(), name="stream-warden")
+        self.start()
 
-    async def stop(self) -> None:
-        task, self._task = self._task, None
-        if self._loop is asyncio.get_running_loop():
-            await cancel_and_wait(task)
+    def going(self) -> bool:
+        """The sweep ends with the last stream; the next stream starts another."""
+        return bool(self._broker.subscriber_count)
 
-    async def _run(self) -> None:
-        # Ends with the last stream: the next stream starts another.
-        await run_every(
-            self.interval,
-            self.sweep,
-            log,
-            "stream sweep failed",
-            go_on=lambda: bool(self._broker.subscriber_count),
-        )
+    async def tick(self) -> None:
+        await self.sweep()
 
     async def sweep(self) -> None:
         """Check every open stream once: viewer, session and the log's last ``seq``."""
