@@ -15,7 +15,6 @@ never arrives.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -23,6 +22,7 @@ from typing import TypeVar
 
 import psycopg
 
+from app.core.background import cancel_and_wait
 from app.core.viewer import Viewer
 from app.events.models import CampaignEvent
 from app.events.service import NOTIFY_CHANNEL, event_from_note, note_head
@@ -397,10 +397,7 @@ class PostgresListener:
         self._task = asyncio.create_task(self._supervise(), name="pg-listener")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await cancel_and_wait(self._task)
 
     def announce(self, events: Sequence[CampaignEvent]) -> None:
         """Nothing to do: the append's ``NOTIFY`` went out with the commit."""

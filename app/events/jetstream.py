@@ -30,6 +30,7 @@ from nats.errors import Error as NatsError
 from nats.js import JetStreamContext, api
 from nats.js.errors import BadRequestError
 
+from app.core.background import cancel_and_wait
 from app.events.broker import FIRST_RETRY_SECONDS, Broker
 from app.events.models import CampaignEvent
 from app.events.service import event_from_note, note_head, note_of
@@ -84,10 +85,7 @@ class JetStream:
 
     async def stop(self) -> None:
         self._stopping = True
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await cancel_and_wait(self._task)
         if self._nc is not None:
             with contextlib.suppress(NatsError, OSError, TimeoutError):
                 await self._nc.close()

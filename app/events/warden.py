@@ -14,14 +14,13 @@ The sweep starts with the first stream of an event loop and ends when no stream 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.core.background import Ticker
 from app.core.viewer import Viewer
 from app.db import is_database_unavailable
 from app.events.broker import Broker, Subscription
@@ -35,7 +34,10 @@ log = logging.getLogger(__name__)
 Audit = Callable[[AsyncSession, Sequence[Subscription]], Awaitable[list[Viewer | None]]]
 
 
-class StreamWarden:
+class StreamWarden(Ticker):
+    task_name = "stream-warden"
+    failure = "stream sweep failed"
+
     def __init__(
         self,
         broker: Broker,
@@ -43,37 +45,21 @@ class StreamWarden:
         audit: Audit,
         interval: float,
     ) -> None:
+        super().__init__(interval)
         self._broker = broker
         self._sessionmaker = sessionmaker
         self._audit = audit
-        self.interval = interval
-        self._task: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     def watch(self) -> None:
         """A stream opened: make sure this event loop's sweep runs."""
-        loop = asyncio.get_running_loop()
-        task = self._task
-        if task is None or task.done() or self._loop is not loop:
-            self._loop = loop
-            self._task = loop.create_task(self._run(), name="stream-warden")
+        self.start()
 
-    async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None and self._loop is asyncio.get_running_loop():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+    def going(self) -> bool:
+        """The sweep ends with the last stream; the next stream starts another."""
+        return bool(self._broker.subscriber_count)
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            if not self._broker.subscriber_count:
-                return  # the next stream starts another
-            try:
-                await self.sweep()
-            except Exception:  # the sweep must outlive any one failure
-                log.exception("stream sweep failed")
+    async def tick(self) -> None:
+        await self.sweep()
 
     async def sweep(self) -> None:
         """Check every open stream once: viewer, session and the log's last ``seq``."""

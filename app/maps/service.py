@@ -739,8 +739,21 @@ async def add_token(
     session.add(token)
     await session.flush()
     b = await board(session, opened)  # with the new token's participant or owner
-    payload = map_events.TokenAdded(
-        actor_name=user.username, scene_id=scene_id, token=dict(b.token_json(token))
+    return await _token_state(session, opened, user, b, token, before, map_events.TokenAdded)
+
+
+async def _token_state(
+    session: AsyncSession,
+    opened: Opened,
+    user: User,
+    b: sight.Board,
+    token: Token,
+    before: sight.Seen,
+    kind: type[map_events.TokenStateEvent],
+) -> Token:
+    """Announce ``token`` as it is now (placed or changed), in each view's form."""
+    payload = kind(
+        actor_name=user.username, scene_id=opened.scene.id, token=dict(b.token_json(token))
     )
     await token_events(session, opened, user, b, token, payload, before)
     return token
@@ -810,11 +823,7 @@ async def change_token(
     if change.light is not None:
         token.light = light_radius(change.light, "light", low=0)
     await session.flush()
-    payload = map_events.TokenChanged(
-        actor_name=user.username, scene_id=scene_id, token=dict(b.token_json(token))
-    )
-    await token_events(session, opened, user, b, token, payload, before)
-    return token
+    return await _token_state(session, opened, user, b, token, before, map_events.TokenChanged)
 
 
 async def set_portrait(
@@ -845,11 +854,7 @@ async def set_portrait(
         )  # fmt: skip
         token.portrait_etag = image.etag
     await _flush_token(session)
-    payload = map_events.TokenChanged(
-        actor_name=user.username, scene_id=scene_id, token=dict(b.token_json(token))
-    )
-    await token_events(session, opened, user, b, token, payload, before)
-    return token
+    return await _token_state(session, opened, user, b, token, before, map_events.TokenChanged)
 
 
 async def portrait(

@@ -19,7 +19,7 @@ from app.core.viewer import Viewer
 from app.i18n import N_, gettext
 from app.talk import handouts, journal, service
 from app.talk.markup import render_markup
-from app.talk.models import ChatMessage
+from app.talk.models import ChatMessage, Handout, JournalNote
 
 
 class MessageView(TypedDict):
@@ -57,13 +57,22 @@ class HandoutImage(TypedDict):
     height: int
 
 
-class HandoutEntry(TypedDict):
-    """A handout as one viewer sees it."""
+class WrittenEntry(TypedDict):
+    """What a handout and a journal note show alike: their text, as written and rendered."""
 
     id: int
     title: str
     body: str
     html: str
+
+
+def _written_entry(row: Handout | JournalNote) -> WrittenEntry:
+    return {"id": row.id, "title": row.title, "body": row.body, "html": render_markup(row.body)}
+
+
+class HandoutEntry(WrittenEntry):
+    """A handout as one viewer sees it."""
+
     shown: bool
     shown_to_all: bool
     readers: list[int]
@@ -81,13 +90,9 @@ class HandoutShelf(TypedDict):
     viewer: Viewer
 
 
-class NoteEntry(TypedDict):
+class NoteEntry(WrittenEntry):
     """A journal note as one viewer sees it."""
 
-    id: int
-    title: str
-    body: str
-    html: str
     author_id: int | None
     author_name: str
     sharing: str
@@ -136,10 +141,7 @@ def message_view(
 def handout_view(view: handouts.HandoutView, names: dict[int, str]) -> HandoutEntry:
     h = view.handout
     return {
-        "id": h.id,
-        "title": h.title,
-        "body": h.body,
-        "html": render_markup(h.body),
+        **_written_entry(h),
         "shown": h.shown_to_all or bool(view.readers) or h.shown_seq > 0,
         "shown_to_all": h.shown_to_all,
         "readers": view.readers,
@@ -215,10 +217,7 @@ async def chat_context(
 def note_view(view: journal.NoteView, viewer: Viewer, names: dict[int, str]) -> NoteEntry:
     n = view.note
     return {
-        "id": n.id,
-        "title": n.title,
-        "body": n.body,
-        "html": render_markup(n.body),
+        **_written_entry(n),
         "author_id": n.author_id,
         "author_name": n.author_name,
         "sharing": n.sharing,

@@ -11,7 +11,6 @@ each time up to an hour; Discord's 429 (``retry_after``) and any ``Retry-After``
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -25,6 +24,7 @@ import httpx
 from sqlalchemy import Integer, column, or_, select, table, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.core.background import Ticker
 from app.db import utcnow
 from app.events.service import events_after
 from app.i18n import set_locale
@@ -105,8 +105,11 @@ def backoff(failures: int) -> float:
     return float(min(LONGEST_WAIT, FIRST_WAIT * 2 ** max(0, failures - 1)))
 
 
-class Courier:
+class Courier(Ticker):
     """The process's delivery loop (started with the app, stopped with it)."""
+
+    task_name = "webhooks"
+    failure = "webhook delivery failed"
 
     def __init__(
         self,
@@ -115,29 +118,13 @@ class Courier:
         allow_private: bool,
         interval: float,
     ) -> None:
+        super().__init__(interval)
         self._sessionmaker = sessionmaker
         self.allow_private = allow_private
-        self.interval = interval
         self.owner = secrets.token_hex(8)
-        self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="webhooks")
-
-    async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            try:
-                await self.deliver_due()
-            except Exception:  # the loop must outlive any one failure
-                log.exception("webhook delivery failed")
+    async def tick(self) -> None:
+        await self.deliver_due()
 
     def client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(timeout=SEND_TIMEOUT, follow_redirects=False, trust_env=False)
