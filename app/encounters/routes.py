@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -534,11 +534,27 @@ async def create_entry(
         session, user, campaign_id, Action.run_encounters
     )
     state, block = bestiary_form.posted(campaign.system, "new", data)
+    return await _save_entry(
+        request, session, user, campaign_id, state,
+        lambda: service.create_entry(session, user, campaign_id, data.get("name", ""), block),
+    )  # fmt: skip
+
+
+async def _save_entry(
+    request: Request,
+    session: AsyncSession,
+    user: User,
+    campaign_id: int,
+    state: bestiary_form.Posted,
+    save: Callable[[], Awaitable[object]],
+) -> Response:
+    """What creating and updating an entry share: "one more row" (``_more``) shows the form
+    again and saves nothing; a refused entry shows the form with what was typed."""
     if state.more:
         return await _bestiary_page(request, session, user, campaign_id, {}, 200, state)
     try:
         async with attempt(session):
-            await service.create_entry(session, user, campaign_id, data.get("name", ""), block)
+            await save()
     except ValidationFailed as exc:
         return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422, state)
     return redirect(request, f"/campaigns/{campaign_id}/bestiary")
@@ -559,17 +575,13 @@ async def update_entry(
     data = await _form(request)
     entry = await service.bestiary_entry(session, user, campaign_id, entry_id)
     state, block = bestiary_form.posted(entry.system, str(entry_id), data)
-    if state.more:
-        return await _bestiary_page(request, session, user, campaign_id, {}, 200, state)
-    try:
-        async with attempt(session):
-            await service.update_entry(
-                session, user, campaign_id, entry_id, actions._version(data),
-                data.get("name", ""), block,
-            )  # fmt: skip
-    except ValidationFailed as exc:
-        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422, state)
-    return redirect(request, f"/campaigns/{campaign_id}/bestiary")
+    return await _save_entry(
+        request, session, user, campaign_id, state,
+        lambda: service.update_entry(
+            session, user, campaign_id, entry_id, actions._version(data),
+            data.get("name", ""), block,
+        ),
+    )  # fmt: skip
 
 
 @router.post("/campaigns/{campaign_id}/bestiary/{entry_id}/delete")

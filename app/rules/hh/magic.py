@@ -27,7 +27,7 @@ from typing import Literal
 
 from app.rules.dice import DieRoll, Roller, roll_dice
 from app.rules.hh.damage import damage, typed_damage
-from app.rules.hh.life import apply_condition, apply_damage
+from app.rules.hh.life import Log, apply_condition, apply_damage
 from app.rules.hh.modifiers import Breakdown, Part, breakdown
 from app.rules.hh.opposed import OpposedResult, evaluate_opposed
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
@@ -557,31 +557,31 @@ def book_kontrollverlust(
     options: RuleOptions = DEFAULT_OPTIONS,
 ) -> Booked:
     """Book a Kontrollverlust on the caster: its damage (already after RS) and conditions."""
-    changes: list[Change] = []
-    rolls: list[DieRoll] = []
+    log = Log()
     fig = caster
     for c in loss.changes:
         if c.kind in ("lp", "wp"):
-            out = apply_damage(
+            fig = log.absorb(apply_damage(
                 roller, fig, -c.amount, options, resource="LP" if c.kind == "lp" else "WP",
                 source=loss.entry.name,
-            )  # fmt: skip
-            fig, changes, rolls = out.figure, [*changes, *out.changes], [*rolls, *out.all_rolls]
+            ))  # fmt: skip
     for grant in loss.entry.effect.conditions:
         if grant.target != "caster":
             continue
         z = Zustand(grant.condition, grant.resource, grant.cause, grant.probe_skill)
-        out = apply_condition(roller, fig, z, options)
-        fig, changes, rolls = out.figure, [*changes, *out.changes], [*rolls, *out.all_rolls]
-    return Booked(fig, tuple(changes), tuple(rolls))
+        fig = log.absorb(apply_condition(roller, fig, z, options))
+    return _booked(fig, log)
+
+
+def _booked(figure: Figure, log: Log) -> Booked:
+    return Booked(figure, tuple(log.changes), tuple(log.rolls))
 
 
 def _hit(
     roller: Roller, target: Figure, effect: SpellEffect, qs: int, options: RuleOptions
 ) -> tuple[Booked, int, DieRoll | None]:
     """A successful spell on its target: damage QS × W, then its condition."""
-    changes: list[Change] = []
-    rolls: list[DieRoll] = []
+    log = Log()
     amount = 0
     roll: DieRoll | None = None
     if effect.damage_die:
@@ -592,14 +592,11 @@ def _hit(
         )  # fmt: skip
         out = apply_damage(roller, target, amount, options, source=effect.name)
         target = out.figure
-        changes += [c for c in out.changes if c.kind != "lp"]
-        rolls += [roll, *out.all_rolls]
+        log.changes += [c for c in out.changes if c.kind != "lp"]
+        log.rolls += [roll, *out.all_rolls]
     if effect.condition:
-        out = apply_condition(roller, target, Zustand(effect.condition), options)
-        target = out.figure
-        changes += out.changes
-        rolls += out.all_rolls
-    return Booked(target, tuple(changes), tuple(rolls)), amount, roll
+        target = log.absorb(apply_condition(roller, target, Zustand(effect.condition), options))
+    return _booked(target, log), amount, roll
 
 
 def resolve_cast(
