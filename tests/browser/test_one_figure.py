@@ -108,7 +108,9 @@ def test_a_wounded_hero_fights_falls_and_is_saved(browser: Browser, base_url: st
     expect(fight.locator("#combat-log")).to_contain_text("Treffer entgehen")
     hit = next(p for p in _view(gm, api)["participants"] if p["name"] == "Arjun")
     lp = int(hit["points"].split("/")[0])
-    assert lp < 10
+    # Real dice: a hit of 1 LP after RS is halved to 0 (rounded down), so LP may stay at 10;
+    # what was booked, if anything, is on the sheet, and the spent GP always is.
+    assert lp <= 10
     expect(sheet.locator('input[name="lp"]')).to_have_value(str(lp))
     expect(sheet.locator('input[name="gp"]')).to_have_value("2")
 
