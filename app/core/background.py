@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from abc import ABC, abstractmethod
 
 
 async def cancel_and_wait(task: asyncio.Task[None] | None) -> None:
@@ -17,7 +18,7 @@ async def cancel_and_wait(task: asyncio.Task[None] | None) -> None:
             await task
 
 
-class Ticker:
+class Ticker(ABC):
     """A task of this process doing :meth:`tick` every ``interval`` seconds until stopped
     or until :meth:`going` says no more. A failing tick is logged (on the subclass's module
     logger) and the next one comes: the task must outlive any one failure."""
@@ -50,8 +51,9 @@ class Ticker:
         """Whether the next tick is due (else the task ends, until started again)."""
         return True
 
+    @abstractmethod
     async def tick(self) -> object:
-        raise NotImplementedError
+        """One round of the task's work (each subclass says what it does)."""
 
     async def _run(self) -> None:
         log = logging.getLogger(type(self).__module__)
