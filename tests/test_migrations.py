@@ -19,12 +19,21 @@ from sqlalchemy import create_engine as sa_create_engine
 from app.config import Settings
 from app.db import create_engine, utcnow
 from app.migrate import alembic_config, upgrade
-from app.models import Base
+from app.models import MODEL_MODULES, Base
+
+APP = Path(__file__).resolve().parents[1] / "app"
 
 
 def _diff(connection: Connection) -> list[object]:
     context = MigrationContext.configure(connection, opts={"compare_type": True})
     return list(compare_metadata(context, Base.metadata))
+
+
+def test_the_schema_lists_every_packages_models_module() -> None:
+    listed = {module.__name__ for module in MODEL_MODULES}
+    on_disk = {f"app.{path.parent.name}.models" for path in APP.glob("*/models.py")}
+    assert len(listed) == len(MODEL_MODULES)
+    assert listed == on_disk
 
 
 async def test_models_and_migrations_agree(settings: Settings) -> None:
