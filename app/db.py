@@ -7,7 +7,7 @@ from collections.abc import Collection, Hashable, Iterator
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import DateTime, Dialect, MetaData, event
+from sqlalchemy import DateTime, Dialect, ForeignKey, MetaData, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.orm import DeclarativeBase, ORMExecuteState, Session
+from sqlalchemy.orm import DeclarativeBase, MappedColumn, ORMExecuteState, Session, mapped_column
 from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.types import TypeDecorator
 
@@ -50,6 +50,16 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def owned_by(owner: str, **column: Any) -> MappedColumn[Any]:
+    """A key to the row ``owner`` (``"table.id"``) this row belongs to: deleted with it."""
+    return mapped_column(ForeignKey(owner, ondelete="CASCADE"), **column)
+
+
+def refers_to(other: str, **column: Any) -> MappedColumn[Any]:
+    """A key to a row this row only names: when that row is deleted, the key becomes NULL."""
+    return mapped_column(ForeignKey(other, ondelete="SET NULL"), **column)
 
 
 def utcnow() -> datetime:

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy import Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base, UTCDateTime, utcnow
+from app.db import Base, UTCDateTime, owned_by, utcnow
 
 
 class User(Base):
@@ -30,9 +30,7 @@ class UserSession(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
-    )
+    user_id: Mapped[int] = owned_by("user_account.id", index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     user_agent: Mapped[str | None] = mapped_column(String(255))
@@ -60,15 +58,13 @@ class ApiToken(Base):
     __tablename__ = "api_token"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
-    )
+    user_id: Mapped[int] = owned_by("user_account.id", index=True)
     name: Mapped[str] = mapped_column(String(100))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     #: ``read``, ``play`` or ``manage``.
     scope: Mapped[str] = mapped_column(String(10))
     #: The one campaign the token may reach; ``None``: every campaign of its user.
-    campaign_id: Mapped[int | None] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"))
+    campaign_id: Mapped[int | None] = owned_by("campaign.id")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     #: Written at most once a minute, outside the request's transaction.

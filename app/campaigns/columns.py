@@ -10,19 +10,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import ForeignKey, Integer, LargeBinary, String
+from sqlalchemy import Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column
 
-from app.db import UTCDateTime, utcnow
+from app.db import UTCDateTime, owned_by, utcnow
 
 
 class CampaignOwned:
     """A row of one campaign, deleted with it and looked up by it (an index)."""
 
     id: Mapped[int] = mapped_column(primary_key=True, sort_order=-1)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), index=True, sort_order=-1
-    )
+    campaign_id: Mapped[int] = owned_by("campaign.id", index=True, sort_order=-1)
 
 
 class Versioned:
@@ -51,9 +49,7 @@ class GivenTo:
     """A row naming one member something is given to (part of the key; their rows are found
     by an index)."""
 
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, index=True
-    )
+    user_id: Mapped[int] = owned_by("user_account.id", primary_key=True, index=True)
 
 
 class StoredImage:

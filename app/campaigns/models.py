@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy import JSON, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.campaigns.columns import CampaignOwned, Stamped
-from app.db import Base, UTCDateTime, utcnow
+from app.db import Base, UTCDateTime, owned_by, utcnow
 
 
 class Campaign(Stamped, Base):
@@ -30,10 +30,8 @@ class Membership(Base):
     __table_args__ = (UniqueConstraint("campaign_id", "user_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"))
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
-    )
+    campaign_id: Mapped[int] = owned_by("campaign.id")
+    user_id: Mapped[int] = owned_by("user_account.id", index=True)
     role: Mapped[str] = mapped_column(String(16))
     joined_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 

@@ -4,11 +4,11 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, Boolean, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.campaigns.columns import CampaignOwned, Edited, Stamped
-from app.db import Base, UTCDateTime
+from app.db import Base, UTCDateTime, owned_by, refers_to
 
 
 class CharacterKind(StrEnum):
@@ -22,9 +22,7 @@ class Character(CampaignOwned, Edited, Base):
     __tablename__ = "character"
 
     #: The player who owns the sheet; ``None`` for GM-made NSC templates.
-    owner_id: Mapped[int | None] = mapped_column(
-        ForeignKey("user_account.id", ondelete="SET NULL"), index=True
-    )
+    owner_id: Mapped[int | None] = refers_to("user_account.id", index=True)
     system: Mapped[str] = mapped_column(String(8))
     name: Mapped[str] = mapped_column(String(100))
     kind: Mapped[str] = mapped_column(String(8), default=CharacterKind.pc.value)
@@ -44,9 +42,7 @@ class Item(CampaignOwned, Stamped, Base):
 
     __tablename__ = "item"
 
-    character_id: Mapped[int | None] = mapped_column(
-        ForeignKey("character.id", ondelete="CASCADE"), index=True
-    )
+    character_id: Mapped[int | None] = owned_by("character.id", index=True)
     in_library: Mapped[bool] = mapped_column(Boolean, default=False)
     name: Mapped[str] = mapped_column(String(100))
     description: Mapped[str] = mapped_column(Text, default="")

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, Boolean, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.campaigns.columns import CampaignOwned, Edited, Stamped
-from app.db import Base, UTCDateTime, utcnow
+from app.db import Base, UTCDateTime, owned_by, refers_to, utcnow
 
 
 class ParticipantLike(Protocol):
@@ -62,7 +62,7 @@ class UndoStep(Base):
     __tablename__ = "encounter_undo"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    encounter_id: Mapped[int] = mapped_column(ForeignKey("encounter.id", ondelete="CASCADE"))
+    encounter_id: Mapped[int] = owned_by("encounter.id")
     state: Mapped[dict[str, object]] = mapped_column(JSON)
     seqs: Mapped[list[int]] = mapped_column(JSON, default=list)
 
@@ -80,15 +80,9 @@ class Participant(Base):
     __tablename__ = "encounter_participant"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    encounter_id: Mapped[int] = mapped_column(
-        ForeignKey("encounter.id", ondelete="CASCADE"), index=True
-    )
-    character_id: Mapped[int | None] = mapped_column(
-        ForeignKey("character.id", ondelete="SET NULL"), index=True
-    )
-    bestiary_entry_id: Mapped[int | None] = mapped_column(
-        ForeignKey("bestiary_entry.id", ondelete="SET NULL"), index=True
-    )
+    encounter_id: Mapped[int] = owned_by("encounter.id", index=True)
+    character_id: Mapped[int | None] = refers_to("character.id", index=True)
+    bestiary_entry_id: Mapped[int | None] = refers_to("bestiary_entry.id", index=True)
     name: Mapped[str] = mapped_column(String(100))
     #: abenteurer, gegner, neutral
     side: Mapped[str] = mapped_column(String(12))

@@ -3,11 +3,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ColumnElement, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy import JSON, ColumnElement, Index, String, UniqueConstraint
 from sqlalchemy.ext.hybrid import hybrid_property
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base, UTCDateTime, utcnow
+from app.db import Base, UTCDateTime, owned_by, refers_to, utcnow
 
 
 class CampaignEvent(Base):
@@ -21,13 +21,13 @@ class CampaignEvent(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"))
+    campaign_id: Mapped[int] = owned_by("campaign.id")
     seq: Mapped[int]
     type: Mapped[str] = mapped_column(String(40))
     #: What the event is about, ``character:<id>`` or ``encounter:<id>``, else NULL (set from
     #: the payload's ``subject``, see ``app.events.payload``).
     subject: Mapped[str | None] = mapped_column(String(40))
-    actor_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
+    actor_id: Mapped[int | None] = refers_to("user_account.id")
     #: Who sees what form of it: ``app.events.audience.Audience.to_json()``.
     audience: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

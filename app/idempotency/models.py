@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy import Integer, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base, UTCDateTime, utcnow
+from app.db import Base, UTCDateTime, owned_by, utcnow
 
 
 class IdempotentRequest(Base):
@@ -17,9 +17,7 @@ class IdempotentRequest(Base):
 
     __tablename__ = "idempotent_request"
 
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True
-    )
+    user_id: Mapped[int] = owned_by("user_account.id", primary_key=True)
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     #: SHA-256 of method, path and body (see ``app.idempotency.service.fingerprint``).
     fingerprint: Mapped[str] = mapped_column(String(64))

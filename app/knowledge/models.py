@@ -9,25 +9,21 @@ the GM to confirm or replace it (nobody but the GMs sees those).
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.campaigns.columns import CampaignOwned, Stamped
-from app.db import Base
+from app.db import Base, owned_by
 
 
 class KnownFact(CampaignOwned, Stamped, Base):
     __tablename__ = "known_fact"
 
-    entry_id: Mapped[int] = mapped_column(
-        ForeignKey("bestiary_entry.id", ondelete="CASCADE"), index=True
-    )
+    entry_id: Mapped[int] = owned_by("bestiary_entry.id", index=True)
     #: The fact's key in the system's list (``lp``, ``res:Feuer``, ...).
     fact: Mapped[str] = mapped_column(String(80))
     #: The one member who knows it; empty: the party.
-    user_id: Mapped[int | None] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
-    )
+    user_id: Mapped[int | None] = owned_by("user_account.id", index=True)
     #: A false fact's statement; empty for a true fact.
     text: Mapped[str | None] = mapped_column(Text)
     pending: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String
+from sqlalchemy import JSON, Boolean, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.campaigns.columns import CampaignOwned, Stamped, StoredImage, Versioned
-from app.db import Base
+from app.db import Base, owned_by, refers_to
 
 
 class Scene(CampaignOwned, Stamped, Base):
@@ -28,9 +28,7 @@ class Scene(CampaignOwned, Stamped, Base):
 
     __tablename__ = "map_scene"
 
-    encounter_id: Mapped[int | None] = mapped_column(
-        ForeignKey("encounter.id", ondelete="SET NULL"), index=True
-    )
+    encounter_id: Mapped[int | None] = refers_to("encounter.id", index=True)
     name: Mapped[str] = mapped_column(String(100))
     cols: Mapped[int] = mapped_column(Integer)
     rows: Mapped[int] = mapped_column(Integer)
@@ -64,9 +62,7 @@ class SceneBackground(StoredImage, Base):
 
     __tablename__ = "map_background"
 
-    scene_id: Mapped[int] = mapped_column(
-        ForeignKey("map_scene.id", ondelete="CASCADE"), primary_key=True
-    )
+    scene_id: Mapped[int] = owned_by("map_scene.id", primary_key=True)
 
 
 class Token(Versioned, Base):
@@ -79,15 +75,9 @@ class Token(Versioned, Base):
     __tablename__ = "map_token"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    scene_id: Mapped[int] = mapped_column(
-        ForeignKey("map_scene.id", ondelete="CASCADE"), index=True
-    )
-    participant_id: Mapped[int | None] = mapped_column(
-        ForeignKey("encounter_participant.id", ondelete="CASCADE"), index=True
-    )
-    character_id: Mapped[int | None] = mapped_column(
-        ForeignKey("character.id", ondelete="SET NULL"), index=True
-    )
+    scene_id: Mapped[int] = owned_by("map_scene.id", index=True)
+    participant_id: Mapped[int | None] = owned_by("encounter_participant.id", index=True)
+    character_id: Mapped[int | None] = refers_to("character.id", index=True)
     label: Mapped[str] = mapped_column(String(100))
     colour: Mapped[str] = mapped_column(String(7), default="#3a6ea5")
     size: Mapped[int] = mapped_column(Integer, default=1)
@@ -105,6 +95,4 @@ class TokenPortrait(StoredImage, Base):
 
     __tablename__ = "map_token_portrait"
 
-    token_id: Mapped[int] = mapped_column(
-        ForeignKey("map_token.id", ondelete="CASCADE"), primary_key=True
-    )
+    token_id: Mapped[int] = owned_by("map_token.id", primary_key=True)

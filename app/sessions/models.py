@@ -12,11 +12,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NotRequired, TypedDict
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String
+from sqlalchemy import JSON, Boolean, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.campaigns.columns import Versioned
-from app.db import Base, UTCDateTime, utcnow
+from app.db import Base, UTCDateTime, owned_by, refers_to, utcnow
 
 
 class Origin(TypedDict):
@@ -34,12 +34,10 @@ class GameSession(Base):
     __table_args__ = (Index("ix_game_session_campaign_id_start_seq", "campaign_id", "start_seq"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"))
+    campaign_id: Mapped[int] = owned_by("campaign.id")
     started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    started_by: Mapped[int | None] = mapped_column(
-        ForeignKey("user_account.id", ondelete="SET NULL")
-    )
+    started_by: Mapped[int | None] = refers_to("user_account.id")
     start_seq: Mapped[int] = mapped_column(Integer)
     end_seq: Mapped[int | None] = mapped_column(Integer)
     #: Fair play: the commitment (SHA-256 hex of the seed), the seed (32 bytes as hex,
@@ -59,12 +57,8 @@ class ClientSeed(Base):
 
     __tablename__ = "session_client_seed"
 
-    session_id: Mapped[int] = mapped_column(
-        ForeignKey("game_session.id", ondelete="CASCADE"), primary_key=True
-    )
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True
-    )
+    session_id: Mapped[int] = owned_by("game_session.id", primary_key=True)
+    user_id: Mapped[int] = owned_by("user_account.id", primary_key=True)
     client_seed: Mapped[str] = mapped_column(String(64))
 
 
@@ -73,9 +67,7 @@ class FairPlayRule(Versioned, Base):
 
     __tablename__ = "fairplay_rule"
 
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), primary_key=True
-    )
+    campaign_id: Mapped[int] = owned_by("campaign.id", primary_key=True)
     enabled: Mapped[bool] = mapped_column(Boolean, default=False)
     #: ``forbidden``, ``marked`` or ``silent``: what a GM override (LP edit, undo) does.
     overrides: Mapped[str] = mapped_column(String(10), default="marked")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, Boolean, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.campaigns.columns import CampaignOwned, Edited, GivenTo, Stamped, StoredImage, Versioned
-from app.db import Base, UTCDateTime, utcnow
+from app.db import Base, UTCDateTime, owned_by, refers_to, utcnow
 
 
 class ChatMessage(Versioned, Base):
@@ -22,20 +22,16 @@ class ChatMessage(Versioned, Base):
     __table_args__ = (Index("ix_chat_message_campaign_id_seq", "campaign_id", "seq"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"))
+    campaign_id: Mapped[int] = owned_by("campaign.id")
     #: The ``seq`` of its ``chat_message`` event: the chat's order, paging and unread mark.
     seq: Mapped[int] = mapped_column(Integer, default=0)
-    author_id: Mapped[int | None] = mapped_column(
-        ForeignKey("user_account.id", ondelete="SET NULL")
-    )
+    author_id: Mapped[int | None] = refers_to("user_account.id")
     author_name: Mapped[str] = mapped_column(String(32))
     #: ``ooc``, ``ic``, ``emote`` or ``roll``.
     kind: Mapped[str] = mapped_column(String(8))
     text: Mapped[str] = mapped_column(Text)
     speaker: Mapped[str | None] = mapped_column(String(100))
-    character_id: Mapped[int | None] = mapped_column(
-        ForeignKey("character.id", ondelete="SET NULL")
-    )
+    character_id: Mapped[int | None] = refers_to("character.id")
     #: ``public``, ``self`` (the GMs and the author: a ``/gr`` roll) or ``listed`` (a whisper).
     visibility: Mapped[str] = mapped_column(String(8), default="public")
     to_gm: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -51,9 +47,7 @@ class ChatRecipient(GivenTo, Base):
 
     __tablename__ = "chat_recipient"
 
-    message_id: Mapped[int] = mapped_column(
-        ForeignKey("chat_message.id", ondelete="CASCADE"), primary_key=True
-    )
+    message_id: Mapped[int] = owned_by("chat_message.id", primary_key=True)
 
 
 class ChatRead(Base):
@@ -61,12 +55,8 @@ class ChatRead(Base):
 
     __tablename__ = "chat_read"
 
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaign.id", ondelete="CASCADE"), primary_key=True
-    )
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True
-    )
+    campaign_id: Mapped[int] = owned_by("campaign.id", primary_key=True)
+    user_id: Mapped[int] = owned_by("user_account.id", primary_key=True)
     last_seq: Mapped[int] = mapped_column(Integer, default=0)
 
 
@@ -89,9 +79,7 @@ class HandoutImage(StoredImage, Base):
 
     __tablename__ = "handout_image"
 
-    handout_id: Mapped[int] = mapped_column(
-        ForeignKey("handout.id", ondelete="CASCADE"), primary_key=True
-    )
+    handout_id: Mapped[int] = owned_by("handout.id", primary_key=True)
     MIME_LENGTH = 20
     ETAG_LENGTH = 80
 
@@ -101,9 +89,7 @@ class HandoutReader(GivenTo, Base):
 
     __tablename__ = "handout_reader"
 
-    handout_id: Mapped[int] = mapped_column(
-        ForeignKey("handout.id", ondelete="CASCADE"), primary_key=True
-    )
+    handout_id: Mapped[int] = owned_by("handout.id", primary_key=True)
 
 
 class JournalNote(CampaignOwned, Edited, Base):
@@ -112,9 +98,7 @@ class JournalNote(CampaignOwned, Edited, Base):
 
     __tablename__ = "journal_note"
 
-    author_id: Mapped[int | None] = mapped_column(
-        ForeignKey("user_account.id", ondelete="SET NULL")
-    )
+    author_id: Mapped[int | None] = refers_to("user_account.id")
     author_name: Mapped[str] = mapped_column(String(32))
     title: Mapped[str] = mapped_column(String(200))
     body: Mapped[str] = mapped_column(Text)
@@ -129,6 +113,4 @@ class JournalReader(GivenTo, Base):
 
     __tablename__ = "journal_reader"
 
-    note_id: Mapped[int] = mapped_column(
-        ForeignKey("journal_note.id", ondelete="CASCADE"), primary_key=True
-    )
+    note_id: Mapped[int] = owned_by("journal_note.id", primary_key=True)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, ForeignKey, String
+from sqlalchemy import JSON, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.campaigns.columns import CampaignOwned, Stamped
 from app.core.transfer import Grants
-from app.db import Base, UTCDateTime
+from app.db import Base, UTCDateTime, refers_to
 
 
 class ImportedPart(CampaignOwned, Stamped, Base):
@@ -33,7 +33,5 @@ class ImportedPart(CampaignOwned, Stamped, Base):
     grants: Mapped[Grants] = mapped_column(JSON, default=dict)
     #: The takeover link's code once the GM made one (a secret like an invite code).
     code: Mapped[str | None] = mapped_column(String(32), unique=True)
-    claimed_by: Mapped[int | None] = mapped_column(
-        ForeignKey("user_account.id", ondelete="SET NULL")
-    )
+    claimed_by: Mapped[int | None] = refers_to("user_account.id")
     claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

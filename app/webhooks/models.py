@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String
+from sqlalchemy import JSON, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base, UTCDateTime, utcnow
+from app.db import Base, UTCDateTime, owned_by, refers_to, utcnow
 
 
 class Webhook(Base):
@@ -22,7 +22,7 @@ class Webhook(Base):
     __table_args__ = (Index("ix_webhook_campaign_id", "campaign_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"))
+    campaign_id: Mapped[int] = owned_by("campaign.id")
     #: The receiver's URL: a secret (a Discord webhook URL is its own credential).
     url: Mapped[str] = mapped_column(String(2048))
     #: ``discord`` (Discord's message format) or ``json`` (ours, signed).
@@ -33,9 +33,7 @@ class Webhook(Base):
     secret: Mapped[str] = mapped_column(String(64))
     #: The language of the messages (the creating GM's, ``de`` or ``en``).
     locale: Mapped[str] = mapped_column(String(5))
-    created_by: Mapped[int | None] = mapped_column(
-        ForeignKey("user_account.id", ondelete="SET NULL")
-    )
+    created_by: Mapped[int | None] = refers_to("user_account.id")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     cursor_seq: Mapped[int] = mapped_column(Integer, default=0)
     #: The HTTP status of the last attempt (0: no answer), ``None`` before the first.
