@@ -14,6 +14,7 @@ from app.core import foundry as f
 from app.core.imports import Report
 from app.errors import ValidationFailed
 from app.i18n import _
+from app.rules import ds4
 
 #: Our character file's format (``app.characters.service.EXPORT_FORMAT``/``EXPORT_VERSION``).
 FORMAT = {"format": "tafelrunde-character", "format_version": 1}
@@ -485,19 +486,6 @@ DS4_KLASSE = {
     "schwarzmagier": "schwarzmagier",
     "black mage": "schwarzmagier",
 }
-#: Which Eigenschaften each Volk and Klasse may raise (the rules; ``app.rules.ds4``).
-DS4_VOLK_BONUS = {
-    "mensch": tuple(DS4_TRAITS.values()),
-    "elf": ("bewegung", "geschick", "aura"),
-    "zwerg": ("staerke", "haerte", "geschick"),
-}
-DS4_KLASSE_BONUS = {
-    "krieger": ("staerke", "haerte"),
-    "spaeher": ("bewegung", "geschick"),
-    "heiler": ("verstand", "aura"),
-    "zauberer": ("verstand", "aura"),
-    "schwarzmagier": ("verstand", "aura"),
-}
 DS4_MATERIAL = {"cloth": "stoff", "leather": "leder", "chain": "kette", "plate": "platte"}
 DS4_SLOTS = {
     "body": ["body"],
@@ -528,11 +516,13 @@ def _ds4_choice(
 
 
 def _take_bonus(
-    traits: dict[str, int], allowed: tuple[str, ...], label: str, report: Report
+    traits: dict[str, int], allowed: frozenset[ds4.Eigenschaft], label: str, report: Report
 ) -> str:
     """Foundry stores each Eigenschaft with its bonuses; ours keeps the bonus apart. The
-    highest allowed Eigenschaft is taken to hold it (the sheet's choice can be changed)."""
-    chosen = max(allowed, key=lambda k: (traits[k], -allowed.index(k)))
+    highest Eigenschaft the rules allow (``ds4.VOLK_BONUS``, ``ds4.KLASSE_BONUS``) is taken
+    to hold it, the first in the rules' order on a tie (the sheet's choice can be changed)."""
+    order = [e.value for e in ds4.Eigenschaft if e in allowed]
+    chosen = max(order, key=lambda k: (traits[k], -order.index(k)))
     if traits[chosen] > 0:
         traits[chosen] -= 1
     report.convert("system.traits", label, _("in the Eigenschaft"), chosen)
@@ -596,8 +586,8 @@ def from_foundry_ds4(actor: f.FoundryActor) -> tuple[dict[str, object], Report]:
         "system.baseInfo.class",
         report,
     )
-    volk_bonus = _take_bonus(traits, DS4_VOLK_BONUS[volk], "Volksbonus", report)
-    klasse_bonus = _take_bonus(traits, DS4_KLASSE_BONUS[klasse], "Klassenbonus", report)
+    volk_bonus = _take_bonus(traits, ds4.VOLK_BONUS[ds4.Volk(volk)], "Volksbonus", report)
+    klasse_bonus = _take_bonus(traits, ds4.KLASSE_BONUS[ds4.Klasse(klasse)], "Klassenbonus", report)
     data: dict[str, object] = {
         "volk": volk,
         "volk_bonus": volk_bonus,

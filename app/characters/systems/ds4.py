@@ -388,33 +388,18 @@ def _first(allowed: frozenset[ds4.Eigenschaft]) -> str:
 # --- inventory ------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class _Trial:
-    """An item as it would be after equipping (for the equipment check)."""
+    """An item as it would be after equipping (for the equipment check): equipped in
+    ``slot``, in no container."""
 
-    item: ItemLike
+    id: int
+    name: str
+    quantity: int
+    fields: dict[str, object]
     slot: str | None
-    equipped: bool
-
-    @property
-    def id(self) -> int:
-        return self.item.id
-
-    @property
-    def name(self) -> str:
-        return self.item.name
-
-    @property
-    def quantity(self) -> int:
-        return self.item.quantity
-
-    @property
-    def fields(self) -> dict[str, object]:
-        return self.item.fields
-
-    @property
-    def container(self) -> str | None:
-        return None
+    equipped: bool = True
+    container: str | None = None
 
 
 def equip_problem(
@@ -431,7 +416,7 @@ def equip_problem(
         return gettext("Only armour can be worn.")
     others = [i for i in items if i.id != item.id]
     trial = [
-        _Trial(i, slot if i.id == item.id else i.slot, True)
+        _Trial(i.id, i.name, i.quantity, i.fields, slot if i.id == item.id else i.slot)
         for i in [*others, item]
         if i.id == item.id or i.equipped
     ]
@@ -699,6 +684,11 @@ def combat_values(data: Mapping[str, object], items: Sequence[ItemLike]) -> dict
     return out
 
 
+def sheet_values(data: Mapping[str, object], values: Mapping[str, object]) -> dict[str, object]:
+    """Sheet key → value for what a fight changed: the current LK, if the sheet holds it."""
+    return {"lk": whole(values["lk"])} if "lk" in values and "lk" in data else {}
+
+
 # --- rest ----------------------------------------------------------------------------------
 
 RESTS = (("verschnaufen", "Verschnaufen"),)
@@ -754,11 +744,7 @@ class DS4System(OneSheet, SheetDefaults):
     untended_rest = staticmethod(rest)
     combat_statblock = staticmethod(combat_statblock)
     combat_values = staticmethod(combat_values)
-
-    def sheet_values(
-        self, data: Mapping[str, object], values: Mapping[str, object]
-    ) -> dict[str, object]:
-        return {"lk": whole(values["lk"])} if "lk" in values and "lk" in data else {}
+    sheet_values = staticmethod(sheet_values)
 
 
 SYSTEM = DS4System(_fields, _default, _view)

@@ -381,25 +381,25 @@ ITEM_FIELDS = (
     ItemField("dex_cap", N_("Dex cap"), minimum=0, maximum=10),
 )
 
+
+def _weapon(key: str, name: str, damage: str, category: str, traits: str) -> StarterItem:
+    """A melee weapon of the sample starter list."""
+    fields: dict[str, object] = dict(kind="weapon", damage=damage, category=category, traits=traits)
+    return StarterItem(f"pf2e:{key}", name, fields, sample=True)
+
+
+def _armour(key: str, name: str, category: str, ac_bonus: int, dex_cap: int) -> StarterItem:
+    """A suit of armour of the sample starter list."""
+    fields: dict[str, object] = dict(
+        kind="armour", category=category, ac_bonus=ac_bonus, dex_cap=dex_cap
+    )
+    return StarterItem(f"pf2e:{key}", name, fields, sample=True)
+
+
 STARTERS = [
-    StarterItem(
-        "pf2e:langschwert",
-        "Langschwert",
-        {"kind": "weapon", "damage": "1W8", "category": "martial", "traits": "Vielseitig S"},
-        sample=True,
-    ),
-    StarterItem(
-        "pf2e:dolch",
-        "Dolch",
-        {"kind": "weapon", "damage": "1W4", "category": "simple", "traits": "Agil, Finesse"},
-        sample=True,
-    ),
-    StarterItem(
-        "pf2e:rapier",
-        "Rapier",
-        {"kind": "weapon", "damage": "1W6", "category": "martial", "traits": "Finesse"},
-        sample=True,
-    ),
+    _weapon("langschwert", "Langschwert", "1W8", "martial", "Vielseitig S"),
+    _weapon("dolch", "Dolch", "1W4", "simple", "Agil, Finesse"),
+    _weapon("rapier", "Rapier", "1W6", "martial", "Finesse"),
     StarterItem(
         "pf2e:kurzbogen",
         "Kurzbogen",
@@ -413,24 +413,9 @@ STARTERS = [
         },
         sample=True,
     ),
-    StarterItem(
-        "pf2e:lederruestung",
-        "Lederrüstung",
-        {"kind": "armour", "category": "light", "ac_bonus": 1, "dex_cap": 4},
-        sample=True,
-    ),
-    StarterItem(
-        "pf2e:kettenhemd",
-        "Kettenhemd",
-        {"kind": "armour", "category": "medium", "ac_bonus": 4, "dex_cap": 1},
-        sample=True,
-    ),
-    StarterItem(
-        "pf2e:ritterruestung",
-        "Ritterrüstung",
-        {"kind": "armour", "category": "heavy", "ac_bonus": 6, "dex_cap": 0},
-        sample=True,
-    ),
+    _armour("lederruestung", "Lederrüstung", "light", 1, 4),
+    _armour("kettenhemd", "Kettenhemd", "medium", 4, 1),
+    _armour("ritterruestung", "Ritterrüstung", "heavy", 6, 0),
     StarterItem("pf2e:heiltrank", "Heiltrank (schwach)", {"kind": "other"}, sample=True),
 ]
 
