@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from app.rules.hh.state import size_rank
+from app.rules.keyed import by_key
 
 #: XP to bind a summoned spirit permanently.
 BINDING_XP = 1
@@ -148,27 +149,22 @@ class CompanionTalent:
 
 
 COMPANION_TALENTS: Mapping[str, CompanionTalent] = MappingProxyType(
-    {
-        t.key: t
-        for t in (
-            CompanionTalent("bewegliche_gestalt", "Bewegliche Gestalt", "passiv", repeatable=True),
-            CompanionTalent(
-                "elementarer_angriff", "Elementarer Angriff", "passiv", repeatable=True
-            ),
-            CompanionTalent("elementarer_schutz", "Elementarer Schutz", "passiv", repeatable=True),
-            CompanionTalent("fernangriff", "Fernangriff", "aktion", wp_cost=1),
-            CompanionTalent("flaechenangriff", "Flächenangriff", "aktion", wp_cost=1),
-            CompanionTalent("fluechtiger_schritt", "Flüchtiger Schritt", "aktion", wp_cost=1),
-            CompanionTalent("furchterregende_gestalt", "Furchterregende Gestalt", "aktion"),
-            CompanionTalent(
-                "gebieterische_gestalt", "Gebieterische Gestalt", "passiv", repeatable=True
-            ),
-            CompanionTalent("gepanzerte_gestalt", "Gepanzerte Gestalt", "passiv", repeatable=True),
-            CompanionTalent("harmlose_gestalt", "Harmlose Gestalt", "passiv", repeatable=True),
-            CompanionTalent("runengebundene_gestalt", "Runengebundene Gestalt", "passiv"),
-            CompanionTalent("verschleierte_praesenz", "Verschleierte Präsenz", "passiv"),
-        )
-    }
+    by_key(
+        CompanionTalent("bewegliche_gestalt", "Bewegliche Gestalt", "passiv", repeatable=True),
+        CompanionTalent("elementarer_angriff", "Elementarer Angriff", "passiv", repeatable=True),
+        CompanionTalent("elementarer_schutz", "Elementarer Schutz", "passiv", repeatable=True),
+        CompanionTalent("fernangriff", "Fernangriff", "aktion", wp_cost=1),
+        CompanionTalent("flaechenangriff", "Flächenangriff", "aktion", wp_cost=1),
+        CompanionTalent("fluechtiger_schritt", "Flüchtiger Schritt", "aktion", wp_cost=1),
+        CompanionTalent("furchterregende_gestalt", "Furchterregende Gestalt", "aktion"),
+        CompanionTalent(
+            "gebieterische_gestalt", "Gebieterische Gestalt", "passiv", repeatable=True
+        ),
+        CompanionTalent("gepanzerte_gestalt", "Gepanzerte Gestalt", "passiv", repeatable=True),
+        CompanionTalent("harmlose_gestalt", "Harmlose Gestalt", "passiv", repeatable=True),
+        CompanionTalent("runengebundene_gestalt", "Runengebundene Gestalt", "passiv"),
+        CompanionTalent("verschleierte_praesenz", "Verschleierte Präsenz", "passiv"),
+    )
 )
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 
 from app.rules.hh.options import ConditionEscalation
 from app.rules.hh.state import Zustand
+from app.rules.keyed import by_key
 
 Category = Literal["physical", "mental", "magical", "none"]
 Kind = Literal["action", "attack", "defence", "reaction", "other"]
@@ -90,119 +91,116 @@ def _to(cond: str) -> Escalation:
     return Escalation("condition", condition=cond, text=f"stattdessen «{cond}»")
 
 
-CONDITIONS: dict[str, ConditionDef] = {
-    c.key: c
-    for c in (
-        ConditionDef(
-            "angeschlagen",
-            "Angeschlagen",
-            "−2 auf alle körperlichen Aktionen und Reaktionen.",
-            (Modifier(-2, _PHYS, _ALL_KINDS),),
-            "Aktion + Unbeugsamkeit-Probe",
-            ("Unbeugsamkeit", "Unbeugsamkeit"),
-            False,
-            (
-                _to("benommen"),
-                Escalation("damage", dice=1, damage_kind="cause", text="1W10 Schaden nach Ursache"),
-            ),
+CONDITIONS: dict[str, ConditionDef] = by_key(
+    ConditionDef(
+        "angeschlagen",
+        "Angeschlagen",
+        "−2 auf alle körperlichen Aktionen und Reaktionen.",
+        (Modifier(-2, _PHYS, _ALL_KINDS),),
+        "Aktion + Unbeugsamkeit-Probe",
+        ("Unbeugsamkeit", "Unbeugsamkeit"),
+        False,
+        (
+            _to("benommen"),
+            Escalation("damage", dice=1, damage_kind="cause", text="1W10 Schaden nach Ursache"),
         ),
-        ConditionDef(
-            "benommen",
-            "Benommen",
-            "Keine Aktionen und keine Reaktionen; erhält zu Rundenbeginn keine Reaktionen.",
-            (),
-            "Aktion → Glück-Probe (003) / passende Probe gegen die Ursache (000)",
-            ("Glück", "passend"),
-            False,
-            (
-                _to("verwirrt"),
-                Escalation("damage", dice=1, text="1W10 direkter Schaden nach Ursache"),
-            ),
-            blocks_actions=True,
-            blocks_reactions=True,
+    ),
+    ConditionDef(
+        "benommen",
+        "Benommen",
+        "Keine Aktionen und keine Reaktionen; erhält zu Rundenbeginn keine Reaktionen.",
+        (),
+        "Aktion → Glück-Probe (003) / passende Probe gegen die Ursache (000)",
+        ("Glück", "passend"),
+        False,
+        (
+            _to("verwirrt"),
+            Escalation("damage", dice=1, text="1W10 direkter Schaden nach Ursache"),
         ),
-        ConditionDef(
-            "eingeschränkt",
-            "Eingeschränkt",
-            "Bewegung halbiert, −2 auf alle Reaktionen.",
-            (Modifier(-2, _ALL_CATS, frozenset({"reaction"})),),
-            "Aktion + passende Probe",
-            ("passend", "passend"),
-            False,
-            (
-                _to("benommen"),
-                Escalation("choice", text="«niedergeworfen» oder 1W10 LP-Schaden"),
-            ),
-            halves_movement=True,
+        blocks_actions=True,
+        blocks_reactions=True,
+    ),
+    ConditionDef(
+        "eingeschränkt",
+        "Eingeschränkt",
+        "Bewegung halbiert, −2 auf alle Reaktionen.",
+        (Modifier(-2, _ALL_CATS, frozenset({"reaction"})),),
+        "Aktion + passende Probe",
+        ("passend", "passend"),
+        False,
+        (
+            _to("benommen"),
+            Escalation("choice", text="«niedergeworfen» oder 1W10 LP-Schaden"),
         ),
-        ConditionDef(
-            "entmutigt",
-            "Entmutigt",
-            "−2 auf alle Angriffe; keine Glückspunkte einsetzen (verbrennen bleibt möglich).",
-            (Modifier(-2, _ALL_CATS, frozenset({"attack"})),),
-            "Aktion + Willenskraft-Probe",
-            ("Willenskraft", "Willenskraft"),
-            False,
-            (
-                _to("benommen"),
-                Escalation("damage", dice=1, resource="WP", text="1W10 WP-Schaden"),
-            ),
-            blocks_luck_spending=True,
+        halves_movement=True,
+    ),
+    ConditionDef(
+        "entmutigt",
+        "Entmutigt",
+        "−2 auf alle Angriffe; keine Glückspunkte einsetzen (verbrennen bleibt möglich).",
+        (Modifier(-2, _ALL_CATS, frozenset({"attack"})),),
+        "Aktion + Willenskraft-Probe",
+        ("Willenskraft", "Willenskraft"),
+        False,
+        (
+            _to("benommen"),
+            Escalation("damage", dice=1, resource="WP", text="1W10 WP-Schaden"),
         ),
-        ConditionDef(
-            "niedergeworfen",
-            "Niedergeworfen",
-            "−2 auf alle Verteidigungen.",
-            (Modifier(-2, _ALL_CATS, frozenset({"defence"})),),
-            "Aktion (Aufstehen)",
-            ("", ""),
-            False,
-            (_to("eingeschränkt"), _to("eingeschränkt")),
+        blocks_luck_spending=True,
+    ),
+    ConditionDef(
+        "niedergeworfen",
+        "Niedergeworfen",
+        "−2 auf alle Verteidigungen.",
+        (Modifier(-2, _ALL_CATS, frozenset({"defence"})),),
+        "Aktion (Aufstehen)",
+        ("", ""),
+        False,
+        (_to("eingeschränkt"), _to("eingeschränkt")),
+    ),
+    ConditionDef(
+        "sterbend",
+        "Sterbend",
+        "Am Rundenende Unbeugsamkeit-Probe gegen den Tod (siehe Sterben).",
+        (),
+        "Aktion + Heilkunde-Probe einer anderen Figur",
+        ("Heilkunde", "Heilkunde"),
+        True,
+        (
+            Escalation("damage", dice=1, text="1W10 direkter LP-Schaden"),
+            Escalation("damage", dice=1, text="1W10 direkter LP-Schaden"),
         ),
-        ConditionDef(
-            "sterbend",
-            "Sterbend",
-            "Am Rundenende Unbeugsamkeit-Probe gegen den Tod (siehe Sterben).",
-            (),
-            "Aktion + Heilkunde-Probe einer anderen Figur",
-            ("Heilkunde", "Heilkunde"),
-            True,
-            (
-                Escalation("damage", dice=1, text="1W10 direkter LP-Schaden"),
-                Escalation("damage", dice=1, text="1W10 direkter LP-Schaden"),
-            ),
-            blocks_actions=True,
-            blocks_reactions=True,
+        blocks_actions=True,
+        blocks_reactions=True,
+    ),
+    ConditionDef(
+        "verwirrt",
+        "Verwirrt",
+        "−2 auf alle geistigen und magischen Aktionen und Reaktionen.",
+        (Modifier(-2, _MENT_MAG, _ALL_KINDS),),
+        "Aktion + Spürsinn-Probe",
+        ("Spürsinn", "Spürsinn"),
+        False,
+        (
+            _to("benommen"),
+            Escalation("lose_next_action", text="nächste Aktion verloren"),
         ),
-        ConditionDef(
-            "verwirrt",
-            "Verwirrt",
-            "−2 auf alle geistigen und magischen Aktionen und Reaktionen.",
-            (Modifier(-2, _MENT_MAG, _ALL_KINDS),),
-            "Aktion + Spürsinn-Probe",
-            ("Spürsinn", "Spürsinn"),
-            False,
-            (
-                _to("benommen"),
-                Escalation("lose_next_action", text="nächste Aktion verloren"),
-            ),
+    ),
+    ConditionDef(
+        "zehrend",
+        "Zehrend",
+        "Am Rundenende 1W10 LP- oder WP-Schaden (Rüstung, Resistenzen wirken), danach "
+        "passende Probe zum Beenden.",
+        (),
+        "Probe am Rundenende",
+        ("passend", "passend"),
+        False,
+        (
+            Escalation("damage", dice=1, damage_kind="cause", text="sofort 1W10 Schaden"),
+            Escalation("damage", dice=1, damage_kind="cause", text="sofort 1W10 Schaden"),
         ),
-        ConditionDef(
-            "zehrend",
-            "Zehrend",
-            "Am Rundenende 1W10 LP- oder WP-Schaden (Rüstung, Resistenzen wirken), danach "
-            "passende Probe zum Beenden.",
-            (),
-            "Probe am Rundenende",
-            ("passend", "passend"),
-            False,
-            (
-                Escalation("damage", dice=1, damage_kind="cause", text="sofort 1W10 Schaden"),
-                Escalation("damage", dice=1, damage_kind="cause", text="sofort 1W10 Schaden"),
-            ),
-        ),
-    )
-}
+    ),
+)
 
 
 def condition_def(key: str) -> ConditionDef:

@@ -11,6 +11,7 @@ from app.rules.hh.opposed import OpposedResult, evaluate_opposed
 from app.rules.hh.options import DEFAULT_OPTIONS, RuleOptions
 from app.rules.hh.probe import ProbeResult, roll_probe
 from app.rules.hh.state import Change, Figure, Zustand, size_rank
+from app.rules.keyed import by_key
 
 SKILL = "Kampfkunst (waffenlos)"
 
@@ -27,23 +28,20 @@ class Maneuver:
     text: str = ""
 
 
-MANEUVERS: dict[str, Maneuver] = {
-    m.key: m
-    for m in (
-        Maneuver(
-            "entwaffnen",
-            "Entwaffnen",
-            -2,
-            99,
-            text="Waffe aus der Hand geschlagen; NSCs −2 auf Angriff und Schaden. Nur gegen "
-            "humanoide Gegner mit Waffen.",
-        ),
-        Maneuver("festsetzen", "Festsetzen", 0, 1, "benommen", text="Im Griff, «benommen»."),
-        Maneuver("mitzerren", "Mitzerren", -2, 0, text="Im Griff; mit halber Bewegung mitziehen."),
-        Maneuver("umreissen", "Umreissen", 0, 0, "niedergeworfen", text="«niedergeworfen»."),
-        Maneuver("wegstossen", "Wegstossen", 0, 0, push=2, text="2 Schritt nach hinten."),
-    )
-}
+MANEUVERS: dict[str, Maneuver] = by_key(
+    Maneuver(
+        "entwaffnen",
+        "Entwaffnen",
+        -2,
+        99,
+        text="Waffe aus der Hand geschlagen; NSCs −2 auf Angriff und Schaden. Nur gegen "
+        "humanoide Gegner mit Waffen.",
+    ),
+    Maneuver("festsetzen", "Festsetzen", 0, 1, "benommen", text="Im Griff, «benommen»."),
+    Maneuver("mitzerren", "Mitzerren", -2, 0, text="Im Griff; mit halber Bewegung mitziehen."),
+    Maneuver("umreissen", "Umreissen", 0, 0, "niedergeworfen", text="«niedergeworfen»."),
+    Maneuver("wegstossen", "Wegstossen", 0, 0, push=2, text="2 Schritt nach hinten."),
+)
 
 
 def maneuver_allowed(
