@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
 from app.characters.systems.hh import SKILLS
 from app.encounters.combat import (
@@ -83,7 +83,7 @@ from app.rules.hh.conditions import zehrend
 from app.rules.hh.cover import cover_note, living_cover, suggest_cover, wall_cover
 from app.rules.hh.grid import MELEE_REACH, blockade_triggers, threat_zone, weapon_reaches
 from app.rules.hh.initiative import handlung_left
-from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
+from app.rules.hh.luck import LUCK_NAMES, LuckSituation, better_probe, check_luck
 from app.rules.hh.modifiers import Breakdown, breakdown
 from app.rules.hh.probe import ProbeJSON, ProbeResult
 from app.rules.hh.state import Figure, Zustand
@@ -658,17 +658,12 @@ def respond(state: State, choice: str, play: Play) -> None:
 
 
 def _spend_luck(
-    state: State,
-    fig: Figure,
-    option: str,
-    report: Report,
-    *,
-    before_roll: bool = False,
-    probe: ProbeResult | None = None,
+    state: State, fig: Figure, option: str, report: Report, **situation: Unpack[LuckSituation]
 ) -> Figure:
-    """Spend 1 GP of ``fig`` on ``option`` (the engine says whether it may) and store it."""
+    """Spend 1 GP of ``fig`` on ``option`` (the engine says whether it may, in ``situation``)
+    and store it."""
     try:
-        check_luck(fig, option, before_roll=before_roll, probe=probe)
+        check_luck(fig, option, **situation)
     except hh.LuckError as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
     fig = fig.evolve(gp=fig.gp - 1)
