@@ -30,6 +30,7 @@ from app.accounts.models import User
 from app.encounters import area, service
 from app.encounters.combat import CombatError, Report, State, current_pid
 from app.encounters.systems import system
+from app.encounters.systems.play import Play
 from app.encounters.systems.protocol import (
     AttackOptions,
     Checks,
@@ -399,7 +400,7 @@ def _respond(t: Turn) -> None:
 def _condition(t: Turn) -> None:
     a = t.args
     t.rules_as(Conditions).add_condition(
-        t.state, a.text("participant"), a.text("condition"), t.roller, t.report, t.settings,
+        t.state, a.text("participant"), a.text("condition"), Play(t.roller, t.report, t.settings),
         cause=a.text("cause"), value=a.number("value"),
     )  # fmt: skip
 
@@ -427,8 +428,8 @@ def _uncondition(t: Turn) -> None:
 def _adjust(t: Turn) -> None:
     a = t.args
     t.rules.adjust(
-        t.state, a.text("participant"), a.number("delta"), a.text("reason"), t.roller, t.report,
-        t.settings,
+        t.state, a.text("participant"), a.number("delta"), a.text("reason"),
+        Play(t.roller, t.report, t.settings),
     )  # fmt: skip
 
 
@@ -485,8 +486,8 @@ def _jump(t: Turn) -> None:
 def _fall(t: Turn) -> None:
     a = t.args
     t.rules_as(Stunts).fall(
-        t.state, a.text("participant"), a.number("distance"), a.number("modifier"), t.roller,
-        t.report, t.settings,
+        t.state, a.text("participant"), a.number("distance"), a.number("modifier"),
+        Play(t.roller, t.report, t.settings),
     )  # fmt: skip
 
 
@@ -499,7 +500,7 @@ def _aim(t: Turn) -> None:
 def _maneuver(t: Turn) -> None:
     a = t.args
     t.rules_as(AttackOptions).maneuver(
-        t.state, t.actor, a.text("target"), a.text("maneuver"), t.roller, t.report, t.settings
+        t.state, t.actor, a.text("target"), a.text("maneuver"), Play(t.roller, t.report, t.settings)
     )
 
 
@@ -542,20 +543,20 @@ def _cast(t: Turn) -> None:
 def _morale(t: Turn) -> None:
     a = t.args
     t.rules_as(Morale).morale(
-        t.state, a.text("participant"), a.text("skill"), t.roller, t.report, t.settings
+        t.state, a.text("participant"), a.text("skill"), Play(t.roller, t.report, t.settings)
     )
 
 
 @step("shake_off", Text("condition"), as_current=True, needs=Recovery)
 def _shake_off(t: Turn) -> None:
     t.rules_as(Recovery).shake_off(
-        t.state, t.actor, t.args.text("condition"), t.roller, t.report, t.settings
+        t.state, t.actor, t.args.text("condition"), Play(t.roller, t.report, t.settings)
     )
 
 
 @step("free_weapon", as_current=True, needs=WeaponJams)
 def _free_weapon(t: Turn) -> None:
-    t.rules_as(WeaponJams).free_weapon(t.state, t.actor, t.roller, t.report, t.settings)
+    t.rules_as(WeaponJams).free_weapon(t.state, t.actor, Play(t.roller, t.report, t.settings))
 
 
 @step(
@@ -587,7 +588,7 @@ def _save(t: Turn) -> None:
       needs=FirstAid)  # fmt: skip
 def _stabilise(t: Turn) -> None:
     t.rules_as(FirstAid).stabilise(
-        t.state, t.actor, t.args.text("target"), t.roller, t.report, t.settings
+        t.state, t.actor, t.args.text("target"), Play(t.roller, t.report, t.settings)
     )
 
 

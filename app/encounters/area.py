@@ -24,6 +24,7 @@ from app.encounters import service
 from app.encounters.board import Snapshot
 from app.encounters.combat import CombatError, Report, State, current_pid
 from app.encounters.systems import system
+from app.encounters.systems.play import Play
 from app.encounters.systems.protocol import Areas, AreaSource, Tactics, area_sources, need
 from app.errors import Forbidden, ValidationFailed
 from app.i18n import N_, _
@@ -183,7 +184,7 @@ def op_area(
         "summoner": summoner(loaded, state, actor),
     }
     source = AreaSource(req.source.kind, params)
-    need(core, Areas).area(state, actor, hit, source, roller, report, loaded.settings)
+    need(core, Areas).area(state, actor, hit, source, Play(roller, report, loaded.settings))
 
 
 def summoner(loaded: service.Loaded, state: State, pid: str) -> str:
@@ -233,7 +234,7 @@ def free_area(
         name = state["figures"][pid]["name"]
         report.add(N_("%(name)s is in the area."), who={pid}, name=name)
         if damage:
-            rules.adjust(state, pid, -damage, _("Area"), roller, report, loaded.settings)
+            rules.adjust(state, pid, -damage, _("Area"), Play(roller, report, loaded.settings))
 
 
 def roll_damage(expression: str, roller: Roller) -> int:

@@ -14,6 +14,7 @@ from typing import Final
 from app.encounters.board import Snapshot
 from app.encounters.combat import Report, State
 from app.encounters.state import AreaRecord
+from app.encounters.systems.play import Play
 from app.encounters.systems.protocol import Bursts, CombatCore, Settings, Tactics, capability
 from app.i18n import N_
 from app.rules import grid as g
@@ -90,5 +91,5 @@ def place(
             who={burst.pid},
             count=len([p for p in hit if p not in hidden]),
         )
-        rules.burst(state, burst.pid, hit, burst.params, roller, report, settings)
+        rules.burst(state, burst.pid, hit, burst.params, Play(roller, report, settings))
     report.bursts.clear()

@@ -28,6 +28,7 @@ from app.encounters.combat import CombatError
 from app.encounters.service import Loaded, combat_error, load, owns, participant_figure
 from app.encounters.state import read_state
 from app.encounters.systems import system
+from app.encounters.systems.play import AttackOrder, Trials
 from app.encounters.systems.protocol import Forecast, Foresight, Unknown, need
 from app.errors import Conflict, Forbidden, ValidationFailed
 from app.i18n import N_, _, get_locale
@@ -83,7 +84,7 @@ async def forecast(
     unknown = await _unknown(session, loaded, req.target_id)
     try:
         return need(system(loaded.campaign.system), Foresight).forecast(
-            state, req.actor_id, req.target_id, req.options, loaded.settings,
+            state, AttackOrder(req.actor_id, req.target_id, req.options), loaded.settings,
             unknown=unknown, defends=defends,
         )  # fmt: skip
     except CombatError as exc:
@@ -239,7 +240,10 @@ async def risk(
     try:
         rules = need(system(loaded.campaign.system), Foresight)
         run = partial(
-            rules.simulate, figures, loaded.settings, roller, trials, partial(_past, deadline)
+            rules.simulate,
+            figures,
+            loaded.settings,
+            Trials(roller, trials, partial(_past, deadline)),
         )
         result = await asyncio.to_thread(run)
     except CombatError as exc:

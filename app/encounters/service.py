@@ -58,6 +58,7 @@ from app.encounters.combat import (
 from app.encounters.models import BestiaryEntry, Encounter, Participant
 from app.encounters.state import FigureData, dump_state, load_state, read_state
 from app.encounters.systems import system
+from app.encounters.systems.play import AttackOrder, Play
 from app.encounters.systems.protocol import (
     CountedActions,
     Settings,
@@ -970,7 +971,7 @@ async def start(
     await session.execute(select(Encounter.id).where(Encounter.id == enc.id).with_for_update())
     dice = await roller_for(session, campaign_id, user.id, roller)
     try:
-        system(loaded.campaign.system).start(state, dice, report, loaded.settings)
+        system(loaded.campaign.system).start(state, Play(dice, report, loaded.settings))
     except CombatError as exc:
         raise combat_error(exc) from None
     await steps.clear(session, enc.id, loaded.undo_steps)
@@ -1185,7 +1186,7 @@ def op_next(loaded: Loaded, state: State, report: Report, roller: Roller) -> Non
     pid = current_pid(state)
     if not loaded.viewer.is_gm and (pid is None or not owns(loaded, pid)):
         raise CombatError(N_("It is not your turn."))
-    system(loaded.campaign.system).advance(state, roller, report, loaded.settings)
+    system(loaded.campaign.system).advance(state, Play(roller, report, loaded.settings))
 
 
 def op_attack(
@@ -1214,12 +1215,8 @@ def op_attack(
     }
     rules.attack(
         state,
-        attacker,
-        target,
-        params,
-        roller,
-        report,
-        loaded.settings,
+        AttackOrder(attacker, target, params),
+        Play(roller, report, loaded.settings),
         target_owner=owner,
     )
     _reveal_struck(loaded, state, report, bystanders)
@@ -1253,7 +1250,7 @@ def op_cast(
     params = cast_params(loaded.board, rules, report, caster, params, is_gm=loaded.viewer.is_gm)
     if target and _reveal(loaded, report, caster, target):
         report.roster = True
-    need(rules, Spellcasting).cast(state, caster, params, roller, report, loaded.settings)
+    need(rules, Spellcasting).cast(state, caster, params, Play(roller, report, loaded.settings))
 
 
 def can_answer(loaded: Loaded, state: State) -> str | None:
@@ -1285,7 +1282,7 @@ def op_respond(loaded: Loaded, state: State, report: Report, roller: Roller, cho
         report.add(N_("No answer in time: the default is taken."), who=set())
     elif how == "gm" and pending["owner"] is not None:
         report.add(N_("The GM answers for the defender."), who=set())
-    system(loaded.campaign.system).respond(state, choice, roller, report, loaded.settings)
+    system(loaded.campaign.system).respond(state, choice, Play(roller, report, loaded.settings))
 
 
 def op_delay(loaded: Loaded, state: State, report: Report) -> None:

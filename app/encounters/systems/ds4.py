@@ -11,7 +11,7 @@ that kind; an attack's Immersieg is logged as a line of its own (the target roll
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
@@ -32,6 +32,7 @@ from app.encounters.systems.ds4_figures import (
     ds4_data,
     ds4_figure,
 )
+from app.encounters.systems.play import AttackOrder, Play, Trials
 from app.encounters.systems.protocol import (
     AreaSource,
     AttackLine,
@@ -162,51 +163,51 @@ def _order(state: State, roller: Roller, report: Report) -> None:
     report.order_changed = True
 
 
-def start(state: State, roller: Roller, report: Report, settings: Settings) -> None:
+def start(state: State, play: Play) -> None:
     state["round"] = 1
     state["turn"] = 0
-    surprise = settings.get("surprise") or None
+    surprise = play.settings.get("surprise") or None
     state["surprise"] = surprise if surprise in ("abenteurer", "gegner", "neutral") else None
-    _order(state, roller, report)
+    _order(state, play.roller, play.report)
     state["turn"] = 0
-    report.add(N_("Combat starts: round %(round)d."), who=set(), round=1)
+    play.report.add(N_("Combat starts: round %(round)d."), who=set(), round=1)
     if state["surprise"]:
-        report.add(
+        play.report.add(
             N_("Surprise: %(side)s get +10 on initiative in round 1."), who=set(),
             side=state["surprise"],
         )  # fmt: skip
     for t in state["order"]:
-        report.add(
+        play.report.add(
             N_("%(name)s: initiative %(value)s."),
             who={t["pid"]},
             name=state["figures"][t["pid"]]["name"],
             value=t["init"],
         )
-    report.turn_changed = True
+    play.report.turn_changed = True
 
 
 def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     _order(state, roller, report)
 
 
-def advance(state: State, roller: Roller, report: Report, settings: Settings) -> None:
+def advance(state: State, play: Play) -> None:
     state["turn"] += 1
     reset_turn_actions(state)
-    report.turn_changed = True
+    play.report.turn_changed = True
     while state["turn"] < len(state["order"]):
         if not defeated(ds4_figure(state, state["order"][state["turn"]]["pid"])):
             return
         state["turn"] += 1
-    report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
+    play.report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
     state["round"] += 1
     state["order"] = []
-    _order(state, roller, report)
+    _order(state, play.roller, play.report)
     state["turn"] = 0
     while state["turn"] < len(state["order"]) and defeated(
         ds4_figure(state, state["order"][state["turn"]]["pid"])
     ):
         state["turn"] += 1
-    report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
+    play.report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
 
 
 def _fighter(data: DS4FigureData) -> ds4.Fighter:
@@ -233,18 +234,18 @@ def _weapon(data: DS4FigureData, kind: ds4.AttackKind) -> ds4.Weapon | None:
 
 
 def _attack_inputs(
-    state: State, attacker_id: str, target_id: str, params: Mapping[str, Any]
+    state: State, order: AttackOrder
 ) -> tuple[ds4.Fighter, ds4.Weapon | None, ds4.AttackKind, ds4.AttackModifiers]:
     """The attacker, weapon, kind and modifiers of an attack; refusals first."""
-    if attacker_id == target_id:
+    if order.attacker_id == order.target_id:
         raise CombatError(N_("A figure cannot attack itself."))
-    a, t = ds4_figure(state, attacker_id), ds4_figure(state, target_id)
-    kind = KINDS.get(str(params.get("kind", "schlagen")))
+    a, t = ds4_figure(state, order.attacker_id), ds4_figure(state, order.target_id)
+    kind = KINDS.get(str(order.params.get("kind", "schlagen")))
     if kind is None:
         raise CombatError(N_("Choose Schlagen, Schießen or Zielzauber."))
     if defeated(a):
         raise CombatError(N_("%(name)s cannot act now."), name=a["name"])
-    _check_aktion(state, attacker_id)
+    _check_aktion(state, order.attacker_id)
     if kind is not ds4.AttackKind.ZIELZAUBER and a.get("weapon_dropped") in (True, kind.value):
         raise CombatError(
             N_("%(name)s dropped the weapon on a Patzer: pick it up first (an Aktion)."),
@@ -257,16 +258,16 @@ def _attack_inputs(
         raise CombatError(N_("%(name)s has no value for this attack."), name=a["name"])
     weapon = _weapon(a, kind)
     try:
-        position = ds4.Position(str(params.get("position", "front")))
-        distance = float(params.get("distance", 0) or 0)
+        position = ds4.Position(str(order.params.get("position", "front")))
+        distance = float(order.params.get("distance", 0) or 0)
     except ValueError:
         raise CombatError(N_("Not possible: %(reason)s"), reason="Position/Entfernung") from None
     extra: tuple[tuple[str, int], ...] = ()
-    if int(params.get("modifier", 0)):
-        extra = (("SL", int(params.get("modifier", 0))),)
+    if int(order.params.get("modifier", 0)):
+        extra = (("SL", int(order.params.get("modifier", 0))),)
     mods = ds4.AttackModifiers(
         distance_m=distance,
-        adjacent=bool(params.get("adjacent", False)),
+        adjacent=bool(order.params.get("adjacent", False)),
         position=position,
         extra=extra,
     )
@@ -305,34 +306,21 @@ UNKNOWN_TARGET = ("Abwehr", "LK", "KÖR")
 
 
 def forecast(
-    state: State,
-    attacker_id: str,
-    target_id: str,
-    params: Mapping[str, Any],
-    settings: Settings,
-    *,
-    unknown: Unknown,
-    defends: bool | None,
+    state: State, order: AttackOrder, settings: Settings, *, unknown: Unknown, defends: bool | None
 ) -> Forecast:
     """The exact odds of :func:`attack` with these inputs (the Abwehr is automatic)."""
-    attacker, weapon, kind, mods = _attack_inputs(state, attacker_id, target_id, params)
+    attacker, weapon, kind, mods = _attack_inputs(state, order)
     p_attack = ds4_forecast.attack_success(attacker, kind, mods)
     if unknown:
         return Forecast(p_attack, None, unknown.labels(UNKNOWN_TARGET))
-    target = _fighter(ds4_figure(state, target_id))
+    target = _fighter(ds4_figure(state, order.target_id))
     return Forecast(
         p_attack, ds4_forecast.forecast_attack(attacker, target, weapon, kind, mods), ()
     )
 
 
-def simulate(
-    figures: list[FigureData],
-    settings: Settings,
-    roller: Roller,
-    trials: int,
-    should_stop: Callable[[], bool],
-) -> RiskResult:
-    """The fight between ``figures`` played ``trials`` times (``app.rules.ds4.simulation``)."""
+def simulate(figures: list[FigureData], settings: Settings, trials: Trials) -> RiskResult:
+    """The fight between ``figures`` played as ``trials`` says (``app.rules.ds4.simulation``)."""
     combatants = []
     for f in map(ds4_data, figures):
         fighter = _fighter(f)
@@ -344,28 +332,23 @@ def simulate(
         surprise = None
     try:
         return ds4_simulation.simulate(
-            roller, combatants, "abenteurer", trials, surprise, should_stop=should_stop
+            trials.roller,
+            combatants,
+            "abenteurer",
+            trials.count,
+            surprise,
+            should_stop=trials.should_stop,
         )
     except ValueError as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
 
 
-def attack(
-    state: State,
-    attacker_id: str,
-    target_id: str,
-    params: Mapping[str, Any],
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-    *,
-    target_owner: int | None,
-) -> None:
+def attack(state: State, order: AttackOrder, play: Play, *, target_owner: int | None) -> None:
     """Schlagen, Schießen or Zielzauber; the target's Abwehr is rolled automatically."""
-    a, t = ds4_figure(state, attacker_id), ds4_figure(state, target_id)
-    attacker, weapon, kind, mods = _attack_inputs(state, attacker_id, target_id, params)
-    out = ds4.attack(roller, attacker, _fighter(t), weapon, kind, mods)
-    report.involved |= {attacker_id, target_id}
+    a, t = ds4_figure(state, order.attacker_id), ds4_figure(state, order.target_id)
+    attacker, weapon, kind, mods = _attack_inputs(state, order)
+    out = ds4.attack(play.roller, attacker, _fighter(t), weapon, kind, mods)
+    play.report.involved |= {order.attacker_id, order.target_id}
     label = {"schlagen": "Schlagen", "schiessen": "Schießen", "zielzauber": "Zielzauber"}[
         kind.value
     ]
@@ -375,28 +358,22 @@ def attack(
     a["prone"] = out.attacker.prone
     t["lk"] = out.target.lebenskraft
     t["prone"] = out.target.prone
-    report.changed |= {attacker_id, target_id}
+    play.report.changed |= {order.attacker_id, order.target_id}
     headline = (
         N_("%(attacker)s hits %(target)s: %(damage)d damage.")
         if out.hit
         else N_("%(attacker)s does not hit %(target)s.")
     )
-    entry = report.add(headline, details, attacker=a["name"], target=t["name"], damage=out.damage)
+    entry = play.report.add(
+        headline, details, attacker=a["name"], target=t["name"], damage=out.damage
+    )
     entry.dice = [r.roll.as_dict() for r in out.rolls]
-    _effects(out, a, t, kind, report)
+    _effects(out, a, t, kind, play.report)
     state["turn_actions"]["attacks"] = int(state["turn_actions"].get("attacks", 0)) + 1
-    _use_aktion(state, attacker_id)
+    _use_aktion(state, order.attacker_id)
 
 
-def area(
-    state: State,
-    actor: str,
-    targets: list[str],
-    source: AreaSource,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-) -> None:
+def area(state: State, actor: str, targets: list[str], source: AreaSource, play: Play) -> None:
     """An area attack of ``actor`` (docs/rules/ds4.md, «Areas»: the seed has no area rule):
     each figure in it is attacked as by a single attack (its own attack roll) and defends
     with Abwehr; the whole area is one Aktion. ``attack_kind``: Schlagen (the default),
@@ -415,8 +392,8 @@ def area(
         if tid == actor or _condition(ds4_figure(state, tid)) is ds4.Condition.DEAD:
             continue
         state["turn_actions"]["aktion"] = before
-        report.involved = {actor, tid}
-        attack(state, actor, tid, params, roller, report, settings, target_owner=None)
+        play.report.involved = {actor, tid}
+        attack(state, AttackOrder(actor, tid, params), play, target_owner=None)
     _use_aktion(state, actor)
 
 
@@ -461,21 +438,20 @@ def _check_text(label: str, roll: ds4.CheckRoll) -> str:
     return f"{label} PW {roll.pw}: W20 {faces} → {outcome}"
 
 
-def respond(state: State, choice: str, roller: Roller, report: Report, settings: Settings) -> None:
+def respond(state: State, choice: str, play: Play) -> None:
     raise CombatError(N_("Nothing is waiting for an answer."))
 
 
 def add_condition(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings,
-    *, cause: str = "", value: int = 1,
-) -> None:  # fmt: skip
+    state: State, pid: str, key: str, play: Play, *, cause: str = "", value: int = 1
+) -> None:
     if key not in CONDITIONS:
         raise CombatError(N_("Unknown condition."))
     f = ds4_figure(state, pid)
     f["prone"] = True
-    report.changed.add(pid)
-    report.involved.add(pid)
-    report.add(N_("GM: %(name)s gets «%(condition)s»."), name=f["name"], condition=key)
+    play.report.changed.add(pid)
+    play.report.involved.add(pid)
+    play.report.add(N_("GM: %(name)s gets «%(condition)s»."), name=f["name"], condition=key)
 
 
 def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
@@ -489,15 +465,12 @@ def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
     report.add(N_("GM: «%(condition)s» of %(name)s removed."), name=f["name"], condition=key)
 
 
-def adjust(
-    state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-    settings: Settings,
-) -> None:  # fmt: skip
+def adjust(state: State, pid: str, delta: int, reason: str, play: Play) -> None:
     f = ds4_figure(state, pid)
     f["lk"] = min(int(f["lk_max"]), int(f["lk"]) + delta) if delta > 0 else int(f["lk"]) + delta
-    report.changed.add(pid)
-    report.involved.add(pid)
-    report.add(
+    play.report.changed.add(pid)
+    play.report.involved.add(pid)
+    play.report.add(
         N_("GM: %(name)s %(delta)s LK (%(reason)s)."),
         name=f["name"],
         delta=f"{delta:+d}",
@@ -539,9 +512,7 @@ def check(
     entry.dice = [roll.roll.as_dict()]
 
 
-def shake_off(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings
-) -> None:
+def shake_off(state: State, pid: str, key: str, play: Play) -> None:
     """Aufstehen or picking up the dropped weapon: the figure's Aktion of this turn."""
     f = ds4_figure(state, pid)
     if defeated(f):
@@ -557,9 +528,9 @@ def shake_off(
                           name=f["name"], condition=key)  # fmt: skip
     _check_aktion(state, pid)
     _use_aktion(state, pid)
-    report.changed.add(pid)
-    report.involved.add(pid)
-    report.add(msg, name=f["name"])
+    play.report.changed.add(pid)
+    play.report.involved.add(pid)
+    play.report.add(msg, name=f["name"])
 
 
 def sheet_state(data: FigureData) -> DS4SheetState:

@@ -8,12 +8,12 @@ Zehrend and Sterben (``end_of_round``), Zielen, Kampfmanöver, Moral, shaking of
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
 from app.characters.systems.hh import SKILLS
 from app.encounters.combat import (
@@ -53,6 +53,7 @@ from app.encounters.systems.hh_figures import (
 from app.encounters.systems.hh_figures import get as _get
 from app.encounters.systems.hh_figures import put as _put
 from app.encounters.systems.hh_figures import with_breakdown as _with
+from app.encounters.systems.play import AttackOrder, Play, Trials
 from app.encounters.systems.protocol import (
     COVER_FROM,
     AreaSource,
@@ -82,7 +83,7 @@ from app.rules.hh.conditions import zehrend
 from app.rules.hh.cover import cover_note, living_cover, suggest_cover, wall_cover
 from app.rules.hh.grid import MELEE_REACH, blockade_triggers, threat_zone, weapon_reaches
 from app.rules.hh.initiative import handlung_left
-from app.rules.hh.luck import LUCK_NAMES, better_probe, check_luck
+from app.rules.hh.luck import LUCK_NAMES, LuckSituation, better_probe, check_luck
 from app.rules.hh.modifiers import Breakdown, breakdown
 from app.rules.hh.probe import ProbeJSON, ProbeResult
 from app.rules.hh.state import Figure, Zustand
@@ -274,14 +275,14 @@ def build_order(state: State) -> None:
     ]
 
 
-def start(state: State, roller: Roller, report: Report, settings: Settings) -> None:
+def start(state: State, play: Play) -> None:
     state["round"] = 1
     state["turn"] = 0
     state["gm_order"] = list(state["figures"])
-    _start_round(state, report)
-    report.add(N_("Combat starts: round %(round)d."), who=set(), round=1)
+    _start_round(state, play.report)
+    play.report.add(N_("Combat starts: round %(round)d."), who=set(), round=1)
     for f in _figures(state):
-        report.add(
+        play.report.add(
             N_("%(name)s: initiative %(value)s."),
             [f"Initiativeschritte {', '.join(map(str, hh.initiative_steps(f.initiative)))}"],
             who={f.id},
@@ -378,18 +379,18 @@ def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     report.order_changed = True
 
 
-def advance(state: State, roller: Roller, report: Report, settings: Settings) -> None:
+def advance(state: State, play: Play) -> None:
     state["turn"] += 1
     reset_turn_actions(state)
     _skip_unable(state)
-    report.turn_changed = True
+    play.report.turn_changed = True
     if state["turn"] < len(state["order"]):
         return
     before = {f.id: f for f in _figures(state)}
-    result = hh.end_of_round(roller, _figures(state), options(settings))
+    result = hh.end_of_round(play.roller, _figures(state), options(play.settings))
     for f in result.figures:
-        _put(state, f, report)
-    report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
+        _put(state, f, play.report)
+    play.report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
     names = names_of(state)
     for fid in dict.fromkeys(
         [p.figure for p in result.probes] + [c.figure for c in result.changes]
@@ -397,13 +398,15 @@ def advance(state: State, roller: Roller, report: Report, settings: Settings) ->
         probes = [p for p in result.probes if p.figure == fid]
         details: list[str | Detail] = [f"{p.reason}: {p.probe.describe()}" for p in probes]
         details += describe_changes(state, [c for c in result.changes if c.figure == fid])
-        entry = report.add(N_("End of round for %(name)s."), details, who={fid}, name=names[fid])
+        entry = play.report.add(
+            N_("End of round for %(name)s."), details, who={fid}, name=names[fid]
+        )
         entry.dice = [d.as_dict() for p in probes for d in p.probe.rolls]
     for f in result.figures:
-        _interrupt(state, before[f.id], f, roller, report, settings)
+        _interrupt(state, before[f.id], f, play)
     state["round"] += 1
-    _start_round(state, report)
-    report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
+    _start_round(state, play.report)
+    play.report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
 
 
 # --- attacks -----------------------------------------------------------------------------------
@@ -466,13 +469,13 @@ JAMMED = N_("%(name)s's weapon is jammed: free it first (Handlung).")
 
 
 def _attack_inputs(
-    state: State, attacker_id: str, target_id: str, params: Mapping[str, Any]
+    state: State, order: AttackOrder
 ) -> tuple[Figure, Figure, hh.AttackSpec, tuple[int, int]]:
     """Both figures, the spec and the attack Probe's (value, modifier); refusals first."""
-    if attacker_id == target_id:
+    if order.attacker_id == order.target_id:
         raise CombatError(N_("A figure cannot attack itself."))
-    attacker = _get(state, attacker_id)
-    target = _get(state, target_id)
+    attacker = _get(state, order.attacker_id)
+    target = _get(state, order.target_id)
     if not attacker.can_act:
         raise CombatError(N_("%(name)s cannot act now."), name=attacker.name)
     if attacker.jammed_weapon:
@@ -480,7 +483,8 @@ def _attack_inputs(
     if target.dead:
         raise CombatError(N_("%(name)s is already dead."), name=target.name)
     spec = _spec(
-        hh_data(state["figures"][attacker_id]), _living_cover(state, attacker, target, params)
+        hh_data(state["figures"][order.attacker_id]),
+        _living_cover(state, attacker, target, order.params),
     )
     try:
         return attacker, target, spec, attack_target(attacker, spec)
@@ -493,19 +497,10 @@ UNKNOWN_TARGET = ("Verteidigung", "RS", "LP", "Resistenzen", "Unbeugsamkeit")
 
 
 def forecast(
-    state: State,
-    attacker_id: str,
-    target_id: str,
-    params: Mapping[str, Any],
-    settings: Settings,
-    *,
-    unknown: Unknown,
-    defends: bool | None,
+    state: State, order: AttackOrder, settings: Settings, *, unknown: Unknown, defends: bool | None
 ) -> Forecast:
     """The exact odds of :func:`attack` (and the defender's answer) with these inputs."""
-    attacker, target, spec, (value, modifier) = _attack_inputs(
-        state, attacker_id, target_id, params
-    )
+    attacker, target, spec, (value, modifier) = _attack_inputs(state, order)
     p_attack = hh_forecast.probe_success(value, modifier)
     if unknown:
         return Forecast(p_attack, None, unknown.labels(UNKNOWN_TARGET))
@@ -514,47 +509,36 @@ def forecast(
     return Forecast(p_attack, hh_forecast.forecast_attack(attacker, target, spec), ())
 
 
-def simulate(
-    figures: list[FigureData],
-    settings: Settings,
-    roller: Roller,
-    trials: int,
-    should_stop: Callable[[], bool],
-) -> RiskResult:
-    """The fight between ``figures`` played ``trials`` times (``app.rules.hh.simulation``)."""
+def simulate(figures: list[FigureData], settings: Settings, trials: Trials) -> RiskResult:
+    """The fight between ``figures`` played as ``trials`` says (``app.rules.hh.simulation``)."""
     fighters = [
         hh_simulation.Fighter(to_figure(f), str(f["side"]), _spec(hh_data(f), {})) for f in figures
     ]
     return hh_simulation.simulate(
-        roller, fighters, "abenteurer", trials, options(settings), should_stop=should_stop
+        trials.roller,
+        fighters,
+        "abenteurer",
+        trials.count,
+        options(settings),
+        should_stop=trials.should_stop,
     )
 
 
-def attack(
-    state: State,
-    attacker_id: str,
-    target_id: str,
-    params: Mapping[str, Any],
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-    *,
-    target_owner: int | None,
-) -> None:
+def attack(state: State, order: AttackOrder, play: Play, *, target_owner: int | None) -> None:
     """Declare and roll the attack; a hit the target can defend waits for its answer."""
-    attacker, target, spec, (value, modifier) = _attack_inputs(
-        state, attacker_id, target_id, params
-    )
-    helpers = hh_checks.helpers_of(state, attacker, _ids(params.get("helpers")), ATTACK_SKILL)
-    _take_handlung(state, attacker_id)
-    covering = str(_living_cover(state, attacker, target, params).get("covering") or "")
+    attacker, target, spec, (value, modifier) = _attack_inputs(state, order)
+    helpers = hh_checks.helpers_of(state, attacker, _ids(order.params.get("helpers")), ATTACK_SKILL)
+    _take_handlung(state, order.attacker_id)
+    covering = str(_living_cover(state, attacker, target, order.params).get("covering") or "")
     own = attack_breakdown(attacker, spec)
     situational = tuple(p for p in own.parts if p.label in ("Deckung", "Modifikator"))
-    helping = hh_checks.roll_helpers(state, helpers, "attack", situational, roller, report)
+    helping = hh_checks.roll_helpers(
+        state, helpers, "attack", situational, play.roller, play.report
+    )
     shown = hh_checks.helped(own, helping)
-    probe = hh.roll_probe(roller, value, modifier + (helping.bonus if helping else 0))
-    report.involved |= {attacker_id, target_id}
-    entry = report.add(
+    probe = hh.roll_probe(play.roller, value, modifier + (helping.bonus if helping else 0))
+    play.report.involved |= {order.attacker_id, order.target_id}
+    entry = play.report.add(
         N_("%(attacker)s attacks %(target)s."),
         [*(helping.lines() if helping else []),
          f"Angriff ({spec.weapon.name}): {_with(shown, probe)}"],
@@ -563,19 +547,21 @@ def attack(
     )  # fmt: skip
     entry.dice = [d.as_dict() for d in (*(helping.rolls if helping else ()), *probe.rolls)]
     if covering:
-        report.add(
+        play.report.add(
             N_("%(name)s stands in the line of attack: living cover."),
-            who={attacker_id, target_id, covering},
+            who={order.attacker_id, order.target_id, covering},
             name=_get(state, covering).name,
         )
     state["turn_actions"]["attacks"] = int(state["turn_actions"].get("attacks", 0)) + 1
     if probe.success and target.can_react:
-        prompt = _defence_prompt(attacker_id, target_id, target_owner, target, probe, settings)
+        prompt = _defence_prompt(
+            order.attacker_id, order.target_id, target_owner, target, probe, play.settings
+        )
         prompt["spec"] = _spec_json(spec, covering)
         msg = N_("%(target)s may defend (Reaktion); waiting for the answer.")
-        _wait(state, prompt, report, msg, target.name)
+        _wait(state, prompt, play.report, msg, target.name)
         return
-    _resolve(state, attacker_id, target_id, spec, probe, False, roller, report, settings,
+    _resolve(state, order.attacker_id, order.target_id, spec, probe, False, play,
              covering=covering)  # fmt: skip
 
 
@@ -634,16 +620,16 @@ class _Recorder:
 HIT_CHOICES = ("accept", "halve", "reroll_defence")
 
 
-def respond(state: State, choice: str, roller: Roller, report: Report, settings: Settings) -> None:
+def respond(state: State, choice: str, play: Play) -> None:
     """The target's answer: to an attack ``defend``, ``defend_luck`` (1 GP: +4) or ``none``;
     to a hit ``accept``, ``halve`` (1 GP: Treffer entgehen) or ``reroll_defence`` (1 GP)."""
     pending = state.get("pending")
     if pending and state.get(AREA_QUEUE):
         # One target of an area answers: its lines are about it (a hidden one's stay the GMs').
-        report.involved = {pending["attacker"], pending["target"]}
+        play.report.involved = {pending["attacker"], pending["target"]}
     if pending and pending["kind"] == "hit":
-        _answer_hit(state, pending, choice, roller, report, settings)
-        _next_area_target(state, roller, report, settings)
+        _answer_hit(state, pending, choice, play)
+        _next_area_target(state, play)
         return
     if not pending or pending["kind"] != "defence":
         raise CombatError(N_("Nothing is waiting for an answer."))
@@ -651,7 +637,7 @@ def respond(state: State, choice: str, roller: Roller, report: Report, settings:
         raise CombatError(N_("Choose to defend or not."))
     attacker_id, target_id = pending["attacker"], pending["target"]
     if pending.get("spell"):
-        _answer_spell(state, pending, choice, roller, report, settings)
+        _answer_spell(state, pending, choice, play)
         return
     spec_data = pending["spec"]
     spec = replace(
@@ -659,30 +645,25 @@ def respond(state: State, choice: str, roller: Roller, report: Report, settings:
     )
     target = _get(state, target_id)
     if choice == "defend_luck":
-        target = _spend_luck(state, target, "bonus", report, before_roll=True)
+        target = _spend_luck(state, target, "bonus", play.report, before_roll=True)
         spec = replace(spec, defence_modifier=spec.defence_modifier + 4)
-        report.add(N_("%(name)s spends 1 GP: +4 on the defence."), name=target.name)
+        play.report.add(N_("%(name)s spends 1 GP: +4 on the defence."), name=target.name)
     state["pending"] = None
-    report.pending_changed = True
+    play.report.pending_changed = True
     _resolve(
-        state, attacker_id, target_id, spec, _probe(pending["probe"]), True, roller, report,
-        settings, covering=str(spec_data.get("covering") or ""),
+        state, attacker_id, target_id, spec, _probe(pending["probe"]), True, play,
+        covering=str(spec_data.get("covering") or ""),
     )  # fmt: skip
-    _next_area_target(state, roller, report, settings)
+    _next_area_target(state, play)
 
 
 def _spend_luck(
-    state: State,
-    fig: Figure,
-    option: str,
-    report: Report,
-    *,
-    before_roll: bool = False,
-    probe: ProbeResult | None = None,
+    state: State, fig: Figure, option: str, report: Report, **situation: Unpack[LuckSituation]
 ) -> Figure:
-    """Spend 1 GP of ``fig`` on ``option`` (the engine says whether it may) and store it."""
+    """Spend 1 GP of ``fig`` on ``option`` (the engine says whether it may, in ``situation``)
+    and store it."""
     try:
-        check_luck(fig, option, before_roll=before_roll, probe=probe)
+        check_luck(fig, option, **situation)
     except hh.LuckError as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
     fig = fig.evolve(gp=fig.gp - 1)
@@ -690,14 +671,7 @@ def _spend_luck(
     return fig
 
 
-def _answer_hit(
-    state: State,
-    pending: PendingHit,
-    choice: str,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-) -> None:
+def _answer_hit(state: State, pending: PendingHit, choice: str, play: Play) -> None:
     """Treffer entgehen: the hit is booked with the same dice, its damage halved for 1 GP;
     or the defence is rolled again for 1 GP (the better one counts, hh.md §4) and the
     attack resolved anew — a hit then waits for the next answer."""
@@ -715,19 +689,19 @@ def _answer_hit(
     given_defence = pending.get("defence")
     defence = _probe(given_defence) if given_defence else None
     state["pending"] = None
-    report.pending_changed = True
+    play.report.pending_changed = True
     target = _get(state, target_id)
     if choice == "reroll_defence":
-        _spend_luck(state, target, "reroll", report, probe=defence)
+        _spend_luck(state, target, "reroll", play.report, probe=defence)
         assert defence is not None
-        second = hh.roll_probe(roller, defence.value, defence.modifier)
+        second = hh.roll_probe(play.roller, defence.value, defence.modifier)
         kept = better_probe(defence, second)
-        report.add(
+        play.report.add(
             N_("%(name)s spends 1 GP: the defence is rolled again."),
             [f"Verteidigung: {second.describe()}", f"zählt: {kept.describe()}"],
             name=target.name,
         ).dice = [d.as_dict() for d in second.rolls]
-        _resolve(state, attacker_id, target_id, spec, probe, asked, roller, report, settings,
+        _resolve(state, attacker_id, target_id, spec, probe, asked, play,
                  defence=kept, covering=covering)  # fmt: skip
         return
     if choice == "halve":
@@ -736,9 +710,9 @@ def _answer_hit(
         except hh.LuckError as exc:
             raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
         spec = replace(spec, halve_damage=True)
-    replay = _Recorder(roller, [int(f) for f in pending.get("faces", [])])
+    replay = _Recorder(play.roller, [int(f) for f in pending.get("faces", [])])
     given = defence if pending.get("defence_given") else None
-    _resolve(state, attacker_id, target_id, spec, probe, asked, replay, report, settings,
+    _resolve(state, attacker_id, target_id, spec, probe, asked, replace(play, roller=replay),
              defence=given, offer=False, covering=covering)  # fmt: skip
 
 
@@ -782,9 +756,7 @@ def _resolve(
     spec: hh.AttackSpec,
     probe: ProbeResult,
     asked: bool,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
+    play: Play,
     *,
     defence: ProbeResult | None = None,
     offer: bool = True,
@@ -795,9 +767,9 @@ def _resolve(
     if not asked:
         spec = replace(spec, defend=False)
     counter = _spec(hh_data(state["figures"][target_id]), {})
-    recorder = roller if isinstance(roller, _Recorder) else _Recorder(roller)
+    recorder = play.roller if isinstance(play.roller, _Recorder) else _Recorder(play.roller)
     result = hh.resolve_attack(
-        recorder, attacker, target, options(settings), spec, attack_probe=probe,
+        recorder, attacker, target, options(play.settings), spec, attack_probe=probe,
         counter_spec=counter, defence_probe=defence,
         covering=_get(state, covering) if covering in state["figures"] else None,
     )  # fmt: skip
@@ -808,30 +780,30 @@ def _resolve(
         if result.hit
         else N_("%(attacker)s does not hit %(target)s.")
     )
-    entry = report.add(
+    entry = play.report.add(
         headline, details, attacker=attacker.name, target=target.name, damage=result.damage
     )
     skip = len(probe.rolls) + (len(defence.rolls) if defence is not None else 0)
     entry.dice = [d.as_dict() for d in result.rolls[skip:]]
     if waits:
         prompt = _luck_prompt(state, result, spec, probe, asked, recorder.faces,
-                              defence is not None, settings, covering)  # fmt: skip
+                              defence is not None, play.settings, covering)  # fmt: skip
         msg = N_("%(target)s may spend Glück: Treffer entgehen (half damage) or roll the "
                  "defence again; waiting for the answer.")  # fmt: skip
-        _wait(state, prompt, report, msg, target.name)
+        _wait(state, prompt, play.report, msg, target.name)
         return
-    _put(state, result.attacker, report)
-    _put(state, result.defender, report)
+    _put(state, result.attacker, play.report)
+    _put(state, result.defender, play.report)
     if result.stray is not None:
-        _put(state, result.stray.defender, report)
+        _put(state, result.stray.defender, play.report)
     for c in result.changes:
         if c.kind == "slide" and c.figure == attacker_id:
             # Fehltritt: the attacker slides past the defender.
-            report.displacements.append(
+            play.report.displacements.append(
                 Displacement(attacker_id, c.amount, attacker_id, target_id, c.detail, past=True)
             )
-    _interrupt(state, target, result.defender, roller, report, settings)
-    _interrupt(state, attacker, result.attacker, roller, report, settings)
+    _interrupt(state, target, result.defender, play)
+    _interrupt(state, attacker, result.attacker, play)
 
 
 # --- areas (issue 27: Flächenangriff; docs/rules/hh.md «Flächeneffekte») ------------------------
@@ -854,31 +826,25 @@ class _AreaOpened:
     params: Mapping[str, str]
 
 
-def area(
-    state: State,
-    actor: str,
-    targets: list[str],
-    source: AreaSource,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-) -> None:
+def area(state: State, actor: str, targets: list[str], source: AreaSource, play: Play) -> None:
     """An area of ``actor``: a Flächenangriff (``attack``) or a Flächenzauber (``spell``).
     Its Probe is rolled once; then each figure in the area but ``actor`` may defend, one
     after the other, or gets the miss when the Probe failed."""
     if source.kind == "spell":
-        opened = _open_area_spell(state, actor, source, roller, report, settings)
+        opened = _open_area_spell(state, actor, source, play)
     elif source.kind == "attack":
-        opened = _open_area_attack(state, actor, source, roller, report)
+        opened = _open_area_attack(state, actor, source, play.roller, play.report)
     else:
         raise unavailable()
     hit = [t for t in targets if t != actor and not _get(state, t).dead]
     if not opened.success:
         for tid in hit:
-            report.add(opened.miss, who={actor, tid}, target=_get(state, tid).name, **opened.params)
+            play.report.add(
+                opened.miss, who={actor, tid}, target=_get(state, tid).name, **opened.params
+            )
         return
     state[AREA_QUEUE] = {**opened.queued, "queue": hit}
-    _next_area_target(state, roller, report, settings)
+    _next_area_target(state, play)
 
 
 def _open_area_attack(
@@ -921,7 +887,7 @@ def _open_area_attack(
     )  # fmt: skip
 
 
-def _next_area_target(state: State, roller: Roller, report: Report, settings: Settings) -> None:
+def _next_area_target(state: State, play: Play) -> None:
     """Resolve the area's next targets until one may answer (its defence prompt, on its
     player's device or the GM's) or none is left."""
     area = state.get(AREA_QUEUE)
@@ -937,12 +903,12 @@ def _next_area_target(state: State, roller: Roller, report: Report, settings: Se
         if tid not in state["figures"] or actor not in state["figures"]:
             continue
         target = _get(state, tid)
-        report.involved = {actor, tid}
+        play.report.involved = {actor, tid}
         spell = str(area.get("spell") or "")
         probe = _probe(area["probe"])
         if target.can_react:
             owner = state["figures"][tid].get("owner")
-            prompt = _defence_prompt(actor, tid, owner, target, probe, settings)
+            prompt = _defence_prompt(actor, tid, owner, target, probe, play.settings)
             prompt["area"] = True
             if spell:
                 prompt["spell"] = spell
@@ -950,13 +916,13 @@ def _next_area_target(state: State, roller: Roller, report: Report, settings: Se
             else:
                 prompt["spec"] = _spec_json(_spec(hh_data(state["figures"][actor]), area["spec"]))
             msg = N_("%(target)s may defend with Unbeugsamkeit (Reaktion); waiting for the answer.")
-            _wait(state, prompt, report, msg, target.name)
+            _wait(state, prompt, play.report, msg, target.name)
             return
         if spell:
-            _resolve_spell(state, actor, tid, spell, probe, False, 0, roller, report, settings)
+            _resolve_spell(state, actor, tid, spell, probe, False, 0, play)
         else:
             spec = _spec(hh_data(state["figures"][actor]), area["spec"])
-            _resolve(state, actor, tid, spec, probe, False, roller, report, settings)
+            _resolve(state, actor, tid, spec, probe, False, play)
 
 
 #: WP the summoner pays for a Gefährte's Flächenangriff (seed 003, «Flächenangriff»).
@@ -1013,10 +979,7 @@ def _area_spell_inputs(data: HHFigureData, source: AreaSource) -> tuple[HHSpellD
     return spell, modifier
 
 
-def _open_area_spell(
-    state: State, actor: str, source: AreaSource, roller: Roller, report: Report,
-    settings: Settings,
-) -> _AreaOpened:  # fmt: skip
+def _open_area_spell(state: State, actor: str, source: AreaSource, play: Play) -> _AreaOpened:
     """A Flächenzauber of ``actor`` (docs/rules/hh.md «Flächeneffekte»): the Wirkprobe as a
     single-target cast's (focus, Güteklasse, the distance to the area's origin); each
     figure in the area but the caster may defend with Unbeugsamkeit (a Reaktion) and takes
@@ -1029,25 +992,26 @@ def _open_area_spell(
     _take_handlung(state, actor)
     grade = str(source.params.get("grade") or "").strip().upper() or None
     out = magic.resolve_area_cast(
-        roller, _caster(data, caster), magic.Spell(str(spell["key"]), int(spell.get("focus", 0))),
-        _effect(spell), options(settings), distance=int(source.params.get("distance", 0)),
+        play.roller, _caster(data, caster),
+        magic.Spell(str(spell["key"]), int(spell.get("focus", 0))), _effect(spell),
+        options(play.settings), distance=int(source.params.get("distance", 0)),
         grade=grade, modifier=modifier,
     )  # fmt: skip
     if not out.ok or out.cast is None or out.cast.wirkprobe is None:
         raise _refusal(out).at(AREA_SPELL_FIELDS.get(out.error or "", "combat"))
     data["focus"] = None
-    report.changed.add(actor)
-    report.involved = {actor}
+    play.report.changed.add(actor)
+    play.report.involved = {actor}
     state["turn_actions"]["casts"] = int(state["turn_actions"].get("casts", 0)) + 1
-    details = _cast_details(state, spell, out, report)
+    details = _cast_details(state, spell, out, play.report)
     if out.kontrollverlust is not None:
-        _put(state, out.kontrollverlust.figure, report)
+        _put(state, out.kontrollverlust.figure, play.report)
     headline = (
         N_("%(name)s casts the Flächenzauber %(spell)s.")
         if out.success
         else N_("%(name)s fails to cast %(spell)s.")
     )
-    entry = report.add(headline, details, who={actor}, name=caster.name, spell=spell["name"])
+    entry = play.report.add(headline, details, who={actor}, name=caster.name, spell=spell["name"])
     entry.dice = [d.as_dict() for d in out.rolls]
     queued: AreaQueue = {
         "attacker": actor, "probe": out.cast.wirkprobe.as_dict(), "spell": str(spell["key"]),
@@ -1059,28 +1023,21 @@ def _open_area_spell(
     )  # fmt: skip
 
 
-def _answer_spell(
-    state: State,
-    pending: PendingDefence,
-    choice: str,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-) -> None:
+def _answer_spell(state: State, pending: PendingDefence, choice: str, play: Play) -> None:
     """A figure in a Flächenzauber's area answers: Unbeugsamkeit, with 1 GP +4, or none."""
     target_id = str(pending["target"])
     modifier = 0
     if choice == "defend_luck":
-        target = _spend_luck(state, _get(state, target_id), "bonus", report, before_roll=True)
+        target = _spend_luck(state, _get(state, target_id), "bonus", play.report, before_roll=True)
         modifier = 4
-        report.add(N_("%(name)s spends 1 GP: +4 on the defence."), name=target.name)
+        play.report.add(N_("%(name)s spends 1 GP: +4 on the defence."), name=target.name)
     state["pending"] = None
-    report.pending_changed = True
+    play.report.pending_changed = True
     _resolve_spell(
         state, str(pending["attacker"]), target_id, str(pending["spell"]),
-        _probe(pending["probe"]), choice != "none", modifier, roller, report, settings,
+        _probe(pending["probe"]), choice != "none", modifier, play,
     )  # fmt: skip
-    _next_area_target(state, roller, report, settings)
+    _next_area_target(state, play)
 
 
 def _resolve_spell(
@@ -1091,19 +1048,17 @@ def _resolve_spell(
     probe: ProbeResult,
     defend: bool,
     modifier: int,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
+    play: Play,
 ) -> None:
     """One figure in a Flächenzauber's area: the engine's ``area_spell_hit``, its log line
     (about the caster and that figure) and the interruption of a focus it held."""
     spell = _spell(hh_data(state["figures"][actor]), key)
     before = _get(state, tid)
     out = magic.area_spell_hit(
-        roller, probe, before, _effect(spell), options(settings), defend=defend,
+        play.roller, probe, before, _effect(spell), options(play.settings), defend=defend,
         defence_modifier=modifier,
     )  # fmt: skip
-    _put(state, out.target, report)
+    _put(state, out.target, play.report)
     details: list[str | Detail] = []
     if out.defence is not None and out.defence_target is not None:
         details.append(
@@ -1121,23 +1076,15 @@ def _resolve_spell(
         if out.hit
         else N_("%(target)s withstands %(name)s's %(spell)s.")
     )
-    entry = report.add(
+    entry = play.report.add(
         headline, details, who={actor, tid}, name=_get(state, actor).name, spell=spell["name"],
         target=before.name, damage=out.damage,
     )  # fmt: skip
     entry.dice = [d.as_dict() for d in out.rolls]
-    _interrupt(state, before, out.target, roller, report, settings)
+    _interrupt(state, before, out.target, play)
 
 
-def burst(
-    state: State,
-    actor: str,
-    targets: list[str],
-    params: BurstParams,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-) -> None:
+def burst(state: State, actor: str, targets: list[str], params: BurstParams, play: Play) -> None:
     """«Arkane Explosion» on the board (issue 27): every figure in the circle, the caster
     included, takes the one roll less its own RS (``magic.explosion_damage``); the caster's
     share was booked with its Kontrollverlust, the others' are booked here. One line each."""
@@ -1148,23 +1095,25 @@ def burst(
         if tid not in state["figures"] or _get(state, tid).dead:
             continue
         before = _get(state, tid)
-        report.involved = {actor, tid}
+        play.report.involved = {actor, tid}
         dice = f"{len(faces)}W10: {' + '.join(map(str, faces))}, {kind}, RS {before.rs}"
         if tid == actor:
             amount = magic.explosion_damage(before, faces, kind)
             details: list[str | Detail] = [f"{dice} → {amount} (mit dem Kontrollverlust gebucht)"]
             booked = magic.Booked(before)
         else:
-            booked, amount = magic.book_explosion(roller, before, faces, kind, options(settings))
-            _put(state, booked.figure, report)
+            booked, amount = magic.book_explosion(
+                play.roller, before, faces, kind, options(play.settings)
+            )
+            _put(state, booked.figure, play.report)
             details = [f"{dice} → {amount}", *describe_changes(state, booked.changes)]
-        entry = report.add(
+        entry = play.report.add(
             N_("%(effect)s catches %(target)s: %(damage)d damage."), details,
             who={actor, tid}, target=before.name, effect=effect, damage=amount,
         )  # fmt: skip
         entry.dice = [d.as_dict() for d in booked.rolls]
         if tid != actor:
-            _interrupt(state, before, booked.figure, roller, report, settings)
+            _interrupt(state, before, booked.figure, play)
 
 
 def _attack_details(
@@ -1207,26 +1156,18 @@ def aim(state: State, pid: str, report: Report) -> None:
     report.add(N_("%(name)s takes aim (Zielen ×%(n)d)."), name=fig.name, n=fig.aim)
 
 
-def maneuver(
-    state: State,
-    attacker_id: str,
-    target_id: str,
-    key: str,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-) -> None:
+def maneuver(state: State, attacker_id: str, target_id: str, key: str, play: Play) -> None:
     if key not in hh.MANEUVERS:
         raise CombatError(N_("Unknown Kampfmanöver."))
     attacker, target = _get(state, attacker_id), _get(state, target_id)
     _take_handlung(state, attacker_id)
     try:
-        result = hh.resolve_maneuver(roller, attacker, target, key, options(settings))
+        result = hh.resolve_maneuver(play.roller, attacker, target, key, options(play.settings))
     except ValueError as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
-    _put(state, result.attacker, report)
-    _put(state, result.defender, report)
-    report.involved |= {attacker_id, target_id}
+    _put(state, result.attacker, play.report)
+    _put(state, result.defender, play.report)
+    play.report.involved |= {attacker_id, target_id}
     details: list[str | Detail] = [f"Angriff: {_probe_text(result.attack_target, result.attack)}"]
     if result.defence is not None:
         details.append(f"Verteidigung: {_probe_text(result.defence_target, result.defence)}")
@@ -1235,10 +1176,10 @@ def maneuver(
         if c.kind == "moved" and key != "mitzerren":
             # Wegstossen: the defender goes back, away from the attacker. (Mitzerren's way
             # is the attacker's choice: the GM moves both tokens.)
-            report.displacements.append(
+            play.report.displacements.append(
                 Displacement(c.figure, c.amount, attacker_id, target_id, c.detail)
             )
-    entry = report.add(
+    entry = play.report.add(
         N_("%(attacker)s: %(maneuver)s against %(target)s – %(outcome)s."),
         details,
         attacker=attacker.name,
@@ -1249,26 +1190,24 @@ def maneuver(
     entry.dice = [d.as_dict() for d in result.attack.rolls] + (
         [d.as_dict() for d in result.defence.rolls] if result.defence else []
     )
-    _interrupt(state, target, result.defender, roller, report, settings)
-    _interrupt(state, attacker, result.attacker, roller, report, settings)
+    _interrupt(state, target, result.defender, play)
+    _interrupt(state, attacker, result.attacker, play)
 
 
 def _probe_text(target: Breakdown | None, probe: hh.ProbeResult) -> str:
     return probe.describe() if target is None else _with(target, probe)
 
 
-def morale(
-    state: State, pid: str, skill: str, roller: Roller, report: Report, settings: Settings
-) -> None:
+def morale(state: State, pid: str, skill: str, play: Play) -> None:
     fig = _get(state, pid)
     try:
-        out = hh.morale_check(roller, fig, options(settings), skill=skill)
+        out = hh.morale_check(play.roller, fig, options(play.settings), skill=skill)
     except ValueError as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
-    _put(state, out.figure, report)
-    report.involved.add(pid)
+    _put(state, out.figure, play.report)
+    play.report.involved.add(pid)
     assert out.probe is not None
-    entry = report.add(
+    entry = play.report.add(
         N_("Moral of %(name)s: %(outcome)s."),
         [f"{skill}: {out.probe.describe()}", *describe_changes(state, out.changes)],
         name=fig.name,
@@ -1277,20 +1216,18 @@ def morale(
     entry.dice = [d.as_dict() for d in out.all_rolls]
 
 
-def shake_off(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings
-) -> None:
+def shake_off(state: State, pid: str, key: str, play: Play) -> None:
     fig = _get(state, pid)
     _take_handlung(state, pid)
     skill = SHAKE_OFF_SKILLS.get(key, "")
     try:
-        out = hh.shake_off(roller, fig, key, options(settings), skill=skill)
+        out = hh.shake_off(play.roller, fig, key, options(play.settings), skill=skill)
     except ValueError as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
-    _put(state, out.figure, report)
-    report.involved.add(pid)
+    _put(state, out.figure, play.report)
+    play.report.involved.add(pid)
     details: list[str | Detail] = [out.probe.describe()] if out.probe else []
-    entry = report.add(
+    entry = play.report.add(
         N_("%(name)s tries to shake off «%(condition)s»."),
         details + list(describe_changes(state, out.changes)),
         name=fig.name,
@@ -1300,24 +1237,23 @@ def shake_off(
 
 
 def add_condition(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings,
-    *, cause: str = "", value: int = 1,
-) -> None:  # fmt: skip
+    state: State, pid: str, key: str, play: Play, *, cause: str = "", value: int = 1
+) -> None:
     if key not in CONDITIONS:
         raise CombatError(N_("Unknown condition."))
     fig = _get(state, pid)
     z = zehrend(cause) if key == "zehrend" else Zustand(key)
-    out = hh.apply_condition(roller, fig, z, options(settings))
-    _put(state, out.figure, report)
-    report.involved.add(pid)
-    entry = report.add(
+    out = hh.apply_condition(play.roller, fig, z, options(play.settings))
+    _put(state, out.figure, play.report)
+    play.report.involved.add(pid)
+    entry = play.report.add(
         N_("GM: %(name)s gets «%(condition)s»."),
         describe_changes(state, out.changes),
         name=fig.name,
         condition=z.label,
     )
     entry.dice = [d.as_dict() for d in out.all_rolls]
-    _interrupt(state, fig, out.figure, roller, report, settings)
+    _interrupt(state, fig, out.figure, play)
 
 
 def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
@@ -1328,18 +1264,15 @@ def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
     report.add(N_("GM: «%(condition)s» of %(name)s removed."), name=fig.name, condition=key)
 
 
-def adjust(
-    state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-    settings: Settings,
-) -> None:  # fmt: skip
+def adjust(state: State, pid: str, delta: int, reason: str, play: Play) -> None:
     fig = _get(state, pid)
     if delta < 0:
-        out = hh.apply_damage(roller, fig, -delta, options(settings), source=reason)
+        out = hh.apply_damage(play.roller, fig, -delta, options(play.settings), source=reason)
     else:
         out = hh.heal(fig, delta, source=reason)
-    _put(state, out.figure, report)
-    report.involved.add(pid)
-    entry = report.add(
+    _put(state, out.figure, play.report)
+    play.report.involved.add(pid)
+    entry = play.report.add(
         N_("GM: %(name)s %(delta)s LP (%(reason)s)."),
         describe_changes(state, [c for c in out.changes if c.kind != "lp"]),
         name=fig.name,
@@ -1347,23 +1280,20 @@ def adjust(
         reason=reason,
     )
     entry.dice = [d.as_dict() for d in out.all_rolls]
-    _interrupt(state, fig, out.figure, roller, report, settings)
+    _interrupt(state, fig, out.figure, play)
 
 
-def fall(
-    state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
-    settings: Settings,
-) -> None:  # fmt: skip
+def fall(state: State, pid: str, height: int, modifier: int, play: Play) -> None:
     """A fall the GM declares; damage on a focusing figure interrupts it like a hit's."""
-    before, after = hh_checks.fall(state, pid, height, modifier, roller, report, settings)
-    _interrupt(state, before, after, roller, report, settings)
+    before, after = hh_checks.fall(state, pid, height, modifier, play)
+    _interrupt(state, before, after, play)
 
 
 #: The conditions whose «passende Probe» the adapter names (the GM's choice in the rules).
 SHAKE_OFF_SKILLS = {"eingeschränkt": "Geschick", "benommen": "Glück"}
 
 
-def free_weapon(state: State, pid: str, roller: Roller, report: Report, settings: Settings) -> None:
+def free_weapon(state: State, pid: str, play: Play) -> None:
     """Handlung + Unbeugsamkeit (melee) or Handwerk (ranged) to free a jammed weapon
     (``app.rules.hh.recovery.free_weapon``)."""
     fig = _get(state, pid)
@@ -1372,13 +1302,13 @@ def free_weapon(state: State, pid: str, roller: Roller, report: Report, settings
     ranged = _spec(hh_data(state["figures"][pid]), {}).weapon.ranged
     _take_handlung(state, pid)
     try:
-        out = recovery.free_weapon(roller, fig, ranged=ranged)
+        out = recovery.free_weapon(play.roller, fig, ranged=ranged)
     except ValueError:
         raise CombatError(N_("%(name)s's weapon is not jammed."), name=fig.name) from None
-    _put(state, out.figure, report)
-    report.involved.add(pid)
+    _put(state, out.figure, play.report)
+    play.report.involved.add(pid)
     assert out.probe is not None
-    entry = report.add(
+    entry = play.report.add(
         N_("%(name)s tries to free the jammed weapon: %(outcome)s."),
         [out.probe.describe(), *describe_changes(state, out.changes)],
         name=fig.name,
@@ -1392,22 +1322,19 @@ def _can_strike(fig: Figure) -> bool:
     return fig.can_react and not fig.jammed_weapon
 
 
-def stabilise(
-    state: State, pid: str, target_id: str, roller: Roller, report: Report,
-    settings: Settings,
-) -> None:  # fmt: skip
+def stabilise(state: State, pid: str, target_id: str, play: Play) -> None:
     """Handlung + Heilkunde on a dying figure (hh.md §7, ``app.rules.hh.life.stabilise``)."""
     healer, dying = _get(state, pid), _get(state, target_id)
     target = breakdown(healer, "Heilkunde", "action")
     _take_handlung(state, pid)
     try:
-        out = hh.stabilise(roller, healer, dying, options(settings))
+        out = hh.stabilise(play.roller, healer, dying, options(play.settings))
     except ValueError as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
-    _put(state, out.figure, report)
-    report.involved |= {pid, target_id}
+    _put(state, out.figure, play.report)
+    play.report.involved |= {pid, target_id}
     assert out.probe is not None
-    entry = report.add(
+    entry = play.report.add(
         N_("%(name)s tends to %(target)s (Heilkunde): %(outcome)s."),
         [_with(target, out.probe), *describe_changes(state, out.changes)],
         name=healer.name,
@@ -1541,14 +1468,7 @@ def _kontrollverlust_details(
     return details + describe_changes(state, booked.changes)
 
 
-def _interrupt(
-    state: State,
-    before: Figure,
-    after: Figure,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-) -> None:
+def _interrupt(state: State, before: Figure, after: Figure, play: Play) -> None:
     """A focusing figure took damage or a condition: Kontrollprobe, Kontrollverlust on failure.
 
     ``after`` is already stored; the focus is lost in any case (hh.md §9.2, §9.3).
@@ -1561,11 +1481,11 @@ def _interrupt(
     if after.lp >= before.lp and after.wp >= before.wp and not new_conditions:
         return
     data["focus"] = None
-    report.changed.add(after.id)
+    play.report.changed.add(after.id)
     spell = _spell_name(data, str(held["spell"]))
     if after.dead:
         return
-    result = magic.interrupt(roller, _caster({**data, "focus": held}, after))
+    result = magic.interrupt(play.roller, _caster({**data, "focus": held}, after))
     assert result.probe is not None
     details: list[str | Detail] = [
         f"Kontrollprobe (Willenskraft − {magic.KONTROLLPROBE_PENALTY_PER_FOCUS * result.focus_lost}"
@@ -1574,17 +1494,17 @@ def _interrupt(
     dice = [d.as_dict() for d in result.probe.rolls]
     if result.kontrollverlust is not None:
         booked = magic.book_kontrollverlust(
-            roller, after, result.kontrollverlust, options(settings)
+            play.roller, after, result.kontrollverlust, options(play.settings)
         )
-        details += _kontrollverlust_details(state, result.kontrollverlust, booked, report)
+        details += _kontrollverlust_details(state, result.kontrollverlust, booked, play.report)
         dice += [d.as_dict() for d in (*result.kontrollverlust.rolls, *booked.rolls)]
-        _put(state, booked.figure, report)
+        _put(state, booked.figure, play.report)
     headline = (
         N_("%(name)s is interrupted and loses control: %(spell)s fails.")
         if result.spell_failed
         else N_("%(name)s is interrupted but keeps control; the focus on %(spell)s is lost.")
     )
-    entry = report.add(headline, details, who={after.id}, name=after.name, spell=spell)
+    entry = play.report.add(headline, details, who={after.id}, name=after.name, spell=spell)
     entry.dice = dice
 
 
@@ -1657,14 +1577,7 @@ def _cast_headline(out: magic.SpellOutcome) -> str:
     return N_("%(name)s casts %(spell)s on %(target)s without effect.")
 
 
-def cast(
-    state: State,
-    pid: str,
-    params: Mapping[str, Any],
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-) -> None:
+def cast(state: State, pid: str, params: Mapping[str, Any], play: Play) -> None:
     """Zauber wirken: the rules are :func:`magic.resolve_cast`'s; here the state is mapped
     to the engine and back, and the log line written. The focus is spent in any case."""
     data = hh_figure(state, pid)
@@ -1674,28 +1587,29 @@ def cast(
     target = _get(state, target_id) if target_id else None
     _take_handlung(state, pid)
     out = magic.resolve_cast(
-        roller, _caster(data, caster), magic.Spell(str(spell["key"]), int(spell.get("focus", 0))),
-        _effect(spell), options(settings), target=target, distance=int(params.get("distance", 0)),
+        play.roller, _caster(data, caster),
+        magic.Spell(str(spell["key"]), int(spell.get("focus", 0))), _effect(spell),
+        options(play.settings), target=target, distance=int(params.get("distance", 0)),
         grade=params.get("grade") or None, modifier=int(params.get("modifier", 0)),
     )  # fmt: skip
     if not out.ok:
         raise _refusal(out)
     data["focus"] = None
-    report.changed.add(pid)
-    report.involved |= {pid} | ({target.id} if target else set())
+    play.report.changed.add(pid)
+    play.report.involved |= {pid} | ({target.id} if target else set())
     state["turn_actions"]["casts"] = int(state["turn_actions"].get("casts", 0)) + 1
-    details = _cast_details(state, spell, out, report)
+    details = _cast_details(state, spell, out, play.report)
     if out.target is not None:
-        _put(state, out.target, report)
+        _put(state, out.target, play.report)
     if out.kontrollverlust is not None:
-        _put(state, out.kontrollverlust.figure, report)
-    entry = report.add(
+        _put(state, out.kontrollverlust.figure, play.report)
+    entry = play.report.add(
         _cast_headline(out), details, name=caster.name, spell=spell["name"],
         target=target.name if target else "", damage=out.damage,
     )  # fmt: skip
     entry.dice = [d.as_dict() for d in out.rolls]
     if out.success and target is not None and out.target is not None:
-        _interrupt(state, target, out.target, roller, report, settings)
+        _interrupt(state, target, out.target, play)
 
 
 class HhRules(Common):

@@ -18,7 +18,7 @@ from app.encounters.systems.hh_figures import (
     put,
     with_breakdown,
 )
-from app.encounters.systems.protocol import Settings
+from app.encounters.systems.play import Play
 from app.i18n import N_
 from app.rules import hh
 from app.rules.dice import Roller
@@ -126,10 +126,7 @@ def jump(
     entry.dice = [d.as_dict() for d in out.rolls]
 
 
-def fall(
-    state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
-    settings: Settings,
-) -> tuple[Figure, Figure]:  # fmt: skip
+def fall(state: State, pid: str, height: int, modifier: int, play: Play) -> tuple[Figure, Figure]:
     """The GM has a figure fall (hh.md §12); the damage is booked like an attack's.
 
     Returns the figure before and after (the caller checks an interrupted focus)."""
@@ -137,13 +134,13 @@ def fall(
     own = current_pid(state) == pid
     try:
         out = fall_figure(
-            roller, fig, height, options(settings), in_own_step=own,
+            play.roller, fig, height, options(play.settings), in_own_step=own,
             situational=(Part("SL", modifier),),
         )  # fmt: skip
     except ValueError as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
-    put(state, out.outcome.figure, report)
-    report.involved.add(pid)
+    put(state, out.outcome.figure, play.report)
+    play.report.involved.add(pid)
     lost = fig.lp - out.outcome.figure.lp
     headline = (
         N_("%(name)s falls %(height)d Schritt and takes %(damage)d damage.")
@@ -151,7 +148,7 @@ def fall(
         else N_("%(name)s falls %(height)d Schritt unharmed.")
     )
     details = [*fall_details(out, fig.rs), *describe_changes(state, out.outcome.changes)]
-    entry = report.add(headline, details, name=fig.name, height=height, damage=lost)
+    entry = play.report.add(headline, details, name=fig.name, height=height, damage=lost)
     entry.dice = [d.as_dict() for d in out.rolls]
     return fig, out.outcome.figure
 

@@ -15,7 +15,7 @@ Genesungswurf and it dies at Sterbend 4 − Todgeweiht; monsters die at 0 TP.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
@@ -38,6 +38,7 @@ from app.encounters.systems.pf2e_figures import (
     pf2e_figure,
     stat_value,
 )
+from app.encounters.systems.play import AttackOrder, Play, Trials
 from app.encounters.systems.protocol import (
     AreaSource,
     AttackLine,
@@ -260,7 +261,7 @@ def _stat(name: str, value: int, data: PF2eFigureData) -> Statistic:
     return Statistic(name, (Modifier("Werteblock", "untyped", value), *_status_penalties(data)))
 
 
-def start(state: State, roller: Roller, report: Report, settings: Settings) -> None:
+def start(state: State, play: Play) -> None:
     state["round"] = 1
     state["turn"] = 0
     combatants = [
@@ -272,11 +273,11 @@ def start(state: State, roller: Roller, report: Report, settings: Settings) -> N
         )
         for pid, f in ((pid, pf2e_data(f)) for pid, f in state["figures"].items())
     ]
-    order = pf2e.roll_initiative(roller, combatants)
+    order = pf2e.roll_initiative(play.roller, combatants)
     _store_order(state, order)
-    report.add(N_("Combat starts: round %(round)d."), who=set(), round=1)
+    play.report.add(N_("Combat starts: round %(round)d."), who=set(), round=1)
     for e in order:
-        entry = report.add(
+        entry = play.report.add(
             N_("%(name)s: initiative %(value)s."),
             [e.check.describe()],
             who={e.combatant.id},
@@ -284,10 +285,10 @@ def start(state: State, roller: Roller, report: Report, settings: Settings) -> N
             value=e.result,
         )
         entry.dice = [d.as_dict() for d in e.dice]
-    report.order_changed = report.turn_changed = True
+    play.report.order_changed = play.report.turn_changed = True
     first = current_turn(state)
     if first is not None:
-        _new_budget(state, str(first["pid"]), report)
+        _new_budget(state, str(first["pid"]), play.report)
 
 
 def _store_order(state: State, order: list[pf2e.InitiativeEntry]) -> None:
@@ -334,27 +335,27 @@ def add_figure(state: State, pid: str, roller: Roller, report: Report) -> None:
     report.order_changed = True
 
 
-def advance(state: State, roller: Roller, report: Report, settings: Settings) -> None:
+def advance(state: State, play: Play) -> None:
     turn = current_turn(state)
     if turn is not None:
-        _end_of_turn(state, str(turn["pid"]), roller, report)
+        _end_of_turn(state, str(turn["pid"]), play.roller, play.report)
     state["turn"] += 1
     reset_turn_actions(state)
-    report.turn_changed = True
+    play.report.turn_changed = True
     while True:
         while state["turn"] < len(state["order"]):
             pid = str(state["order"][state["turn"]]["pid"])
             if _takes_turn(pf2e_data(state["figures"][pid])):
-                _start_of_turn(state, pid, roller, report)
-                _new_budget(state, pid, report)
+                _start_of_turn(state, pid, play.roller, play.report)
+                _new_budget(state, pid, play.report)
                 return
             state["turn"] += 1
         if not any(_takes_turn(pf2e_data(state["figures"][str(t["pid"])])) for t in state["order"]):
             return
-        report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
+        play.report.add(N_("End of round %(round)d."), who=set(), round=state["round"])
         state["round"] += 1
         state["turn"] = 0
-        report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
+        play.report.add(N_("Round %(round)d begins."), who=set(), round=state["round"])
 
 
 def action_budget(state: State) -> pf2e_turn.ActionBudget:
@@ -522,27 +523,25 @@ class _StrikeInputs:
     options: _StrikeOptions
 
 
-def _strike_inputs(
-    state: State, attacker_id: str, target_id: str, params: Mapping[str, Any]
-) -> _StrikeInputs:
+def _strike_inputs(state: State, order: AttackOrder) -> _StrikeInputs:
     """What a Strike passes to the engine besides the roller, the RK and secrecy."""
-    if attacker_id == target_id:
+    if order.attacker_id == order.target_id:
         raise CombatError(N_("A figure cannot attack itself."))
-    a = pf2e_figure(state, attacker_id)
-    pf2e_figure(state, target_id)
+    a = pf2e_figure(state, order.attacker_id)
+    pf2e_figure(state, order.target_id)
     if defeated(a):
         raise CombatError(N_("%(name)s cannot act now."), name=a["name"])
     strikes = a.get("angriffe", [])
     try:
-        strike = strikes[int(params.get("strike", 0))]
+        strike = strikes[int(order.params.get("strike", 0))]
     except (IndexError, ValueError):
         raise CombatError(N_("Choose one of the Strikes.")) from None
-    own_turn, number = _attack_number(state, attacker_id)
+    own_turn, number = _attack_number(state, order.attacker_id)
     extra = _attack_penalties(a)
     try:
-        if int(params.get("modifier", 0)):
-            extra.append(Modifier("SL", "circumstance", int(params["modifier"])))
-        distance = params.get("distance")
+        if int(order.params.get("modifier", 0)):
+            extra.append(Modifier("SL", "circumstance", int(order.params["modifier"])))
+        distance = order.params.get("distance")
         ranged = bool(strike.get("fernkampf"))
         options: _StrikeOptions = {
             "attack_number": number,
@@ -564,22 +563,15 @@ UNKNOWN_TARGET = ("RK", "TP")
 
 
 def forecast(
-    state: State,
-    attacker_id: str,
-    target_id: str,
-    params: Mapping[str, Any],
-    settings: Settings,
-    *,
-    unknown: Unknown,
-    defends: bool | None,
+    state: State, order: AttackOrder, settings: Settings, *, unknown: Unknown, defends: bool | None
 ) -> Forecast:
     """The exact odds of :func:`attack` with these inputs. Without the target's RK not even
     the attack roll's chance is known (it is a roll against the RK); with the RK but not the
     TP the hit chance is, not what the damage does (issue 31)."""
-    inputs = _strike_inputs(state, attacker_id, target_id, params)
+    inputs = _strike_inputs(state, order)
     if "rk" in unknown:
         return Forecast(None, None, unknown.labels(UNKNOWN_TARGET))
-    t = pf2e_figure(state, target_id)
+    t = pf2e_figure(state, order.target_id)
     try:
         outcome = pf2e_forecast.forecast_strike(
             inputs.attack, effective_ac(t), inputs.damage, target_hp=int(t["hp"]),
@@ -615,18 +607,12 @@ def _sim_figure(f: PF2eFigureData) -> pf2e_simulation.Combatant:
         dying.dying)  # fmt: skip
 
 
-def simulate(
-    figures: list[FigureData],
-    settings: Settings,
-    roller: Roller,
-    trials: int,
-    should_stop: Callable[[], bool],
-) -> RiskResult:
-    """The fight between ``figures`` played ``trials`` times (``app.rules.pf2e.simulation``)."""
+def simulate(figures: list[FigureData], settings: Settings, trials: Trials) -> RiskResult:
+    """The fight between ``figures`` played as ``trials`` says (``app.rules.pf2e.simulation``)."""
     try:
         combatants = [_sim_figure(pf2e_data(f)) for f in figures]
         return pf2e_simulation.simulate(
-            roller, combatants, "abenteurer", trials, should_stop=should_stop
+            trials.roller, combatants, "abenteurer", trials.count, should_stop=trials.should_stop
         )
     except (ExpressionError, ValueError) as exc:
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
@@ -642,26 +628,16 @@ def rating(figures: list[FigureData]) -> BudgetRating | None:
     return pf2e_budget.rate([int(f["stufe"]) for f in party], others)
 
 
-def attack(
-    state: State,
-    attacker_id: str,
-    target_id: str,
-    params: Mapping[str, Any],
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-    *,
-    target_owner: int | None,
-) -> None:
+def attack(state: State, order: AttackOrder, play: Play, *, target_owner: int | None) -> None:
     """A Strike: MAP counted per turn of the attacker, range penalty, against the RK."""
-    a, t = pf2e_figure(state, attacker_id), pf2e_figure(state, target_id)
-    inputs = _strike_inputs(state, attacker_id, target_id, params)
+    a, t = pf2e_figure(state, order.attacker_id), pf2e_figure(state, order.target_id)
+    inputs = _strike_inputs(state, order)
     number, own_turn = inputs.attack_number, inputs.own_turn
-    _spend(state, attacker_id, "attack", "Strike")
+    _spend(state, order.attacker_id, "attack", "Strike")
     try:
         result = pf2e.strike(
-            roller, inputs.attack, effective_ac(t), inputs.damage,
-            **inputs.options, secret=bool(params.get("secret", False)),
+            play.roller, inputs.attack, effective_ac(t), inputs.damage,
+            **inputs.options, secret=bool(order.params.get("secret", False)),
         )  # fmt: skip
     except pf2e.Pf2eError as exc:
         raise CombatError(exc.message, **exc.params) from None
@@ -669,20 +645,20 @@ def attack(
         raise CombatError(N_("Not possible: %(reason)s"), reason=str(exc)) from None
     if own_turn:
         state["turn_actions"]["attacks"] = number
-    report.involved |= {attacker_id, target_id}
-    report.secret = report.secret or bool(params.get("secret", False))
+    play.report.involved |= {order.attacker_id, order.target_id}
+    play.report.secret = play.report.secret or bool(order.params.get("secret", False))
     damage = result.damage_total
-    report.changed.add(target_id)
+    play.report.changed.add(order.target_id)
     headline = (
         N_("%(attacker)s hits %(target)s: %(damage)d damage.")
         if result.hit
         else N_("%(attacker)s does not hit %(target)s.")
     )
-    entry = report.add(
+    entry = play.report.add(
         headline, [result.describe()], attacker=a["name"], target=t["name"], damage=damage
     )
     entry.dice = [d.as_dict() for d in result.dice]
-    _take_damage(state, target_id, damage, report, critical=result.critical)
+    _take_damage(state, order.target_id, damage, play.report, critical=result.critical)
 
 
 @dataclass(frozen=True, slots=True)
@@ -884,15 +860,7 @@ def save(
         _take_damage(state, tid, res.damage_taken or 0, report, critical=critical)
 
 
-def area(
-    state: State,
-    actor: str,
-    targets: list[str],
-    source: AreaSource,
-    roller: Roller,
-    report: Report,
-    settings: Settings,
-) -> None:
+def area(state: State, actor: str, targets: list[str], source: AreaSource, play: Play) -> None:
     """An area with a save (a fireball): each figure in it rolls its save against the DC;
     with ``basic`` the damage (rolled once) by degree (critical success none, success half,
     failure full, critical failure double); without, only the degrees (the GM applies the
@@ -918,10 +886,10 @@ def area(
         except ExpressionError:
             raise ValidationFailed({"damage": _("Enter a dice expression such as 2W6.")}) from None
     params = {"save": kind, "dc": str(dc), "damage": damage}
-    save(state, actor or None, targets, params, roller, report)
+    save(state, actor or None, targets, params, play.roller, play.report)
 
 
-def respond(state: State, choice: str, roller: Roller, report: Report, settings: Settings) -> None:
+def respond(state: State, choice: str, play: Play) -> None:
     raise CombatError(N_("Nothing is waiting for an answer."))
 
 
@@ -936,9 +904,8 @@ def _persistent(cause: str) -> PersistentDamage:
 
 
 def add_condition(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings,
-    *, cause: str = "", value: int = 1,
-) -> None:  # fmt: skip
+    state: State, pid: str, key: str, play: Play, *, cause: str = "", value: int = 1
+) -> None:
     """The GM gives a condition. Anhaltender Schaden of a type the figure already has
     replaces it; Kränkelnd keeps the SG given as ``cause`` for Würgen; for the other
     conditions with a value, a ``cause`` that is a number is the value (the form's «Value /
@@ -959,9 +926,9 @@ def add_condition(
             f.setdefault("condition_dc", {})[key] = int(cause.strip().removeprefix("SG"))
         if key == "sterbend":
             _set_dying(f, _dying(f))
-    report.changed.add(pid)
-    report.involved.add(pid)
-    report.add(N_("GM: %(name)s gets «%(condition)s»."), name=f["name"], condition=label)
+    play.report.changed.add(pid)
+    play.report.involved.add(pid)
+    play.report.add(N_("GM: %(name)s gets «%(condition)s»."), name=f["name"], condition=label)
 
 
 def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
@@ -978,37 +945,32 @@ def remove_condition(state: State, pid: str, key: str, report: Report) -> None:
     report.add(N_("GM: «%(condition)s» of %(name)s removed."), name=f["name"], condition=key)
 
 
-def adjust(
-    state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-    settings: Settings,
-) -> None:  # fmt: skip
+def adjust(state: State, pid: str, delta: int, reason: str, play: Play) -> None:
     """The GM's TP change: damage counts as damage (Sterbend), healing ends Sterbend."""
     f = pf2e_figure(state, pid)
-    report.changed.add(pid)
-    report.involved.add(pid)
-    report.add(
+    play.report.changed.add(pid)
+    play.report.involved.add(pid)
+    play.report.add(
         N_("GM: %(name)s %(delta)s TP (%(reason)s)."),
         name=f["name"],
         delta=f"{delta:+d}",
         reason=reason,
     )
     if delta < 0:
-        _take_damage(state, pid, -delta, report)
+        _take_damage(state, pid, -delta, play.report)
         return
     f["hp"] = min(int(f["hp_max"]), int(f["hp"]) + delta)
     before = _dying(f)
     if before.dying and not f.get("dead"):
         after = pf2e.lose_dying(before)
         _set_dying(f, after)
-        report.add(
+        play.report.add(
             N_("%(name)s is no longer Sterbend."), [f"{before.describe()} → {after.describe()}"],
             who={pid}, name=f["name"],
         )  # fmt: skip
 
 
-def shake_off(
-    state: State, pid: str, key: str, roller: Roller, report: Report, settings: Settings
-) -> None:
+def shake_off(state: State, pid: str, key: str, play: Play) -> None:
     """Würgen (one action): a Zähigkeit save against Kränkelnd's SG lowers its value."""
     f = pf2e_figure(state, pid)
     value = int(f.get("conditions", {}).get("kränkelnd", 0))
@@ -1020,14 +982,14 @@ def shake_off(
     if dc is None:
         raise CombatError(N_("The SG of Kränkelnd is not known: the GM gives it as the cause."))
     _spend(state, pid, "shake_off", "Würgen")
-    result = pf2e.retch(roller, _stat("Zähigkeit", int(f["zaehigkeit"]), f), int(dc), value)
+    result = pf2e.retch(play.roller, _stat("Zähigkeit", int(f["zaehigkeit"]), f), int(dc), value)
     if result.after:
         f["conditions"]["kränkelnd"] = result.after
     else:
         f["conditions"].pop("kränkelnd", None)
-    report.changed.add(pid)
-    report.involved.add(pid)
-    entry = report.add(
+    play.report.changed.add(pid)
+    play.report.involved.add(pid)
+    entry = play.report.add(
         N_("%(name)s retches: Kränkelnd %(before)d → %(after)d."), [result.describe()],
         name=f["name"], before=result.before, after=result.after,
     )  # fmt: skip

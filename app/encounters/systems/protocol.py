@@ -23,6 +23,7 @@ from typing import Any, NotRequired, Protocol, TypedDict, TypeVar, cast, runtime
 from app.core.capability import capability as capability
 from app.encounters.combat import BurstParams, CombatError, Report, State
 from app.encounters.state import FigureData
+from app.encounters.systems.play import AttackOrder, Play, Trials
 from app.i18n import N_
 from app.rules.dice import Roller
 from app.rules.grid import Cell, Metric
@@ -262,26 +263,20 @@ class CombatCore(Protocol):
 
     def offers(self, data: FigureData) -> Offers: ...
 
-    def start(self, state: State, roller: Roller, report: Report, settings: Settings) -> None: ...
+    def start(self, state: State, play: Play) -> None: ...
 
     def add_figure(self, state: State, pid: str, roller: Roller, report: Report) -> None: ...
 
-    def advance(self, state: State, roller: Roller, report: Report, settings: Settings) -> None: ...
+    def advance(self, state: State, play: Play) -> None: ...
 
     def attack(
-        self, state: State, attacker_id: str, target_id: str, params: Mapping[str, Any],
-        roller: Roller, report: Report, settings: Settings, *, target_owner: int | None,
-    ) -> None: ...  # fmt: skip
+        self, state: State, order: AttackOrder, play: Play, *, target_owner: int | None
+    ) -> None: ...
 
-    def respond(
-        self, state: State, choice: str, roller: Roller, report: Report, settings: Settings
-    ) -> None:
+    def respond(self, state: State, choice: str, play: Play) -> None:
         """The answer to the defence ``attack`` left open (``state["pending"]``)."""
 
-    def adjust(
-        self, state: State, pid: str, delta: int, reason: str, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None:  # fmt: skip
+    def adjust(self, state: State, pid: str, delta: int, reason: str, play: Play) -> None:
         """The GM's change of a figure's hit points (also a free area's damage)."""
 
 
@@ -299,9 +294,8 @@ class Conditions(Protocol):
         translates them; every other key is a rule term and shows as it is)."""
 
     def add_condition(
-        self, state: State, pid: str, key: str, roller: Roller, report: Report,
-        settings: Settings, *, cause: str, value: int,
-    ) -> None: ...  # fmt: skip
+        self, state: State, pid: str, key: str, play: Play, *, cause: str, value: int
+    ) -> None: ...
 
     def remove_condition(self, state: State, pid: str, key: str, report: Report) -> None: ...
 
@@ -351,19 +345,16 @@ class Foresight(Protocol):
     """Odds before anyone rolls: one attack's forecast, a whole fight's risk (issues 18, 31)."""
 
     def forecast(
-        self, state: State, attacker_id: str, target_id: str, params: Mapping[str, Any],
-        settings: Settings, *, unknown: Unknown, defends: bool | None,
+        self, state: State, order: AttackOrder, settings: Settings, *, unknown: Unknown,
+        defends: bool | None,
     ) -> Forecast:  # fmt: skip
         """The odds of ``attack`` with the same inputs, without rolling or changing
         anything. ``unknown``: the target's values the caller may not know; ``defends``: assume
         the target defends (``None``: as it would, with a reaction if one is left)."""
 
-    def simulate(
-        self, figures: list[FigureData], settings: Settings, roller: Roller, trials: int,
-        should_stop: Callable[[], bool],
-    ) -> RiskResult:  # fmt: skip
-        """Play the fight between ``figures`` (JSON figures) ``trials`` times to its end; the
-        risk is the Abenteurer side's. ``should_stop`` ends it early (a time budget)."""
+    def simulate(self, figures: list[FigureData], settings: Settings, trials: Trials) -> RiskResult:
+        """Play the fight between ``figures`` (JSON figures) as ``trials`` says, each to its
+        end; the risk is the Abenteurer side's."""
 
     def rating(self, figures: list[FigureData]) -> BudgetRating | None:
         """The system's own difficulty guideline for a fight between ``figures`` (PF2e: the
@@ -431,9 +422,8 @@ class Areas(Protocol):
         (which the fight resolves alike in every system)."""
 
     def area(
-        self, state: State, actor: str, targets: list[str], source: AreaSource, roller: Roller,
-        report: Report, settings: Settings,
-    ) -> None:  # fmt: skip
+        self, state: State, actor: str, targets: list[str], source: AreaSource, play: Play
+    ) -> None:
         """Resolve an area on ``targets`` (the figures in it, from the board) made by
         ``actor`` (``""``: the GM's). One log line per target, each about that target (a
         hidden one's stay the GMs'). A defence the targets answer themselves waits as
@@ -446,9 +436,8 @@ class Bursts(Protocol):
     """Areas the rules set off by themselves (H&H «Arkane Explosion»)."""
 
     def burst(
-        self, state: State, actor: str, targets: list[str], params: BurstParams,
-        roller: Roller, report: Report, settings: Settings,
-    ) -> None:  # fmt: skip
+        self, state: State, actor: str, targets: list[str], params: BurstParams, play: Play
+    ) -> None:
         """Resolve an area the rules set off around ``actor`` (a
         :class:`~app.encounters.combat.Burst` the system put in the report), placed on the
         board with ``targets`` in it (``actor`` among them). One log line per target."""
@@ -464,9 +453,8 @@ class AttackOptions(Protocol):
     def aim(self, state: State, pid: str, report: Report) -> None: ...
 
     def maneuver(
-        self, state: State, attacker_id: str, target_id: str, key: str, roller: Roller,
-        report: Report, settings: Settings,
-    ) -> None: ...  # fmt: skip
+        self, state: State, attacker_id: str, target_id: str, key: str, play: Play
+    ) -> None: ...
 
 
 @runtime_checkable
@@ -475,10 +463,7 @@ class Spellcasting(Protocol):
 
     def focus(self, state: State, pid: str, key: str, report: Report) -> None: ...
 
-    def cast(
-        self, state: State, pid: str, params: Mapping[str, Any], roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None: ...  # fmt: skip
+    def cast(self, state: State, pid: str, params: Mapping[str, Any], play: Play) -> None: ...
 
 
 @runtime_checkable
@@ -496,29 +481,21 @@ class NamedSpells(Protocol):
 class Recovery(Protocol):
     """A figure shakes off a condition in its turn (every system so far)."""
 
-    def shake_off(
-        self, state: State, pid: str, key: str, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None: ...  # fmt: skip
+    def shake_off(self, state: State, pid: str, key: str, play: Play) -> None: ...
 
 
 @runtime_checkable
 class WeaponJams(Protocol):
     """A fumble can jam a figure's weapon; freeing it takes the figure's action (H&H)."""
 
-    def free_weapon(
-        self, state: State, pid: str, roller: Roller, report: Report, settings: Settings
-    ) -> None: ...
+    def free_weapon(self, state: State, pid: str, play: Play) -> None: ...
 
 
 @runtime_checkable
 class FirstAid(Protocol):
     """A figure stabilises a dying one (H&H)."""
 
-    def stabilise(
-        self, state: State, pid: str, target_id: str, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None: ...  # fmt: skip
+    def stabilise(self, state: State, pid: str, target_id: str, play: Play) -> None: ...
 
 
 @runtime_checkable
@@ -550,10 +527,7 @@ class Luck(Protocol):
 class Morale(Protocol):
     """The GM's morale check of an NSC (H&H)."""
 
-    def morale(
-        self, state: State, pid: str, skill: str, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None: ...  # fmt: skip
+    def morale(self, state: State, pid: str, skill: str, play: Play) -> None: ...
 
 
 @runtime_checkable
@@ -572,10 +546,7 @@ class Stunts(Protocol):
         roller: Roller, report: Report,
     ) -> None: ...  # fmt: skip
 
-    def fall(
-        self, state: State, pid: str, height: int, modifier: int, roller: Roller, report: Report,
-        settings: Settings,
-    ) -> None:  # fmt: skip
+    def fall(self, state: State, pid: str, height: int, modifier: int, play: Play) -> None:
         """A fall, its damage booked."""
 
 
