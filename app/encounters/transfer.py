@@ -215,13 +215,7 @@ class EncountersPart:
     async def import_(self, into: Import) -> None:
         doc = into.document.part(EncountersDoc)
         rows = [
-            BestiaryEntry(
-                campaign_id=into.campaign_id,
-                system=b.system,
-                name=b.name,
-                data=b.data,
-                sample=b.sample,
-            )
+            BestiaryEntry(campaign_id=into.campaign_id, **b.model_dump(exclude={"ref"}))
             for b in doc.bestiary
         ]
         await add_under_refs(

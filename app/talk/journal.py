@@ -63,9 +63,7 @@ async def create(
         quest=draft.quest,
     )
     session.add(note)
-    await session.flush()
-    await _share(session, user, note, readers)
-    return note
+    return await _save(session, user, note, readers)
 
 
 async def update(
@@ -85,12 +83,7 @@ async def update(
     note.title, note.body, note.sharing = draft.title.strip(), draft.body.strip(), draft.sharing
     note.quest = draft.quest
     note.updated_at = utcnow()
-    try:
-        await session.flush()
-    except StaleDataError as exc:
-        raise Conflict(_("The note changed meanwhile.")) from exc
-    await _share(session, user, note, readers)
-    return note
+    return await _save(session, user, note, readers)
 
 
 async def set_quest(
@@ -200,11 +193,18 @@ async def _set_readers(session: AsyncSession, note: JournalNote, readers: list[i
     await session.flush()
 
 
-async def _share(session: AsyncSession, user: User, note: JournalNote, readers: list[int]) -> None:
-    """The note's readers as written; a shared note is announced to them (an event)."""
+async def _save(
+    session: AsyncSession, user: User, note: JournalNote, readers: list[int]
+) -> JournalNote:
+    """Write the note (409 if it changed meanwhile) and its readers as written; a shared
+    note is announced to them (an event)."""
+    try:
+        await session.flush()
+    except StaleDataError as exc:
+        raise Conflict(_("The note changed meanwhile.")) from exc
     await _set_readers(session, note, readers)
     if note.sharing == "private":
-        return
+        return note
     await append_event(
         session,
         note.campaign_id,
@@ -220,6 +220,7 @@ async def _share(session: AsyncSession, user: User, note: JournalNote, readers: 
         actor_id=user.id,
         audience=public() if note.sharing == "group" else listed(readers),
     )
+    return note
 
 
 @dataclass(frozen=True, slots=True)
