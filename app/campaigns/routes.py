@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
 from app.campaigns import service, views
@@ -17,8 +19,10 @@ from app.campaigns.permissions import Action, allowed
 from app.campaigns.views import CampaignPage
 from app.core.systems import LABELS, RULE_SYSTEMS, RuleSystem
 from app.errors import Conflict, NotFound, ValidationFailed
-from app.i18n import _
-from app.web.confirm import confirm_page, confirmed
+from app.i18n import N_, _
+from app.web.campaign_call import CampaignCall, CampaignRequest
+from app.web.confirm import confirmed
+from app.web.confirm_texts import ConfirmText
 from app.web.deps import CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -27,6 +31,31 @@ from app.web.streams import MemberStream, feed_render
 from app.web.templating import is_htmx, page, redirect
 
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
+
+#: What the confirmation pages ask, by the last part of their action's path (``%(name)s``:
+#: the member, or the campaign one leaves).
+_ASKS = {
+    "revoke": ConfirmText(
+        N_("Revoke this invite?"),
+        N_("Nobody can join with its code any more."),
+        N_("Revoke the invite"),
+    ),
+    "remove": ConfirmText(
+        N_("Remove %(name)s from the campaign?"),
+        N_("They lose access at once; their characters stay in the campaign."),
+        N_("Remove"),
+    ),
+    "transfer-gm": ConfirmText(
+        N_("Hand over the GM role to %(name)s? You stay on as co-GM."),
+        N_("Only the new GM can hand the role back."),
+        N_("Make GM"),
+    ),
+    "leave": ConfirmText(
+        N_("Leave the campaign “%(name)s”?"),
+        N_("You can only come back with a new invite."),
+        N_("Leave the campaign"),
+    ),
+}
 
 
 @router.get("/")
@@ -44,16 +73,33 @@ async def index(request: Request, session: Session, user: CurrentUser) -> Respon
     )
 
 
+@dataclass(frozen=True, slots=True)
+class NewCampaignForm:
+    """The new campaign's form fields, as typed."""
+
+    name: str
+    system: str
+
+    def values(self) -> dict[str, object]:
+        """What the form shows again after a refusal: every field as typed."""
+        return asdict(self)
+
+
+def _new_campaign_form(
+    name: Annotated[str, Form()] = "", system: Annotated[str, Form()] = ""
+) -> NewCampaignForm:
+    return NewCampaignForm(name, system)
+
+
 @router.post("/campaigns", dependencies=[IDEMPOTENT])
 async def create(
     request: Request,
     session: Session,
     user: CurrentUser,
-    name: Annotated[str, Form()] = "",
-    system: Annotated[str, Form()] = "",
+    form: Annotated[NewCampaignForm, Depends(_new_campaign_form)],
 ) -> Response:
     try:
-        campaign = await service.create_campaign(session, user, name, system)
+        campaign = await service.create_campaign(session, user, form.name, form.system)
     except ValidationFailed as exc:
         summaries = await service.my_campaigns(session, user)
         return page(
@@ -62,7 +108,7 @@ async def create(
             {
                 "summaries": summaries,
                 "errors": exc.fields,
-                "values": {"name": name, "system": system},
+                "values": form.values(),
                 "systems": LABELS,
             },
             block="create_form",
@@ -73,12 +119,9 @@ async def create(
 
 @router.get("/campaigns/{campaign_id}", response_class=HTMLResponse)
 async def detail(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
+    call: CampaignCall, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
 ) -> Response:
+    request, session, user, campaign_id = call
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
     context = await views.page_context(session, campaign, viewer)
     key = CampaignPage(campaign_id, log_before=before)
@@ -101,13 +144,11 @@ async def feed(stream: MemberStream) -> LiveStream:
 
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])
 async def create_invite(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: CampaignCall,
     role: Annotated[str, Form()] = "player",
     expires_days: Annotated[str, Form()] = "",
 ) -> Response:
+    request, session, user, campaign_id = call
     days: int | None = None
     try:
         if expires_days.strip():
@@ -121,25 +162,18 @@ async def create_invite(
         context = await views.page_context(session, campaign, viewer, parts={"invites"})
         context["invite_errors"] = exc.fields
         return page(request, "campaigns/detail.html", context, block="invites", status_code=422)
-    return await _region(request, session, user, campaign_id, "invites")
+    return await _region(call, "invites")
 
 
 @router.post("/campaigns/{campaign_id}/invites/{invite_id}/revoke")
-async def revoke_invite(
-    request: Request, campaign_id: PathId, invite_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def revoke_invite(call: CampaignCall, invite_id: PathId) -> Response:
+    request, session, user, campaign_id = call
     if not confirmed(await request.form()):
         await service.open_campaign(session, user, campaign_id, Action.manage_invites)
-        return confirm_page(
-            request,
-            question=_("Revoke this invite?"),
-            consequence=_("Nobody can join with its code any more."),
-            button=_("Revoke the invite"),
-            action=f"/campaigns/{campaign_id}/invites/{invite_id}/revoke",
-            back=f"/campaigns/{campaign_id}",
-        )
+        action = f"/campaigns/{campaign_id}/invites/{invite_id}/revoke"
+        return _ASKS["revoke"].page(request, action, f"/campaigns/{campaign_id}")
     await service.revoke_invite(session, user, campaign_id, invite_id)
-    return await _region(request, session, user, campaign_id, "invites")
+    return await _region(call, "invites")
 
 
 async def _member_name(
@@ -153,9 +187,26 @@ async def _member_name(
     raise NotFound(_("Member not found."))
 
 
-async def _region(
-    request: Request, session: Any, user: User, campaign_id: int, block: str
-) -> Response:
+#: A change to a member by the service: session, asker, campaign id, the member's user id.
+MemberChange = Callable[[AsyncSession, User, int, int], Awaitable[None]]
+
+
+async def _change_member(
+    call: CampaignRequest, user_id: int, path_end: str, right: Action, change: MemberChange
+) -> Response | None:
+    """A change to a member that asks first (its confirmation page, after the asker's
+    ``right``: 403): ``None`` once it is made. ``path_end`` ends its path."""
+    request, session, user, campaign_id = call
+    if not confirmed(await request.form()):
+        name = await _member_name(session, user, campaign_id, user_id, right)
+        action = f"/campaigns/{campaign_id}/members/{user_id}/{path_end}"
+        return _ASKS[path_end].page(request, action, f"/campaigns/{campaign_id}", name=name)
+    await change(session, user, campaign_id, user_id)
+    return None
+
+
+async def _region(call: CampaignRequest, block: str) -> Response:
+    request, session, user, campaign_id = call
     if not is_htmx(request):
         return redirect(request, f"/campaigns/{campaign_id}")
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
@@ -164,68 +215,36 @@ async def _region(
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/remove")
-async def remove_member(
-    request: Request, campaign_id: PathId, user_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    if not confirmed(await request.form()):
-        name = await _member_name(session, user, campaign_id, user_id, Action.manage_members)
-        return confirm_page(
-            request,
-            question=_("Remove %(name)s from the campaign?", name=name),
-            consequence=_("They lose access at once; their characters stay in the campaign."),
-            button=_("Remove"),
-            action=f"/campaigns/{campaign_id}/members/{user_id}/remove",
-            back=f"/campaigns/{campaign_id}",
-        )
-    await service.remove_member(session, user, campaign_id, user_id)
-    return await _region(request, session, user, campaign_id, "members")
+async def remove_member(call: CampaignCall, user_id: PathId) -> Response:
+    asking = await _change_member(
+        call, user_id, "remove", Action.manage_members, service.remove_member
+    )
+    return asking or await _region(call, "members")
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/role")
 async def set_role(
-    request: Request,
-    campaign_id: PathId,
-    user_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    role: Annotated[str, Form()] = "",
+    call: CampaignCall, user_id: PathId, role: Annotated[str, Form()] = ""
 ) -> Response:
-    await service.set_role(session, user, campaign_id, user_id, role)
-    return await _region(request, session, user, campaign_id, "members")
+    await service.set_role(call.session, call.user, call.campaign_id, user_id, role)
+    return await _region(call, "members")
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/transfer-gm")
-async def transfer_gm(
-    request: Request, campaign_id: PathId, user_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    if not confirmed(await request.form()):
-        name = await _member_name(session, user, campaign_id, user_id, Action.transfer_gm)
-        return confirm_page(
-            request,
-            question=_("Hand over the GM role to %(name)s? You stay on as co-GM.", name=name),
-            consequence=_("Only the new GM can hand the role back."),
-            button=_("Make GM"),
-            action=f"/campaigns/{campaign_id}/members/{user_id}/transfer-gm",
-            back=f"/campaigns/{campaign_id}",
-        )
-    await service.transfer_gm(session, user, campaign_id, user_id)
-    return redirect(request, f"/campaigns/{campaign_id}")
+async def transfer_gm(call: CampaignCall, user_id: PathId) -> Response:
+    asking = await _change_member(
+        call, user_id, "transfer-gm", Action.transfer_gm, service.transfer_gm
+    )
+    return asking or redirect(call.request, f"/campaigns/{call.campaign_id}")
 
 
 @router.post("/campaigns/{campaign_id}/leave")
-async def leave(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def leave(call: CampaignCall) -> Response:
+    request, session, user, campaign_id = call
     if not confirmed(await request.form()):
         campaign, _viewer = await service.open_campaign(session, user, campaign_id)
-        return confirm_page(
-            request,
-            question=_("Leave the campaign “%(name)s”?", name=campaign.name),
-            consequence=_("You can only come back with a new invite."),
-            button=_("Leave the campaign"),
-            action=f"/campaigns/{campaign_id}/leave",
-            back=f"/campaigns/{campaign_id}",
-        )
+        back = f"/campaigns/{campaign_id}"
+        return _ASKS["leave"].page(request, f"{back}/leave", back, name=campaign.name)
     await service.leave(session, user, campaign_id)
     return redirect(request, "/campaigns")
 
@@ -269,9 +288,8 @@ def _settings_answer(
 
 
 @router.get("/campaigns/{campaign_id}/settings", response_class=HTMLResponse)
-async def settings_form(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def settings_form(call: CampaignCall) -> Response:
+    request, session, user, campaign_id = call
     campaign, viewer = await service.open_campaign(session, user, campaign_id, Action.edit_settings)
     context = _settings_context(campaign, {}, _saved_values(campaign))
     context["can_export"] = allowed(viewer.role, Action.export_campaign)
@@ -279,9 +297,8 @@ async def settings_form(
 
 
 @router.post("/campaigns/{campaign_id}/settings")
-async def save_settings(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def save_settings(call: CampaignCall) -> Response:
+    request, session, user, campaign_id = call
     form = await request.form()
     data = {k: str(v) for k, v in form.items()}
     try:

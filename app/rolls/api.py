@@ -12,9 +12,10 @@ from app.campaigns.permissions import Action, authorize_viewer
 from app.events.events import Roll
 from app.events.service import can_see
 from app.rolls import service
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.campaign_call import CampaignCall
+from app.web.deps import Ctx
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
-from app.web.ids import MAX_ROW_ID, PathId
+from app.web.ids import MAX_ROW_ID
 
 router = APIRouter(
     prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=IdempotentRoute
@@ -53,9 +54,8 @@ class RollPage(BaseModel):
 
 
 @router.post("", status_code=201, response_model=RollOut, dependencies=[IDEMPOTENT])
-async def roll(
-    campaign_id: PathId, body: RollIn, session: Session, user: CurrentUser, ctx: Ctx
-) -> RollOut:
+async def roll(call: CampaignCall, body: RollIn, ctx: Ctx) -> RollOut:
+    _request, session, user, campaign_id = call
     event = await service.roll(
         session, ctx.roller, user, campaign_id, body.expression, body.label, body.visibility
     )
@@ -80,11 +80,8 @@ async def roll(
 
 @router.get("", response_model=RollPage)
 async def log(
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
+    call: CampaignCall, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
 ) -> RollPage:
-    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    page, next_before = await service.log_page(session, viewer, campaign_id, before)
+    _campaign, viewer = await campaigns.open_campaign(call.session, call.user, call.campaign_id)
+    page, next_before = await service.log_page(call.session, viewer, call.campaign_id, before)
     return RollPage(rolls=[e.data() for e in page], next_before=next_before)

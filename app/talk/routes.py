@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
@@ -20,13 +20,15 @@ from app.characters import service as characters
 from app.characters.rolling import RollRequest
 from app.core.viewer import Role, Viewer
 from app.errors import ValidationFailed
-from app.i18n import _
+from app.i18n import N_, _
 from app.knowledge import service as knowledge
 from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
 from app.talk import handouts, journal, lore, service, views
 from app.talk.live import CHAT_PAGE, ChatPage
-from app.web.confirm import confirm_page, confirmed
-from app.web.deps import Ctx, CurrentUser, Session, attempt
+from app.web.campaign_call import CampaignCall, CampaignRequest
+from app.web.confirm import confirmed
+from app.web.confirm_texts import ConfirmText
+from app.web.deps import Ctx, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
@@ -78,19 +80,43 @@ def _note_form(
 NoteFields = Annotated[NoteForm, Depends(_note_form)]
 
 
-def _draft(text: str, kind: str, as_character_id: str, to: list[str]) -> service.Draft:
-    """The chat form as a draft: ``to`` holds ``gm`` and/or user ids."""
-    chosen: list[int] | Literal["gm"] | None = None
-    if "gm" in to:
-        chosen = "gm"
-    elif to:
-        chosen = _member_ids(to)
-    return service.Draft(
-        text=text,
-        to=chosen,
-        as_character_id=int(as_character_id) if as_character_id.isdigit() else None,
-        kind=kind or None,
-    )
+@dataclass(frozen=True, slots=True)
+class ChatForm:
+    """The chat form's fields, as typed: ``to`` holds ``gm`` and/or user ids."""
+
+    text: str
+    kind: str
+    as_character_id: str
+    to: list[str]
+
+    def draft(self) -> service.Draft:
+        chosen: list[int] | Literal["gm"] | None = None
+        if "gm" in self.to:
+            chosen = "gm"
+        elif self.to:
+            chosen = _member_ids(self.to)
+        return service.Draft(
+            text=self.text,
+            to=chosen,
+            as_character_id=int(self.as_character_id) if self.as_character_id.isdigit() else None,
+            kind=self.kind or None,
+        )
+
+    def values(self) -> dict[str, object]:
+        """What the form shows again after a refusal: every field as typed."""
+        return asdict(self)
+
+
+def _chat_form(
+    text: Annotated[str, Form()] = "",
+    kind: Annotated[str, Form()] = "",
+    as_character_id: Annotated[str, Form()] = "",
+    to: Annotated[list[str] | None, Form()] = None,
+) -> ChatForm:
+    return ChatForm(text, kind, as_character_id, to or [])
+
+
+ChatFields = Annotated[ChatForm, Depends(_chat_form)]
 
 
 async def _chat_page(
@@ -114,14 +140,11 @@ _CHAT_FORM = FormPage(
 
 @router.get("/campaigns/{campaign_id}/chat", response_class=HTMLResponse)
 async def chat(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
+    call: CampaignCall, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
 ) -> Response:
     """The chat page; opening its newest page marks the chat read."""
-    response = await _chat_page(request, session, user, campaign_id, before=before)
+    _request, session, user, campaign_id = call
+    response = await _chat_page(*call, before=before)
     if before is None:
         _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
         await service.mark_read(session, viewer, campaign_id)
@@ -139,78 +162,51 @@ def _returns_within(back: str, campaign_id: int) -> bool:
 
 @router.post("/campaigns/{campaign_id}/chat", dependencies=[IDEMPOTENT])
 async def send(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-    text: Annotated[str, Form()] = "",
-    kind: Annotated[str, Form()] = "",
-    as_character_id: Annotated[str, Form()] = "",
-    to: Annotated[list[str] | None, Form()] = None,
-    back: Annotated[str, Form()] = "",
+    call: CampaignCall, ctx: Ctx, form: ChatFields, back: Annotated[str, Form()] = ""
 ) -> Response:
+    request, session, user, campaign_id = call
     back = back if _returns_within(back, campaign_id) else ""
     extra = {"on_campaign_page": bool(back), "back": back}
     try:
         async with attempt(session):
-            message = await service.send(
-                session,
-                ctx.roller,
-                user,
-                campaign_id,
-                _draft(text, kind, as_character_id, to or []),
-            )
+            message = await service.send(session, ctx.roller, user, campaign_id, form.draft())
     except ValidationFailed as exc:
-        values = {"text": text, "kind": kind, "as_character_id": as_character_id, "to": to or []}
-        return await _CHAT_FORM.render(
-            request,
-            session,
-            user,
-            campaign_id,
-            {**extra, "errors": exc.fields, "values": values},
-            status_code=422,
-        )
+        refused = {**extra, "errors": exc.fields, "values": form.values()}
+        return await _CHAT_FORM.render(*call, refused, status_code=422)
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     await service.mark_read(session, viewer, campaign_id, message.seq)
     if is_htmx(request):
         # The message itself arrives over the live stream, like everyone else's.
-        values = {"kind": kind, "as_character_id": as_character_id}
-        return await _CHAT_FORM.render(
-            request, session, user, campaign_id, {**extra, "values": values}
-        )
+        values = {"kind": form.kind, "as_character_id": form.as_character_id}
+        return await _CHAT_FORM.render(*call, {**extra, "values": values})
     return redirect(request, back or f"/campaigns/{campaign_id}/chat")
 
 
 @router.post("/campaigns/{campaign_id}/chat/{message_id}/edit")
 async def edit(
-    request: Request,
-    campaign_id: PathId,
+    call: CampaignCall,
     message_id: PathId,
-    session: Session,
-    user: CurrentUser,
     text: Annotated[str, Form()] = "",
     version: Annotated[int | None, Form(ge=0, le=MAX_ROW_ID)] = None,
 ) -> Response:
-    await service.edit(session, user, campaign_id, message_id, text, version)
-    return redirect(request, f"/campaigns/{campaign_id}/chat")
+    await service.edit(call.session, call.user, call.campaign_id, message_id, text, version)
+    return redirect(call.request, f"/campaigns/{call.campaign_id}/chat")
+
+
+_DELETE_MESSAGE = ConfirmText(
+    N_("Delete this message?"),
+    N_("The chat shows everyone who could read it that it was deleted."),
+    N_("Delete the message"),
+)
 
 
 @router.post("/campaigns/{campaign_id}/chat/{message_id}/delete")
-async def delete(
-    request: Request, campaign_id: PathId, message_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def delete(call: CampaignCall, message_id: PathId) -> Response:
+    request, session, user, campaign_id = call
     chat = f"/campaigns/{campaign_id}/chat"
     if not confirmed(await request.form()):
         await service.deletable(session, user, campaign_id, message_id)
-        return confirm_page(
-            request,
-            question=_("Delete this message?"),
-            consequence=_("The chat shows everyone who could read it that it was deleted."),
-            button=_("Delete the message"),
-            action=f"{chat}/{message_id}/delete",
-            back=chat,
-        )
+        return _DELETE_MESSAGE.page(request, f"{chat}/{message_id}/delete", chat)
     await service.delete(session, user, campaign_id, message_id)
     return redirect(request, chat)
 
@@ -222,10 +218,9 @@ async def live(stream: MemberStream) -> LiveStream:
 
 
 @router.get("/campaigns/{campaign_id}/chat/badge", response_class=HTMLResponse)
-async def badge(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def badge(call: CampaignCall) -> Response:
     """The chat link with the viewer's unread count (loaded into the campaign page)."""
+    request, session, user, campaign_id = call
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     count = await service.unread(session, viewer, campaign_id)
     return page(request, "talk/_badge.html", {"campaign_id": campaign_id, "unread": count})
@@ -252,15 +247,11 @@ handouts_page = page_route(
 
 @router.post("/campaigns/{campaign_id}/handouts", dependencies=[IDEMPOTENT])
 async def create_handout(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    title: Annotated[str, Form()] = "",
-    body: Annotated[str, Form()] = "",
+    call: CampaignCall, title: Annotated[str, Form()] = "", body: Annotated[str, Form()] = ""
 ) -> Response:
+    _request, session, user, campaign_id = call
     return await _HANDOUTS.answer(
-        request, session, user, campaign_id,
+        *call,
         lambda: handouts.create(session, user, campaign_id, title, body),
         lambda exc: {"errors": exc.fields, "values": {"title": title, "body": body}},
         f"/campaigns/{campaign_id}/handouts",
@@ -269,17 +260,13 @@ async def create_handout(
 
 @router.post("/campaigns/{campaign_id}/handouts/{handout_id}/show")
 async def show_handout(
-    request: Request,
-    campaign_id: PathId,
-    handout_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    to: Annotated[list[str] | None, Form()] = None,
+    call: CampaignCall, handout_id: PathId, to: Annotated[list[str] | None, Form()] = None
 ) -> Response:
+    _request, session, user, campaign_id = call
     chosen = to or []
     audience: handouts.Audience = "all" if "all" in chosen else _member_ids(chosen)
     return await _HANDOUTS.answer(
-        request, session, user, campaign_id,
+        *call,
         lambda: handouts.show(session, user, campaign_id, handout_id, audience),
         lambda exc: {"show_errors": {handout_id: next(iter(exc.fields.values()))}},
         f"/campaigns/{campaign_id}/handouts",
@@ -290,13 +277,9 @@ async def show_handout(
     "/campaigns/{campaign_id}/handouts/{handout_id}/image", max_body_size=UPLOAD_BODY_BYTES
 )
 async def upload_handout_image(
-    request: Request,
-    campaign_id: PathId,
-    handout_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    image: Annotated[UploadFile, File()],
+    call: CampaignCall, handout_id: PathId, image: Annotated[UploadFile, File()]
 ) -> Response:
+    request, session, user, campaign_id = call
     _campaign, _viewer = await campaigns.open_campaign(session, user, campaign_id)
     try:
         stored = await process_upload(await image.read(limits.IMAGE_UPLOAD_BYTES + 1))
@@ -304,15 +287,14 @@ async def upload_handout_image(
             await handouts.set_image(session, user, campaign_id, handout_id, stored)
     except ImageRejected as exc:
         extra = {"show_errors": {handout_id: exc.message}}
-        return await _HANDOUTS.render(request, session, user, campaign_id, extra, exc.status)
+        return await _HANDOUTS.render(*call, extra, exc.status)
     return redirect(request, f"/campaigns/{campaign_id}/handouts")
 
 
 @router.get("/campaigns/{campaign_id}/handouts/{handout_id}/image")
-async def handout_image(
-    request: Request, campaign_id: PathId, handout_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def handout_image(call: CampaignCall, handout_id: PathId) -> Response:
     """A handout's picture, for the handout's readers only (ETag, long private caching)."""
+    request, session, user, campaign_id = call
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     image = await handouts.image_for(session, viewer, campaign_id, handout_id)
     return image_response(request, image.data, image.mime, image.etag)
@@ -326,15 +308,10 @@ journal_page = page_route(
 
 
 @router.post("/campaigns/{campaign_id}/journal", dependencies=[IDEMPOTENT])
-async def write_note(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    form: NoteFields,
-) -> Response:
+async def write_note(call: CampaignCall, form: NoteFields) -> Response:
+    _request, session, user, campaign_id = call
     return await _JOURNAL.answer(
-        request, session, user, campaign_id,
+        *call,
         lambda: journal.create(session, user, campaign_id, form.draft()),
         lambda exc: {"errors": exc.fields, "values": form.values()},
         f"/campaigns/{campaign_id}/journal",
@@ -348,17 +325,15 @@ def _note_refused(note_id: int, values: Mapping[str, object]) -> Refusal:
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}")
 async def edit_note(
-    request: Request,
-    campaign_id: PathId,
+    call: CampaignCall,
     note_id: PathId,
-    session: Session,
-    user: CurrentUser,
     form: NoteFields,
     version: Annotated[int | None, Form()] = None,
 ) -> Response:
     """Change a note: its author, or a GM a shared note (journal.update)."""
+    _request, session, user, campaign_id = call
     return await _JOURNAL.answer(
-        request, session, user, campaign_id,
+        *call,
         lambda: journal.update(session, user, campaign_id, note_id, form.draft(), version),
         _note_refused(note_id, form.values()),
         f"/campaigns/{campaign_id}/journal#note-{note_id}",
@@ -367,43 +342,41 @@ async def edit_note(
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}/quest")
 async def note_quest(
-    request: Request,
-    campaign_id: PathId,
+    call: CampaignCall,
     note_id: PathId,
-    session: Session,
-    user: CurrentUser,
     quest: Annotated[str, Form()] = "",
     version: Annotated[int | None, Form()] = None,
 ) -> Response:
     """A quest's status at one click: open, done (erledigt) or failed (gescheitert)."""
+    _request, session, user, campaign_id = call
     return await _JOURNAL.answer(
-        request, session, user, campaign_id,
+        *call,
         lambda: journal.set_quest(session, user, campaign_id, note_id, quest or None, version),
         _note_refused(note_id, {}),
         f"/campaigns/{campaign_id}/journal#note-{note_id}",
     )  # fmt: skip
 
 
+_DELETE_NOTE = ConfirmText(
+    N_("Delete this note?"),
+    N_("It is gone for everyone who reads it; this cannot be undone."),
+    N_("Delete the note"),
+)
+
+
 @router.post("/campaigns/{campaign_id}/journal/{note_id}/delete")
 async def delete_note(
-    request: Request,
-    campaign_id: PathId,
-    note_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    version: Annotated[int | None, Form()] = None,
+    call: CampaignCall, note_id: PathId, version: Annotated[int | None, Form()] = None
 ) -> Response:
     """Delete a note, after the confirmation the page asks for without JavaScript."""
+    request, session, user, campaign_id = call
     if not confirmed(await request.form()):
         await journal.deletable(session, user, campaign_id, note_id)
-        return confirm_page(
+        return _DELETE_NOTE.page(
             request,
-            question=_("Delete this note?"),
-            consequence=_("It is gone for everyone who reads it; this cannot be undone."),
-            button=_("Delete the note"),
-            action=f"/campaigns/{campaign_id}/journal/{note_id}/delete",
-            back=f"/campaigns/{campaign_id}/journal#note-{note_id}",
-            fields={"version": "" if version is None else str(version)},
+            f"/campaigns/{campaign_id}/journal/{note_id}/delete",
+            f"/campaigns/{campaign_id}/journal#note-{note_id}",
+            {"version": "" if version is None else str(version)},
         )
     await journal.delete(session, user, campaign_id, note_id, version)
     return redirect(request, f"/campaigns/{campaign_id}/journal")
@@ -416,28 +389,20 @@ _KNOWLEDGE = FormPage("talk/knowledge.html", campaigns.open_campaign, lore.cards
 
 
 async def _card_form(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    ids: tuple[int, int],
-    change: Callable[[], Awaitable[object]],
+    call: CampaignRequest, entry_id: int, change: Callable[[], Awaitable[object]]
 ) -> Response:
     """A monster card's form: ``change`` in a savepoint, then back to the cards; a refusal
     shows at the card (422)."""
-    campaign_id, entry_id = ids
     return await _KNOWLEDGE.answer(
-        request, session, user, campaign_id, change,
+        *call, change,
         lambda exc: {"card_errors": {entry_id: "; ".join(exc.fields.values())}},
-        f"/campaigns/{campaign_id}/knowledge",
+        f"/campaigns/{call.campaign_id}/knowledge",
     )  # fmt: skip
 
 
 @router.get("/campaigns/{campaign_id}/knowledge", response_class=HTMLResponse)
 async def knowledge_page(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: CampaignCall,
     entry: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
     checked: Literal["open", "secret"] | None = None,
 ) -> Response:
@@ -448,15 +413,12 @@ async def knowledge_page(
     extra: dict[str, object] = {"values": {"entry_id": str(entry)}} if entry else {}
     if checked and entry:
         extra["checked"] = checked
-    return await _KNOWLEDGE.render(request, session, user, campaign_id, extra)
+    return await _KNOWLEDGE.render(*call, extra)
 
 
 @router.post("/campaigns/{campaign_id}/knowledge/check", dependencies=[IDEMPOTENT])
 async def knowledge_check(
-    request: Request,
-    campaign_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: CampaignCall,
     ctx: Ctx,
     check: Annotated[str, Form()] = "",
     entry_id: Annotated[str, Form()] = "",
@@ -464,6 +426,7 @@ async def knowledge_check(
 ) -> Response:
     """A knowledge check from the sheet: the character and roll (``check`` = "id:target")
     about a creature; what it reveals shows on the cards."""
+    request, session, user, campaign_id = call
     character, _sep, target = check.partition(":")
     values = {"check": check, "entry_id": entry_id, "modifier": modifier}
     try:
@@ -477,7 +440,7 @@ async def knowledge_check(
             )  # fmt: skip
     except ValidationFailed as exc:
         extra = {"errors": {"check": "; ".join(exc.fields.values())}, "values": values}
-        return await _KNOWLEDGE.render(request, session, user, campaign_id, extra, 422)
+        return await _KNOWLEDGE.render(*call, extra, 422)
     checked = "secret" if event.visibility == "gm" else "open"
     return redirect(
         request, f"/campaigns/{campaign_id}/knowledge?entry={entry_id}&checked={checked}"
@@ -486,34 +449,30 @@ async def knowledge_check(
 
 @router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/reveal")
 async def reveal_facts(
-    request: Request,
-    campaign_id: PathId,
+    call: CampaignCall,
     entry_id: PathId,
-    session: Session,
-    user: CurrentUser,
     facts: Annotated[list[str] | None, Form()] = None,
     to: Annotated[list[str] | None, Form()] = None,
 ) -> Response:
+    _request, session, user, campaign_id = call
     chosen = to or ["party"]
     audience: knowledge.Audience = "party" if "party" in chosen else _member_ids(chosen)
     return await _card_form(
-        request, session, user, (campaign_id, entry_id),
+        call, entry_id,
         lambda: knowledge.reveal(session, user, campaign_id, entry_id, facts or [], audience),
     )  # fmt: skip
 
 
 @router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/facts/{fact_id}/confirm")
 async def confirm_fact(
-    request: Request,
-    campaign_id: PathId,
+    call: CampaignCall,
     entry_id: PathId,
     fact_id: PathId,
-    session: Session,
-    user: CurrentUser,
     text: Annotated[str, Form()] = "",
     version: Annotated[int | None, Form(ge=0, le=MAX_ROW_ID)] = None,
 ) -> Response:
+    _request, session, user, campaign_id = call
     return await _card_form(
-        request, session, user, (campaign_id, entry_id),
+        call, entry_id,
         lambda: knowledge.confirm(session, user, campaign_id, entry_id, fact_id, text, version),
     )  # fmt: skip
