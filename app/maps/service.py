@@ -262,6 +262,11 @@ def _size(value: int, field: str) -> int:
 async def scenes(session: AsyncSession, user: User, campaign_id: int) -> list[Scene]:
     """The campaign's scenes the user may see (players: the shown ones)."""
     _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    return await scenes_for(session, viewer, campaign_id)
+
+
+async def scenes_for(session: AsyncSession, viewer: Viewer, campaign_id: int) -> list[Scene]:
+    """The campaign's scenes ``viewer`` (a member, checked by the caller) may see."""
     query = select(Scene).where(Scene.campaign_id == campaign_id)
     if not viewer.is_gm:
         query = query.where(Scene.shown.is_(True))
