@@ -12,7 +12,6 @@ from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
-from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.campaigns.models import Campaign
 from app.core.viewer import Viewer
@@ -22,6 +21,7 @@ from app.i18n import _
 from app.maps import edit, light, service, tactics, views
 from app.maps.live import SCENE_PAGE, ScenePage
 from app.media.images import UPLOAD_BODY_BYTES, StoredImage
+from app.web.calls import CampaignAt, CampaignCall
 from app.web.deps import CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -67,13 +67,9 @@ async def create(
 
 
 @dataclass(frozen=True, slots=True)
-class SceneCall:
+class SceneCall(CampaignCall):
     """A request about the scene in its path: what every scene route and form answer needs."""
 
-    request: Request
-    session: AsyncSession
-    user: User
-    campaign_id: int
     scene_id: int
 
     @property
@@ -81,10 +77,8 @@ class SceneCall:
         return f"/campaigns/{self.campaign_id}/scenes/{self.scene_id}"
 
 
-async def _scene_call(
-    request: Request, campaign_id: PathId, scene_id: PathId, session: Session, user: CurrentUser
-) -> SceneCall:
-    return SceneCall(request, session, user, campaign_id, scene_id)
+async def _scene_call(call: CampaignAt, scene_id: PathId) -> SceneCall:
+    return SceneCall(call.request, call.session, call.user, call.campaign_id, scene_id)
 
 
 #: A scene route's parameter: the request, the session, the user and the scene's path.
