@@ -173,9 +173,8 @@ def _short(scene: Scene) -> ShortJSON:
 async def create(
     campaign_id: PathId, body: SceneIn, session: Session, user: CurrentUser
 ) -> dict[str, object]:
-    scene = await service.create_scene(
-        session, user, campaign_id, body.name, body.cols, body.rows, body.encounter_id, body.shown
-    )
+    new = service.NewScene(**body.model_dump(exclude={"place"}))
+    scene = await service.create_scene(session, user, campaign_id, new)
     if body.place:
         await tactics.place_participants(session, user, campaign_id, scene.id)
     return dict(_short(scene))

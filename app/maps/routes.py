@@ -60,7 +60,8 @@ async def create(
 ) -> Response:
     try:
         async with attempt(session):
-            scene = await service.create_scene(session, user, campaign_id, name, cols, rows)
+            new = service.NewScene(name, cols, rows)
+            scene = await service.create_scene(session, user, campaign_id, new)
     except ValidationFailed as exc:
         return await _INDEX.render(request, session, user, campaign_id, {"errors": exc.fields}, 422)
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene.id}")

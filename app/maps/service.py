@@ -285,39 +285,40 @@ async def _encounter_id(session: AsyncSession, campaign_id: int, encounter_id: i
         raise ValidationFailed({"encounter_id": _("No such encounter in this campaign.")})
 
 
-async def create_scene(
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    name: str,
-    cols: int,
-    rows: int,
-    encounter_id: int | None = None,
-    shown: bool = False,
-) -> Scene:
+@dataclass(frozen=True, slots=True)
+class NewScene:
+    """A scene to create: its name and size in cells, the encounter it links, and whether the
+    players see it at once."""
+
+    name: str
+    cols: int
+    rows: int
+    encounter_id: int | None = None
+    shown: bool = False
+
+
+async def create_scene(session: AsyncSession, user: User, campaign_id: int, new: NewScene) -> Scene:
     """A new scene, hidden from the players until a GM shows it (unless ``shown``)."""
     campaign, viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.manage_maps
     )
-    name = limits.check_name(name)
-    _size(cols, "cols")
-    _size(rows, "rows")
+    name = limits.check_name(new.name)
+    _size(new.cols, "cols")
+    _size(new.rows, "rows")
     count = await session.scalar(
         select(func.count()).select_from(Scene).where(Scene.campaign_id == campaign_id)
     )
     limits.check_room(int(count or 0), limits.SCENES_PER_CAMPAIGN, "name")
-    await _encounter_id(session, campaign_id, encounter_id)
+    await _encounter_id(session, campaign_id, new.encounter_id)
     scene = Scene(
-        campaign_id=campaign_id, name=name, cols=cols, rows=rows, encounter_id=encounter_id,
-        walls=[], doors=[], difficult=[], revealed=[], shown=shown,
+        campaign_id=campaign_id, name=name, cols=new.cols, rows=new.rows,
+        encounter_id=new.encounter_id, walls=[], doors=[], difficult=[], revealed=[],
+        shown=new.shown,
     )  # fmt: skip
     session.add(scene)
     await session.flush()
-    await _event(
-        session, Opened(campaign, viewer, scene), user,
-        map_events.SceneUpdated(actor_name=user.username, scene_id=scene.id, change="created",
-                           version=scene.version),
-    )  # fmt: skip
+    opened = Opened(campaign, viewer, scene)
+    await _event(session, opened, user, _scene_updated(opened, user, "created"))
     return scene
 
 
@@ -380,7 +381,7 @@ async def update_scene(
         scene.shown = change.shown
     _sight_settings(scene, change)
     await session.flush()
-    await _scene_event(session, opened, user, "changed")
+    await _event(session, opened, user, _scene_updated(opened, user, "changed"))
     await _announce_switches(session, opened, user, *before)
     if b is not None and seen is not None:
         await sight_followup(session, opened, user, b, seen)
@@ -409,9 +410,10 @@ async def _announce_switches(
         )  # fmt: skip
     if scene.shown != shown:
         if scene.shown:
-            await _scene_event(session, opened, user, "shown")
+            await _event(session, opened, user, _scene_updated(opened, user, "shown"))
         else:
-            await _scene_event(session, opened, user, "hidden", public(), announce=True)
+            hidden = _scene_updated(opened, user, "hidden")
+            await _event(session, opened, user, hidden, public(), announce=True)
 
 
 def _sight_settings(scene: Scene, change: SceneChange) -> None:
@@ -436,27 +438,18 @@ async def _check_shrink(session: AsyncSession, scene: Scene, cols: int, rows: in
             raise ValidationFailed({"cols": _("A wall lies outside the smaller grid.")})
 
 
-async def _scene_event(
-    session: AsyncSession,
-    opened: Opened,
-    user: User,
-    change: str,
-    audience: Audience | None = None,
-    *,
-    announce: bool = False,
-) -> None:
-    await _event(
-        session, opened, user,
-        map_events.SceneUpdated(actor_name=user.username, scene_id=opened.scene.id, change=change,
-                           version=opened.scene.version),
-        audience, announce=announce,
+def _scene_updated(opened: Opened, user: User, change: str) -> map_events.SceneUpdated:
+    """The ``scene_updated`` of a ``change`` of ``opened``'s scene, at its version now."""
+    return map_events.SceneUpdated(
+        actor_name=user.username, scene_id=opened.scene.id, change=change,
+        version=opened.scene.version,
     )  # fmt: skip
 
 
 async def delete_scene(session: AsyncSession, user: User, campaign_id: int, scene_id: int) -> None:
     opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     # The scene is gone when its event is read: who may see it is decided now.
-    await _scene_event(session, opened, user, "deleted", public())
+    await _event(session, opened, user, _scene_updated(opened, user, "deleted"), public())
     await session.delete(opened.scene)
     await session.flush()
 
@@ -492,7 +485,7 @@ async def set_background(
     )  # fmt: skip
     opened.scene.background_etag = image.etag
     await session.flush()
-    await _scene_event(session, opened, user, "background")
+    await _event(session, opened, user, _scene_updated(opened, user, "background"))
     return opened.scene
 
 
@@ -581,7 +574,7 @@ async def set_walls(
             list(c) for c in sorted(set(_cells(walls.difficult, scene, "difficult")))
         ]
     await session.flush()
-    await _scene_event(session, opened, user, "walls")
+    await _event(session, opened, user, _scene_updated(opened, user, "walls"))
     await sight_followup(session, opened, user, b, before)
     return scene
 
