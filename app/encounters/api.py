@@ -6,10 +6,9 @@ Every response is the caller's view (hidden participants and NSC LP left out for
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -17,7 +16,6 @@ from app.accounts.models import User
 from app.encounters import actions, foresight, service, views
 from app.encounters.models import BestiaryEntry
 from app.limits import Int32, Name, RowId, Text, Version
-from app.rules.dice import Roller
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -328,42 +326,18 @@ async def risk(
     return dict(foresight.risk_json(result))
 
 
-@dataclass(frozen=True, slots=True)
-class CombatAction:
-    """A combat action asked by the signed-in user in the path (the JSON and the form route)."""
-
-    session: AsyncSession
-    user: User
-    roller: Roller
-    campaign_id: int
-    encounter_id: int
-    action: str
-
-    async def perform(self, data: dict[str, object]) -> service.Loaded:
-        """Run it with ``data`` (:func:`app.encounters.actions.perform`): the fight it left."""
-        return await actions.perform(
-            self.session, self.user, self.roller, self.campaign_id, self.encounter_id,
-            self.action, data,
-        )  # fmt: skip
-
-
-async def _combat_action(
+@router.post("/encounters/{encounter_id}/actions/{action}", dependencies=[IDEMPOTENT])
+async def act(
     campaign_id: PathId,
     encounter_id: PathId,
     action: str,
     session: Session,
     user: CurrentUser,
     ctx: Ctx,
-) -> CombatAction:
-    return CombatAction(session, user, ctx.roller, campaign_id, encounter_id, action)
-
-
-#: A combat action route's parameter: the action in the path, who asks it, the dice.
-ActionAt = Annotated[CombatAction, Depends(_combat_action)]
-
-
-@router.post("/encounters/{encounter_id}/actions/{action}", dependencies=[IDEMPOTENT])
-async def act(call: ActionAt, body: dict[str, object] | None = None) -> dict[str, object]:
+    body: dict[str, object] | None = None,
+) -> dict[str, object]:
     """Run a combat action (``start``, ``next``, ``attack``, ``respond``, ``undo``, ...)."""
-    fought = await call.perform(dict(body or {}))
+    fought = await actions.perform(
+        session, user, ctx.roller, campaign_id, encounter_id, action, dict(body or {})
+    )
     return dict(views.api_view(fought))

@@ -26,7 +26,6 @@ from app.encounters import (
     statblocks,
     views,
 )
-from app.encounters.api import ActionAt
 from app.encounters.live import (
     COMBAT_PAGE,
     ENCOUNTER_LIST,
@@ -429,11 +428,17 @@ async def risk(
 @router.post(
     "/campaigns/{campaign_id}/encounters/{encounter_id}/{action}", dependencies=[IDEMPOTENT]
 )
-async def act(request: Request, call: ActionAt) -> Response:
+async def act(
+    request: Request,
+    campaign_id: PathId,
+    encounter_id: PathId,
+    action: str,
+    session: Session,
+    user: CurrentUser,
+    ctx: Ctx,
+) -> Response:
     """Every combat action; HTMX gets the controls back (the rest arrives live). Ending the
     fight asks first (a confirmation page without JavaScript)."""
-    session, user, action = call.session, call.user, call.action
-    campaign_id, encounter_id = call.campaign_id, call.encounter_id
     data = await _form(request)
     if action == "end" and not confirmed(data):
         await service.load(session, user, campaign_id, encounter_id, Action.run_encounters)
@@ -452,7 +457,9 @@ async def act(request: Request, call: ActionAt) -> Response:
     fought: service.Loaded | None = None  # the fight as the action left it, once it stands
     try:
         async with attempt(session):
-            done = await call.perform(data)
+            done = await actions.perform(
+                session, user, ctx.roller, campaign_id, encounter_id, action, data
+            )
         fought = done
     except ValidationFailed as exc:
         typed = str(data.get("skill", "")) if action == "check" else ""
