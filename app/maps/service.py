@@ -467,6 +467,13 @@ async def image(raw: bytes) -> StoredImage:
         raise ValidationFailed({"file": exc.message}) from None
 
 
+def _store(row: SceneBackground | TokenPortrait, image: StoredImage) -> None:
+    """Put an already re-encoded image in its row (a scene's background, a token's portrait)."""
+    row.data, row.mime, row.width, row.height, row.etag = (
+        image.data, image.mime, image.width, image.height, image.etag,
+    )  # fmt: skip
+
+
 async def set_background(
     session: AsyncSession,
     user: User,
@@ -480,9 +487,7 @@ async def set_background(
     if row is None:
         row = SceneBackground(scene_id=scene_id)
         session.add(row)
-    row.data, row.mime, row.width, row.height, row.etag = (
-        image.data, image.mime, image.width, image.height, image.etag,
-    )  # fmt: skip
+    _store(row, image)
     opened.scene.background_etag = image.etag
     await session.flush()
     await _event(session, opened, user, _scene_updated(opened, user, "background"))
@@ -764,12 +769,22 @@ async def _token(session: AsyncSession, scene: Scene, token_id: int) -> Token:
     return token
 
 
+async def _open_token(
+    session: AsyncSession, user: User, ids: tuple[int, int, int], action: Action
+) -> tuple[Opened, Token, sight.Board]:
+    """The scene (``ids``: campaign, scene, token) opened for ``action``, the token on it, and
+    the board before a change of the token."""
+    campaign_id, scene_id, token_id = ids
+    opened = await open_for(session, user, campaign_id, scene_id, action)
+    token = await _token(session, opened.scene, token_id)
+    return opened, token, await board(session, opened)
+
+
 async def remove_token(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, token_id: int
 ) -> None:
-    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
-    token = await _token(session, opened.scene, token_id)
-    b = await board(session, opened)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.manage_maps)
     before = b.seen()
     await session.delete(token)
     await session.flush()
@@ -834,9 +849,8 @@ async def set_portrait(
 ) -> Token:
     """Give a token a portrait (already re-encoded, ``app.media.images``), or take it away
     (``None``): a ``token_changed``."""
-    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
-    token = await _token(session, opened.scene, token_id)
-    b = await board(session, opened)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.manage_maps)
     before = b.seen()
     row = await session.get(TokenPortrait, token_id)
     if image is None:
@@ -847,9 +861,7 @@ async def set_portrait(
         if row is None:
             row = TokenPortrait(token_id=token_id)
             session.add(row)
-        row.data, row.mime, row.width, row.height, row.etag = (
-            image.data, image.mime, image.width, image.height, image.etag,
-        )  # fmt: skip
+        _store(row, image)
         token.portrait_etag = image.etag
     await _flush_token(session)
     return await _token_state(session, opened, user, b, token, before, map_events.TokenChanged)
@@ -859,9 +871,8 @@ async def portrait(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, token_id: int
 ) -> TokenPortrait:
     """A token's portrait, for a viewer who sees the token (else 404, as the token)."""
-    opened = await open_for(session, user, campaign_id, scene_id, Action.view)
-    token = await _token(session, opened.scene, token_id)
-    b = await board(session, opened)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.view)
     if not (opened.viewer.is_gm or b.player_sees(token, opened.viewer.user_id)):
         raise NotFound(_("Token not found."))
     row = await session.get(TokenPortrait, token_id)
@@ -931,9 +942,8 @@ async def token_reach(
 ) -> moves.Reach:
     """Where the caller may move the token now (the cells and the movement left), for the
     caller who may move it: its player on its turn, a GM."""
-    opened = await open_for(session, user, campaign_id, scene_id, Action.view)
-    token = await _token(session, opened.scene, token_id)
-    b = await board(session, opened)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.view)
     _may_move(opened, b, token, False)
     return moves.reach(b, opened.rules, settings_of(opened.campaign.settings), opened.viewer, token)
 
@@ -952,9 +962,8 @@ async def move_token(
     """Move a token to ``to``: the cheapest way, along ``raw_path`` (its steps), or through
     the waypoints ``via`` (the cheapest leg between each two). The answer is the caller's
     form of the ``token_moved`` it writes (:func:`app.maps.moves.answer`)."""
-    opened = await open_for(session, user, campaign_id, scene_id, Action.view)
-    token = await _token(session, opened.scene, token_id)
-    b = await board(session, opened)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.view)
     _may_move(opened, b, token, override)
     _place(opened.scene, to[0], to[1], token.size)
     if raw_path is not None and via is not None:
