@@ -37,6 +37,7 @@ from app.encounters.live import (
 )
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import N_, _
+from app.web.calls import CampaignAt, CampaignCall
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -486,16 +487,18 @@ async def act(
 # --- bestiary --------------------------------------------------------------------------------
 
 
+def _bestiary_url(campaign_id: int) -> str:
+    return f"/campaigns/{campaign_id}/bestiary"
+
+
 async def _bestiary_page(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
+    call: CampaignCall,
     errors: dict[str, str] | None = None,
     status_code: int = 200,
     state: bestiary_form.Posted | None = None,
 ) -> Response:
     """The bestiary; a refused or growing form (``state``) shows what was typed."""
+    session, user, campaign_id = call.session, call.user, call.campaign_id
     errors = errors or {}
     entries = await service.bestiary(session, user, campaign_id)
     campaign, viewer = await campaigns.open_campaign(
@@ -508,7 +511,7 @@ async def _bestiary_page(
     ]
     new = bestiary_form.form_view(system, "new", "", statblocks.defaults(system), state, errors)
     return page(
-        request,
+        call.request,
         "encounters/bestiary.html",
         {
             "campaign": campaign,
@@ -521,62 +524,55 @@ async def _bestiary_page(
     )
 
 
-bestiary = page_route(router, "/campaigns/{campaign_id}/bestiary", "bestiary", _bestiary_page)
+@router.get("/campaigns/{campaign_id}/bestiary", response_class=HTMLResponse)
+async def bestiary(call: CampaignAt) -> Response:
+    return await _bestiary_page(call)
 
 
 @router.post("/campaigns/{campaign_id}/bestiary", dependencies=[IDEMPOTENT])
-async def create_entry(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def create_entry(call: CampaignAt) -> Response:
     """A new entry; "one more row" (``_more``) shows the form again and saves nothing."""
-    data = await _form(request)
+    session, user, campaign_id = call.session, call.user, call.campaign_id
+    data = await _form(call.request)
     campaign, _viewer = await campaigns.open_campaign(
         session, user, campaign_id, Action.run_encounters
     )
     state, block = bestiary_form.posted(campaign.system, "new", data)
     return await _save_entry(
-        request, session, user, campaign_id, state,
+        call, state,
         lambda: service.create_entry(session, user, campaign_id, data.get("name", ""), block),
     )  # fmt: skip
 
 
 async def _save_entry(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    state: bestiary_form.Posted,
-    save: Callable[[], Awaitable[object]],
+    call: CampaignCall, state: bestiary_form.Posted, save: Callable[[], Awaitable[object]]
 ) -> Response:
     """What creating and updating an entry share: "one more row" (``_more``) shows the form
     again and saves nothing; a refused entry shows the form with what was typed."""
     if state.more:
-        return await _bestiary_page(request, session, user, campaign_id, {}, 200, state)
+        return await _bestiary_page(call, {}, 200, state)
     try:
-        async with attempt(session):
+        async with attempt(call.session):
             await save()
     except ValidationFailed as exc:
-        return await _bestiary_page(request, session, user, campaign_id, exc.fields, 422, state)
-    return redirect(request, f"/campaigns/{campaign_id}/bestiary")
+        return await _bestiary_page(call, exc.fields, 422, state)
+    return redirect(call.request, _bestiary_url(call.campaign_id))
 
 
 @router.post("/campaigns/{campaign_id}/bestiary/samples", dependencies=[IDEMPOTENT])
-async def samples(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    await service.add_samples(session, user, campaign_id)
-    return redirect(request, f"/campaigns/{campaign_id}/bestiary")
+async def samples(call: CampaignAt) -> Response:
+    await service.add_samples(call.session, call.user, call.campaign_id)
+    return redirect(call.request, _bestiary_url(call.campaign_id))
 
 
 @router.post("/campaigns/{campaign_id}/bestiary/{entry_id}")
-async def update_entry(
-    request: Request, campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    data = await _form(request)
+async def update_entry(call: CampaignAt, entry_id: PathId) -> Response:
+    session, user, campaign_id = call.session, call.user, call.campaign_id
+    data = await _form(call.request)
     entry = await service.bestiary_entry(session, user, campaign_id, entry_id)
     state, block = bestiary_form.posted(entry.system, str(entry_id), data)
     return await _save_entry(
-        request, session, user, campaign_id, state,
+        call, state,
         lambda: service.update_entry(
             session, user, campaign_id, entry_id, actions._version(data),
             data.get("name", ""), block,
@@ -585,21 +581,19 @@ async def update_entry(
 
 
 @router.post("/campaigns/{campaign_id}/bestiary/{entry_id}/delete")
-async def delete_entry(
-    request: Request, campaign_id: PathId, entry_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    if not confirmed(await _form(request)):
-        entry = await service.bestiary_entry(session, user, campaign_id, entry_id)
+async def delete_entry(call: CampaignAt, entry_id: PathId) -> Response:
+    if not confirmed(await _form(call.request)):
+        entry = await service.bestiary_entry(call.session, call.user, call.campaign_id, entry_id)
         return confirm_page(
-            request,
+            call.request,
             question=_("Delete “%(name)s” from the bestiary?", name=entry.name),
             consequence=_("Participants already added from it stay in their encounters."),
             button=_("Delete"),
-            action=f"/campaigns/{campaign_id}/bestiary/{entry_id}/delete",
-            back=f"/campaigns/{campaign_id}/bestiary",
+            action=f"{_bestiary_url(call.campaign_id)}/{entry_id}/delete",
+            back=_bestiary_url(call.campaign_id),
         )
-    await service.delete_entry(session, user, campaign_id, entry_id)
-    return redirect(request, f"/campaigns/{campaign_id}/bestiary")
+    await service.delete_entry(call.session, call.user, call.campaign_id, entry_id)
+    return redirect(call.request, _bestiary_url(call.campaign_id))
 
 
 # --- notices on every page of the campaign ---------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypedDict
 
-from fastapi import APIRouter, File, Path, Query, Request, Response, UploadFile
+from fastapi import APIRouter, Depends, File, Path, Query, Request, Response, UploadFile
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
@@ -173,9 +173,8 @@ def _short(scene: Scene) -> ShortJSON:
 async def create(
     campaign_id: PathId, body: SceneIn, session: Session, user: CurrentUser
 ) -> dict[str, object]:
-    scene = await service.create_scene(
-        session, user, campaign_id, body.name, body.cols, body.rows, body.encounter_id, body.shown
-    )
+    new = service.NewScene(**body.model_dump(exclude={"place"}))
+    scene = await service.create_scene(session, user, campaign_id, new)
     if body.place:
         await tactics.place_participants(session, user, campaign_id, scene.id)
     return dict(_short(scene))
@@ -228,7 +227,11 @@ async def delete(
 
 
 async def _uploaded_image(
-    session: Session, user: CurrentUser, campaign_id: int, scene_id: int, file: UploadFile | None
+    campaign_id: PathId,
+    scene_id: PathId,
+    session: Session,
+    user: CurrentUser,
+    file: Annotated[UploadFile | None, File()] = None,
 ) -> StoredImage:
     """An uploaded picture for the scene, validated and re-encoded, once the caller may open
     the scene (422 no file)."""
@@ -238,16 +241,15 @@ async def _uploaded_image(
     return await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
 
 
+#: An upload route's ``file``: a PNG, JPEG or WebP image, re-encoded (413 too large).
+Uploaded = Annotated[StoredImage, Depends(_uploaded_image)]
+
+
 @router.put("/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES)
 async def put_background(
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    file: Annotated[UploadFile | None, File()] = None,
+    campaign_id: PathId, scene_id: PathId, image: Uploaded, session: Session, user: CurrentUser
 ) -> dict[str, object]:
     """A PNG, JPEG or WebP image, validated and re-encoded (413 too large, 422 no image)."""
-    image = await _uploaded_image(session, user, campaign_id, scene_id, file)
     await service.set_background(session, user, campaign_id, scene_id, image)
     return dict(await views.scene_json(session, user, campaign_id, scene_id))
 
@@ -265,13 +267,12 @@ async def put_portrait(
     campaign_id: PathId,
     scene_id: PathId,
     token_id: PathId,
+    image: Uploaded,
     session: Session,
     user: CurrentUser,
-    file: Annotated[UploadFile | None, File()] = None,
 ) -> dict[str, object]:
     """The token's portrait: a PNG, JPEG or WebP image, validated and re-encoded like a
     background (413 too large, 422 no image); the token back."""
-    image = await _uploaded_image(session, user, campaign_id, scene_id, file)
     await service.set_portrait(session, user, campaign_id, scene_id, token_id, image)
     return dict(await views.token_json(session, user, campaign_id, scene_id, token_id))
 

@@ -4,25 +4,28 @@ that work without JavaScript (create, background, fog, token, move)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
-from app.accounts.models import User
 from app.campaigns import service as campaigns
+from app.campaigns.models import Campaign
+from app.core.viewer import Viewer
 from app.encounters import service as encounters
 from app.errors import AppError, Conflict, ValidationFailed
 from app.i18n import _
 from app.maps import edit, light, service, tactics, views
 from app.maps.live import SCENE_PAGE, ScenePage
 from app.media.images import UPLOAD_BODY_BYTES, StoredImage
+from app.web.calls import CampaignAt, CampaignCall
 from app.web.deps import CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
-from app.web.pages import page_route
+from app.web.pages import FormPage, page_route
 from app.web.sse import LiveStream
 from app.web.streams import LiveStreams
 from app.web.templating import page, redirect
@@ -30,24 +33,19 @@ from app.web.templating import page, redirect
 router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
 
 
-async def _index(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    errors: dict[str, str] | None = None,
-    status_code: int = 200,
-) -> HTMLResponse:
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    scenes = await service.scenes(session, user, campaign_id)
-    context = {
-        "campaign": campaign, "campaign_id": campaign_id, "scenes": scenes,
-        "is_gm": viewer.is_gm, "errors": errors or {},
-    }  # fmt: skip
-    return page(request, "maps/index.html", context, status_code=status_code)
+async def _scenes(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> dict[str, object]:
+    """The scenes the viewer may see (players: the shown ones)."""
+    scenes = await service.scenes_for(session, viewer, campaign.id)
+    return {
+        "campaign": campaign,
+        "campaign_id": campaign.id,
+        "scenes": scenes,
+        "is_gm": viewer.is_gm,
+    }
 
 
-index = page_route(router, "/campaigns/{campaign_id}/scenes", "index", _index)
+_INDEX = FormPage("maps/index.html", campaigns.open_campaign, _scenes, {"errors": {}})
+index = page_route(router, "/campaigns/{campaign_id}/scenes", "index", _INDEX.render)
 
 
 @router.post("/campaigns/{campaign_id}/scenes", dependencies=[IDEMPOTENT])
@@ -62,18 +60,34 @@ async def create(
 ) -> Response:
     try:
         async with attempt(session):
-            scene = await service.create_scene(session, user, campaign_id, name, cols, rows)
+            new = service.NewScene(name, cols, rows)
+            scene = await service.create_scene(session, user, campaign_id, new)
     except ValidationFailed as exc:
-        return await _index(request, session, user, campaign_id, exc.fields, 422)
+        return await _INDEX.render(request, session, user, campaign_id, {"errors": exc.fields}, 422)
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene.id}")
 
 
+@dataclass(frozen=True, slots=True)
+class SceneCall(CampaignCall):
+    """A request about the scene in its path: what every scene route and form answer needs."""
+
+    scene_id: int
+
+    @property
+    def url(self) -> str:
+        return f"/campaigns/{self.campaign_id}/scenes/{self.scene_id}"
+
+
+async def _scene_call(call: CampaignAt, scene_id: PathId) -> SceneCall:
+    return SceneCall(call.request, call.session, call.user, call.campaign_id, scene_id)
+
+
+#: A scene route's parameter: the request, the session, the user and the scene's path.
+SceneAt = Annotated[SceneCall, Depends(_scene_call)]
+
+
 async def _scene_page(
-    request: Request,
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    scene_id: int,
+    call: SceneCall,
     errors: dict[str, str] | None = None,
     status_code: int = 200,
     typed: dict[str, str] | None = None,
@@ -81,6 +95,7 @@ async def _scene_page(
 ) -> HTMLResponse:
     """The scene page; ``typed``: the editor's texts as submitted (kept on a refusal);
     ``as_id``: a GM's «view as» that member (the board as they get it, not live)."""
+    session, user, campaign_id, scene_id = call.session, call.user, call.campaign_id, call.scene_id
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     await service.open_scene(session, user, campaign_id, scene_id)
     extra: dict[str, object] = {"campaign": campaign, "errors": errors or {}}
@@ -89,7 +104,7 @@ async def _scene_page(
         context = await views.map_context(session, member, campaign_id, scene_id)
         assert context is not None
         extra["viewing_as"] = member.username
-        return page(request, "maps/scene.html", {**context, **extra})
+        return page(call.request, "maps/scene.html", {**context, **extra})
     context = await views.map_context(session, viewer, campaign_id, scene_id)
     assert context is not None
     if viewer.is_gm:
@@ -98,22 +113,18 @@ async def _scene_page(
         ]
         extra["encounters"] = await encounters.encounters(session, user, campaign_id)
         extra["edit"] = {**views.edit_texts(context["scene"]), **(typed or {})}
-    return page(request, "maps/scene.html", {**context, **extra}, status_code=status_code)
+    return page(call.request, "maps/scene.html", {**context, **extra}, status_code=status_code)
 
 
 @router.get("/campaigns/{campaign_id}/scenes/{scene_id}", response_class=HTMLResponse)
 async def scene(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: SceneAt,
     as_: Annotated[int | None, Query(alias="as", ge=1, le=MAX_ROW_ID)] = None,
 ) -> Response:
     try:
-        return await _scene_page(request, session, user, campaign_id, scene_id, as_id=as_)
+        return await _scene_page(call, as_id=as_)
     except ValidationFailed as exc:
-        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+        return await _scene_page(call, exc.fields, 422)
 
 
 @router.get("/campaigns/{campaign_id}/scenes/{scene_id}/live")
@@ -131,11 +142,7 @@ async def live(
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/move")
 async def move(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: SceneAt,
     token_id: Annotated[int, Form(ge=1, le=2**31 - 1)],
     x: Annotated[int, Form(ge=-10_000, le=10_000)],
     y: Annotated[int, Form(ge=-10_000, le=10_000)],
@@ -143,78 +150,58 @@ async def move(
     """Move a token without JavaScript: the page again, with the refusal at the field (or,
     when something the mover cannot see blocked the way, with that at the field)."""
     try:
-        async with attempt(session):
+        async with attempt(call.session):
             moved = await service.move_token(
-                session, user, campaign_id, scene_id, token_id, (x - 1, y - 1)
+                call.session, call.user, call.campaign_id, call.scene_id, token_id, (x - 1, y - 1)
             )
     except ValidationFailed as exc:
-        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+        return await _scene_page(call, exc.fields, 422)
     if moved.message is not None:
-        return await _scene_page(
-            request, session, user, campaign_id, scene_id, {"to": moved.message}
-        )
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+        return await _scene_page(call, {"to": moved.message})
+    return redirect(call.request, call.url)
 
 
 #: Stores a re-encoded upload (a background, a token's portrait).
 Store = Callable[[StoredImage], Awaitable[object]]
 
 
-async def _upload(
-    request: Request,
-    session: Session,
-    user: CurrentUser,
-    ids: tuple[int, int],
-    file: UploadFile | None,
-    store: Store,
-    field: str,
-) -> Response:
+async def _upload(call: SceneCall, file: UploadFile | None, store: Store, field: str) -> Response:
     """An image form's upload, re-encoded and stored; a refusal at ``field`` on the page."""
-    campaign_id, scene_id = ids
     try:
         if file is None or not file.filename:
             raise ValidationFailed({field: _("Choose an image file.")})
-        await service.open_scene(session, user, campaign_id, scene_id)
+        await service.open_scene(call.session, call.user, call.campaign_id, call.scene_id)
         try:
             image = await service.image(await file.read(limits.IMAGE_UPLOAD_BYTES + 1))
         except ValidationFailed as exc:
             raise ValidationFailed({field: exc.fields["file"]}) from None
-        async with attempt(session):
+        async with attempt(call.session):
             await store(image)
     except ValidationFailed as exc:
-        return await _scene_page(request, session, user, campaign_id, scene_id, exc.fields, 422)
+        return await _scene_page(call, exc.fields, 422)
     except AppError as exc:
         if exc.status_code != 413:
             raise
         errors = {field: exc.message}
-        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 413)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+        return await _scene_page(call, errors, 413)
+    return redirect(call.request, call.url)
 
 
 @router.post(
     "/campaigns/{campaign_id}/scenes/{scene_id}/background", max_body_size=UPLOAD_BODY_BYTES
 )
-async def background(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    file: Annotated[UploadFile | None, File()] = None,
-) -> Response:
+async def background(call: SceneAt, file: Annotated[UploadFile | None, File()] = None) -> Response:
     async def store(image: StoredImage) -> object:
-        return await service.set_background(session, user, campaign_id, scene_id, image)
+        return await service.set_background(
+            call.session, call.user, call.campaign_id, call.scene_id, image
+        )
 
-    return await _upload(request, session, user, (campaign_id, scene_id), file, store, "file")
+    return await _upload(call, file, store, "file")
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/portrait", max_body_size=UPLOAD_BODY_BYTES)
 async def portrait(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: SceneAt,
     token_id: Annotated[str, Form(max_length=12)] = "",
     file: Annotated[UploadFile | None, File()] = None,
 ) -> Response:
@@ -222,18 +209,16 @@ async def portrait(
     tid = int(token_id) if token_id.isdigit() else 0
 
     async def store(image: StoredImage) -> object:
-        return await service.set_portrait(session, user, campaign_id, scene_id, tid, image)
+        return await service.set_portrait(
+            call.session, call.user, call.campaign_id, call.scene_id, tid, image
+        )
 
-    return await _upload(request, session, user, (campaign_id, scene_id), file, store, "portrait")
+    return await _upload(call, file, store, "portrait")
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/tokens", dependencies=[IDEMPOTENT])
 async def add_token(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: SceneAt,
     label: Annotated[str, Form(max_length=1000)] = "",
     x: Annotated[int, Form(ge=-10_000, le=10_000)] = 0,
     y: Annotated[int, Form(ge=-10_000, le=10_000)] = 0,
@@ -244,18 +229,14 @@ async def add_token(
     spec = service.TokenIn(x=x, y=y, label=label or None, participant_id=pid, hidden=hidden)
 
     async def change() -> None:
-        await service.add_token(session, user, campaign_id, scene_id, spec)
+        await service.add_token(call.session, call.user, call.campaign_id, call.scene_id, spec)
 
-    return await _scene_form(request, session, user, (campaign_id, scene_id), change)
+    return await _scene_form(call, change)
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/link", dependencies=[IDEMPOTENT])
 async def link(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: SceneAt,
     encounter_id: Annotated[str, Form(max_length=12)] = "",
     place: Annotated[bool, Form()] = False,
 ) -> Response:
@@ -265,20 +246,18 @@ async def link(
 
     async def change() -> None:
         link = service.SceneChange(encounter_id=linked)
-        await service.update_scene(session, user, campaign_id, scene_id, link)
+        await service.update_scene(call.session, call.user, call.campaign_id, call.scene_id, link)
         if place and linked:
-            await tactics.place_participants(session, user, campaign_id, scene_id)
+            await tactics.place_participants(
+                call.session, call.user, call.campaign_id, call.scene_id
+            )
 
-    return await _scene_form(request, session, user, (campaign_id, scene_id), change)
+    return await _scene_form(call, change)
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/place", dependencies=[IDEMPOTENT])
 async def place(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: SceneAt,
     area_abenteurer: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
     area_gegner: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
     area_neutral: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
@@ -295,18 +274,16 @@ async def place(
                                ("neutral", area_neutral))
             if text.strip()
         }  # fmt: skip
-        await tactics.place_participants(session, user, campaign_id, scene_id, areas or None)
+        await tactics.place_participants(
+            call.session, call.user, call.campaign_id, call.scene_id, areas or None
+        )
 
-    return await _scene_form(request, session, user, (campaign_id, scene_id), change, typed)
+    return await _scene_form(call, change, typed)
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/walls")
 async def walls(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: SceneAt,
     segments: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
     doors: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
     difficult: Annotated[str, Form(max_length=edit.TEXT_MAX)] = "",
@@ -322,9 +299,9 @@ async def walls(
             segments=edit.segments(segments), doors=edit.doors(doors),
             difficult=edit.cells(difficult, "difficult"), version=version,
         )  # fmt: skip
-        await service.set_walls(session, user, campaign_id, scene_id, change)
+        await service.set_walls(call.session, call.user, call.campaign_id, call.scene_id, change)
 
-    return await _saved(request, session, user, (campaign_id, scene_id), save, typed)
+    return await _saved(call, save, typed)
 
 
 #: A form's change of the scene, run in one SAVEPOINT (``attempt``).
@@ -332,50 +309,34 @@ Change = Callable[[], Awaitable[None]]
 
 
 async def _scene_form(
-    request: Request,
-    session: Any,
-    user: User,
-    ids: tuple[int, int],
+    call: SceneCall,
     change: Change,
     typed: dict[str, str] | None = None,
     at: Callable[[dict[str, str]], dict[str, str]] | None = None,
 ) -> Response:
     """A scene form's answer: back to the scene when ``change`` worked, else the scene page
     with the typed values and the errors (422), ``at`` the form's fields when given."""
-    campaign_id, scene_id = ids
     try:
-        async with attempt(session):
+        async with attempt(call.session):
             await change()
     except ValidationFailed as exc:
         errors = exc.fields if at is None else at(exc.fields)
-        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 422, typed)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+        return await _scene_page(call, errors, 422, typed)
+    return redirect(call.request, call.url)
 
 
-async def _saved(
-    request: Request,
-    session: Any,
-    user: User,
-    ids: tuple[int, int],
-    save: Change,
-    typed: dict[str, str],
-) -> Response:
+async def _saved(call: SceneCall, save: Change, typed: dict[str, str]) -> Response:
     """An editor form's answer (``_scene_form``); a stale version: the current scene (409)."""
     try:
-        return await _scene_form(request, session, user, ids, save, typed)
+        return await _scene_form(call, save, typed)
     except Conflict as exc:
-        campaign_id, scene_id = ids
         errors = {"version": exc.message}
-        return await _scene_page(request, session, user, campaign_id, scene_id, errors, 409)
+        return await _scene_page(call, errors, 409)
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/grid")
 async def grid(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: SceneAt,
     grid_x: Annotated[int, Form(ge=-100_000, le=100_000)] = 0,
     grid_y: Annotated[int, Form(ge=-100_000, le=100_000)] = 0,
     cell_px: Annotated[int, Form(ge=-100_000, le=100_000)] = 50,
@@ -386,24 +347,17 @@ async def grid(
     typed = {"grid_x": str(grid_x), "grid_y": str(grid_y), "cell_px": str(cell_px)}
 
     async def save() -> None:
-        await service.update_scene(session, user, campaign_id, scene_id, change)
+        await service.update_scene(call.session, call.user, call.campaign_id, call.scene_id, change)
 
-    return await _saved(request, session, user, (campaign_id, scene_id), save, typed)
+    return await _saved(call, save, typed)
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/fog")
-async def fog(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    action: Annotated[str, Form(max_length=10)] = "",
-) -> Response:
+async def fog(call: SceneAt, action: Annotated[str, Form(max_length=10)] = "") -> Response:
     """Fog for the whole scene without JavaScript (on, off, reveal all, hide all), line of
     sight on or off, the scene shown to the players or hidden from them."""
-    await service.fog_whole(session, user, campaign_id, scene_id, action)
-    return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene_id}")
+    await service.fog_whole(call.session, call.user, call.campaign_id, call.scene_id, action)
+    return redirect(call.request, call.url)
 
 
 def _fields_of(prefix: str) -> Callable[[dict[str, str]], dict[str, str]]:
@@ -418,11 +372,7 @@ def _one_field(name: str) -> Callable[[dict[str, str]], dict[str, str]]:
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/lights", dependencies=[IDEMPOTENT])
 async def add_light(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: SceneAt,
     x: Annotated[int, Form(ge=-10_000, le=10_000)] = 0,
     y: Annotated[int, Form(ge=-10_000, le=10_000)] = 0,
     radius: Annotated[int, Form(ge=-10_000, le=10_000)] = 4,
@@ -431,42 +381,31 @@ async def add_light(
     cells); a refusal at its field (``light_x``, ``light_y``, ``light_radius``)."""
 
     async def change() -> None:
-        await light.add_light(session, user, campaign_id, scene_id, x, y, radius)
+        await light.add_light(
+            call.session, call.user, call.campaign_id, call.scene_id, x, y, radius
+        )
 
-    return await _scene_form(
-        request, session, user, (campaign_id, scene_id), change, at=_fields_of("light")
-    )
+    return await _scene_form(call, change, at=_fields_of("light"))
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/lights/remove")
-async def remove_light(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    cell: Annotated[str, Form(max_length=20)] = "",
-) -> Response:
+async def remove_light(call: SceneAt, cell: Annotated[str, Form(max_length=20)] = "") -> Response:
     """Take away the light on the cell ``x,y`` chosen in the list; 422 at ``light_cell``."""
     x, _sep, y = cell.partition(",")
 
     async def change() -> None:
         if not (x.strip().isdigit() and y.strip().isdigit()):
             raise ValidationFailed({"cell": _("Choose a light.")})
-        await light.remove_light(session, user, campaign_id, scene_id, int(x), int(y))
+        await light.remove_light(
+            call.session, call.user, call.campaign_id, call.scene_id, int(x), int(y)
+        )
 
-    return await _scene_form(
-        request, session, user, (campaign_id, scene_id), change, at=_one_field("light_cell")
-    )
+    return await _scene_form(call, change, at=_one_field("light_cell"))
 
 
 @router.post("/campaigns/{campaign_id}/scenes/{scene_id}/token-light")
 async def token_light(
-    request: Request,
-    campaign_id: PathId,
-    scene_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    call: SceneAt,
     token_id: Annotated[str, Form(max_length=12)] = "",
     radius: Annotated[int, Form(ge=-10_000, le=10_000)] = 0,
 ) -> Response:
@@ -475,8 +414,8 @@ async def token_light(
 
     async def change() -> None:
         carried = service.TokenChange(light=radius)
-        await service.change_token(session, user, campaign_id, scene_id, tid, carried)
+        await service.change_token(
+            call.session, call.user, call.campaign_id, call.scene_id, tid, carried
+        )
 
-    return await _scene_form(
-        request, session, user, (campaign_id, scene_id), change, at=_one_field("token_light")
-    )
+    return await _scene_form(call, change, at=_one_field("token_light"))

@@ -262,6 +262,11 @@ def _size(value: int, field: str) -> int:
 async def scenes(session: AsyncSession, user: User, campaign_id: int) -> list[Scene]:
     """The campaign's scenes the user may see (players: the shown ones)."""
     _campaign, viewer = await authorize(session, campaign_id, user.id, user.username, Action.view)
+    return await scenes_for(session, viewer, campaign_id)
+
+
+async def scenes_for(session: AsyncSession, viewer: Viewer, campaign_id: int) -> list[Scene]:
+    """The campaign's scenes ``viewer`` (a member, checked by the caller) may see."""
     query = select(Scene).where(Scene.campaign_id == campaign_id)
     if not viewer.is_gm:
         query = query.where(Scene.shown.is_(True))
@@ -280,39 +285,40 @@ async def _encounter_id(session: AsyncSession, campaign_id: int, encounter_id: i
         raise ValidationFailed({"encounter_id": _("No such encounter in this campaign.")})
 
 
-async def create_scene(
-    session: AsyncSession,
-    user: User,
-    campaign_id: int,
-    name: str,
-    cols: int,
-    rows: int,
-    encounter_id: int | None = None,
-    shown: bool = False,
-) -> Scene:
+@dataclass(frozen=True, slots=True)
+class NewScene:
+    """A scene to create: its name and size in cells, the encounter it links, and whether the
+    players see it at once."""
+
+    name: str
+    cols: int
+    rows: int
+    encounter_id: int | None = None
+    shown: bool = False
+
+
+async def create_scene(session: AsyncSession, user: User, campaign_id: int, new: NewScene) -> Scene:
     """A new scene, hidden from the players until a GM shows it (unless ``shown``)."""
     campaign, viewer = await authorize(
         session, campaign_id, user.id, user.username, Action.manage_maps
     )
-    name = limits.check_name(name)
-    _size(cols, "cols")
-    _size(rows, "rows")
+    name = limits.check_name(new.name)
+    _size(new.cols, "cols")
+    _size(new.rows, "rows")
     count = await session.scalar(
         select(func.count()).select_from(Scene).where(Scene.campaign_id == campaign_id)
     )
     limits.check_room(int(count or 0), limits.SCENES_PER_CAMPAIGN, "name")
-    await _encounter_id(session, campaign_id, encounter_id)
+    await _encounter_id(session, campaign_id, new.encounter_id)
     scene = Scene(
-        campaign_id=campaign_id, name=name, cols=cols, rows=rows, encounter_id=encounter_id,
-        walls=[], doors=[], difficult=[], revealed=[], shown=shown,
+        campaign_id=campaign_id, name=name, cols=new.cols, rows=new.rows,
+        encounter_id=new.encounter_id, walls=[], doors=[], difficult=[], revealed=[],
+        shown=new.shown,
     )  # fmt: skip
     session.add(scene)
     await session.flush()
-    await _event(
-        session, Opened(campaign, viewer, scene), user,
-        map_events.SceneUpdated(actor_name=user.username, scene_id=scene.id, change="created",
-                           version=scene.version),
-    )  # fmt: skip
+    opened = Opened(campaign, viewer, scene)
+    await _event(session, opened, user, _scene_updated(opened, user, "created"))
     return scene
 
 
@@ -375,7 +381,7 @@ async def update_scene(
         scene.shown = change.shown
     _sight_settings(scene, change)
     await session.flush()
-    await _scene_event(session, opened, user, "changed")
+    await _event(session, opened, user, _scene_updated(opened, user, "changed"))
     await _announce_switches(session, opened, user, *before)
     if b is not None and seen is not None:
         await sight_followup(session, opened, user, b, seen)
@@ -404,9 +410,10 @@ async def _announce_switches(
         )  # fmt: skip
     if scene.shown != shown:
         if scene.shown:
-            await _scene_event(session, opened, user, "shown")
+            await _event(session, opened, user, _scene_updated(opened, user, "shown"))
         else:
-            await _scene_event(session, opened, user, "hidden", public(), announce=True)
+            hidden = _scene_updated(opened, user, "hidden")
+            await _event(session, opened, user, hidden, public(), announce=True)
 
 
 def _sight_settings(scene: Scene, change: SceneChange) -> None:
@@ -431,27 +438,18 @@ async def _check_shrink(session: AsyncSession, scene: Scene, cols: int, rows: in
             raise ValidationFailed({"cols": _("A wall lies outside the smaller grid.")})
 
 
-async def _scene_event(
-    session: AsyncSession,
-    opened: Opened,
-    user: User,
-    change: str,
-    audience: Audience | None = None,
-    *,
-    announce: bool = False,
-) -> None:
-    await _event(
-        session, opened, user,
-        map_events.SceneUpdated(actor_name=user.username, scene_id=opened.scene.id, change=change,
-                           version=opened.scene.version),
-        audience, announce=announce,
+def _scene_updated(opened: Opened, user: User, change: str) -> map_events.SceneUpdated:
+    """The ``scene_updated`` of a ``change`` of ``opened``'s scene, at its version now."""
+    return map_events.SceneUpdated(
+        actor_name=user.username, scene_id=opened.scene.id, change=change,
+        version=opened.scene.version,
     )  # fmt: skip
 
 
 async def delete_scene(session: AsyncSession, user: User, campaign_id: int, scene_id: int) -> None:
     opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
     # The scene is gone when its event is read: who may see it is decided now.
-    await _scene_event(session, opened, user, "deleted", public())
+    await _event(session, opened, user, _scene_updated(opened, user, "deleted"), public())
     await session.delete(opened.scene)
     await session.flush()
 
@@ -469,6 +467,13 @@ async def image(raw: bytes) -> StoredImage:
         raise ValidationFailed({"file": exc.message}) from None
 
 
+def _store(row: SceneBackground | TokenPortrait, image: StoredImage) -> None:
+    """Put an already re-encoded image in its row (a scene's background, a token's portrait)."""
+    row.data, row.mime, row.width, row.height, row.etag = (
+        image.data, image.mime, image.width, image.height, image.etag,
+    )  # fmt: skip
+
+
 async def set_background(
     session: AsyncSession,
     user: User,
@@ -482,12 +487,10 @@ async def set_background(
     if row is None:
         row = SceneBackground(scene_id=scene_id)
         session.add(row)
-    row.data, row.mime, row.width, row.height, row.etag = (
-        image.data, image.mime, image.width, image.height, image.etag,
-    )  # fmt: skip
+    _store(row, image)
     opened.scene.background_etag = image.etag
     await session.flush()
-    await _scene_event(session, opened, user, "background")
+    await _event(session, opened, user, _scene_updated(opened, user, "background"))
     return opened.scene
 
 
@@ -576,7 +579,7 @@ async def set_walls(
             list(c) for c in sorted(set(_cells(walls.difficult, scene, "difficult")))
         ]
     await session.flush()
-    await _scene_event(session, opened, user, "walls")
+    await _event(session, opened, user, _scene_updated(opened, user, "walls"))
     await sight_followup(session, opened, user, b, before)
     return scene
 
@@ -766,12 +769,22 @@ async def _token(session: AsyncSession, scene: Scene, token_id: int) -> Token:
     return token
 
 
+async def _open_token(
+    session: AsyncSession, user: User, ids: tuple[int, int, int], action: Action
+) -> tuple[Opened, Token, sight.Board]:
+    """The scene (``ids``: campaign, scene, token) opened for ``action``, the token on it, and
+    the board before a change of the token."""
+    campaign_id, scene_id, token_id = ids
+    opened = await open_for(session, user, campaign_id, scene_id, action)
+    token = await _token(session, opened.scene, token_id)
+    return opened, token, await board(session, opened)
+
+
 async def remove_token(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, token_id: int
 ) -> None:
-    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
-    token = await _token(session, opened.scene, token_id)
-    b = await board(session, opened)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.manage_maps)
     before = b.seen()
     await session.delete(token)
     await session.flush()
@@ -836,9 +849,8 @@ async def set_portrait(
 ) -> Token:
     """Give a token a portrait (already re-encoded, ``app.media.images``), or take it away
     (``None``): a ``token_changed``."""
-    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
-    token = await _token(session, opened.scene, token_id)
-    b = await board(session, opened)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.manage_maps)
     before = b.seen()
     row = await session.get(TokenPortrait, token_id)
     if image is None:
@@ -849,9 +861,7 @@ async def set_portrait(
         if row is None:
             row = TokenPortrait(token_id=token_id)
             session.add(row)
-        row.data, row.mime, row.width, row.height, row.etag = (
-            image.data, image.mime, image.width, image.height, image.etag,
-        )  # fmt: skip
+        _store(row, image)
         token.portrait_etag = image.etag
     await _flush_token(session)
     return await _token_state(session, opened, user, b, token, before, map_events.TokenChanged)
@@ -861,9 +871,8 @@ async def portrait(
     session: AsyncSession, user: User, campaign_id: int, scene_id: int, token_id: int
 ) -> TokenPortrait:
     """A token's portrait, for a viewer who sees the token (else 404, as the token)."""
-    opened = await open_for(session, user, campaign_id, scene_id, Action.view)
-    token = await _token(session, opened.scene, token_id)
-    b = await board(session, opened)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.view)
     if not (opened.viewer.is_gm or b.player_sees(token, opened.viewer.user_id)):
         raise NotFound(_("Token not found."))
     row = await session.get(TokenPortrait, token_id)
@@ -933,9 +942,8 @@ async def token_reach(
 ) -> moves.Reach:
     """Where the caller may move the token now (the cells and the movement left), for the
     caller who may move it: its player on its turn, a GM."""
-    opened = await open_for(session, user, campaign_id, scene_id, Action.view)
-    token = await _token(session, opened.scene, token_id)
-    b = await board(session, opened)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.view)
     _may_move(opened, b, token, False)
     return moves.reach(b, opened.rules, settings_of(opened.campaign.settings), opened.viewer, token)
 
@@ -954,9 +962,8 @@ async def move_token(
     """Move a token to ``to``: the cheapest way, along ``raw_path`` (its steps), or through
     the waypoints ``via`` (the cheapest leg between each two). The answer is the caller's
     form of the ``token_moved`` it writes (:func:`app.maps.moves.answer`)."""
-    opened = await open_for(session, user, campaign_id, scene_id, Action.view)
-    token = await _token(session, opened.scene, token_id)
-    b = await board(session, opened)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.view)
     _may_move(opened, b, token, override)
     _place(opened.scene, to[0], to[1], token.size)
     if raw_path is not None and via is not None:
