@@ -169,6 +169,28 @@ async def _list_page(
 index = page_route(router, "/campaigns/{campaign_id}/characters", "index", _list_page)
 
 
+async def _refused(
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    exc: ValidationFailed,
+    block: str,
+    values: dict[str, str] | None = None,
+) -> Response:
+    """The list's form ``block`` refused (422): its messages, and what was typed if given."""
+    return await _list_page(
+        request,
+        session,
+        user,
+        campaign_id,
+        errors=exc.fields,
+        values=values,
+        status_code=422,
+        block=block,
+    )
+
+
 @router.post("/campaigns/{campaign_id}/characters", dependencies=[IDEMPOTENT])
 async def create(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
@@ -186,16 +208,7 @@ async def create(
             hidden_from_players=form.get("hidden_from_players") == "on",
         )
     except ValidationFailed as exc:
-        return await _list_page(
-            request,
-            session,
-            user,
-            campaign_id,
-            errors=exc.fields,
-            values=form,
-            status_code=422,
-            block="create_form",
-        )
+        return await _refused(request, session, user, campaign_id, exc, "create_form", form)
     return redirect(request, _base(campaign_id, character.id))
 
 
@@ -220,15 +233,7 @@ async def import_file(
             ) from None
         character, report = await service.import_file(session, user, campaign_id, document)
     except ValidationFailed as exc:
-        return await _list_page(
-            request,
-            session,
-            user,
-            campaign_id,
-            errors=exc.fields,
-            status_code=422,
-            block="import_form",
-        )
+        return await _refused(request, session, user, campaign_id, exc, "import_form")
     if report is None:
         return redirect(request, _base(campaign_id, character.id))
     context = {"campaign_id": campaign_id, "character": character, "report": report,
