@@ -54,14 +54,20 @@ async def _form_values(request: Request) -> dict[str, str]:
 
 
 @dataclass(frozen=True, slots=True)
-class SheetAt:
-    """A request about one character's sheet: the request with its session and user, and the
-    sheet's path (campaign and character ids) that the sheet's routes all work on."""
+class CampaignAt:
+    """A request about a campaign's page: the request with its session and user, and the
+    campaign in its path."""
 
     request: Request
     session: AsyncSession
     user: User
     campaign_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SheetAt(CampaignAt):
+    """A request about one character's sheet, which the sheet's routes all work on."""
+
     character_id: int
 
     @property
@@ -644,19 +650,32 @@ async def add_item(at: Sheet) -> Response:
     return await at.action(work, edit=new)
 
 
+def _removal_question(
+    at: SheetAt | LibraryAt, question: str, consequence: str, item_url: str
+) -> Response:
+    """The server's question before an item of a sheet or of the library is removed; "back"
+    returns to that sheet or library."""
+    return confirm_page(
+        at.request,
+        question=question,
+        consequence=consequence,
+        button=_("Remove"),
+        action=f"{item_url}/remove",
+        back=at.url,
+    )
+
+
 async def _confirm_item_removal(at: SheetAt, item_id: int) -> Response:
     """The server's question before an item is removed (the sheet's editors only)."""
     opened = await at.open(edit=True)
     item = next((i for i in opened.items if i.id == item_id), None)
     if item is None:
         raise NotFound(_("Item not found."))
-    return confirm_page(
-        at.request,
-        question=_("Remove %(name)s?", name=item.name),
-        consequence=_("The item is gone from the sheet; the sheet's history keeps a line of it."),
-        button=_("Remove"),
-        action=f"{at.url}/items/{item_id}/remove",
-        back=at.url,
+    return _removal_question(
+        at,
+        _("Remove %(name)s?", name=item.name),
+        _("The item is gone from the sheet; the sheet's history keeps a line of it."),
+        f"{at.url}/items/{item_id}",
     )
 
 
@@ -736,35 +755,54 @@ _LIBRARY = FormPage(
 library = page_route(router, "/campaigns/{campaign_id}/items", "library", _LIBRARY.render)
 
 
-@router.post("/campaigns/{campaign_id}/items", dependencies=[IDEMPOTENT])
-async def add_library_item(
+@dataclass(frozen=True, slots=True)
+class LibraryAt(CampaignAt):
+    """A request about a campaign's item library."""
+
+    @property
+    def url(self) -> str:
+        return f"/campaigns/{self.campaign_id}/items"
+
+    async def refused(self, extra: dict[str, object], status_code: int) -> Response:
+        """The library again with what a refused form adds (see ``_LIBRARY``)."""
+        return await _LIBRARY.render(
+            self.request, self.session, self.user, self.campaign_id, extra, status_code
+        )
+
+
+async def _library_at(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    values = await _form_values(request)
+) -> LibraryAt:
+    return LibraryAt(request, session, user, campaign_id)
+
+
+Library = Annotated[LibraryAt, Depends(_library_at)]
+
+
+@router.post("/campaigns/{campaign_id}/items", dependencies=[IDEMPOTENT])
+async def add_library_item(at: Library) -> Response:
+    values = await _form_values(at.request)
     try:
         await service.add_library_item(
-            session, user, campaign_id, _new_item_draft(values), starter=values.get("starter", "")
-        )
+            at.session, at.user, at.campaign_id, _new_item_draft(values),
+            starter=values.get("starter", ""),
+        )  # fmt: skip
     except ValidationFailed as exc:
-        return await _LIBRARY.render(
-            request, session, user, campaign_id, {"errors": exc.fields}, 422
-        )
-    return redirect(request, f"/campaigns/{campaign_id}/items")
+        return await at.refused({"errors": exc.fields}, 422)
+    return redirect(at.request, at.url)
 
 
 @router.post("/campaigns/{campaign_id}/items/{item_id}/edit")
-async def edit_library_item(
-    request: Request, campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    values = await _form_values(request)
-    campaign, _viewer, _items = await service.library(session, user, campaign_id)
+async def edit_library_item(at: Library, item_id: PathId) -> Response:
+    values = await _form_values(at.request)
+    campaign, _viewer, _items = await service.library(at.session, at.user, at.campaign_id)
     try:
         draft = _edited_item_draft(campaign.system, values)
-        async with attempt(session):
+        async with attempt(at.session):
             await service.update_library_item(
-                session,
-                user,
-                campaign_id,
+                at.session,
+                at.user,
+                at.campaign_id,
                 item_id,
                 draft,
                 version=_version(values),
@@ -778,26 +816,19 @@ async def edit_library_item(
             "edit_values": {} if conflict else values,
             "item_errors": errors,
         }
-        return await _LIBRARY.render(
-            request, session, user, campaign_id, refused, 409 if conflict else 422
-        )
-    return redirect(request, f"/campaigns/{campaign_id}/items")
+        return await at.refused(refused, 409 if conflict else 422)
+    return redirect(at.request, at.url)
 
 
 @router.post("/campaigns/{campaign_id}/items/{item_id}/remove")
-async def remove_library_item(
-    request: Request, campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    library = f"/campaigns/{campaign_id}/items"
-    if not confirmed(await request.form()):
-        item = await service.library_item(session, user, campaign_id, item_id)
-        return confirm_page(
-            request,
-            question=_("Remove %(name)s from the library?", name=item.name),
-            consequence=_("Items already on sheets stay there; only the library's copy goes."),
-            button=_("Remove"),
-            action=f"{library}/{item_id}/remove",
-            back=library,
+async def remove_library_item(at: Library, item_id: PathId) -> Response:
+    if not confirmed(await at.request.form()):
+        item = await service.library_item(at.session, at.user, at.campaign_id, item_id)
+        return _removal_question(
+            at,
+            _("Remove %(name)s from the library?", name=item.name),
+            _("Items already on sheets stay there; only the library's copy goes."),
+            f"{at.url}/{item_id}",
         )
-    await service.remove_library_item(session, user, campaign_id, item_id)
-    return redirect(request, library)
+    await service.remove_library_item(at.session, at.user, at.campaign_id, item_id)
+    return redirect(at.request, at.url)
