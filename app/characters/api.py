@@ -241,6 +241,24 @@ async def _sheet(
     return _full(await service.open_character(session, user, campaign_id, character_id))
 
 
+class CampaignRef(NamedTuple):
+    """A campaign as the service's use cases take it (``service.library(*campaign)``): the
+    request's session, who asks, and the campaign in the path."""
+
+    session: AsyncSession
+    user: User
+    campaign_id: int
+
+
+class LibraryItemRef(NamedTuple):
+    """An item of the campaign's library as the service's use cases take it (``*item``)."""
+
+    session: AsyncSession
+    user: User
+    campaign_id: int
+    item_id: int
+
+
 class SheetRef(NamedTuple):
     """A sheet as the service's use cases take it (``service.gain_xp(*sheet, …)``): the
     request's session, who asks, and the sheet's path (campaign and character)."""
@@ -261,6 +279,16 @@ class ItemRef(NamedTuple):
     item_id: int
 
 
+async def _campaign_ref(campaign_id: PathId, session: Session, user: CurrentUser) -> CampaignRef:
+    return CampaignRef(session, user, campaign_id)
+
+
+async def _library_item_ref(
+    campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
+) -> LibraryItemRef:
+    return LibraryItemRef(session, user, campaign_id, item_id)
+
+
 async def _sheet_ref(
     campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
 ) -> SheetRef:
@@ -273,52 +301,46 @@ async def _item_ref(
     return ItemRef(session, user, campaign_id, character_id, item_id)
 
 
+Campaign = Annotated[CampaignRef, Depends(_campaign_ref)]
+LibraryItem = Annotated[LibraryItemRef, Depends(_library_item_ref)]
 Sheet = Annotated[SheetRef, Depends(_sheet_ref)]
 SheetItem = Annotated[ItemRef, Depends(_item_ref)]
 
 
 @router.get("/characters", response_model=list[CharacterSummary])
-async def list_characters(
-    campaign_id: PathId, session: Session, user: CurrentUser
-) -> list[CharacterSummary]:
+async def list_characters(campaign: Campaign) -> list[CharacterSummary]:
     """Characters the caller may see (hidden NSCs only for GMs)."""
-    _campaign, _viewer, rows = await service.list_characters(session, user, campaign_id)
+    _campaign, _viewer, rows = await service.list_characters(*campaign)
     return [_summary(c) for c in rows]
 
 
 @router.post("/characters", status_code=201, response_model=CharacterOut, dependencies=[IDEMPOTENT])
-async def create(
-    campaign_id: PathId, body: CharacterIn, session: Session, user: CurrentUser
-) -> CharacterOut:
+async def create(campaign: Campaign, body: CharacterIn) -> CharacterOut:
     character = await service.create_character(
-        session,
-        user,
-        campaign_id,
+        *campaign,
         body.name,
         kind=body.kind,
         owner_id=body.owner_id,
         hidden_from_players=body.hidden_from_players,
         data=body.data,
     )
-    return await _sheet(session, user, campaign_id, character.id)
+    return await _sheet(*campaign, character.id)
 
 
 @router.post(
     "/characters/import", status_code=201, response_model=ImportedOut, dependencies=[IDEMPOTENT]
 )
 async def import_character(
-    campaign_id: PathId,
+    campaign: Campaign,
     body: dict[str, Any],
-    session: Session,
-    user: CurrentUser,
     owner_id: Annotated[int | None, Query(ge=1, le=MAX_ROW_ID)] = None,
 ) -> ImportedOut:
     """Import our own character file, a Pathbuilder 2e export or a Foundry pf2e/ds4
     character of the campaign's system (told apart by shape; ``owner_id``: a GM imports for
     another member). A bad file changes nothing (422, ``file``). The answer is the sheet with
     ``import_report``: what was taken, converted and skipped."""
-    character, report = await service.import_file(session, user, campaign_id, body, owner_id)
-    full = await _sheet(session, user, campaign_id, character.id)
+    character, report = await service.import_file(*campaign, body, owner_id)
+    full = await _sheet(*campaign, character.id)
     return ImportedOut(
         **full.model_dump(), import_report=report.as_dict() if report is not None else None
     )
@@ -573,52 +595,34 @@ async def roll(sheet: Sheet, body: RollIn, ctx: Ctx) -> RollOut:
 
 
 @router.get("/items", response_model=list[ItemOut])
-async def library(campaign_id: PathId, session: Session, user: CurrentUser) -> list[ItemOut]:
+async def library(campaign: Campaign) -> list[ItemOut]:
     """The campaign's item library (curated by the GMs, readable by every member)."""
-    _c, _v, items = await service.library(session, user, campaign_id)
+    _c, _v, items = await service.library(*campaign)
     return [_item(i) for i in items]
 
 
 @router.post("/items", status_code=201, response_model=ItemOut, dependencies=[IDEMPOTENT])
-async def add_library_item(
-    campaign_id: PathId, body: ItemIn, session: Session, user: CurrentUser
-) -> ItemOut:
-    item = await service.add_library_item(
-        session, user, campaign_id, body.draft(), starter=body.starter
-    )
+async def add_library_item(campaign: Campaign, body: ItemIn) -> ItemOut:
+    item = await service.add_library_item(*campaign, body.draft(), starter=body.starter)
     return _item(item)
 
 
 @router.put("/items/{item_id}", response_model=ItemOut)
-async def update_library_item(
-    campaign_id: PathId, item_id: PathId, body: ItemPatch, session: Session, user: CurrentUser
-) -> ItemOut:
+async def update_library_item(item: LibraryItem, body: ItemPatch) -> ItemOut:
     """Edit a library entry (GMs); a stale ``version`` answers 409."""
-    item = await service.update_library_item(
-        session,
-        user,
-        campaign_id,
-        item_id,
-        body.draft(),
-        version=body.version,
-    )
-    return _item(item)
+    return _item(await service.update_library_item(*item, body.draft(), version=body.version))
 
 
 @router.delete("/items/{item_id}", status_code=204)
-async def remove_library_item(
-    campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await no_content(service.remove_library_item(session, user, campaign_id, item_id))
+async def remove_library_item(item: LibraryItem) -> Response:
+    return await no_content(service.remove_library_item(*item))
 
 
 @router.get("/starter-items", response_model=list[StarterOut])
-async def starter_items(
-    campaign_id: PathId, session: Session, user: CurrentUser
-) -> list[StarterOut]:
+async def starter_items(campaign: Campaign) -> list[StarterOut]:
     """Starter items of the campaign's system (DS4 from the rules; others sample data)."""
-    campaign, _v, _items = await service.library(session, user, campaign_id)
+    found, _v, _items = await service.library(*campaign)
     return [
         StarterOut(key=s.key, name=s.name, fields=s.fields, quantity=s.quantity, sample=s.sample)
-        for s in inventory(campaign.system).starter_items()
+        for s in inventory(found.system).starter_items()
     ]
