@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.accounts.models import User
 from app.characters import rolling, service
 from app.characters.models import Character, Item
 from app.characters.systems.protocol import ItemDraft
@@ -239,72 +241,120 @@ async def _sheet(
     return _full(await service.open_character(session, user, campaign_id, character_id))
 
 
+class CampaignRef(NamedTuple):
+    """A campaign as the service's use cases take it (``service.library(*campaign)``): the
+    request's session, who asks, and the campaign in the path."""
+
+    session: AsyncSession
+    user: User
+    campaign_id: int
+
+
+class LibraryItemRef(NamedTuple):
+    """An item of the campaign's library as the service's use cases take it (``*item``)."""
+
+    session: AsyncSession
+    user: User
+    campaign_id: int
+    item_id: int
+
+
+class SheetRef(NamedTuple):
+    """A sheet as the service's use cases take it (``service.gain_xp(*sheet, …)``): the
+    request's session, who asks, and the sheet's path (campaign and character)."""
+
+    session: AsyncSession
+    user: User
+    campaign_id: int
+    character_id: int
+
+
+class ItemRef(NamedTuple):
+    """An item of a sheet as the service's item use cases take it (``*item``)."""
+
+    session: AsyncSession
+    user: User
+    campaign_id: int
+    character_id: int
+    item_id: int
+
+
+async def _campaign_ref(campaign_id: PathId, session: Session, user: CurrentUser) -> CampaignRef:
+    return CampaignRef(session, user, campaign_id)
+
+
+async def _library_item_ref(
+    campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
+) -> LibraryItemRef:
+    return LibraryItemRef(session, user, campaign_id, item_id)
+
+
+async def _sheet_ref(
+    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
+) -> SheetRef:
+    return SheetRef(session, user, campaign_id, character_id)
+
+
+async def _item_ref(
+    campaign_id: PathId, character_id: PathId, item_id: PathId, session: Session, user: CurrentUser
+) -> ItemRef:
+    return ItemRef(session, user, campaign_id, character_id, item_id)
+
+
+Campaign = Annotated[CampaignRef, Depends(_campaign_ref)]
+LibraryItem = Annotated[LibraryItemRef, Depends(_library_item_ref)]
+Sheet = Annotated[SheetRef, Depends(_sheet_ref)]
+SheetItem = Annotated[ItemRef, Depends(_item_ref)]
+
+
 @router.get("/characters", response_model=list[CharacterSummary])
-async def list_characters(
-    campaign_id: PathId, session: Session, user: CurrentUser
-) -> list[CharacterSummary]:
+async def list_characters(campaign: Campaign) -> list[CharacterSummary]:
     """Characters the caller may see (hidden NSCs only for GMs)."""
-    _campaign, _viewer, rows = await service.list_characters(session, user, campaign_id)
+    _campaign, _viewer, rows = await service.list_characters(*campaign)
     return [_summary(c) for c in rows]
 
 
 @router.post("/characters", status_code=201, response_model=CharacterOut, dependencies=[IDEMPOTENT])
-async def create(
-    campaign_id: PathId, body: CharacterIn, session: Session, user: CurrentUser
-) -> CharacterOut:
+async def create(campaign: Campaign, body: CharacterIn) -> CharacterOut:
     character = await service.create_character(
-        session,
-        user,
-        campaign_id,
+        *campaign,
         body.name,
         kind=body.kind,
         owner_id=body.owner_id,
         hidden_from_players=body.hidden_from_players,
         data=body.data,
     )
-    return await _sheet(session, user, campaign_id, character.id)
+    return await _sheet(*campaign, character.id)
 
 
 @router.post(
     "/characters/import", status_code=201, response_model=ImportedOut, dependencies=[IDEMPOTENT]
 )
 async def import_character(
-    campaign_id: PathId,
+    campaign: Campaign,
     body: dict[str, Any],
-    session: Session,
-    user: CurrentUser,
     owner_id: Annotated[int | None, Query(ge=1, le=MAX_ROW_ID)] = None,
 ) -> ImportedOut:
     """Import our own character file, a Pathbuilder 2e export or a Foundry pf2e/ds4
     character of the campaign's system (told apart by shape; ``owner_id``: a GM imports for
     another member). A bad file changes nothing (422, ``file``). The answer is the sheet with
     ``import_report``: what was taken, converted and skipped."""
-    character, report = await service.import_file(session, user, campaign_id, body, owner_id)
-    full = await _sheet(session, user, campaign_id, character.id)
+    character, report = await service.import_file(*campaign, body, owner_id)
+    full = await _sheet(*campaign, character.id)
     return ImportedOut(
         **full.model_dump(), import_report=report.as_dict() if report is not None else None
     )
 
 
 @router.get("/characters/{character_id}", response_model=CharacterOut)
-async def get(
-    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> CharacterOut:
-    return await _sheet(session, user, campaign_id, character_id)
+async def get(sheet: Sheet) -> CharacterOut:
+    return await _sheet(*sheet)
 
 
 @router.patch("/characters/{character_id}", response_model=CharacterOut)
-async def patch(
-    campaign_id: PathId,
-    character_id: PathId,
-    body: CharacterPatch,
-    session: Session,
-    user: CurrentUser,
-) -> CharacterOut:
+async def patch(sheet: Sheet, body: CharacterPatch) -> CharacterOut:
     """Change fields, validated against the system's ranges (422 per field); 409 if stale."""
-    opened = await service.update_fields(
-        session, user, campaign_id, character_id, body.version, body.changes
-    )
+    opened = await service.update_fields(*sheet, body.version, body.changes)
     return _full(opened)
 
 
@@ -337,18 +387,11 @@ class RestIn(BaseModel):
 
 
 @router.post("/characters/{character_id}/rest", response_model=CharacterOut)
-async def rest(
-    campaign_id: PathId,
-    character_id: PathId,
-    body: RestIn,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-) -> CharacterOut:
+async def rest(sheet: Sheet, body: RestIn, ctx: Ctx) -> CharacterOut:
     """Take a rest from the sheet (DS4: Verschnaufen; H&H: Kurze or Lange Rast)."""
     opened = await service.take_rest(
-        session, ctx.roller, user, campaign_id, character_id, body.version, body.rest,
-        body.params(),
+        sheet.session, ctx.roller, sheet.user, sheet.campaign_id, sheet.character_id,
+        body.version, body.rest, body.params(),
     )  # fmt: skip
     return _full(opened)
 
@@ -387,20 +430,13 @@ class CheckOut(BaseModel):
 
 
 @router.post("/characters/{character_id}/check", response_model=CheckOut, dependencies=[IDEMPOTENT])
-async def check(
-    campaign_id: PathId,
-    character_id: PathId,
-    body: CheckIn,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-) -> CheckOut:
+async def check(sheet: Sheet, body: CheckIn, ctx: Ctx) -> CheckOut:
     """A guided check from the sheet (H&H: Beschaffung, Herstellung) with its result."""
     _opened, event = await service.sheet_check(
-        session, ctx.roller, user, campaign_id, character_id, body.version, body.check,
-        body.params(),
+        sheet.session, ctx.roller, sheet.user, sheet.campaign_id, sheet.character_id,
+        body.version, body.check, body.params(),
     )  # fmt: skip
-    fresh = await _sheet(session, user, campaign_id, character_id)
+    fresh = await _sheet(*sheet)
     return CheckOut(event={"type": event.type, **event.payload}, character=fresh)
 
 
@@ -414,16 +450,10 @@ class CompanionIn(BaseModel):
     status_code=201,
     dependencies=[IDEMPOTENT],
 )
-async def create_companion(
-    campaign_id: PathId,
-    character_id: PathId,
-    body: CompanionIn,
-    session: Session,
-    user: CurrentUser,
-) -> CharacterOut:
+async def create_companion(sheet: Sheet, body: CompanionIn) -> CharacterOut:
     """A Gefährte of its own for this hero (H&H): an NSC sheet owned by the hero's owner."""
-    companion = await service.create_companion(session, user, campaign_id, character_id, body.name)
-    return await _sheet(session, user, campaign_id, companion.id)
+    companion = await service.create_companion(*sheet, body.name)
+    return await _sheet(*sheet._replace(character_id=companion.id))
 
 
 class XpIn(BaseModel):
@@ -435,14 +465,10 @@ class XpIn(BaseModel):
 
 
 @router.post("/characters/{character_id}/xp", response_model=CharacterOut)
-async def gain_xp(
-    campaign_id: PathId, character_id: PathId, body: XpIn, session: Session, user: CurrentUser
-) -> CharacterOut:
+async def gain_xp(sheet: Sheet, body: XpIn) -> CharacterOut:
     """XP for the hero, shared with one of its Gefährten (H&H «Band der Erfahrung»)."""
-    await service.gain_xp(
-        session, user, campaign_id, character_id, body.version, body.amount, body.companion_id
-    )
-    return await _sheet(session, user, campaign_id, character_id)
+    await service.gain_xp(*sheet, body.version, body.amount, body.companion_id)
+    return await _sheet(*sheet)
 
 
 class AdvanceIn(BaseModel):
@@ -450,59 +476,42 @@ class AdvanceIn(BaseModel):
 
 
 @router.post("/characters/{character_id}/advance", response_model=CharacterOut)
-async def advance(
-    campaign_id: PathId, character_id: PathId, body: AdvanceIn, session: Session, user: CurrentUser
-) -> CharacterOut:
+async def advance(sheet: Sheet, body: AdvanceIn) -> CharacterOut:
     """A Gefährte's next Monsterstufe for its XP (H&H Steigerungskosten)."""
-    opened = await service.advance_companion(session, user, campaign_id, character_id, body.version)
+    opened = await service.advance_companion(*sheet, body.version)
     return _full(opened)
 
 
 @router.post("/characters/{character_id}/archive", response_model=CharacterSummary)
-async def archive(
-    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> CharacterSummary:
-    return _summary(await service.set_archived(session, user, campaign_id, character_id, True))
+async def archive(sheet: Sheet) -> CharacterSummary:
+    return _summary(await service.set_archived(*sheet, True))
 
 
 @router.post("/characters/{character_id}/restore", response_model=CharacterSummary)
-async def restore(
-    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> CharacterSummary:
-    return _summary(await service.set_archived(session, user, campaign_id, character_id, False))
+async def restore(sheet: Sheet) -> CharacterSummary:
+    return _summary(await service.set_archived(*sheet, False))
 
 
 @router.delete("/characters/{character_id}", status_code=204)
 async def delete(
-    campaign_id: PathId,
-    character_id: PathId,
-    session: Session,
-    user: CurrentUser,
+    sheet: Sheet,
     confirm: bool = Query(default=False, description="Must be true: deleting cannot be undone."),
 ) -> Response:
-    return await no_content(
-        service.delete_character(session, user, campaign_id, character_id, confirm=confirm)
-    )
+    return await no_content(service.delete_character(*sheet, confirm=confirm))
 
 
 @router.get("/characters/{character_id}/export")
-async def export(
-    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> dict[str, Any]:
+async def export(sheet: Sheet) -> dict[str, Any]:
     """The character as a JSON document for import elsewhere."""
-    return service.export(await service.open_character(session, user, campaign_id, character_id))
+    return service.export(await service.open_character(*sheet))
 
 
 @router.get("/characters/{character_id}/history")
 async def history(
-    campaign_id: PathId,
-    character_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
+    sheet: Sheet, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
 ) -> list[dict[str, Any]]:
     """The sheet's events, newest first; ``before`` (a seq) pages back."""
-    _opened, events = await service.history(session, user, campaign_id, character_id, before=before)
+    _opened, events = await service.history(*sheet, before=before)
     return [e.data() for e in events]
 
 
@@ -512,14 +521,9 @@ async def history(
     response_model=ItemOut,
     dependencies=[IDEMPOTENT],
 )
-async def add_item(
-    campaign_id: PathId, character_id: PathId, body: ItemIn, session: Session, user: CurrentUser
-) -> ItemOut:
+async def add_item(sheet: Sheet, body: ItemIn) -> ItemOut:
     item = await service.add_item(
-        session,
-        user,
-        campaign_id,
-        character_id,
+        *sheet,
         body.draft(),
         starter=body.starter,
         library_item_id=body.library_item_id,
@@ -529,86 +533,35 @@ async def add_item(
 
 
 @router.put("/characters/{character_id}/items/{item_id}", response_model=ItemOut)
-async def update_item(
-    campaign_id: PathId,
-    character_id: PathId,
-    item_id: PathId,
-    body: ItemPatch,
-    session: Session,
-    user: CurrentUser,
-) -> ItemOut:
-    item = await service.update_item(
-        session,
-        user,
-        campaign_id,
-        character_id,
-        item_id,
-        body.draft(),
-        version=body.version,
-    )
-    return _item(item)
+async def update_item(item: SheetItem, body: ItemPatch) -> ItemOut:
+    return _item(await service.update_item(*item, body.draft(), version=body.version))
 
 
 @router.delete("/characters/{character_id}/items/{item_id}", status_code=204)
-async def remove_item(
-    campaign_id: PathId, character_id: PathId, item_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await no_content(service.remove_item(session, user, campaign_id, character_id, item_id))
+async def remove_item(item: SheetItem) -> Response:
+    return await no_content(service.remove_item(*item))
 
 
 @router.post("/characters/{character_id}/items/{item_id}/equip", response_model=ItemOut)
-async def equip(
-    campaign_id: PathId,
-    character_id: PathId,
-    item_id: PathId,
-    body: EquipIn,
-    session: Session,
-    user: CurrentUser,
-) -> ItemOut:
-    return _item(
-        await service.equip_item(session, user, campaign_id, character_id, item_id, body.slot)
-    )
+async def equip(item: SheetItem, body: EquipIn) -> ItemOut:
+    return _item(await service.equip_item(*item, body.slot))
 
 
 @router.post("/characters/{character_id}/items/{item_id}/unequip", response_model=ItemOut)
-async def unequip(
-    campaign_id: PathId,
-    character_id: PathId,
-    item_id: PathId,
-    body: UnequipIn,
-    session: Session,
-    user: CurrentUser,
-) -> ItemOut:
-    return _item(
-        await service.unequip_item(
-            session, user, campaign_id, character_id, item_id, body.container
-        )
-    )
+async def unequip(item: SheetItem, body: UnequipIn) -> ItemOut:
+    return _item(await service.unequip_item(*item, body.container))
 
 
 @router.post("/characters/{character_id}/items/{item_id}/move", response_model=ItemOut)
-async def move(
-    campaign_id: PathId,
-    character_id: PathId,
-    item_id: PathId,
-    body: MoveIn,
-    session: Session,
-    user: CurrentUser,
-) -> ItemOut:
+async def move(item: SheetItem, body: MoveIn) -> ItemOut:
     """Give (part of) the stack to another character, atomically."""
-    return _item(
-        await service.move_item(
-            session, user, campaign_id, character_id, item_id, body.to_character_id, body.quantity
-        )
-    )
+    return _item(await service.move_item(*item, body.to_character_id, body.quantity))
 
 
 @router.post("/characters/{character_id}/odds", response_model=OddsOut)
-async def odds(
-    campaign_id: PathId, character_id: PathId, body: RollIn, session: Session, user: CurrentUser
-) -> OddsOut:
+async def odds(sheet: Sheet, body: RollIn) -> OddsOut:
     """The success chance of a roll from the sheet, before rolling."""
-    result = await service.roll_odds(session, user, campaign_id, character_id, body.request())
+    result = await service.roll_odds(*sheet, body.request())
     return OddsOut(headline=result.headline, details=list(result.details))
 
 
@@ -631,67 +584,45 @@ def _roll_out(event: CampaignEvent, *, secret: bool) -> RollOut:
     response_model=RollOut,
     dependencies=[IDEMPOTENT],
 )
-async def roll(
-    campaign_id: PathId,
-    character_id: PathId,
-    body: RollIn,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-) -> RollOut:
+async def roll(sheet: Sheet, body: RollIn, ctx: Ctx) -> RollOut:
     """Roll from the sheet; the result is a ``roll`` event in the campaign's dice log."""
-    event = await service.roll(session, ctx.roller, user, campaign_id, character_id, body.request())
-    opened = await service.open_character(session, user, campaign_id, character_id)
+    event = await service.roll(
+        sheet.session, ctx.roller, sheet.user, sheet.campaign_id, sheet.character_id,
+        body.request(),
+    )  # fmt: skip
+    opened = await service.open_character(*sheet)
     return _roll_out(event, secret=service.hidden_from_roller(event, opened.viewer))
 
 
 @router.get("/items", response_model=list[ItemOut])
-async def library(campaign_id: PathId, session: Session, user: CurrentUser) -> list[ItemOut]:
+async def library(campaign: Campaign) -> list[ItemOut]:
     """The campaign's item library (curated by the GMs, readable by every member)."""
-    _c, _v, items = await service.library(session, user, campaign_id)
+    _c, _v, items = await service.library(*campaign)
     return [_item(i) for i in items]
 
 
 @router.post("/items", status_code=201, response_model=ItemOut, dependencies=[IDEMPOTENT])
-async def add_library_item(
-    campaign_id: PathId, body: ItemIn, session: Session, user: CurrentUser
-) -> ItemOut:
-    item = await service.add_library_item(
-        session, user, campaign_id, body.draft(), starter=body.starter
-    )
+async def add_library_item(campaign: Campaign, body: ItemIn) -> ItemOut:
+    item = await service.add_library_item(*campaign, body.draft(), starter=body.starter)
     return _item(item)
 
 
 @router.put("/items/{item_id}", response_model=ItemOut)
-async def update_library_item(
-    campaign_id: PathId, item_id: PathId, body: ItemPatch, session: Session, user: CurrentUser
-) -> ItemOut:
+async def update_library_item(item: LibraryItem, body: ItemPatch) -> ItemOut:
     """Edit a library entry (GMs); a stale ``version`` answers 409."""
-    item = await service.update_library_item(
-        session,
-        user,
-        campaign_id,
-        item_id,
-        body.draft(),
-        version=body.version,
-    )
-    return _item(item)
+    return _item(await service.update_library_item(*item, body.draft(), version=body.version))
 
 
 @router.delete("/items/{item_id}", status_code=204)
-async def remove_library_item(
-    campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    return await no_content(service.remove_library_item(session, user, campaign_id, item_id))
+async def remove_library_item(item: LibraryItem) -> Response:
+    return await no_content(service.remove_library_item(*item))
 
 
 @router.get("/starter-items", response_model=list[StarterOut])
-async def starter_items(
-    campaign_id: PathId, session: Session, user: CurrentUser
-) -> list[StarterOut]:
+async def starter_items(campaign: Campaign) -> list[StarterOut]:
     """Starter items of the campaign's system (DS4 from the rules; others sample data)."""
-    campaign, _v, _items = await service.library(session, user, campaign_id)
+    found, _v, _items = await service.library(*campaign)
     return [
         StarterOut(key=s.key, name=s.name, fields=s.fields, quantity=s.quantity, sample=s.sample)
-        for s in inventory(campaign.system).starter_items()
+        for s in inventory(found.system).starter_items()
     ]

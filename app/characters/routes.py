@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import UploadFile
@@ -52,33 +53,87 @@ async def _form_values(request: Request) -> dict[str, str]:
     return {k: str(v) for k, v in (await request.form()).items() if isinstance(v, str)}
 
 
-def _mark_origin(request: Request, session: Any) -> None:
-    tab = _tab(request)
-    if tab:
-        session.info[service.ORIGIN_KEY] = tab
+@dataclass(frozen=True, slots=True)
+class CampaignAt:
+    """A request about a campaign's page: the request with its session and user, and the
+    campaign in its path."""
+
+    request: Request
+    session: AsyncSession
+    user: User
+    campaign_id: int
 
 
-async def _sheet_response(
-    request: Request,
-    session: Any,
-    user: User,
-    campaign_id: int,
-    character_id: int,
-    *,
-    status_code: int = 200,
-    block: str = "sheet",
-    **kw: Any,
-) -> Response:
-    opened = await service.open_character(session, user, campaign_id, character_id)
-    if kw.pop("refresh", False):
-        await session.refresh(opened.character)
-    context = await views.sheet_page(session, opened, **kw)
-    context["tab"] = _tab(request) or context["tab"]
-    response = page(request, SHEET, context, block=block, status_code=status_code)
-    if is_htmx(request) and block == "sheet":
-        response.headers["HX-Retarget"] = "#sheet"
-        response.headers["HX-Reswap"] = "outerHTML"
-    return response
+@dataclass(frozen=True, slots=True)
+class SheetAt(CampaignAt):
+    """A request about one character's sheet, which the sheet's routes all work on."""
+
+    character_id: int
+
+    @property
+    def url(self) -> str:
+        return _base(self.campaign_id, self.character_id)
+
+    async def open(self, *, edit: bool = False, to_roll: bool = False) -> service.Opened:
+        return await service.open_character(
+            self.session, self.user, self.campaign_id, self.character_id, edit=edit, to_roll=to_roll
+        )
+
+    def mark_origin(self) -> None:
+        """Remember the sheet tab the request comes from for the events it causes."""
+        tab = _tab(self.request)
+        if tab:
+            self.session.info[service.ORIGIN_KEY] = tab
+
+    async def response(
+        self, *, status_code: int = 200, block: str = "sheet", **kw: Any
+    ) -> Response:
+        """The sheet rendered afresh (HTMX: swapped in whole for the ``sheet`` block)."""
+        opened = await self.open()
+        if kw.pop("refresh", False):
+            await self.session.refresh(opened.character)
+        context = await views.sheet_page(self.session, opened, **kw)
+        context["tab"] = _tab(self.request) or context["tab"]
+        response = page(self.request, SHEET, context, block=block, status_code=status_code)
+        if is_htmx(self.request) and block == "sheet":
+            response.headers["HX-Retarget"] = "#sheet"
+            response.headers["HX-Reswap"] = "outerHTML"
+        return response
+
+    async def action(
+        self, work: Callable[[], Awaitable[object]], edit: dict[str, Any] | None = None
+    ) -> Response:
+        """Run an inventory/lifecycle action; answer with the re-rendered sheet (or a redirect).
+
+        ``edit`` (``editing``: item id, ``edit_values``: the submitted form) keeps an item's
+        edit form open with the input and the messages at its fields when the action is
+        refused."""
+        self.mark_origin()
+        try:
+            async with attempt(self.session):
+                await work()
+        except ValidationFailed as exc:
+            return await self.response(status_code=422, item_errors=exc.fields, **(edit or {}))
+        except Conflict as exc:
+            if edit and "editing" in edit:
+                return await self.response(
+                    status_code=409,
+                    item_errors={"version": exc.message},
+                    editing=edit["editing"],
+                )
+            return await self.response(status_code=409, conflict=True)
+        if not is_htmx(self.request):
+            return redirect(self.request, self.url)
+        return await self.response()
+
+
+async def _sheet_at(
+    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
+) -> SheetAt:
+    return SheetAt(request, session, user, campaign_id, character_id)
+
+
+Sheet = Annotated[SheetAt, Depends(_sheet_at)]
 
 
 # --- list, create, import -------------------------------------------------------------------
@@ -120,6 +175,28 @@ async def _list_page(
 index = page_route(router, "/campaigns/{campaign_id}/characters", "index", _list_page)
 
 
+async def _refused(
+    request: Request,
+    session: Any,
+    user: User,
+    campaign_id: int,
+    exc: ValidationFailed,
+    block: str,
+    values: dict[str, str] | None = None,
+) -> Response:
+    """The list's form ``block`` refused (422): its messages, and what was typed if given."""
+    return await _list_page(
+        request,
+        session,
+        user,
+        campaign_id,
+        errors=exc.fields,
+        values=values,
+        status_code=422,
+        block=block,
+    )
+
+
 @router.post("/campaigns/{campaign_id}/characters", dependencies=[IDEMPOTENT])
 async def create(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
@@ -137,16 +214,7 @@ async def create(
             hidden_from_players=form.get("hidden_from_players") == "on",
         )
     except ValidationFailed as exc:
-        return await _list_page(
-            request,
-            session,
-            user,
-            campaign_id,
-            errors=exc.fields,
-            values=form,
-            status_code=422,
-            block="create_form",
-        )
+        return await _refused(request, session, user, campaign_id, exc, "create_form", form)
     return redirect(request, _base(campaign_id, character.id))
 
 
@@ -171,15 +239,7 @@ async def import_file(
             ) from None
         character, report = await service.import_file(session, user, campaign_id, document)
     except ValidationFailed as exc:
-        return await _list_page(
-            request,
-            session,
-            user,
-            campaign_id,
-            errors=exc.fields,
-            status_code=422,
-            block="import_form",
-        )
+        return await _refused(request, session, user, campaign_id, exc, "import_form")
     if report is None:
         return redirect(request, _base(campaign_id, character.id))
     context = {"campaign_id": campaign_id, "character": character, "report": report,
@@ -238,35 +298,21 @@ async def _roll_context(
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}", response_class=HTMLResponse)
-async def sheet_page(
-    request: Request,
-    campaign_id: PathId,
-    character_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    roll: str = "",
-) -> Response:
-    opened = await service.open_character(session, user, campaign_id, character_id)
+async def sheet_page(at: Sheet, roll: str = "") -> Response:
+    opened = await at.open()
     roll_ctx = (
-        await _roll_context(session, user, opened, {"target": roll})
+        await _roll_context(at.session, at.user, opened, {"target": roll})
         if roll and opened.can_roll
         else None
     )
-    context = await views.sheet_page(session, opened, roll=roll_ctx)
-    key = views.CharacterPage(campaign_id, character_id)
-    await SHEET_PAGE.contribute(session, opened.viewer, key, context)
-    return page(request, SHEET, context)
+    context = await views.sheet_page(at.session, opened, roll=roll_ctx)
+    key = views.CharacterPage(at.campaign_id, at.character_id)
+    await SHEET_PAGE.contribute(at.session, opened.viewer, key, context)
+    return page(at.request, SHEET, context)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}")
-async def save(
-    request: Request,
-    campaign_id: PathId,
-    character_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    hx_trigger_name: str | None = Header(default=None),
-) -> Response:
+async def save(at: Sheet, hx_trigger_name: str | None = Header(default=None)) -> Response:
     """Save the sheet: HTMX names the one changed field (``_field``, else ``HX-Trigger-Name``); the
     plain form sends all of them (only changed ones are applied).
 
@@ -274,15 +320,15 @@ async def save(
     so the form puts an empty hidden field of the same name before each checkbox: a ticked
     box comes after it and wins (the last value of a name counts), an unticked one leaves
     the empty value, which means "no"."""
-    form = await request.form()
+    form = await at.request.form()
     posted = {k: str(v) for k, v in form.items() if isinstance(v, str)}
     base = {k[6:]: v for k, v in posted.items() if k.startswith("_base.")}
     values = {k: v for k, v in posted.items() if not k.startswith("_")}
     version_raw = values.pop("version", "")
     trigger = posted.get("_field", "") or hx_trigger_name
     version = int(version_raw) if version_raw.isdigit() else None
-    opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
-    _mark_origin(request, session)
+    opened = await at.open(edit=True)
+    at.mark_origin()
     conflicts: list[merge.FieldConflict] = []
     if base:
         # The sheet form: merged per field against what it was built from (app/characters/
@@ -294,33 +340,27 @@ async def save(
     else:
         changes = _changes_without_base(opened, values, trigger)
     try:
-        await service.update_fields(session, user, campaign_id, character_id, version, changes)
+        await service.update_fields(
+            at.session, at.user, at.campaign_id, at.character_id, version, changes
+        )
     except ValidationFailed as exc:
-        return await _sheet_response(
-            request, session, user, campaign_id, character_id, status_code=422,
-            errors=exc.fields, values=values,
-        )  # fmt: skip
+        return await at.response(status_code=422, errors=exc.fields, values=values)
     except Conflict:
-        return await _sheet_response(
-            request, session, user, campaign_id, character_id, status_code=409,
-            conflict=True, refresh=True,
-        )  # fmt: skip
+        return await at.response(status_code=409, conflict=True, refresh=True)
     if conflicts:
         # 200, not 409: the other fields were saved (an answer >= 400 would roll them back).
-        return await _sheet_response(
-            request, session, user, campaign_id, character_id, refresh=True,
-            field_conflicts=conflicts, values={c.key: c.mine for c in conflicts},
-        )  # fmt: skip
-    if not is_htmx(request):
-        return redirect(request, _base(campaign_id, character_id))
+        return await at.response(
+            refresh=True, field_conflicts=conflicts, values={c.key: c.mine for c in conflicts}
+        )
+    if not is_htmx(at.request):
+        return redirect(at.request, at.url)
     if posted.get("_stale") or len(changes) > 1:
         # Messages of an earlier refusal are stale now: the whole sheet, without them.
-        return await _sheet_response(request, session, user, campaign_id, character_id)
-    fresh = await service.open_character(session, user, campaign_id, character_id)
-    context = await views.sheet_page(session, fresh)
+        return await at.response()
+    context = await views.sheet_page(at.session, await at.open())
     context["oob_version"] = True
     context["saved_keys"] = list(changes)
-    return page(request, SHEET, context, block="derived")
+    return page(at.request, SHEET, context, block="derived")
 
 
 def _changes_without_base(
@@ -334,110 +374,46 @@ def _changes_without_base(
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/live")
-async def live(
-    campaign_id: PathId,
-    character_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    stream: LiveStreams,
-    tab: str = "",
-) -> LiveStream:
+async def live(at: Sheet, stream: LiveStreams, tab: str = "") -> LiveStream:
     """The sheet as it changes, for other open views of it (HTMX SSE extension)."""
-    opened = await service.open_character(session, user, campaign_id, character_id)
-    key = views.CharacterPage(campaign_id, character_id, tab if TAB_RE.match(tab) else "")
-    return stream(campaign_id, opened.viewer, SHEET_PAGE.stream(key))
+    opened = await at.open()
+    key = views.CharacterPage(at.campaign_id, at.character_id, tab if TAB_RE.match(tab) else "")
+    return stream(at.campaign_id, opened.viewer, SHEET_PAGE.stream(key))
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/roll", response_class=HTMLResponse)
-async def roll_dialog(
-    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def roll_dialog(at: Sheet) -> Response:
     """The roll dialog with the success chance for the chosen options (before rolling)."""
-    opened = await service.open_character(session, user, campaign_id, character_id, to_roll=True)
-    params = dict(request.query_params)
-    roll_ctx = await _roll_context(session, user, opened, params)
-    context = await views.sheet_page(session, opened, roll=roll_ctx)
-    return page(request, SHEET, context, block="roll_dialog")
+    opened = await at.open(to_roll=True)
+    params = dict(at.request.query_params)
+    roll_ctx = await _roll_context(at.session, at.user, opened, params)
+    context = await views.sheet_page(at.session, opened, roll=roll_ctx)
+    return page(at.request, SHEET, context, block="roll_dialog")
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/roll", dependencies=[IDEMPOTENT])
-async def roll(
-    request: Request,
-    campaign_id: PathId,
-    character_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-) -> Response:
-    params = await _form_values(request)
-    opened = await service.open_character(session, user, campaign_id, character_id, to_roll=True)
+async def roll(at: Sheet, ctx: Ctx) -> Response:
+    params = await _form_values(at.request)
+    opened = await at.open(to_roll=True)
     status = 200
     event = None
     try:
         event = await service.roll(
-            session, ctx.roller, user, campaign_id, character_id, _roll_request(params)
+            at.session, ctx.roller, at.user, at.campaign_id, at.character_id, _roll_request(params)
         )
     except ValidationFailed as exc:
         status = 422
         errors = exc.fields
-    roll_ctx = await _roll_context(session, user, opened, params)
+    roll_ctx = await _roll_context(at.session, at.user, opened, params)
     if event is not None and service.hidden_from_roller(event, opened.viewer):
         roll_ctx["result"] = {"summary": _("Verdeckter Wurf: only the GM sees the result.")}
     elif event is not None:
         roll_ctx["result"] = event.payload
     else:
         roll_ctx["errors"] = errors
-    await session.refresh(opened.character)
-    context = await views.sheet_page(session, opened, roll=roll_ctx)
-    return page(request, SHEET, context, block="roll_dialog", status_code=status)
-
-
-async def _action(
-    request: Request,
-    session: Any,
-    user: User,
-    campaign_id: int,
-    character_id: int,
-    work: Any,
-    edit: dict[str, Any] | None = None,
-) -> Response:
-    """Run an inventory/lifecycle action; answer with the re-rendered sheet (or a redirect).
-
-    ``edit`` (``editing``: item id, ``edit_values``: the submitted form) keeps an item's edit
-    form open with the input and the messages at its fields when the action is refused."""
-    _mark_origin(request, session)
-    try:
-        async with attempt(session):
-            await work()
-    except ValidationFailed as exc:
-        return await _sheet_response(
-            request,
-            session,
-            user,
-            campaign_id,
-            character_id,
-            status_code=422,
-            item_errors=exc.fields,
-            **(edit or {}),
-        )
-    except Conflict as exc:
-        if edit and "editing" in edit:
-            return await _sheet_response(
-                request,
-                session,
-                user,
-                campaign_id,
-                character_id,
-                status_code=409,
-                item_errors={"version": exc.message},
-                editing=edit["editing"],
-            )
-        return await _sheet_response(
-            request, session, user, campaign_id, character_id, status_code=409, conflict=True
-        )
-    if not is_htmx(request):
-        return redirect(request, _base(campaign_id, character_id))
-    return await _sheet_response(request, session, user, campaign_id, character_id)
+    await at.session.refresh(opened.character)
+    context = await views.sheet_page(at.session, opened, roll=roll_ctx)
+    return page(at.request, SHEET, context, block="roll_dialog", status_code=status)
 
 
 def _int(value: str, default: int | None = None, field: str = "quantity") -> int | None:
@@ -499,163 +475,120 @@ def _edited_item_draft(system: str, values: dict[str, str]) -> ItemDraft:
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/rest")
-async def rest(
-    request: Request,
-    campaign_id: PathId,
-    character_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-) -> Response:
+async def rest(at: Sheet, ctx: Ctx) -> Response:
     """A rest from the sheet (DS4: Verschnaufen, H&H: Kurze/Lange Rast); refusals show at
     the rest buttons."""
-    form = await _form_values(request)
+    form = await _form_values(at.request)
 
     async def work() -> None:
         await service.take_rest(
-            session, ctx.roller, user, campaign_id, character_id,
+            at.session, ctx.roller, at.user, at.campaign_id, at.character_id,
             _int(form.get("version", "")), form.get("rest", ""), form,
         )  # fmt: skip
 
-    return await _action(request, session, user, campaign_id, character_id, work)
+    return await at.action(work)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/check", dependencies=[IDEMPOTENT])
-async def check(
-    request: Request,
-    campaign_id: PathId,
-    character_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    ctx: Ctx,
-) -> Response:
+async def check(at: Sheet, ctx: Ctx) -> Response:
     """A guided check from the sheet (H&H: Beschaffung, Herstellung): the sheet comes back
     with the result (breakdown and faces) at the check's form, or its input and the
     messages at its fields."""
-    form = await _form_values(request)
+    form = await _form_values(at.request)
     key = form.get("check", "")
-    _mark_origin(request, session)
+    at.mark_origin()
     try:
-        async with attempt(session):
+        async with attempt(at.session):
             _opened, event = await service.sheet_check(
-                session, ctx.roller, user, campaign_id, character_id,
+                at.session, ctx.roller, at.user, at.campaign_id, at.character_id,
                 _int(form.get("version", ""), field="version"), key, form,
             )  # fmt: skip
     except ValidationFailed as exc:
         answer = {"key": key, "values": form, "errors": exc.fields}
-        return await _sheet_response(
-            request, session, user, campaign_id, character_id, status_code=422, check=answer
-        )
+        return await at.response(status_code=422, check=answer)
     except Conflict:
-        return await _sheet_response(
-            request, session, user, campaign_id, character_id, status_code=409, conflict=True
-        )
+        return await at.response(status_code=409, conflict=True)
     answer = {"key": key, "values": {}, "result": event.payload}
-    return await _sheet_response(request, session, user, campaign_id, character_id, check=answer)
+    return await at.response(check=answer)
 
 
 @router.post(
     "/campaigns/{campaign_id}/characters/{character_id}/companions", dependencies=[IDEMPOTENT]
 )
-async def create_companion(
-    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def create_companion(at: Sheet) -> Response:
     """A Gefährte of its own for this hero; its new sheet opens (refusals at the name)."""
-    form = await _form_values(request)
+    form = await _form_values(at.request)
     try:
-        async with attempt(session):
+        async with attempt(at.session):
             companion = await service.create_companion(
-                session, user, campaign_id, character_id, form.get("name", "")
+                at.session, at.user, at.campaign_id, at.character_id, form.get("name", "")
             )
     except ValidationFailed as exc:
-        return await _sheet_response(
-            request, session, user, campaign_id, character_id, status_code=422,
-            item_errors=exc.fields,
-        )  # fmt: skip
-    return redirect(request, _base(campaign_id, companion.id))
+        return await at.response(status_code=422, item_errors=exc.fields)
+    return redirect(at.request, _base(at.campaign_id, companion.id))
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/xp")
-async def gain_xp(
-    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def gain_xp(at: Sheet) -> Response:
     """XP for the hero, shared with a Gefährte («Band der Erfahrung»)."""
-    form = await _form_values(request)
+    form = await _form_values(at.request)
 
     async def work() -> None:
         await service.gain_xp(
-            session, user, campaign_id, character_id, _int(form.get("version", "")),
+            at.session, at.user, at.campaign_id, at.character_id, _int(form.get("version", "")),
             _int(form.get("amount", ""), 0, field="xp_gain") or 0,
             _int(form.get("companion_id", ""), field="companion_id"),
         )  # fmt: skip
 
-    return await _action(request, session, user, campaign_id, character_id, work)
+    return await at.action(work)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/advance")
-async def advance(
-    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def advance(at: Sheet) -> Response:
     """A Gefährte's next Monsterstufe for its XP."""
-    form = await _form_values(request)
+    form = await _form_values(at.request)
 
     async def work() -> None:
         await service.advance_companion(
-            session, user, campaign_id, character_id, _int(form.get("version", ""))
+            at.session, at.user, at.campaign_id, at.character_id, _int(form.get("version", ""))
         )
 
-    return await _action(request, session, user, campaign_id, character_id, work)
+    return await at.action(work)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/archive")
-async def archive(
-    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    await service.set_archived(session, user, campaign_id, character_id, True)
-    return redirect(request, _base(campaign_id, character_id))
+async def archive(at: Sheet) -> Response:
+    await service.set_archived(at.session, at.user, at.campaign_id, at.character_id, True)
+    return redirect(at.request, at.url)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/restore")
-async def restore(
-    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    await service.set_archived(session, user, campaign_id, character_id, False)
-    return redirect(request, _base(campaign_id, character_id))
+async def restore(at: Sheet) -> Response:
+    await service.set_archived(at.session, at.user, at.campaign_id, at.character_id, False)
+    return redirect(at.request, at.url)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/delete")
-async def delete(
-    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    form = await request.form()
-
-    async def work() -> None:
-        await service.delete_character(
-            session, user, campaign_id, character_id, confirm=form.get("confirm") == "on"
-        )
-
+async def delete(at: Sheet) -> Response:
+    form = await at.request.form()
     try:
-        await work()
-    except ValidationFailed as exc:
-        return await _sheet_response(
-            request,
-            session,
-            user,
-            campaign_id,
-            character_id,
-            status_code=422,
-            item_errors=exc.fields,
+        await service.delete_character(
+            at.session,
+            at.user,
+            at.campaign_id,
+            at.character_id,
+            confirm=form.get("confirm") == "on",
         )
-    return redirect(request, f"/campaigns/{campaign_id}/characters")
+    except ValidationFailed as exc:
+        return await at.response(status_code=422, item_errors=exc.fields)
+    return redirect(at.request, f"/campaigns/{at.campaign_id}/characters")
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/export")
-async def export(
-    campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    opened = await service.open_character(session, user, campaign_id, character_id)
+async def export(at: Sheet) -> Response:
+    opened = await at.open()
     body = json.dumps(service.export(opened), ensure_ascii=False, indent=2)
-    filename = f"character-{character_id}.json"
+    filename = f"character-{at.character_id}.json"
     return Response(
         body,
         media_type="application/json",
@@ -667,58 +600,45 @@ async def export(
     "/campaigns/{campaign_id}/characters/{character_id}/history", response_class=HTMLResponse
 )
 async def history(
-    request: Request,
-    campaign_id: PathId,
-    character_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
+    at: Sheet, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
 ) -> Response:
     """The sheet's history, newest first, one page at a time ("older entries" pages back;
     HTMX appends the next page in place)."""
     opened, events, next_before = await service.history_page(
-        session, user, campaign_id, character_id, before=before
+        at.session, at.user, at.campaign_id, at.character_id, before=before
     )
-    owners = await service.owner_names(session, campaign_id)
+    owners = await service.owner_names(at.session, at.campaign_id)
     context = views.history_context(opened, events, owners, next_before=next_before, before=before)
     return page(
-        request,
+        at.request,
         "characters/history.html",
         context,
-        block="history_page" if is_htmx(request) and before is not None else None,
+        block="history_page" if is_htmx(at.request) and before is not None else None,
     )
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/history/live")
-async def history_live(
-    campaign_id: PathId,
-    character_id: PathId,
-    session: Session,
-    user: CurrentUser,
-    stream: LiveStreams,
-) -> LiveStream:
+async def history_live(at: Sheet, stream: LiveStreams) -> LiveStream:
     """New history entries of the sheet as they happen (event ``history``, newest first)."""
-    opened = await service.open_character(session, user, campaign_id, character_id)
+    opened = await at.open()
     return stream(
-        campaign_id,
+        at.campaign_id,
         opened.viewer,
-        HISTORY_PAGE.stream(views.CharacterPage(campaign_id, character_id)),
+        HISTORY_PAGE.stream(views.CharacterPage(at.campaign_id, at.character_id)),
     )
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/items", dependencies=[IDEMPOTENT])
-async def add_item(
-    request: Request, campaign_id: PathId, character_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    values = await _form_values(request)
+async def add_item(at: Sheet) -> Response:
+    values = await _form_values(at.request)
 
     async def work() -> None:
         library_id = values.get("library_item_id", "")
         await service.add_item(
-            session,
-            user,
-            campaign_id,
-            character_id,
+            at.session,
+            at.user,
+            at.campaign_id,
+            at.character_id,
             _new_item_draft(values),
             starter=values.get("starter", ""),
             library_item_id=int(library_id) if library_id.isdigit() else None,
@@ -727,90 +647,63 @@ async def add_item(
     # A refused "New item" form comes back open, as typed (not the starter or library ones).
     typed = "name" in values and not values.get("starter") and not values.get("library_item_id")
     new = {"new_item": values} if typed else None
-    return await _action(request, session, user, campaign_id, character_id, work, edit=new)
+    return await at.action(work, edit=new)
 
 
-async def _confirm_item_removal(
-    request: Request,
-    session: Any,
-    user: User,
-    campaign_id: int,
-    character_id: int,
-    item_id: int,
+def _removal_question(
+    at: SheetAt | LibraryAt, question: str, consequence: str, item_url: str
 ) -> Response:
+    """The server's question before an item of a sheet or of the library is removed; "back"
+    returns to that sheet or library."""
+    return confirm_page(
+        at.request,
+        question=question,
+        consequence=consequence,
+        button=_("Remove"),
+        action=f"{item_url}/remove",
+        back=at.url,
+    )
+
+
+async def _confirm_item_removal(at: SheetAt, item_id: int) -> Response:
     """The server's question before an item is removed (the sheet's editors only)."""
-    opened = await service.open_character(session, user, campaign_id, character_id, edit=True)
+    opened = await at.open(edit=True)
     item = next((i for i in opened.items if i.id == item_id), None)
     if item is None:
         raise NotFound(_("Item not found."))
-    sheet = f"/campaigns/{campaign_id}/characters/{character_id}"
-    return confirm_page(
-        request,
-        question=_("Remove %(name)s?", name=item.name),
-        consequence=_("The item is gone from the sheet; the sheet's history keeps a line of it."),
-        button=_("Remove"),
-        action=f"{sheet}/items/{item_id}/remove",
-        back=sheet,
+    return _removal_question(
+        at,
+        _("Remove %(name)s?", name=item.name),
+        _("The item is gone from the sheet; the sheet's history keeps a line of it."),
+        f"{at.url}/items/{item_id}",
     )
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/items/{item_id}/{verb}")
-async def item_action(
-    request: Request,
-    campaign_id: PathId,
-    character_id: PathId,
-    item_id: PathId,
-    verb: str,
-    session: Session,
-    user: CurrentUser,
-) -> Response:
-    values = await _form_values(request)
+async def item_action(at: Sheet, item_id: PathId, verb: str) -> Response:
+    values = await _form_values(at.request)
     if verb == "remove" and not confirmed(values):
-        return await _confirm_item_removal(
-            request, session, user, campaign_id, character_id, item_id
-        )
+        return await _confirm_item_removal(at, item_id)
+    item = (at.session, at.user, at.campaign_id, at.character_id, item_id)
 
     async def work() -> None:
         if verb == "equip":
-            await service.equip_item(
-                session, user, campaign_id, character_id, item_id, values.get("slot", "")
-            )
+            await service.equip_item(*item, values.get("slot", ""))
         elif verb == "unequip":
-            await service.unequip_item(
-                session,
-                user,
-                campaign_id,
-                character_id,
-                item_id,
-                values.get("container", "default"),
-            )
+            await service.unequip_item(*item, values.get("container", "default"))
         elif verb == "stow":
-            await service.unequip_item(
-                session, user, campaign_id, character_id, item_id, values.get("container", "")
-            )
+            await service.unequip_item(*item, values.get("container", ""))
         elif verb == "remove":
-            await service.remove_item(session, user, campaign_id, character_id, item_id)
+            await service.remove_item(*item)
         elif verb == "move":
             target = values.get("to_character_id", "")
             await service.move_item(
-                session,
-                user,
-                campaign_id,
-                character_id,
-                item_id,
-                int(target) if target.isdigit() else 0,
-                _int(values.get("quantity", "")),
+                *item, int(target) if target.isdigit() else 0, _int(values.get("quantity", ""))
             )
         elif verb == "edit":
-            system = (
-                await service.open_character(session, user, campaign_id, character_id)
-            ).character.system
+            system = (await at.open()).character.system
             await service.update_item(
-                session,
-                user,
-                campaign_id,
-                character_id,
-                item_id,
+                *item,
                 _edited_item_draft(system, values),
                 version=_version(values),
                 replace_fields=True,
@@ -819,7 +712,7 @@ async def item_action(
             raise ValidationFailed({"item": _("Unknown action.")})
 
     edit = {"editing": item_id, "edit_values": values} if verb == "edit" else None
-    return await _action(request, session, user, campaign_id, character_id, work, edit)
+    return await at.action(work, edit)
 
 
 # --- library --------------------------------------------------------------------------------
@@ -862,35 +755,54 @@ _LIBRARY = FormPage(
 library = page_route(router, "/campaigns/{campaign_id}/items", "library", _LIBRARY.render)
 
 
-@router.post("/campaigns/{campaign_id}/items", dependencies=[IDEMPOTENT])
-async def add_library_item(
+@dataclass(frozen=True, slots=True)
+class LibraryAt(CampaignAt):
+    """A request about a campaign's item library."""
+
+    @property
+    def url(self) -> str:
+        return f"/campaigns/{self.campaign_id}/items"
+
+    async def refused(self, extra: dict[str, object], status_code: int) -> Response:
+        """The library again with what a refused form adds (see ``_LIBRARY``)."""
+        return await _LIBRARY.render(
+            self.request, self.session, self.user, self.campaign_id, extra, status_code
+        )
+
+
+async def _library_at(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    values = await _form_values(request)
+) -> LibraryAt:
+    return LibraryAt(request, session, user, campaign_id)
+
+
+Library = Annotated[LibraryAt, Depends(_library_at)]
+
+
+@router.post("/campaigns/{campaign_id}/items", dependencies=[IDEMPOTENT])
+async def add_library_item(at: Library) -> Response:
+    values = await _form_values(at.request)
     try:
         await service.add_library_item(
-            session, user, campaign_id, _new_item_draft(values), starter=values.get("starter", "")
-        )
+            at.session, at.user, at.campaign_id, _new_item_draft(values),
+            starter=values.get("starter", ""),
+        )  # fmt: skip
     except ValidationFailed as exc:
-        return await _LIBRARY.render(
-            request, session, user, campaign_id, {"errors": exc.fields}, 422
-        )
-    return redirect(request, f"/campaigns/{campaign_id}/items")
+        return await at.refused({"errors": exc.fields}, 422)
+    return redirect(at.request, at.url)
 
 
 @router.post("/campaigns/{campaign_id}/items/{item_id}/edit")
-async def edit_library_item(
-    request: Request, campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    values = await _form_values(request)
-    campaign, _viewer, _items = await service.library(session, user, campaign_id)
+async def edit_library_item(at: Library, item_id: PathId) -> Response:
+    values = await _form_values(at.request)
+    campaign, _viewer, _items = await service.library(at.session, at.user, at.campaign_id)
     try:
         draft = _edited_item_draft(campaign.system, values)
-        async with attempt(session):
+        async with attempt(at.session):
             await service.update_library_item(
-                session,
-                user,
-                campaign_id,
+                at.session,
+                at.user,
+                at.campaign_id,
                 item_id,
                 draft,
                 version=_version(values),
@@ -904,26 +816,19 @@ async def edit_library_item(
             "edit_values": {} if conflict else values,
             "item_errors": errors,
         }
-        return await _LIBRARY.render(
-            request, session, user, campaign_id, refused, 409 if conflict else 422
-        )
-    return redirect(request, f"/campaigns/{campaign_id}/items")
+        return await at.refused(refused, 409 if conflict else 422)
+    return redirect(at.request, at.url)
 
 
 @router.post("/campaigns/{campaign_id}/items/{item_id}/remove")
-async def remove_library_item(
-    request: Request, campaign_id: PathId, item_id: PathId, session: Session, user: CurrentUser
-) -> Response:
-    library = f"/campaigns/{campaign_id}/items"
-    if not confirmed(await request.form()):
-        item = await service.library_item(session, user, campaign_id, item_id)
-        return confirm_page(
-            request,
-            question=_("Remove %(name)s from the library?", name=item.name),
-            consequence=_("Items already on sheets stay there; only the library's copy goes."),
-            button=_("Remove"),
-            action=f"{library}/{item_id}/remove",
-            back=library,
+async def remove_library_item(at: Library, item_id: PathId) -> Response:
+    if not confirmed(await at.request.form()):
+        item = await service.library_item(at.session, at.user, at.campaign_id, item_id)
+        return _removal_question(
+            at,
+            _("Remove %(name)s from the library?", name=item.name),
+            _("Items already on sheets stay there; only the library's copy goes."),
+            f"{at.url}/{item_id}",
         )
-    await service.remove_library_item(session, user, campaign_id, item_id)
-    return redirect(request, library)
+    await service.remove_library_item(at.session, at.user, at.campaign_id, item_id)
+    return redirect(at.request, at.url)

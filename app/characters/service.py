@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypedDict
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -766,15 +766,14 @@ def _container(character: Character, container: str | None) -> str | None:
     return container or None
 
 
-class _ItemRef(TypedDict):
-    """The fields of a ``character_item_*`` event about the item (see ``SheetItemEvent``)."""
+class _ItemRef(character_events.ItemPlace):
+    """The fields of a ``character_item_*`` event about the item (see ``SheetItemEvent``):
+    what it is, and its place (slot or container)."""
 
     item_id: int
     item_name: str
     quantity: int
-    slot: str | None
     equipped: bool
-    container: str | None
 
 
 def _item_payload(item: Item) -> _ItemRef:
