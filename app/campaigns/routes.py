@@ -20,9 +20,8 @@ from app.campaigns.views import CampaignPage
 from app.core.systems import LABELS, RULE_SYSTEMS, RuleSystem
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import N_, _
-from app.web.campaign_call import CampaignCall, CampaignRequest
-from app.web.confirm import confirmed
-from app.web.confirm_texts import ConfirmText
+from app.web.calls import CampaignAt, CampaignCall
+from app.web.confirm import ConfirmText, confirmed
 from app.web.deps import CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -119,9 +118,9 @@ async def create(
 
 @router.get("/campaigns/{campaign_id}", response_class=HTMLResponse)
 async def detail(
-    call: CampaignCall, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
+    call: CampaignAt, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
 ) -> Response:
-    request, session, user, campaign_id = call
+    request, session, user, campaign_id = call.parts()
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
     context = await views.page_context(session, campaign, viewer)
     key = CampaignPage(campaign_id, log_before=before)
@@ -144,11 +143,11 @@ async def feed(stream: MemberStream) -> LiveStream:
 
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])
 async def create_invite(
-    call: CampaignCall,
+    call: CampaignAt,
     role: Annotated[str, Form()] = "player",
     expires_days: Annotated[str, Form()] = "",
 ) -> Response:
-    request, session, user, campaign_id = call
+    request, session, user, campaign_id = call.parts()
     days: int | None = None
     try:
         if expires_days.strip():
@@ -166,8 +165,8 @@ async def create_invite(
 
 
 @router.post("/campaigns/{campaign_id}/invites/{invite_id}/revoke")
-async def revoke_invite(call: CampaignCall, invite_id: PathId) -> Response:
-    request, session, user, campaign_id = call
+async def revoke_invite(call: CampaignAt, invite_id: PathId) -> Response:
+    request, session, user, campaign_id = call.parts()
     if not confirmed(await request.form()):
         await service.open_campaign(session, user, campaign_id, Action.manage_invites)
         action = f"/campaigns/{campaign_id}/invites/{invite_id}/revoke"
@@ -192,11 +191,11 @@ MemberChange = Callable[[AsyncSession, User, int, int], Awaitable[None]]
 
 
 async def _change_member(
-    call: CampaignRequest, user_id: int, path_end: str, right: Action, change: MemberChange
+    call: CampaignCall, user_id: int, path_end: str, right: Action, change: MemberChange
 ) -> Response | None:
     """A change to a member that asks first (its confirmation page, after the asker's
     ``right``: 403): ``None`` once it is made. ``path_end`` ends its path."""
-    request, session, user, campaign_id = call
+    request, session, user, campaign_id = call.parts()
     if not confirmed(await request.form()):
         name = await _member_name(session, user, campaign_id, user_id, right)
         action = f"/campaigns/{campaign_id}/members/{user_id}/{path_end}"
@@ -205,8 +204,8 @@ async def _change_member(
     return None
 
 
-async def _region(call: CampaignRequest, block: str) -> Response:
-    request, session, user, campaign_id = call
+async def _region(call: CampaignCall, block: str) -> Response:
+    request, session, user, campaign_id = call.parts()
     if not is_htmx(request):
         return redirect(request, f"/campaigns/{campaign_id}")
     campaign, viewer = await service.open_campaign(session, user, campaign_id)
@@ -215,7 +214,7 @@ async def _region(call: CampaignRequest, block: str) -> Response:
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/remove")
-async def remove_member(call: CampaignCall, user_id: PathId) -> Response:
+async def remove_member(call: CampaignAt, user_id: PathId) -> Response:
     asking = await _change_member(
         call, user_id, "remove", Action.manage_members, service.remove_member
     )
@@ -224,14 +223,14 @@ async def remove_member(call: CampaignCall, user_id: PathId) -> Response:
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/role")
 async def set_role(
-    call: CampaignCall, user_id: PathId, role: Annotated[str, Form()] = ""
+    call: CampaignAt, user_id: PathId, role: Annotated[str, Form()] = ""
 ) -> Response:
     await service.set_role(call.session, call.user, call.campaign_id, user_id, role)
     return await _region(call, "members")
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/transfer-gm")
-async def transfer_gm(call: CampaignCall, user_id: PathId) -> Response:
+async def transfer_gm(call: CampaignAt, user_id: PathId) -> Response:
     asking = await _change_member(
         call, user_id, "transfer-gm", Action.transfer_gm, service.transfer_gm
     )
@@ -239,8 +238,8 @@ async def transfer_gm(call: CampaignCall, user_id: PathId) -> Response:
 
 
 @router.post("/campaigns/{campaign_id}/leave")
-async def leave(call: CampaignCall) -> Response:
-    request, session, user, campaign_id = call
+async def leave(call: CampaignAt) -> Response:
+    request, session, user, campaign_id = call.parts()
     if not confirmed(await request.form()):
         campaign, _viewer = await service.open_campaign(session, user, campaign_id)
         back = f"/campaigns/{campaign_id}"
@@ -288,8 +287,8 @@ def _settings_answer(
 
 
 @router.get("/campaigns/{campaign_id}/settings", response_class=HTMLResponse)
-async def settings_form(call: CampaignCall) -> Response:
-    request, session, user, campaign_id = call
+async def settings_form(call: CampaignAt) -> Response:
+    request, session, user, campaign_id = call.parts()
     campaign, viewer = await service.open_campaign(session, user, campaign_id, Action.edit_settings)
     context = _settings_context(campaign, {}, _saved_values(campaign))
     context["can_export"] = allowed(viewer.role, Action.export_campaign)
@@ -297,8 +296,8 @@ async def settings_form(call: CampaignCall) -> Response:
 
 
 @router.post("/campaigns/{campaign_id}/settings")
-async def save_settings(call: CampaignCall) -> Response:
-    request, session, user, campaign_id = call
+async def save_settings(call: CampaignAt) -> Response:
+    request, session, user, campaign_id = call.parts()
     form = await request.form()
     data = {k: str(v) for k, v in form.items()}
     try:

@@ -26,6 +26,7 @@ from app.characters.views import base_url as _base
 from app.core.viewer import Viewer
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import _
+from app.web.calls import CampaignAt, CampaignCall
 from app.web.confirm import confirm_page, confirmed
 from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
@@ -54,18 +55,7 @@ async def _form_values(request: Request) -> dict[str, str]:
 
 
 @dataclass(frozen=True, slots=True)
-class CampaignAt:
-    """A request about a campaign's page: the request with its session and user, and the
-    campaign in its path."""
-
-    request: Request
-    session: AsyncSession
-    user: User
-    campaign_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class SheetAt(CampaignAt):
+class SheetAt(CampaignCall):
     """A request about one character's sheet, which the sheet's routes all work on."""
 
     character_id: int
@@ -140,16 +130,14 @@ Sheet = Annotated[SheetAt, Depends(_sheet_at)]
 
 
 async def _list_page(
-    request: Request,
-    session: Any,
-    user: User,
-    campaign_id: int,
+    call: CampaignCall,
     *,
     errors: dict[str, str] | None = None,
     values: dict[str, str] | None = None,
     status_code: int = 200,
     block: str | None = None,
 ) -> Response:
+    request, session, user, campaign_id = call.parts()
     campaign, viewer, rows = await service.list_characters(session, user, campaign_id)
     owners = await service.owner_names(session, campaign_id)
     return page(
@@ -176,20 +164,14 @@ index = page_route(router, "/campaigns/{campaign_id}/characters", "index", _list
 
 
 async def _refused(
-    request: Request,
-    session: Any,
-    user: User,
-    campaign_id: int,
+    call: CampaignCall,
     exc: ValidationFailed,
     block: str,
     values: dict[str, str] | None = None,
 ) -> Response:
     """The list's form ``block`` refused (422): its messages, and what was typed if given."""
     return await _list_page(
-        request,
-        session,
-        user,
-        campaign_id,
+        call,
         errors=exc.fields,
         values=values,
         status_code=422,
@@ -198,9 +180,8 @@ async def _refused(
 
 
 @router.post("/campaigns/{campaign_id}/characters", dependencies=[IDEMPOTENT])
-async def create(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def create(call: CampaignAt) -> Response:
+    request, session, user, campaign_id = call.parts()
     form = await _form_values(request)
     owner = form.get("owner_id", "")
     try:
@@ -214,14 +195,13 @@ async def create(
             hidden_from_players=form.get("hidden_from_players") == "on",
         )
     except ValidationFailed as exc:
-        return await _refused(request, session, user, campaign_id, exc, "create_form", form)
+        return await _refused(call, exc, "create_form", form)
     return redirect(request, _base(campaign_id, character.id))
 
 
 @router.post("/campaigns/{campaign_id}/characters/import", dependencies=[IDEMPOTENT])
-async def import_file(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-) -> Response:
+async def import_file(call: CampaignAt) -> Response:
+    request, session, user, campaign_id = call.parts()
     form = await request.form()
     upload = form.get("file")
     document: Any = None
@@ -239,7 +219,7 @@ async def import_file(
             ) from None
         character, report = await service.import_file(session, user, campaign_id, document)
     except ValidationFailed as exc:
-        return await _refused(request, session, user, campaign_id, exc, "import_form")
+        return await _refused(call, exc, "import_form")
     if report is None:
         return redirect(request, _base(campaign_id, character.id))
     context = {"campaign_id": campaign_id, "character": character, "report": report,
@@ -756,7 +736,7 @@ library = page_route(router, "/campaigns/{campaign_id}/items", "library", _LIBRA
 
 
 @dataclass(frozen=True, slots=True)
-class LibraryAt(CampaignAt):
+class LibraryAt(CampaignCall):
     """A request about a campaign's item library."""
 
     @property
@@ -765,9 +745,7 @@ class LibraryAt(CampaignAt):
 
     async def refused(self, extra: dict[str, object], status_code: int) -> Response:
         """The library again with what a refused form adds (see ``_LIBRARY``)."""
-        return await _LIBRARY.render(
-            self.request, self.session, self.user, self.campaign_id, extra, status_code
-        )
+        return await _LIBRARY.render(self, extra, status_code)
 
 
 async def _library_at(

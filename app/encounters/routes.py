@@ -99,7 +99,8 @@ async def create(
                 session, user, campaign_id, data.get("name", ""), data.get("notes", "")
             )
     except ValidationFailed as exc:
-        return await _INDEX.render(request, session, user, campaign_id, {"errors": exc.fields}, 422)
+        call = CampaignCall(request, session, user, campaign_id)
+        return await _INDEX.render(call, {"errors": exc.fields}, 422)
     return redirect(request, _url(campaign_id, encounter.id))
 
 

@@ -63,7 +63,8 @@ async def create(
             new = service.NewScene(name, cols, rows)
             scene = await service.create_scene(session, user, campaign_id, new)
     except ValidationFailed as exc:
-        return await _INDEX.render(request, session, user, campaign_id, {"errors": exc.fields}, 422)
+        call = CampaignCall(request, session, user, campaign_id)
+        return await _INDEX.render(call, {"errors": exc.fields}, 422)
     return redirect(request, f"/campaigns/{campaign_id}/scenes/{scene.id}")
 
 

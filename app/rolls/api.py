@@ -12,7 +12,7 @@ from app.campaigns.permissions import Action, authorize_viewer
 from app.events.events import Roll
 from app.events.service import can_see
 from app.rolls import service
-from app.web.campaign_call import CampaignCall
+from app.web.calls import CampaignAt
 from app.web.deps import Ctx
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID
@@ -54,8 +54,8 @@ class RollPage(BaseModel):
 
 
 @router.post("", status_code=201, response_model=RollOut, dependencies=[IDEMPOTENT])
-async def roll(call: CampaignCall, body: RollIn, ctx: Ctx) -> RollOut:
-    _request, session, user, campaign_id = call
+async def roll(call: CampaignAt, body: RollIn, ctx: Ctx) -> RollOut:
+    _request, session, user, campaign_id = call.parts()
     event = await service.roll(
         session, ctx.roller, user, campaign_id, body.expression, body.label, body.visibility
     )
@@ -80,7 +80,7 @@ async def roll(call: CampaignCall, body: RollIn, ctx: Ctx) -> RollOut:
 
 @router.get("", response_model=RollPage)
 async def log(
-    call: CampaignCall, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
+    call: CampaignAt, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
 ) -> RollPage:
     _campaign, viewer = await campaigns.open_campaign(call.session, call.user, call.campaign_id)
     page, next_before = await service.log_page(call.session, viewer, call.campaign_id, before)

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 
 from app.campaigns import service as campaigns
 from app.sessions import live, service, views
+from app.web.calls import CampaignCall
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
@@ -70,7 +71,7 @@ async def set_seed(
     client_seed: Annotated[str, Form()] = "",
 ) -> Response:
     return await _SESSIONS.answer(
-        request, session, user, campaign_id,
+        CampaignCall(request, session, user, campaign_id),
         lambda: service.set_seed(session, user, campaign_id, session_id, client_seed),
         lambda exc: {"errors": exc.fields, "client_seed": client_seed},
         f"/campaigns/{campaign_id}/sessions",

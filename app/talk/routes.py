@@ -25,9 +25,8 @@ from app.knowledge import service as knowledge
 from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
 from app.talk import handouts, journal, lore, service, views
 from app.talk.live import CHAT_PAGE, ChatPage
-from app.web.campaign_call import CampaignCall, CampaignRequest
-from app.web.confirm import confirmed
-from app.web.confirm_texts import ConfirmText
+from app.web.calls import CampaignAt, CampaignCall
+from app.web.confirm import ConfirmText, confirmed
 from app.web.deps import Ctx, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -140,11 +139,11 @@ _CHAT_FORM = FormPage(
 
 @router.get("/campaigns/{campaign_id}/chat", response_class=HTMLResponse)
 async def chat(
-    call: CampaignCall, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
+    call: CampaignAt, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
 ) -> Response:
     """The chat page; opening its newest page marks the chat read."""
-    _request, session, user, campaign_id = call
-    response = await _chat_page(*call, before=before)
+    _request, session, user, campaign_id = call.parts()
+    response = await _chat_page(*call.parts(), before=before)
     if before is None:
         _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
         await service.mark_read(session, viewer, campaign_id)
@@ -162,9 +161,9 @@ def _returns_within(back: str, campaign_id: int) -> bool:
 
 @router.post("/campaigns/{campaign_id}/chat", dependencies=[IDEMPOTENT])
 async def send(
-    call: CampaignCall, ctx: Ctx, form: ChatFields, back: Annotated[str, Form()] = ""
+    call: CampaignAt, ctx: Ctx, form: ChatFields, back: Annotated[str, Form()] = ""
 ) -> Response:
-    request, session, user, campaign_id = call
+    request, session, user, campaign_id = call.parts()
     back = back if _returns_within(back, campaign_id) else ""
     extra = {"on_campaign_page": bool(back), "back": back}
     try:
@@ -172,19 +171,19 @@ async def send(
             message = await service.send(session, ctx.roller, user, campaign_id, form.draft())
     except ValidationFailed as exc:
         refused = {**extra, "errors": exc.fields, "values": form.values()}
-        return await _CHAT_FORM.render(*call, refused, status_code=422)
+        return await _CHAT_FORM.render(call, refused, status_code=422)
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     await service.mark_read(session, viewer, campaign_id, message.seq)
     if is_htmx(request):
         # The message itself arrives over the live stream, like everyone else's.
         values = {"kind": form.kind, "as_character_id": form.as_character_id}
-        return await _CHAT_FORM.render(*call, {**extra, "values": values})
+        return await _CHAT_FORM.render(call, {**extra, "values": values})
     return redirect(request, back or f"/campaigns/{campaign_id}/chat")
 
 
 @router.post("/campaigns/{campaign_id}/chat/{message_id}/edit")
 async def edit(
-    call: CampaignCall,
+    call: CampaignAt,
     message_id: PathId,
     text: Annotated[str, Form()] = "",
     version: Annotated[int | None, Form(ge=0, le=MAX_ROW_ID)] = None,
@@ -201,8 +200,8 @@ _DELETE_MESSAGE = ConfirmText(
 
 
 @router.post("/campaigns/{campaign_id}/chat/{message_id}/delete")
-async def delete(call: CampaignCall, message_id: PathId) -> Response:
-    request, session, user, campaign_id = call
+async def delete(call: CampaignAt, message_id: PathId) -> Response:
+    request, session, user, campaign_id = call.parts()
     chat = f"/campaigns/{campaign_id}/chat"
     if not confirmed(await request.form()):
         await service.deletable(session, user, campaign_id, message_id)
@@ -218,9 +217,9 @@ async def live(stream: MemberStream) -> LiveStream:
 
 
 @router.get("/campaigns/{campaign_id}/chat/badge", response_class=HTMLResponse)
-async def badge(call: CampaignCall) -> Response:
+async def badge(call: CampaignAt) -> Response:
     """The chat link with the viewer's unread count (loaded into the campaign page)."""
-    request, session, user, campaign_id = call
+    request, session, user, campaign_id = call.parts()
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     count = await service.unread(session, viewer, campaign_id)
     return page(request, "talk/_badge.html", {"campaign_id": campaign_id, "unread": count})
@@ -247,11 +246,11 @@ handouts_page = page_route(
 
 @router.post("/campaigns/{campaign_id}/handouts", dependencies=[IDEMPOTENT])
 async def create_handout(
-    call: CampaignCall, title: Annotated[str, Form()] = "", body: Annotated[str, Form()] = ""
+    call: CampaignAt, title: Annotated[str, Form()] = "", body: Annotated[str, Form()] = ""
 ) -> Response:
-    _request, session, user, campaign_id = call
+    _request, session, user, campaign_id = call.parts()
     return await _HANDOUTS.answer(
-        *call,
+        call,
         lambda: handouts.create(session, user, campaign_id, title, body),
         lambda exc: {"errors": exc.fields, "values": {"title": title, "body": body}},
         f"/campaigns/{campaign_id}/handouts",
@@ -260,13 +259,13 @@ async def create_handout(
 
 @router.post("/campaigns/{campaign_id}/handouts/{handout_id}/show")
 async def show_handout(
-    call: CampaignCall, handout_id: PathId, to: Annotated[list[str] | None, Form()] = None
+    call: CampaignAt, handout_id: PathId, to: Annotated[list[str] | None, Form()] = None
 ) -> Response:
-    _request, session, user, campaign_id = call
+    _request, session, user, campaign_id = call.parts()
     chosen = to or []
     audience: handouts.Audience = "all" if "all" in chosen else _member_ids(chosen)
     return await _HANDOUTS.answer(
-        *call,
+        call,
         lambda: handouts.show(session, user, campaign_id, handout_id, audience),
         lambda exc: {"show_errors": {handout_id: next(iter(exc.fields.values()))}},
         f"/campaigns/{campaign_id}/handouts",
@@ -277,9 +276,9 @@ async def show_handout(
     "/campaigns/{campaign_id}/handouts/{handout_id}/image", max_body_size=UPLOAD_BODY_BYTES
 )
 async def upload_handout_image(
-    call: CampaignCall, handout_id: PathId, image: Annotated[UploadFile, File()]
+    call: CampaignAt, handout_id: PathId, image: Annotated[UploadFile, File()]
 ) -> Response:
-    request, session, user, campaign_id = call
+    request, session, user, campaign_id = call.parts()
     _campaign, _viewer = await campaigns.open_campaign(session, user, campaign_id)
     try:
         stored = await process_upload(await image.read(limits.IMAGE_UPLOAD_BYTES + 1))
@@ -287,14 +286,14 @@ async def upload_handout_image(
             await handouts.set_image(session, user, campaign_id, handout_id, stored)
     except ImageRejected as exc:
         extra = {"show_errors": {handout_id: exc.message}}
-        return await _HANDOUTS.render(*call, extra, exc.status)
+        return await _HANDOUTS.render(call, extra, exc.status)
     return redirect(request, f"/campaigns/{campaign_id}/handouts")
 
 
 @router.get("/campaigns/{campaign_id}/handouts/{handout_id}/image")
-async def handout_image(call: CampaignCall, handout_id: PathId) -> Response:
+async def handout_image(call: CampaignAt, handout_id: PathId) -> Response:
     """A handout's picture, for the handout's readers only (ETag, long private caching)."""
-    request, session, user, campaign_id = call
+    request, session, user, campaign_id = call.parts()
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     image = await handouts.image_for(session, viewer, campaign_id, handout_id)
     return image_response(request, image.data, image.mime, image.etag)
@@ -308,10 +307,10 @@ journal_page = page_route(
 
 
 @router.post("/campaigns/{campaign_id}/journal", dependencies=[IDEMPOTENT])
-async def write_note(call: CampaignCall, form: NoteFields) -> Response:
-    _request, session, user, campaign_id = call
+async def write_note(call: CampaignAt, form: NoteFields) -> Response:
+    _request, session, user, campaign_id = call.parts()
     return await _JOURNAL.answer(
-        *call,
+        call,
         lambda: journal.create(session, user, campaign_id, form.draft()),
         lambda exc: {"errors": exc.fields, "values": form.values()},
         f"/campaigns/{campaign_id}/journal",
@@ -325,15 +324,15 @@ def _note_refused(note_id: int, values: Mapping[str, object]) -> Refusal:
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}")
 async def edit_note(
-    call: CampaignCall,
+    call: CampaignAt,
     note_id: PathId,
     form: NoteFields,
     version: Annotated[int | None, Form()] = None,
 ) -> Response:
     """Change a note: its author, or a GM a shared note (journal.update)."""
-    _request, session, user, campaign_id = call
+    _request, session, user, campaign_id = call.parts()
     return await _JOURNAL.answer(
-        *call,
+        call,
         lambda: journal.update(session, user, campaign_id, note_id, form.draft(), version),
         _note_refused(note_id, form.values()),
         f"/campaigns/{campaign_id}/journal#note-{note_id}",
@@ -342,15 +341,15 @@ async def edit_note(
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}/quest")
 async def note_quest(
-    call: CampaignCall,
+    call: CampaignAt,
     note_id: PathId,
     quest: Annotated[str, Form()] = "",
     version: Annotated[int | None, Form()] = None,
 ) -> Response:
     """A quest's status at one click: open, done (erledigt) or failed (gescheitert)."""
-    _request, session, user, campaign_id = call
+    _request, session, user, campaign_id = call.parts()
     return await _JOURNAL.answer(
-        *call,
+        call,
         lambda: journal.set_quest(session, user, campaign_id, note_id, quest or None, version),
         _note_refused(note_id, {}),
         f"/campaigns/{campaign_id}/journal#note-{note_id}",
@@ -366,10 +365,10 @@ _DELETE_NOTE = ConfirmText(
 
 @router.post("/campaigns/{campaign_id}/journal/{note_id}/delete")
 async def delete_note(
-    call: CampaignCall, note_id: PathId, version: Annotated[int | None, Form()] = None
+    call: CampaignAt, note_id: PathId, version: Annotated[int | None, Form()] = None
 ) -> Response:
     """Delete a note, after the confirmation the page asks for without JavaScript."""
-    request, session, user, campaign_id = call
+    request, session, user, campaign_id = call.parts()
     if not confirmed(await request.form()):
         await journal.deletable(session, user, campaign_id, note_id)
         return _DELETE_NOTE.page(
@@ -389,12 +388,12 @@ _KNOWLEDGE = FormPage("talk/knowledge.html", campaigns.open_campaign, lore.cards
 
 
 async def _card_form(
-    call: CampaignRequest, entry_id: int, change: Callable[[], Awaitable[object]]
+    call: CampaignCall, entry_id: int, change: Callable[[], Awaitable[object]]
 ) -> Response:
     """A monster card's form: ``change`` in a savepoint, then back to the cards; a refusal
     shows at the card (422)."""
     return await _KNOWLEDGE.answer(
-        *call, change,
+        call, change,
         lambda exc: {"card_errors": {entry_id: "; ".join(exc.fields.values())}},
         f"/campaigns/{call.campaign_id}/knowledge",
     )  # fmt: skip
@@ -402,7 +401,7 @@ async def _card_form(
 
 @router.get("/campaigns/{campaign_id}/knowledge", response_class=HTMLResponse)
 async def knowledge_page(
-    call: CampaignCall,
+    call: CampaignAt,
     entry: int | None = Query(default=None, ge=1, le=MAX_ROW_ID),
     checked: Literal["open", "secret"] | None = None,
 ) -> Response:
@@ -413,12 +412,12 @@ async def knowledge_page(
     extra: dict[str, object] = {"values": {"entry_id": str(entry)}} if entry else {}
     if checked and entry:
         extra["checked"] = checked
-    return await _KNOWLEDGE.render(*call, extra)
+    return await _KNOWLEDGE.render(call, extra)
 
 
 @router.post("/campaigns/{campaign_id}/knowledge/check", dependencies=[IDEMPOTENT])
 async def knowledge_check(
-    call: CampaignCall,
+    call: CampaignAt,
     ctx: Ctx,
     check: Annotated[str, Form()] = "",
     entry_id: Annotated[str, Form()] = "",
@@ -426,7 +425,7 @@ async def knowledge_check(
 ) -> Response:
     """A knowledge check from the sheet: the character and roll (``check`` = "id:target")
     about a creature; what it reveals shows on the cards."""
-    request, session, user, campaign_id = call
+    request, session, user, campaign_id = call.parts()
     character, _sep, target = check.partition(":")
     values = {"check": check, "entry_id": entry_id, "modifier": modifier}
     try:
@@ -440,7 +439,7 @@ async def knowledge_check(
             )  # fmt: skip
     except ValidationFailed as exc:
         extra = {"errors": {"check": "; ".join(exc.fields.values())}, "values": values}
-        return await _KNOWLEDGE.render(*call, extra, 422)
+        return await _KNOWLEDGE.render(call, extra, 422)
     checked = "secret" if event.visibility == "gm" else "open"
     return redirect(
         request, f"/campaigns/{campaign_id}/knowledge?entry={entry_id}&checked={checked}"
@@ -449,12 +448,12 @@ async def knowledge_check(
 
 @router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/reveal")
 async def reveal_facts(
-    call: CampaignCall,
+    call: CampaignAt,
     entry_id: PathId,
     facts: Annotated[list[str] | None, Form()] = None,
     to: Annotated[list[str] | None, Form()] = None,
 ) -> Response:
-    _request, session, user, campaign_id = call
+    _request, session, user, campaign_id = call.parts()
     chosen = to or ["party"]
     audience: knowledge.Audience = "party" if "party" in chosen else _member_ids(chosen)
     return await _card_form(
@@ -465,13 +464,13 @@ async def reveal_facts(
 
 @router.post("/campaigns/{campaign_id}/knowledge/{entry_id}/facts/{fact_id}/confirm")
 async def confirm_fact(
-    call: CampaignCall,
+    call: CampaignAt,
     entry_id: PathId,
     fact_id: PathId,
     text: Annotated[str, Form()] = "",
     version: Annotated[int | None, Form(ge=0, le=MAX_ROW_ID)] = None,
 ) -> Response:
-    _request, session, user, campaign_id = call
+    _request, session, user, campaign_id = call.parts()
     return await _card_form(
         call, entry_id,
         lambda: knowledge.confirm(session, user, campaign_id, entry_id, fact_id, text, version),

@@ -26,6 +26,10 @@ class CampaignCall:
     user: User
     campaign_id: int
 
+    def parts(self) -> tuple[Request, AsyncSession, User, int]:
+        """The four, for a route that names them one by one."""
+        return self.request, self.session, self.user, self.campaign_id
+
 
 async def campaign_call(
     request: Request, campaign_id: PathId, session: Session, user: CurrentUser

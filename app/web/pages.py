@@ -12,15 +12,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
 from app.core.viewer import Viewer
 from app.errors import ValidationFailed
-from app.web.deps import CurrentUser, Session, attempt
-from app.web.ids import PathId
+from app.web.calls import CampaignAt, CampaignCall
+from app.web.deps import attempt
 from app.web.templating import is_htmx, page, redirect
 
 C = TypeVar("C")
@@ -30,10 +30,10 @@ C = TypeVar("C")
 Opener = Callable[[AsyncSession, User, int], Awaitable[tuple[C, Viewer]]]
 #: What a campaign's page shows its viewer (session, viewer, campaign).
 PageView = Callable[[AsyncSession, Viewer, C], Awaitable[Mapping[str, object]]]
-#: Builds a campaign's page: request, session, user, campaign id.
-PageBuilder = Callable[[Request, AsyncSession, User, int], Awaitable[Response]]
+#: Builds a campaign's page for a call about it.
+PageBuilder = Callable[[CampaignCall], Awaitable[Response]]
 #: A GET route of a campaign's page.
-PageRoute = Callable[[Request, int, AsyncSession, User], Awaitable[Response]]
+PageRoute = Callable[[CampaignCall], Awaitable[Response]]
 #: What a refused form adds to the page (the messages, the values as typed).
 Refusal = Callable[[ValidationFailed], Mapping[str, object]]
 
@@ -52,25 +52,23 @@ class FormPage(Generic[C]):
 
     async def render(
         self,
-        request: Request,
-        session: AsyncSession,
-        user: User,
-        campaign_id: int,
+        call: CampaignCall,
         extra: Mapping[str, object] | None = None,
         status_code: int = 200,
     ) -> HTMLResponse:
         """The page; ``extra``: what a refused form adds (its messages, what was typed)."""
-        campaign, viewer = await self.open(session, user, campaign_id)
-        context = {**await self.view(session, viewer, campaign), **self.blank, **(extra or {})}
-        template = self.fragment if self.fragment and is_htmx(request) else self.template
-        return page(request, template, context, status_code=status_code)
+        campaign, viewer = await self.open(call.session, call.user, call.campaign_id)
+        context = {
+            **await self.view(call.session, viewer, campaign),
+            **self.blank,
+            **(extra or {}),
+        }
+        template = self.fragment if self.fragment and is_htmx(call.request) else self.template
+        return page(call.request, template, context, status_code=status_code)
 
     async def answer(
         self,
-        request: Request,
-        session: AsyncSession,
-        user: User,
-        campaign_id: int,
+        call: CampaignCall,
         change: Callable[[], Awaitable[object]],
         refusal: Refusal,
         done: str,
@@ -78,20 +76,18 @@ class FormPage(Generic[C]):
         """A form's answer: ``change`` in a savepoint, then a redirect to ``done``; when it is
         refused (nothing of it kept), the page again (422) with ``refusal`` of it."""
         try:
-            async with attempt(session):
+            async with attempt(call.session):
                 await change()
         except ValidationFailed as exc:
-            return await self.render(request, session, user, campaign_id, refusal(exc), 422)
-        return redirect(request, done)
+            return await self.render(call, refusal(exc), 422)
+        return redirect(call.request, done)
 
 
 def show_page(build: PageBuilder) -> PageRoute:
     """The GET route that shows the page ``build`` makes (nothing refused, status 200)."""
 
-    async def show(
-        request: Request, campaign_id: PathId, session: Session, user: CurrentUser
-    ) -> Response:
-        return await build(request, session, user, campaign_id)
+    async def show(call: CampaignAt) -> Response:
+        return await build(call)
 
     return show
 
