@@ -214,6 +214,11 @@ class Turn:
     def settings(self) -> Settings:
         return self.loaded.settings
 
+    @property
+    def play(self) -> Play:
+        """The step's dice, report and settings, as the capabilities take them."""
+        return Play(self.roller, self.report, self.settings)
+
 
 Run = Callable[[Turn], None]
 
@@ -400,7 +405,7 @@ def _respond(t: Turn) -> None:
 def _condition(t: Turn) -> None:
     a = t.args
     t.rules_as(Conditions).add_condition(
-        t.state, a.text("participant"), a.text("condition"), Play(t.roller, t.report, t.settings),
+        t.state, a.text("participant"), a.text("condition"), t.play,
         cause=a.text("cause"), value=a.number("value"),
     )  # fmt: skip
 
@@ -429,7 +434,7 @@ def _adjust(t: Turn) -> None:
     a = t.args
     t.rules.adjust(
         t.state, a.text("participant"), a.number("delta"), a.text("reason"),
-        Play(t.roller, t.report, t.settings),
+        t.play,
     )  # fmt: skip
 
 
@@ -487,7 +492,7 @@ def _fall(t: Turn) -> None:
     a = t.args
     t.rules_as(Stunts).fall(
         t.state, a.text("participant"), a.number("distance"), a.number("modifier"),
-        Play(t.roller, t.report, t.settings),
+        t.play,
     )  # fmt: skip
 
 
@@ -500,7 +505,7 @@ def _aim(t: Turn) -> None:
 def _maneuver(t: Turn) -> None:
     a = t.args
     t.rules_as(AttackOptions).maneuver(
-        t.state, t.actor, a.text("target"), a.text("maneuver"), Play(t.roller, t.report, t.settings)
+        t.state, t.actor, a.text("target"), a.text("maneuver"), t.play
     )
 
 
@@ -542,21 +547,17 @@ def _cast(t: Turn) -> None:
 )
 def _morale(t: Turn) -> None:
     a = t.args
-    t.rules_as(Morale).morale(
-        t.state, a.text("participant"), a.text("skill"), Play(t.roller, t.report, t.settings)
-    )
+    t.rules_as(Morale).morale(t.state, a.text("participant"), a.text("skill"), t.play)
 
 
 @step("shake_off", Text("condition"), as_current=True, needs=Recovery)
 def _shake_off(t: Turn) -> None:
-    t.rules_as(Recovery).shake_off(
-        t.state, t.actor, t.args.text("condition"), Play(t.roller, t.report, t.settings)
-    )
+    t.rules_as(Recovery).shake_off(t.state, t.actor, t.args.text("condition"), t.play)
 
 
 @step("free_weapon", as_current=True, needs=WeaponJams)
 def _free_weapon(t: Turn) -> None:
-    t.rules_as(WeaponJams).free_weapon(t.state, t.actor, Play(t.roller, t.report, t.settings))
+    t.rules_as(WeaponJams).free_weapon(t.state, t.actor, t.play)
 
 
 @step(
@@ -587,9 +588,7 @@ def _save(t: Turn) -> None:
 @step("stabilise", Text("target", message=N_("Choose a target.")), as_current=True,
       needs=FirstAid)  # fmt: skip
 def _stabilise(t: Turn) -> None:
-    t.rules_as(FirstAid).stabilise(
-        t.state, t.actor, t.args.text("target"), Play(t.roller, t.report, t.settings)
-    )
+    t.rules_as(FirstAid).stabilise(t.state, t.actor, t.args.text("target"), t.play)
 
 
 @step("luck", Text("participant"), Text("option"), Text("condition"), needs=Luck,
