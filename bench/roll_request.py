@@ -1,4 +1,4 @@
-"""CPU of one roll request in process: the app called as an ASGI callable, no network.
+"""CPU of one roll (or chat line) request in process: the app called as an ASGI callable.
 
     .venv/bin/python -m bench.roll_request --db postgresql+psycopg://postgres@127.0.0.1/bench_roll
 
@@ -6,7 +6,9 @@ Creates the database afresh (``--keep`` reuses it), migrates it, signs up one pl
 campaign, then posts ``--requests`` rolls straight into the ASGI app (no uvicorn, no HTTP
 client, no streams) and prints the process's CPU per request: the cost of the request
 itself (sign-in, rules, log append, commit, response), the part of the roll pipeline a
-change to the request's code moves. ``--app-root DIR`` imports the app from another
+change to the request's code moves. ``--what chat`` posts chat lines instead (the chat's
+per-member rate limit lifted, its check still run), as the game night's players do; the
+statements each request sends are counted too. ``--app-root DIR`` imports the app from another
 checkout (``git archive`` of an older commit), for a before/after on the same machine.
 ``--profile FILE`` writes a cProfile of the timed requests (its figures then include the
 profiler's own cost; read them as shares, not as times).
@@ -106,16 +108,46 @@ def asgi_channel(body: bytes) -> tuple[Receive, Send, set[int]]:
     return receive, send, statuses
 
 
-async def measure(db_url: str, requests: int, profile: Path | None = None) -> dict[str, Any]:
+#: What ``--what`` posts: the path under the campaign and the JSON body.
+REQUESTS = {
+    "roll": ("rolls", {"expression": "2d20+3", "label": "Probe"}),
+    "chat": ("messages", {"text": "Weiter so!"}),
+}
+
+
+def count_statements(app: Any) -> list[int]:
+    """A one-element counter of the statements ``app``'s engine sends from now on."""
+    from sqlalchemy import event
+
+    sent = [0]
+
+    def one(*_args: Any) -> None:
+        sent[0] += 1
+
+    event.listen(app.state.ctx.engine.sync_engine, "before_cursor_execute", one)
+    return sent
+
+
+async def measure(
+    db_url: str, requests: int, profile: Path | None = None, what: str = "roll"
+) -> dict[str, Any]:
     app = app_for(db_url)
+    if what == "chat":
+        import app.talk.service as talk
+
+        talk.RATE_LIMIT = 10**9
     token, cid = await sign_up(app, "roller")
-    payload = json.dumps({"expression": "2d20+3", "label": "Probe"}).encode()
-    scope = post_scope(f"/api/v1/campaigns/{cid}/rolls", token, payload)
+    path, body = REQUESTS[what]
+    payload = json.dumps(body).encode()
+    scope = post_scope(f"/api/v1/campaigns/{cid}/{path}", token, payload)
     receive, send, statuses = asgi_channel(payload)
     gc.collect()
     gc.freeze()  # as the server's lifespan does
     for _ in range(100):  # warm: statement caches, the pool
         await app(dict(scope, state={}), receive, send)
+    sent = count_statements(app)
+    await app(dict(scope, state={}), receive, send)
+    statements = sent[0]
     profiler = cProfile.Profile() if profile else None
     cpu, wall = time.process_time(), time.perf_counter()
     if profiler:
@@ -129,6 +161,8 @@ async def measure(db_url: str, requests: int, profile: Path | None = None) -> di
     await app.state.ctx.engine.dispose()
     assert statuses == {201}, statuses
     return {
+        "what": what,
+        "statements_per_request": statements,
         "requests": requests,
         "cpu_ms_per_request": cpu * 1000 / requests,
         "wall_ms_per_request": wall * 1000 / requests,
@@ -142,13 +176,14 @@ def main() -> None:
     p.add_argument("--app-root", type=Path, default=ROOT)
     p.add_argument("--keep", action="store_true", help="reuse the database as it is")
     p.add_argument("--profile", type=Path, default=None, help="cProfile stats to this file")
+    p.add_argument("--what", choices=sorted(REQUESTS), default="roll")
     a = p.parse_args()
     sys.path.insert(0, str(a.app_root))
     if not a.keep:
         recreate(a.db, a.app_root)
     import uvloop
 
-    result = uvloop.run(measure(a.db, a.requests, a.profile))
+    result = uvloop.run(measure(a.db, a.requests, a.profile, a.what))
     print(json.dumps({"app_root": str(a.app_root), **result}))
 
 

@@ -92,8 +92,10 @@ async def send(
     campaign_id: PathId, body: MessageIn, session: Session, user: CurrentUser, ctx: Ctx
 ) -> dict[str, object]:
     draft = service.Draft(body.text, body.to, body.as_character_id, body.kind)
-    message = await service.send(session, ctx.roller, user, campaign_id, draft)
-    return await _message_out(session, user, campaign_id, message.id)
+    sent = await service.send(session, ctx.roller, user, campaign_id, draft)
+    # Answered from what was just written: nothing read back (the names only for a whisper).
+    names = await views.member_names(session, campaign_id) if sent.recipients else {}
+    return _out(views.message_view(sent.message, sent.viewer, sent.recipients, names))
 
 
 @router.get("/messages", response_model=MessagePage)

@@ -168,12 +168,11 @@ async def send(
     extra = {"on_campaign_page": bool(back), "back": back}
     try:
         async with attempt(session):
-            message = await service.send(session, ctx.roller, user, campaign_id, form.draft())
+            sent = await service.send(session, ctx.roller, user, campaign_id, form.draft())
     except ValidationFailed as exc:
         refused = {**extra, "errors": exc.fields, "values": form.values()}
         return await _CHAT_FORM.render(call, refused, status_code=422)
-    _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    await service.mark_read(session, viewer, campaign_id, message.seq)
+    await service.mark_read(session, sent.viewer, campaign_id, sent.message.seq)
     if is_htmx(request):
         # The message itself arrives over the live stream, like everyone else's.
         values = {"kind": form.kind, "as_character_id": form.as_character_id}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
-from sqlalchemy import ColumnElement, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, bindparam, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
@@ -89,9 +89,19 @@ class Checked:
     character_id: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """A message just sent, with what its sender's answer shows of it without reading it
+    back: its recipients and the sender as the viewer they are in the campaign."""
+
+    message: ChatMessage
+    recipients: list[int]
+    viewer: Viewer
+
+
 async def send(
     session: AsyncSession, roller: Roller, user: User, campaign_id: int, draft: Draft
-) -> ChatMessage:
+) -> Sent:
     """Send a message for a member who may chat; a ``chat_message`` event (and a ``roll``)."""
     viewer = await authorize_viewer(session, campaign_id, user.id, user.username, Action.chat)
     await _check_rate(session, campaign_id, user.id)
@@ -118,7 +128,7 @@ async def send(
     await session.flush()
     session.add_all(ChatRecipient(message_id=message.id, user_id=uid) for uid in checked.recipients)
     await _log_posted(session, user, message, checked.recipients)
-    return message
+    return Sent(message, checked.recipients, viewer)
 
 
 async def _check(
@@ -168,22 +178,34 @@ async def _log_posted(
         audience=chosen(message.visibility, user.id, recipients),
     )
     # Its order is its event's seq, known only now; set without counting as an edit.
-    await session.execute(
-        update(ChatMessage).where(ChatMessage.id == message.id).values(seq=event.seq)
-    )
+    await session.execute(_SET_SEQ, {"message_id": message.id, "event_seq": event.seq})
     set_committed_value(message, "seq", event.seq)
 
 
-async def _check_rate(session: AsyncSession, campaign_id: int, user_id: int) -> None:
-    recent = await session.scalar(
-        select(func.count())
-        .select_from(ChatMessage)
-        .where(
-            ChatMessage.campaign_id == campaign_id,
-            ChatMessage.author_id == user_id,
-            ChatMessage.created_at > utcnow() - RATE_WINDOW,
-        )
+#: The member's messages in the campaign since ``since``: built once, it runs with every message.
+_RECENT = (
+    select(func.count())
+    .select_from(ChatMessage)
+    .where(
+        ChatMessage.campaign_id == bindparam("campaign_id"),
+        ChatMessage.author_id == bindparam("user_id"),
+        ChatMessage.created_at > bindparam("since"),
     )
+)
+
+
+#: A new message's ``seq`` (its event's), set without counting as an edit.
+_SET_SEQ = (
+    update(ChatMessage)
+    .where(ChatMessage.id == bindparam("message_id"))
+    .values(seq=bindparam("event_seq"))
+)
+
+
+async def _check_rate(session: AsyncSession, campaign_id: int, user_id: int) -> None:
+    since = utcnow() - RATE_WINDOW
+    params = {"campaign_id": campaign_id, "user_id": user_id, "since": since}
+    recent = await session.scalar(_RECENT, params)
     if (recent or 0) >= RATE_LIMIT:
         raise TooManyRequests(
             _("Too many messages; wait a moment."), int(RATE_WINDOW.total_seconds())
