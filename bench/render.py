@@ -23,9 +23,9 @@ from typing import Any
 import httpx
 from sqlalchemy import event
 
-import app.web.templating as templating
 from app.config import Settings
 from app.main import create_app
+from bench.template_spy import Spying
 
 PASSWORD = "bench-password-4711"
 ENTRY_MARKER = re.compile(r'<li class="roll[" ][^>]*\bid="roll-\d+"')
@@ -48,18 +48,12 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
         statements.append(stmt)
 
     event.listen(engine.sync_engine, "before_cursor_execute", count)
-    captured: dict[str, Any] = {}
-    real_render = templating.render
-
-    def spy(template: str, block: str | None = None, **context: Any) -> str:
-        if block is None:  # the page itself, not a region's slot rendered into it
-            captured.update(template=template, block=block, context=dict(context))
-        return real_render(template, block, **context)
-
-    templating.render = spy
     transport = httpx.ASGITransport(app=application)
     try:
-        async with httpx.AsyncClient(transport=transport, base_url="http://bench") as c:
+        async with (
+            httpx.AsyncClient(transport=transport, base_url="http://bench") as c,
+            Spying() as spy,
+        ):
             name = f"render_{int(time.time() * 1000) % 10**9}"
             body = {"username": name, "password": PASSWORD}
             r = await c.post("/api/v1/auth/register", json=body)
@@ -86,6 +80,7 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
             counts: list[int] = []
             for _ in range(renders):
                 statements.clear()
+                spy.clear()
                 t, t_cpu = time.perf_counter(), time.process_time()
                 r = await c.get(f"/campaigns/{cid}", headers=h)
                 times.append((time.perf_counter() - t) * 1000)
@@ -96,18 +91,17 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
             # The dice log's entries as the page shows them (templates/campaigns/
             # _roll_entry.html: ``<li class="roll…" id="roll-{seq}" data-seq=…>``).
             shown = len(ENTRY_MARKER.findall(r.text))
-            # Same template, same context, from memory.
-            tmpl, block, context = captured["template"], captured["block"], captured["context"]
+            # The baseline: every template the last request rendered (the page and its
+            # regions' blocks), with the same contexts, from memory.
             mem: list[float] = []
             mem_cpu: list[float] = []
             for _ in range(renders):
                 t, t_cpu = time.perf_counter(), time.process_time()
-                real_render(tmpl, block, **dict(context))
+                spy.replay()
                 mem.append((time.perf_counter() - t) * 1000)
                 mem_cpu.append((time.process_time() - t_cpu) * 1000)
             sample = Counter(s.split("\n")[0][:110] for s in statements)
     finally:
-        templating.render = real_render
         await engine.dispose()
     return {
         "entries": entries,
