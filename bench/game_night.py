@@ -74,6 +74,8 @@ class Group:
     streams: list[Stream]
     #: ``seq`` of each roll or chat line → its scheduled instant.
     sent: dict[int, float] = field(default_factory=dict)
+    #: ``seq`` of each roll or chat line → its kind («roll», «chat»).
+    kinds: dict[int, str] = field(default_factory=dict)
     errors: int = 0
     steps: int = 0
     pages: int = 0
@@ -168,7 +170,8 @@ async def _act(
             if r.status != 201:
                 group.errors += 1
                 return
-            group.sent[int((await r.json())["event_id"])] = when
+            seq = int((await r.json())["event_id"])
+            group.sent[seq], group.kinds[seq] = when, kind
     except Exception:
         group.errors += 1
 
@@ -199,12 +202,14 @@ async def _drain(groups: list[Group], limit: float = 30.0) -> None:
 def _figures(groups: list[Group]) -> dict[str, Any]:
     deliveries: list[float] = []
     every_screen: list[float] = []
+    by_kind: dict[str, list[float]] = {"roll": [], "chat": []}
     lost = 0
     for g in groups:
         for seq, when in g.sent.items():
             got = [s.arrived[seq] - when for s in g.streams if seq in s.arrived]
             lost += len(g.streams) - len(got)
             deliveries += [x * 1000 for x in got]
+            by_kind[g.kinds[seq]] += [x * 1000 for x in got]
             if len(got) == len(g.streams):
                 every_screen.append(max(got) * 1000)
     return {
@@ -214,6 +219,10 @@ def _figures(groups: list[Group]) -> dict[str, Any]:
         "delivery_p50_ms": loadgen.pct(deliveries, 50),
         "delivery_p99_ms": loadgen.pct(deliveries, 99),
         "every_screen_p99_ms": loadgen.pct(every_screen, 99),
+        # Which action makes the tail: the deliveries of each kind.
+        "by_kind_p50_p99_ms": {
+            kind: [loadgen.pct(xs, 50), loadgen.pct(xs, 99)] for kind, xs in by_kind.items() if xs
+        },
         "lost": lost,
         "duplicated": sum(s.duplicates for g in groups for s in g.streams),
         "errors": sum(g.errors for g in groups),
