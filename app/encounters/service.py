@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
@@ -365,6 +365,13 @@ async def encounters_for(
     return await all_rows(session, query.order_by(Encounter.id.desc()))
 
 
+#: The encounter and its number of undo steps; built once, read by every combat request.
+_ENCOUNTER = select(Encounter, steps.count()).where(
+    Encounter.id == bindparam("encounter_id"), Encounter.campaign_id == bindparam("campaign_id")
+)
+_ENCOUNTER_LOCKED = _ENCOUNTER.with_for_update(of=Encounter)
+
+
 async def _encounter(
     session: AsyncSession,
     campaign_id: int,
@@ -377,12 +384,9 @@ async def _encounter(
     case that writes the log before the row: the lock order stays encounter, then campaign
     (the log's sequence), as in every other use case.
     """
-    query = select(Encounter, steps.count()).where(
-        Encounter.id == encounter_id, Encounter.campaign_id == campaign_id
-    )
-    if for_update:
-        query = query.with_for_update(of=Encounter)
-    row = (await session.execute(query)).first()
+    query = _ENCOUNTER_LOCKED if for_update else _ENCOUNTER
+    params = {"encounter_id": encounter_id, "campaign_id": campaign_id}
+    row = (await session.execute(query, params)).first()
     return (row[0], int(row[1])) if row is not None else (None, 0)
 
 
@@ -426,9 +430,16 @@ async def _load_at(
     return loaded
 
 
+_PARTICIPANTS = (
+    select(Participant)
+    .where(Participant.encounter_id == bindparam("encounter_id"))
+    .order_by(Participant.position, Participant.id)
+)
+
+
 async def _participants(session: AsyncSession, encounter_id: int) -> list[Participant]:
-    query = select(Participant).where(Participant.encounter_id == encounter_id)
-    return await all_rows(session, query.order_by(Participant.position, Participant.id))
+    rows = await session.scalars(_PARTICIPANTS, {"encounter_id": encounter_id})
+    return list(rows.all())
 
 
 async def _loaded(
@@ -459,13 +470,18 @@ async def _with_sheets(
     return characters
 
 
+_CHARACTERS = select(Character).where(Character.id.in_(bindparam("ids", expanding=True)))
+_ITEMS = select(Item).where(Item.character_id.in_(bindparam("ids", expanding=True)))
+
+
 async def _sheets(session: AsyncSession, participants: Sequence[Participant]) -> dict[str, Sheet]:
     """The characters of ``participants`` (player characters and NSC sheets) and their items."""
     by_char = {p.character_id: str(p.id) for p in participants if p.character_id is not None}
     if not by_char:
         return {}
-    rows = (await session.scalars(select(Character).where(Character.id.in_(by_char)))).all()
-    items = (await session.scalars(select(Item).where(Item.character_id.in_(by_char)))).all()
+    ids = {"ids": list(by_char)}
+    rows = (await session.scalars(_CHARACTERS, ids)).all()
+    items = (await session.scalars(_ITEMS, ids)).all()
     out: dict[str, Sheet] = {by_char[c.id]: (c, []) for c in rows}
     for item in items:
         assert item.character_id is not None

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
-from sqlalchemy import ScalarSelect, delete, func, insert, select
+from sqlalchemy import ScalarSelect, bindparam, delete, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
@@ -55,24 +55,28 @@ async def push(
 ) -> None:
     """Keep ``state`` as the newest step; ``kept`` is the number of steps before it (read
     with the encounter, whose row lock keeps it true). Past ``HISTORY`` the oldest go."""
-    await session.execute(
-        insert(UndoStep).values(encounter_id=encounter_id, state=state, seqs=list(seqs))
-    )
-    if kept + 1 <= HISTORY:
-        return
-    oldest_kept = (
-        select(UndoStep.id)
-        .where(UndoStep.encounter_id == encounter_id)
-        .order_by(UndoStep.id.desc())
-        .offset(HISTORY - 1)
-        .limit(1)
-        .scalar_subquery()
-    )
-    await session.execute(
-        delete(UndoStep)
-        .where(UndoStep.encounter_id == encounter_id, UndoStep.id < oldest_kept)
-        .execution_options(synchronize_session=False)
-    )
+    step = {"encounter_id": encounter_id, "state": state, "seqs": list(seqs)}
+    await session.execute(_PUSH, step)
+    if kept + 1 > HISTORY:
+        await session.execute(_FORGET_OLDEST, {"of_encounter": encounter_id})
+
+
+#: A step kept (the statements of every combat action, built once).
+_PUSH = insert(UndoStep)
+_OLDEST_KEPT = (
+    select(UndoStep.id)
+    .where(UndoStep.encounter_id == bindparam("of_encounter"))
+    .order_by(UndoStep.id.desc())
+    .offset(HISTORY - 1)
+    .limit(1)
+    .scalar_subquery()
+)
+#: The steps past ``HISTORY``, forgotten.
+_FORGET_OLDEST = (
+    delete(UndoStep)
+    .where(UndoStep.encounter_id == bindparam("of_encounter"), UndoStep.id < _OLDEST_KEPT)
+    .execution_options(synchronize_session=False)
+)
 
 
 def after_push(kept: int) -> int:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TypedDict
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
@@ -115,15 +115,20 @@ def _snapshot(scene: Scene, cells: frozenset[g.Cell] | None, seen: Sequence[Toke
     )
 
 
+#: The scene of a fight and its tokens: read with every combat action, so built once.
+_FIGHT_SCENE = (
+    select(Scene).where(Scene.encounter_id == bindparam("encounter_id")).order_by(Scene.id).limit(1)
+)
+_TOKENS = select(Token).where(Token.scene_id == bindparam("scene_id"))
+
+
 async def fight_board(session: AsyncSession, encounter_id: int) -> Snapshot | None:
     """The true board of the scene linked to the encounter, for its attacks (issue 27); one
     of the fight's ``SOURCES`` (``app.wiring``)."""
-    scene = await session.scalar(
-        select(Scene).where(Scene.encounter_id == encounter_id).order_by(Scene.id).limit(1)
-    )
+    scene = await session.scalar(_FIGHT_SCENE, {"encounter_id": encounter_id})
     if scene is None:
         return None
-    tokens = await session.scalars(select(Token).where(Token.scene_id == scene.id))
+    tokens = await session.scalars(_TOKENS, {"scene_id": scene.id})
     return replace(_snapshot(scene, None, list(tokens.all())), scene_id=scene.id)
 
 
