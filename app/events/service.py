@@ -252,17 +252,19 @@ async def _notify_many(
         await session.execute(text(f"SELECT {calls}"), {"channel": channel, **params})
 
 
+#: :func:`lock_log`'s statement: every combat action runs it, so it is built once.
+_LOCK_LOG = (
+    update(_CAMPAIGN_SEQ)
+    .where(_CAMPAIGN_SEQ.c.id == bindparam("of_campaign"))
+    .values(last_seq=_CAMPAIGN_SEQ.c.last_seq)
+    .returning(_CAMPAIGN_SEQ.c.last_seq, _CAMPAIGN_SEQ.c.fairplay_session_id)
+)
+
+
 async def lock_log(session: AsyncSession, campaign_id: int) -> tuple[int, int | None]:
     """Take the campaign's log lock until commit: the next ``seq`` and the open fair-play
     session (for a roller that must know the ``seq`` of the event its faces go to)."""
-    last, session_id = (
-        await session.execute(
-            update(_CAMPAIGN_SEQ)
-            .where(_CAMPAIGN_SEQ.c.id == campaign_id)
-            .values(last_seq=_CAMPAIGN_SEQ.c.last_seq)
-            .returning(_CAMPAIGN_SEQ.c.last_seq, _CAMPAIGN_SEQ.c.fairplay_session_id)
-        )
-    ).one()
+    last, session_id = (await session.execute(_LOCK_LOG, {"of_campaign": campaign_id})).one()
     fairplay.note_next_seq(session, campaign_id, int(last) + 1)
     return int(last) + 1, session_id
 

@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from sqlalchemy import Boolean, Integer, column, func, select, table, update
+from sqlalchemy import Boolean, Integer, bindparam, column, func, select, table, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
@@ -55,12 +55,13 @@ async def rule(session: AsyncSession, campaign_id: int) -> Rule:
     return Rule(row.enabled, row.overrides, row.reveal_secret_rolls, row.version)
 
 
+_OPEN_SESSION = select(GameSession).where(
+    GameSession.campaign_id == bindparam("campaign_id"), GameSession.ended_at.is_(None)
+)
+
+
 async def open_session(session: AsyncSession, campaign_id: int) -> GameSession | None:
-    return await session.scalar(
-        select(GameSession).where(
-            GameSession.campaign_id == campaign_id, GameSession.ended_at.is_(None)
-        )
-    )
+    return await session.scalar(_OPEN_SESSION, {"campaign_id": campaign_id})
 
 
 async def configure(
