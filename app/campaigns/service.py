@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
@@ -106,6 +106,20 @@ async def all_members(session: AsyncSession, campaign_id: int, user_ids: Collect
     return set(found.all()) == set(user_ids)
 
 
+#: Read by every campaign page and its pushes: built once.
+_MEMBERS = (
+    select(Membership.user_id, User.username, Membership.role)
+    .join(User, User.id == Membership.user_id)
+    .where(Membership.campaign_id == bindparam("campaign_id"))
+    .order_by(Membership.joined_at, Membership.id)
+)
+_INVITES = (
+    select(Invite)
+    .where(Invite.campaign_id == bindparam("campaign_id"), Invite.revoked_at.is_(None))
+    .order_by(Invite.id)
+)
+
+
 async def members(session: AsyncSession, campaign_id: int) -> list[MemberView]:
     """The members, GM first; read once per transaction until something is written
     (:func:`app.db.read_memo`: the campaign page's panels each show them)."""
@@ -113,14 +127,7 @@ async def members(session: AsyncSession, campaign_id: int) -> list[MemberView]:
     known: list[MemberView] | None = memo.get(("members", campaign_id))
     if known is not None:
         return list(known)
-    rows = (
-        await session.execute(
-            select(Membership.user_id, User.username, Membership.role)
-            .join(User, User.id == Membership.user_id)
-            .where(Membership.campaign_id == campaign_id)
-            .order_by(Membership.joined_at, Membership.id)
-        )
-    ).all()
+    rows = (await session.execute(_MEMBERS, {"campaign_id": campaign_id})).all()
     order = {Role.gm: 0, Role.co_gm: 1, Role.player: 2, Role.observer: 3}
     views = [MemberView(uid, name, Role(role)) for uid, name, role in rows]
     views.sort(key=lambda m: order[m.role])
@@ -130,13 +137,7 @@ async def members(session: AsyncSession, campaign_id: int) -> list[MemberView]:
 
 async def active_invites(session: AsyncSession, campaign_id: int) -> Sequence[Invite]:
     now = utcnow()
-    invites = (
-        await session.scalars(
-            select(Invite)
-            .where(Invite.campaign_id == campaign_id, Invite.revoked_at.is_(None))
-            .order_by(Invite.id)
-        )
-    ).all()
+    invites = (await session.scalars(_INVITES, {"campaign_id": campaign_id})).all()
     return [i for i in invites if i.expires_at is None or i.expires_at > now]
 
 
