@@ -166,14 +166,12 @@ async def watch(http: aiohttp.ClientSession, url: str, w: Watcher) -> None:
         w.connected.set()
 
 
-@dataclass
-class Runner:
+class GmSteps:
     """The GM running the fight one step (one request, one event) at a time: the figure on
     turn attacks a random other figure, a pending defence is answered with none (and a hit's
-    Glück prompt by taking the hit), the target is healed, the turn passes on."""
+    Glück prompt by taking the hit), the target is healed, the turn passes on. ``_act``
+    posts one action and keeps its answer as ``view`` (over aiohttp: :class:`Runner`)."""
 
-    http: aiohttp.ClientSession
-    fight: Fight
     rng: random.Random
     view: dict[str, Any]
     state: str = "attack"
@@ -202,6 +200,21 @@ class Runner:
             await self._act("next")
             self.state = "attack"
         return done
+
+    async def _act(self, action: str, **body: Any) -> bool:
+        raise NotImplementedError
+
+
+@dataclass
+class Runner(GmSteps):
+    """:class:`GmSteps` over aiohttp, against a server."""
+
+    http: aiohttp.ClientSession
+    fight: Fight
+    rng: random.Random
+    view: dict[str, Any]
+    state: str = "attack"
+    target: str | None = None
 
     async def _act(self, action: str, **body: Any) -> bool:
         url = f"{self.fight.api}/actions/{action}"

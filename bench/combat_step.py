@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from bench.combat_live import HERO
+from bench.combat_live import HERO, GmSteps
 from bench.roll_request import ROOT, app_for, count_statements, recreate
 
 PASSWORD = "bench-password-4711"
@@ -67,15 +67,13 @@ async def _fight(c: httpx.AsyncClient) -> tuple[str, dict[str, str], dict[str, s
     return fight, gm, player, camp
 
 
-class Steps:
-    """The GM's steps in ``bench.combat_live.Runner``'s order, over httpx."""
+class Steps(GmSteps):
+    """:class:`bench.combat_live.GmSteps` over httpx, in process."""
 
     def __init__(self, c: httpx.AsyncClient, fight: str, gm: dict[str, str]) -> None:
         self.c, self.fight, self.gm = c, fight, gm
         self.rng = random.Random(7)
-        self.view: dict[str, Any] = {}
-        self.state = "attack"
-        self.target = ""
+        self.view = {}
 
     async def _act(self, action: str, **body: Any) -> bool:
         r = await self.c.post(f"{self.fight}/actions/{action}", json=body, headers=self.gm)
@@ -84,29 +82,6 @@ class Steps:
             return False
         self.view = r.json()
         return True
-
-    async def step(self) -> str:
-        done = self.state
-        if self.state == "attack":
-            turn = str((self.view.get("turn") or {}).get("pid"))
-            others = [str(p["pid"]) for p in self.view["participants"] if str(p["pid"]) != turn]
-            self.target = self.rng.choice(others)
-            if await self._act("attack", target=self.target):
-                self.state = "respond" if self.view.get("pending") else "heal"
-            else:
-                await self._act("next")
-                done = "next"
-        elif self.state == "respond":
-            kind = (self.view.get("pending") or {}).get("kind")
-            await self._act("respond", choice="accept" if kind == "hit" else "none")
-            self.state = "respond" if self.view.get("pending") else "heal"
-        elif self.state == "heal":
-            await self._act("adjust", participant=self.target, delta=30, reason="Heilung")
-            self.state = "next"
-        else:
-            await self._act("next")
-            self.state = "attack"
-        return done
 
 
 async def measure(db_url: str, steps: int, rounds: int) -> dict[str, Any]:

@@ -438,8 +438,7 @@ _PARTICIPANTS = (
 
 
 async def _participants(session: AsyncSession, encounter_id: int) -> list[Participant]:
-    rows = await session.scalars(_PARTICIPANTS, {"encounter_id": encounter_id})
-    return list(rows.all())
+    return await all_rows(session, _PARTICIPANTS, {"encounter_id": encounter_id})
 
 
 async def _loaded(
