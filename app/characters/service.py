@@ -53,7 +53,7 @@ from app.i18n import _
 from app.knowledge import service as knowledge
 from app.rules.dice import Roller
 from app.sessions import service as game_sessions
-from app.sessions.dice import roller_for
+from app.sessions.dice import roller_for_read_campaign
 
 EXPORT_FORMAT = "tafelrunde-character"
 EXPORT_VERSION = 1
@@ -520,7 +520,7 @@ async def take_rest(
     if key not in labels:
         raise ValidationFailed({"rest": _("This rest does not exist in this rule system.")})
     healer = await _healer(session, opened, (params or {}).get("healer_id", ""))
-    dice = await roller_for(session, campaign_id, user.id, roller)
+    dice = await roller_for_read_campaign(session, opened.campaign, user.id, roller)
     result = system.rest(
         dice, character.data, opened.items, key, params or {}, opened.campaign.settings, healer
     )
@@ -617,7 +617,7 @@ async def sheet_check(
     draft = await _check_item(session, opened, params)
     _new_item(opened, draft)  # refused before any die is rolled
     await _check_room_for_item(session, character.id)
-    dice = await roller_for(session, campaign_id, user.id, roller)
+    dice = await roller_for_read_campaign(session, opened.campaign, user.id, roller)
     result = system.check(
         dice, character.data, opened.items, key, params, draft, opened.campaign.settings
     )
@@ -1313,7 +1313,7 @@ async def roll(
     req = replace(req, visibility=system.roll_visibility(req, opened.campaign.settings))
     req, plan = await _knowledge_check(session, opened, req)
     req = await _with_helper(session, opened, req)
-    dice = await roller_for(session, campaign_id, user.id, roller)
+    dice = await roller_for_read_campaign(session, opened.campaign, user.id, roller)
     result = system.roll(dice, c.data, opened.items, req)
     payload = log_events.Roll.build(
         actor_name=user.username,

@@ -76,7 +76,7 @@ from app.i18n import N_, _
 from app.knowledge import service as knowledge
 from app.rules.dice import Roller, SecureRoller
 from app.sessions import service as sessions
-from app.sessions.dice import roller_for
+from app.sessions.dice import roller_for_read_campaign
 
 MAX_COPIES = 20
 NAME_MAX = limits.NAME_MAX
@@ -831,7 +831,7 @@ async def _joined(
         return
     # The encounter row before the log's lock, in the order every combat step takes them.
     await session.execute(select(Encounter.id).where(Encounter.id == enc.id).with_for_update())
-    dice = await roller_for(session, enc.campaign_id, user.id, roller)
+    dice = await roller_for_read_campaign(session, loaded.campaign, user.id, roller)
     state = load_state(enc.state)
     report = Report()
     mod = system(loaded.campaign.system)
@@ -984,7 +984,7 @@ async def start(
     report = Report()
     # The encounter row before the log's lock, in the order every combat step takes them.
     await session.execute(select(Encounter.id).where(Encounter.id == enc.id).with_for_update())
-    dice = await roller_for(session, campaign_id, user.id, roller)
+    dice = await roller_for_read_campaign(session, loaded.campaign, user.id, roller)
     try:
         system(loaded.campaign.system).start(state, Play(dice, report, loaded.settings))
     except CombatError as exc:
@@ -1091,9 +1091,9 @@ async def operate(
 ) -> Loaded:
     """Run one combat operation on a copy of the state, then save and log it.
 
-    Its dice come from :func:`app.sessions.dice.roller_for` (fair play), asked once the
-    encounter row is locked; an ``override`` (a GM's LP edit) follows the session's table
-    rule. Returns the fight as the operation left it (:func:`_as_left`): what the answer
+    Its dice come from :func:`app.sessions.dice.roller_for_read_campaign` (fair play), asked
+    once the encounter row is locked; an ``override`` (a GM's LP edit) follows the session's
+    table rule. Returns the fight as the operation left it (:func:`_as_left`): what the answer
     shows, without reading the fight again (issue 26)."""
     action = Action.run_encounters if gm_only else Action.act_in_combat
     loaded = await load(session, user, campaign_id, encounter_id, action, for_update=True)
@@ -1105,7 +1105,7 @@ async def operate(
         raise ValidationFailed({"combat": _("First the open defence must be answered.")})
     if override:
         await sessions.guard_override(session, campaign_id)
-    dice = await roller_for(session, campaign_id, user.id, roller)
+    dice = await roller_for_read_campaign(session, loaded.campaign, user.id, roller)
     state = load_state(enc.state)
     if undoable:
         state["map_moves"] = []  # the tokens this operation moves (an undo's to put back)

@@ -21,11 +21,14 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy import event as sa_event
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from app import limits
 from app.core.viewer import Viewer
 from app.db import in_chunks, utcnow
+from app.errors import Conflict
 from app.events import fairplay
 from app.events.audience import (
     Audience,
@@ -40,6 +43,7 @@ from app.events.audience import (
 )
 from app.events.models import CampaignEvent
 from app.events.payload import EventPayload
+from app.i18n import _
 
 NOTIFY_CHANNEL = "tafelrunde_events"
 #: Key in ``AsyncSession.info`` listing the events to announce after commit.
@@ -64,13 +68,39 @@ _CAMPAIGN_SEQ = table(
 )
 
 
-class FairPlayOpened(Exception):
+class FairPlayOpened(Conflict):
     """A fair-play session opened between a use case's look at the campaign and its event:
-    dice rolled for it without the session's roller must not go into the log."""
+    dice rolled for it without the session's roller must not go into the log. A use case
+    that cannot roll again answers 409 (nothing is written)."""
 
     def __init__(self, campaign_id: int) -> None:
-        super().__init__(f"a fair-play session opened in campaign {campaign_id}")
+        super().__init__(_("A fair-play session has just begun. Please try that again."))
         self.campaign_id = campaign_id
+
+
+#: ``session.info``: the campaigns whose dice this transaction rolled outside fair play
+#: without the log lock (:func:`rolled_outside_fairplay`).
+_OUTSIDE_FAIRPLAY_KEY = "events_rolled_outside_fairplay"
+
+
+def rolled_outside_fairplay(session: AsyncSession, campaign_id: int) -> None:
+    """This transaction rolls its dice for ``campaign_id`` with the server's roller without
+    taking the log lock first, as the campaign row it read showed no fair-play session: its
+    first event is refused (:class:`FairPlayOpened`) should one have opened since. Once
+    that event is in, the transaction holds the log lock and no session can open."""
+    session.info.setdefault(_OUTSIDE_FAIRPLAY_KEY, set()).add(campaign_id)
+
+
+def _outside_fairplay(session: AsyncSession, campaign_id: int, said: bool) -> bool:
+    return said or campaign_id in session.info.get(_OUTSIDE_FAIRPLAY_KEY, ())
+
+
+def _forget_outside_fairplay(session: Session, *_args: object) -> None:
+    session.info.pop(_OUTSIDE_FAIRPLAY_KEY, None)
+
+
+for _end in ("after_commit", "after_rollback"):
+    sa_event.listen(Session, _end, _forget_outside_fairplay)
 
 
 class _Row(TypedDict):
@@ -110,6 +140,7 @@ async def append_event(
     outside a fair-play session; if one has opened meanwhile, :class:`FairPlayOpened` is
     raised and nothing is written (the caller rolls again with the session's roller).
     """
+    outside_fairplay = _outside_fairplay(session, campaign_id, outside_fairplay)
     row, payload_json, audience_json = _prepared(campaign_id, event, actor_id, audience, utcnow())
     added: tuple[int, int] | None = None
     if session.bind is not None and session.bind.dialect.name == "postgresql":
@@ -180,6 +211,7 @@ async def append_events(
     and one statement sends the NOTIFYs. While a fair-play session is open each event needs
     its own link of the chain: they are appended one by one then.
     """
+    outside_fairplay = _outside_fairplay(session, campaign_id, outside_fairplay)
     if len(events) < 2:
         return await _one_by_one(session, campaign_id, events, actor_id, outside_fairplay)
     prepared = [_prepared(campaign_id, e, actor_id, a, utcnow()) for e, a in events]

@@ -1,4 +1,5 @@
-"""Where every die of the server comes from: :func:`roller_for`.
+"""Where every die of the server comes from: :func:`roller_for` and
+:func:`roller_for_read_campaign`.
 
 Outside a fair-play session that is the app's roller (``SecureRoller``). While one is open,
 it is a :class:`FairRoller`: each face is derived from the session's ``server_seed``, the
@@ -14,8 +15,9 @@ import random
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.campaigns.models import Campaign
 from app.events import fairplay
-from app.events.service import lock_log
+from app.events.service import lock_log, rolled_outside_fairplay
 from app.rules.dice import Roller
 from app.sessions.models import ClientSeed, GameSession
 from app.sessions.verify_fairplay import derive_face
@@ -92,3 +94,16 @@ async def roller_for(
     return FairRoller(
         session, campaign_id, bytes.fromhex(open_session.server_seed), user_id, client_seed or ""
     )
+
+
+async def roller_for_read_campaign(
+    session: AsyncSession, campaign: Campaign, user_id: int, default: Roller
+) -> Roller:
+    """:func:`roller_for`, one statement less outside fair play (issue 29): if the campaign
+    row this transaction read with the sign-in shows no fair-play session, ``default``
+    without the log lock; should a session open before the use case's first event, that
+    event is refused unwritten (``app.events.service.FairPlayOpened``: a 409, try again)."""
+    if campaign.fairplay_session_id is None:
+        rolled_outside_fairplay(session, campaign.id)
+        return default
+    return await roller_for(session, campaign.id, user_id, default)

@@ -15,6 +15,8 @@ from fastapi import FastAPI
 from app.accounts.models import User
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import remember_role
+from app.encounters import service as encounters
+from app.events.service import FairPlayOpened
 from app.rolls import service as rolls
 from app.sessions.verify_fairplay import derive_face
 from app.web.context import AppContext
@@ -276,3 +278,48 @@ async def test_a_roll_racing_the_start_of_a_session_is_rolled_with_its_dice(
     rolled = event(data, logged.seq)
     assert rolled["fairplay"]["user_id"] == t.ids["player"]
     assert [face for _sides, face in rolled["fairplay"]["draws"]] == _faces(rolled["payload"])
+
+
+async def test_a_combat_step_racing_the_start_of_a_session_is_refused_unwritten(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A combat step, too, skips the log lock outside fair play as the campaign row read
+    with the sign-in says (``roller_for_read_campaign``). A session that opens between that
+    read and the step's first event: the step is refused with a 409 and nothing of it is
+    written; done again, its event is the session's."""
+    t = await make_table(make_client, app)
+    camp = base(t)
+    r = await t.gm.post(f"{camp}/bestiary/samples")
+    goblin = next(e["id"] for e in r.json() if e["name"] == "Goblin")
+    enc = (await t.gm.post(f"{camp}/encounters", json={"name": "Höhle"})).json()["id"]
+    r = await t.gm.post(
+        f"{camp}/encounters/{enc}/participants", json={"entry_id": goblin, "count": 2}
+    )
+    assert r.status_code == 201, r.text
+    assert (await t.gm.post(f"{camp}/encounters/{enc}/actions/start", json={})).status_code == 200
+    ctx: AppContext = app.state.ctx
+    async with ctx.sessionmaker() as before:
+        stale = await before.get_one(Campaign, t.campaign_id)  # no session open yet
+    started = await fair_session(t)
+    fight_before = (await t.gm.get(f"{camp}/encounters/{enc}")).json()
+    async with ctx.sessionmaker() as session:
+        last_seq = (await session.get_one(Campaign, t.campaign_id)).last_seq
+    async with ctx.sessionmaker() as session:
+        gm = await session.get_one(User, t.ids["gm"])
+        remember_role(session, t.campaign_id, gm.id, "gm", stale)
+        with pytest.raises(FairPlayOpened) as refused:
+            await encounters.operate(
+                session, gm, t.campaign_id, enc, None, encounters.op_next,
+                roller=ctx.roller, gm_only=True,
+            )  # fmt: skip
+        assert refused.value.status_code == 409
+        await session.rollback()
+    async with ctx.sessionmaker() as session:
+        assert (await session.get_one(Campaign, t.campaign_id)).last_seq == last_seq
+    assert (await t.gm.get(f"{camp}/encounters/{enc}")).json() == fight_before
+    r = await t.gm.post(f"{camp}/encounters/{enc}/actions/next", json={})
+    assert r.status_code == 200, r.text
+    assert (await t.gm.post(f"{camp}/sessions/{started['id']}/end")).status_code == 200
+    data = await export(t.gm, t.campaign_id, started["id"])
+    assert verified(data).ok
+    assert [e["seq"] for e in data["events"] if e["seq"] > last_seq]
