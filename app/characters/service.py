@@ -462,7 +462,7 @@ async def _guard_gm_override(
     system = combat_sheet(character.system)
     fought = system.sheet_values(character.data, system.combat_values(character.data, opened.items))
     if fought.keys() & set(touched):
-        await game_sessions.guard_override(session, opened.campaign.id)
+        await game_sessions.guard_override(session, opened.campaign)
 
 
 async def _parse_meta(session: AsyncSession, opened: Opened, key: str, raw: Any) -> Any:

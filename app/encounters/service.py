@@ -1104,7 +1104,7 @@ async def operate(
     if enc.state.get("pending") and not allow_pending:
         raise ValidationFailed({"combat": _("First the open defence must be answered.")})
     if override:
-        await sessions.guard_override(session, campaign_id)
+        await sessions.guard_override(session, loaded.campaign)
     dice = await roller_for_read_campaign(session, loaded.campaign, user.id, roller)
     state = load_state(enc.state)
     if undoable:
@@ -1333,7 +1333,7 @@ async def undo(
     last = await steps.newest(session, enc.id) if undoable else None
     if last is None:
         raise ValidationFailed({"combat": _("There is nothing to undo.")})
-    await sessions.guard_override(session, campaign_id)
+    await sessions.guard_override(session, loaded.campaign)
     step_id, entry = last
     undone_seqs: list[int] = entry["seq"]
     moved_back = map_moves(read_state(enc.state))

@@ -78,16 +78,17 @@ class FairPlayOpened(Conflict):
         self.campaign_id = campaign_id
 
 
-#: ``session.info``: the campaigns whose dice this transaction rolled outside fair play
-#: without the log lock (:func:`rolled_outside_fairplay`).
-_OUTSIDE_FAIRPLAY_KEY = "events_rolled_outside_fairplay"
+#: ``session.info``: the campaigns this transaction assumes no fair-play session in
+#: (:func:`assume_no_fairplay`).
+_OUTSIDE_FAIRPLAY_KEY = "events_assume_no_fairplay"
 
 
-def rolled_outside_fairplay(session: AsyncSession, campaign_id: int) -> None:
-    """This transaction rolls its dice for ``campaign_id`` with the server's roller without
-    taking the log lock first, as the campaign row it read showed no fair-play session: its
-    first event is refused (:class:`FairPlayOpened`) should one have opened since. Once
-    that event is in, the transaction holds the log lock and no session can open."""
+def assume_no_fairplay(session: AsyncSession, campaign_id: int) -> None:
+    """This transaction decides as outside fair play (rolls its dice with the server's
+    roller, lets a GM override pass unmarked) without taking the log lock first, because
+    the campaign row it read showed no fair-play session: its first event is refused
+    (:class:`FairPlayOpened`) should one have opened since. Once that event is in, the
+    transaction holds the log lock and no session can open."""
     session.info.setdefault(_OUTSIDE_FAIRPLAY_KEY, set()).add(campaign_id)
 
 

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.models import Campaign
 from app.events import fairplay
-from app.events.service import lock_log, rolled_outside_fairplay
+from app.events.service import assume_no_fairplay, lock_log
 from app.rules.dice import Roller
 from app.sessions.models import ClientSeed, GameSession
 from app.sessions.verify_fairplay import derive_face
@@ -104,6 +104,6 @@ async def roller_for_read_campaign(
     without the log lock; should a session open before the use case's first event, that
     event is refused unwritten (``app.events.service.FairPlayOpened``: a 409, try again)."""
     if campaign.fairplay_session_id is None:
-        rolled_outside_fairplay(session, campaign.id)
+        assume_no_fairplay(session, campaign.id)
         return default
     return await roller_for(session, campaign.id, user_id, default)

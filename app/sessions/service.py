@@ -30,7 +30,7 @@ from app.events import fairplay
 from app.events.audience import PARTIES
 from app.events.events import Roll
 from app.events.models import CampaignEvent
-from app.events.service import append_event, lock_log, sees_whole
+from app.events.service import append_event, assume_no_fairplay, lock_log, sees_whole
 from app.i18n import _
 from app.sessions.events import ClientSeedSet, FairPlayConfigured, SessionEnded, SessionStarted
 from app.sessions.models import ClientSeed, FairPlayRule, GameSession
@@ -212,15 +212,22 @@ async def set_seed(
     return row
 
 
-async def guard_override(session: AsyncSession, campaign_id: int) -> None:
+async def guard_override(session: AsyncSession, campaign: Campaign) -> None:
     """A GM override (an LP edit, an undo) under the running session's table rule:
-    ``forbidden`` refuses it (409), ``marked`` marks its events, ``silent`` lets it be."""
-    game = await open_session(session, campaign_id)
+    ``forbidden`` refuses it (409), ``marked`` marks its events, ``silent`` lets it be.
+
+    Only a fair-play session has a table rule: when the campaign row read with the
+    sign-in shows none, nothing is read (:func:`app.events.service.assume_no_fairplay`
+    refuses the override's first event should one have opened since)."""
+    if campaign.fairplay_session_id is None:
+        assume_no_fairplay(session, campaign.id)
+        return
+    game = await open_session(session, campaign.id)
     if game is None or game.overrides is None or game.overrides == "silent":
         return
     if game.overrides == "forbidden":
         raise Conflict(_("The table rule of this fair-play session forbids GM overrides."))
-    fairplay.mark_override(session, campaign_id)
+    fairplay.mark_override(session, campaign.id)
 
 
 async def sessions_of(session: AsyncSession, user: User, campaign_id: int) -> list[GameSession]:

@@ -11,13 +11,18 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import select
 
 from app.accounts.models import User
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import remember_role
 from app.encounters import service as encounters
-from app.events.service import FairPlayOpened
+from app.events.events import Roll
+from app.events.models import CampaignEvent
+from app.events.service import FairPlayOpened, append_event
 from app.rolls import service as rolls
+from app.rules.dice import DieRoll
+from app.sessions import service as game_sessions
 from app.sessions.verify_fairplay import derive_face
 from app.web.context import AppContext
 from tests.api.helpers import make_table
@@ -323,3 +328,31 @@ async def test_a_combat_step_racing_the_start_of_a_session_is_refused_unwritten(
     data = await export(t.gm, t.campaign_id, started["id"])
     assert verified(data).ok
     assert [e["seq"] for e in data["events"] if e["seq"] > last_seq]
+
+
+async def test_a_gm_override_racing_the_start_of_a_session_is_not_let_pass(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A GM override reads no table rule when the campaign row read with the sign-in shows
+    no fair-play session; should a session (here one that forbids overrides) have opened
+    since, the override's first event is refused and nothing is written."""
+    t = await make_table(make_client, app)
+    ctx: AppContext = app.state.ctx
+    async with ctx.sessionmaker() as before:
+        stale = await before.get_one(Campaign, t.campaign_id)
+    await fair_session(t, overrides="forbidden")
+    async with ctx.sessionmaker() as session:
+        await game_sessions.guard_override(session, stale)  # the row showed no session
+        override = Roll.build(
+            actor_name="gm_user", expression="1W6", label="", dice=[DieRoll(6, (3,))], signs=[1],
+            modifier=0, total=3,
+        )  # fmt: skip
+        with pytest.raises(FairPlayOpened):
+            await append_event(session, t.campaign_id, override, actor_id=t.ids["gm"])
+        await session.rollback()
+    async with ctx.sessionmaker() as session:
+        assert not await session.scalar(
+            select(CampaignEvent.id).where(
+                CampaignEvent.campaign_id == t.campaign_id, CampaignEvent.type == Roll.TYPE
+            )
+        )
