@@ -417,8 +417,8 @@ async def load(
         encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters)
     ):
         raise NotFound(_("Encounter not found."))
-    participants = await _participants(session, encounter_id)
-    return await _loaded(session, campaign, viewer, encounter, participants, undo_steps)
+    cast = await _cast(session, encounter_id)
+    return await _loaded(session, campaign, viewer, encounter, cast, undo_steps)
 
 
 async def _load_at(
@@ -430,15 +430,27 @@ async def _load_at(
     return loaded
 
 
+#: The participants with their characters (``None`` for a bestiary figure), in one
+#: statement: each participant has at most one character, so no row repeats.
 _PARTICIPANTS = (
-    select(Participant)
+    select(Participant, Character)
+    .outerjoin(Character, Character.id == Participant.character_id)
     .where(Participant.encounter_id == bindparam("encounter_id"))
     .order_by(Participant.position, Participant.id)
 )
 
 
-async def _participants(session: AsyncSession, encounter_id: int) -> list[Participant]:
-    return await all_rows(session, _PARTICIPANTS, {"encounter_id": encounter_id})
+@dataclass(frozen=True, slots=True)
+class _Cast:
+    """An encounter's participants in order, and the characters among them."""
+
+    participants: list[Participant]
+    characters: list[Character]
+
+
+async def _cast(session: AsyncSession, encounter_id: int) -> _Cast:
+    rows = (await session.execute(_PARTICIPANTS, {"encounter_id": encounter_id})).all()
+    return _Cast([p for p, _c in rows], [c for _p, c in rows if c is not None])
 
 
 async def _loaded(
@@ -446,22 +458,23 @@ async def _loaded(
     campaign: Campaign,
     viewer: Viewer,
     encounter: Encounter,
-    participants: list[Participant],
+    cast: _Cast,
     undo_steps: int,
 ) -> Loaded:
     """The encounter with its player characters' sheets (:func:`_with_sheets`)."""
-    characters = await _with_sheets(session, campaign, encounter, participants)
+    characters = await _with_sheets(session, campaign, encounter, cast)
+    participants = cast.participants
     known = await _known(session, viewer, campaign.id, participants)
     board = await snapshot(session, encounter.id)
     return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known, board)
 
 
 async def _with_sheets(
-    session: AsyncSession, campaign: Campaign, encounter: Encounter, participants: list[Participant]
+    session: AsyncSession, campaign: Campaign, encounter: Encounter, cast: _Cast
 ) -> dict[str, Sheet]:
     """The characters' sheets; a running fight's figures get the sheets' current values
     (in memory: reading the fight writes nothing)."""
-    characters = await _sheets(session, participants)
+    characters = await _with_items(session, cast.participants, cast.characters)
     if characters and encounter.state.get("figures"):
         state = load_state(encounter.state)
         take_sheets(campaign.system, state, characters)
@@ -475,13 +488,21 @@ _ITEMS = select(Item).where(Item.character_id.in_(bindparam("ids", expanding=Tru
 
 async def _sheets(session: AsyncSession, participants: Sequence[Participant]) -> dict[str, Sheet]:
     """The characters of ``participants`` (player characters and NSC sheets) and their items."""
+    ids = [p.character_id for p in participants if p.character_id is not None]
+    rows = (await session.scalars(_CHARACTERS, {"ids": ids})).all() if ids else []
+    return await _with_items(session, participants, rows)
+
+
+async def _with_items(
+    session: AsyncSession, participants: Sequence[Participant], characters: Sequence[Character]
+) -> dict[str, Sheet]:
+    """The sheets of ``participants`` by participant id: their ``characters`` (read) and
+    the characters' items."""
     by_char = {p.character_id: str(p.id) for p in participants if p.character_id is not None}
     if not by_char:
         return {}
-    ids = {"ids": list(by_char)}
-    rows = (await session.scalars(_CHARACTERS, ids)).all()
-    items = (await session.scalars(_ITEMS, ids)).all()
-    out: dict[str, Sheet] = {by_char[c.id]: (c, []) for c in rows}
+    items = (await session.scalars(_ITEMS, {"ids": list(by_char)})).all()
+    out: dict[str, Sheet] = {by_char[c.id]: (c, []) for c in characters}
     for item in items:
         assert item.character_id is not None
         out[by_char[item.character_id]][1].append(item)
@@ -560,8 +581,9 @@ async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) 
     encounter, undo_steps = await _encounter(session, campaign_id, encounter_id)
     if campaign is None or encounter is None:
         return None
-    participants = await _participants(session, encounter_id)
-    characters = await _with_sheets(session, campaign, encounter, participants)
+    cast = await _cast(session, encounter_id)
+    characters = await _with_sheets(session, campaign, encounter, cast)
+    participants = cast.participants
     lore = await knowledge.lore(session, campaign_id, _seen_entries(participants))
     board = await snapshot(session, encounter_id)
     return campaign, encounter, participants, undo_steps, characters, lore, board, Shared()
