@@ -175,4 +175,5 @@ def wire() -> None:
     encounters.AFTER_OPERATION.append(displace.move_displaced)
     encounters.AFTER_UNDO.append(displace.move_back)
     fight_board.SOURCES.append(tactics.fight_board)
+    fight_board.LINKS.append(tactics.scene_linked)
     _wired = True

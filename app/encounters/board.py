@@ -11,12 +11,13 @@ functions on the board a player sees.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
 from typing import Any
 
+from sqlalchemy import ColumnElement, false, or_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.encounters.combat import Report, State
@@ -46,6 +47,16 @@ class Snapshot:
 #: Loaders of the snapshot of the scene linked to an encounter (by its id); ``None``: none.
 BoardSource = Callable[[AsyncSession, int], Awaitable[Snapshot | None]]
 SOURCES: list[BoardSource] = []
+#: Each source's SQL test whether it has a board for the encounter whose id column is
+#: given, read along with the encounter row (``app.encounters.service``): a fight in
+#: theatre of the mind then asks no source.
+BoardLink = Callable[[ColumnElement[int]], ColumnElement[bool]]
+LINKS: list[BoardLink] = []
+
+
+def linked(links: Sequence[BoardLink], encounter_id: ColumnElement[int]) -> ColumnElement[bool]:
+    """Whether any of ``links`` has a board for the encounter (false without any)."""
+    return or_(false(), *(link(encounter_id) for link in links))
 
 
 async def snapshot(session: AsyncSession, encounter_id: int) -> Snapshot | None:

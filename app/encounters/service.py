@@ -10,12 +10,13 @@ player's stream never carries them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
@@ -36,7 +37,7 @@ from app.core.queries import all_rows
 from app.core.systems import RuleSystem
 from app.core.viewer import Viewer
 from app.db import utcnow
-from app.encounters import bursts, foreign, statblocks
+from app.encounters import board, bursts, foreign, statblocks
 from app.encounters import events as encounter_events
 from app.encounters import undo as steps
 from app.encounters.board import Snapshot, attack_params, cast_params, snapshot
@@ -365,11 +366,24 @@ async def encounters_for(
     return await all_rows(session, query.order_by(Encounter.id.desc()))
 
 
-#: The encounter and its number of undo steps; built once, read by every combat request.
-_ENCOUNTER = select(Encounter, steps.count()).where(
-    Encounter.id == bindparam("encounter_id"), Encounter.campaign_id == bindparam("campaign_id")
-)
-_ENCOUNTER_LOCKED = _ENCOUNTER.with_for_update(of=Encounter)
+@functools.cache
+def _encounter_query(
+    links: tuple[board.BoardLink, ...], for_update: bool
+) -> Select[Encounter, int, bool]:
+    """The encounter, its number of undo steps and whether a board is linked to it; read by
+    every combat request, so built once (per set of registered boards)."""
+    query = select(Encounter, steps.count(), board.linked(links, Encounter.id.expression)).where(
+        Encounter.id == bindparam("encounter_id"),
+        Encounter.campaign_id == bindparam("campaign_id"),
+    )
+    return query.with_for_update(of=Encounter) if for_update else query
+
+
+@dataclass(frozen=True, slots=True)
+class _EncounterRow:
+    encounter: Encounter
+    undo_steps: int
+    has_board: bool
 
 
 async def _encounter(
@@ -377,17 +391,17 @@ async def _encounter(
     campaign_id: int,
     encounter_id: int,
     for_update: bool = False,
-) -> tuple[Encounter | None, int]:
-    """The encounter and its number of undo steps, in one statement.
+) -> _EncounterRow | None:
+    """The encounter, its number of undo steps and whether it has a board, in one statement.
 
     ``for_update`` locks the row until the end of the transaction (PostgreSQL), for a use
     case that writes the log before the row: the lock order stays encounter, then campaign
     (the log's sequence), as in every other use case.
     """
-    query = _ENCOUNTER_LOCKED if for_update else _ENCOUNTER
+    query = _encounter_query(tuple(board.LINKS), for_update)
     params = {"encounter_id": encounter_id, "campaign_id": campaign_id}
     row = (await session.execute(query, params)).first()
-    return (row[0], int(row[1])) if row is not None else (None, 0)
+    return _EncounterRow(row[0], int(row[1]), bool(row[2])) if row is not None else None
 
 
 async def _known(
@@ -412,13 +426,13 @@ async def load(
     for_update: bool = False,
 ) -> Loaded:
     campaign, viewer = await authorize(session, campaign_id, user.id, user.username, action)
-    encounter, undo_steps = await _encounter(session, campaign_id, encounter_id, for_update)
-    if encounter is None or (
-        encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters)
+    row = await _encounter(session, campaign_id, encounter_id, for_update)
+    if row is None or (
+        row.encounter.status == "prepared" and not allowed(viewer.role, Action.run_encounters)
     ):
         raise NotFound(_("Encounter not found."))
     cast = await _cast(session, encounter_id)
-    return await _loaded(session, campaign, viewer, encounter, cast, undo_steps)
+    return await _loaded(session, campaign, viewer, row, cast)
 
 
 async def _load_at(
@@ -457,16 +471,18 @@ async def _loaded(
     session: AsyncSession,
     campaign: Campaign,
     viewer: Viewer,
-    encounter: Encounter,
+    row: _EncounterRow,
     cast: _Cast,
-    undo_steps: int,
 ) -> Loaded:
     """The encounter with its player characters' sheets (:func:`_with_sheets`)."""
+    encounter = row.encounter
     characters = await _with_sheets(session, campaign, encounter, cast)
     participants = cast.participants
     known = await _known(session, viewer, campaign.id, participants)
-    board = await snapshot(session, encounter.id)
-    return Loaded(campaign, viewer, encounter, participants, undo_steps, characters, known, board)
+    on_board = await snapshot(session, encounter.id) if row.has_board else None
+    return Loaded(
+        campaign, viewer, encounter, participants, row.undo_steps, characters, known, on_board
+    )
 
 
 async def _with_sheets(
@@ -578,15 +594,16 @@ async def live_rows(session: AsyncSession, campaign_id: int, encounter_id: int) 
     """The rows of :func:`load_as`, for any viewer: live streams read them once per step
     for all their viewers (``app.web.regions.shared_load``)."""
     campaign = await session.get(Campaign, campaign_id)
-    encounter, undo_steps = await _encounter(session, campaign_id, encounter_id)
-    if campaign is None or encounter is None:
+    row = await _encounter(session, campaign_id, encounter_id)
+    if campaign is None or row is None:
         return None
+    encounter = row.encounter
     cast = await _cast(session, encounter_id)
     characters = await _with_sheets(session, campaign, encounter, cast)
     participants = cast.participants
     lore = await knowledge.lore(session, campaign_id, _seen_entries(participants))
-    board = await snapshot(session, encounter_id)
-    return campaign, encounter, participants, undo_steps, characters, lore, board, Shared()
+    on_board = await snapshot(session, encounter_id) if row.has_board else None
+    return campaign, encounter, participants, row.undo_steps, characters, lore, on_board, Shared()
 
 
 def as_viewer(rows: LiveRows | None, viewer: Viewer) -> Loaded | None:
@@ -1161,8 +1178,8 @@ async def _as_left(
     """The fight as a use case left it, for its answer: the rows it loaded (the encounter,
     its participants, the sheets) were changed in place, so only the count of undo steps is
     new, and the board is read again when the operation moved tokens on it."""
-    board = await snapshot(session, loaded.encounter.id) if moved else loaded.board
-    return replace(loaded, undo_steps=undo_steps, board=board)
+    on_board = await snapshot(session, loaded.encounter.id) if moved else loaded.board
+    return replace(loaded, undo_steps=undo_steps, board=on_board)
 
 
 @dataclass(frozen=True, slots=True)

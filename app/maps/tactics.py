@@ -13,7 +13,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TypedDict
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import ColumnElement, bindparam, exists, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
@@ -120,6 +120,12 @@ _FIGHT_SCENE = (
     select(Scene).where(Scene.encounter_id == bindparam("encounter_id")).order_by(Scene.id).limit(1)
 )
 _TOKENS = select(Token).where(Token.scene_id == bindparam("scene_id"))
+
+
+def scene_linked(encounter_id: ColumnElement[int]) -> ColumnElement[bool]:
+    """Whether a scene is linked to the encounter (:func:`fight_board` finds one); one of
+    the fight's ``LINKS`` (``app.wiring``)."""
+    return exists().where(Scene.encounter_id == encounter_id)
 
 
 async def fight_board(session: AsyncSession, encounter_id: int) -> Snapshot | None:
