@@ -26,16 +26,31 @@ Figures (the last line of output is one JSON object):
   (``bench/baseline_app.py``: INSERT + NOTIFY + SSE fan-out) posting the same rolls per
   second to as many campaigns with five viewers each; the ratio p99 (service) ÷ p99
   (baseline) is the issue's «p99 within 2× the baseline's».
+
+``--hosts N`` (N > 1) plays a second evening, on N app processes that carry the live events
+between them over NATS JetStream (``TAFELRUNDE_NATS_URL``; a ``nats-server -js`` of the
+bench's own on a free port, never the machine's), on the same database: each person of a
+group uses (requests and stream) another host than the one before, so every group's
+events cross hosts. It reports the same figures, with the CPU of all N processes summed,
+and the **CPU per action** of both evenings (rolls, chat lines, combat steps, page loads).
+On one machine the N hosts share its cores: the figure is correctness and the cost of the
+crossing, not capacity.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
+import shutil
+import socket
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +62,15 @@ sys.path.insert(0, str(ROOT))
 
 from bench import combat_live, loadgen  # noqa: E402
 from bench.combat_live import Fight, Runner, _h, _view, build  # noqa: E402
-from bench.run import quiesce, raise_nofile, start_servers  # noqa: E402
+from bench.run import (  # noqa: E402
+    Server,
+    free_port,
+    quiesce,
+    raise_nofile,
+    service_env,
+    service_server,
+    start_servers,
+)
 
 ROLL_EVERY = 10.0  # s, per player
 STEP_EVERY = 4.0  # s, per group (4 players every 20 s, plus the GM's monsters)
@@ -72,6 +95,8 @@ class Group:
     fight: Fight
     runner: Runner
     streams: list[Stream]
+    #: The host each person (GM first) sends to and streams from.
+    bases: list[str]
     #: ``seq`` of each roll or chat line → its scheduled instant.
     sent: dict[int, float] = field(default_factory=dict)
     #: ``seq`` of each roll or chat line → its kind («roll», «chat»).
@@ -110,14 +135,18 @@ async def _follow(http: aiohttp.ClientSession, url: str, s: Stream) -> None:
         s.connected.set()
 
 
-async def _groups(http: aiohttp.ClientSession, base: str, pg: str, n: int) -> list[Group]:
+async def _groups(http: aiohttp.ClientSession, bases: list[str], pg: str, n: int) -> list[Group]:
+    """``n`` fights; group ``i`` is set up on host ``i``, and its person ``k`` uses host
+    ``i + k`` (modulo the hosts)."""
     out = []
     for i in range(n):
+        base = bases[i % len(bases)]
         fight = await build(http, base, pg, 4, 4, 0, tag=f"{int(time.time()) % 10**6}g{i}")
         view = await _view(http, fight)
         runner = Runner(http, fight, random.Random(i), view)
         streams = [Stream(t) for t in (fight.gm, *fight.players)]
-        out.append(Group(fight, runner, streams))
+        hosts = [bases[(i + k) % len(bases)] for k in range(PEOPLE)]
+        out.append(Group(fight, runner, streams, hosts))
     return out
 
 
@@ -147,8 +176,8 @@ def _schedule(
 async def _act(
     http: aiohttp.ClientSession, group: Group, kind: str, person: int, when: float
 ) -> None:
-    fight, token = group.fight, group.people[person]
-    camp = f"{fight.base}/api/v1/campaigns/{fight.cid}"
+    fight, token, base = group.fight, group.people[person], group.bases[person]
+    camp = f"{base}/api/v1/campaigns/{fight.cid}"
     try:
         if kind == "step":
             async with group.step_lock:  # a fight is played one step after another
@@ -156,7 +185,7 @@ async def _act(
             group.steps += 1
             return
         if kind == "page":
-            async with http.get(fight.api, headers=_h(token)) as r:
+            async with http.get(fight.api.replace(fight.base, base, 1), headers=_h(token)) as r:
                 await r.read()
                 group.pages += r.status == 200
                 group.errors += r.status != 200
@@ -230,43 +259,92 @@ def _figures(groups: list[Group]) -> dict[str, Any]:
     }
 
 
-async def _evening(base: str, pid: int, pg: str, n: int, minutes: float) -> dict[str, Any]:
+def _cpu(servers: list[Server]) -> float:
+    return sum(loadgen.cpu_seconds(s.pid) for s in servers)
+
+
+async def _evening(servers: list[Server], pg: str, n: int, minutes: float) -> dict[str, Any]:
+    bases = [f"http://127.0.0.1:{s.port}" for s in servers]
     conn = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=conn, timeout=loadgen.NO_TIMEOUT) as http:
-        groups = await _groups(http, base, pg, n)
+        groups = await _groups(http, bases, pg, n)
         tasks = []
         for g in groups:  # from the start: the set-up's events come first, untimed
-            url = f"{base}/api/v1/campaigns/{g.fight.cid}/events?after=0"
-            tasks += [asyncio.create_task(_follow(http, url, s)) for s in g.streams]
+            for s, base in zip(g.streams, g.bases, strict=True):
+                url = f"{base}/api/v1/campaigns/{g.fight.cid}/events?after=0"
+                tasks.append(asyncio.create_task(_follow(http, url, s)))
         await asyncio.gather(*(s.connected.wait() for g in groups for s in g.streams))
         await asyncio.sleep(1.0)
-        cpu0 = loadgen.cpu_seconds(pid)
+        cpu0 = _cpu(servers)
         wall = await _play(http, groups, minutes)
         await _drain(groups)
-        cpu = loadgen.cpu_seconds(pid) - cpu0
+        cpu = _cpu(servers) - cpu0
         await loadgen.close_viewers(tasks)
     out = _figures(groups)
     group_seconds = n * minutes * 60
+    actions = out["actions_timed"] + out["combat_steps"] + out["page_loads"]
     out.update(
+        hosts=len(servers),
         groups=n,
         minutes=minutes,
         wall_s=wall,
         server_cpu_s=cpu,
         cpu_ms_per_group_second=cpu * 1000 / group_seconds,
         groups_per_core=group_seconds / cpu if cpu else float("nan"),
+        cpu_ms_per_action=cpu * 1000 / max(1, actions),
     )
     return out
 
 
-async def main_async(pg: str, groups: int, minutes: float, suffix: str) -> dict[str, Any]:
+@contextlib.contextmanager
+def _nats_server() -> Iterator[str]:
+    """A ``nats-server -js`` of the bench's own (free port, own store), its URL."""
+    binary = shutil.which("nats-server") or "/usr/sbin/nats-server"
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="bench-nats-") as store:
+        command = [binary, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store]
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 20
+            while True:
+                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                    break
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("nats-server did not start")
+                time.sleep(0.05)
+            yield f"nats://127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+async def _on_hosts(
+    pg: str, suffix: str, hosts: int, groups: int, minutes: float
+) -> dict[str, Any]:
+    """The evening on ``hosts`` app processes over a NATS of the bench's own."""
+    with _nats_server() as nats_url:
+        env = service_env(pg, f"bench_perf_app{suffix}", f"bench_perf_base{suffix}")
+        env["TAFELRUNDE_NATS_URL"] = nats_url
+        servers = [service_server(f"host{i}", env) for i in range(hosts)]
+        try:
+            for s in servers:
+                s.start()
+            await quiesce(*servers, limit=20)
+            return await _evening(servers, pg, groups, minutes)
+        finally:
+            for s in servers:
+                s.stop()
+
+
+async def main_async(
+    pg: str, groups: int, minutes: float, suffix: str, hosts: int = 1
+) -> dict[str, Any]:
     raise_nofile()
     service, baseline = start_servers(pg, suffix)
     combat_live.DB = f"bench_perf_app{suffix}"  # where ``build`` reads the observers' code
     try:
         await quiesce(service, baseline, limit=20)
-        evening = await _evening(
-            f"http://127.0.0.1:{service.port}", service.pid, pg, groups, minutes
-        )
+        evening = await _evening([service], pg, groups, minutes)
         await quiesce(service, baseline, limit=20)
         rolls_per_s = groups * (PEOPLE - 1) / ROLL_EVERY
         target = loadgen.BaselineTarget(f"http://127.0.0.1:{baseline.port}", baseline.pid)
@@ -275,11 +353,18 @@ async def main_async(pg: str, groups: int, minutes: float, suffix: str) -> dict[
         service.stop()
         baseline.stop()
     base_p99 = float(base["p99"])
-    return {
+    out: dict[str, Any] = {
         "service": evening,
         "baseline": {k: base[k] for k in ("p50", "p99", "lost", "dup", "server_cpu_ms_per_roll")},
         "p99_ratio_to_baseline": evening["delivery_p99_ms"] / base_p99 if base_p99 else None,
     }
+    if hosts > 1:
+        spread = await _on_hosts(pg, suffix, hosts, groups, minutes)
+        out[f"{hosts}_hosts_nats"] = spread
+        out["cpu_per_action_hosts_over_one"] = (
+            spread["cpu_ms_per_action"] / evening["cpu_ms_per_action"]
+        )
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -288,9 +373,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--groups", type=int, default=10)
     parser.add_argument("--minutes", type=float, default=2.0)
     parser.add_argument("--smoke", action="store_true", help="two groups for 20 s")
+    parser.add_argument("--hosts", type=int, default=1, help="N > 1: again on N hosts on NATS")
     args = parser.parse_args(argv)
     groups, minutes = (2, 1 / 3) if args.smoke else (args.groups, args.minutes)
-    result = asyncio.run(main_async(args.pg, groups, minutes, "_night"))
+    result = asyncio.run(main_async(args.pg, groups, minutes, "_night", args.hosts))
     print(json.dumps(result))
 
 

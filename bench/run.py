@@ -123,10 +123,8 @@ class Server:
                 self.proc.wait()
 
 
-def start_servers(pg: str, suffix: str) -> tuple[Server, Server]:
-    app_db, base_db = f"bench_perf_app{suffix}", f"bench_perf_base{suffix}"
-    recreate_db(pg, app_db)
-    recreate_db(pg, base_db)
+def service_env(pg: str, app_db: str, base_db: str) -> dict[str, str]:
+    """The environment of the service (on ``app_db``) and the baseline (on ``base_db``)."""
     env = dict(os.environ)
     env.update(
         TAFELRUNDE_DATABASE_URL=f"{pg.replace('postgresql://', 'postgresql+psycopg://')}/{app_db}",
@@ -142,8 +140,22 @@ def start_servers(pg: str, suffix: str) -> tuple[Server, Server]:
         TAFELRUNDE_STREAMS_PER_CREDENTIAL="1000000",
         BENCH_DATABASE_URL=f"{pg}/{base_db}",
     )
-    sp, bp = free_port(), free_port()
-    service = Server("service", [str(VENV_BIN / "tafelrunde"), "serve", "--port", str(sp)], env, sp)
+    return env
+
+
+def service_server(name: str, env: dict[str, str]) -> Server:
+    """``tafelrunde serve`` on a free port."""
+    port = free_port()
+    return Server(name, [str(VENV_BIN / "tafelrunde"), "serve", "--port", str(port)], env, port)
+
+
+def start_servers(pg: str, suffix: str) -> tuple[Server, Server]:
+    app_db, base_db = f"bench_perf_app{suffix}", f"bench_perf_base{suffix}"
+    recreate_db(pg, app_db)
+    recreate_db(pg, base_db)
+    env = service_env(pg, app_db, base_db)
+    bp = free_port()
+    service = service_server("service", env)
     baseline = Server(
         "baseline",
         [
