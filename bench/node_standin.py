@@ -189,6 +189,11 @@ def main() -> None:
     a = p.parse_args()
     result = asyncio.run(measure(a.pg, a.rounds, a.campaigns, a.viewers, a.rate, a.duration))
     print(json.dumps(result))
+    errors = sum(int(r["post_errors"]) for r in result["rounds"])
+    if result["lost"] or result["duplicated"] or errors:
+        raise SystemExit(
+            f"lost {result['lost']}, duplicated {result['duplicated']}, errors {errors}"
+        )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Tiny benchmark smoke run for CI: both servers on PostgreSQL, a few viewers and rolls;
+# Tiny benchmark smoke run for CI: the servers on PostgreSQL, a few viewers and rolls;
 # fails (non-zero) if any delivery is lost, duplicated or out of order, or the harness breaks.
 # Needs a PostgreSQL server (BENCH_PG, default postgresql://postgres@127.0.0.1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-.venv/bin/python}"
-exec timeout 120 "$PY" bench/run.py --smoke "$@"
+timeout 120 "$PY" bench/run.py --smoke "$@"
+# The Node + socket.io stand-in (its own `npm ci`): the three servers under a tiny load.
+exec timeout 120 "$PY" -m bench.node_standin --pg "${BENCH_PG:-postgresql://postgres@127.0.0.1}" --rounds 1 --campaigns 2 --viewers 3 --rate 10 --duration 2
