@@ -178,6 +178,10 @@ class GmSteps:
     target: str | None = None
 
     async def step(self) -> str:
+        if self.state in ("attack", "next") and self.view.get("pending"):
+            # A prompt the last step left open (a turn's start, a heal can raise one): no
+            # attack nor turn can pass before it is answered.
+            self.state = "respond"
         done = self.state
         if self.state == "attack":
             turn = str((self.view.get("turn") or {}).get("pid"))
