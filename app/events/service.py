@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from app import limits
 from app.core.viewer import Viewer
-from app.db import in_chunks, utcnow
+from app.db import in_chunks, json_text, json_value, utcnow
 from app.errors import Conflict
 from app.events import fairplay
 from app.events.audience import (
@@ -173,7 +172,7 @@ def _prepared(
         audience = audience.stubbed()
     if audience.visibility not in event.VISIBILITIES:
         raise ValueError(f"{event.TYPE!r} events are never {audience.visibility!r}")
-    payload_json = json.dumps(event.to_json())
+    payload_json = json_text(event.to_json())
     audience_json = audience.to_json()
     row: _Row = {
         "campaign_id": campaign_id,
@@ -182,10 +181,10 @@ def _prepared(
         "actor_id": actor_id,
         "audience": audience_json,
         # What the log holds: plain JSON (whose non-string keys JSON turns into strings).
-        "payload": json.loads(payload_json),
+        "payload": json_value(payload_json),
         "created_at": now,
     }
-    return row, payload_json, json.dumps(audience_json)
+    return row, payload_json, json_text(audience_json)
 
 
 #: ``pg_notify`` calls per statement of :func:`append_events`.
@@ -423,7 +422,7 @@ def note_of(
 ) -> str:
     """The tail of a NOTIFY after ``campaign_id:seq:id``: ``:`` and the rest of the event
     as JSON, or nothing when that would not fit (the listener then reads the log)."""
-    head = json.dumps(
+    head = json_text(
         {
             "type": type_,
             "subject": subject,
@@ -456,7 +455,7 @@ def event_from_note(payload: str) -> tuple[int, int, CampaignEvent | None]:
     campaign_id, seq_no = int(campaign), int(seq)
     if not note:
         return campaign_id, seq_no, None
-    data = json.loads(note)
+    data = json_value(note)
     return (
         campaign_id,
         seq_no,

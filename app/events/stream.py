@@ -94,8 +94,13 @@ Render = Callable[
 
 #: The scenes as they are now, as the viewer sees them (``app.events.audience.Present``),
 #: for the map events of a batch (campaign, viewer, scene ids, the batch's last event):
-#: given by the caller, which knows the battle map.
-Look = Callable[[AsyncSession, int, Viewer, frozenset[int], CampaignEvent], Awaitable[Present]]
+#: given by the caller, which knows the battle map. It gets the sessionmaker, as a
+#: :data:`Render` does: the streams of a campaign share one load of a batch's scenes, and
+#: the others need no session at all.
+Look = Callable[
+    [async_sessionmaker[AsyncSession], int, Viewer, frozenset[int], CampaignEvent],
+    Awaitable[Present],
+]
 
 
 async def projected(
@@ -109,8 +114,7 @@ async def projected(
     scenes = frozenset() if viewer.is_gm or look is None else scenes_of(events)
     if not scenes or look is None:
         return project(events, viewer)
-    async with ctx.sessionmaker() as session:
-        present = await look(session, campaign_id, viewer, scenes, events[-1])
+    present = await look(ctx.sessionmaker, campaign_id, viewer, scenes, events[-1])
     return project(events, viewer, present)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.campaigns.models import Campaign
 from app.core.viewer import Viewer
@@ -52,20 +52,23 @@ async def _board(
 
 
 async def scenes_now(
-    session: AsyncSession,
+    sessions: async_sessionmaker[AsyncSession],
     campaign_id: int,
     viewer: Viewer,
     scene_ids: Collection[int],
     at: CampaignEvent,
 ) -> ScenesNow:
     """The scenes ``scene_ids`` of the campaign as ``viewer`` sees them now (read once per
-    batch ending with the event ``at``, whoever reads it)."""
+    batch ending with the event ``at``, whoever reads it: only the first opens a session)."""
     boards = _BOARDS.setdefault(at, {})
+    missing = sorted(set(scene_ids) - boards.keys())
+    if missing:
+        async with sessions() as session:
+            for scene_id in missing:
+                board = await _board(session, campaign_id, scene_id, viewer)
+                boards[scene_id] = None if board is None else (board, board.spots())
     out: dict[int, frozenset[int]] = {}
     for scene_id in sorted(scene_ids):
-        if scene_id not in boards:
-            board = await _board(session, campaign_id, scene_id, viewer)
-            boards[scene_id] = None if board is None else (board, board.spots())
         loaded = boards[scene_id]
         if loaded is None or not (loaded[0].scene.shown or viewer.is_gm):
             continue

@@ -776,8 +776,12 @@ async def _open_token(
     the board before a change of the token."""
     campaign_id, scene_id, token_id = ids
     opened = await open_for(session, user, campaign_id, scene_id, action)
-    token = await _token(session, opened.scene, token_id)
-    return opened, token, await board(session, opened)
+    b = await board(session, opened)
+    # The board holds every token of the scene: no statement of its own for this one.
+    token = next((t for t in b.tokens if t.id == token_id), None)
+    if token is None:
+        raise NotFound(_("Token not found."))
+    return opened, token, b
 
 
 async def remove_token(
