@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TypedDict
 
 from sqlalchemy import select
@@ -101,19 +102,23 @@ class ListedToken(sight.TokenJSON):
 def _listing(view: sight.BoardView, diagonal: g.Diagonal, per_cell: float) -> list[ListedToken]:
     """The tokens for the screen-reader list: position and the distance to the nearest ones."""
     tokens = view["tokens"]
+    nearest = _nearest(tuple((t["x"], t["y"], t["label"]) for t in tokens), diagonal)
     out: list[ListedToken] = []
-    for t in tokens:
-        here = (t["x"], t["y"])
-        near = sorted(
-            (g.distance(here, (o["x"], o["y"]), diagonal), o["label"])
-            for o in tokens
-            if o["id"] != t["id"]
-        )[:NEAREST]
+    for t, near in zip(tokens, nearest, strict=True):
         others: list[NearToken] = [
             {"label": label, "distance": cells * per_cell} for cells, label in near
         ]
         out.append({**t, "others": others})
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _nearest(
+    points: tuple[tuple[int, int, str], ...], diagonal: g.Diagonal
+) -> list[list[tuple[int, str]]]:
+    """:func:`app.rules.grid.nearest` once per board and token view: viewers who see the
+    same tokens (the GMs; players without line of sight) share it."""
+    return g.nearest(points, diagonal, NEAREST)
 
 
 def _has_zones(core: CombatCore, board: sight.Board) -> bool:

@@ -243,6 +243,35 @@ def distance(a: Cell, b: Cell, rule: Diagonal) -> int:
     return straight + diag + extra
 
 
+def nearest(
+    points: Sequence[tuple[int, int, str]], rule: Diagonal, count: int
+) -> list[list[tuple[int, str]]]:
+    """For each point ``(x, y, name)``, the ``count`` nearest of the others as
+    ``(cells, name)``: nearest first, equal distances by name.
+
+    Every pair is measured (100 tokens: 9,900 distances), so :func:`distance` is written
+    out in the loop: the greater offset, and with the alternating rule every second
+    diagonal step once more (``tests/rules/test_grid_nearest.py`` holds the two equal)."""
+    out: list[list[tuple[int, str]]] = []
+    for x, y, name in points:
+        if rule == "alternate":
+            measured = [
+                (
+                    dx + dy // 2 if (dx := abs(x - ox)) >= (dy := abs(y - oy)) else dy + dx // 2,
+                    other,
+                )
+                for ox, oy, other in points
+            ]
+        else:
+            measured = [
+                (dx if (dx := abs(x - ox)) >= (dy := abs(y - oy)) else dy, other)
+                for ox, oy, other in points
+            ]
+        measured.remove((0, name))  # itself (or its equal: the same distance and name)
+        out.append(heapq.nsmallest(count, measured))
+    return out
+
+
 def _corner_closed(blocked: frozenset[Edge], src: Cell, dst: Cell) -> bool:
     """Whether a line through the grid corner between the diagonal neighbours ``src`` and
     ``dst`` is stopped: only when both detours around the corner are walled (a line that
