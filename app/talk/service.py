@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
-from sqlalchemy import ColumnElement, bindparam, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, Table, bindparam, exists, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -104,7 +105,6 @@ async def send(
 ) -> Sent:
     """Send a message for a member who may chat; a ``chat_message`` event (and a ``roll``)."""
     viewer = await authorize_viewer(session, campaign_id, user.id, user.username, Action.chat)
-    await _check_rate(session, campaign_id, user.id)
     command = await _parse(session, campaign_id, draft)
     checked = await _check(session, viewer, campaign_id, draft, command)
     roll = await _inline_roll(session, roller, user, campaign_id, command) if command.roll else None
@@ -112,20 +112,26 @@ async def send(
         visibility = command.roll[1]
     else:
         visibility = "public" if command.to is None else "listed"
-    message = ChatMessage(
-        campaign_id=campaign_id,
-        author_id=user.id,
-        author_name=user.username,
-        kind=command.kind,
-        text=command.text,
-        speaker=checked.speaker,
-        character_id=checked.character_id,
-        visibility=visibility,
-        to_gm=command.to == "gm",
-        roll=roll,
+    message = await _written(
+        session,
+        ChatMessage(
+            campaign_id=campaign_id,
+            author_id=user.id,
+            author_name=user.username,
+            kind=command.kind,
+            text=command.text,
+            speaker=checked.speaker,
+            character_id=checked.character_id,
+            visibility=visibility,
+            to_gm=command.to == "gm",
+            roll=roll,
+            seq=0,
+            version=1,
+            created_at=utcnow(),
+            edited_at=None,
+            deleted_at=None,
+        ),
     )
-    session.add(message)
-    await session.flush()
     session.add_all(ChatRecipient(message_id=message.id, user_id=uid) for uid in checked.recipients)
     await _log_posted(session, user, message, checked.recipients)
     return Sent(message, checked.recipients, viewer)
@@ -182,16 +188,50 @@ async def _log_posted(
     set_committed_value(message, "seq", event.seq)
 
 
-#: The member's messages in the campaign since ``since``: built once, it runs with every message.
-_RECENT = (
-    select(func.count())
-    .select_from(ChatMessage)
-    .where(
-        ChatMessage.campaign_id == bindparam("campaign_id"),
-        ChatMessage.author_id == bindparam("user_id"),
-        ChatMessage.created_at > bindparam("since"),
+_MESSAGES = ChatMessage.__table__
+assert isinstance(_MESSAGES, Table)
+#: What :func:`_written` writes of a new message: every column but its id.
+_WRITTEN = [c for c in _MESSAGES.c if c.name != "id"]
+#: A new message, written only while its author has sent fewer than ``limit`` messages in
+#: the campaign since ``since``: the rate check and the INSERT in one statement (built once,
+#: it runs with every message).
+_INSERT_WITHIN_RATE = (
+    insert(_MESSAGES)
+    .from_select(
+        _WRITTEN,
+        select(*(bindparam(c.name, type_=c.type) for c in _WRITTEN)).where(
+            select(func.count())
+            .select_from(_MESSAGES)
+            .where(
+                _MESSAGES.c.campaign_id == bindparam("campaign_id"),
+                _MESSAGES.c.author_id == bindparam("author_id"),
+                _MESSAGES.c.created_at > bindparam("since"),
+            )
+            .scalar_subquery()
+            < bindparam("limit")
+        ),
     )
+    .returning(_MESSAGES.c.id)
 )
+
+
+async def _written(session: AsyncSession, message: ChatMessage) -> ChatMessage:
+    """Write ``message`` (every column given) unless its author has sent ``RATE_LIMIT``
+    messages in the last ``RATE_WINDOW`` (429), and return it as a row of the session."""
+    params = {c.name: getattr(message, c.key) for c in _WRITTEN}
+    since = message.created_at - RATE_WINDOW
+    found = await session.execute(
+        _INSERT_WITHIN_RATE, {**params, "since": since, "limit": RATE_LIMIT}
+    )
+    message_id = found.scalar_one_or_none()
+    if message_id is None:
+        raise TooManyRequests(
+            _("Too many messages; wait a moment."), int(RATE_WINDOW.total_seconds())
+        )
+    message.id = message_id
+    make_transient_to_detached(message)
+    session.add(message)
+    return message
 
 
 #: A new message's ``seq`` (its event's), set without counting as an edit.
@@ -200,16 +240,6 @@ _SET_SEQ = (
     .where(ChatMessage.id == bindparam("message_id"))
     .values(seq=bindparam("event_seq"))
 )
-
-
-async def _check_rate(session: AsyncSession, campaign_id: int, user_id: int) -> None:
-    since = utcnow() - RATE_WINDOW
-    params = {"campaign_id": campaign_id, "user_id": user_id, "since": since}
-    recent = await session.scalar(_RECENT, params)
-    if (recent or 0) >= RATE_LIMIT:
-        raise TooManyRequests(
-            _("Too many messages; wait a moment."), int(RATE_WINDOW.total_seconds())
-        )
 
 
 def _text_errors(text: str, *, required: bool = True) -> dict[str, str]:

@@ -22,6 +22,7 @@ from app.talk import service
 from app.talk.models import ChatMessage
 from tests.api.helpers import Table, make_table
 from tests.api.regions import element
+from tests.api.test_shared_render import statements
 from tests.conftest import ClientFactory, register
 
 
@@ -293,13 +294,46 @@ async def test_paging_back_with_before(
     assert "Nachricht 4" in page.text and "Nachricht 5<" not in page.text
 
 
-async def test_rate_limit(table: TalkTable, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_rate_limit(table: TalkTable, app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(service, "RATE_LIMIT", 3)
     for i in range(3):
         await say(table.player, table, text=f"{i}")
     r = await table.player.post(url(table), json={"text": "noch eine"})
     assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+    # An inline roll over the limit leaves no roll behind either: nothing half-saved.
+    r = await table.player.post(url(table), json={"text": "/r 1d20 Wahrnehmung"})
+    assert r.status_code == 429
     await say(table.gm, table, text="die SL darf noch")
+    assert await texts(table.gm, table) == ["0", "1", "2", "die SL darf noch"]
+    async with app.state.ctx.sessionmaker() as session:
+        kinds = await session.scalars(
+            select(CampaignEvent.type).where(CampaignEvent.campaign_id == table.campaign_id)
+        )
+        assert "roll" not in set(kinds)
+    # Messages older than the window no longer count.
+    async with app.state.ctx.sessionmaker() as session:
+        await session.execute(
+            update(ChatMessage)
+            .where(ChatMessage.campaign_id == table.campaign_id)
+            .values(created_at=utcnow() - service.RATE_WINDOW - timedelta(seconds=1))
+        )
+        await session.commit()
+    await say(table.player, table, text="wieder da")
+
+
+async def test_a_message_is_checked_against_the_rate_as_it_is_written(
+    table: TalkTable, app: FastAPI
+) -> None:
+    """Issue 29: the rate check is part of the message's INSERT, not a statement before it:
+    a chat line is the sign-in, that INSERT, its event and its ``seq``."""
+    with statements(app, own_task=True) as sql:
+        await say(table.player, table, text="eins")
+    inserts = [s for s in sql if s.startswith("INSERT INTO chat_message")]
+    assert len(inserts) == 1 and "count(*)" in inserts[0], sql
+    assert not [s for s in sql if s.startswith("SELECT count(*)")], sql
+    # The sign-in, that INSERT, the append (on SQLite its seq and its row apart), the seq.
+    appended = 2 if app.state.ctx.engine.dialect.name == "sqlite" else 1
+    assert len([s for s in sql if not s.startswith("BEGIN")]) == 3 + appended, sql
 
 
 async def test_unread_counts_per_member(table: TalkTable) -> None:
