@@ -7,7 +7,7 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
 
 from app.accounts.passwords import Hasher
@@ -47,6 +47,7 @@ from app.web import api_docs, errors
 from app.web.context import AppContext
 from app.web.deps import TransactionalRoute
 from app.web.members import Members
+from app.web.routers import Router
 from app.web.security import SECURITY_HEADERS, CrossOriginProtection, SecurityHeaders
 from app.web.sse import serve_deferred
 from app.web.static import favicon, static_app
@@ -70,7 +71,7 @@ def _fewer_malloc_arenas() -> None:
     libc.mallopt(M_ARENA_MAX, 2)
 
 
-def _routers() -> tuple[APIRouter, ...]:
+def _routers() -> tuple[Router, ...]:
     """Every router of the app, JSON API first, in the order their paths are matched."""
     return (
         login_api.router,

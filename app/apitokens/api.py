@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from fastapi import APIRouter, Response
+from fastapi import Response
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from app.accounts.tokens import Scope
@@ -14,8 +14,9 @@ from app.web.answers import no_content
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId, RowId
+from app.web.routers import Router
 
-router = APIRouter(prefix="/api/v1/auth/tokens", tags=["auth"], route_class=IdempotentRoute)
+router = Router(prefix="/api/v1/auth/tokens", tags=["auth"], route_class=IdempotentRoute)
 
 
 class TokenIn(BaseModel):

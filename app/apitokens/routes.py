@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.accounts.tokens import Scope
@@ -17,9 +17,10 @@ from app.i18n import N_, _
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
+from app.web.routers import Router
 from app.web.templating import page, redirect
 
-router = APIRouter(route_class=IdempotentRoute, include_in_schema=False)
+router = Router(route_class=IdempotentRoute, include_in_schema=False)
 
 #: The scopes with what each allows (msgids).
 SCOPES = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from app.campaigns import service
@@ -12,12 +11,13 @@ from app.limits import Name
 from app.web.deps import CurrentUser, Session, TransactionalRoute
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
+from app.web.routers import Router
 from app.web.sse import LiveStream
 from app.web.streams import MemberStream
 
-router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=IdempotentRoute)
+router = Router(prefix="/api/v1/campaigns", tags=["campaigns"], route_class=IdempotentRoute)
 #: The campaign's event stream (its own tag): the events package knows no HTTP and no campaign.
-events_router = APIRouter(tags=["events"], route_class=TransactionalRoute)
+events_router = Router(tags=["events"], route_class=TransactionalRoute)
 
 
 class CampaignIn(BaseModel):

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi import Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,11 +25,12 @@ from app.web.confirm import ConfirmText, confirmed
 from app.web.deps import CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
+from app.web.routers import Router
 from app.web.sse import LiveStream
 from app.web.streams import MemberStream, feed_render
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
+router = Router(include_in_schema=False, route_class=IdempotentRoute)
 
 #: What the confirmation pages ask, by the last part of their action's path (``%(name)s``:
 #: the member, or the campaign one leaves).

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -43,11 +43,12 @@ from app.web.deps import Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.pages import FormPage, page_route
+from app.web.routers import Router
 from app.web.sse import LiveStream
 from app.web.streams import LiveStreams, MemberStream
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
+router = Router(include_in_schema=False, route_class=IdempotentRoute)
 TEMPLATE = "encounters/combat.html"
 
 

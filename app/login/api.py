@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 from pydantic import BaseModel, Field
 
 from app.accounts import service
 from app.web.cookies import clear_session_cookie, set_session_cookie
 from app.web.deps import Ctx, CurrentUser, Session, TransactionalRoute, session_token
+from app.web.routers import Router
 from app.web.signin import log_in
 
-router = APIRouter(prefix="/api/v1/auth", tags=["auth"], route_class=TransactionalRoute)
+router = Router(prefix="/api/v1/auth", tags=["auth"], route_class=TransactionalRoute)
 
 
 class RegisterIn(BaseModel):

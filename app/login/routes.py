@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,10 +23,11 @@ from app.web.deps import (
     TransactionalRoute,
     session_token,
 )
+from app.web.routers import Router
 from app.web.signin import log_in
 from app.web.templating import page, redirect
 
-router = APIRouter(include_in_schema=False, route_class=TransactionalRoute)
+router = Router(include_in_schema=False, route_class=TransactionalRoute)
 
 
 @dataclass(frozen=True, slots=True)

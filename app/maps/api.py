@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypedDict
 
-from fastapi import APIRouter, Depends, File, Path, Query, Request, Response, UploadFile
+from fastapi import Depends, File, Path, Query, Request, Response, UploadFile
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
@@ -23,8 +23,9 @@ from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
+from app.web.routers import Router
 
-router = APIRouter(
+router = Router(
     prefix="/api/v1/campaigns/{campaign_id}/scenes", tags=["maps"], route_class=IdempotentRoute
 )
 

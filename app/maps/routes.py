@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi import Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -26,11 +26,12 @@ from app.web.deps import CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.pages import FormPage, page_route
+from app.web.routers import Router
 from app.web.sse import LiveStream
 from app.web.streams import LiveStreams
 from app.web.templating import page, redirect
 
-router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
+router = Router(include_in_schema=False, route_class=IdempotentRoute)
 
 
 async def _scenes(session: AsyncSession, viewer: Viewer, campaign: Campaign) -> dict[str, object]:

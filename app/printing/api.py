@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from fastapi import APIRouter, Path, Response
+from fastapi import Path, Response
 from fastapi.types import DecoratedCallable
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -17,8 +17,9 @@ from app.printing import service
 from app.printing.document import Document, render
 from app.web.deps import CurrentUser, Session, TransactionalRoute
 from app.web.ids import MAX_ROW_ID, PathId
+from app.web.routers import Router
 
-router = APIRouter(prefix="/api/v1", tags=["print"], route_class=TransactionalRoute)
+router = Router(prefix="/api/v1", tags=["print"], route_class=TransactionalRoute)
 
 PDF: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/pdf": {}}, "description": "An A4 PDF."}

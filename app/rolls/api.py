@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import Query
 from pydantic import BaseModel, Field
 
 from app.campaigns import service as campaigns
@@ -16,8 +16,9 @@ from app.web.calls import CampaignAt
 from app.web.deps import Ctx
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID
+from app.web.routers import Router
 
-router = APIRouter(
+router = Router(
     prefix="/api/v1/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=IdempotentRoute
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import Query
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,9 +15,10 @@ from app.sessions import record, service, views
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
+from app.web.routers import Router
 from app.web.templating import render
 
-router = APIRouter(
+router = Router(
     prefix="/api/v1/campaigns/{campaign_id}", tags=["sessions"], route_class=IdempotentRoute
 )
 

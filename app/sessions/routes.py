@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import Form, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 
 from app.campaigns import service as campaigns
@@ -16,9 +16,10 @@ from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
 from app.web.pages import FormPage, page_route
+from app.web.routers import Router
 from app.web.templating import page, redirect
 
-router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
+router = Router(include_in_schema=False, route_class=IdempotentRoute)
 
 #: The standalone verifier, served as it is (standard library only, one file).
 VERIFIER = Path(__file__).with_name("verify_fairplay.py")

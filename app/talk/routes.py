@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi import Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -32,11 +32,12 @@ from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
 from app.web.pages import FormPage, Refusal, page_route
+from app.web.routers import Router
 from app.web.sse import LiveStream
 from app.web.streams import MemberStream
 from app.web.templating import is_htmx, page, redirect
 
-router = APIRouter(include_in_schema=False, route_class=IdempotentRoute)
+router = Router(include_in_schema=False, route_class=IdempotentRoute)
 
 
 def _member_ids(chosen: list[str]) -> list[int]:

@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import asdict
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
@@ -16,8 +16,9 @@ from app.transfer import parts, service
 from app.web.deps import CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
+from app.web.routers import Router
 
-router = APIRouter(route_class=IdempotentRoute, prefix="/api/v1/campaigns", tags=["transfer"])
+router = Router(route_class=IdempotentRoute, prefix="/api/v1/campaigns", tags=["transfer"])
 
 
 class Part(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated
 
-from fastapi import APIRouter, File, Request, UploadFile
+from fastapi import File, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.campaigns import service as campaigns
@@ -17,9 +17,10 @@ from app.transfer import parts, service
 from app.web.deps import CurrentUser, OptionalUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
+from app.web.routers import Router
 from app.web.templating import page, redirect
 
-router = APIRouter(route_class=IdempotentRoute, include_in_schema=False)
+router = Router(route_class=IdempotentRoute, include_in_schema=False)
 
 
 @router.get("/campaigns/{campaign_id}/export")

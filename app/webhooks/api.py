@@ -5,17 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from fastapi import APIRouter, Response
+from fastapi import Response
 from pydantic import BaseModel, Field
 
 from app.web.answers import no_content
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
+from app.web.routers import Router
 from app.webhooks import guard, service
 from app.webhooks.models import Webhook
 
-router = APIRouter(
+router = Router(
     prefix="/api/v1/campaigns/{campaign_id}/webhooks",
     tags=["webhooks"],
     route_class=IdempotentRoute,

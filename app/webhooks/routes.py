@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.campaigns import service as campaigns
@@ -14,12 +14,13 @@ from app.errors import ValidationFailed
 from app.web.deps import Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import PathId
+from app.web.routers import Router
 from app.web.templating import page, redirect
 from app.webhooks import guard, service
 from app.webhooks.delivery import Outcome
 from app.webhooks.messages import CATEGORIES
 
-router = APIRouter(route_class=IdempotentRoute, include_in_schema=False)
+router = Router(route_class=IdempotentRoute, include_in_schema=False)
 
 
 async def _context(
