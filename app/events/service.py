@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, NotRequired, TypedDict
 
 from sqlalchemy import (
@@ -12,6 +14,8 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
+    TextClause,
+    Update,
     bindparam,
     column,
     insert,
@@ -117,6 +121,17 @@ class _Row(TypedDict):
     fairplay: NotRequired[fairplay.FairplayRecord]
 
 
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """A row written just before its event that takes its place in the log from it: its
+    ``column`` is set to the event's ``seq`` by the append itself (a chat message's order),
+    in the same statement where the database allows it."""
+
+    table: Table
+    column: str
+    row_id: int
+
+
 async def append_event(
     session: AsyncSession,
     campaign_id: int,
@@ -125,6 +140,7 @@ async def append_event(
     actor_id: int | None,
     audience: Audience | None = None,
     outside_fairplay: bool = False,
+    stamp: Stamp | None = None,
 ) -> CampaignEvent:
     """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
 
@@ -139,6 +155,8 @@ async def append_event(
     ``outside_fairplay``: the caller rolled its dice without taking the log lock first, as
     outside a fair-play session; if one has opened meanwhile, :class:`FairPlayOpened` is
     raised and nothing is written (the caller rolls again with the session's roller).
+
+    ``stamp``: a row to set to the new ``seq`` (:class:`Stamp`).
     """
     outside_fairplay = _outside_fairplay(session, campaign_id, outside_fairplay)
     row, payload_json, audience_json = _prepared(campaign_id, event, actor_id, audience, utcnow())
@@ -146,11 +164,14 @@ async def append_event(
     if session.bind is not None and session.bind.dialect.name == "postgresql":
         added = await _append_postgres(
             session, campaign_id, event.TYPE, event.subject, payload_json, actor_id,
-            audience_json, row["created_at"],
+            audience_json, row["created_at"], stamp,
         )  # fmt: skip
     if added is None:
         # SQLite, or an open fair-play session (which the one-statement path leaves alone).
         added = await _append_locked(session, row, outside_fairplay)
+        if stamp is not None:
+            await session.execute(_stamp_alone(stamp.table, stamp.column), {
+                "stamp_id": stamp.row_id, "seq": added[1]})  # fmt: skip
     event_id, seq = added
     fairplay.note_next_seq(session, campaign_id, seq + 1)
     # The returned object is not tracked by the session: the log is append-only.
@@ -346,8 +367,11 @@ async def _append_locked(
     return int(event_id), int(seq)
 
 
-_APPEND_POSTGRES = text(
-    """
+def _append_sql(also: str = "") -> TextClause:
+    """The one-statement append; ``also``: more data-modifying WITH clauses after ``added``
+    (they run whether or not the SELECT reads them)."""
+    return text(
+        f"""
     WITH next AS (
         UPDATE campaign SET last_seq = last_seq + 1
         WHERE id = CAST(:campaign_id AS INTEGER) AND fairplay_session_id IS NULL
@@ -361,7 +385,7 @@ _APPEND_POSTGRES = text(
                CAST(:created_at AS TIMESTAMPTZ)
         FROM next
         RETURNING id, seq
-    )
+    ){also}
     SELECT added.id, added.seq,
            CASE WHEN CAST(:channel AS TEXT) <> '' THEN
                pg_notify(:channel, CAST(:campaign_id AS TEXT) || ':' || added.seq || ':'
@@ -369,7 +393,32 @@ _APPEND_POSTGRES = text(
            END
     FROM added
     """
-)
+    )
+
+
+_APPEND_POSTGRES = _append_sql()
+_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+@lru_cache(maxsize=8)
+def _append_postgres_stamping(table: Table, column: str) -> TextClause:
+    """:data:`_APPEND_POSTGRES` that also sets ``column`` of the row ``:stamp_id`` of
+    ``table`` to the new ``seq``."""
+    assert _NAME.fullmatch(table.name) and _NAME.fullmatch(column), (table.name, column)
+    return _append_sql(
+        f""", stamped AS (
+        UPDATE {table.name} SET {column} = added.seq FROM added
+        WHERE {table.name}.id = CAST(:stamp_id AS INTEGER)
+    )"""
+    )
+
+
+@lru_cache(maxsize=8)
+def _stamp_alone(table: Table, column: str) -> Update:
+    """The stamp as a statement of its own (SQLite, a fair-play session)."""
+    return (
+        update(table).where(table.c.id == bindparam("stamp_id")).values({column: bindparam("seq")})
+    )
 
 
 async def _append_postgres(
@@ -381,16 +430,23 @@ async def _append_postgres(
     actor_id: int | None,
     audience_json: str,
     now: datetime,
+    stamp: Stamp | None = None,
 ) -> tuple[int, int] | None:
     """Seq, insert and NOTIFY in one round trip. The UPDATE still takes the campaign row's
     lock until commit, and the NOTIFY is still delivered at commit (none when another
     transport announces the events: :data:`NOTIFY_OFF_KEY`). ``None`` (nothing written, no
     lock taken) while a fair-play session is open: its events take the chained path."""
     channel = _notify_channel(session)
+    statement = _APPEND_POSTGRES
+    stamped: dict[str, object] = {}
+    if stamp is not None:
+        statement = _append_postgres_stamping(stamp.table, stamp.column)
+        stamped = {"stamp_id": stamp.row_id}
     row = (
         await session.execute(
-            _APPEND_POSTGRES,
+            statement,
             {
+                **stamped,
                 "campaign_id": campaign_id,
                 "type": type_,
                 "subject": subject,

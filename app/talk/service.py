@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Literal
+from typing import Literal, cast
 
-from sqlalchemy import ColumnElement, Table, bindparam, exists, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, Table, bindparam, exists, func, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
@@ -35,7 +35,7 @@ from app.errors import Conflict, Forbidden, NotFound, TooManyRequests, Validatio
 from app.events.audience import chosen
 from app.events.events import Roll
 from app.events.models import CampaignEvent
-from app.events.service import append_event, visible_to
+from app.events.service import Stamp, append_event, visible_to
 from app.i18n import _
 from app.rolls import service as rolls
 from app.rules.dice import Roller
@@ -182,14 +182,13 @@ async def _log_posted(
         ),
         actor_id=user.id,
         audience=chosen(message.visibility, user.id, recipients),
+        # Its order is its event's seq, known only then: set by the append, not an edit.
+        stamp=Stamp(_MESSAGES, "seq", message.id),
     )
-    # Its order is its event's seq, known only now; set without counting as an edit.
-    await session.execute(_SET_SEQ, {"message_id": message.id, "event_seq": event.seq})
     set_committed_value(message, "seq", event.seq)
 
 
-_MESSAGES = ChatMessage.__table__
-assert isinstance(_MESSAGES, Table)
+_MESSAGES = cast(Table, ChatMessage.__table__)
 #: What :func:`_written` writes of a new message: every column but its id.
 _WRITTEN = [c for c in _MESSAGES.c if c.name != "id"]
 #: A new message, written only while its author has sent fewer than ``limit`` messages in
@@ -232,14 +231,6 @@ async def _written(session: AsyncSession, message: ChatMessage) -> ChatMessage:
     make_transient_to_detached(message)
     session.add(message)
     return message
-
-
-#: A new message's ``seq`` (its event's), set without counting as an edit.
-_SET_SEQ = (
-    update(ChatMessage)
-    .where(ChatMessage.id == bindparam("message_id"))
-    .values(seq=bindparam("event_seq"))
-)
 
 
 def _text_errors(text: str, *, required: bool = True) -> dict[str, str]:

@@ -324,16 +324,30 @@ async def test_rate_limit(table: TalkTable, app: FastAPI, monkeypatch: pytest.Mo
 async def test_a_message_is_checked_against_the_rate_as_it_is_written(
     table: TalkTable, app: FastAPI
 ) -> None:
-    """Issue 29: the rate check is part of the message's INSERT, not a statement before it:
-    a chat line is the sign-in, that INSERT, its event and its ``seq``."""
+    """Issue 29: the rate check is part of the message's INSERT, not a statement before it,
+    and on PostgreSQL the message takes its ``seq`` from its event in the append itself: a
+    chat line is the sign-in, that INSERT and the append."""
+    await say(table.gm, table, text="vorher")
     with statements(app, own_task=True) as sql:
-        await say(table.player, table, text="eins")
+        said = await say(table.player, table, text="eins")
     inserts = [s for s in sql if s.startswith("INSERT INTO chat_message")]
     assert len(inserts) == 1 and "count(*)" in inserts[0], sql
     assert not [s for s in sql if s.startswith("SELECT count(*)")], sql
-    # The sign-in, that INSERT, the append (on SQLite its seq and its row apart), the seq.
-    appended = 2 if app.state.ctx.engine.dialect.name == "sqlite" else 1
-    assert len([s for s in sql if not s.startswith("BEGIN")]) == 3 + appended, sql
+    # On SQLite the append is its seq, its row and the message's seq, apart.
+    appended = 3 if app.state.ctx.engine.dialect.name == "sqlite" else 1
+    assert len([s for s in sql if not s.startswith("BEGIN")]) == 2 + appended, sql
+    async with app.state.ctx.sessionmaker() as session:
+        rows = (await session.execute(select(ChatMessage.id, ChatMessage.seq))).all()
+        logged = await session.scalars(
+            select(CampaignEvent).where(CampaignEvent.type == "chat_message")
+        )
+        seq_of = {e.payload["message_id"]: e.seq for e in logged}
+    # Every message has its event's seq, the new one too, and so its place in the chat.
+    assert {m: seq for m, seq in rows} == seq_of and said["id"] in seq_of
+    assert [m["text"] for m in (await table.gm.get(url(table))).json()["messages"]][-2:] == [
+        "vorher",
+        "eins",
+    ]
 
 
 async def test_unread_counts_per_member(table: TalkTable) -> None:

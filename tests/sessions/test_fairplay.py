@@ -24,6 +24,7 @@ from app.rolls import service as rolls
 from app.rules.dice import DieRoll
 from app.sessions import service as game_sessions
 from app.sessions.verify_fairplay import derive_face
+from app.talk.models import ChatMessage
 from app.web.context import AppContext
 from tests.api.helpers import make_table
 from tests.conftest import ClientFactory
@@ -356,3 +357,25 @@ async def test_a_gm_override_racing_the_start_of_a_session_is_not_let_pass(
                 CampaignEvent.campaign_id == t.campaign_id, CampaignEvent.type == Roll.TYPE
             )
         )
+
+
+async def test_chat_lines_in_a_fair_play_session_take_their_events_seq(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A chat line's place in the chat is its event's ``seq``: in a fair-play session its
+    event takes the chained path, and the line is given its ``seq`` there too."""
+    t = await make_table(make_client, app)
+    await fair_session(t)
+    for text in ("Erstens", "Zweitens"):
+        r = await t.player.post(f"{base(t)}/messages", json={"text": text})
+        assert r.status_code == 201, r.text
+        await roll(t.gm, t, "1W20")
+    async with app.state.ctx.sessionmaker() as session:
+        rows = (await session.execute(select(ChatMessage.id, ChatMessage.seq))).all()
+        logged = list(
+            await session.scalars(select(CampaignEvent).where(CampaignEvent.type == "chat_message"))
+        )
+    assert all(e.fairplay is not None for e in logged)
+    assert {m: seq for m, seq in rows} == {e.payload["message_id"]: e.seq for e in logged}
+    r = await t.gm.get(f"{base(t)}/messages")
+    assert [m["text"] for m in r.json()["messages"]] == ["Erstens", "Zweitens"]
