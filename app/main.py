@@ -210,6 +210,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     for router in _routers():
         app.include_router(router)
+        router.could_match()
     app.router.add_api_route(
         "/favicon.ico", favicon, include_in_schema=False, route_class_override=TransactionalRoute
     )
