@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, FastAPI
+from fastapi.routing import _IncludedRouter
 from starlette._utils import get_route_path
 from starlette.routing import Match
 from starlette.types import Scope
@@ -42,8 +43,8 @@ class Router(APIRouter):
         """One expression for all routes' paths (built again when routes were added);
         ``None`` (no quick check) if a route has no path expression of its own.
 
-        Building it takes up to 1.5 ms for a router; ``app.main`` builds every router's
-        when the app is made, so that no request waits for it."""
+        Building it takes up to 1.5 ms for a router: :func:`prepare` builds it with the
+        app, so that no request waits for it."""
         count, pattern = self._quick
         if count != len(self.routes):
             pattern = _union(self.routes)
@@ -60,3 +61,19 @@ def _union(routes: list[Any]) -> re.Pattern[str] | None:
         # Each route's named groups would clash in one expression: drop their names.
         parts.append(re.sub(r"\(\?P<[^>]+>", "(?:", regex.pattern))
     return re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
+
+
+def prepare(app: FastAPI) -> None:
+    """Build what each included router needs to match a request now, not on the first
+    request it gets: its quick expression, and FastAPI's own per-route state, which it
+    builds when a router is first asked (up to 45 ms for a router of 17 routes). Without
+    the quick check the routers before the one asked were built on the way; with it, the
+    first chat line of a process waited 30 ms.
+
+    ``_IncludedRouter`` is FastAPI's (0.165) and not public; ``tests/web/test_routers.py``
+    fails if it changes."""
+    for route in app.router.routes:
+        if isinstance(route, _IncludedRouter):
+            route.effective_candidates()
+            if isinstance(route.original_router, Router):
+                route.original_router.could_match()
