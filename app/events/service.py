@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, NotRequired, TypedDict
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import (
     ColumnElement,
@@ -529,8 +530,22 @@ def event_from_note(payload: str) -> tuple[int, int, CampaignEvent | None]:
     )
 
 
+#: Each event's audience as last read (:func:`audience_of`), with the stored JSON it was read
+#: from. The streams of a campaign share the event objects of its recent tail, and each
+#: projects every event for each of its viewers: read once, not once per viewer.
+_AUDIENCES: WeakKeyDictionary[CampaignEvent, tuple[object, Audience]] = WeakKeyDictionary()
+
+
 def audience_of(event: CampaignEvent) -> Audience:
-    return Audience.from_json(event.audience)
+    """The event's audience. An event whose ``audience`` was given a new value (a message
+    marked read, a row loaded again) is read anew: the JSON is kept by identity."""
+    stored = event.audience
+    found = _AUDIENCES.get(event)
+    if found is not None and found[0] is stored:
+        return found[1]
+    audience = Audience.from_json(stored)
+    _AUDIENCES[event] = (stored, audience)
+    return audience
 
 
 def can_see(event: CampaignEvent, viewer: Viewer) -> bool:

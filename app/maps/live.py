@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import i18n
 from app.core.viewer import Viewer
+from app.db import json_text
 from app.encounters import events as encounter_events
 from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.events.service import VisibleEvent
@@ -127,7 +128,7 @@ def moved_html(event: VisibleEvent) -> str:
     p = event.payload
     offered = json.dumps(p.get("reactions") or [], sort_keys=True)
     cells = (
-        json.dumps([p["visible_added"], p["visible_removed"]])
+        json_text([p["visible_added"], p["visible_removed"]])
         if p.get("sight") and "visible_added" in p
         else ""
     )

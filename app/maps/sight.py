@@ -73,12 +73,31 @@ def number(label: str) -> int | None:
 def grid_of(scene: Scene) -> g.Grid:
     blocked = {(str(k), int(x), int(y)) for k, x, y in scene.walls}
     blocked |= {(str(k), int(x), int(y)) for k, x, y, is_open in scene.doors if not is_open}
-    return g.Grid(
-        scene.cols,
-        scene.rows,
-        frozenset(blocked),  # type: ignore[arg-type]
-        frozenset((int(x), int(y)) for x, y in scene.difficult),
+    return _interned(
+        g.Grid(
+            scene.cols,
+            scene.rows,
+            frozenset(blocked),  # type: ignore[arg-type]
+            frozenset((int(x), int(y)) for x, y in scene.difficult),
+        )
     )
+
+
+#: One object per grid (:func:`_interned`).
+_GRIDS: OrderedDict[g.Grid, g.Grid] = OrderedDict()
+GRID_CACHE_MAX = 256
+
+
+def _interned(grid: g.Grid) -> g.Grid:
+    """The grid object equal to ``grid`` that the sight caches are keyed by. Each request
+    loads its scene anew, so its grid is a new object; comparing it with a cached key would
+    compare every wall on every lookup (hundreds of them, several lookups per view), while
+    the same object compares by identity. Equal grids are interchangeable: they are frozen."""
+    found = _GRIDS.setdefault(grid, grid)
+    _GRIDS.move_to_end(grid)
+    while len(_GRIDS) > GRID_CACHE_MAX:
+        _GRIDS.popitem(last=False)
+    return found
 
 
 def grid_seen(scene: Scene, cells: AbstractSet[g.Cell] | None) -> g.Grid:
@@ -405,7 +424,12 @@ class Board:
 
     def spots(self) -> Spots:
         """Each token players may see (not hidden) with the cells it covers, as they are now."""
-        return [(t.id, g.footprint((t.x, t.y), t.size)) for t in self.tokens if not self.hidden(t)]
+        out: Spots = []
+        for t in self.tokens:
+            if not self.hidden(t):
+                x, y, size = t.x, t.y, t.size
+                out.append((t.id, [(x, y)] if size == 1 else g.footprint((x, y), size)))
+        return out
 
     def views_of(
         self, opened: Mapping[int | None, frozenset[g.Cell] | None], spots: Spots | None = None
@@ -419,7 +443,7 @@ class Board:
             key: View(
                 everyone
                 if cells is None
-                else frozenset(i for i, cover in spots if any(c in cells for c in cover)),
+                else frozenset(i for i, cover in spots if not cells.isdisjoint(cover)),
                 cells,
             )
             for key, cells in opened.items()
@@ -430,8 +454,11 @@ class Board:
         return View(tokens, cells)
 
     def hidden(self, token: Token) -> bool:
-        participant = self.participants.get(token.participant_id or 0)
-        return token.hidden or (participant is not None and participant.hidden)
+        if token.hidden:
+            return True
+        pid = token.participant_id
+        participant = None if pid is None else self.participants.get(pid)
+        return participant is not None and participant.hidden
 
     def player_sees(self, token: Token, user_id: int | None = None) -> bool:
         return self.sees_in(token, self.cells_for(user_id))
@@ -629,22 +656,20 @@ def _saw(seen: Seen, key: int | None, token_id: int) -> bool:
 
 def sight_diff(
     b: Board, was: frozenset[g.Cell] | None, cells: frozenset[g.Cell] | None
-) -> dict[str, list[list[int]]] | None:
+) -> dict[str, list[g.Cell]] | None:
     """How a view's cells changed with a move that changed its sight: the cells that came
     into sight (``visible_added``: were explored, now visible) and went out of it
     (``visible_removed``: now explored) — cells the view sees or saw, no token. ``None``
     when the map the view knows changed too (a cell under the GM's fog it stands or stood
     on): then it fetches the scene again. The caller leaves it out when sight revealed
-    fogged cells with the move (``fog_changed`` follows)."""
+    fogged cells with the move (``fog_changed`` follows). The cells are pairs, JSON arrays
+    once written (a step along a wall can change hundreds of them, for each such view)."""
     if was is None or cells is None:
         return None
     fog = b.fog_cells()
     if fog is not None and not (was ^ cells) <= fog:
         return None
-    return {
-        "visible_added": [list(c) for c in sorted(cells - was)],
-        "visible_removed": [list(c) for c in sorted(was - cells)],
-    }
+    return {"visible_added": sorted(cells - was), "visible_removed": sorted(was - cells)}
 
 
 def event_forms(
@@ -664,7 +689,7 @@ def event_forms(
     kind = event.TYPE
     plain = {k: v for k, v in event.to_json().items() if k != "actor_name"} | {"type": kind}
     reactions = event.reactions if isinstance(event, TokenMoved) else None
-    present = any(t.id == token.id for t in b.tokens)
+    present = token in b.tokens or any(t.id == token.id for t in b.tokens)
 
     def one(key: int | None) -> dict[str, object] | None:
         cells = now.get(key, now[None])
