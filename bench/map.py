@@ -24,7 +24,7 @@ import json
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import httpx
@@ -37,7 +37,7 @@ from app.characters.models import Character
 from app.config import Settings
 from app.core.viewer import Role, Viewer
 from app.events.models import CampaignEvent
-from app.events.stream import projected
+from app.events.stream import projected, read_after
 from app.main import create_app
 from app.maps.live import SCENE_PAGE, ScenePage
 from app.maps.present import scenes_now
@@ -115,15 +115,12 @@ async def _player_tokens(
     return token
 
 
-async def _since(application: Any, cid: int, after: int) -> list[CampaignEvent]:
-    """The events of one move (with line of sight: the move and its ``token_sighted``)."""
-    async with application.state.ctx.sessionmaker() as session:
-        rows = await session.scalars(
-            select(CampaignEvent)
-            .where(CampaignEvent.campaign_id == cid, CampaignEvent.seq > after)
-            .order_by(CampaignEvent.seq)
-        )
-        return list(rows.all())
+async def _since(application: Any, cid: int, after: int) -> Sequence[CampaignEvent]:
+    """The events after ``after`` (a move's: the move and, with line of sight, its
+    ``token_sighted``), read as the streams of the process that wrote them read them: the
+    campaign's shared tail, which the writing request's commit extended in memory."""
+    events, _more = await read_after(application.state.ctx, cid, after)
+    return events
 
 
 async def measure(
@@ -167,6 +164,7 @@ async def measure(
         campaign_stream = CAMPAIGN_PAGE.stream(CampaignPage(cid))
         flip = [0]
         seq = [(await _newest(application, cid))[0].seq]
+        await _since(application, cid, seq[0])  # a stream follows the campaign: its tail is read
 
         async def move() -> None:
             flip[0] ^= 1
@@ -184,13 +182,13 @@ async def measure(
                 f"/api/v1/campaigns/{cid}/rolls", json={"expression": "2d20+3"}, headers=gm
             )
             assert r.status_code == 201, r.text
-            events = await _newest(application, cid)
+            events = await _since(application, cid, seq[0])
+            seq[0] = events[-1].seq
             for v in viewers:
                 await campaign_stream(sessions, v, await projected(ctx, cid, v, events, scenes_now))
 
         await move()
         await roll()
-        seq[0] = (await _newest(application, cid))[0].seq
         moved = await _timed(move, moves)
         rolled = await _timed(roll, moves)
         page_url = f"/campaigns/{cid}/scenes/{sid}"

@@ -195,18 +195,19 @@ def _prepared(
     if audience.visibility not in event.VISIBILITIES:
         raise ValueError(f"{event.TYPE!r} events are never {audience.visibility!r}")
     payload_json = json_text(event.to_json())
-    audience_json = audience.to_json()
+    audience_json = json_text(audience.to_json())
     row: _Row = {
         "campaign_id": campaign_id,
         "type": event.TYPE,
         "subject": event.subject,
         "actor_id": actor_id,
-        "audience": audience_json,
-        # What the log holds: plain JSON (whose non-string keys JSON turns into strings).
+        # What the log holds: plain JSON (whose non-string keys JSON turns into strings, and
+        # pairs lists), the same values in the event published in this process as read back.
+        "audience": json_value(audience_json),
         "payload": json_value(payload_json),
         "created_at": now,
     }
-    return row, payload_json, json_text(audience_json)
+    return row, payload_json, audience_json
 
 
 #: ``pg_notify`` calls per statement of :func:`append_events`.

@@ -5,29 +5,22 @@ it is read depends on the scene as it is then: shown to the players, and its tok
 sight (a token placed before the fog came on is not replayed to them).
 
 A move reaches every stream of its campaign at once; streams that read the same batch (the
-campaign's shared tail, so the same event objects) share one load of each scene: the board
-is kept with the batch's last event, and each viewer's view is computed from it.
+campaign's shared tail, so the same event objects) share one board of each scene
+(:mod:`app.maps.batch_boards`), and each viewer's view is computed from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from weakref import WeakKeyDictionary
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.campaigns.models import Campaign
 from app.core.viewer import Viewer
 from app.events.models import CampaignEvent
-from app.maps import service, sight
+from app.maps import batch_boards, service, sight
 from app.maps.models import Scene
-
-#: Boards by the batch they were loaded for (its last event) and scene id (``None``: no
-#: such scene in the campaign), with their tokens' spots (``Board.spots``, read once).
-_BOARDS: WeakKeyDictionary[CampaignEvent, dict[int, tuple[sight.Board, sight.Spots] | None]] = (
-    WeakKeyDictionary()
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +52,9 @@ async def scenes_now(
     at: CampaignEvent,
 ) -> ScenesNow:
     """The scenes ``scene_ids`` of the campaign as ``viewer`` sees them now (read once per
-    batch ending with the event ``at``, whoever reads it: only the first opens a session)."""
-    boards = _BOARDS.setdefault(at, {})
+    batch ending with the event ``at``, whoever reads it: only the first opens a session,
+    none when the move that wrote ``at`` kept its board)."""
+    boards = batch_boards.of_batch(at)
     missing = sorted(set(scene_ids) - boards.keys())
     if missing:
         async with sessions() as session:

@@ -41,8 +41,8 @@ from app.events.audience import Audience, gm_only, in_scene, public
 from app.events.models import CampaignEvent
 from app.events.service import append_event, append_events, project
 from app.i18n import _
+from app.maps import batch_boards, moves, sight
 from app.maps import events as map_events
-from app.maps import moves, sight
 from app.maps.models import Scene, SceneBackground, Token, TokenPortrait
 from app.media.images import ImageRejected, StoredImage, process_upload
 from app.rules import grid as g
@@ -168,10 +168,10 @@ async def token_events(
     token: Token,
     payload: payload.EventPayload,
     before: sight.Seen,
-) -> CampaignEvent:
-    """The event about ``token`` in each view's form (returned), then — with line of sight,
-    when what a player's figures see changed — ``token_sighted`` for every other token that
-    came into or went out of some view; all appended in one go."""
+) -> list[CampaignEvent]:
+    """The event about ``token`` in each view's form, then — with line of sight, when what
+    a player's figures see changed — ``token_sighted`` for every other token that came into
+    or went out of some view; all appended in one go, and returned."""
     revealed = _sight_reveals(opened, b)
     now = b.audiences()
     forms = sight.event_forms(b, token, payload, before, now, revealed=bool(revealed))
@@ -180,8 +180,7 @@ async def token_events(
     if opened.scene.line_of_sight or opened.scene.dark or revealed:
         after = b.views_of(now)
         events += _sighted(opened, user, sight.sight_changes(b, before, after, token.id))
-    logged = await append_events(session, opened.campaign.id, events, actor_id=user.id)
-    return logged[0]
+    return await append_events(session, opened.campaign.id, events, actor_id=user.id)
 
 
 def _sighted(opened: Opened, user: User, changes: list[tuple[Token, sight.Forms]]) -> Batch:
@@ -990,8 +989,9 @@ async def move_token(
         y=token.y, cost=plan.cost, override=plan.override, reactions=plan.reactions or None,
         blocked=plan.blocked,
     )  # fmt: skip
-    event = await token_events(session, opened, user, b, token, payload, before)
-    seen = project([event], opened.viewer, BoardNow(b, opened.viewer))
+    logged = await token_events(session, opened, user, b, token, payload, before)
+    batch_boards.keep(logged[-1], b)
+    seen = project(logged[:1], opened.viewer, BoardNow(b, opened.viewer))
     return moves.answer(seen, plan.allowance, actions)
 
 
