@@ -210,8 +210,6 @@ def _prepared(
     return row, payload_json, audience_json
 
 
-#: ``pg_notify`` calls per statement of :func:`append_events`.
-BATCH_ROWS = 100
 _EVENTS = CampaignEvent.__table__
 assert isinstance(_EVENTS, Table)
 _INSERT_MANY = insert(_EVENTS).returning(_EVENTS.c.id, _EVENTS.c.seq)
@@ -225,19 +223,116 @@ async def append_events(
     actor_id: int | None,
     outside_fairplay: bool = False,
 ) -> list[CampaignEvent]:
-    """:func:`append_event` for each ``(event, audience)`` in order, in a few statements.
+    """:func:`append_event` for each ``(event, audience)`` in order, in one statement or two.
 
     The log gets the same rows as from that many single appends — consecutive ``seq`` s in
     this order, each event's type, subject, audience and payload as :func:`append_event`
-    writes them, and on PostgreSQL one NOTIFY per event as ever — but one UPDATE takes the
-    campaign's lock and all the ``seq`` s, one INSERT (per :data:`BATCH_ROWS`) writes the rows
-    and one statement sends the NOTIFYs. While a fair-play session is open each event needs
-    its own link of the chain: they are appended one by one then.
+    writes them, and on PostgreSQL one NOTIFY per event as ever, in ``seq`` order. On
+    PostgreSQL one statement takes the campaign's lock and all the ``seq`` s, writes the rows
+    and sends the NOTIFYs (:data:`_APPEND_MANY_POSTGRES`); elsewhere one UPDATE, then one
+    INSERT for all rows. While a fair-play session is open each event needs its own link of
+    the chain: they are appended one by one then.
     """
     outside_fairplay = _outside_fairplay(session, campaign_id, outside_fairplay)
     if len(events) < 2:
         return await _one_by_one(session, campaign_id, events, actor_id, outside_fairplay)
     prepared = [_prepared(campaign_id, e, actor_id, a, utcnow()) for e, a in events]
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        added = await _append_many_postgres(session, campaign_id, actor_id, prepared)
+    else:
+        added = await _append_many(session, campaign_id, prepared)
+    if added is None:
+        # A fair-play session is open: nothing written, the chained path (or FairPlayOpened).
+        return await _one_by_one(session, campaign_id, events, actor_id, outside_fairplay)
+    ids = dict(added)
+    first = min(ids)
+    logged = [
+        CampaignEvent(id=ids[first + i], seq=first + i, **row)
+        for i, (row, _, _) in enumerate(prepared)
+    ]
+    fairplay.note_next_seq(session, campaign_id, first + len(prepared))
+    session.info.setdefault(PENDING_KEY, []).extend(logged)
+    return logged
+
+
+#: :func:`append_events` on PostgreSQL: the seqs, the rows and their NOTIFYs in one round
+#: trip, one text whatever the number of events (the rows come as arrays: the driver parses
+#: the statement once, not a multi-row INSERT of a new length each time). The NOTIFYs are
+#: sent in ``seq`` order: PostgreSQL evaluates a volatile function of the select list after
+#: the ORDER BY's sort.
+_APPEND_MANY_POSTGRES = text(
+    """
+    WITH next AS (
+        UPDATE campaign SET last_seq = last_seq + CAST(:n AS INTEGER)
+        WHERE id = CAST(:campaign_id AS INTEGER) AND fairplay_session_id IS NULL
+        RETURNING last_seq
+    ), rows AS (
+        SELECT CAST(next.last_seq - CAST(:n AS INTEGER) + u.i AS INTEGER) AS seq, u.type,
+               u.subject, u.audience, u.payload, u.created_at, u.note
+        FROM next, unnest(
+            CAST(:types AS VARCHAR[]), CAST(:subjects AS VARCHAR[]),
+            CAST(:audiences AS TEXT[]), CAST(:payloads AS TEXT[]),
+            CAST(:created AS TIMESTAMPTZ[]), CAST(:notes AS TEXT[])
+        ) WITH ORDINALITY AS u(type, subject, audience, payload, created_at, note, i)
+    ), added AS (
+        INSERT INTO campaign_event
+            (campaign_id, seq, type, subject, actor_id, audience, payload, created_at)
+        SELECT CAST(:campaign_id AS INTEGER), rows.seq, rows.type, rows.subject,
+               CAST(:actor_id AS INTEGER), CAST(rows.audience AS JSON),
+               CAST(rows.payload AS JSON), rows.created_at
+        FROM rows
+        RETURNING id, seq
+    )
+    SELECT added.id, added.seq,
+           CASE WHEN CAST(:channel AS TEXT) <> '' THEN
+               pg_notify(:channel, CAST(:campaign_id AS TEXT) || ':' || added.seq || ':'
+                         || added.id || rows.note)
+           END
+    FROM added JOIN rows ON rows.seq = added.seq
+    ORDER BY added.seq
+    """
+)
+
+
+async def _append_many_postgres(
+    session: AsyncSession,
+    campaign_id: int,
+    actor_id: int | None,
+    prepared: Sequence[tuple[_Row, str, str]],
+) -> list[tuple[int, int]] | None:
+    """The ``(seq, id)`` of each event appended, ``None`` (nothing written, no lock taken)
+    while a fair-play session is open. No NOTIFY when another transport announces the
+    events (:data:`NOTIFY_OFF_KEY`)."""
+    channel = _notify_channel(session)
+    rows = [row for row, _, _ in prepared]
+    result = await session.execute(
+        _APPEND_MANY_POSTGRES,
+        {
+            "n": len(prepared),
+            "campaign_id": campaign_id,
+            "actor_id": actor_id,
+            "types": [row["type"] for row in rows],
+            "subjects": [row["subject"] for row in rows],
+            "audiences": [audience for _, _, audience in prepared],
+            "payloads": [payload for _, payload, _ in prepared],
+            "created": [row["created_at"] for row in rows],
+            "notes": [
+                channel
+                and note_of(r["type"], actor_id, audience, payload, r["created_at"], r["subject"])
+                for r, payload, audience in prepared
+            ],
+            "channel": channel,
+        },
+    )
+    added = [(int(seq), int(event_id)) for event_id, seq, _ in result]
+    return added or None
+
+
+async def _append_many(
+    session: AsyncSession, campaign_id: int, prepared: Sequence[tuple[_Row, str, str]]
+) -> list[tuple[int, int]] | None:
+    """:func:`append_events` elsewhere (SQLite): one UPDATE takes the lock and the seqs, one
+    INSERT writes the rows (no NOTIFY). ``None`` as :func:`_append_many_postgres`."""
     c = _CAMPAIGN_SEQ.c
     last = (
         await session.execute(
@@ -248,23 +343,14 @@ async def append_events(
         )
     ).scalar_one_or_none()
     if last is None:
-        # A fair-play session is open: nothing written, the chained path (or FairPlayOpened).
-        return await _one_by_one(session, campaign_id, events, actor_id, outside_fairplay)
+        return None
     first = int(last) - len(prepared) + 1
-    # One statement built once, many parameter sets: SQLAlchemy sends them as multi-row
-    # INSERTs ("insertmanyvalues"), whose RETURNING promises no order: matched by seq.
+    # One statement built once, many parameter sets: sent as multi-row INSERTs
+    # ("insertmanyvalues"), whose RETURNING promises no order: matched by seq.
     added = await session.execute(
         _INSERT_MANY, [{"seq": first + i, **row} for i, (row, _, _) in enumerate(prepared)]
     )
-    ids = {int(seq): int(event_id) for event_id, seq in added}
-    logged = [
-        CampaignEvent(id=ids[first + i], seq=first + i, **row)
-        for i, (row, _, _) in enumerate(prepared)
-    ]
-    await _notify_many(session, logged, [(p, a) for _, p, a in prepared])
-    fairplay.note_next_seq(session, campaign_id, int(last) + 1)
-    session.info.setdefault(PENDING_KEY, []).extend(logged)
-    return logged
+    return [(int(seq), int(event_id)) for event_id, seq in added]
 
 
 async def _one_by_one(
@@ -285,26 +371,6 @@ async def _one_by_one(
         )
         for event, audience in events
     ]
-
-
-async def _notify_many(
-    session: AsyncSession, logged: Sequence[CampaignEvent], texts: Sequence[tuple[str, str]]
-) -> None:
-    """On PostgreSQL the NOTIFY of each event (as :func:`_append_postgres` sends it), in
-    ``seq`` order: a statement's select list is evaluated from left to right."""
-    bind = session.bind
-    channel = _notify_channel(session)
-    if bind is None or bind.dialect.name != "postgresql" or not channel:
-        return
-    notes = [
-        f"{e.campaign_id}:{e.seq}:{e.id}"
-        + note_of(e.type, e.actor_id, audience_json, payload_json, e.created_at, e.subject)
-        for e, (payload_json, audience_json) in zip(logged, texts, strict=True)
-    ]
-    for chunk in in_chunks(range(len(notes)), BATCH_ROWS):
-        calls = ", ".join(f"pg_notify(:channel, :n{i})" for i in chunk)
-        params: dict[str, object] = {f"n{i}": notes[i] for i in chunk}
-        await session.execute(text(f"SELECT {calls}"), {"channel": channel, **params})
 
 
 #: :func:`lock_log`'s statement: every combat action runs it, so it is built once.
