@@ -8,5 +8,8 @@ PY="${PYTHON:-.venv/bin/python}"
 timeout 120 "$PY" bench/run.py --smoke "$@"
 # Finding a route, with the routers' quick check and without.
 timeout 60 "$PY" -m bench.routing --rounds 1 --repeat 20 > /dev/null
+# The collector's passes with the interpreter's thresholds and the served app's.
+PG_URL="${BENCH_PG:-postgresql://postgres@127.0.0.1}"
+timeout 120 "$PY" -m bench.collector --pg "postgresql+psycopg://${PG_URL#*://}" --moves 5 --rounds 1 > /dev/null
 # The Node + socket.io stand-in (its own `npm ci`): the three servers under a tiny load.
 exec timeout 120 "$PY" -m bench.node_standin --pg "${BENCH_PG:-postgresql://postgres@127.0.0.1}" --rounds 1 --campaigns 2 --viewers 3 --rate 10 --duration 2
