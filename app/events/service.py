@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any, NotRequired, TypedDict
 from weakref import WeakKeyDictionary
 
+import orjson
 from sqlalchemy import (
     ColumnElement,
     Integer,
@@ -256,10 +257,10 @@ async def append_events(
 
 
 #: :func:`append_events` on PostgreSQL: the seqs, the rows and their NOTIFYs in one round
-#: trip, one text whatever the number of events (the rows come as arrays: the driver parses
-#: the statement once, not a multi-row INSERT of a new length each time). The NOTIFYs are
-#: sent in ``seq`` order: PostgreSQL evaluates a volatile function of the select list after
-#: the ORDER BY's sort.
+#: trip, one text whatever the number of events. The rows come as one JSON array (the
+#: driver parses the statement once, not a multi-row INSERT of a new length each time, and
+#: escapes nothing: each event's JSON goes in as it was written). The NOTIFYs are sent in
+#: ``seq`` order: the select list is evaluated in the order of the ORDER BY.
 _APPEND_MANY_POSTGRES = text(
     """
     WITH next AS (
@@ -269,17 +270,15 @@ _APPEND_MANY_POSTGRES = text(
     ), rows AS (
         SELECT CAST(next.last_seq - CAST(:n AS INTEGER) + u.i AS INTEGER) AS seq, u.type,
                u.subject, u.audience, u.payload, u.created_at, u.note
-        FROM next, unnest(
-            CAST(:types AS VARCHAR[]), CAST(:subjects AS VARCHAR[]),
-            CAST(:audiences AS TEXT[]), CAST(:payloads AS TEXT[]),
-            CAST(:created AS TIMESTAMPTZ[]), CAST(:notes AS TEXT[])
-        ) WITH ORDINALITY AS u(type, subject, audience, payload, created_at, note, i)
+        FROM next, json_to_recordset(CAST(:rows AS JSON)) AS u(
+            i INTEGER, type VARCHAR, subject VARCHAR, audience JSON, payload JSON,
+            created_at TIMESTAMPTZ, note TEXT
+        )
     ), added AS (
         INSERT INTO campaign_event
             (campaign_id, seq, type, subject, actor_id, audience, payload, created_at)
         SELECT CAST(:campaign_id AS INTEGER), rows.seq, rows.type, rows.subject,
-               CAST(:actor_id AS INTEGER), CAST(rows.audience AS JSON),
-               CAST(rows.payload AS JSON), rows.created_at
+               CAST(:actor_id AS INTEGER), rows.audience, rows.payload, rows.created_at
         FROM rows
         RETURNING id, seq
     )
@@ -304,23 +303,28 @@ async def _append_many_postgres(
     while a fair-play session is open. No NOTIFY when another transport announces the
     events (:data:`NOTIFY_OFF_KEY`)."""
     channel = _notify_channel(session)
-    rows = [row for row, _, _ in prepared]
+    rows = [
+        {
+            "i": i,
+            "type": row["type"],
+            "subject": row["subject"],
+            "audience": orjson.Fragment(audience),
+            "payload": orjson.Fragment(payload),
+            "created_at": row["created_at"].isoformat(),
+            "note": channel
+            and note_of(
+                row["type"], actor_id, audience, payload, row["created_at"], row["subject"]
+            ),
+        }
+        for i, (row, payload, audience) in enumerate(prepared, start=1)
+    ]
     result = await session.execute(
         _APPEND_MANY_POSTGRES,
         {
             "n": len(prepared),
             "campaign_id": campaign_id,
             "actor_id": actor_id,
-            "types": [row["type"] for row in rows],
-            "subjects": [row["subject"] for row in rows],
-            "audiences": [audience for _, _, audience in prepared],
-            "payloads": [payload for _, payload, _ in prepared],
-            "created": [row["created_at"] for row in rows],
-            "notes": [
-                channel
-                and note_of(r["type"], actor_id, audience, payload, r["created_at"], r["subject"])
-                for r, payload, audience in prepared
-            ],
+            "rows": orjson.dumps(rows).decode(),
             "channel": channel,
         },
     )
