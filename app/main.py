@@ -80,12 +80,12 @@ GC_MIDDLE_EVERY, GC_OLD_EVERY = 20, 20
 
 def _fewer_collections() -> None:
     """The collector's passes spaced out. Nearly all of a request's objects are freed by
-    reference counting, and the passes find little: on a move with line of sight to 8
-    viewers (``bench.map``, docs/scaling.md «The collector») they took 1,400 young and 127
-    middle passes for 300 moves and 300 rolls, 0.27 s of CPU, and each full pass stopped the
-    event loop for 12 ms (100 ms over objects not frozen). With these, 13 young passes
-    (3 ms each) and no full one. Cyclic garbage waits longer to be freed: about
-    :data:`GC_YOUNG_ALLOCATIONS` objects at most."""
+    reference counting, and the passes find little: on 300 moves with line of sight to 8
+    viewers and 300 rolls (``bench.collector``, docs/scaling.md «The collector») they took
+    1,379 young, 125 middle and 10 full passes, 0.4 s of CPU, each full one stopping the
+    event loop for up to 17 ms; with these, 12 young passes (40 ms) and no older one.
+    Cyclic garbage waits longer to be freed: about :data:`GC_YOUNG_ALLOCATIONS` objects
+    at most."""
     gc.set_threshold(GC_YOUNG_ALLOCATIONS, GC_MIDDLE_EVERY, GC_OLD_EVERY)
 
 
