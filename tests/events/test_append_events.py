@@ -156,3 +156,33 @@ async def test_on_postgresql_each_event_rings_as_a_single_append_does(
     got = [event_from_note(note) for note in notes]
     assert [(c, seq) for c, seq, _ in got] == [(t.campaign_id, e.seq) for e in batch]
     assert [_stored(e) for _, _, e in got if e is not None] == [_stored(e) for e in batch]
+
+
+async def test_on_postgresql_a_long_batch_rings_in_seq_order(
+    make_client: ClientFactory, app: FastAPI, database_url: str
+) -> None:
+    """A fog revealed on a big map sights hundreds of tokens at once: one statement writes
+    them all, and their NOTIFYs arrive in ``seq`` order (a stream skips a ``seq`` it has
+    passed)."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("NOTIFY is PostgreSQL's")
+    ctx: AppContext = app.state.ctx
+    t = await make_table(make_client, app)
+    start = (await _log(ctx, t.campaign_id))[-1].seq
+    many = [
+        (TokenSighted(actor_name="gm", scene_id=7, token_id=i), in_scene(7)) for i in range(250)
+    ]
+    listen = await psycopg.AsyncConnection.connect(libpq_conninfo(database_url), autocommit=True)
+    try:
+        await listen.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        async with ctx.sessionmaker() as session:
+            batch = await append_events(session, t.campaign_id, many, actor_id=t.ids["gm"])
+            await session.commit()
+        notes = [n.payload async for n in listen.notifies(timeout=1.0)]
+    finally:
+        await listen.close()
+    seqs = list(range(start + 1, start + 251))
+    assert [e.seq for e in batch] == seqs
+    assert [seq for _, seq, _ in map(event_from_note, notes)] == seqs
+    log = await _log(ctx, t.campaign_id, start)
+    assert [(e.seq, e.payload["token_id"]) for e in log] == list(zip(seqs, range(250), strict=True))
