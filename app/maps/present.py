@@ -54,13 +54,15 @@ async def scenes_now(
     """The scenes ``scene_ids`` of the campaign as ``viewer`` sees them now (read once per
     batch ending with the event ``at``, whoever reads it: only the first opens a session,
     none when the move that wrote ``at`` kept its board)."""
-    boards = batch_boards.of_batch(at)
+    boards = batch_boards.kept(at)
     missing = sorted(set(scene_ids) - boards.keys())
     if missing:
         async with sessions() as session:
             for scene_id in missing:
                 board = await _board(session, campaign_id, scene_id, viewer)
-                boards[scene_id] = None if board is None else (board, board.spots())
+                boards[scene_id] = batch_boards.hold(
+                    at, scene_id, None if board is None else (board, board.spots())
+                )
     out: dict[int, frozenset[int]] = {}
     for scene_id in sorted(scene_ids):
         loaded = boards[scene_id]

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from app.core.viewer import Role, Viewer
 from app.events.service import VisibleEvent, events_after
 from app.events.stream import projected, read_after
+from app.maps import batch_boards
 from app.maps.present import scenes_now
 from tests.api.regions import last_seq
 from tests.api.test_shared_render import statements
@@ -50,7 +51,8 @@ async def test_a_move_hands_its_board_to_the_streams_of_its_process(
     r = await gm.post(
         f"/api/v1/campaigns/{cid}/scenes", json={"name": "H", "cols": 10, "rows": 5, "shown": True}
     )
-    url = f"/api/v1/campaigns/{cid}/scenes/{r.json()['id']}"
+    scene_id = r.json()["id"]
+    url = f"/api/v1/campaigns/{cid}/scenes/{scene_id}"
     assert (await gm.put(f"{url}/walls", json={"segments": [[5, 0, 5, 4]]})).status_code == 200
     assert (await gm.patch(url, json={"line_of_sight": True})).status_code == 200
     mine = await _token(gm, url, {"x": 1, "y": 1, "character_id": chars["anna"]})
@@ -84,3 +86,10 @@ async def test_a_move_hands_its_board_to_the_streams_of_its_process(
     assert [t for t, _p in bert_seen] == ["token_moved"]
     assert gm_seen[0][0] == "token_moved" and len(gm_seen) == len(events)
     assert "Falle" not in str(anna_seen)
+
+    # Only the newest batch's board of a scene is kept (the tail holds hundreds of batches).
+    r = await anna.post(f"{url}/tokens/{mine}/move", json={"to": [1, 1]})
+    assert r.status_code == 200, r.text
+    newer, _more = await read_after(ctx, cid, events[-1].seq)
+    assert list(batch_boards.kept(newer[-1])) == [scene_id]
+    assert batch_boards.kept(events[-1]) == {}
