@@ -28,10 +28,10 @@ from __future__ import annotations
 import functools
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, NotRequired, TypedDict
+from typing import Any, NamedTuple, NotRequired, TypedDict, TypeVar
 
 from app.core.viewer import Viewer
 from app.encounters.combat import State
@@ -47,6 +47,9 @@ from app.maps.edit import DoorJSON
 from app.maps.events import MoveReaction, TokenMoved
 from app.maps.models import Scene, Token
 from app.rules import grid as g
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 DEFAULT_COLOUR = "#3a6ea5"
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -93,10 +96,19 @@ def _interned(grid: g.Grid) -> g.Grid:
     loads its scene anew, so its grid is a new object; comparing it with a cached key would
     compare every wall on every lookup (hundreds of them, several lookups per view), while
     the same object compares by identity. Equal grids are interchangeable: they are frozen."""
-    found = _GRIDS.setdefault(grid, grid)
-    _GRIDS.move_to_end(grid)
-    while len(_GRIDS) > GRID_CACHE_MAX:
-        _GRIDS.popitem(last=False)
+    return _remembered(_GRIDS, grid, lambda: grid, GRID_CACHE_MAX)
+
+
+def _remembered(cache: OrderedDict[K, V], key: K, make: Callable[[], V], limit: int) -> V:
+    """``cache[key]``, made by ``make`` when missing; the least recently used entries go
+    once there are more than ``limit``."""
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = make()
+        while len(cache) > limit:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
     return found
 
 
@@ -137,15 +149,12 @@ SIGHT_CACHE_MAX = 4096
 
 def sight_from(grid: g.Grid, eye: g.Cell, radius: int | None) -> frozenset[g.Cell]:
     """The cells seen from ``eye`` (``grid.visible_cells``), cached."""
-    key = (grid, eye, radius)
-    found = _SIGHT.get(key)
-    if found is None:
-        found = _SIGHT[key] = frozenset(g.visible_cells(grid, [eye], radius))
-        while len(_SIGHT) > SIGHT_CACHE_MAX:
-            _SIGHT.popitem(last=False)
-    else:
-        _SIGHT.move_to_end(key)
-    return found
+    return _remembered(
+        _SIGHT,
+        (grid, eye, radius),
+        lambda: frozenset(g.visible_cells(grid, [eye], radius)),
+        SIGHT_CACHE_MAX,
+    )
 
 
 #: The union of the sight of a set of eyes (a view's tokens), by grid, eyes and range: an
@@ -155,15 +164,12 @@ _VIEWS: OrderedDict[tuple[g.Grid, frozenset[g.Cell], int | None], frozenset[g.Ce
 
 def sight_of(grid: g.Grid, eyes: frozenset[g.Cell], radius: int | None) -> frozenset[g.Cell]:
     """What the cells ``eyes`` see together (:func:`sight_from` of each), cached."""
-    key = (grid, eyes, radius)
-    found = _VIEWS.get(key)
-    if found is None:
-        found = _VIEWS[key] = frozenset().union(*(sight_from(grid, e, radius) for e in eyes))
-        while len(_VIEWS) > SIGHT_CACHE_MAX:
-            _VIEWS.popitem(last=False)
-    else:
-        _VIEWS.move_to_end(key)
-    return found
+    return _remembered(
+        _VIEWS,
+        (grid, eyes, radius),
+        lambda: frozenset().union(*(sight_from(grid, e, radius) for e in eyes)),
+        SIGHT_CACHE_MAX,
+    )
 
 
 #: The cells a set of lights lights, by grid and lights: a move of a token without a light
@@ -173,15 +179,9 @@ _LIT: OrderedDict[tuple[g.Grid, frozenset[tuple[g.Cell, int]]], frozenset[g.Cell
 
 def lit_of(grid: g.Grid, lights: frozenset[tuple[g.Cell, int]]) -> frozenset[g.Cell]:
     """What the lights ``(source, radius)`` light together (``grid.lit_cells``), cached."""
-    key = (grid, lights)
-    found = _LIT.get(key)
-    if found is None:
-        found = _LIT[key] = frozenset(g.lit_cells(grid, lights))
-        while len(_LIT) > SIGHT_CACHE_MAX:
-            _LIT.popitem(last=False)
-    else:
-        _LIT.move_to_end(key)
-    return found
+    return _remembered(
+        _LIT, (grid, lights), lambda: frozenset(g.lit_cells(grid, lights)), SIGHT_CACHE_MAX
+    )
 
 
 class SceneHeading(TypedDict):
