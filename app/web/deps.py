@@ -33,10 +33,17 @@ class SignedIn:
     username: str
 
 
-async def get_ctx(request: Request) -> AppContext:
-    """Async on purpose: FastAPI runs a plain ``def`` dependency in a worker thread."""
+def app_ctx(request: Request) -> AppContext:
+    """The app's context. The request's own dependencies read it here rather than through
+    :data:`Ctx`: FastAPI solves a dependency's whole tree again each time it is named, even
+    when the value is cached, so every ``Depends`` below the routes costs each request."""
     ctx: AppContext = request.app.state.ctx
     return ctx
+
+
+async def get_ctx(request: Request) -> AppContext:
+    """Async on purpose: FastAPI runs a plain ``def`` dependency in a worker thread."""
+    return app_ctx(request)
 
 
 Ctx = Annotated[AppContext, Depends(get_ctx)]
@@ -71,13 +78,14 @@ class TransactionalRoute(APIRoute):
         return handle
 
 
-async def get_session(request: Request, ctx: Ctx) -> AsyncIterator[AsyncSession]:
+async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
     """One session per request, committed here after the route returns, before the response.
 
     This is the only commit of a request, and only of a request that succeeded: an error
     response (status >= 400, see :class:`TransactionalRoute`) or an exception rolls back,
     unless the error asks for it (a failed login is recorded for throttling).
     """
+    ctx = app_ctx(request)
     async with ctx.sessionmaker() as session:
         try:
             yield session
@@ -184,9 +192,19 @@ async def _note_use(ctx: AppContext, token_id: int) -> None:
         await tokens.note_use(own, token_id)
 
 
-async def optional_user(
-    request: Request, session: Session, ctx: Ctx, later: BackgroundTasks
+#: Where the request keeps its signed-in user (or ``None``) once read.
+_SIGNED_IN = "tafelrunde.signed_in"
+
+
+async def _signed_in(
+    request: Request, session: AsyncSession, later: BackgroundTasks
 ) -> User | None:
+    """The request's user, read once: :data:`OptionalUser` and :data:`CurrentUser` both ask
+    for it (one sign-in statement, one take from the write limit per request)."""
+    if _SIGNED_IN in request.scope:
+        known: User | None = request.scope[_SIGNED_IN]
+        return known
+    ctx = app_ctx(request)
     token = session_token(request)
     if token and tokens.is_api_token(token):
         user = await _user_for_api_token(request, session, ctx, token, later)
@@ -197,13 +215,19 @@ async def optional_user(
     apply_locale(request, user)
     if user is not None and request.method not in SAFE_METHODS:
         ctx.write_limiter.take(user.id)
+    request.scope[_SIGNED_IN] = user
     return user
+
+
+async def optional_user(request: Request, session: Session, later: BackgroundTasks) -> User | None:
+    return await _signed_in(request, session, later)
 
 
 OptionalUser = Annotated[User | None, Depends(optional_user)]
 
 
-async def required_user(user: OptionalUser) -> User:
+async def required_user(request: Request, session: Session, later: BackgroundTasks) -> User:
+    user = await _signed_in(request, session, later)
     if user is None:
         raise Unauthenticated(_("Please log in."))
     return user
