@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import BackgroundTasks, Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.models import User
-from app.web.deps import CurrentUser, Session
+from app.web.deps import Session, signed_in_user
 from app.web.ids import PathId
 
 
@@ -32,8 +32,9 @@ class CampaignCall:
 
 
 async def campaign_call(
-    request: Request, campaign_id: PathId, session: Session, user: CurrentUser
+    request: Request, campaign_id: PathId, session: Session, later: BackgroundTasks
 ) -> CampaignCall:
+    user = await signed_in_user(request, session, later)
     return CampaignCall(request, session, user, campaign_id)
 
 

@@ -196,9 +196,7 @@ async def _note_use(ctx: AppContext, token_id: int) -> None:
 _SIGNED_IN = "tafelrunde.signed_in"
 
 
-async def _signed_in(
-    request: Request, session: AsyncSession, later: BackgroundTasks
-) -> User | None:
+async def signed_in(request: Request, session: AsyncSession, later: BackgroundTasks) -> User | None:
     """The request's user, read once: :data:`OptionalUser` and :data:`CurrentUser` both ask
     for it (one sign-in statement, one take from the write limit per request)."""
     if _SIGNED_IN in request.scope:
@@ -220,17 +218,24 @@ async def _signed_in(
 
 
 async def optional_user(request: Request, session: Session, later: BackgroundTasks) -> User | None:
-    return await _signed_in(request, session, later)
+    return await signed_in(request, session, later)
 
 
 OptionalUser = Annotated[User | None, Depends(optional_user)]
 
 
-async def required_user(request: Request, session: Session, later: BackgroundTasks) -> User:
-    user = await _signed_in(request, session, later)
+async def signed_in_user(request: Request, session: AsyncSession, later: BackgroundTasks) -> User:
+    """The request's user, or :class:`Unauthenticated`. For a dependency that needs the user
+    along with its own work (:data:`app.web.calls.CampaignAt`): asking for it here rather
+    than through :data:`CurrentUser` spares FastAPI solving that dependency's tree."""
+    user = await signed_in(request, session, later)
     if user is None:
         raise Unauthenticated(_("Please log in."))
     return user
+
+
+async def required_user(request: Request, session: Session, later: BackgroundTasks) -> User:
+    return await signed_in_user(request, session, later)
 
 
 CurrentUser = Annotated[User, Depends(required_user)]

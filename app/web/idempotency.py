@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import Depends, Header, Request
+from fastapi import BackgroundTasks, Depends, Header, Request
 from fastapi.datastructures import UploadFile
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db import utcnow
 from app.errors import AppError
 from app.idempotency import service
-from app.web.deps import OptionalUser, Session, TransactionalRoute
+from app.web.deps import Session, TransactionalRoute, signed_in
 
 HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replayed"
@@ -72,7 +72,7 @@ async def _key_and_digest(request: Request, header_key: str | None) -> tuple[str
 async def claim_idempotency_key(
     request: Request,
     session: Session,
-    user: OptionalUser,
+    later: BackgroundTasks,
     idempotency_key: Annotated[
         str | None,
         Header(
@@ -82,6 +82,7 @@ async def claim_idempotency_key(
         ),
     ] = None,
 ) -> None:
+    user = await signed_in(request, session, later)  # not OptionalUser: a tree less to solve
     if user is None:
         return
     key, digest = await _key_and_digest(request, idempotency_key)
