@@ -249,6 +249,7 @@ def register_regions() -> None:
             _combat_reacts,
             _push_combat_map,
             load=_load_combat_map,
+            load_on_push=True,
             slot="board",
             html=_combat_map_html,
         )

@@ -144,6 +144,10 @@ class Region(Generic[K]):
     parts: frozenset[str] = frozenset()
     #: What the region adds to the page's context (a region of another package: its data).
     load: Callable[[AsyncSession, Viewer, K], Awaitable[Context]] | None = None
+    #: Whether its pushes render from what ``load`` added. Else a push does not run
+    #: ``load``: the chat's pushes render the messages they are about, not the page's panel
+    #: of twenty, which would otherwise be read again for every viewer of every line.
+    load_on_push: bool = False
     #: Where the page template places a region it does not lay out itself.
     slot: str | None = None
     #: The region as the full page shows it (regions with a ``slot``).
@@ -281,7 +285,9 @@ class Page(Generic[K]):
         context = await self.load(session, viewer, key, parts)
         if context is None:
             return [Outgoing(last, self.gone, "")] if self.gone else []
-        await _load_regions(session, viewer, key, context, [r for r, _m in active])
+        await _load_regions(
+            session, viewer, key, context, [r for r, _m in active if r.load_on_push]
+        )
         return await self._push(active, key, viewer, last, context, session)
 
     async def _push(

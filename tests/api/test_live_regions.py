@@ -376,7 +376,15 @@ async def _push_probe(batch: Batch[Any]) -> list[Outgoing]:
 
 
 def _probe() -> Region[Any]:
-    return Region("probe", _is_roll, _push_probe, load=_count_rolls, slot="side", html=_probe_html)
+    return Region(
+        "probe",
+        _is_roll,
+        _push_probe,
+        load=_count_rolls,
+        load_on_push=True,
+        slot="side",
+        html=_probe_html,
+    )  # fmt: skip (one call, two lines)
 
 
 async def test_a_registered_region_shows_on_the_campaign_page_and_in_its_stream(
@@ -411,7 +419,15 @@ async def test_a_registered_region_joins_the_combat_push(
         return [Outgoing(e.seq, "probe", _probe_html(batch.context)) for e in batch.events]
 
     COMBAT_PAGE.register(
-        Region("probe", on_step, push, load=_count_rolls, slot="side", html=_probe_html)
+        Region(
+            "probe",
+            on_step,
+            push,
+            load=_count_rolls,
+            load_on_push=True,
+            slot="side",
+            html=_probe_html,
+        )
     )
     fight, pids = await _fight(make_client, app)
     cid = fight.campaign_id
