@@ -36,7 +36,7 @@ from app.talk.events import (
     HandoutCreated,
     HandoutShown,
 )
-from app.web.regions import Batch, Context, Page, Region
+from app.web.regions import Batch, Context, Page, Region, shared_load
 from app.web.templating import render
 
 MESSAGE_EVENTS = frozenset(
@@ -76,8 +76,7 @@ async def push_chat(
 ) -> list[Outgoing]:
     """One ``chat`` message of out-of-band swaps per event."""
     ids = [int(e.event.payload["message_id"]) for e in events if e.type in MESSAGE_EVENTS]
-    rows = await service.messages_by_id(session, viewer, campaign_id, ids)
-    lines = {m["id"]: m for m in await views.messages_context(session, viewer, campaign_id, rows)}
+    lines = await _lines(session, viewer, campaign_id, ids) if ids else {}
     shelf = (
         await views.handouts_context(session, viewer, campaign_id)
         if any(e.type in HANDOUT_EVENTS for e in events)
@@ -93,6 +92,21 @@ async def push_chat(
         if line is not None:
             out.append(Outgoing(event.seq, "chat", _line(line, viewer, campaign_id, event.type)))
     return out
+
+
+async def _lines(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, ids: list[int]
+) -> dict[int, views.MessageView]:
+    """The lines ``viewer`` may read among ``ids``, by id. Their authors' names and their
+    recipients are the same for every viewer: read once per push for all of them."""
+    rows = await service.messages_by_id(session, viewer, campaign_id, ids)
+    names = await shared_load(
+        ("chat names", campaign_id), lambda: views.member_names(session, campaign_id)
+    )
+    recipients = await shared_load(
+        ("chat recipients", campaign_id, tuple(ids)), lambda: service.recipients_of(session, ids)
+    )
+    return {m.id: views.message_view(m, viewer, recipients.get(m.id, []), names) for m in rows}
 
 
 def _line(line: views.MessageView, viewer: Viewer, campaign_id: int, type_: str) -> str:

@@ -8,12 +8,15 @@ members, the speakers, the handouts). A push renders only the lines its events a
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import FastAPI
 
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.views import CampaignPage
+from app.events.service import project
 from tests.api.helpers import make_table
-from tests.api.regions import element, last_seq, pushed, viewer
+from tests.api.regions import element, events_after, last_seq, pushed, viewer
 from tests.api.test_shared_render import statements
 from tests.conftest import ClientFactory
 
@@ -46,3 +49,29 @@ async def test_a_chat_line_is_pushed_without_reading_the_chat_panel(
         assert not [s for s in seen if "FROM character" in s or "FROM handout" in s], seen
         assert len([s for s in seen if s.startswith("SELECT chat_message.")]) == 1, seen
         assert len([s for s in seen if s.startswith("SELECT")]) == 5, seen
+
+
+async def test_viewers_woken_by_one_line_read_its_names_and_recipients_once(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    cid = t.campaign_id
+    after = await last_seq(app, cid)
+    r = await t.player.post(f"/api/v1/campaigns/{cid}/messages", json={"text": "Wer kommt mit?"})
+    assert r.status_code == 201, r.text
+    events = await events_after(app, cid, after)
+    people = [
+        viewer(t.ids[name], f"{name}_user", role)
+        for name, role in (("gm", "gm"), ("player", "player"), ("observer", "observer"))
+    ]
+    render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
+    sessions = app.state.ctx.sessionmaker
+    with statements(app, mine=True) as seen:
+        # As streams woken by one notification: the same event objects, at once.
+        out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
+    assert [[m.event for m in messages] for messages in out] == [["chat"]] * 3
+    selects = [s for s in seen if s.startswith("SELECT")]
+    # Per viewer the campaign and the line they may read; once for all: names, recipients.
+    assert len([s for s in selects if "FROM membership" in s]) == 1, selects
+    assert len([s for s in selects if "FROM chat_recipient" in s]) == 1, selects
+    assert len(selects) == 2 * len(people) + 2, selects
