@@ -3,6 +3,7 @@ page of it, and every roll the viewer may see is pushed to its top (``app.web.re
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,6 +15,7 @@ from app.core.viewer import Viewer
 from app.events import events as log_events
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
+from app.i18n import get_locale
 from app.rolls import views
 from app.web.regions import Batch, Region
 from app.web.templating import render
@@ -28,11 +30,29 @@ def _is_roll(_key: CampaignPage, event: VisibleEvent) -> bool:
     return event.type == log_events.Roll.TYPE
 
 
+#: Entries rendered for a push, by (event, form, language), the newest kept: the viewers of
+#: a roll who get it in the same form share one render (the campaign page's streams render
+#: each for itself, as its other regions differ by viewer). The event is kept with its HTML,
+#: so the id in the key cannot be another object's meanwhile (streams of a campaign share
+#: the event objects of its tail).
+_RENDERED: OrderedDict[tuple[int, str, str], tuple[object, str]] = OrderedDict()
+RENDERED_KEPT = 256
+
+
+def _entry_html(event: VisibleEvent) -> str:
+    key = (id(event.event), event.form, get_locale())
+    known = _RENDERED.get(key)
+    if known is not None:
+        return known[1]
+    html = render(ENTRIES, entries=[event.data()])
+    _RENDERED[key] = (event.event, html)
+    if len(_RENDERED) > RENDERED_KEPT:
+        _RENDERED.popitem(last=False)
+    return html
+
+
 async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
-    return [
-        Outgoing(e.seq, "roll", render(ENTRIES, entries=[e.data()], viewer=batch.viewer))
-        for e in batch.events
-    ]
+    return [Outgoing(e.seq, "roll", _entry_html(e)) for e in batch.events]
 
 
 async def _load(session: AsyncSession, viewer: Viewer, key: CampaignPage) -> dict[str, object]:

@@ -1,0 +1,57 @@
+"""A roll's live push renders its dice-log entry once per form: the viewers who get the roll
+in the same form share the render (``app.rolls.live``), and each still gets the entry their
+own page shows."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from fastapi import FastAPI
+
+import app.rolls.live as rolls_live
+from app.campaigns.live import CAMPAIGN_PAGE
+from app.campaigns.views import CampaignPage
+from app.events.service import project
+from app.web import templating
+from tests.api.helpers import make_table
+from tests.api.regions import element, events_after, last_seq, viewer
+from tests.conftest import ClientFactory
+
+
+@pytest.mark.parametrize(("visibility", "renders"), [("public", 1), ("gm", 2)])
+async def test_one_render_per_form_of_a_roll(
+    make_client: ClientFactory,
+    app: FastAPI,
+    monkeypatch: pytest.MonkeyPatch,
+    visibility: str,
+    renders: int,
+) -> None:
+    t = await make_table(make_client, app)
+    cid = t.campaign_id
+    after = await last_seq(app, cid)
+    body = {"expression": "2W20+3", "visibility": visibility}
+    r = await t.player.post(f"/api/v1/campaigns/{cid}/rolls", json=body)
+    assert r.status_code == 201, r.text
+    events = await events_after(app, cid, after)
+    names = ("gm", "player", "observer")
+    people = [viewer(t.ids[n], f"{n}_user", n) for n in names]
+    made: list[str] = []
+
+    def counted(template: str, block: str | None = None, **context: object) -> str:
+        made.append(template)
+        return templating.render(template, block, **context)
+
+    monkeypatch.setattr(rolls_live, "render", counted)
+    render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
+    sessions = app.state.ctx.sessionmaker
+    # As streams woken by one notification: the same event objects, at once.
+    out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
+    # A public roll: one form for all three; for the GMs only: the whole roll (the GM, and
+    # the player who rolled it) and a secret stub (the observer).
+    assert len(made) == renders
+    seq = events[-1].seq
+    for name, messages in zip(names, out, strict=True):
+        (message,) = messages
+        page = (await getattr(t, name).get(f"/campaigns/{cid}")).text
+        assert element(message.data, f"roll-{seq}") == element(page, f"roll-{seq}"), name
