@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -27,11 +26,10 @@ import app.talk.service as talk
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.views import CampaignPage
 from app.config import Settings
-from app.core.viewer import Role, Viewer
 from app.events.stream import projected
 from app.main import create_app
 from app.maps.present import scenes_now
-from bench.map import VIEWERS, _account, _newest, _since, _timed
+from bench.map import VIEWERS, _newest, _since, _timed, gm_and_players
 from bench.roll_request import ROOT, recreate
 
 
@@ -51,15 +49,7 @@ async def measure(db: str, rounds: int) -> dict[str, Any]:
     event.listen(ctx.engine.sync_engine, "before_cursor_execute", count)
     transport = httpx.ASGITransport(app=application)
     async with httpx.AsyncClient(transport=transport, base_url="http://bench") as c:
-        stamp = int(time.time() * 1000) % 10**9
-        gm, gm_id = await _account(c, f"pushgm{stamp}")
-        r = await c.post("/api/v1/campaigns", json={"name": "Push", "system": "hh"}, headers=gm)
-        cid, code = r.json()["id"], r.json()["invite_code"]
-        viewers = [Viewer(gm_id, "gm", Role.gm)]
-        for i in range(VIEWERS - 1):
-            h, uid = await _account(c, f"pushp{i}{stamp}")
-            await c.post("/api/v1/campaigns/join", json={"invite_code": code}, headers=h)
-            viewers.append(Viewer(uid, f"p{i}", Role.player))
+        gm, cid, viewers = await gm_and_players(c, "push")
         stream = CAMPAIGN_PAGE.stream(CampaignPage(cid))
         seq = [(await _newest(application, cid))[0].seq]
         await _since(application, cid, seq[0])  # a stream follows the campaign: its tail

@@ -55,6 +55,23 @@ async def _account(c: httpx.AsyncClient, name: str) -> tuple[dict[str, str], int
     return {"Authorization": f"Bearer {token}"}, int(me.get("user", me)["id"])
 
 
+async def gm_and_players(
+    c: httpx.AsyncClient, prefix: str
+) -> tuple[dict[str, str], int, list[Viewer]]:
+    """A new H&H campaign of a new GM with ``VIEWERS - 1`` new players: the GM's headers,
+    the campaign's id and its viewers, the GM first."""
+    stamp = int(time.time() * 1000) % 10**9
+    gm, gm_id = await _account(c, f"{prefix}gm{stamp}")
+    r = await c.post("/api/v1/campaigns", json={"name": "Runde", "system": "hh"}, headers=gm)
+    cid, code = r.json()["id"], r.json()["invite_code"]
+    viewers = [Viewer(gm_id, "gm", Role.gm)]
+    for i in range(VIEWERS - 1):
+        h, uid = await _account(c, f"{prefix}p{i}{stamp}")
+        await c.post("/api/v1/campaigns/join", json={"invite_code": code}, headers=h)
+        viewers.append(Viewer(uid, f"p{i}", Role.player))
+    return gm, cid, viewers
+
+
 def _pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 2)
@@ -135,15 +152,7 @@ async def measure(
     sessions = ctx.sessionmaker
     transport = httpx.ASGITransport(app=application)
     async with httpx.AsyncClient(transport=transport, base_url="http://bench") as c:
-        stamp = int(time.time() * 1000) % 10**9
-        gm, gm_id = await _account(c, f"mapgm{stamp}")
-        r = await c.post("/api/v1/campaigns", json={"name": "Karte", "system": "hh"}, headers=gm)
-        cid, code = r.json()["id"], r.json()["invite_code"]
-        viewers = [Viewer(gm_id, "gm", Role.gm)]
-        for i in range(VIEWERS - 1):
-            h, uid = await _account(c, f"mapp{i}{stamp}")
-            await c.post("/api/v1/campaigns/join", json={"invite_code": code}, headers=h)
-            viewers.append(Viewer(uid, f"p{i}", Role.player))
+        gm, cid, viewers = await gm_and_players(c, "map")
         api = f"/api/v1/campaigns/{cid}/scenes"
         sid = (
             await c.post(api, json={"name": "S", "cols": 40, "rows": 40, "shown": True}, headers=gm)
