@@ -4,7 +4,8 @@
 
 Each group is a campaign with a GM and four players in a running H&H fight (four heroes, four
 goblins), and every one of the five follows the campaign's live stream (the JSON event
-stream, ``/api/v1/campaigns/{id}/events``: every event as that person may see it). For
+stream, ``/api/v1/campaigns/{id}/events``: every event as that person may see it; with
+``--screens page`` the campaign page's HTML stream, as a browser on it). For
 ``--minutes`` the load generator plays, open loop (each action at its scheduled instant, a
 slow server cannot slow the offered load), with a random phase per person:
 
@@ -263,7 +264,18 @@ def _cpu(servers: list[Server]) -> float:
     return sum(loadgen.cpu_seconds(s.pid) for s in servers)
 
 
-async def _evening(servers: list[Server], pg: str, n: int, minutes: float) -> dict[str, Any]:
+#: What each person's screen follows (``--screens``): the JSON event stream (an API client),
+#: or the campaign page's HTML live stream, as a browser on that page holds it (its dice log
+#: and chat: every roll and chat line the person may see, each under its ``seq``).
+SCREENS = {
+    "json": "/api/v1/campaigns/{cid}/events?after=0",
+    "page": "/campaigns/{cid}/live?after=0",
+}
+
+
+async def _evening(
+    servers: list[Server], pg: str, n: int, minutes: float, screens: str = "json"
+) -> dict[str, Any]:
     bases = [f"http://127.0.0.1:{s.port}" for s in servers]
     conn = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=conn, timeout=loadgen.NO_TIMEOUT) as http:
@@ -271,7 +283,7 @@ async def _evening(servers: list[Server], pg: str, n: int, minutes: float) -> di
         tasks = []
         for g in groups:  # from the start: the set-up's events come first, untimed
             for s, base in zip(g.streams, g.bases, strict=True):
-                url = f"{base}/api/v1/campaigns/{g.fight.cid}/events?after=0"
+                url = base + SCREENS[screens].format(cid=g.fight.cid)
                 tasks.append(asyncio.create_task(_follow(http, url, s)))
         await asyncio.gather(*(s.connected.wait() for g in groups for s in g.streams))
         await asyncio.sleep(1.0)
@@ -284,6 +296,7 @@ async def _evening(servers: list[Server], pg: str, n: int, minutes: float) -> di
     group_seconds = n * minutes * 60
     actions = out["actions_timed"] + out["combat_steps"] + out["page_loads"]
     out.update(
+        screens=screens,
         hosts=len(servers),
         groups=n,
         minutes=minutes,
@@ -319,7 +332,7 @@ def _nats_server() -> Iterator[str]:
 
 
 async def _on_hosts(
-    pg: str, suffix: str, hosts: int, groups: int, minutes: float
+    pg: str, suffix: str, hosts: int, groups: int, minutes: float, screens: str
 ) -> dict[str, Any]:
     """The evening on ``hosts`` app processes over a NATS of the bench's own."""
     with _nats_server() as nats_url:
@@ -330,21 +343,21 @@ async def _on_hosts(
             for s in servers:
                 s.start()
             await quiesce(*servers, limit=20)
-            return await _evening(servers, pg, groups, minutes)
+            return await _evening(servers, pg, groups, minutes, screens)
         finally:
             for s in servers:
                 s.stop()
 
 
 async def main_async(
-    pg: str, groups: int, minutes: float, suffix: str, hosts: int = 1
+    pg: str, groups: int, minutes: float, suffix: str, hosts: int = 1, screens: str = "json"
 ) -> dict[str, Any]:
     raise_nofile()
     service, baseline = start_servers(pg, suffix)
     combat_live.DB = f"bench_perf_app{suffix}"  # where ``build`` reads the observers' code
     try:
         await quiesce(service, baseline, limit=20)
-        evening = await _evening([service], pg, groups, minutes)
+        evening = await _evening([service], pg, groups, minutes, screens)
         await quiesce(service, baseline, limit=20)
         rolls_per_s = groups * (PEOPLE - 1) / ROLL_EVERY
         target = loadgen.BaselineTarget(f"http://127.0.0.1:{baseline.port}", baseline.pid)
@@ -359,7 +372,7 @@ async def main_async(
         "p99_ratio_to_baseline": evening["delivery_p99_ms"] / base_p99 if base_p99 else None,
     }
     if hosts > 1:
-        spread = await _on_hosts(pg, suffix, hosts, groups, minutes)
+        spread = await _on_hosts(pg, suffix, hosts, groups, minutes, screens)
         out[f"{hosts}_hosts_nats"] = spread
         out["cpu_per_action_hosts_over_one"] = (
             spread["cpu_ms_per_action"] / evening["cpu_ms_per_action"]
@@ -374,9 +387,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--minutes", type=float, default=2.0)
     parser.add_argument("--smoke", action="store_true", help="two groups for 20 s")
     parser.add_argument("--hosts", type=int, default=1, help="N > 1: again on N hosts on NATS")
+    parser.add_argument(
+        "--screens", choices=sorted(SCREENS), default="json", help="what each screen follows"
+    )
     args = parser.parse_args(argv)
     groups, minutes = (2, 1 / 3) if args.smoke else (args.groups, args.minutes)
-    result = asyncio.run(main_async(args.pg, groups, minutes, "_night", args.hosts))
+    night = main_async(args.pg, groups, minutes, "_night", args.hosts, args.screens)
+    result = asyncio.run(night)
     print(json.dumps(result))
 
 
