@@ -28,11 +28,12 @@ from __future__ import annotations
 import functools
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, NotRequired, TypedDict, TypeVar
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
+from app.core.remembered import remembered
 from app.core.viewer import Viewer
 from app.encounters.combat import State
 from app.encounters.models import Encounter, Participant
@@ -47,9 +48,6 @@ from app.maps.edit import DoorJSON
 from app.maps.events import MoveReaction, TokenMoved
 from app.maps.models import Scene, Token
 from app.rules import grid as g
-
-K = TypeVar("K")
-V = TypeVar("V")
 
 DEFAULT_COLOUR = "#3a6ea5"
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -96,20 +94,7 @@ def _interned(grid: g.Grid) -> g.Grid:
     loads its scene anew, so its grid is a new object; comparing it with a cached key would
     compare every wall on every lookup (hundreds of them, several lookups per view), while
     the same object compares by identity. Equal grids are interchangeable: they are frozen."""
-    return _remembered(_GRIDS, grid, lambda: grid, GRID_CACHE_MAX)
-
-
-def _remembered(cache: OrderedDict[K, V], key: K, make: Callable[[], V], limit: int) -> V:
-    """``cache[key]``, made by ``make`` when missing; the least recently used entries go
-    once there are more than ``limit``."""
-    found = cache.get(key)
-    if found is None:
-        found = cache[key] = make()
-        while len(cache) > limit:
-            cache.popitem(last=False)
-    else:
-        cache.move_to_end(key)
-    return found
+    return remembered(_GRIDS, grid, lambda: grid, GRID_CACHE_MAX)
 
 
 def grid_seen(scene: Scene, cells: AbstractSet[g.Cell] | None) -> g.Grid:
@@ -149,7 +134,7 @@ SIGHT_CACHE_MAX = 4096
 
 def sight_from(grid: g.Grid, eye: g.Cell, radius: int | None) -> frozenset[g.Cell]:
     """The cells seen from ``eye`` (``grid.visible_cells``), cached."""
-    return _remembered(
+    return remembered(
         _SIGHT,
         (grid, eye, radius),
         lambda: frozenset(g.visible_cells(grid, [eye], radius)),
@@ -164,7 +149,7 @@ _VIEWS: OrderedDict[tuple[g.Grid, frozenset[g.Cell], int | None], frozenset[g.Ce
 
 def sight_of(grid: g.Grid, eyes: frozenset[g.Cell], radius: int | None) -> frozenset[g.Cell]:
     """What the cells ``eyes`` see together (:func:`sight_from` of each), cached."""
-    return _remembered(
+    return remembered(
         _VIEWS,
         (grid, eyes, radius),
         lambda: frozenset().union(*(sight_from(grid, e, radius) for e in eyes)),
@@ -179,7 +164,7 @@ _LIT: OrderedDict[tuple[g.Grid, frozenset[tuple[g.Cell, int]]], frozenset[g.Cell
 
 def lit_of(grid: g.Grid, lights: frozenset[tuple[g.Cell, int]]) -> frozenset[g.Cell]:
     """What the lights ``(source, radius)`` light together (``grid.lit_cells``), cached."""
-    return _remembered(
+    return remembered(
         _LIT, (grid, lights), lambda: frozenset(g.lit_cells(grid, lights)), SIGHT_CACHE_MAX
     )
 

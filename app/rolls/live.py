@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.views import CampaignPage
+from app.core.remembered import remembered
 from app.core.viewer import Viewer
 from app.events import events as log_events
 from app.events.service import VisibleEvent
@@ -30,25 +31,24 @@ def _is_roll(_key: CampaignPage, event: VisibleEvent) -> bool:
     return event.type == log_events.Roll.TYPE
 
 
-#: Entries rendered for a push, by (event, form, language), the newest kept: the viewers of
-#: a roll who get it in the same form share one render (the campaign page's streams render
-#: each for itself, as its other regions differ by viewer). The event is kept with its HTML,
-#: so the id in the key cannot be another object's meanwhile (streams of a campaign share
-#: the event objects of its tail).
+#: Entries rendered for a push, by (event, form, language), the most recently used kept: the
+#: viewers of a roll who get it in the same form share one render (the campaign page's
+#: streams render each for itself, as its other regions differ by viewer). The event is kept
+#: with its HTML, so the id in the key cannot be another object's meanwhile (streams of a
+#: campaign share the event objects of its tail).
 _RENDERED: OrderedDict[tuple[int, str, str], tuple[object, str]] = OrderedDict()
 RENDERED_KEPT = 256
 
 
 def _entry_html(event: VisibleEvent) -> str:
     key = (id(event.event), event.form, get_locale())
-    known = _RENDERED.get(key)
-    if known is not None:
-        return known[1]
-    html = render(ENTRIES, entries=[event.data()])
-    _RENDERED[key] = (event.event, html)
-    if len(_RENDERED) > RENDERED_KEPT:
-        _RENDERED.popitem(last=False)
-    return html
+    kept = remembered(
+        _RENDERED,
+        key,
+        lambda: (event.event, render(ENTRIES, entries=[event.data()])),
+        RENDERED_KEPT,
+    )
+    return kept[1]
 
 
 async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
