@@ -15,7 +15,8 @@ rendered from the current rows with the page's own templates (``app.talk.views``
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -24,10 +25,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.models import Campaign
 from app.campaigns.views import CampaignPage
+from app.core.remembered import remembered
 from app.core.viewer import Viewer
 from app.encounters.live import COMBAT_PAGE, CombatPage
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
+from app.i18n import get_locale
 from app.talk import service, views
 from app.talk.events import (
     ChatMessageDeleted,
@@ -75,7 +78,11 @@ async def push_chat(
     session: AsyncSession, viewer: Viewer, campaign_id: int, events: Sequence[VisibleEvent]
 ) -> list[Outgoing]:
     """One ``chat`` message of out-of-band swaps per event."""
-    ids = [int(e.event.payload["message_id"]) for e in events if e.type in MESSAGE_EVENTS]
+    ids = [
+        int(e.event.payload["message_id"])
+        for e in events
+        if e.type in MESSAGE_EVENTS and not e.redacted
+    ]
     lines = await _lines(session, viewer, campaign_id, ids) if ids else {}
     shelf = (
         await views.handouts_context(session, viewer, campaign_id)
@@ -90,32 +97,65 @@ async def push_chat(
             continue
         line = lines.get(int(event.event.payload.get("message_id", 0)))
         if line is not None:
-            out.append(Outgoing(event.seq, "chat", _line(line, viewer, campaign_id, event.type)))
+            out.append(Outgoing(event.seq, "chat", _line(line, campaign_id, event)))
     return out
 
 
 async def _lines(
     session: AsyncSession, viewer: Viewer, campaign_id: int, ids: list[int]
 ) -> dict[int, views.MessageView]:
-    """The lines ``viewer`` may read among ``ids``, by id. Their authors' names and their
-    recipients are the same for every viewer: read once per push for all of them."""
-    rows = await service.messages_by_id(session, viewer, campaign_id, ids)
+    """The lines of ``ids`` as ``viewer`` sees them, by id.
+
+    The rows, their authors' names and their recipients are the same for every viewer: read
+    once per push for all of them. The rows are read without the chat's visibility clause
+    because ``ids`` come from the events this viewer received: the projection of those very
+    events has decided, and :func:`app.talk.service.readable_by` is their audience in SQL.
+    """
+    key = tuple(ids)
+    rows = await shared_load(
+        ("chat lines", campaign_id, key), lambda: service.messages_of(session, campaign_id, ids)
+    )
     names = await shared_load(
         ("chat names", campaign_id), lambda: views.member_names(session, campaign_id)
     )
     recipients = await shared_load(
-        ("chat recipients", campaign_id, tuple(ids)), lambda: service.recipients_of(session, ids)
+        ("chat recipients", campaign_id, key), lambda: service.recipients_of(session, ids)
     )
     return {m.id: views.message_view(m, viewer, recipients.get(m.id, []), names) for m in rows}
 
 
-def _line(line: views.MessageView, viewer: Viewer, campaign_id: int, type_: str) -> str:
+#: A line's HTML by the event it is pushed for (the same object for every stream of the
+#: campaign, kept here with its HTML so that its id cannot be another event's meanwhile), the
+#: message's version (it moves with an edit or a deletion), its recipients' names, the
+#: viewer's controls and the language: viewers with the same controls share one render.
+_RENDERED: OrderedDict[Hashable, tuple[object, str]] = OrderedDict()
+RENDERED_KEPT = 256
+
+
+def _line(line: views.MessageView, campaign_id: int, event: VisibleEvent) -> str:
     """A new message appended to the log, a changed one replacing its line."""
-    posted = type_ == ChatMessagePosted.TYPE
+    posted = event.type == ChatMessagePosted.TYPE
+    key = (
+        id(event.event),
+        line["version"],
+        tuple(line["to_names"]),
+        line["may_edit"],
+        line["may_delete"],
+        get_locale(),
+    )
+    kept = remembered(
+        _RENDERED,
+        key,
+        lambda: (event.event, _line_html(line, campaign_id, posted)),
+        RENDERED_KEPT,
+    )
+    return kept[1]
+
+
+def _line_html(line: views.MessageView, campaign_id: int, posted: bool) -> str:
     html = render(
         "talk/_message.html",
         m=line,
-        viewer=viewer,
         campaign_id=campaign_id,
         text_max=service.TEXT_MAX,
         oob_replace=not posted,

@@ -526,6 +526,22 @@ async def messages_by_id(
     )
 
 
+async def messages_of(
+    session: AsyncSession, campaign_id: int, ids: Sequence[int]
+) -> list[ChatMessage]:
+    """The messages of ``ids``, for a live push of events a viewer received (whose audience
+    already decided that they may read them), detached: shared by every viewer's push."""
+    rows = await all_rows(
+        session,
+        select(ChatMessage)
+        .where(ChatMessage.campaign_id == campaign_id, ChatMessage.id.in_(ids))
+        .order_by(ChatMessage.seq),
+    )
+    for row in rows:
+        session.expunge(row)
+    return rows
+
+
 async def recipients_of(session: AsyncSession, ids: Sequence[int]) -> dict[int, list[int]]:
     return await listed_users(session, ChatRecipient.message_id, ChatRecipient.user_id, ids)
 

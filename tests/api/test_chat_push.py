@@ -4,17 +4,22 @@ The chat region has a ``load`` for the full page (its panel: the newest twenty m
 members, the speakers, the handouts). A push renders only the lines its events are about
 (``app.talk.live.push_chat``), so the region is registered without ``load_on_push``
 (``app.web.regions.Region``): the panel is not read again for every viewer of every line.
+Viewers woken by one line read it once together and share its render where their controls
+(edit, delete) are the same.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+import pytest
 from fastapi import FastAPI
 
+import app.talk.live as talk_live
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.views import CampaignPage
 from app.events.service import project
+from app.web import templating
 from tests.api.helpers import make_table
 from tests.api.regions import element, events_after, last_seq, pushed, viewer
 from tests.api.test_shared_render import statements
@@ -51,27 +56,43 @@ async def test_a_chat_line_is_pushed_without_reading_the_chat_panel(
         assert len([s for s in seen if s.startswith("SELECT")]) == 5, seen
 
 
-async def test_viewers_woken_by_one_line_read_its_names_and_recipients_once(
-    make_client: ClientFactory, app: FastAPI
-) -> None:
+@pytest.mark.parametrize(("author", "renders"), [("player", 3), ("gm", 2)])
+async def test_viewers_woken_by_one_line_read_it_once_and_share_its_render(
+    make_client: ClientFactory, app: FastAPI, monkeypatch: pytest.MonkeyPatch, author: str,
+    renders: int,
+) -> None:  # fmt: skip
     t = await make_table(make_client, app)
     cid = t.campaign_id
     after = await last_seq(app, cid)
-    r = await t.player.post(f"/api/v1/campaigns/{cid}/messages", json={"text": "Wer kommt mit?"})
+    client = getattr(t, author)
+    r = await client.post(f"/api/v1/campaigns/{cid}/messages", json={"text": "Wer kommt mit?"})
     assert r.status_code == 201, r.text
+    line = f"msg-{r.json()['id']}"
     events = await events_after(app, cid, after)
-    people = [
-        viewer(t.ids[name], f"{name}_user", role)
-        for name, role in (("gm", "gm"), ("player", "player"), ("observer", "observer"))
-    ]
+    names = ("gm", "player", "observer")
+    people = [viewer(t.ids[name], f"{name}_user", name) for name in names]
+    made: list[str] = []
+
+    def counted(template: str, block: str | None = None, **context: object) -> str:
+        made.append(template)
+        return templating.render(template, block, **context)
+
+    monkeypatch.setattr(talk_live, "render", counted)
     render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
     sessions = app.state.ctx.sessionmaker
     with statements(app, mine=True) as seen:
         # As streams woken by one notification: the same event objects, at once.
         out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
-    assert [[m.event for m in messages] for messages in out] == [["chat"]] * 3
     selects = [s for s in seen if s.startswith("SELECT")]
-    # Per viewer the campaign and the line they may read; once for all: names, recipients.
+    # Per viewer the campaign; once for all: the line, its names and recipients.
+    assert len([s for s in selects if s.startswith("SELECT chat_message.")]) == 1, selects
     assert len([s for s in selects if "FROM membership" in s]) == 1, selects
     assert len([s for s in selects if "FROM chat_recipient" in s]) == 1, selects
-    assert len(selects) == 2 * len(people) + 2, selects
+    assert len(selects) == len(people) + 3, selects
+    # One render per set of controls: the author edits and deletes, a GM deletes, the
+    # others only read (a GM's own line: the GM, and one render for player and observer).
+    assert len(made) == renders, made
+    for name, messages in zip(names, out, strict=True):
+        (message,) = messages
+        page = (await getattr(t, name).get(f"/campaigns/{cid}")).text
+        assert element(message.data, line) == element(page, line), name
