@@ -3,11 +3,15 @@ packages register theirs there too: the dice log is ``app.rolls.live``)."""
 
 from __future__ import annotations
 
-from app.campaigns.views import CampaignPage, live_context
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.campaigns.models import Campaign
+from app.campaigns.views import CampaignPage, page_context
+from app.core.viewer import Viewer
 from app.events import events as log_events
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
-from app.web.regions import Batch, Page, Region
+from app.web.regions import Batch, Page, Region, shared_load
 from app.web.templating import render
 
 TEMPLATE = "campaigns/detail.html"
@@ -19,6 +23,28 @@ MEMBER_EVENTS = frozenset(
         log_events.GmTransferred.TYPE,
     }
 )
+
+
+async def live_context(
+    session: AsyncSession, viewer: Viewer, key: CampaignPage, parts: frozenset[str]
+) -> dict[str, object] | None:
+    """The page's context for a live push (the viewer's membership is checked by the stream).
+    The campaign's row is read once for every viewer woken by the same events."""
+    campaign = await shared_load(
+        ("campaign row", key.campaign_id), lambda: _detached(session, key.campaign_id)
+    )
+    if campaign is None:
+        return None
+    return await page_context(session, campaign, viewer, parts=parts)
+
+
+async def _detached(session: AsyncSession, campaign_id: int) -> Campaign | None:
+    """The campaign's row, out of ``session``: other viewers' pushes read it too."""
+    campaign = await session.get(Campaign, campaign_id)
+    if campaign is not None:
+        session.expunge(campaign)
+    return campaign
+
 
 CAMPAIGN_PAGE: Page[CampaignPage] = Page("campaign", load=live_context)
 

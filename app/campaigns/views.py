@@ -50,13 +50,3 @@ async def page_context(
     if "invites" in parts and allowed(viewer.role, Action.manage_invites):
         context["invites"] = await service.active_invites(session, campaign.id)
     return context
-
-
-async def live_context(
-    session: AsyncSession, viewer: Viewer, key: CampaignPage, parts: frozenset[str]
-) -> dict[str, object] | None:
-    """The page's context for a live push (the viewer's membership is checked by the stream)."""
-    campaign = await session.get(Campaign, key.campaign_id)
-    if campaign is None:
-        return None
-    return await page_context(session, campaign, viewer, parts=parts)
