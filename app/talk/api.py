@@ -109,7 +109,9 @@ async def messages(
     """A page of messages the caller may read, oldest first; ``next_before`` pages back."""
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     page = await service.page(session, viewer, campaign_id, before)
-    shown = await views.messages_context(session, viewer, campaign_id, page.messages)
+    shown = await views.messages_context(
+        session, viewer, campaign_id, page.messages, recipients=page.recipients
+    )
     return MessagePage(
         messages=[_out(m) for m in shown],
         next_before=page.next_before,

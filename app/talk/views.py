@@ -167,9 +167,13 @@ async def messages_context(
     campaign_id: int,
     messages: Sequence[ChatMessage],
     names: dict[int, str] | None = None,
+    recipients: dict[int, list[int]] | None = None,
 ) -> list[MessageView]:
+    """The messages as ``viewer`` sees them; ``names`` and ``recipients`` where the caller
+    has read them already (a chat page has its recipients)."""
     names = names if names is not None else await member_names(session, campaign_id)
-    recipients = await service.recipients_of(session, [m.id for m in messages])
+    if recipients is None:
+        recipients = await service.recipients_of(session, [m.id for m in messages])
     return [message_view(m, viewer, recipients.get(m.id, []), names) for m in messages]
 
 
@@ -199,7 +203,9 @@ async def chat_context(
         "campaign": campaign,
         "campaign_id": campaign.id,
         "viewer": viewer,
-        "messages": await messages_context(session, viewer, campaign.id, page.messages, names),
+        "messages": await messages_context(
+            session, viewer, campaign.id, page.messages, names, page.recipients
+        ),
         "next_before": page.next_before,
         "before": before,
         "recipients": [m for m in members if m.user_id != viewer.user_id],
