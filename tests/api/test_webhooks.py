@@ -220,6 +220,21 @@ async def test_a_failing_receiver_is_retried_in_order_and_shown_to_the_gm(
     assert (listed["last_status"], listed["failures"]) == (204, 0)
 
 
+async def _deliver_retrying(app: FastAPI) -> None:
+    """A delivery pass, and up to two more at once where a post failed (its back-off let
+    pass): on a loaded machine a post may time out, and the retry and its back-off are
+    :func:`test_a_failing_receiver_is_retried_in_order_and_shown_to_the_gm`'s, not the
+    subject of a test of what the messages say."""
+    for _ in range(3):
+        await courier(app).deliver_due()
+        async with app.state.ctx.sessionmaker() as session:
+            failing = [h.id for h in await session.scalars(select(Webhook)) if h.failures]
+        if not failing:
+            return
+        for hook_id in failing:
+            await _due_now(app, hook_id)
+
+
 async def _due_now(app: FastAPI, hook_id: int) -> None:
     """Let the back-off pass (as time would)."""
     async with app.state.ctx.sessionmaker() as session:
@@ -266,14 +281,14 @@ async def test_fights_turns_and_the_session_summary_as_an_observer_sees_them(
         r = await fight.gm.post(f"{fight.base}/participants", json=body)
         assert r.status_code == 201, r.text
     await fight.act(fight.gm, "start")
-    await courier(app).deliver_due()
+    await _deliver_retrying(app)
     for _ in range(3):
         await fight.act(fight.gm, "next")
-        await courier(app).deliver_due()
+        await _deliver_retrying(app)
     await fight.act(fight.gm, "end")
     r = await fight.gm.post(f"/api/v1/campaigns/{fight.campaign_id}/sessions/{session_id}/end")
     assert r.status_code == 200, r.text
-    await courier(app).deliver_due()
+    await _deliver_retrying(app)
 
     texts = [b["text"] for b in receiver.delivered()]
     categories = [b["category"] for b in receiver.delivered()]
