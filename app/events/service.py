@@ -143,6 +143,7 @@ async def append_event(
     audience: Audience | None = None,
     outside_fairplay: bool = False,
     stamp: Stamp | None = None,
+    at: datetime | None = None,
 ) -> CampaignEvent:
     """Add an event in the caller's transaction with the campaign's next gap-free ``seq``.
 
@@ -158,10 +159,13 @@ async def append_event(
     outside a fair-play session; if one has opened meanwhile, :class:`FairPlayOpened` is
     raised and nothing is written (the caller rolls again with the session's roller).
 
-    ``stamp``: a row to set to the new ``seq`` (:class:`Stamp`).
+    ``stamp``: a row to set to the new ``seq`` (:class:`Stamp`). ``at``: the event's time
+    (now if none), where a row written with it shows the same (a chat message).
     """
     outside_fairplay = _outside_fairplay(session, campaign_id, outside_fairplay)
-    row, payload_json, audience_json = _prepared(campaign_id, event, actor_id, audience, utcnow())
+    row, payload_json, audience_json = _prepared(
+        campaign_id, event, actor_id, audience, at or utcnow()
+    )
     added: tuple[int, int] | None = None
     if session.bind is not None and session.bind.dialect.name == "postgresql":
         added = await _append_postgres(

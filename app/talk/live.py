@@ -10,7 +10,8 @@ Every event the viewer may see (``app.events.service.project`` has already dropp
 whispers and GM rolls not meant for them) becomes one SSE message ``chat`` of out-of-band
 swaps into the region's hidden sink: a new message is appended to ``#chat-log``, an edited
 or deleted one replaces its line, a shown handout re-renders ``#handouts``. Lines are
-rendered from the current rows with the page's own templates (``app.talk.views``).
+rendered with the page's own templates (``app.talk.views``): a new one from its event (the
+message as it was written, with its time), a changed one from its current row.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from app.talk.events import (
     HandoutCreated,
     HandoutShown,
 )
+from app.talk.models import ChatMessage
 from app.web.regions import Batch, Context, Page, Region, shared_load
 from app.web.templating import render
 
@@ -78,12 +80,15 @@ async def push_chat(
     session: AsyncSession, viewer: Viewer, campaign_id: int, events: Sequence[VisibleEvent]
 ) -> list[Outgoing]:
     """One ``chat`` message of out-of-band swaps per event."""
-    ids = [
-        int(e.event.payload["message_id"])
-        for e in events
-        if e.type in MESSAGE_EVENTS and not e.redacted
-    ]
-    lines = await _lines(session, viewer, campaign_id, ids) if ids else {}
+    said = [e for e in events if e.type in MESSAGE_EVENTS and not e.redacted]
+    told = await _told(session, campaign_id, said) if said else {}
+    names = (
+        await shared_load(
+            ("chat names", campaign_id), lambda: views.member_names(session, campaign_id)
+        )
+        if said
+        else {}
+    )
     shelf = (
         await views.handouts_context(session, viewer, campaign_id)
         if any(e.type in HANDOUT_EVENTS for e in events)
@@ -95,33 +100,54 @@ async def push_chat(
             html = render("talk/_handouts.html", **shelf, oob=True)
             out.append(Outgoing(event.seq, "chat", html))
             continue
-        line = lines.get(int(event.event.payload.get("message_id", 0)))
-        if line is not None:
-            out.append(Outgoing(event.seq, "chat", _line(line, campaign_id, event)))
+        found = told.get(event.seq)
+        if found is not None:
+            html = _line(*found, names, viewer, campaign_id, event)
+            out.append(Outgoing(event.seq, "chat", html))
     return out
 
 
-async def _lines(
-    session: AsyncSession, viewer: Viewer, campaign_id: int, ids: list[int]
-) -> dict[int, views.MessageView]:
-    """The lines of ``ids`` as ``viewer`` sees them, by id.
+async def _told(
+    session: AsyncSession, campaign_id: int, events: Sequence[VisibleEvent]
+) -> dict[int, tuple[ChatMessage, list[int]]]:
+    """The message each event is about and its recipients, by the event's ``seq``: a new
+    one as its event tells it (no row to read), a changed one as its row is now (and a new
+    one too where its change is in the same batch, a stream resumed after it: its first
+    line shows what the page shows).
 
-    The rows, their authors' names and their recipients are the same for every viewer: read
-    once per push for all of them. The rows are read without the chat's visibility clause
-    because ``ids`` come from the events this viewer received: the projection of those very
-    events has decided, and :func:`app.talk.service.readable_by` is their audience in SQL.
+    Those rows and their recipients are the same for every viewer: read once per push for
+    all of them, without the chat's visibility clause, because the events come from those
+    this viewer received: their projection has decided, and
+    :func:`app.talk.service.readable_by` is that audience in SQL.
     """
-    key = tuple(ids)
-    rows = await shared_load(
-        ("chat lines", campaign_id, key), lambda: service.messages_of(session, campaign_id, ids)
-    )
-    names = await shared_load(
-        ("chat names", campaign_id), lambda: views.member_names(session, campaign_id)
-    )
-    recipients = await shared_load(
-        ("chat recipients", campaign_id, key), lambda: service.recipients_of(session, ids)
-    )
-    return {m.id: views.message_view(m, viewer, recipients.get(m.id, []), names) for m in rows}
+    changed = {_message_id(e) for e in events if e.type != ChatMessagePosted.TYPE}
+    told = {
+        e.seq: service.as_posted(e.event)
+        for e in events
+        if e.type == ChatMessagePosted.TYPE and _message_id(e) not in changed
+    }
+    changes = [e for e in events if e.seq not in told]
+    if changes:
+        ids = sorted({_message_id(e) for e in changes})
+        rows = await shared_load(
+            ("chat lines", campaign_id, tuple(ids)),
+            lambda: service.messages_of(session, campaign_id, ids),
+        )
+        recipients = await shared_load(
+            ("chat recipients", campaign_id, tuple(ids)),
+            lambda: service.recipients_of(session, ids),
+        )
+        by_id = {m.id: m for m in rows}
+        told |= {
+            e.seq: (by_id[i], recipients.get(i, []))
+            for e in changes
+            if (i := _message_id(e)) in by_id
+        }
+    return told
+
+
+def _message_id(event: VisibleEvent) -> int:
+    return int(event.event.payload["message_id"])
 
 
 #: A line's HTML by the event it is pushed for (the same object for every stream of the
@@ -132,24 +158,30 @@ _RENDERED: OrderedDict[Hashable, tuple[object, str]] = OrderedDict()
 RENDERED_KEPT = 256
 
 
-def _line(line: views.MessageView, campaign_id: int, event: VisibleEvent) -> str:
+def _line(
+    message: ChatMessage,
+    recipients: list[int],
+    names: dict[int, str],
+    viewer: Viewer,
+    campaign_id: int,
+    event: VisibleEvent,
+) -> str:
     """A new message appended to the log, a changed one replacing its line."""
     posted = event.type == ChatMessagePosted.TYPE
     key = (
         id(event.event),
-        line["version"],
-        tuple(line["to_names"]),
-        line["may_edit"],
-        line["may_delete"],
+        message.version,
+        tuple(names.get(uid, "?") for uid in recipients),
+        service.may_edit(message, viewer),
+        service.may_delete(message, viewer),
         get_locale(),
     )
-    kept = remembered(
-        _RENDERED,
-        key,
-        lambda: (event.event, _line_html(line, campaign_id, posted)),
-        RENDERED_KEPT,
-    )
-    return kept[1]
+
+    def made() -> tuple[object, str]:
+        line = views.message_view(message, viewer, recipients, names)
+        return event.event, _line_html(line, campaign_id, posted)
+
+    return remembered(_RENDERED, key, made, RENDERED_KEPT)[1]
 
 
 def _line_html(line: views.MessageView, campaign_id: int, posted: bool) -> str:

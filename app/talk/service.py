@@ -35,7 +35,7 @@ from app.errors import Conflict, Forbidden, NotFound, TooManyRequests, Validatio
 from app.events.audience import chosen
 from app.events.events import Roll
 from app.events.models import CampaignEvent
-from app.events.service import Stamp, append_event, visible_to
+from app.events.service import Stamp, append_event, audience_of, visible_to
 from app.i18n import _
 from app.rolls import service as rolls
 from app.rules.dice import Roller
@@ -184,8 +184,36 @@ async def _log_posted(
         audience=chosen(message.visibility, user.id, recipients),
         # Its order is its event's seq, known only then: set by the append, not an edit.
         stamp=Stamp(_MESSAGES, "seq", message.id),
+        # Its time is its event's: a live push shows the message as its event tells it.
+        at=message.created_at,
     )
     set_committed_value(message, "seq", event.seq)
+
+
+def as_posted(event: CampaignEvent) -> tuple[ChatMessage, list[int]]:
+    """A new message as its ``chat_message`` event tells it (the row :func:`post` wrote with
+    it, before any edit), and its recipients: a live push reads no row for it. Not added to
+    any session."""
+    said = ChatMessagePosted.from_json(event.payload)
+    message = ChatMessage(
+        id=said.message_id,
+        campaign_id=event.campaign_id,
+        seq=event.seq,
+        author_id=event.actor_id,
+        author_name=said.actor_name,
+        kind=said.kind,
+        text=said.text,
+        speaker=said.speaker,
+        character_id=said.character_id,
+        visibility=audience_of(event).visibility,
+        to_gm=said.to_gm,
+        roll=said.roll,
+        version=1,
+        created_at=event.created_at,
+        edited_at=None,
+        deleted_at=None,
+    )
+    return message, sorted(said.to)
 
 
 _MESSAGES = cast(Table, ChatMessage.__table__)
