@@ -82,11 +82,12 @@ async def push_chat(
     """One ``chat`` message of out-of-band swaps per event."""
     said = [e for e in events if e.type in MESSAGE_EVENTS and not e.redacted]
     told = await _told(session, campaign_id, said) if said else {}
+    # The members' names are only for a whisper's recipients.
     names = (
         await shared_load(
             ("chat names", campaign_id), lambda: views.member_names(session, campaign_id)
         )
-        if said
+        if any(recipients for _message, recipients in told.values())
         else {}
     )
     shelf = (

@@ -50,11 +50,11 @@ async def test_a_chat_line_is_pushed_without_reading_the_chat_panel(
         assert message.event == "chat"
         line = f"msg-{line_id}"
         assert element(message.data, line) == element(page, line)
-        # ... told by its event: no message, recipient, character or handout row is read,
-        # only the events (read here by `pushed`), the campaign and the members' names.
+        # ... told by its event: no message, recipient, member, character or handout row is
+        # read, only the events (read here by `pushed`) and the campaign.
         assert not [s for s in seen if "FROM character" in s or "FROM handout" in s], seen
-        assert not [s for s in seen if "FROM chat_" in s], seen
-        assert len([s for s in seen if s.startswith("SELECT")]) == 3, seen
+        assert not [s for s in seen if "FROM chat_" in s or "FROM membership" in s], seen
+        assert len([s for s in seen if s.startswith("SELECT")]) == 2, seen
     # A changed line is read as its row is now: once.
     r = await t.player.patch(f"{url}/{line_id}", json={"text": "Ich öffne die Tür leise."})
     assert r.status_code == 200, r.text
@@ -96,11 +96,10 @@ async def test_viewers_woken_by_one_line_read_it_once_and_share_its_render(
         # As streams woken by one notification: the same event objects, at once.
         out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
     selects = [s for s in seen if s.startswith("SELECT")]
-    # Once for all, however many watch: the campaign and the names; the line is its event.
-    assert not [s for s in selects if "FROM chat_" in s], selects
-    assert len([s for s in selects if "FROM membership" in s]) == 1, selects
+    # Once for all, however many watch: the campaign; the line is its event.
+    assert not [s for s in selects if "FROM chat_" in s or "FROM membership" in s], selects
     assert len([s for s in selects if "FROM campaign " in s]) == 1, selects
-    assert len(selects) == 2, selects
+    assert len(selects) == 1, selects
     # One render per set of controls: the author edits and deletes, a GM deletes, the
     # others only read (a GM's own line: the GM, and one render for player and observer).
     assert len(made) == renders, made
@@ -108,3 +107,33 @@ async def test_viewers_woken_by_one_line_read_it_once_and_share_its_render(
         (message,) = messages
         page = (await getattr(t, name).get(f"/campaigns/{cid}")).text
         assert element(message.data, line) == element(page, line), name
+
+
+async def test_a_whisper_is_pushed_to_its_readers_with_their_names_read_once(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    cid = t.campaign_id
+    after = await last_seq(app, cid)
+    body = {"text": "Hinter dir!", "to": [t.ids["player"]]}
+    r = await t.gm.post(f"/api/v1/campaigns/{cid}/messages", json=body)
+    assert r.status_code == 201, r.text
+    line = f"msg-{r.json()['id']}"
+    events = await events_after(app, cid, after)
+    names = ("gm", "player", "observer")
+    people = [viewer(t.ids[name], f"{name}_user", name) for name in names]
+    render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
+    sessions = app.state.ctx.sessionmaker
+    with statements(app, mine=True) as seen:
+        out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
+    selects = [s for s in seen if s.startswith("SELECT")]
+    # The recipients' names, once for both readers; the observer's stream gets nothing.
+    assert len([s for s in selects if "FROM membership" in s]) == 1, selects
+    assert not [s for s in selects if "FROM chat_" in s], selects
+    assert out[2] == []
+    for name, messages in zip(names[:2], out[:2], strict=True):
+        (message,) = messages
+        page = (await getattr(t, name).get(f"/campaigns/{cid}")).text
+        assert element(message.data, line) == element(page, line), name
+        assert "player_user" in element(message.data, line), "the whisper names its reader"
+    assert line not in (await t.observer.get(f"/campaigns/{cid}")).text
