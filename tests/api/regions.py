@@ -8,8 +8,10 @@ import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from html.parser import HTMLParser
+from types import ModuleType
 from typing import Any
 
+import pytest
 import uvicorn
 from fastapi import FastAPI
 from sqlalchemy import select
@@ -18,6 +20,7 @@ from app.core.viewer import Role, Viewer
 from app.events.models import CampaignEvent
 from app.events.stream import Outgoing, projected
 from app.maps.present import scenes_now
+from app.web import templating
 from app.web.regions import Page
 from tests.conftest import _free_port
 
@@ -121,6 +124,18 @@ async def pushed(
     # As the stream projects them: map events against the scenes as they are.
     shown = await projected(app.state.ctx, campaign_id, viewer, events, scenes_now)
     return await render(app.state.ctx.sessionmaker, viewer, shown)
+
+
+def counted_renders(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[str]:
+    """The templates ``module`` renders from now on (its ``render``, counted)."""
+    made: list[str] = []
+
+    def counted(template: str, block: str | None = None, **context: object) -> str:
+        made.append(template)
+        return templating.render(template, block, **context)
+
+    monkeypatch.setattr(module, "render", counted)
+    return made
 
 
 def viewer(user_id: int, username: str, role: str) -> Viewer:

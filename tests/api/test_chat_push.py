@@ -20,9 +20,8 @@ import app.talk.live as talk_live
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.views import CampaignPage
 from app.events.service import project
-from app.web import templating
 from tests.api.helpers import make_table
-from tests.api.regions import element, events_after, last_seq, pushed, viewer
+from tests.api.regions import counted_renders, element, events_after, last_seq, pushed, viewer
 from tests.api.test_shared_render import statements
 from tests.conftest import ClientFactory
 
@@ -83,13 +82,7 @@ async def test_viewers_woken_by_one_line_read_it_once_and_share_its_render(
     events = await events_after(app, cid, after)
     names = ("gm", "player", "observer")
     people = [viewer(t.ids[name], f"{name}_user", name) for name in names]
-    made: list[str] = []
-
-    def counted(template: str, block: str | None = None, **context: object) -> str:
-        made.append(template)
-        return templating.render(template, block, **context)
-
-    monkeypatch.setattr(talk_live, "render", counted)
+    made = counted_renders(monkeypatch, talk_live)
     render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
     sessions = app.state.ctx.sessionmaker
     with statements(app, mine=True) as seen:

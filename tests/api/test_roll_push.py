@@ -13,9 +13,8 @@ import app.rolls.live as rolls_live
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.views import CampaignPage
 from app.events.service import project
-from app.web import templating
 from tests.api.helpers import make_table
-from tests.api.regions import element, events_after, last_seq, viewer
+from tests.api.regions import counted_renders, element, events_after, last_seq, viewer
 from tests.conftest import ClientFactory
 
 
@@ -36,13 +35,7 @@ async def test_one_render_per_form_of_a_roll(
     events = await events_after(app, cid, after)
     names = ("gm", "player", "observer")
     people = [viewer(t.ids[n], f"{n}_user", n) for n in names]
-    made: list[str] = []
-
-    def counted(template: str, block: str | None = None, **context: object) -> str:
-        made.append(template)
-        return templating.render(template, block, **context)
-
-    monkeypatch.setattr(rolls_live, "render", counted)
+    made = counted_renders(monkeypatch, rolls_live)
     render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
     sessions = app.state.ctx.sessionmaker
     # As streams woken by one notification: the same event objects, at once.
