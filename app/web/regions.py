@@ -140,7 +140,8 @@ class Region(Generic[K]):
     #: The region's messages for a batch of the events it reacts to (on a bundling page: its
     #: out-of-band swaps per event, ``""`` for none).
     push: Callable[[Batch[K]], Awaitable[list[Outgoing]]]
-    #: Parts of the page's context it renders from; none: it needs no session at all.
+    #: Parts of the page's context it renders from; none (and no ``load``): its pushes need
+    #: no session at all.
     parts: frozenset[str] = frozenset()
     #: What the region adds to the page's context (a region of another package: its data).
     load: Callable[[AsyncSession, Viewer, K], Awaitable[Context]] | None = None
@@ -156,6 +157,18 @@ class Region(Generic[K]):
     def __post_init__(self) -> None:
         if (self.slot is None) != (self.html is None):
             raise ValueError(f"region {self.name!r}: a slot needs its html and html its slot")
+
+    @property
+    def needs_context(self) -> bool:
+        """Whether its pushes render from the page's context (the page's ``load`` runs)."""
+        return bool(self.parts) or self.load_on_push
+
+    @property
+    def reads(self) -> bool:
+        """Whether its pushes get a session: to render from the page's context, or, with a
+        ``load`` of its own, to read what their events are about (the chat's changed
+        lines, the sessions panel)."""
+        return self.needs_context or self.load is not None
 
 
 @dataclass(eq=False)
@@ -263,12 +276,15 @@ class Page(Generic[K]):
     ) -> list[Outgoing]:
         """One push for ``viewer`` (and everyone of their audience) about a batch."""
         last = final.seq
-        if not any(r.parts or r.load for r, _mine in active):
+        if not any(r.reads for r, _mine in active):
             return await self._push(active, key, viewer, last, {}, None)
         parts = frozenset().union(*(r.parts for r, _mine in active))
         pushing = _PUSHING.set(final.event)
         try:
             async with sessions() as session:
+                if not any(r.needs_context for r, _mine in active):
+                    # A chat line: the page's own context (its row, its parts) is not read.
+                    return await self._push(active, key, viewer, last, {}, session)
                 return await self._load_and_push(session, active, key, viewer, last, parts)
         finally:
             _PUSHING.reset(pushing)
