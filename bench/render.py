@@ -3,7 +3,9 @@
 Builds the app with ``app.main.create_app(Settings(...))`` on a PostgreSQL database, drives it
 through ``httpx.ASGITransport`` (no network, no uvicorn), times ``GET /campaigns/{id}``, and
 counts SQL statements per render with a ``before_cursor_execute`` listener. The baseline is
-rendering the same template with the same context from memory (no database).
+rendering every template the page renders, its dice log's entries included, with the same
+contexts from memory (no database). The page is timed as it is served (entries rendered
+before are kept, ``app.rolls.live``) and with nothing kept (``cold``).
 
 ``python -m bench.render --db postgresql+psycopg://postgres@127.0.0.1/bench_app``
 prints one JSON object.
@@ -23,6 +25,7 @@ from typing import Any
 import httpx
 from sqlalchemy import event
 
+import app.rolls.live as rolls_live
 from app.config import Settings
 from app.main import create_app
 from bench.template_spy import Spying
@@ -88,11 +91,22 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
                 assert r.status_code == 200, r.status_code
                 counts.append(len(statements))
             size = len(r.content)
-            # The dice log's entries as the page shows them (templates/campaigns/
-            # _roll_entry.html: ``<li class="roll…" id="roll-{seq}" data-seq=…>``).
+            # The dice log's entries as the page shows them (templates/rolls/_entry.html:
+            # ``<li class="roll…" id="roll-{seq}" data-seq=…>``).
             shown = len(ENTRY_MARKER.findall(r.text))
-            # The baseline: every template the last request rendered (the page and its
-            # regions' blocks), with the same contexts, from memory.
+            warm_statements = list(statements)
+            # The page when nothing of it was rendered before: its entries are rendered
+            # once per process and form (``app.rolls.live``), so above they were kept.
+            cold_cpu: list[float] = []
+            for _ in range(renders):
+                rolls_live._RENDERED.clear()
+                spy.clear()
+                t_cpu = time.process_time()
+                r = await c.get(f"/campaigns/{cid}", headers=h)
+                cold_cpu.append((time.process_time() - t_cpu) * 1000)
+                assert r.status_code == 200, r.status_code
+            # The baseline: every template the last of those rendered (the page, its
+            # regions' blocks and each entry), with the same contexts, from memory.
             mem: list[float] = []
             mem_cpu: list[float] = []
             for _ in range(renders):
@@ -100,7 +114,7 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
                 spy.replay()
                 mem.append((time.perf_counter() - t) * 1000)
                 mem_cpu.append((time.process_time() - t_cpu) * 1000)
-            sample = Counter(s.split("\n")[0][:110] for s in statements)
+            sample = Counter(s.split("\n")[0][:110] for s in warm_statements)
     finally:
         await engine.dispose()
     return {
@@ -112,6 +126,8 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
         "template_from_memory_p50_ms": statistics.median(mem),
         "template_from_memory_cpu_p50_ms": statistics.median(mem_cpu),
         "cpu_ratio": statistics.median(cpu) / statistics.median(mem_cpu),
+        "cold_cpu_p50_ms": statistics.median(cold_cpu),
+        "cold_cpu_ratio": statistics.median(cold_cpu) / statistics.median(mem_cpu),
         "sql_per_render": sorted(set(counts)),
         "bytes": size,
         "roll_entries_marker_count": shown,

@@ -4,9 +4,11 @@ page of it, and every roll the viewer may see is pushed to its top (``app.web.re
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
+from markupsafe import Markup
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.live import CAMPAIGN_PAGE
@@ -19,36 +21,48 @@ from app.events.stream import Outgoing
 from app.i18n import get_locale
 from app.rolls import views
 from app.web.regions import Batch, Region
-from app.web.templating import render
+from app.web.templating import render, render_macro
 
 #: The log with its roll form; its blocks ``roll_form`` and ``log_page`` answer HTMX.
 TEMPLATE = "rolls/_log.html"
-#: Entries of the dice log: the page includes them once, the push prepends one at a time.
-ENTRIES = "rolls/_entries.html"
+#: One entry of the dice log: the page lists them, the push prepends one at a time.
+ENTRY = "rolls/_entry.html"
 
 
 def _is_roll(_key: CampaignPage, event: VisibleEvent) -> bool:
     return event.type == log_events.Roll.TYPE
 
 
-#: Entries rendered for a push, by (event, form, language), the most recently used kept: the
-#: viewers of a roll who get it in the same form share one render (the campaign page's
-#: streams render each for itself, as its other regions differ by viewer). The event is kept
-#: with its HTML, so the id in the key cannot be another object's meanwhile (streams of a
-#: campaign share the event objects of its tail).
-_RENDERED: OrderedDict[tuple[int, str, str], tuple[object, str]] = OrderedDict()
-RENDERED_KEPT = 256
+#: Entries of the dice log as HTML, by (event, form, language), the most recently used kept:
+#: the page, its older entries and the push of a new roll share them, so an entry is
+#: rendered once per process for everyone who gets it in the same form (the page's viewers
+#: and the streams of a roll). An event never changes once written, so it is known by where
+#: it was written: its campaign, ``seq``, row and time (a database made anew in the same
+#: process, as the tests do, does not repeat all four). About 0.7 KB each: some 1.5 MB.
+_RENDERED: OrderedDict[tuple[int, int, int, datetime, str, str], Markup] = OrderedDict()
+RENDERED_KEPT = 2048
 
 
-def _entry_html(event: VisibleEvent) -> str:
-    key = (id(event.event), event.form, get_locale())
-    kept = remembered(
+def _entry_html(event: VisibleEvent) -> Markup:
+    e = event.event
+    key = (e.campaign_id, e.seq, e.id, e.created_at, event.form, get_locale())
+    return remembered(
         _RENDERED,
         key,
-        lambda: (event.event, render(ENTRIES, entries=[event.data()])),
+        lambda: render_macro(ENTRY, "entry", event.data()),
         RENDERED_KEPT,
     )
-    return kept[1]
+
+
+def entries_html(events: Sequence[VisibleEvent]) -> Markup:
+    """The dice log's entries, newest first, as the viewer's page shows them."""
+    return Markup("").join(_entry_html(e) for e in events)
+
+
+def with_entries(context: Mapping[str, Any]) -> dict[str, Any]:
+    """The log's context (``views.log_context``) with its entries rendered, for the page's
+    slot and the older entries' block alike."""
+    return {**context, "entries_html": entries_html(context["entries"])}
 
 
 async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
@@ -60,7 +74,7 @@ async def _load(session: AsyncSession, viewer: Viewer, key: CampaignPage) -> dic
 
 
 def _html(context: Mapping[str, Any]) -> str:
-    return render(TEMPLATE, **{**views.FORM_DEFAULTS, **context})
+    return render(TEMPLATE, **{**views.FORM_DEFAULTS, **with_entries(context)})
 
 
 def _never(_key: CampaignPage, _event: VisibleEvent) -> bool:

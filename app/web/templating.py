@@ -141,6 +141,14 @@ def render(template: str, block: str | None = None, **context: Any) -> str:
     return render_block(environment, template, block, **context)
 
 
+def render_macro(template: str, name: str, *args: Any) -> Markup:
+    """The macro ``name`` of ``template`` called with ``args``: for pieces rendered one at a
+    time from Python (kept rendered, say), at the cost of a loop in a template rather than
+    of a render each."""
+    made: Markup = getattr(environment.get_template(template).module, name)(*args)
+    return made
+
+
 def is_htmx(request: Request) -> bool:
     return request.headers.get("hx-request") == "true"
 

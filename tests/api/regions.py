@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from html.parser import HTMLParser
 from types import ModuleType
@@ -20,7 +20,6 @@ from app.core.viewer import Role, Viewer
 from app.events.models import CampaignEvent
 from app.events.stream import Outgoing, projected
 from app.maps.present import scenes_now
-from app.web import templating
 from app.web.regions import Page
 from tests.conftest import _free_port
 
@@ -126,15 +125,19 @@ async def pushed(
     return await render(app.state.ctx.sessionmaker, viewer, shown)
 
 
-def counted_renders(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[str]:
-    """The templates ``module`` renders from now on (its ``render``, counted)."""
+def counted_renders(
+    monkeypatch: pytest.MonkeyPatch, module: ModuleType, name: str = "render"
+) -> list[str]:
+    """The templates ``module`` renders from now on (its ``render``, or the function
+    ``name`` of ``app.web.templating`` it imported, counted)."""
     made: list[str] = []
+    original: Callable[..., str] = getattr(module, name)
 
-    def counted(template: str, block: str | None = None, **context: object) -> str:
+    def counted(template: str, *args: Any, **kwargs: Any) -> str:
         made.append(template)
-        return templating.render(template, block, **context)
+        return original(template, *args, **kwargs)
 
-    monkeypatch.setattr(module, "render", counted)
+    monkeypatch.setattr(module, name, counted)
     return made
 
 
