@@ -14,6 +14,7 @@ import orjson
 from sqlalchemy import (
     ColumnElement,
     Integer,
+    Select,
     String,
     Table,
     TextClause,
@@ -761,6 +762,23 @@ async def last_seqs(session: AsyncSession, campaign_ids: Collection[int]) -> dic
     return out
 
 
+def _events_before_statement(paged: bool, typed: bool) -> Select[CampaignEvent]:
+    query = select(CampaignEvent).where(CampaignEvent.campaign_id == bindparam("campaign_id"))
+    if paged:
+        query = query.where(CampaignEvent.seq < bindparam("before"))
+    if typed:
+        query = query.where(CampaignEvent.type.in_(bindparam("types", expanding=True)))
+    return query.order_by(CampaignEvent.seq.desc()).limit(bindparam("limit"))
+
+
+#: ``events_before``'s statement, by (paged back, of some types only): built once.
+_EVENTS_BEFORE = {
+    (paged, typed): _events_before_statement(paged, typed)
+    for paged in (False, True)
+    for typed in (False, True)
+}
+
+
 async def events_before(
     session: AsyncSession,
     campaign_id: int,
@@ -769,12 +787,9 @@ async def events_before(
     types: Sequence[str] | None = None,
 ) -> Sequence[CampaignEvent]:
     """The newest ``limit`` events older than ``before`` (newest first), for paging back."""
-    query = select(CampaignEvent).where(CampaignEvent.campaign_id == campaign_id)
-    if before is not None:
-        query = query.where(CampaignEvent.seq < before)
-    if types:
-        query = query.where(CampaignEvent.type.in_(types))
-    return (await session.scalars(query.order_by(CampaignEvent.seq.desc()).limit(limit))).all()
+    query = _EVENTS_BEFORE[before is not None, bool(types)]
+    values = {"campaign_id": campaign_id, "before": before, "types": types, "limit": limit}
+    return (await session.scalars(query, values)).all()
 
 
 async def events_about(

@@ -3,7 +3,7 @@ and the verification page (one context builder each, shared by page, HTMX and pu
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.models import Campaign
@@ -94,26 +94,34 @@ def session_view(game: GameSession) -> dict[str, object]:
     }
 
 
+#: A campaign's sessions, newest first: all of them, or the newest ``limit`` (the panel).
+_SESSIONS = (
+    select(GameSession)
+    .where(GameSession.campaign_id == bindparam("campaign_id"))
+    .order_by(GameSession.start_seq.desc())
+)
+_SESSIONS_SOME = _SESSIONS.limit(bindparam("limit"))
+#: A member's client seed in a session.
+_CLIENT_SEED = select(ClientSeed.client_seed).where(
+    ClientSeed.session_id == bindparam("session_id"), ClientSeed.user_id == bindparam("user_id")
+)
+
+
 async def sessions_context(
     session: AsyncSession, viewer: Viewer, campaign: Campaign, *, limit: int | None = None
 ) -> dict[str, object]:
     """The sessions of the campaign (newest first), the open one, the member's client seed
     in it, and the fair-play rule; ``limit`` for the panel."""
-    query = (
-        select(GameSession)
-        .where(GameSession.campaign_id == campaign.id)
-        .order_by(GameSession.start_seq.desc())
-    )
-    games = list((await session.scalars(query.limit(limit) if limit else query)).all())
+    query = _SESSIONS_SOME if limit else _SESSIONS
+    values = {"campaign_id": campaign.id, "limit": limit}
+    games = list((await session.scalars(query, values)).all())
     # A session starts only when none is open, at the log's next seq: an open one is the
     # newest, so the list shows it (no second read).
     running = games[0] if games and games[0].ended_at is None else None
     seed = None
     if running is not None and running.commitment is not None:
         seed = await session.scalar(
-            select(ClientSeed.client_seed).where(
-                ClientSeed.session_id == running.id, ClientSeed.user_id == viewer.user_id
-            )
+            _CLIENT_SEED, {"session_id": running.id, "user_id": viewer.user_id}
         )
     return {
         "campaign": campaign,

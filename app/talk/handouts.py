@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import ColumnElement, exists, or_, select
+from sqlalchemy import BindParameter, ColumnElement, bindparam, exists, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
@@ -144,27 +144,33 @@ async def _show(session: AsyncSession, user: User, handout: Handout, to: Audienc
     await session.flush()
 
 
-def _readable_by(viewer: Viewer) -> ColumnElement[bool]:
-    """The handouts a non-GM may read: shown to everyone or to them."""
+def _readable_by(viewer: Viewer | BindParameter[int]) -> ColumnElement[bool]:
+    """The handouts a non-GM may read: shown to everyone or to them (a viewer, or the user
+    id a statement is given)."""
+    user_id = viewer if isinstance(viewer, BindParameter) else viewer.user_id
     return or_(
         Handout.shown_to_all.is_(True),
-        exists().where(
-            HandoutReader.handout_id == Handout.id, HandoutReader.user_id == viewer.user_id
-        ),
+        exists().where(HandoutReader.handout_id == Handout.id, HandoutReader.user_id == user_id),
     )
+
+
+#: A campaign's handouts, the latest shown first: every one (the GMs), or those a user
+#: may read.
+_EVERY_HANDOUT = (
+    select(Handout)
+    .where(Handout.campaign_id == bindparam("campaign_id"))
+    .order_by(Handout.shown_seq.desc(), Handout.id.desc())
+    .limit(LIST_MAX)
+)
+_READABLE_HANDOUTS = _EVERY_HANDOUT.where(_readable_by(bindparam("user_id")))
 
 
 async def visible(session: AsyncSession, viewer: Viewer, campaign_id: int) -> list[HandoutView]:
     """The handouts ``viewer`` may read: for the GMs every one (with its readers), for the
     others those shown to everyone or to them; the latest shown first."""
-    query = select(Handout).where(Handout.campaign_id == campaign_id)
-    if not viewer.is_gm:
-        query = query.where(_readable_by(viewer))
-    rows = (
-        await session.scalars(
-            query.order_by(Handout.shown_seq.desc(), Handout.id.desc()).limit(LIST_MAX)
-        )
-    ).all()
+    query = _EVERY_HANDOUT if viewer.is_gm else _READABLE_HANDOUTS
+    values = {"campaign_id": campaign_id, "user_id": viewer.user_id}
+    rows = (await session.scalars(query, values)).all()
     readers = await _readers(session, [h.id for h in rows]) if viewer.is_gm else {}
     images = await _images(session, [h.id for h in rows])
     return [HandoutView(h, readers.get(h.id, []), images.get(h.id)) for h in rows]

@@ -619,14 +619,20 @@ class Speaker:
     name: str
 
 
+#: The characters of a campaign one may speak as: every one (the GMs), a player's own.
+_EVERY_SPEAKER = (
+    select(Character.id, Character.name)
+    .where(Character.campaign_id == bindparam("campaign_id"), Character.archived_at.is_(None))
+    .order_by(Character.name)
+)
+_OWN_SPEAKERS = _EVERY_SPEAKER.where(Character.owner_id == bindparam("user_id"))
+
+
 async def speakers(session: AsyncSession, viewer: Viewer, campaign_id: int) -> list[Speaker]:
     """The characters ``viewer`` may speak as (own ones; for the GMs every one)."""
-    query = select(Character.id, Character.name).where(
-        Character.campaign_id == campaign_id, Character.archived_at.is_(None)
-    )
-    if not viewer.is_gm:
-        query = query.where(Character.owner_id == viewer.user_id)
-    return [Speaker(i, n) for i, n in await session.execute(query.order_by(Character.name))]
+    query = _EVERY_SPEAKER if viewer.is_gm else _OWN_SPEAKERS
+    values = {"campaign_id": campaign_id, "user_id": viewer.user_id}
+    return [Speaker(i, n) for i, n in await session.execute(query, values)]
 
 
 def may_edit(message: ChatMessage, viewer: Viewer) -> bool:
