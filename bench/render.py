@@ -34,7 +34,7 @@ PASSWORD = "bench-password-4711"
 ENTRY_MARKER = re.compile(r'<li class="roll[" ][^>]*\bid="roll-\d+"')
 
 
-async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
+async def measure(db: str, entries: int, renders: int, chat: int = 0) -> dict[str, Any]:
     settings = Settings(
         database_url=db,
         secret_key="x",
@@ -74,6 +74,11 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
                     f"/api/v1/campaigns/{cid}/rolls",
                     json={"expression": "2d20+3", "label": f"Probe {i}", "visibility": "public"},
                     headers=h,
+                )
+                assert r.status_code == 201, r.text
+            for i in range(chat):
+                r = await c.post(
+                    f"/api/v1/campaigns/{cid}/messages", json={"text": f"Zeile {i}"}, headers=h
                 )
                 assert r.status_code == 201, r.text
             for _ in range(5):  # warm caches (templates, statement cache, pool)
@@ -119,6 +124,7 @@ async def measure(db: str, entries: int, renders: int) -> dict[str, Any]:
         await engine.dispose()
     return {
         "entries": entries,
+        "chat_lines": chat,
         "renders": renders,
         "p50_ms": statistics.median(times),
         "cpu_p50_ms": statistics.median(cpu),
@@ -140,8 +146,11 @@ def main() -> None:
     p.add_argument("--db", required=True)
     p.add_argument("--entries", type=int, default=200)
     p.add_argument("--renders", type=int, default=100)
+    p.add_argument(
+        "--chat", type=int, default=0, help="chat lines posted before (the panel shows 20)"
+    )
     a = p.parse_args()
-    print(json.dumps(asyncio.run(measure(a.db, a.entries, a.renders))))
+    print(json.dumps(asyncio.run(measure(a.db, a.entries, a.renders, a.chat))))
 
 
 if __name__ == "__main__":

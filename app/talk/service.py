@@ -537,9 +537,7 @@ async def page(
     more = len(rows) > size
     rows = rows[:size]
     rows.reverse()
-    return Page(
-        rows, await recipients_of(session, [m.id for m in rows]), rows[0].seq if more else None
-    )
+    return Page(rows, await whispered_to(session, rows), rows[0].seq if more else None)
 
 
 async def messages_by_id(
@@ -572,6 +570,14 @@ async def messages_of(
 
 async def recipients_of(session: AsyncSession, ids: Sequence[int]) -> dict[int, list[int]]:
     return await listed_users(session, ChatRecipient.message_id, ChatRecipient.user_id, ids)
+
+
+async def whispered_to(
+    session: AsyncSession, messages: Sequence[ChatMessage]
+) -> dict[int, list[int]]:
+    """The recipients of those of ``messages`` that are whispers (only a whisper has any):
+    a chat without whispers reads none."""
+    return await recipients_of(session, [m.id for m in messages if m.visibility == "listed"])
 
 
 async def unread(session: AsyncSession, viewer: Viewer, campaign_id: int) -> int:

@@ -173,7 +173,7 @@ async def messages_context(
     has read them already (a chat page has its recipients)."""
     names = names if names is not None else await member_names(session, campaign_id)
     if recipients is None:
-        recipients = await service.recipients_of(session, [m.id for m in messages])
+        recipients = await service.whispered_to(session, messages)
     return [message_view(m, viewer, recipients.get(m.id, []), names) for m in messages]
 
 

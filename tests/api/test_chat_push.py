@@ -128,3 +128,27 @@ async def test_a_whisper_is_pushed_to_its_readers_with_their_names_read_once(
         assert element(message.data, line) == element(page, line), name
         assert "player_user" in element(message.data, line), "the whisper names its reader"
     assert line not in (await t.observer.get(f"/campaigns/{cid}")).text
+
+
+async def test_the_page_reads_recipients_only_for_the_whispers_it_shows(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    t = await make_table(make_client, app)
+    cid = t.campaign_id
+    r = await t.player.post(f"/api/v1/campaigns/{cid}/messages", json={"text": "Hallo"})
+    assert r.status_code == 201, r.text
+
+    async def page_reads(client_name: str) -> tuple[str, list[str]]:
+        with statements(app, own_task=True) as seen:
+            page = (await getattr(t, client_name).get(f"/campaigns/{cid}")).text
+        return page, [s for s in seen if "FROM chat_recipient" in s]
+
+    assert (await page_reads("player"))[1] == []  # no whisper: no recipients read
+    body = {"text": "Hinter dir!", "to": [t.ids["player"]]}
+    r = await t.gm.post(f"/api/v1/campaigns/{cid}/messages", json=body)
+    assert r.status_code == 201, r.text
+    line = f"msg-{r.json()['id']}"
+    page, reads = await page_reads("player")
+    assert len(reads) == 1 and "player_user" in element(page, line)
+    page, reads = await page_reads("observer")  # the whisper is not on its page
+    assert reads == [] and line not in page
