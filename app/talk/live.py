@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from markupsafe import Markup
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.live import CAMPAIGN_PAGE
@@ -42,12 +43,14 @@ from app.talk.events import (
 )
 from app.talk.models import ChatMessage
 from app.web.regions import Batch, Context, Page, Region, shared_load
-from app.web.templating import render
+from app.web.templating import render, render_macro
 
 MESSAGE_EVENTS = frozenset(
     {ChatMessagePosted.TYPE, ChatMessageEdited.TYPE, ChatMessageDeleted.TYPE}
 )
 HANDOUT_EVENTS = frozenset({HandoutCreated.TYPE, HandoutShown.TYPE})
+#: One chat line (a macro: the panels list them, the push sends one at a time).
+MESSAGE = "talk/_message.html"
 #: Messages the campaign page's chat panel shows (the chat page pages back further).
 PANEL_SIZE = 20
 
@@ -103,7 +106,7 @@ async def push_chat(
             continue
         found = told.get(event.seq)
         if found is not None:
-            html = _line(*found, names, viewer, campaign_id, event)
+            html = _line(*found, names, viewer, event)
             out.append(Outgoing(event.seq, "chat", html))
     return out
 
@@ -151,12 +154,59 @@ def _message_id(event: VisibleEvent) -> int:
     return int(event.event.payload["message_id"])
 
 
-#: A line's HTML by the event it is pushed for (the same object for every stream of the
-#: campaign, kept here with its HTML so that its id cannot be another event's meanwhile), the
-#: message's version (it moves with an edit or a deletion), its recipients' names, the
-#: viewer's controls and the language: viewers with the same controls share one render.
-_RENDERED: OrderedDict[Hashable, tuple[object, str]] = OrderedDict()
-RENDERED_KEPT = 256
+#: Chat lines' HTML, by their message (campaign, id, version, time: the version moves with an
+#: edit or a deletion), the names of its recipients, the viewer's controls (edit, delete),
+#: whether it replaces its line (a push of a change) and the language, the most recently
+#: used kept: the panels of the pages and the pushes share them, so viewers with the same
+#: controls share one render. About 1 KB each: some 2 MB.
+_RENDERED: OrderedDict[Hashable, Markup] = OrderedDict()
+RENDERED_KEPT = 2048
+
+
+def line_html(
+    message: ChatMessage,
+    recipients: Sequence[int],
+    names: Mapping[int, str],
+    viewer: Viewer,
+    *,
+    replacing: bool = False,
+) -> Markup:
+    """One chat line as ``viewer`` sees it (``replacing``: swapped in for its line)."""
+    key = (
+        message.campaign_id,
+        message.id,
+        message.version,
+        message.created_at,
+        tuple(names.get(uid, "?") for uid in recipients),
+        service.may_edit(message, viewer),
+        service.may_delete(message, viewer),
+        replacing,
+        get_locale(),
+    )
+
+    def made() -> Markup:
+        view = views.message_view(message, viewer, recipients, names)
+        text_max = service.TEXT_MAX
+        return render_macro(MESSAGE, "line", view, message.campaign_id, text_max, replacing)
+
+    return remembered(_RENDERED, key, made, RENDERED_KEPT)
+
+
+def with_lines(context: Mapping[str, Any]) -> dict[str, Any]:
+    """The chat's context (``views.chat_context``) with its lines rendered, for every page
+    its panel is on."""
+    viewer, names = context["viewer"], context["names"]
+    lines = Markup("").join(
+        line_html(message, to, names, viewer) for message, to in context["lines"]
+    )
+    return {**context, "lines_html": lines}
+
+
+async def chat_page_context(
+    session: AsyncSession, viewer: Viewer, campaign: Campaign
+) -> dict[str, object]:
+    """The chat page's context with its lines rendered."""
+    return with_lines(await views.chat_context(session, viewer, campaign))
 
 
 def _line(
@@ -164,36 +214,13 @@ def _line(
     recipients: list[int],
     names: dict[int, str],
     viewer: Viewer,
-    campaign_id: int,
     event: VisibleEvent,
 ) -> str:
     """A new message appended to the log, a changed one replacing its line."""
-    posted = event.type == ChatMessagePosted.TYPE
-    key = (
-        id(event.event),
-        message.version,
-        tuple(names.get(uid, "?") for uid in recipients),
-        service.may_edit(message, viewer),
-        service.may_delete(message, viewer),
-        get_locale(),
-    )
-
-    def made() -> tuple[object, str]:
-        line = views.message_view(message, viewer, recipients, names)
-        return event.event, _line_html(line, campaign_id, posted)
-
-    return remembered(_RENDERED, key, made, RENDERED_KEPT)[1]
-
-
-def _line_html(line: views.MessageView, campaign_id: int, posted: bool) -> str:
-    html = render(
-        "talk/_message.html",
-        m=line,
-        campaign_id=campaign_id,
-        text_max=service.TEXT_MAX,
-        oob_replace=not posted,
-    )
-    return f'<div hx-swap-oob="beforeend:#chat-log">{html}</div>' if posted else html
+    if event.type == ChatMessagePosted.TYPE:
+        html = line_html(message, recipients, names, viewer)
+        return f'<div hx-swap-oob="beforeend:#chat-log">{html}</div>'
+    return line_html(message, recipients, names, viewer, replacing=True)
 
 
 class _OfCampaign(Protocol):
@@ -238,12 +265,12 @@ async def _load_panel(
 
 
 def _panel_html(context: Mapping[str, Any]) -> str:
-    return render("talk/_panel.html", **context["talk"])
+    return render("talk/_panel.html", **with_lines(context["talk"]))
 
 
 def _combat_panel_html(context: Mapping[str, Any]) -> str:
     """Beside a fight the chat is a closed disclosure: the fight comes first on a phone."""
-    return render("talk/_combat_panel.html", **context["talk"])
+    return render("talk/_combat_panel.html", **with_lines(context["talk"]))
 
 
 async def _load_combat_panel(

@@ -24,7 +24,7 @@ from app.i18n import N_, _
 from app.knowledge import service as knowledge
 from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
 from app.talk import handouts, journal, lore, service, views
-from app.talk.live import CHAT_PAGE, ChatPage
+from app.talk.live import CHAT_PAGE, ChatPage, chat_page_context, with_lines
 from app.web.calls import CampaignAt, CampaignCall
 from app.web.confirm import ConfirmText, confirmed
 from app.web.deps import Ctx, attempt
@@ -128,13 +128,13 @@ async def _chat_page(
     before: int | None = None,
 ) -> HTMLResponse:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = await views.chat_context(session, viewer, campaign, before)
+    context = with_lines(await views.chat_context(session, viewer, campaign, before))
     return page(request, "talk/chat.html", context)
 
 
 #: The chat form alone (HTMX) or, without JS after bad input, the chat page with it.
 _CHAT_FORM = FormPage(
-    "talk/chat.html", campaigns.open_campaign, views.chat_context, fragment="talk/_form.html"
+    "talk/chat.html", campaigns.open_campaign, chat_page_context, fragment="talk/_form.html"
 )
 
 

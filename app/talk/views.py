@@ -7,7 +7,7 @@ edit it), so the page and the push cannot differ.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TypedDict
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -110,7 +110,7 @@ QUEST_LABELS = {"open": N_("open"), "done": N_("done"), "failed": N_("failed")}
 
 
 def message_view(
-    message: ChatMessage, viewer: Viewer, recipients: Sequence[int], names: dict[int, str]
+    message: ChatMessage, viewer: Viewer, recipients: Sequence[int], names: Mapping[int, str]
 ) -> MessageView:
     deleted = message.deleted_at is not None
     return {
@@ -203,9 +203,9 @@ async def chat_context(
         "campaign": campaign,
         "campaign_id": campaign.id,
         "viewer": viewer,
-        "messages": await messages_context(
-            session, viewer, campaign.id, page.messages, names, page.recipients
-        ),
+        # The lines as rows with their recipients; ``app.talk.live.with_lines`` renders them.
+        "lines": [(m, page.recipients.get(m.id, [])) for m in page.messages],
+        "names": names,
         "next_before": page.next_before,
         "before": before,
         "recipients": [m for m in members if m.user_id != viewer.user_id],

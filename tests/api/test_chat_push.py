@@ -82,7 +82,7 @@ async def test_viewers_woken_by_one_line_read_it_once_and_share_its_render(
     events = await events_after(app, cid, after)
     names = ("gm", "player", "observer")
     people = [viewer(t.ids[name], f"{name}_user", name) for name in names]
-    made = counted_renders(monkeypatch, talk_live)
+    made = counted_renders(monkeypatch, talk_live, "render_macro")
     render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
     sessions = app.state.ctx.sessionmaker
     with statements(app, mine=True) as seen:
@@ -152,3 +152,35 @@ async def test_the_page_reads_recipients_only_for_the_whispers_it_shows(
     assert len(reads) == 1 and "player_user" in element(page, line)
     page, reads = await page_reads("observer")  # the whisper is not on its page
     assert reads == [] and line not in page
+
+
+async def test_pages_and_pushes_share_a_lines_render_per_set_of_controls(
+    make_client: ClientFactory, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = await make_table(make_client, app)
+    cid = t.campaign_id
+    after = await last_seq(app, cid)
+    r = await t.player.post(f"/api/v1/campaigns/{cid}/messages", json={"text": "Wer da?"})
+    assert r.status_code == 201, r.text
+    line = f"msg-{r.json()['id']}"
+    events = await events_after(app, cid, after)
+    made = counted_renders(monkeypatch, talk_live, "render_macro")
+    # The GM's stream renders the new line (the GM may delete it), the GM's page and the
+    # chat page reuse it; the observer (who may do neither) gets a render of their own.
+    gm = viewer(t.ids["gm"], "gm_user", "gm")
+    render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
+    (pushed_line,) = await render(app.state.ctx.sessionmaker, gm, project(events, gm))
+    campaign_page = (await t.gm.get(f"/campaigns/{cid}")).text
+    chat_page = (await t.gm.get(f"/campaigns/{cid}/chat")).text
+    assert len(made) == 1, made
+    assert element(pushed_line.data, line) == element(campaign_page, line)
+    assert element(chat_page, line) == element(campaign_page, line)
+    observer_page = (await t.observer.get(f"/campaigns/{cid}")).text
+    assert len(made) == 2 and "Löschen" not in element(observer_page, line)
+    # An edit is a new version: rendered anew, and every page shows it.
+    r = await t.player.patch(
+        f"/api/v1/campaigns/{cid}/messages/{line[4:]}", json={"text": "Wer ist da?", "version": 1}
+    )
+    assert r.status_code == 200, r.text
+    assert "Wer ist da?" in element((await t.observer.get(f"/campaigns/{cid}")).text, line)
+    assert len(made) == 3
