@@ -26,6 +26,7 @@ import httpx
 from sqlalchemy import event
 
 import app.rolls.live as rolls_live
+import app.talk.live as talk_live
 from app.config import Settings
 from app.main import create_app
 from bench.template_spy import Spying
@@ -100,18 +101,20 @@ async def measure(db: str, entries: int, renders: int, chat: int = 0) -> dict[st
             # ``<li class="roll…" id="roll-{seq}" data-seq=…>``).
             shown = len(ENTRY_MARKER.findall(r.text))
             warm_statements = list(statements)
-            # The page when nothing of it was rendered before: its entries are rendered
-            # once per process and form (``app.rolls.live``), so above they were kept.
+            # The page when nothing of it was rendered before: its dice log's entries and
+            # chat lines are rendered once per process and form (``app.rolls.live``,
+            # ``app.talk.live``), so above they were kept.
             cold_cpu: list[float] = []
             for _ in range(renders):
                 rolls_live._RENDERED.clear()
+                talk_live._RENDERED.clear()
                 spy.clear()
                 t_cpu = time.process_time()
                 r = await c.get(f"/campaigns/{cid}", headers=h)
                 cold_cpu.append((time.process_time() - t_cpu) * 1000)
                 assert r.status_code == 200, r.status_code
             # The baseline: every template the last of those rendered (the page, its
-            # regions' blocks and each entry), with the same contexts, from memory.
+            # regions' blocks, each entry and line), with the same contexts, from memory.
             mem: list[float] = []
             mem_cpu: list[float] = []
             for _ in range(renders):
