@@ -247,7 +247,9 @@ def _cell(page: Page, token_id: int) -> tuple[int, int]:
     return int(found.get_attribute("data-x") or -1), int(found.get_attribute("data-y") or -1)
 
 
-AREA_ATTEMPTS = 8
+#: Goblin 1's area attack Probe succeeds about 4 times in 10 (8 hits in 19 tries here): 8
+#: tries missed all in about 1 run in 80 (CI, 2026-12-05), 24 in about 1 in 500,000.
+AREA_ATTEMPTS = 24
 
 
 def test_an_area_with_two_heroes_is_defended_on_their_own_devices(table: Table) -> None:
