@@ -203,10 +203,10 @@ def with_lines(context: Mapping[str, Any]) -> dict[str, Any]:
 
 
 async def chat_page_context(
-    session: AsyncSession, viewer: Viewer, campaign: Campaign
+    session: AsyncSession, viewer: Viewer, campaign: Campaign, before: int | None = None
 ) -> dict[str, object]:
-    """The chat page's context with its lines rendered."""
-    return with_lines(await views.chat_context(session, viewer, campaign))
+    """The chat page's context with its lines rendered (``before`` pages it back)."""
+    return with_lines(await views.chat_context(session, viewer, campaign, before))
 
 
 def _line(

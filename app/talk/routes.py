@@ -24,7 +24,7 @@ from app.i18n import N_, _
 from app.knowledge import service as knowledge
 from app.media.images import UPLOAD_BODY_BYTES, ImageRejected, process_upload
 from app.talk import handouts, journal, lore, service, views
-from app.talk.live import CHAT_PAGE, ChatPage, chat_page_context, with_lines
+from app.talk.live import CHAT_PAGE, ChatPage, chat_page_context
 from app.web.calls import CampaignAt, CampaignCall
 from app.web.confirm import ConfirmText, confirmed
 from app.web.deps import Ctx, attempt
@@ -128,7 +128,7 @@ async def _chat_page(
     before: int | None = None,
 ) -> HTMLResponse:
     campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-    context = with_lines(await views.chat_context(session, viewer, campaign, before))
+    context = await chat_page_context(session, viewer, campaign, before)
     return page(request, "talk/chat.html", context)
 
 

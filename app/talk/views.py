@@ -166,12 +166,11 @@ async def messages_context(
     viewer: Viewer,
     campaign_id: int,
     messages: Sequence[ChatMessage],
-    names: dict[int, str] | None = None,
     recipients: dict[int, list[int]] | None = None,
 ) -> list[MessageView]:
-    """The messages as ``viewer`` sees them; ``names`` and ``recipients`` where the caller
-    has read them already (a chat page has its recipients)."""
-    names = names if names is not None else await member_names(session, campaign_id)
+    """The messages as ``viewer`` sees them (the JSON API); ``recipients`` where the caller
+    has read them already (a page of messages has them)."""
+    names = await member_names(session, campaign_id)
     if recipients is None:
         recipients = await service.whispered_to(session, messages)
     return [message_view(m, viewer, recipients.get(m.id, []), names) for m in messages]
