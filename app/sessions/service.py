@@ -49,7 +49,11 @@ class Rule:
 
 
 async def rule(session: AsyncSession, campaign_id: int) -> Rule:
-    row = await session.get(FairPlayRule, campaign_id)
+    return rule_of(await session.get(FairPlayRule, campaign_id))
+
+
+def rule_of(row: FairPlayRule | None) -> Rule:
+    """The rule a campaign's row says (the defaults without one)."""
     if row is None:
         return Rule()
     return Rule(row.enabled, row.overrides, row.reveal_secret_rolls, row.version)

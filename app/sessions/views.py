@@ -3,8 +3,9 @@ and the verification page (one context builder each, shared by page, HTMX and pu
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Select, bindparam, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action, allowed
@@ -12,7 +13,7 @@ from app.core.systems import RULE_SYSTEMS, RuleSystem
 from app.core.viewer import Viewer
 from app.i18n import N_, gettext
 from app.sessions import service
-from app.sessions.models import ClientSeed, GameSession
+from app.sessions.models import ClientSeed, FairPlayRule, GameSession
 
 #: Sessions the campaign page's panel lists (the sessions page lists every one).
 PANEL_SIZE = 5
@@ -94,17 +95,33 @@ def session_view(game: GameSession) -> dict[str, object]:
     }
 
 
-#: A campaign's sessions, newest first: all of them, or the newest ``limit`` (the panel).
-_SESSIONS = (
-    select(GameSession)
-    .where(GameSession.campaign_id == bindparam("campaign_id"))
-    .order_by(GameSession.start_seq.desc())
-)
-_SESSIONS_SOME = _SESSIONS.limit(bindparam("limit"))
-#: A member's client seed in a session.
-_CLIENT_SEED = select(ClientSeed.client_seed).where(
-    ClientSeed.session_id == bindparam("session_id"), ClientSeed.user_id == bindparam("user_id")
-)
+def _panel_query(limited: bool) -> Select[FairPlayRule, GameSession, str]:
+    """The campaign's fair-play rule, its sessions newest first (every one, or the newest
+    ``limit``) and the member's client seed in each, in one statement: a row per session,
+    or one without a session, the rule ``None`` where the campaign has none."""
+    games = (
+        select(GameSession)
+        .where(GameSession.campaign_id == bindparam("campaign_id"))
+        .order_by(GameSession.start_seq.desc())
+    )
+    games = games.limit(bindparam("limit")) if limited else games
+    game = aliased(GameSession, games.subquery())
+    return (
+        select(FairPlayRule, game, ClientSeed.client_seed)
+        .select_from(Campaign)
+        .outerjoin(FairPlayRule, FairPlayRule.campaign_id == Campaign.id)
+        .outerjoin(game, true())
+        .outerjoin(
+            ClientSeed,
+            (ClientSeed.session_id == game.id) & (ClientSeed.user_id == bindparam("user_id")),
+        )
+        .where(Campaign.id == bindparam("campaign_id"))
+        .order_by(game.start_seq.desc())
+    )
+
+
+#: Built once: the panel (the newest ``limit``) and the sessions page (every one).
+_PANEL, _EVERY_SESSION = _panel_query(limited=True), _panel_query(limited=False)
 
 
 async def sessions_context(
@@ -112,17 +129,14 @@ async def sessions_context(
 ) -> dict[str, object]:
     """The sessions of the campaign (newest first), the open one, the member's client seed
     in it, and the fair-play rule; ``limit`` for the panel."""
-    query = _SESSIONS_SOME if limit else _SESSIONS
-    values = {"campaign_id": campaign.id, "limit": limit}
-    games = list((await session.scalars(query, values)).all())
+    query = _PANEL if limit else _EVERY_SESSION
+    values = {"campaign_id": campaign.id, "limit": limit, "user_id": viewer.user_id}
+    rows = (await session.execute(query, values)).all()
+    games = [game for _rule, game, _seed in rows if game is not None]
     # A session starts only when none is open, at the log's next seq: an open one is the
     # newest, so the list shows it (no second read).
     running = games[0] if games and games[0].ended_at is None else None
-    seed = None
-    if running is not None and running.commitment is not None:
-        seed = await session.scalar(
-            _CLIENT_SEED, {"session_id": running.id, "user_id": viewer.user_id}
-        )
+    seed = rows[0][2] if running is not None and running.commitment is not None else None
     return {
         "campaign": campaign,
         "campaign_id": campaign.id,
@@ -130,7 +144,7 @@ async def sessions_context(
         "sessions": [session_view(g) for g in games],
         "running": session_view(running) if running else None,
         "client_seed": seed,
-        "rule": await service.rule(session, campaign.id),
+        "rule": service.rule_of(rows[0][0] if rows else None),
         "hit_points": RULE_SYSTEMS[RuleSystem(campaign.system)].hit_points,
         "can_run": allowed(viewer.role, Action.run_sessions),
         "can_configure": allowed(viewer.role, Action.configure_fairplay),
