@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -641,45 +641,44 @@ async def fog_whole(
 # --- tokens ---------------------------------------------------------------------------------
 
 
+#: A scene's tokens in order: built once.
+_TOKENS = select(Token).where(Token.scene_id == bindparam("scene_id")).order_by(Token.id)
+#: The board's tokens, each with its participant (a fight's figure) and its character's
+#: owner, in one statement: a token has at most one of each.
+_BOARD_TOKENS = (
+    select(Token, Participant, Character.owner_id)
+    .outerjoin(Participant, Participant.id == Token.participant_id)
+    .outerjoin(Character, Character.id == Token.character_id)
+    .where(Token.scene_id == bindparam("scene_id"))
+    .order_by(Token.id)
+)
+_BACKGROUND_SIZE = select(SceneBackground.width, SceneBackground.height).where(
+    SceneBackground.scene_id == bindparam("scene_id")
+)
+
+
 async def _tokens(session: AsyncSession, scene_id: int) -> list[Token]:
-    rows = await session.scalars(select(Token).where(Token.scene_id == scene_id).order_by(Token.id))
-    return list(rows.all())
-
-
-async def _participants(session: AsyncSession, tokens: Sequence[Token]) -> dict[int, Participant]:
-    ids = [t.participant_id for t in tokens if t.participant_id is not None]
-    if not ids:
-        return {}
-    rows = await session.scalars(select(Participant).where(Participant.id.in_(ids)))
-    return {p.id: p for p in rows.all()}
+    return list((await session.scalars(_TOKENS, {"scene_id": scene_id})).all())
 
 
 async def board(session: AsyncSession, opened: Opened) -> sight.Board:
-    """Everything the scene's views and checks read: tokens, their participants, fight."""
-    tokens = await _tokens(session, opened.scene.id)
-    participants = await _participants(session, tokens)
+    """Everything the scene's views and checks read: tokens, their participants and owners
+    (one statement), the fight, the background's size."""
+    scene = opened.scene
+    rows = (await session.execute(_BOARD_TOKENS, {"scene_id": scene.id})).all()
+    tokens = [token for token, _p, _o in rows]
+    participants = {p.id: p for _t, p, _o in rows if p is not None}
+    owners = {
+        t.character_id: o for t, _p, o in rows if t.character_id is not None and o is not None
+    }
     encounter = (
-        await session.get(Encounter, opened.scene.encounter_id)
-        if opened.scene.encounter_id is not None
-        else None
+        await session.get(Encounter, scene.encounter_id) if scene.encounter_id is not None else None
     )
-    chars = [t.character_id for t in tokens if t.character_id is not None]
-    owners: dict[int, int] = {}
-    if chars:
-        rows = await session.execute(
-            select(Character.id, Character.owner_id).where(Character.id.in_(chars))
-        )
-        owners = {cid: owner for cid, owner in rows.all() if owner is not None}
     size = None
-    if opened.scene.background_etag is not None:
-        found = await session.execute(
-            select(SceneBackground.width, SceneBackground.height).where(
-                SceneBackground.scene_id == opened.scene.id
-            )
-        )
-        row = found.first()
+    if scene.background_etag is not None:
+        row = (await session.execute(_BACKGROUND_SIZE, {"scene_id": scene.id})).first()
         size = None if row is None else (int(row[0]), int(row[1]))
-    return sight.Board(opened.scene, tokens, participants, encounter, owners, size)
+    return sight.Board(scene, tokens, participants, encounter, owners, size)
 
 
 def _place(scene: Scene, x: int, y: int, size: int, field: str = "to") -> None:

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 
 from app.core.viewer import Role, Viewer
 from tests.api.test_maps import ALRIK, base, events_for, get, new_scene
+from tests.api.test_shared_render import statements
 from tests.conftest import ClientFactory
 from tests.encounters.helpers import Fight, add_character, make_fight, script
 
@@ -308,3 +309,36 @@ async def test_move_through_waypoints(make_client: ClientFactory, app: FastAPI) 
                                                     [5, 4, 5, 5]]})  # fmt: skip
     r = await gm.post(move, json={"to": [2, 2], "via": [[4, 4]]})
     assert r.status_code == 422 and "1" in r.json()["errors"]["via"], r.text
+
+
+async def test_a_move_reads_the_board_in_one_statement(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The board's tokens come with their fight's figures and their characters' owners:
+    one statement, and each player still sees what their own figures see."""
+    fight = await hh_fight(make_client, app, "onestmt")
+    gm, player = fight.gm, fight.players[0]
+    await fight.act(gm, "start")
+    url, pids = await _placed(fight, 10, 6, {"Alrik": (0, 0), "Goblin 1": (9, 5)})
+    brida = await add_character(app, fight, "p0", "Brida", ALRIK, "hh")
+    r = await gm.post(f"{url}/tokens", json={"x": 0, "y": 5, "character_id": brida})
+    assert r.status_code == 201, r.text
+    await gm.put(f"{url}/walls", json={"segments": [[5, 0, 5, 6]]})
+    assert (await gm.patch(url, json={"line_of_sight": True})).status_code == 200
+    goblin = next(
+        t for t in (await get(gm, url))["tokens"] if t["participant_id"] == pids["Goblin 1"]
+    )
+    assert goblin["id"] not in {t["id"] for t in (await get(player, url))["tokens"]}
+    with statements(app, own_task=True) as seen:
+        r = await gm.post(
+            f"{url}/tokens/{goblin['id']}/move", json={"to": [4, 5], "override": True}
+        )
+    assert r.status_code == 200, r.text
+    boards = [s for s in seen if s.lstrip().upper().startswith("SELECT") and "FROM map_token" in s]
+    assert len(boards) == 1, seen
+    assert "encounter_participant" in boards[0] and "owner_id" in boards[0]
+    assert not [s for s in seen if s.lstrip().startswith("SELECT character.id, character.owner_id")]
+    # Brida (a character's token, no figure) and Alrik (a figure) are the player's eyes.
+    seen_by_player = {t["id"]: t for t in (await get(player, url))["tokens"]}
+    assert goblin["id"] in seen_by_player
+    assert {t.get("label") for t in seen_by_player.values()} >= {"Alrik", "Brida"}
