@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ColumnElement, Index, String, UniqueConstraint
+from sqlalchemy import JSON, ColumnElement, Index, String, UniqueConstraint, inspect
 from sqlalchemy.ext.hybrid import hybrid_property
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -48,3 +48,16 @@ class CampaignEvent(Base):
     def _visibility_sql(cls) -> ColumnElement[str]:
         word: ColumnElement[str] = cls.audience["v"].as_string()
         return word
+
+
+_MANAGER = inspect(CampaignEvent).class_manager
+
+
+def logged_event(**values: Any) -> CampaignEvent:
+    """A row of the log as written, for this process's own use (returned to the writer,
+    published at commit, or read from another process's ``NOTIFY``): never added to a
+    session, so built without the ORM's attribute events — about 1 µs against the
+    constructor's 12, for each of the 22 events a step along a wall may write."""
+    event = _MANAGER.new_instance()
+    event.__dict__.update(values)
+    return event

@@ -47,7 +47,7 @@ from app.events.audience import (
     visible_sql,
     withheld_keys,
 )
-from app.events.models import CampaignEvent
+from app.events.models import CampaignEvent, logged_event
 from app.events.payload import EventPayload
 from app.i18n import _
 
@@ -182,7 +182,7 @@ async def append_event(
     event_id, seq = added
     fairplay.note_next_seq(session, campaign_id, seq + 1)
     # The returned object is not tracked by the session: the log is append-only.
-    logged = CampaignEvent(id=event_id, seq=seq, **row)
+    logged = logged_event(id=event_id, seq=seq, **row)
     session.info.setdefault(PENDING_KEY, []).append(logged)
     return logged
 
@@ -253,7 +253,7 @@ async def append_events(
     ids = dict(added)
     first = min(ids)
     logged = [
-        CampaignEvent(id=ids[first + i], seq=first + i, **row)
+        logged_event(id=ids[first + i], seq=first + i, **row)
         for i, (row, _, _) in enumerate(prepared)
     ]
     fairplay.note_next_seq(session, campaign_id, first + len(prepared))
@@ -592,7 +592,7 @@ def event_from_note(payload: str) -> tuple[int, int, CampaignEvent | None]:
     return (
         campaign_id,
         seq_no,
-        CampaignEvent(
+        logged_event(
             id=int(event_id),
             campaign_id=campaign_id,
             seq=seq_no,
