@@ -7,6 +7,11 @@ rendering every template the page renders, its dice log's entries included, with
 contexts from memory (no database). The page is timed as it is served (entries rendered
 before are kept, ``app.rolls.live``) and with nothing kept (``cold``).
 
+``server_*``: the same page and baseline again with every instrument taken off — the
+page's ASGI app called directly (no test client, as ``bench.roll_request`` calls it; the
+client's work is not the server's), no statement listener, no template spy on either
+side. The other figures include the test client and the instruments, as they always did.
+
 ``python -m bench.render --db postgresql+psycopg://postgres@127.0.0.1/bench_app``
 prints one JSON object.
 """
@@ -29,7 +34,8 @@ import app.rolls.live as rolls_live
 import app.talk.live as talk_live
 from app.config import Settings
 from app.main import create_app
-from bench.template_spy import Spying
+from bench.roll_request import asgi_channel, get_scope
+from bench.template_spy import Spying, TemplateSpy
 
 PASSWORD = "bench-password-4711"
 ENTRY_MARKER = re.compile(r'<li class="roll[" ][^>]*\bid="roll-\d+"')
@@ -123,6 +129,8 @@ async def measure(db: str, entries: int, renders: int, chat: int = 0) -> dict[st
                 mem.append((time.perf_counter() - t) * 1000)
                 mem_cpu.append((time.process_time() - t_cpu) * 1000)
             sample = Counter(s.split("\n")[0][:110] for s in warm_statements)
+        event.remove(engine.sync_engine, "before_cursor_execute", count)
+        server = await _bare(application, f"/campaigns/{cid}", token, spy, renders)
     finally:
         await engine.dispose()
     return {
@@ -141,6 +149,47 @@ async def measure(db: str, entries: int, renders: int, chat: int = 0) -> dict[st
         "bytes": size,
         "roll_entries_marker_count": shown,
         "statements": [f"{n}× {s}" if n > 1 else s for s, n in sorted(sample.items())],
+        **server,
+    }
+
+
+async def _bare(
+    application: Any, path: str, token: str, spy: TemplateSpy, renders: int
+) -> dict[str, float]:
+    """The page as served, with nothing kept, and its templates from memory, each timed
+    with no instrument installed (the spy's recorded renders are replayed bare)."""
+    receive, send, statuses = asgi_channel(b"")
+    scope = get_scope(path, token)
+
+    async def page() -> None:
+        await application(dict(scope, state={}), receive, send)
+
+    async def cold() -> None:
+        rolls_live._RENDERED.clear()
+        talk_live._RENDERED.clear()
+        await page()
+
+    async def memory() -> None:
+        spy.replay()
+
+    for _ in range(5):
+        await page()
+    served: list[float] = []
+    nothing_kept: list[float] = []
+    bare: list[float] = []
+    for _ in range(renders):  # interleaved: a slower moment of the machine hits all three
+        for run, into in ((page, served), (cold, nothing_kept), (memory, bare)):
+            t = time.process_time()
+            await run()
+            into.append((time.process_time() - t) * 1000)
+    assert statuses == {200}, statuses
+    server, nothing, template = (statistics.median(x) for x in (served, nothing_kept, bare))
+    return {
+        "server_cpu_p50_ms": server,
+        "server_cold_cpu_p50_ms": nothing,
+        "server_template_cpu_p50_ms": template,
+        "server_cpu_ratio": server / template,
+        "server_cold_cpu_ratio": nothing / template,
     }
 
 

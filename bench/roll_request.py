@@ -89,6 +89,14 @@ def post_scope(path: str, token: str, body: bytes) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def get_scope(path: str, token: str) -> dict[str, Any]:
+    """The ASGI scope of a ``GET`` of ``path`` (a page) signed in with ``token``."""
+    scope = post_scope(path, token, b"")
+    scope["method"] = "GET"
+    scope["headers"] = scope["headers"][:2]  # host and authorization
+    return scope
+
+
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
