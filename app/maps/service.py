@@ -23,6 +23,7 @@ from app.campaigns.permissions import Action, allowed, authorize
 from app.characters.models import Character
 from app.core.queries import all_rows
 from app.core.viewer import Viewer
+from app.db import read_memo
 from app.encounters import service as encounters
 from app.encounters.combat import current_pid
 from app.encounters.models import Encounter, Participant
@@ -661,11 +662,43 @@ async def _tokens(session: AsyncSession, scene_id: int) -> list[Token]:
     return list((await session.scalars(_TOKENS, {"scene_id": scene_id})).all())
 
 
+#: A board's tokens, each with its participant and its character's owner (or ``None``).
+BoardRows = list[tuple[Token, Participant | None, int | None]]
+
+
+async def board_rows(session: AsyncSession, scene_id: int) -> BoardRows:
+    """The scene's tokens with their participants and owners (:data:`_BOARD_TOKENS`), read
+    once per transaction while nothing is written (:func:`app.db.read_memo`): the combat
+    page's fight and its map region read the same board. The rows hold their objects, so
+    the session's identity map keeps them meanwhile."""
+    memo = read_memo(session)
+    key = ("map board rows", scene_id)
+    known: BoardRows | None = memo.get(key)
+    if known is None:
+        rows = await session.execute(_BOARD_TOKENS, {"scene_id": scene_id})
+        known = [(token, participant, owner) for token, participant, owner in rows]
+        memo[key] = known
+    return known
+
+
+def remember_fight_scene(session: AsyncSession, encounter_id: int, scene: Scene | None) -> None:
+    """Note the scene linked to a fight, as read (``None``: none), for the rest of the
+    transaction while nothing is written (:func:`fight_scene_known`); held, so
+    ``session.get`` finds it without a statement."""
+    read_memo(session)[("fight scene", encounter_id)] = (scene,)
+
+
+def fight_scene_known(session: AsyncSession, encounter_id: int) -> tuple[Scene | None] | None:
+    """The scene linked to a fight if read in this transaction (a one-tuple), else ``None``."""
+    known: tuple[Scene | None] | None = read_memo(session).get(("fight scene", encounter_id))
+    return known
+
+
 async def board(session: AsyncSession, opened: Opened) -> sight.Board:
     """Everything the scene's views and checks read: tokens, their participants and owners
-    (one statement), the fight, the background's size."""
+    (one statement, :func:`board_rows`), the fight, the background's size."""
     scene = opened.scene
-    rows = (await session.execute(_BOARD_TOKENS, {"scene_id": scene.id})).all()
+    rows = await board_rows(session, scene.id)
     tokens = [token for token, _p, _o in rows]
     participants = {p.id: p for _t, p, _o in rows if p is not None}
     owners = {

@@ -115,11 +115,11 @@ def _snapshot(scene: Scene, cells: frozenset[g.Cell] | None, seen: Sequence[Toke
     )
 
 
-#: The scene of a fight and its tokens: read with every combat action, so built once.
+#: The scene of a fight: read with every combat action, so built once (its tokens:
+#: ``service.board_rows``).
 _FIGHT_SCENE = (
     select(Scene).where(Scene.encounter_id == bindparam("encounter_id")).order_by(Scene.id).limit(1)
 )
-_TOKENS = select(Token).where(Token.scene_id == bindparam("scene_id"))
 
 
 def scene_linked(encounter_id: ColumnElement[int]) -> ColumnElement[bool]:
@@ -132,10 +132,11 @@ async def fight_board(session: AsyncSession, encounter_id: int) -> Snapshot | No
     """The true board of the scene linked to the encounter, for its attacks (issue 27); one
     of the fight's ``SOURCES`` (``app.wiring``)."""
     scene = await session.scalar(_FIGHT_SCENE, {"encounter_id": encounter_id})
+    service.remember_fight_scene(session, encounter_id, scene)
     if scene is None:
         return None
-    tokens = await session.scalars(_TOKENS, {"scene_id": scene.id})
-    return replace(_snapshot(scene, None, list(tokens.all())), scene_id=scene.id)
+    tokens = [token for token, _p, _o in await service.board_rows(session, scene.id)]
+    return replace(_snapshot(scene, None, tokens), scene_id=scene.id)
 
 
 def _fighter(tokens: Mapping[int, Token], pid: int, field: str) -> Token:

@@ -207,7 +207,12 @@ async def map_context(
 async def scene_for_encounter(
     session: AsyncSession, campaign_id: int, encounter_id: int
 ) -> int | None:
-    """The first scene linked to an encounter (the combat page shows it)."""
+    """The first scene linked to an encounter (the combat page shows it); the fight's
+    own read of it if this transaction made one (:func:`service.fight_scene_known`)."""
+    known = service.fight_scene_known(session, encounter_id)
+    if known is not None:
+        scene = known[0]
+        return None if scene is None or scene.campaign_id != campaign_id else scene.id
     found = await session.scalar(
         select(Scene.id)
         .where(Scene.campaign_id == campaign_id, Scene.encounter_id == encounter_id)

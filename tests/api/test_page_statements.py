@@ -1,7 +1,7 @@
 """The campaign page and the combat view read the database a fixed number of times,
-however long the dice log or the roster; the member list the page's panels share is read
-once per request, the campaign row comes with the session lookup, and a write in the same
-transaction is seen by the next read."""
+however long the dice log or the roster; the combat view reads its linked map once; the
+member list the page's panels share is read once per request, the campaign row comes with
+the session lookup, and a write in the same transaction is seen by the next read."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ from app.campaigns.models import Membership
 from app.core.viewer import Role
 from app.db import utcnow
 from tests.api.helpers import make_table
+from tests.api.regions import element
+from tests.api.test_maps import get
+from tests.api.test_maps_tactics import _placed, hh_fight
 from tests.api.test_shared_render import statements
 from tests.conftest import ClientFactory, register
 
@@ -99,3 +102,26 @@ async def test_a_member_added_in_the_transaction_is_in_the_next_member_list(
         assert uid in {m.user_id for m in after}
         await session.rollback()
         assert uid not in {m.user_id for m in await campaigns.members(session, t.campaign_id)}
+
+
+async def test_the_combat_view_reads_its_linked_map_once(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The fight and the map region beside it share one read of the scene and its tokens,
+    and each viewer's map still shows only what they may see (the hidden goblin: the GM's)."""
+    fight = await hh_fight(make_client, app, "einmal")
+    gm, player = fight.gm, fight.players[0]
+    await fight.act(gm, "start")
+    where = {"Alrik": (0, 0), "Goblin 1": (9, 5), "Goblin 3": (5, 5)}
+    url, pids = await _placed(fight, 10, 6, where)
+    tokens = {t["participant_id"]: t["id"] for t in (await get(gm, url))["tokens"]}
+    page = f"/campaigns/{fight.campaign_id}/encounters/{fight.encounter_id}"
+    for client, shown in ((gm, ("Alrik", "Goblin 1", "Goblin 3")), (player, ("Alrik", "Goblin 1"))):
+        with statements(app, own_task=True) as seen:
+            r = await client.get(page)
+        assert r.status_code == 200
+        reads = [s.split(".", 1)[0] for s in seen if s.startswith("SELECT map_")]
+        assert sorted(reads) == ["SELECT map_scene", "SELECT map_token"], seen
+        board = element(r.text, "map-board")
+        for name in where:
+            assert (f'data-token="{tokens[pids[name]]}"' in board) == (name in shown), name
