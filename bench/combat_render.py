@@ -3,7 +3,10 @@
 Builds the app on a PostgreSQL database, prepares an encounter with N goblins from the
 starter bestiary, starts it, then times ``GET /campaigns/{id}/encounters/{eid}`` as the GM
 and counts SQL statements per render (``before_cursor_execute``). Run with 2 and 20
-participants to see whether the statement count stays constant.
+participants to see whether the statement count stays constant; ``--map`` links a scene to
+the fight with every figure placed on it (the view then shows its board beside the fight).
+The ``server_*`` figures are ``bench.render``'s: the page and its templates with no
+instrument.
 
 ``python -m bench.combat_render --db postgresql+psycopg://postgres@127.0.0.1/bench_app``
 prints one JSON object per participant count.
@@ -24,12 +27,13 @@ from sqlalchemy import event
 
 from app.config import Settings
 from app.main import create_app
+from bench.render import bare_figures
 from bench.template_spy import Spying
 
 PASSWORD = "bench-password-4711"
 
 
-async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
+async def measure(db: str, goblins: int, renders: int, on_map: bool = False) -> dict[str, Any]:
     settings = Settings(
         database_url=db, secret_key="x", argon2_time_cost=1, argon2_memory_kib=8192,
         write_rate_per_minute=10**6, write_burst=10**5,
@@ -68,6 +72,8 @@ async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
             assert r.status_code == 201, r.text
             r = await c.post(f"{api}/encounters/{eid}/actions/start", json={}, headers=h)
             assert r.status_code == 200, r.text
+            if on_map:
+                await _linked_map(c, api, eid, goblins, h)
             url = f"/campaigns/{cid}/encounters/{eid}"
             for _ in range(5):
                 assert (await c.get(url, headers=h)).status_code == 200
@@ -93,10 +99,13 @@ async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
                 mem.append((time.perf_counter() - t) * 1000)
                 mem_cpu.append((time.process_time() - t_cpu) * 1000)
             sample = Counter(s.split("\n")[0][:110] for s in statements)
+        event.remove(engine.sync_engine, "before_cursor_execute", count)
+        server = await bare_figures(application, url, token, spy, renders)
     finally:
         await engine.dispose()
     return {
         "participants": goblins,
+        "map": on_map,
         "renders": renders,
         "p50_ms": round(statistics.median(times), 1),
         "cpu_p50_ms": round(statistics.median(cpu), 1),
@@ -107,7 +116,22 @@ async def measure(db: str, goblins: int, renders: int) -> dict[str, Any]:
         "sql_per_render": sorted(set(counts)),
         "bytes": len(r.content),
         "statements": [f"{n}× {s}" if n > 1 else s for s, n in sorted(sample.items())],
+        **{k: round(v, 2) for k, v in server.items() if "cold" not in k},
     }
+
+
+async def _linked_map(
+    c: httpx.AsyncClient, api: str, eid: int, figures: int, h: dict[str, str]
+) -> None:
+    """A 20 × 20 scene with a few walls, linked to the fight, every figure placed on it."""
+    body = {"name": "Gewölbe", "cols": 20, "rows": 20, "shown": True}
+    sid = (await c.post(f"{api}/scenes", json=body, headers=h)).json()["id"]
+    walls = {"segments": [[x, 0, x, 12] for x in range(4, 20, 5)]}
+    assert (await c.put(f"{api}/scenes/{sid}/walls", json=walls, headers=h)).status_code == 200
+    r = await c.patch(f"{api}/scenes/{sid}", json={"encounter_id": eid, "place": True}, headers=h)
+    assert r.status_code == 200, r.text
+    placed = (await c.get(f"{api}/scenes/{sid}", headers=h)).json()["tokens"]
+    assert len(placed) == figures, placed
 
 
 def main() -> None:
@@ -115,9 +139,10 @@ def main() -> None:
     p.add_argument("--db", required=True)
     p.add_argument("--renders", type=int, default=100)
     p.add_argument("--participants", default="2,20", help="comma-separated counts")
+    p.add_argument("--map", action="store_true", help="a scene linked, every figure on it")
     a = p.parse_args()
     for goblins in (int(n) for n in a.participants.split(",")):
-        print(json.dumps(asyncio.run(measure(a.db, goblins, a.renders))))
+        print(json.dumps(asyncio.run(measure(a.db, goblins, a.renders, a.map))))
 
 
 if __name__ == "__main__":

@@ -130,7 +130,7 @@ async def measure(db: str, entries: int, renders: int, chat: int = 0) -> dict[st
                 mem_cpu.append((time.process_time() - t_cpu) * 1000)
             sample = Counter(s.split("\n")[0][:110] for s in warm_statements)
         event.remove(engine.sync_engine, "before_cursor_execute", count)
-        server = await _bare(application, f"/campaigns/{cid}", token, spy, renders)
+        server = await bare_figures(application, f"/campaigns/{cid}", token, spy, renders)
     finally:
         await engine.dispose()
     return {
@@ -153,7 +153,7 @@ async def measure(db: str, entries: int, renders: int, chat: int = 0) -> dict[st
     }
 
 
-async def _bare(
+async def bare_figures(
     application: Any, path: str, token: str, spy: TemplateSpy, renders: int
 ) -> dict[str, float]:
     """The page as served, with nothing kept, and its templates from memory, each timed
