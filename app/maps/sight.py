@@ -262,6 +262,8 @@ class Board:
     owners: Mapping[int, int] = field(default_factory=dict)
     #: The background image's width and height in pixels.
     background_size: tuple[int, int] | None = None
+    #: The fight's stored state as last checked, and what :attr:`state` made of it.
+    _read: tuple[object, State] | None = field(default=None, init=False, repr=False)
 
     @property
     def running(self) -> bool:
@@ -269,7 +271,12 @@ class Board:
 
     @property
     def state(self) -> State:
-        return read_state(self.encounter.state if self.encounter is not None else {})
+        """The fight's state (checked once while the row holds the same object: each token's
+        owner and health ask for it)."""
+        raw = self.encounter.state if self.encounter is not None else {}
+        if self._read is None or self._read[0] is not raw:
+            self._read = (raw, read_state(raw))
+        return self._read[1]
 
     def pid(self, token: Token) -> str | None:
         return None if token.participant_id is None else str(token.participant_id)
