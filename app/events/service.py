@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from app import limits
+from app.core.remembered import remembered
 from app.core.viewer import Viewer
 from app.db import in_chunks, json_text, json_value, utcnow
 from app.errors import Conflict
@@ -808,12 +810,32 @@ async def events_about(
     Filtered in SQL through ``ix_campaign_event_subject``, so one encounter's log or one
     sheet's history pages back to its first entry however busy the rest of the campaign is.
     """
-    query = select(CampaignEvent).where(
-        CampaignEvent.campaign_id == campaign_id,
-        CampaignEvent.subject == subject,
-        CampaignEvent.type.like(type_like),
-        visible_to(viewer),
-    )
-    if before is not None:
-        query = query.where(CampaignEvent.seq < before)
-    return (await session.scalars(query.order_by(CampaignEvent.seq.desc()).limit(limit))).all()
+    query = _about_statement(viewer, older=before is not None)
+    values = {
+        "campaign_id": campaign_id, "subject": subject, "type_like": type_like,
+        "before": before, "limit": limit,
+    }  # fmt: skip
+    return (await session.scalars(query, values)).all()
+
+
+#: :func:`events_about`'s statement for each viewer who is no GM (``None``: the GMs, who
+#: see every event) and whether it pages back: the viewer's visibility is part of it, so
+#: it is built once per viewer (as the chat's pages are); 1,024 kept.
+_ABOUT: OrderedDict[tuple[int | None, bool], Select[CampaignEvent]] = OrderedDict()
+ABOUT_KEPT = 1024
+
+
+def _about_statement(viewer: Viewer, *, older: bool) -> Select[CampaignEvent]:
+    def build() -> Select[CampaignEvent]:
+        query = select(CampaignEvent).where(
+            CampaignEvent.campaign_id == bindparam("campaign_id"),
+            CampaignEvent.subject == bindparam("subject"),
+            CampaignEvent.type.like(bindparam("type_like")),
+            visible_to(viewer),
+        )
+        if older:
+            query = query.where(CampaignEvent.seq < bindparam("before"))
+        return query.order_by(CampaignEvent.seq.desc()).limit(bindparam("limit"))
+
+    reader = None if viewer.is_gm else viewer.user_id
+    return remembered(_ABOUT, (reader, older), build, ABOUT_KEPT)

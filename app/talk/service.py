@@ -10,12 +10,23 @@ SQL twin), so the page, the API, the stream and a replay agree by construction.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal, cast
 
-from sqlalchemy import ColumnElement, Table, bindparam, exists, func, insert, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    Table,
+    bindparam,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
@@ -29,6 +40,7 @@ from app.campaigns.models import Membership
 from app.campaigns.permissions import Action, allowed, authorize_viewer
 from app.characters.models import Character
 from app.core.queries import all_rows
+from app.core.remembered import remembered
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, TooManyRequests, ValidationFailed
@@ -511,6 +523,26 @@ def readable_by(viewer: Viewer) -> ColumnElement[bool]:
     )
 
 
+#: A chat page's statement for each reader (``None``: the GMs, who read every message) and
+#: whether it pages back from a ``seq``; their visibility (:func:`readable_by`) is part of
+#: it, so building it cost a page about as much CPU as sending it: built once per reader.
+_PAGES: OrderedDict[tuple[int | None, bool], Select[ChatMessage]] = OrderedDict()
+PAGES_KEPT = 1024
+
+
+def _page_statement(viewer: Viewer, *, older: bool) -> Select[ChatMessage]:
+    def build() -> Select[ChatMessage]:
+        query = select(ChatMessage).where(
+            ChatMessage.campaign_id == bindparam("campaign_id"), readable_by(viewer)
+        )
+        if older:
+            query = query.where(ChatMessage.seq < bindparam("before"))
+        return query.order_by(ChatMessage.seq.desc()).limit(bindparam("size"))
+
+    reader = None if viewer.is_gm else viewer.user_id
+    return remembered(_PAGES, (reader, older), build, PAGES_KEPT)
+
+
 @dataclass(frozen=True, slots=True)
 class Page:
     #: Oldest first (the order the chat shows them in).
@@ -528,12 +560,9 @@ async def page(
     size: int = PAGE_SIZE,
 ) -> Page:
     """The newest ``size`` messages ``viewer`` may read older than ``before``."""
-    query = select(ChatMessage).where(ChatMessage.campaign_id == campaign_id, readable_by(viewer))
-    if before is not None:
-        query = query.where(ChatMessage.seq < before)
-    rows = list(
-        (await session.scalars(query.order_by(ChatMessage.seq.desc()).limit(size + 1))).all()
-    )
+    query = _page_statement(viewer, older=before is not None)
+    values = {"campaign_id": campaign_id, "before": before, "size": size + 1}
+    rows = list((await session.scalars(query, values)).all())
     more = len(rows) > size
     rows = rows[:size]
     rows.reverse()

@@ -177,6 +177,21 @@ async def test_a_whisper_reaches_only_its_recipients_and_the_gm(table: TalkTable
     assert to_gm not in await texts(t.observer, t)
 
 
+async def test_each_readers_page_statement_is_built_once(table: TalkTable) -> None:
+    """Whose messages a page shows is part of its statement: one per reader (the GMs share
+    theirs), built on their first page and used again for the next."""
+    t = table
+    service._PAGES.clear()
+    await say(t.player, t, text="/w player2_user psst")
+    for _ in range(2):
+        seen = {name: await texts(client, t) for name, client in (
+            ("gm", t.gm), ("player", t.player), ("player2", t.player2),
+            ("observer", t.observer))}  # fmt: skip
+    assert ["psst"] == seen["gm"] == seen["player"] == seen["player2"] != seen["observer"]
+    readers = {None, t.ids["player"], t.ids["player2"], t.ids["observer"]}
+    assert set(service._PAGES) == {(reader, False) for reader in readers}
+
+
 async def test_whisper_edits_and_deletions_stay_with_the_whisper(
     table: TalkTable, app: FastAPI
 ) -> None:
