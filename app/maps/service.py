@@ -81,6 +81,9 @@ async def open_for(
     scene = await session.get(Scene, scene_id)
     if scene is None or not seen_by(scene, campaign_id, viewer):
         raise NotFound(_("Scene not found."))
+    # Held while nothing is written, so the page's map, opening it again, finds it in the
+    # session without a statement (the identity map holds its objects weakly).
+    read_memo(session)[("scene", scene_id)] = scene
     return Opened(campaign, viewer, scene)
 
 

@@ -125,3 +125,18 @@ async def test_the_combat_view_reads_its_linked_map_once(
         board = element(r.text, "map-board")
         for name in where:
             assert (f'data-token="{tokens[pids[name]]}"' in board) == (name in shown), name
+
+
+async def test_the_scene_page_reads_its_scene_once(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Opening the scene for the request and drawing its map share one read of it."""
+    fight = await hh_fight(make_client, app, "szene")
+    url, _pids = await _placed(fight, 10, 6, {"Alrik": (0, 0), "Goblin 1": (9, 5)})
+    page = f"/campaigns/{fight.campaign_id}/scenes/{url.rsplit('/', 1)[1]}"
+    for client in (fight.gm, fight.players[0]):
+        with statements(app, own_task=True) as seen:
+            r = await client.get(page)
+        assert r.status_code == 200 and "Alrik" in element(r.text, "map-board")
+        reads = [s.split(".", 1)[0] for s in seen if s.startswith("SELECT map_")]
+        assert sorted(reads) == ["SELECT map_scene", "SELECT map_token"], seen
