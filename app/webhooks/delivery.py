@@ -184,6 +184,9 @@ class Courier(Ticker):
                 update(Webhook)
                 .where(
                     Webhook.id == hook_id,
+                    # Still due: another process may have tried it and backed off since
+                    # this one read its due list (a receiver's 429 wait, a failure's).
+                    Webhook.next_attempt_at <= now,
                     or_(Webhook.lease_until.is_(None), Webhook.lease_until < now),
                 )
                 .values(lease_until=now + LEASE, lease_owner=self.owner)

@@ -244,6 +244,25 @@ async def _due_now(app: FastAPI, hook_id: int) -> None:
         await session.commit()
 
 
+async def test_a_hook_tried_meanwhile_waits_out_its_back_off_for_every_process(
+    make_client: ClientFactory, app: FastAPI, receiver: Receiver
+) -> None:
+    """A process that found the hook due a moment ago does not try it once another process
+    tried it and backed off since (its due list is older than that attempt)."""
+    t = await make_table(make_client, app)
+    hook = await add_hook(t, receiver.url, ["rolls"])
+    await roll(t, "player", "Eins")
+    receiver.answers = [(500, {"error": "down"})]
+    await deliver(app, receiver, 0)  # one process: posts, fails, backs off
+    assert len(receiver.posts) == 1
+    late = courier(app)  # another, holding the hook's id from its earlier look
+    async with late.client() as client:
+        assert await late.deliver(client, hook["id"]) == 0
+    assert len(receiver.posts) == 1
+    listed = (await t.gm.get(f"/api/v1/campaigns/{t.campaign_id}/webhooks")).json()[0]
+    assert (listed["last_status"], listed["failures"], listed["last_error"]) == (500, 1, "HTTP 500")
+
+
 async def test_a_429_waits_as_long_as_the_receiver_asks(
     make_client: ClientFactory, app: FastAPI, receiver: Receiver
 ) -> None:
