@@ -288,6 +288,13 @@ def withheld_keys(audience: Audience) -> frozenset[str]:
 # --- the SQL twin ---------------------------------------------------------------------------------
 
 
+def sql_reader(viewer: Viewer) -> int | None:
+    """What :func:`visible_sql`'s condition depends on for ``viewer``: their user id, or
+    ``None`` for the GMs, who see everything. Statements that carry the condition are kept
+    by it (built once per reader)."""
+    return None if viewer.is_gm else viewer.user_id
+
+
 def visible_sql(
     column: InstrumentedAttribute[dict[str, object]], viewer: Viewer, *, stubs: bool = True
 ) -> ColumnElement[bool]:

@@ -46,6 +46,7 @@ from app.events.audience import (
     form_data,
     form_for,
     public,
+    sql_reader,
     visible_sql,
     withheld_keys,
 )
@@ -837,5 +838,4 @@ def _about_statement(viewer: Viewer, *, older: bool) -> Select[CampaignEvent]:
             query = query.where(CampaignEvent.seq < bindparam("before"))
         return query.order_by(CampaignEvent.seq.desc()).limit(bindparam("limit"))
 
-    reader = None if viewer.is_gm else viewer.user_id
-    return remembered(_ABOUT, (reader, older), build, ABOUT_KEPT)
+    return remembered(_ABOUT, (sql_reader(viewer), older), build, ABOUT_KEPT)

@@ -44,7 +44,7 @@ from app.core.remembered import remembered
 from app.core.viewer import Viewer
 from app.db import utcnow
 from app.errors import Conflict, Forbidden, NotFound, TooManyRequests, ValidationFailed
-from app.events.audience import chosen
+from app.events.audience import chosen, sql_reader
 from app.events.events import Roll
 from app.events.models import CampaignEvent
 from app.events.service import Stamp, append_event, audience_of, visible_to
@@ -539,8 +539,7 @@ def _page_statement(viewer: Viewer, *, older: bool) -> Select[ChatMessage]:
             query = query.where(ChatMessage.seq < bindparam("before"))
         return query.order_by(ChatMessage.seq.desc()).limit(bindparam("size"))
 
-    reader = None if viewer.is_gm else viewer.user_id
-    return remembered(_PAGES, (reader, older), build, PAGES_KEPT)
+    return remembered(_PAGES, (sql_reader(viewer), older), build, PAGES_KEPT)
 
 
 @dataclass(frozen=True, slots=True)
