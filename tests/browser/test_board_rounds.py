@@ -89,6 +89,12 @@ class Fight:
     def answer(self) -> list[tuple[str, str]]:
         return answer_prompts(self.t.gm.request, self.t.encounter_api, self.players, self.gm)
 
+    def is_dazed(self, name: str) -> bool:
+        """Whether ``name`` is «benommen» (an earlier fumble's Fehltritt, real dice): then
+        they cannot act this turn, and the turn is ended."""
+        row = next(p for p in self.view()["participants"] if p["name"] == name)
+        return "benommen" in str(row["conditions"])
+
     def frees_a_jammed_weapon(self, name: str) -> bool:
         """Whether ``name``'s weapon was jammed by an earlier fumble («Waffe blockiert», real
         dice): then its step goes to freeing it (the GM acts for the figure on turn)."""
@@ -196,7 +202,7 @@ def _attack(f: Fight, page: Page, target: str) -> list[tuple[str, str]]:
 def _hero_turn(f: Fight, hero: str, standing: set[str]) -> None:
     page = f.players[hero]
     step = _step(f, hero, standing)
-    if step is None:  # no goblin left to step to: nothing to do
+    if step is None or f.is_dazed(hero):  # no goblin left to step to, or no action: end
         _end_turn(f, page)
         return
     if f.frees_a_jammed_weapon(hero):
