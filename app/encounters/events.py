@@ -4,7 +4,7 @@ on the linked scene's map (``app.encounters``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal, TypedDict
 
 from app.events.payload import PUBLIC_OR_GM, EventPayload, event_type, subject_of
@@ -74,6 +74,9 @@ class Combat(EncounterEvent):
     entries: list[EntryJSON]
     #: Participant ids whose roster rows changed.
     changed: list[str]
+    #: Of those, the ones whose health as shown changed (status, points, conditions, out):
+    #: the map redraws their tokens (older events lack it).
+    health_changed: list[str] = field(default_factory=list)
     order_changed: bool
     turn_changed: bool
     pending_changed: bool

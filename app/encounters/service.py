@@ -1154,6 +1154,7 @@ async def operate(
     except CombatError as exc:
         raise combat_error(exc) from None
     _settle_areas(loaded, state, report, dice, (enc.state.get("area") or {}).get("id"))
+    report.health_changed = _health_changed(loaded, read_state(enc.state), state, report.changed)
     # The log first, so that the undo step has the seqs of its events and the encounter
     # row is written once (the row was locked when loaded: no other writer between).
     seqs = await _log(session, loaded, user, report)
@@ -1170,6 +1171,22 @@ async def operate(
         await after(session, user, loaded, report)
     kept = steps.after_push(loaded.undo_steps) if undoable else loaded.undo_steps
     return await _as_left(session, loaded, kept, moved=bool(report.displacements))
+
+
+def _health_changed(loaded: Loaded, before: State, after: State, changed: set[str]) -> set[str]:
+    """The figures of ``changed`` whose health as shown (:func:`views.health_of`: status,
+    points, conditions, out) differs after the operation: what the map's tokens show of
+    them, so that a step which only spent movement does not redraw the board."""
+    mod = system(loaded.campaign.system)
+
+    def shown(state: State, pid: str) -> tuple[object, ...] | None:
+        figure = state["figures"].get(pid)
+        if figure is None:
+            return None
+        view = mod.view(figure)
+        return view["status"], view["points"], view["conditions"], view["out"]
+
+    return {pid for pid in changed if shown(before, pid) != shown(after, pid)}
 
 
 async def _as_left(
@@ -1428,6 +1445,7 @@ async def _log(
         encounter_id=loaded.encounter.id,
         entries=[],
         changed=[],
+        health_changed=[],
         order_changed=report.order_changed or roster,
         turn_changed=report.turn_changed,
         pending_changed=report.pending_changed,
@@ -1445,6 +1463,7 @@ async def _log(
                 base,
                 entries=[e.as_dict() for e in secret],
                 changed=sorted(report.changed),
+                health_changed=sorted(report.health_changed),
                 secret_roll=report.secret,
             ),
             actor_id=user.id,
@@ -1467,7 +1486,12 @@ async def _log(
         event = await append_event(
             session,
             loaded.campaign.id,
-            replace(base, entries=[e.as_dict() for e in public], changed=visible_changes),
+            replace(
+                base,
+                entries=[e.as_dict() for e in public],
+                changed=visible_changes,
+                health_changed=sorted(report.health_changed - hidden),
+            ),
             actor_id=user.id,
         )
         seqs.append(event.seq)

@@ -2,14 +2,16 @@
 
 - ``SCENE_PAGE`` (``/campaigns/{id}/scenes/{sid}``) with its regions ``board`` (the map and
   the token list, re-rendered for the viewer on the map events that change more than one
-  token's place), ``moves`` (a ``token_moved``: that token's place in the list, from the
-  event alone, no session; ``map.js`` moves the token on the board from it, and changes
-  the viewer's fog of sight with it), ``sighted`` (a token that came into or went out of
-  the viewer's sight with a move, from the event alone) and
-  ``pointer`` (rulers and pings, from the event alone).
+  token's place, and when what its tokens tell changed: a figure's health or the turn in
+  the linked fight, a fighting character's sheet), ``moves`` (a ``token_moved``: that
+  token's place in the list, from the event alone, no session; ``map.js`` moves the token
+  on the board from it, and changes the viewer's fog of sight with it), ``sighted`` (a
+  token that came into or went out of the viewer's sight with a move, from the event
+  alone) and ``pointer`` (rulers and pings, from the event alone).
 - The region ``map`` on the combat page (``COMBAT_PAGE``, slot ``board``: the page then
   puts the board first and its other parts around it, issue 28): the scene linked to the
-  encounter, the same board, moves and pointer, as out-of-band swaps in the page's bundle.
+  encounter, the same board (redrawn on the same events), moves and pointer, as out-of-band
+  swaps in the page's bundle.
 
 The board is rendered from the scene as the viewer may see it (``app.maps.views``), so a
 token a player may not see is never in what they receive; a move reaches a viewer only in
@@ -31,6 +33,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import i18n
+from app.characters import events as character_events
 from app.core.viewer import Viewer
 from app.db import json_text
 from app.encounters import events as encounter_events
@@ -39,6 +42,7 @@ from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
 from app.maps import events as map_events
 from app.maps import views
+from app.maps.views import MapContext
 from app.web.regions import Batch, Page, Region
 from app.web.templating import render
 
@@ -89,6 +93,52 @@ def redraws(event: VisibleEvent) -> bool:
 
 POINTER = map_events.MapPointer.TYPE
 MAP = frozenset({"map"})
+COMBAT = encounter_events.Combat.TYPE
+#: Sheet changes that can change a fighting character's health on the board (an edit, a
+#: rest, a level); the fight's own write-backs come with their ``combat`` step.
+SHEET_HEALTH = frozenset(
+    {
+        character_events.CharacterUpdated.TYPE,
+        character_events.CharacterRested.TYPE,
+        character_events.CharacterAdvanced.TYPE,
+    }
+)
+
+
+def fight_marks(event: VisibleEvent) -> int | None:
+    """The fight whose step changed what its figures' tokens show — a figure's health
+    (``health_changed``), who is on the move, who takes part, whether it runs — else
+    ``None`` (a step that only spent movement: the move itself moved the token)."""
+    if event.type != COMBAT or event.redacted:
+        return None
+    p = event.payload
+    marks = p.get("health_changed") or p.get("turn_changed") or p.get("roster_changed")
+    fight = p.get("encounter_id")
+    return fight if isinstance(fight, int) and (marks or p.get("status_changed")) else None
+
+
+def sheet_health(event: VisibleEvent) -> int | None:
+    """The character whose sheet changed in a way that can change its health, else ``None``."""
+    if event.type not in SHEET_HEALTH or event.redacted:
+        return None
+    value = event.payload.get("character_id")
+    return value if isinstance(value, int) else None
+
+
+def marks_changed(events: Sequence[VisibleEvent], shown: MapContext) -> list[VisibleEvent]:
+    """The events that changed what the tokens of the board ``shown`` tell (health, who is
+    on the move): a step of its linked fight, a sheet change of a figure on it."""
+    fight = shown["scene"]["encounter_id"]
+    fighters = {
+        t["character_id"]
+        for t in shown["scene"]["tokens"]
+        if t.get("health") and t["character_id"] is not None
+    }
+    return [
+        e
+        for e in events
+        if (fight is not None and fight_marks(e) == fight) or sheet_health(e) in fighters
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +220,21 @@ def pointer_html(event: VisibleEvent) -> str:
     return render("maps/_pointer.html", pointer=event.payload, oob=True)
 
 
+def _scene_board_reacts(key: ScenePage, event: VisibleEvent) -> bool:
+    """A map event that redraws this scene's board, or an event that may change what its
+    tokens tell (:func:`marks_changed` decides, with the board loaded)."""
+    if scene_of(event) == key.scene_id:
+        return redraws(event)
+    return fight_marks(event) is not None or sheet_health(event) is not None
+
+
 async def _push_board(batch: Batch[ScenePage]) -> list[Outgoing]:
-    return [Outgoing(batch.events[-1].seq, "map", board_html(batch.context))]
+    shown: MapContext = batch.context["map"]
+    drawn = [e for e in batch.events if scene_of(e) == batch.key.scene_id]
+    drawn += marks_changed(batch.events, shown)
+    if not drawn:
+        return []
+    return [Outgoing(max(e.seq for e in drawn), "map", board_html(batch.context))]
 
 
 async def _push_moves(batch: Batch[Any]) -> list[Outgoing]:
@@ -205,7 +268,9 @@ def _combat_map_html(context: Mapping[str, Any]) -> str:
 
 
 def _combat_reacts(key: CombatPage, event: VisibleEvent) -> bool:
-    return event.type in BOARD_EVENTS or event.type in (MOVED, POINTER)
+    if event.type in BOARD_EVENTS or event.type in (MOVED, POINTER):
+        return True
+    return fight_marks(event) == key.encounter_id or sheet_health(event) is not None
 
 
 async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
@@ -217,8 +282,10 @@ async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
     out += [Outgoing(e.seq, "map", moved_html(e)) for e in mine if e.type == MOVED]
     out += [Outgoing(e.seq, "map", sight_html(e)) for e in mine if sighted(e)]
     boards = [e for e in mine if redraws(e)]
+    if shown is not None:
+        boards += marks_changed(batch.events, shown)
     if boards and shown is not None:
-        out.append(Outgoing(boards[-1].seq, "map", board_html({"map": shown})))
+        out.append(Outgoing(max(e.seq for e in boards), "map", board_html({"map": shown})))
     return sorted(out, key=lambda m: m.seq)
 
 
@@ -227,7 +294,7 @@ def register_regions() -> None:
     SCENE_PAGE.register(
         Region(
             "board",
-            lambda key, e: redraws(e) and scene_of(e) == key.scene_id,
+            _scene_board_reacts,
             _push_board,
             parts=MAP,
         )

@@ -325,3 +325,56 @@ def _inside(inner: Any, outer: Any) -> bool:
     return bool(
         inner["x"] >= outer["x"] and inner["x"] + inner["width"] <= outer["x"] + outer["width"]
     )
+
+
+def _status(page: Page, tid: int) -> str:
+    return str(token(page, tid).get_attribute("data-status"))
+
+
+def test_the_board_follows_the_fight_on_the_combat_and_the_scene_page(table: Table) -> None:
+    """What the tokens tell follows the fight live on both pages with a board — Alice's
+    combat page and Bob's scene page: a goblin's wound (its status word on the token and in
+    the list) and who is on the move. A move that only spends movement moves the token and
+    leaves the board in place (it is not drawn anew)."""
+    t = table
+    alice = _open(t.alice, t.url)
+    bob = _open(t.bob, t.scene_api.removeprefix("/api/v1"))
+    goblin, brida = t.tokens["Goblin 1"], t.tokens["Brida"]
+    unhurt = _status(alice, goblin)
+    assert unhurt == _status(bob, goblin) != "None"
+    for page in (alice, bob):
+        expect(token(page, brida)).to_have_class(re.compile(r"\bmap-active\b"))
+        page.evaluate("document.getElementById('map-board').tafelrundeProbe = 1")
+
+    step = {"to": _free_beside(t, brida)}
+    ok(t.bob.request.post(f"{t.scene_api}/tokens/{brida}/move", data=step))
+    for page in (alice, bob):
+        at(page, brida, step["to"][0], step["to"][1])
+        assert page.evaluate("document.getElementById('map-board').tafelrundeProbe") == 1
+
+    wound = {"participant": t.pids["Goblin 1"], "delta": -3, "reason": "Falle"}
+    ok(t.gm.request.post(f"{t.encounter_api}/actions/adjust", data=wound))
+    for page in (alice, bob):
+        expect(token(page, goblin)).not_to_have_attribute("data-status", unhurt)
+        hurt = _status(page, goblin)
+        label = page.locator(f"#map-item-{goblin} .map-status")
+        expect(label).to_have_class(re.compile(rf"\bstatus-{hurt}\b"))
+
+    ok(t.gm.request.post(f"{t.encounter_api}/actions/next", data={}))
+    acting = ok(t.gm.request.get(t.encounter_api))["turn"]["name"]
+    for page in (alice, bob):
+        expect(token(page, t.tokens[acting])).to_have_class(re.compile(r"\bmap-active\b"))
+        expect(token(page, brida)).not_to_have_class(re.compile(r"\bmap-active\b"))
+
+
+def _free_beside(t: Table, tid: int) -> list[int]:
+    """A free cell of the board beside token ``tid``."""
+    scene = ok(t.gm.request.get(t.scene_api))
+    taken = {(p["x"], p["y"]) for p in scene["tokens"]}
+    x, y = next((p["x"], p["y"]) for p in scene["tokens"] if p["id"] == tid)
+    beside = [(x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+    free = [
+        c for c in beside
+        if c not in taken and 0 <= c[0] < scene["cols"] and 0 <= c[1] < scene["rows"]
+    ]  # fmt: skip
+    return list(free[0])
