@@ -21,6 +21,7 @@ import base64
 import json
 import sqlite3
 import tempfile
+import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -121,10 +122,23 @@ def _decode(table: Table, row: dict[str, object]) -> dict[str, object]:
     return {name: _decode_value(table, name, value) for name, value in row.items()}
 
 
+#: Seconds a copy waits for a source another connection keeps locked before it gives up.
+BUSY_SECONDS = 30.0
+
+
 def sqlite_online_backup(source: Path, target: Path) -> None:
-    """Copy a live SQLite database with the backup API (writers may go on meanwhile)."""
+    """Copy a live SQLite database with the backup API (writers may go on meanwhile).
+
+    Blocking: run it in a thread. sqlite3 retries a locked source for ever; this gives up
+    after :data:`BUSY_SECONDS` with a :class:`BackupError`."""
+    deadline = time.monotonic() + BUSY_SECONDS
+
+    def progress(status: int, remaining: int, total: int) -> None:
+        if status in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) and time.monotonic() > deadline:
+            raise BackupError(f"the database stayed locked for {BUSY_SECONDS:.0f} s: try again")
+
     with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
-        src.backup(dst, pages=1024)
+        src.backup(dst, pages=1024, progress=progress)
     # The copy is a plain file: no -wal or -shm beside it.
     with sqlite3.connect(target) as dst:
         dst.execute("PRAGMA journal_mode=DELETE")
@@ -191,23 +205,28 @@ async def backup(url: str, target: Path, fmt: str | None = None) -> Summary:
     """Write a consistent copy of the database at ``url`` to ``target``."""
     is_sqlite = url.startswith("sqlite")
     fmt = fmt or ("sqlite" if is_sqlite else "jsonl")
+    if fmt not in ("sqlite", "jsonl"):
+        raise BackupError(f"unknown format {fmt!r}: sqlite or jsonl")
     partial = target.with_name(target.name + ".partial")
-    with tempfile.TemporaryDirectory() as tmp:
-        if fmt == "sqlite":
-            sqlite_online_backup(sqlite_path(url), partial)
-            summary = await _count_sqlite_file(partial)
-        elif fmt == "jsonl":
-            with partial.open("w", encoding="utf-8") as out:
-                if is_sqlite:
-                    copy = Path(tmp) / "copy.db"
-                    sqlite_online_backup(sqlite_path(url), copy)
-                    summary = await _dump_sqlite_copy(copy, out)
-                else:
-                    summary = await _dump_postgres_snapshot(url, out)
-        else:
-            raise BackupError(f"unknown format {fmt!r}: sqlite or jsonl")
+    try:
+        summary = await _write_copy(url, partial, fmt)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a failed backup leaves no half-written file
+        raise
     partial.replace(target)
     return summary
+
+
+async def _write_copy(url: str, partial: Path, fmt: str) -> Summary:
+    if fmt == "sqlite":
+        await asyncio.to_thread(sqlite_online_backup, sqlite_path(url), partial)
+        return await _count_sqlite_file(partial)
+    with tempfile.TemporaryDirectory() as tmp, partial.open("w", encoding="utf-8") as out:
+        if not url.startswith("sqlite"):
+            return await _dump_postgres_snapshot(url, out)
+        copy = Path(tmp) / "copy.db"
+        await asyncio.to_thread(sqlite_online_backup, sqlite_path(url), copy)
+        return await _dump_sqlite_copy(copy, out)
 
 
 async def _count_sqlite_file(path: Path) -> Summary:

@@ -7,7 +7,9 @@ are compared after each hop, and the restored database takes new writes.
 
 from __future__ import annotations
 
+import asyncio
 import io
+import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -21,6 +23,7 @@ from fastapi import FastAPI
 from PIL import Image
 from sqlalchemy import func, select
 
+import app.backup
 from app.backup import BackupError, backup, restore, tables
 from app.config import Environment, Settings
 from app.db import create_engine
@@ -279,3 +282,36 @@ def test_backup_and_restore_commands(tmp_path: Path) -> None:
     again = run(target, "restore", str(tmp_path / "b.db"))
     assert again.returncode == 1
     assert "--replace" in again.stderr
+
+
+async def test_a_copy_of_a_database_kept_locked_gives_up_while_the_server_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another connection holds the database locked: the copy waits in a thread (the event
+    loop serves on meanwhile), gives up after its limit with a message, and leaves no file."""
+    db = tmp_path / "locked.db"
+    await asyncio.to_thread(upgrade, sqlite_url(db))
+    holder = sqlite3.connect(db)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    monkeypatch.setattr(app.backup, "BUSY_SECONDS", 0.5)
+    ticks = 0
+
+    async def serve() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.02)
+            ticks += 1
+
+    server = asyncio.create_task(serve())
+    try:
+        for fmt in ("sqlite", "jsonl"):
+            before = ticks
+            with pytest.raises(BackupError, match="locked for 0 s"):
+                await backup(sqlite_url(db), tmp_path / f"b.{fmt}", fmt)
+            assert ticks - before >= 10, "the event loop stood still while the copy waited"
+            assert not list(tmp_path.glob("b.*")), "a failed copy left a file"
+    finally:
+        server.cancel()
+        holder.rollback()
+        holder.close()
