@@ -43,7 +43,7 @@ from app.events.stream import Outgoing
 from app.maps import events as map_events
 from app.maps import views
 from app.maps.views import MapContext
-from app.web.regions import Batch, Page, Region
+from app.web.regions import Batch, Page, Region, shared_load
 from app.web.templating import render
 
 #: The events that re-render the whole board (what is seen changes, not one token's place).
@@ -158,7 +158,11 @@ async def scene_live_context(
     session: AsyncSession, viewer: Viewer, key: ScenePage, parts: frozenset[str]
 ) -> dict[str, object] | None:
     """The scene page's context (the same builder as the page); ``None``: it is gone."""
-    context = await views.map_context(session, viewer, key.campaign_id, key.scene_id)
+    read = await shared_load(
+        ("scene read", key.campaign_id, key.scene_id),
+        lambda: views.read_scene(session, key.campaign_id, key.scene_id),
+    )
+    context = await views.context_of(session, viewer, read)
     return None if context is None else {"map": context}
 
 
@@ -255,10 +259,17 @@ async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
 async def _load_combat_map(
     session: AsyncSession, viewer: Viewer, key: CombatPage
 ) -> dict[str, object]:
-    scene_id = await views.scene_for_encounter(session, key.campaign_id, key.encounter_id)
+    scene_id = await shared_load(
+        ("fight scene", key),
+        lambda: views.scene_for_encounter(session, key.campaign_id, key.encounter_id),
+    )
     if scene_id is None:
         return {"map": None}
-    return {"map": await views.map_context(session, viewer, key.campaign_id, scene_id)}
+    read = await shared_load(
+        ("scene read", key.campaign_id, scene_id),
+        lambda: views.read_scene(session, key.campaign_id, scene_id),
+    )
+    return {"map": await views.context_of(session, viewer, read)}
 
 
 def _combat_map_html(context: Mapping[str, Any]) -> str:

@@ -97,17 +97,6 @@ async def open_scene(session: AsyncSession, user: User, campaign_id: int, scene_
     return await open_for(session, user, campaign_id, scene_id, Action.view)
 
 
-async def open_as(
-    session: AsyncSession, viewer: Viewer, campaign_id: int, scene_id: int
-) -> Opened | None:
-    """The scene for a viewer whose membership the caller has checked (a live stream)."""
-    campaign = await session.get(Campaign, campaign_id)
-    scene = await session.get(Scene, scene_id)
-    if campaign is None or scene is None or not seen_by(scene, campaign_id, viewer):
-        return None
-    return Opened(campaign, viewer, scene)
-
-
 def _check_version(scene: Scene, version: int | None) -> None:
     if version is not None and version != scene.version:
         raise Conflict(_("The scene was changed meanwhile; reload it."))
@@ -698,9 +687,13 @@ def fight_scene_known(session: AsyncSession, encounter_id: int) -> tuple[Scene |
 
 
 async def board(session: AsyncSession, opened: Opened) -> sight.Board:
+    """Everything the scene's views and checks read (:func:`board_of`)."""
+    return await board_of(session, opened.scene)
+
+
+async def board_of(session: AsyncSession, scene: Scene) -> sight.Board:
     """Everything the scene's views and checks read: tokens, their participants and owners
     (one statement, :func:`board_rows`), the fight, the background's size."""
-    scene = opened.scene
     rows = await board_rows(session, scene.id)
     tokens = [token for token, _p, _o in rows]
     participants = {p.id: p for _t, p, _o in rows if p is not None}

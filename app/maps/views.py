@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from app.campaigns.models import Campaign
 from app.campaigns.permissions import Action
 from app.core.viewer import Viewer
 from app.encounters.systems.protocol import CombatCore, Zones, capability
@@ -168,20 +169,43 @@ class MapContext(TypedDict):
     light_max: int
 
 
+#: A scene as read for any viewer: its campaign, the scene and its board.
+SceneRead = tuple[Campaign, Scene, sight.Board]
+
+
+async def read_scene(session: AsyncSession, campaign_id: int, scene_id: int) -> SceneRead | None:
+    """What :func:`map_context` reads, the same for every viewer: a live push reads it once
+    for all of them (``app.web.regions.shared_load``). ``None``: no such scene."""
+    campaign = await session.get(Campaign, campaign_id)
+    scene = await session.get(Scene, scene_id)
+    if campaign is None or scene is None or scene.campaign_id != campaign_id:
+        return None
+    return campaign, scene, await service.board_of(session, scene)
+
+
 async def map_context(
     session: AsyncSession, viewer: Viewer, campaign_id: int, scene_id: int
 ) -> MapContext | None:
     """Everything the map block renders from, for ``viewer`` (``None``: no such scene)."""
-    opened = await service.open_as(session, viewer, campaign_id, scene_id)
-    if opened is None:
+    return await context_of(session, viewer, await read_scene(session, campaign_id, scene_id))
+
+
+async def context_of(
+    session: AsyncSession, viewer: Viewer, read: SceneRead | None
+) -> MapContext | None:
+    """:func:`map_context` from the scene as read (``None``: gone, or not for ``viewer``)."""
+    if read is None:
         return None
-    board = await service.board(session, opened)
+    campaign, scene, board = read
+    campaign_id = campaign.id
+    if not service.seen_by(scene, campaign_id, viewer):
+        return None
+    opened = service.Opened(campaign, viewer, scene)
     metric = opened.tactics.metric
     view = board.view(viewer, metric)
     marks.overlay(view, board, viewer, opened.rules)
     mine = [t.id for t in board.tokens if board.controls(viewer, t) or viewer.is_gm]
     known = board.fog_cells() if viewer.is_gm else board.known_for(viewer.user_id)
-    scene = opened.scene
     fogged = (
         []
         if known is None

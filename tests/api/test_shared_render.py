@@ -175,3 +175,39 @@ async def test_a_push_computes_each_figure_view_once_for_all_audiences(
     assert hidden in gm_out[-1].data and entries.keys() >= {before + 1, before + 2}
     assert all(hidden not in m.data and "Goblin 3" not in m.data for m in player_out)
     assert all(hidden not in m.data for out in observer_outs for m in out)
+
+
+async def test_a_wound_on_the_map_redraws_each_board_reading_it_once_for_all(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A fight on a linked map: a goblin's wound redraws the board in every viewer's push —
+    the GM's, the player's, the observers' — as their own page then shows it, and the
+    board is read once for all of them, as for one."""
+    fight, pids = await _fight(make_client, app)
+    cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
+    linked = {"name": "Furt", "cols": 8, "rows": 6, "encounter_id": fight.encounter_id}
+    r = await fight.gm.post(
+        f"/api/v1/campaigns/{cid}/scenes", json={**linked, "shown": True, "place": True}
+    )
+    assert r.status_code == 201, r.text
+    watchers = await _observers(make_client, app, cid, fight.gm, 3)
+    people = {
+        "gm": (fight.gm, viewer(fight.ids["gm"], "regionsgmhh", "gm")),
+        "player": (fight.players[0], viewer(fight.ids["p0"], "regionsp0hh", "player")),
+        **{
+            f"observer {i}": (client, viewer(uid, f"zuschauer{i}", "observer"))
+            for i, (client, uid) in enumerate(watchers)
+        },
+    }
+    before = await last_seq(app, cid)
+    await fight.act(fight.gm, "adjust", participant=pids["Goblin 1"], delta=-3, reason="Treffer")
+    _alone, one_viewer = await _push_to_all(app, key, cid, before, [people["observer 0"][1]])
+    out, all_viewers = await _push_to_all(app, key, cid, before, [v for _c, v in people.values()])
+    assert all_viewers == one_viewer > 0
+    page_url = f"/campaigns/{cid}/encounters/{fight.encounter_id}"
+    for (who, (client, _v)), pushed in zip(people.items(), out, strict=True):
+        (message,) = pushed
+        page = (await client.get(page_url)).text
+        for part in ("map-board", "map-list"):
+            swapped = element(message.data, part).replace(' hx-swap-oob="outerHTML"', "")
+            assert swapped == element(page, part), (who, part)
