@@ -17,7 +17,8 @@ target is healed (so nobody drops out) and the turn passes on. Figures per viewe
 
 ``--app-root DIR`` runs the server from another checkout (e.g. ``git archive`` of an older
 commit), to measure a change before and after on the same machine in one sitting. Prints
-one JSON object (the last line of output); ``--smoke`` makes it tiny.
+one JSON object (the last line of output); ``--smoke`` makes it tiny; ``--map`` puts the
+fight on a linked scene, so that every viewer's combat page shows its board too.
 """
 
 from __future__ import annotations
@@ -115,9 +116,11 @@ async def build(
     goblins: int,
     observers: int,
     tag: str = "",
+    board: bool = False,
 ) -> Fight:
     """A campaign with its fight started; ``tag`` makes the accounts' names unique (default:
-    the time, enough for one fight per second)."""
+    the time, enough for one fight per second); ``board``: on a linked 20 × 12 scene, every
+    figure placed (the combat page then shows the board beside the fight)."""
     tag = tag or f"{int(time.time()) % 10**6}"
     gm = await _account(http, base, f"gm{tag}")
     made = await _post(http, f"{base}/api/v1/campaigns", gm, name="Bench", system="hh")
@@ -142,6 +145,9 @@ async def build(
         await _post(http, f"{base}/api/v1/campaigns/join", token, invite_code=obs)
         fight.observers.append(token)
     await _post(http, f"{fight.api}/actions/start", gm)
+    if board:
+        scene = {"name": "Furt", "cols": 20, "rows": 12, "encounter_id": eid, "shown": True}
+        await _post(http, f"{camp}/scenes", gm, **scene, place=True)
     return fight
 
 
@@ -314,7 +320,12 @@ async def _view(http: aiohttp.ClientSession, fight: Fight) -> dict[str, Any]:
 
 
 async def measure(
-    pg: str, app_root: Path, counts: list[int], steps: int, profile: Path | None = None
+    pg: str,
+    app_root: Path,
+    counts: list[int],
+    steps: int,
+    profile: Path | None = None,
+    board: bool = False,
 ) -> dict[str, Any]:
     recreate_db(pg, DB)
     port = free_port()
@@ -334,7 +345,7 @@ async def measure(
     try:
         base = f"http://127.0.0.1:{port}"
         async with aiohttp.ClientSession() as http:
-            fight = await build(http, base, pg, 4, 16, max(counts) - 5)
+            fight = await build(http, base, pg, 4, 16, max(counts) - 5, board=board)
             spy = _profile(server.pid, profile)
             out = [await run_viewers(http, fight, server, pg, n, steps) for n in counts]
             if spy is not None:
@@ -343,7 +354,7 @@ async def measure(
     finally:
         server.stop()
         drop_db(pg, DB)
-    return {"app_root": str(app_root), "runs": out}
+    return {"app_root": str(app_root), "map": board, "runs": out}
 
 
 def _profile(pid: int, out: Path | None) -> subprocess.Popen[bytes] | None:
@@ -369,12 +380,13 @@ def main() -> None:
     p.add_argument("--smoke", action="store_true", help="8 and 10 viewers, 8 steps")
     p.add_argument("--profile", type=Path, default=None, help="py-spy raw profile to this file")
     p.add_argument("--db", default=DB, help="the database to create (one per parallel run)")
+    p.add_argument("--map", action="store_true", help="the fight on a linked scene (a board)")
     a = p.parse_args()
     _use_db(a.db)
     raise_nofile()
     counts = [8, 10] if a.smoke else [int(n) for n in a.viewers.split(",")]
     steps = 8 if a.smoke else a.steps
-    res = asyncio.run(measure(a.pg, a.app_root.resolve(), counts, steps, a.profile))
+    res = asyncio.run(measure(a.pg, a.app_root.resolve(), counts, steps, a.profile, a.map))
     for r in res["runs"]:
         print(
             f"[combat {r['viewers']} viewers] delivery p50 {r['delivery_p50']:.1f} "
