@@ -94,6 +94,10 @@ def settings(database_url: str, data_dir: Path) -> Settings:
         # Tests write fast; tests/api/test_limits.py sets a low limit where it is the subject.
         write_rate_per_minute=1_000_000,
         write_burst=1_000_000,
+        # No test's hook is posted to by the delivery loop on its own: a test that makes a
+        # hook to a public address (tests/test_backup.py) must not reach the internet, and
+        # tests/api/test_webhooks.py delivers when it says.
+        webhooks_poll_seconds=3600,
     )
 
 

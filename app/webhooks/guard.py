@@ -106,14 +106,20 @@ def check_address(address: str, *, allow_private: bool) -> None:
     raise Refused(_("This address is in a private or local network and may not be used."))
 
 
+#: Seconds a send waits for the receiver's name to resolve (a resolver that does not answer
+#: fails the attempt, which is tried again later, instead of holding the delivery loop).
+RESOLVE_SECONDS = 5.0
+
+
 async def resolve(target: Target, *, allow_private: bool) -> str:
     """The address to connect to: every address the host resolves to must pass
     :func:`check_address` (one bad answer refuses the send)."""
+    lookup = asyncio.get_running_loop().getaddrinfo(
+        target.host, target.port, type=socket.SOCK_STREAM
+    )
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(
-            target.host, target.port, type=socket.SOCK_STREAM
-        )
-    except OSError:
+        infos = await asyncio.wait_for(lookup, RESOLVE_SECONDS)
+    except (OSError, TimeoutError):
         raise Refused(_("The host name could not be resolved.")) from None
     addresses = [str(info[4][0]) for info in infos]
     if not addresses:

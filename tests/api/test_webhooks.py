@@ -466,3 +466,22 @@ async def _until(condition: Callable[[], bool]) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("timed out waiting")
+
+
+async def test_a_resolver_that_does_not_answer_fails_the_send_instead_of_holding_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A receiver's name that never resolves (a resolver that does not answer) fails the
+    attempt after ``RESOLVE_SECONDS`` like a name that does not exist; the delivery loop
+    goes on with the next hook."""
+
+    async def silent(*_args: object, **_kwargs: object) -> object:
+        await asyncio.Event().wait()  # the resolver never answers
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(asyncio.get_running_loop(), "getaddrinfo", silent)
+    monkeypatch.setattr(guard, "RESOLVE_SECONDS", 0.05)
+    target = guard.parse("https://hooks.example.net/x", allow_private=False)
+    with pytest.raises(guard.Refused) as refused:
+        await asyncio.wait_for(guard.resolve(target, allow_private=False), 5)
+    assert refused.value.message == "Der Rechnername ließ sich nicht auflösen."
