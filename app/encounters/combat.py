@@ -149,9 +149,10 @@ class Report:
 
     entries: list[Entry] = field(default_factory=list)
     changed: set[str] = field(default_factory=set)
-    #: Of ``changed``, the figures whose health as the roster and the map show it changed
-    #: (status, points, conditions, out), set by the service after the operation.
-    health_changed: set[str] = field(default_factory=set)
+    #: The figures whose tokens tell something else: of ``changed`` those whose health as
+    #: shown changed (status, points, conditions, out), and those the turn passed from and
+    #: to; set by the service after the operation.
+    shown_changed: set[str] = field(default_factory=set)
     order_changed: bool = False
     turn_changed: bool = False
     pending_changed: bool = False

@@ -74,9 +74,10 @@ class Combat(EncounterEvent):
     entries: list[EntryJSON]
     #: Participant ids whose roster rows changed.
     changed: list[str]
-    #: Of those, the ones whose health as shown changed (status, points, conditions, out):
-    #: the map redraws their tokens (older events lack it).
-    health_changed: list[str] = field(default_factory=list)
+    #: Participant ids whose tokens tell something else: their health as shown changed
+    #: (status, points, conditions, out), or the turn passed from or to them. The map
+    #: redraws their tokens (older events lack it).
+    shown_changed: list[str] = field(default_factory=list)
     order_changed: bool
     turn_changed: bool
     pending_changed: bool

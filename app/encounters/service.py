@@ -1154,7 +1154,7 @@ async def operate(
     except CombatError as exc:
         raise combat_error(exc) from None
     _settle_areas(loaded, state, report, dice, (enc.state.get("area") or {}).get("id"))
-    report.health_changed = _health_changed(loaded, read_state(enc.state), state, report.changed)
+    report.shown_changed = _shown_changed(loaded, read_state(enc.state), state, report.changed)
     # The log first, so that the undo step has the seqs of its events and the encounter
     # row is written once (the row was locked when loaded: no other writer between).
     seqs = await _log(session, loaded, user, report)
@@ -1173,10 +1173,11 @@ async def operate(
     return await _as_left(session, loaded, kept, moved=bool(report.displacements))
 
 
-def _health_changed(loaded: Loaded, before: State, after: State, changed: set[str]) -> set[str]:
-    """The figures of ``changed`` whose health as shown (:func:`views.health_of`: status,
-    points, conditions, out) differs after the operation: what the map's tokens show of
-    them, so that a step which only spent movement does not redraw the board."""
+def _shown_changed(loaded: Loaded, before: State, after: State, changed: set[str]) -> set[str]:
+    """The figures whose tokens tell something else after the operation: those of
+    ``changed`` whose health as shown (:func:`views.health_of`: status, points, conditions,
+    out) differs, and the figures the turn passed from and to. The map redraws just their
+    tokens; a step that only spent movement redraws none."""
     mod = system(loaded.campaign.system)
 
     def shown(state: State, pid: str) -> tuple[object, ...] | None:
@@ -1186,7 +1187,11 @@ def _health_changed(loaded: Loaded, before: State, after: State, changed: set[st
         view = mod.view(figure)
         return view["status"], view["points"], view["conditions"], view["out"]
 
-    return {pid for pid in changed if shown(before, pid) != shown(after, pid)}
+    told = {pid for pid in changed if shown(before, pid) != shown(after, pid)}
+    acting = {current_pid(before), current_pid(after)}
+    if len(acting) > 1:
+        told |= {pid for pid in acting if pid is not None}
+    return told
 
 
 async def _as_left(
@@ -1445,7 +1450,7 @@ async def _log(
         encounter_id=loaded.encounter.id,
         entries=[],
         changed=[],
-        health_changed=[],
+        shown_changed=[],
         order_changed=report.order_changed or roster,
         turn_changed=report.turn_changed,
         pending_changed=report.pending_changed,
@@ -1463,7 +1468,7 @@ async def _log(
                 base,
                 entries=[e.as_dict() for e in secret],
                 changed=sorted(report.changed),
-                health_changed=sorted(report.health_changed),
+                shown_changed=sorted(report.shown_changed),
                 secret_roll=report.secret,
             ),
             actor_id=user.id,
@@ -1490,7 +1495,7 @@ async def _log(
                 base,
                 entries=[e.as_dict() for e in public],
                 changed=visible_changes,
-                health_changed=sorted(report.health_changed - hidden),
+                shown_changed=sorted(report.shown_changed - hidden),
             ),
             actor_id=user.id,
         )

@@ -106,15 +106,15 @@ SHEET_HEALTH = frozenset(
 
 
 def fight_marks(event: VisibleEvent) -> int | None:
-    """The fight whose step changed what its figures' tokens show — a figure's health
-    (``health_changed``), who is on the move, who takes part, whether it runs — else
-    ``None`` (a step that only spent movement: the move itself moved the token)."""
+    """The fight whose step changed what its figures' tokens tell — a figure's health or
+    who is on the move (``shown_changed``), who takes part, whether it runs — else ``None``
+    (a step that only spent movement: the move itself moved the token)."""
     if event.type != COMBAT or event.redacted:
         return None
     p = event.payload
-    marks = p.get("health_changed") or p.get("turn_changed") or p.get("roster_changed")
+    told = p.get("shown_changed") or p.get("roster_changed") or p.get("status_changed")
     fight = p.get("encounter_id")
-    return fight if isinstance(fight, int) and (marks or p.get("status_changed")) else None
+    return fight if isinstance(fight, int) and told else None
 
 
 def sheet_health(event: VisibleEvent) -> int | None:
@@ -125,20 +125,48 @@ def sheet_health(event: VisibleEvent) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def marks_changed(events: Sequence[VisibleEvent], shown: MapContext) -> list[VisibleEvent]:
-    """The events that changed what the tokens of the board ``shown`` tell (health, who is
-    on the move): a step of its linked fight, a sheet change of a figure on it."""
+@dataclass(frozen=True, slots=True)
+class Retold:
+    """What a batch changed of what the tokens of one board tell (:func:`retold`)."""
+
+    #: The last event that did (``None``: none did).
+    seq: int | None = None
+    #: The whole board: the fight's roster changed, or it started or ended.
+    whole: bool = False
+    #: Else just these tokens.
+    token_ids: frozenset[int] = frozenset()
+
+
+def retold(events: Sequence[VisibleEvent], shown: MapContext) -> Retold:
+    """What ``events`` changed of what the tokens of the board ``shown`` tell (health, who
+    is on the move): the steps of its linked fight, the sheet changes of its fighters."""
     fight = shown["scene"]["encounter_id"]
-    fighters = {
-        t["character_id"]
-        for t in shown["scene"]["tokens"]
-        if t.get("health") and t["character_id"] is not None
-    }
-    return [
-        e
-        for e in events
-        if (fight is not None and fight_marks(e) == fight) or sheet_health(e) in fighters
-    ]
+    tokens = [t for t in shown["scene"]["tokens"] if t.get("health")]
+    seqs, whole, ids = [], False, set()
+    for e in events:
+        character = sheet_health(e)
+        if fight is not None and fight_marks(e) == fight:
+            p = e.payload
+            whole = whole or bool(p.get("roster_changed") or p.get("status_changed"))
+            pids = {int(pid) for pid in p.get("shown_changed") or []}
+            ids |= {t["id"] for t in tokens if t["participant_id"] in pids}
+        elif character is not None and any(t["character_id"] == character for t in tokens):
+            ids |= {t["id"] for t in tokens if t["character_id"] == character}
+        else:
+            continue
+        seqs.append(e.seq)
+    return Retold(max(seqs, default=None), whole, frozenset(ids))
+
+
+def retold_html(told: Retold, context: Mapping[str, Any]) -> str:
+    """The viewer's board anew (``whole``), or the tokens that tell something else on the
+    board and in the list, for ``map.js`` to put in place of theirs (``maps/_marks.html``)."""
+    if told.whole:
+        return board_html(context)
+    shown = context["map"]
+    marks = [t for t in shown["scene"]["tokens"] if t["id"] in told.token_ids]
+    items = [t for t in shown["listing"] if t["id"] in told.token_ids]
+    return render("maps/_marks.html", **shown, marks=marks, items=items, oob=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,19 +254,20 @@ def pointer_html(event: VisibleEvent) -> str:
 
 def _scene_board_reacts(key: ScenePage, event: VisibleEvent) -> bool:
     """A map event that redraws this scene's board, or an event that may change what its
-    tokens tell (:func:`marks_changed` decides, with the board loaded)."""
+    tokens tell (:func:`retold` decides, with the board loaded)."""
     if scene_of(event) == key.scene_id:
         return redraws(event)
     return fight_marks(event) is not None or sheet_health(event) is not None
 
 
 async def _push_board(batch: Batch[ScenePage]) -> list[Outgoing]:
-    shown: MapContext = batch.context["map"]
-    drawn = [e for e in batch.events if scene_of(e) == batch.key.scene_id]
-    drawn += marks_changed(batch.events, shown)
-    if not drawn:
+    drawn = [e.seq for e in batch.events if scene_of(e) == batch.key.scene_id]
+    told = retold(batch.events, batch.context["map"])
+    if drawn:
+        return [Outgoing(max([*drawn, told.seq or 0]), "map", board_html(batch.context))]
+    if told.seq is None:
         return []
-    return [Outgoing(max(e.seq for e in drawn), "map", board_html(batch.context))]
+    return [Outgoing(told.seq, "map", retold_html(told, batch.context))]
 
 
 async def _push_moves(batch: Batch[Any]) -> list[Outgoing]:
@@ -293,10 +322,12 @@ async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
     out += [Outgoing(e.seq, "map", moved_html(e)) for e in mine if e.type == MOVED]
     out += [Outgoing(e.seq, "map", sight_html(e)) for e in mine if sighted(e)]
     boards = [e for e in mine if redraws(e)]
-    if shown is not None:
-        boards += marks_changed(batch.events, shown)
+    told = retold(batch.events, shown) if shown is not None else Retold()
     if boards and shown is not None:
-        out.append(Outgoing(max(e.seq for e in boards), "map", board_html({"map": shown})))
+        last = max(boards[-1].seq, told.seq or 0)
+        out.append(Outgoing(last, "map", board_html({"map": shown})))
+    elif told.seq is not None:
+        out.append(Outgoing(told.seq, "map", retold_html(told, {"map": shown})))
     return sorted(out, key=lambda m: m.seq)
 
 

@@ -582,9 +582,34 @@
     box.textContent = "";
   }
 
+  // The tokens that tell something else after a step of the fight or a sheet change
+  // (templates/maps/_marks.html, in #map-marks): each takes the place of its own on the
+  // board and in the list; a list button that had the focus hands it on to its successor.
+  function applyMarks() {
+    var box = document.getElementById("map-marks");
+    if (!box || !box.hasAttribute("data-pending")) { return; }
+    box.removeAttribute("data-pending");
+    var marks = box.querySelectorAll("svg > .map-token");
+    for (var i = 0; i < marks.length; i++) {
+      var old = token(marks[i].getAttribute("data-token"));
+      if (old) { old.replaceWith(marks[i]); }
+    }
+    var items = box.querySelectorAll("ul > li");
+    for (var j = 0; j < items.length; j++) {
+      var was = document.querySelector("#map-list #" + items[j].id);
+      if (!was) { continue; }
+      var focused = was.contains(document.activeElement) ? document.activeElement : null;
+      was.replaceWith(items[j]);
+      var again = focused && items[j].querySelector("." + focused.classList[0]);
+      if (again) { again.focus(); }
+    }
+    box.textContent = "";
+  }
+
   document.addEventListener("htmx:sseMessage", function (evt) {
     var data = (evt.detail && evt.detail.data) || "";
     applySight();
+    applyMarks();
     if ((data.indexOf('class="map-at"') >= 0 || data.indexOf('id="map-sight"') >= 0) &&
         data.indexOf('id="map-board"') < 0) {
       var near = document.querySelectorAll("#map-list .map-near");

@@ -6,6 +6,7 @@ what each gets is still exactly what their own page shows."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -177,12 +178,13 @@ async def test_a_push_computes_each_figure_view_once_for_all_audiences(
     assert all(hidden not in m.data for out in observer_outs for m in out)
 
 
-async def test_a_wound_on_the_map_redraws_each_board_reading_it_once_for_all(
+async def test_a_wound_on_the_map_redraws_its_token_on_each_board_reading_it_once_for_all(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
-    """A fight on a linked map: a goblin's wound redraws the board in every viewer's push —
-    the GM's, the player's, the observers' — as their own page then shows it, and the
-    board is read once for all of them, as for one."""
+    """A fight on a linked map: a goblin's wound redraws its token (on the board and in the
+    list) in every viewer's push — the GM's, the player's, the observers' — as their own
+    page then shows it, and no other token; the board is read once for all of them, as for
+    one."""
     fight, pids = await _fight(make_client, app)
     cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
     linked = {"name": "Furt", "cols": 8, "rows": 6, "encounter_id": fight.encounter_id}
@@ -190,6 +192,8 @@ async def test_a_wound_on_the_map_redraws_each_board_reading_it_once_for_all(
         f"/api/v1/campaigns/{cid}/scenes", json={**linked, "shown": True, "place": True}
     )
     assert r.status_code == 201, r.text
+    scene = (await fight.gm.get(f"/api/v1/campaigns/{cid}/scenes/{r.json()['id']}")).json()
+    goblin = next(t["id"] for t in scene["tokens"] if t["label"] == "Goblin 1")
     watchers = await _observers(make_client, app, cid, fight.gm, 3)
     people = {
         "gm": (fight.gm, viewer(fight.ids["gm"], "regionsgmhh", "gm")),
@@ -208,6 +212,14 @@ async def test_a_wound_on_the_map_redraws_each_board_reading_it_once_for_all(
     for (who, (client, _v)), pushed in zip(people.items(), out, strict=True):
         (message,) = pushed
         page = (await client.get(page_url)).text
-        for part in ("map-board", "map-list"):
-            swapped = element(message.data, part).replace(' hx-swap-oob="outerHTML"', "")
-            assert swapped == element(page, part), (who, part)
+        marks = element(message.data, "map-marks")
+        assert "map-board" not in message.data, who
+        assert re.findall(r'<g class="map-token[^>]*>', marks) == [_mark(page, goblin)], who
+        assert element(marks, f"map-item-{goblin}") == element(page, f"map-item-{goblin}"), who
+
+
+def _mark(page: str, token_id: int) -> str:
+    """The opening tag of token ``token_id``'s mark on the page's board."""
+    found = re.search(rf'<g class="map-token[^>]*data-token="{token_id}"[^>]*>', page)
+    assert found is not None
+    return found.group(0)

@@ -66,6 +66,9 @@ class Area:
     standing: list[str]
     #: The heroes who answered a defence prompt on their own device.
     defended: list[str]
+    #: Of ``standing``, those with a Reaktion left (real dice: one may have spent it on an
+    #: earlier defence this round, or be «benommen»): only they are asked to defend.
+    ready: list[str]
 
 
 @dataclass
@@ -94,6 +97,14 @@ class Fight:
         they cannot act this turn, and the turn is ended."""
         row = next(p for p in self.view()["participants"] if p["name"] == name)
         return "benommen" in str(row["conditions"])
+
+    def can_react(self, name: str) -> bool:
+        """Whether ``name`` has a Reaktion left (the row's «Reaktionen n/m») and may use it."""
+        row = next(p for p in self.view()["participants"] if p["name"] == name)
+        left = re.search(r"Reaktionen (\d+)/", " ".join(row["extra"]))
+        return (
+            left is not None and int(left.group(1)) > 0 and "benommen" not in str(row["conditions"])
+        )
 
     def frees_a_jammed_weapon(self, name: str) -> bool:
         """Whether ``name``'s weapon was jammed by an earlier fumble («Waffe blockiert», real
@@ -232,13 +243,15 @@ def _area(f: Fight, goblin: str, standing: set[str]) -> bool:
     if origin is None or any(a.defended for a in f.areas):
         return False
     view = f.view()
+    heroes_up = sorted(h for h in HEROES if h in standing)
+    ready = [h for h in heroes_up if f.can_react(h)]
     _fresh(f.gm, view["version"])
     place_area(f.gm, origin)
     f.attacks[int(view["round"])] += 1
     answered = f.answer()
-    heroes_up = sorted(h for h in HEROES if h in standing)
     defended = sorted(h for h, kind in answered if kind == "defence")
-    f.areas.append(Area(goblin, 2 + (cells[goblin] in _plus(origin)), heroes_up, defended))
+    in_it = 2 + (cells[goblin] in _plus(origin))
+    f.areas.append(Area(goblin, in_it, heroes_up, defended, ready))
     return True
 
 
@@ -322,11 +335,12 @@ def test_rounds_one_and_two_are_played_on_the_board(table: Table) -> None:
     for area in f.areas:
         expect(placed.filter(has_text=f"{area.targets} Figuren darin.").first).to_be_attached()
         if area.defended:
-            assert area.defended == area.standing, f.areas
+            assert area.defended == area.ready, f.areas
             for hero in area.defended:
                 line = log.filter(has_text="Verteidigung (Unbeugsamkeit)").filter(has_text=hero)
                 expect(line.first).to_be_attached()
-        else:  # a hero who is down may be dead, and the dead are not hit
+        elif area.ready:  # nobody asked who could answer: the Probe failed, the area missed
+            # (a hero who is down may be dead, and the dead are not hit)
             for hero in area.standing:
                 missed = log.filter(has_text=f"{area.goblin} trifft {hero} nicht.")
                 expect(missed.first).to_be_attached()

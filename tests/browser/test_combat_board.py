@@ -334,8 +334,9 @@ def _status(page: Page, tid: int) -> str:
 def test_the_board_follows_the_fight_on_the_combat_and_the_scene_page(table: Table) -> None:
     """What the tokens tell follows the fight live on both pages with a board — Alice's
     combat page and Bob's scene page: a goblin's wound (its status word on the token and in
-    the list) and who is on the move. A move that only spends movement moves the token and
-    leaves the board in place (it is not drawn anew)."""
+    the list) and who is on the move. Only those tokens are drawn anew, the board stays in
+    place (a move that only spends movement just moves the token), and a list button that
+    had the focus (the GM's) keeps it."""
     t = table
     alice = _open(t.alice, t.url)
     bob = _open(t.bob, t.scene_api.removeprefix("/api/v1"))
@@ -352,6 +353,9 @@ def test_the_board_follows_the_fight_on_the_combat_and_the_scene_page(table: Tab
         at(page, brida, step["to"][0], step["to"][1])
         assert page.evaluate("document.getElementById('map-board').tafelrundeProbe") == 1
 
+    gm = _open(t.gm, t.url)  # the GM's list has a button for every token
+    pick = gm.locator(f'#map-item-{goblin} .map-pick[data-token="{goblin}"]')
+    pick.focus()
     wound = {"participant": t.pids["Goblin 1"], "delta": -3, "reason": "Falle"}
     ok(t.gm.request.post(f"{t.encounter_api}/actions/adjust", data=wound))
     for page in (alice, bob):
@@ -359,12 +363,20 @@ def test_the_board_follows_the_fight_on_the_combat_and_the_scene_page(table: Tab
         hurt = _status(page, goblin)
         label = page.locator(f"#map-item-{goblin} .map-status")
         expect(label).to_have_class(re.compile(rf"\bstatus-{hurt}\b"))
+        assert page.evaluate("document.getElementById('map-board').tafelrundeProbe") == 1
+    expect(gm.locator(f"#map-item-{goblin} .map-status")).to_have_class(
+        re.compile(rf"\bstatus-{_status(alice, goblin)}\b")
+    )
+    expect(pick).to_be_focused()
 
     ok(t.gm.request.post(f"{t.encounter_api}/actions/next", data={}))
     acting = ok(t.gm.request.get(t.encounter_api))["turn"]["name"]
     for page in (alice, bob):
         expect(token(page, t.tokens[acting])).to_have_class(re.compile(r"\bmap-active\b"))
         expect(token(page, brida)).not_to_have_class(re.compile(r"\bmap-active\b"))
+        expect(page.locator(f"#map-item-{t.tokens[acting]} .map-active-word")).to_be_visible()
+        expect(page.locator(f"#map-item-{brida} .map-active-word")).to_have_count(0)
+        assert page.evaluate("document.getElementById('map-board').tafelrundeProbe") == 1
 
 
 def _free_beside(t: Table, tid: int) -> list[int]:
