@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from app.core.viewer import Viewer
 from app.encounters.combat import current_pid
-from app.encounters.systems.protocol import CombatCore
+from app.encounters.systems.protocol import CombatCore, FigureView
 from app.encounters.views import Health, health_of
 from app.maps.sight import Board, BoardView, TokenJSON
 
@@ -20,10 +20,27 @@ from app.maps.sight import Board, BoardView, TokenJSON
 def _health(board: Board, rules: CombatCore, viewer: Viewer, token: TokenJSON) -> Health | None:
     """The token's health for ``viewer`` (``None``: it is no figure of the fight)."""
     participant = board.participants.get(token["participant_id"] or 0)
-    figure = board.state.get("figures", {}).get(str(token["participant_id"]))
-    if participant is None or figure is None:
+    view = _figure_view(board, rules, str(token["participant_id"]))
+    if participant is None or view is None:
         return None
-    return health_of(rules.view(figure), participant, viewer.is_gm)
+    return health_of(view, participant, viewer.is_gm)
+
+
+def _figure_view(board: Board, rules: CombatCore, pid: str) -> FigureView | None:
+    """The system's view of figure ``pid``, worked out once per board and fight state for
+    all the board's viewers (the same for each; :func:`health_of` cuts it per viewer)."""
+    state = board.state
+    known: tuple[object, dict[str, FigureView]] | None = board.memo.get("figure views")
+    if known is None or known[0] is not state:
+        known = (state, {})
+        board.memo["figure views"] = known
+    views = known[1]
+    if pid not in views:
+        figure = state.get("figures", {}).get(pid)
+        if figure is None:
+            return None
+        views[pid] = rules.view(figure)
+    return views[pid]
 
 
 def overlay(view: BoardView, board: Board, viewer: Viewer, rules: CombatCore) -> None:

@@ -264,6 +264,9 @@ class Board:
     background_size: tuple[int, int] | None = None
     #: The fight's stored state as last checked, and what :attr:`state` made of it.
     _read: tuple[object, State] | None = field(default=None, init=False, repr=False)
+    #: What is worked out from the board the same for every viewer, kept for the others
+    #: (a live push shares one board among its viewers: ``app.maps.marks``).
+    memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def running(self) -> bool:
