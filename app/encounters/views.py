@@ -614,6 +614,8 @@ def page_context(loaded: Loaded, log: LogWindow) -> dict[str, object]:
         "errors": {},
         "schema": statblocks.rules(loaded.campaign.system).schema,
         "shared": loaded.shared,
+        #: The fight is on a linked scene (the combat page shows its board beside it).
+        "on_board": loaded.board is not None,
     }
 
 

@@ -37,7 +37,7 @@ from app.characters import events as character_events
 from app.core.viewer import Viewer
 from app.db import json_text
 from app.encounters import events as encounter_events
-from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.encounters.live import COMBAT_PAGE, STATE, CombatPage
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
 from app.maps import events as map_events
@@ -288,17 +288,23 @@ async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
 async def _load_combat_map(
     session: AsyncSession, viewer: Viewer, key: CombatPage
 ) -> dict[str, object]:
+    return {"map": await _combat_map(session, viewer, key)}
+
+
+async def _combat_map(session: AsyncSession, viewer: Viewer, key: CombatPage) -> MapContext | None:
+    """The board of the scene linked to the fight as ``viewer`` may see it; the scene and
+    its board read once per push for all viewers."""
     scene_id = await shared_load(
         ("fight scene", key),
         lambda: views.scene_for_encounter(session, key.campaign_id, key.encounter_id),
     )
     if scene_id is None:
-        return {"map": None}
+        return None
     read = await shared_load(
         ("scene read", key.campaign_id, scene_id),
         lambda: views.read_scene(session, key.campaign_id, scene_id),
     )
-    return {"map": await views.context_of(session, viewer, read)}
+    return await views.context_of(session, viewer, read)
 
 
 def _combat_map_html(context: Mapping[str, Any]) -> str:
@@ -314,8 +320,12 @@ def _combat_reacts(key: CombatPage, event: VisibleEvent) -> bool:
 
 
 async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
-    """Out-of-band swaps for the events about the encounter's scene (others add nothing)."""
-    shown = batch.context.get("map")
+    """Out-of-band swaps for the events about the encounter's scene (others add nothing).
+    The scene is read only for a fight on one (the page's ``on_board``): a fight in the
+    theatre of the mind costs its steps nothing here."""
+    if not batch.context.get("on_board") or batch.session is None:
+        return []
+    shown = await _combat_map(batch.session, batch.viewer, batch.key)
     scene_id = shown["scene"]["id"] if shown else None
     mine: Sequence[VisibleEvent] = [e for e in batch.events if scene_of(e) == scene_id]
     out = [Outgoing(e.seq, "map", pointer_html(e)) for e in mine if e.type == POINTER]
@@ -357,8 +367,8 @@ def register_regions() -> None:
             "map",
             _combat_reacts,
             _push_combat_map,
+            parts=STATE,
             load=_load_combat_map,
-            load_on_push=True,
             slot="board",
             html=_combat_map_html,
         )
