@@ -2,16 +2,17 @@
 
 - ``SCENE_PAGE`` (``/campaigns/{id}/scenes/{sid}``) with its regions ``board`` (the map and
   the token list, re-rendered for the viewer on the map events that change more than one
-  token's place, and when what its tokens tell changed: a figure's health or the turn in
-  the linked fight, a fighting character's sheet), ``moves`` (a ``token_moved``: that
-  token's place in the list, from the event alone, no session; ``map.js`` moves the token
-  on the board from it, and changes the viewer's fog of sight with it), ``sighted`` (a
-  token that came into or went out of the viewer's sight with a move, from the event
-  alone) and ``pointer`` (rulers and pings, from the event alone).
+  token's place; when what some tokens tell changed — a figure's health or the turn in the
+  linked fight, a fighting character's sheet — just those tokens, :func:`retold`),
+  ``moves`` (a ``token_moved``: that token's place in the list, from the event alone, no
+  session; ``map.js`` moves the token on the board from it, and changes the viewer's fog
+  of sight with it), ``sighted`` (a token that came into or went out of the viewer's sight
+  with a move, from the event alone) and ``pointer`` (rulers and pings, from the event
+  alone).
 - The region ``map`` on the combat page (``COMBAT_PAGE``, slot ``board``: the page then
   puts the board first and its other parts around it, issue 28): the scene linked to the
-  encounter, the same board (redrawn on the same events), moves and pointer, as out-of-band
-  swaps in the page's bundle.
+  encounter, the same board, tokens, moves and pointer, as out-of-band swaps in the page's
+  bundle (read only for a fight on a scene).
 
 The board is rendered from the scene as the viewer may see it (``app.maps.views``), so a
 token a player may not see is never in what they receive; a move reaches a viewer only in
