@@ -223,3 +223,32 @@ def _mark(page: str, token_id: int) -> str:
     found = re.search(rf'<g class="map-token[^>]*data-token="{token_id}"[^>]*>', page)
     assert found is not None
     return found.group(0)
+
+
+async def test_a_hidden_goblins_wound_redraws_its_token_for_the_gms_alone(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The hidden goblin on the linked map: its wound redraws its token in the GM's push;
+    the player's and the observer's pushes carry no token of it, nor its name."""
+    fight, pids = await _fight(make_client, app)
+    cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
+    linked = {"name": "Furt", "cols": 8, "rows": 6, "encounter_id": fight.encounter_id}
+    r = await fight.gm.post(
+        f"/api/v1/campaigns/{cid}/scenes", json={**linked, "shown": True, "place": True}
+    )
+    assert r.status_code == 201, r.text
+    scene = (await fight.gm.get(f"/api/v1/campaigns/{cid}/scenes/{r.json()['id']}")).json()
+    hidden = next(t["id"] for t in scene["tokens"] if t["label"] == "Goblin 3")
+    (_client, uid), *_ = await _observers(make_client, app, cid, fight.gm, 1)
+    gm = viewer(fight.ids["gm"], "regionsgmhh", "gm")
+    player = viewer(fight.ids["p0"], "regionsp0hh", "player")
+    before = await last_seq(app, cid)
+    await fight.act(fight.gm, "adjust", participant=pids["Goblin 3"], delta=-3, reason="Falle")
+    out, _count = await _push_to_all(
+        app, key, cid, before, [gm, player, viewer(uid, "zuschauer0", "observer")]
+    )
+    gm_out, *others = out
+    assert f'data-token="{hidden}"' in element(gm_out[-1].data, "map-marks")
+    for pushed in others:
+        assert all(f'data-token="{hidden}"' not in m.data for m in pushed)
+        assert all("Goblin 3" not in m.data for m in pushed)
