@@ -30,6 +30,7 @@ from tests.api.helpers import observer_code
 from tests.api.regions import element, events_after, last_seq, viewer
 from tests.api.test_live_regions import _fight
 from tests.conftest import ClientFactory, register
+from tests.encounters.helpers import Fight
 
 
 def _task() -> asyncio.Task[Any] | None:
@@ -187,13 +188,7 @@ async def test_a_wound_on_the_map_redraws_its_token_on_each_board_reading_it_onc
     one."""
     fight, pids = await _fight(make_client, app)
     cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
-    linked = {"name": "Furt", "cols": 8, "rows": 6, "encounter_id": fight.encounter_id}
-    r = await fight.gm.post(
-        f"/api/v1/campaigns/{cid}/scenes", json={**linked, "shown": True, "place": True}
-    )
-    assert r.status_code == 201, r.text
-    scene = (await fight.gm.get(f"/api/v1/campaigns/{cid}/scenes/{r.json()['id']}")).json()
-    goblin = next(t["id"] for t in scene["tokens"] if t["label"] == "Goblin 1")
+    goblin = (await _on_a_map(fight))["Goblin 1"]
     watchers = await _observers(make_client, app, cid, fight.gm, 3)
     people = {
         "gm": (fight.gm, viewer(fight.ids["gm"], "regionsgmhh", "gm")),
@@ -218,6 +213,18 @@ async def test_a_wound_on_the_map_redraws_its_token_on_each_board_reading_it_onc
         assert element(marks, f"map-item-{goblin}") == element(page, f"map-item-{goblin}"), who
 
 
+async def _on_a_map(fight: Fight) -> dict[str, int]:
+    """The fight on a linked 8 × 6 scene, every figure placed: its tokens' ids by label."""
+    cid = fight.campaign_id
+    linked = {"name": "Furt", "cols": 8, "rows": 6, "encounter_id": fight.encounter_id}
+    r = await fight.gm.post(
+        f"/api/v1/campaigns/{cid}/scenes", json={**linked, "shown": True, "place": True}
+    )
+    assert r.status_code == 201, r.text
+    scene = (await fight.gm.get(f"/api/v1/campaigns/{cid}/scenes/{r.json()['id']}")).json()
+    return {t["label"]: int(t["id"]) for t in scene["tokens"]}
+
+
 def _mark(page: str, token_id: int) -> str:
     """The opening tag of token ``token_id``'s mark on the page's board."""
     found = re.search(rf'<g class="map-token[^>]*data-token="{token_id}"[^>]*>', page)
@@ -232,13 +239,7 @@ async def test_a_hidden_goblins_wound_redraws_its_token_for_the_gms_alone(
     the player's and the observer's pushes carry no token of it, nor its name."""
     fight, pids = await _fight(make_client, app)
     cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
-    linked = {"name": "Furt", "cols": 8, "rows": 6, "encounter_id": fight.encounter_id}
-    r = await fight.gm.post(
-        f"/api/v1/campaigns/{cid}/scenes", json={**linked, "shown": True, "place": True}
-    )
-    assert r.status_code == 201, r.text
-    scene = (await fight.gm.get(f"/api/v1/campaigns/{cid}/scenes/{r.json()['id']}")).json()
-    hidden = next(t["id"] for t in scene["tokens"] if t["label"] == "Goblin 3")
+    hidden = (await _on_a_map(fight))["Goblin 3"]
     (_client, uid), *_ = await _observers(make_client, app, cid, fight.gm, 1)
     gm = viewer(fight.ids["gm"], "regionsgmhh", "gm")
     player = viewer(fight.ids["p0"], "regionsp0hh", "player")
