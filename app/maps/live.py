@@ -143,16 +143,17 @@ def retold(events: Sequence[VisibleEvent], shown: MapContext) -> Retold:
     is on the move): the steps of its linked fight, the sheet changes of its fighters."""
     fight = shown["scene"]["encounter_id"]
     tokens = [t for t in shown["scene"]["tokens"] if t.get("health")]
+    fighters = {t["id"] for t in tokens}
     seqs, whole, ids = [], False, set()
     for e in events:
-        character = sheet_health(e)
+        healed = [i for i in shown["characters"].get(sheet_health(e) or 0, []) if i in fighters]
         if fight is not None and fight_marks(e) == fight:
             p = e.payload
             whole = whole or bool(p.get("roster_changed") or p.get("status_changed"))
             pids = {int(pid) for pid in p.get("shown_changed") or []}
             ids |= {t["id"] for t in tokens if t["participant_id"] in pids}
-        elif character is not None and any(t["character_id"] == character for t in tokens):
-            ids |= {t["id"] for t in tokens if t["character_id"] == character}
+        elif healed:  # a fighting character's sheet changed: its tokens
+            ids |= set(healed)
         else:
             continue
         seqs.append(e.seq)

@@ -167,6 +167,9 @@ class MapContext(TypedDict):
     walls_v: list[list[int]]
     walls_h: list[list[int]]
     light_max: int
+    #: The tokens the viewer sees that stand for each character: its own token, or its
+    #: figure's in the linked fight (a sheet change redraws them: ``app.maps.live``).
+    characters: dict[int, list[int]]
 
 
 #: A scene as read for any viewer: its campaign, the scene and its board.
@@ -225,7 +228,19 @@ async def context_of(
         "walls_v": [s for s in view["walls"] if s[0] == s[2]],
         "walls_h": [s for s in view["walls"] if s[1] == s[3]],
         "light_max": limits.LIGHT_RADIUS_MAX,
+        "characters": _characters(view, board),
     }
+
+
+def _characters(view: sight.BoardView, board: sight.Board) -> dict[int, list[int]]:
+    """The tokens of ``view`` by the character they stand for (:attr:`MapContext.characters`)."""
+    out: dict[int, list[int]] = {}
+    for t in view["tokens"]:
+        figure = board.participants.get(t["participant_id"] or 0)
+        character = t["character_id"] or (figure.character_id if figure is not None else None)
+        if character is not None:
+            out.setdefault(character, []).append(t["id"])
+    return out
 
 
 async def scene_for_encounter(

@@ -30,7 +30,7 @@ from tests.api.helpers import observer_code
 from tests.api.regions import element, events_after, last_seq, viewer
 from tests.api.test_live_regions import _fight
 from tests.conftest import ClientFactory, register
-from tests.encounters.helpers import Fight
+from tests.encounters.test_hh_one_figure import wounded_hero
 
 
 def _task() -> asyncio.Task[Any] | None:
@@ -188,7 +188,7 @@ async def test_a_wound_on_the_map_redraws_its_token_on_each_board_reading_it_onc
     one."""
     fight, pids = await _fight(make_client, app)
     cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
-    goblin = (await _on_a_map(fight))["Goblin 1"]
+    goblin = (await _on_a_map(fight.gm, cid, fight.encounter_id))["Goblin 1"]
     watchers = await _observers(make_client, app, cid, fight.gm, 3)
     people = {
         "gm": (fight.gm, viewer(fight.ids["gm"], "regionsgmhh", "gm")),
@@ -213,15 +213,14 @@ async def test_a_wound_on_the_map_redraws_its_token_on_each_board_reading_it_onc
         assert element(marks, f"map-item-{goblin}") == element(page, f"map-item-{goblin}"), who
 
 
-async def _on_a_map(fight: Fight) -> dict[str, int]:
+async def _on_a_map(gm: httpx.AsyncClient, cid: int, encounter_id: int) -> dict[str, int]:
     """The fight on a linked 8 × 6 scene, every figure placed: its tokens' ids by label."""
-    cid = fight.campaign_id
-    linked = {"name": "Furt", "cols": 8, "rows": 6, "encounter_id": fight.encounter_id}
-    r = await fight.gm.post(
+    linked = {"name": "Furt", "cols": 8, "rows": 6, "encounter_id": encounter_id}
+    r = await gm.post(
         f"/api/v1/campaigns/{cid}/scenes", json={**linked, "shown": True, "place": True}
     )
     assert r.status_code == 201, r.text
-    scene = (await fight.gm.get(f"/api/v1/campaigns/{cid}/scenes/{r.json()['id']}")).json()
+    scene = (await gm.get(f"/api/v1/campaigns/{cid}/scenes/{r.json()['id']}")).json()
     return {t["label"]: int(t["id"]) for t in scene["tokens"]}
 
 
@@ -239,7 +238,7 @@ async def test_a_hidden_goblins_wound_redraws_its_token_for_the_gms_alone(
     the player's and the observer's pushes carry no token of it, nor its name."""
     fight, pids = await _fight(make_client, app)
     cid, key = fight.campaign_id, CombatPage(fight.campaign_id, fight.encounter_id)
-    hidden = (await _on_a_map(fight))["Goblin 3"]
+    hidden = (await _on_a_map(fight.gm, cid, fight.encounter_id))["Goblin 3"]
     (_client, uid), *_ = await _observers(make_client, app, cid, fight.gm, 1)
     gm = viewer(fight.ids["gm"], "regionsgmhh", "gm")
     player = viewer(fight.ids["p0"], "regionsp0hh", "player")
@@ -253,3 +252,27 @@ async def test_a_hidden_goblins_wound_redraws_its_token_for_the_gms_alone(
     for pushed in others:
         assert all(f'data-token="{hidden}"' not in m.data for m in pushed)
         assert all("Goblin 3" not in m.data for m in pushed)
+
+
+async def test_healing_on_the_sheet_redraws_the_heros_token_on_the_fights_map(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Sheet → fight → map: Arjun (10/21 LP) fights on a linked map, his player heals him on
+    the sheet; the combat page's push redraws Arjun's token with the points the sheet now
+    has, as the page then shows them, and no other token."""
+    hero = await wounded_hero(make_client, app)
+    cid, player = hero.table.campaign_id, hero.table.player
+    arjun = (await _on_a_map(hero.table.gm, cid, hero.encounter_id))["Arjun"]
+    sheet = await hero.sheet()
+    before = await last_seq(app, cid)
+    url = f"{hero.api}/characters/{hero.character_id}"
+    r = await player.patch(url, json={"version": sheet["version"], "changes": {"lp": 14}})
+    assert r.status_code == 200, r.text
+    seen_by = viewer(hero.table.ids["player"], "player_user", "player")
+    key = CombatPage(cid, hero.encounter_id)
+    ((message, *_rest),), _count = await _push_to_all(app, key, cid, before, [seen_by])
+    marks = element(message.data, "map-marks")
+    page = (await player.get(f"/campaigns/{cid}/encounters/{hero.encounter_id}")).text
+    assert re.findall(r'<g class="map-token[^>]*>', marks) == [_mark(page, arjun)]
+    item = element(marks, f"map-item-{arjun}")
+    assert item == element(page, f"map-item-{arjun}") and "14/21" in item
