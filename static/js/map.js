@@ -583,8 +583,23 @@
   }
 
   // The tokens that tell something else after a step of the fight or a sheet change
-  // (templates/maps/_marks.html, in #map-marks): each takes the place of its own on the
-  // board and in the list; a list button that had the focus hands it on to its successor.
+  // (templates/maps/_marks.html, in #map-marks): each of its own on the board and in the
+  // list takes the fresh one's attributes and content in place, so the element stays (a
+  // tap or a drag that began on it goes on) with the classes map.js gave it; a list
+  // button that had the focus hands it on to its successor.
+  var OWN_CLASSES = ["map-selected", "map-covering"];
+  function refresh(old, fresh) {
+    var kept = OWN_CLASSES.filter(function (c) { return old.classList.contains(c); });
+    Array.prototype.slice.call(old.attributes).forEach(function (a) {
+      if (!fresh.hasAttribute(a.name)) { old.removeAttribute(a.name); }
+    });
+    Array.prototype.slice.call(fresh.attributes).forEach(function (a) {
+      old.setAttribute(a.name, a.value);
+    });
+    kept.forEach(function (c) { old.classList.add(c); });
+    while (old.firstChild) { old.removeChild(old.firstChild); }
+    while (fresh.firstChild) { old.appendChild(fresh.firstChild); }
+  }
   function applyMarks() {
     var box = document.getElementById("map-marks");
     if (!box || !box.hasAttribute("data-pending")) { return; }
@@ -592,15 +607,15 @@
     var marks = box.querySelectorAll("svg > .map-token");
     for (var i = 0; i < marks.length; i++) {
       var old = token(marks[i].getAttribute("data-token"));
-      if (old) { old.replaceWith(marks[i]); }
+      if (old) { refresh(old, marks[i]); }
     }
     var items = box.querySelectorAll("ul > li");
     for (var j = 0; j < items.length; j++) {
       var was = document.querySelector("#map-list #" + items[j].id);
       if (!was) { continue; }
       var focused = was.contains(document.activeElement) ? document.activeElement : null;
-      was.replaceWith(items[j]);
-      var again = focused && items[j].querySelector("." + focused.classList[0]);
+      refresh(was, items[j]);
+      var again = focused && was.querySelector("." + focused.classList[0]);
       if (again) { again.focus(); }
     }
     box.textContent = "";

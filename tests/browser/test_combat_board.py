@@ -356,10 +356,13 @@ def test_the_board_follows_the_fight_on_the_combat_and_the_scene_page(table: Tab
     gm = _open(t.gm, t.url)  # the GM's list has a button for every token
     pick = gm.locator(f'#map-item-{goblin} .map-pick[data-token="{goblin}"]')
     pick.focus()
+    for page in (alice, bob):  # the goblin's token stays the same element: a tap goes on
+        token(page, goblin).evaluate("el => { el.tafelrundeProbe = 1; }")
     wound = {"participant": t.pids["Goblin 1"], "delta": -3, "reason": "Falle"}
     ok(t.gm.request.post(f"{t.encounter_api}/actions/adjust", data=wound))
     for page in (alice, bob):
         expect(token(page, goblin)).not_to_have_attribute("data-status", unhurt)
+        assert token(page, goblin).evaluate("el => el.tafelrundeProbe") == 1
         hurt = _status(page, goblin)
         label = page.locator(f"#map-item-{goblin} .map-status")
         expect(label).to_have_class(re.compile(rf"\bstatus-{hurt}\b"))
