@@ -67,7 +67,7 @@ class Area:
     #: The heroes who answered a defence prompt on their own device.
     defended: list[str]
     #: Of ``standing``, those with a Reaktion left (real dice: one may have spent it on an
-    #: earlier defence this round, or be «benommen»): only they are asked to defend.
+    #: earlier defence this round, or be «benommen» or «sterbend»): only they are asked to defend.
     ready: list[str]
 
 
@@ -93,18 +93,17 @@ class Fight:
         return answer_prompts(self.t.gm.request, self.t.encounter_api, self.players, self.gm)
 
     def is_dazed(self, name: str) -> bool:
-        """Whether ``name`` is «benommen» (an earlier fumble's Fehltritt, real dice): then
-        they cannot act this turn, and the turn is ended."""
+        """Whether ``name`` cannot act this turn: «benommen» (an earlier fumble's Fehltritt,
+        real dice) or «sterbend» (nobody here spends Glück to stay on their feet). Then the
+        turn is ended."""
         row = next(p for p in self.view()["participants"] if p["name"] == name)
-        return "benommen" in str(row["conditions"])
+        return _cannot_act(row)
 
     def can_react(self, name: str) -> bool:
         """Whether ``name`` has a Reaktion left (the row's «Reaktionen n/m») and may use it."""
         row = next(p for p in self.view()["participants"] if p["name"] == name)
         left = re.search(r"Reaktionen (\d+)/", " ".join(row["extra"]))
-        return (
-            left is not None and int(left.group(1)) > 0 and "benommen" not in str(row["conditions"])
-        )
+        return left is not None and int(left.group(1)) > 0 and not _cannot_act(row)
 
     def frees_a_jammed_weapon(self, name: str) -> bool:
         """Whether ``name``'s weapon was jammed by an earlier fumble («Waffe blockiert», real
@@ -114,6 +113,13 @@ class Fight:
             return False
         ok(self.t.gm.request.post(f"{self.t.encounter_api}/actions/free_weapon", data={}))
         return True
+
+
+def _cannot_act(row: dict[str, Any]) -> bool:
+    """A figure «benommen» or «sterbend» (and not kept on its feet) neither acts nor reacts
+    (H&H: ``Figure.can_act``)."""
+    conditions = str(row["conditions"])
+    return "benommen" in conditions or "sterbend" in conditions
 
 
 def _near(a: Cell, b: Cell) -> bool:
