@@ -19,7 +19,7 @@ from app.encounters.combat import Displacement, Report, map_moved
 from app.encounters.state import dump_state, read_state
 from app.maps import events as map_events
 from app.maps import service, sight
-from app.maps.models import Scene, Token
+from app.maps.models import MapToken, Scene, Token
 from app.rules import grid as g
 
 
@@ -27,11 +27,13 @@ def _sign(value: float) -> int:
     return (value > 0) - (value < 0)
 
 
-def _centre(token: Token) -> tuple[float, float]:
+def _centre(token: MapToken) -> tuple[float, float]:
     return (token.x + token.size / 2, token.y + token.size / 2)
 
 
-def _end(b: sight.Board, moving: Token, origin: Token, toward: Token, d: Displacement) -> g.Cell:
+def _end(
+    b: sight.Board, moving: MapToken, origin: MapToken, toward: MapToken, d: Displacement
+) -> g.Cell:
     (ox, oy), (tx, ty) = _centre(origin), _centre(toward)
     direction = (_sign(tx - ox), _sign(ty - oy))
     if direction == (0, 0):
@@ -68,6 +70,7 @@ async def move_displaced(
         end = _end(b, moving, origin, toward, d)
         if end == (moving.x, moving.y):
             continue
+        moving = service.held(session, b, moving.id)
         before = b.seen()
         state = read_state(loaded.encounter.state).copy()
         state["map_moves"] = list(state.get("map_moves") or [])
@@ -103,7 +106,7 @@ async def move_back(
             continue
         opened = service.Opened(loaded.campaign, loaded.viewer, scene)
         b = await service.board(session, opened)
-        moving = next(t for t in b.tokens if t.id == token.id)
+        moving = service.held(session, b, token.id)
         before = b.seen()
         moving.x, moving.y = cell
         await session.flush()

@@ -8,6 +8,7 @@ the background image is a row of its own, read only by the image route.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, Integer, String
@@ -88,6 +89,41 @@ class Token(Versioned, Base):
     portrait_etag: Mapped[str | None] = mapped_column(String(64))
     #: The radius of the light the token carries with it (a torch), in cells; 0: none.
     light: Mapped[int] = mapped_column(Integer, default=0)
+
+
+@dataclass(slots=True, eq=False)
+class TokenRow:
+    """A token as a board reads it: the row's columns, without the ORM's bookkeeping.
+
+    A board holds every token of its scene, read for each request that looks at the map
+    (a move, a combat step on the map, the scene page): as :class:`Token` objects, building
+    them and reading their attributes cost a move about a quarter of its CPU. The one token
+    a request changes or deletes is taken as a :class:`Token` of the session
+    (``app.maps.service.held``), which writes it and checks its ``version``. Compared by
+    identity, as the ORM's objects are.
+    """
+
+    id: int
+    scene_id: int
+    participant_id: int | None
+    character_id: int | None
+    label: str
+    colour: str
+    size: int
+    hidden: bool
+    x: int
+    y: int
+    portrait_etag: str | None
+    light: int
+    version: int
+
+
+#: A board's token: read as a :class:`TokenRow`, or the session's :class:`Token` where the
+#: request changes it.
+MapToken = Token | TokenRow
+
+#: The columns of :class:`TokenRow`, in its fields' order.
+TOKEN_ROW_COLUMNS = tuple(Token.__table__.c[f.name] for f in fields(TokenRow))
 
 
 class TokenPortrait(StoredImage, Base):

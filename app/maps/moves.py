@@ -33,7 +33,7 @@ from app.errors import Conflict, ValidationFailed
 from app.events.service import VisibleEvent
 from app.i18n import _
 from app.maps.events import MoveReaction, TokenMoved
-from app.maps.models import Token
+from app.maps.models import MapToken
 from app.maps.sight import Board, grid_of
 from app.rules import grid as g
 
@@ -65,7 +65,7 @@ class Others:
         return self.taken.isdisjoint(g.footprint(cell, size))
 
 
-def others(b: Board, viewer: Viewer, token: Token) -> Others:
+def others(b: Board, viewer: Viewer, token: MapToken) -> Others:
     """The other tokens' cells; unseen: those of tokens the ``viewer`` cannot see (a GM sees
     every token; a player what :meth:`Board.cells_for` opens to them)."""
     cells = None if viewer.is_gm else b.cells_for(viewer.user_id)
@@ -89,7 +89,7 @@ def map_rules(rules: CombatCore) -> Tactics:
     return found
 
 
-def _allowance(b: Board, rules: CombatCore, settings: Settings, token: Token) -> int | None:
+def _allowance(b: Board, rules: CombatCore, settings: Settings, token: MapToken) -> int | None:
     """The cells still allowed in this Handlung or turn (``None``: no fight, no limit): the
     figure's movement less what the fight counts as spent (``combat.movement_spent``)."""
     pid = b.pid(token)
@@ -123,7 +123,9 @@ class Reach:
     cells: tuple[tuple[Cell, int], ...]
 
 
-def reach(b: Board, rules: CombatCore, settings: Settings, viewer: Viewer, token: Token) -> Reach:
+def reach(
+    b: Board, rules: CombatCore, settings: Settings, viewer: Viewer, token: MapToken
+) -> Reach:
     """The cells the token can end a move on for the movement left, as :func:`plan_move`
     would allow them: walls, doors and terrain on the true board, a cell free of the tokens
     the viewer sees (an unseen one is not given away); for a player only on cells whose map
@@ -152,7 +154,7 @@ class MoveAsked:
     """What the mover asked for: the token, its target, the way (``None``: the cheapest)
     and whether a GM places it past the rules."""
 
-    token: Token
+    token: MapToken
     to: Cell
     path: list[Cell] | None
     override: bool
@@ -218,7 +220,7 @@ def _free_before(path: Sequence[Cell], index: int, size: int, found: Others) -> 
 
 
 def _reactions(
-    b: Board, rules: CombatCore, token: Token, path: list[Cell]
+    b: Board, rules: CombatCore, token: MapToken, path: list[Cell]
 ) -> tuple[int | None, list[MoveReaction]]:
     """Where along ``path`` the first enemies may react (``None``: nowhere), and they."""
     pid = b.pid(token)

@@ -14,7 +14,9 @@ from itertools import pairwise
 
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.exc import StaleDataError
+from sqlalchemy.orm.util import identity_key
 
 from app import limits
 from app.accounts.models import User
@@ -44,7 +46,15 @@ from app.events.service import append_event, append_events, project
 from app.i18n import _
 from app.maps import batch_boards, moves, sight
 from app.maps import events as map_events
-from app.maps.models import Scene, SceneBackground, Token, TokenPortrait
+from app.maps.models import (
+    TOKEN_ROW_COLUMNS,
+    MapToken,
+    Scene,
+    SceneBackground,
+    Token,
+    TokenPortrait,
+    TokenRow,
+)
 from app.media.images import ImageRejected, StoredImage, process_upload
 from app.rules import grid as g
 
@@ -176,7 +186,7 @@ async def token_events(
     return await append_events(session, opened.campaign.id, events, actor_id=user.id)
 
 
-def _sighted(opened: Opened, user: User, changes: list[tuple[Token, sight.Forms]]) -> Batch:
+def _sighted(opened: Opened, user: User, changes: list[tuple[MapToken, sight.Forms]]) -> Batch:
     """A ``token_sighted`` per token that came into or went out of some view."""
     return [
         (
@@ -637,14 +647,16 @@ async def fog_whole(
 #: A scene's tokens in order: built once.
 _TOKENS = select(Token).where(Token.scene_id == bindparam("scene_id")).order_by(Token.id)
 #: The board's tokens, each with its participant (a fight's figure) and its character's
-#: owner, in one statement: a token has at most one of each.
+#: owner, in one statement: a token has at most one of each. The tokens' columns come as
+#: plain values (:class:`TokenRow`), the participant as the session's object.
 _BOARD_TOKENS = (
-    select(Token, Participant, Character.owner_id)
+    select(*TOKEN_ROW_COLUMNS, Participant, Character.owner_id)
     .outerjoin(Participant, Participant.id == Token.participant_id)
     .outerjoin(Character, Character.id == Token.character_id)
     .where(Token.scene_id == bindparam("scene_id"))
     .order_by(Token.id)
 )
+_TOKEN_FIELDS = len(TOKEN_ROW_COLUMNS)
 _BACKGROUND_SIZE = select(SceneBackground.width, SceneBackground.height).where(
     SceneBackground.scene_id == bindparam("scene_id")
 )
@@ -655,22 +667,43 @@ async def _tokens(session: AsyncSession, scene_id: int) -> list[Token]:
 
 
 #: A board's tokens, each with its participant and its character's owner (or ``None``).
-BoardRows = list[tuple[Token, Participant | None, int | None]]
+BoardRows = list[tuple[TokenRow, Participant | None, int | None]]
 
 
 async def board_rows(session: AsyncSession, scene_id: int) -> BoardRows:
     """The scene's tokens with their participants and owners (:data:`_BOARD_TOKENS`), read
     once per transaction while nothing is written (:func:`app.db.read_memo`): the combat
-    page's fight and its map region read the same board. The rows hold their objects, so
-    the session's identity map keeps them meanwhile."""
+    page's fight and its map region read the same board. The rows hold the participants,
+    so the session's identity map keeps them meanwhile."""
     memo = read_memo(session)
     key = ("map board rows", scene_id)
     known: BoardRows | None = memo.get(key)
     if known is None:
         rows = await session.execute(_BOARD_TOKENS, {"scene_id": scene_id})
-        known = [(token, participant, owner) for token, participant, owner in rows]
+        n = _TOKEN_FIELDS
+        known = [(TokenRow(*row[:n]), row[n], row[n + 1]) for row in rows]
         memo[key] = known
     return known
+
+
+def held(session: AsyncSession, b: sight.Board, token_id: int) -> Token:
+    """The board's token ``token_id`` as the session's :class:`Token`, to change or delete
+    (404 when it is not on the board): the session's own object if it has one, else one
+    made from the row without a statement, as loaded (its write checks the row's
+    ``version``). It takes the row's place on the board, so the board sees the change."""
+    index = next((i for i, t in enumerate(b.tokens) if t.id == token_id), None)
+    if index is None:
+        raise NotFound(_("Token not found."))
+    found = b.tokens[index]
+    if isinstance(found, Token):
+        return found
+    token = session.identity_map.get(identity_key(Token, found.id))
+    if not isinstance(token, Token):
+        token = Token(**{c.name: getattr(found, c.name) for c in TOKEN_ROW_COLUMNS})
+        make_transient_to_detached(token)
+        session.add(token)
+    b.tokens[index] = token
+    return token
 
 
 def remember_fight_scene(session: AsyncSession, encounter_id: int, scene: Scene | None) -> None:
@@ -695,7 +728,7 @@ async def board_of(session: AsyncSession, scene: Scene) -> sight.Board:
     """Everything the scene's views and checks read: tokens, their participants and owners
     (one statement, :func:`board_rows`), the fight, the background's size."""
     rows = await board_rows(session, scene.id)
-    tokens = [token for token, _p, _o in rows]
+    tokens: list[MapToken] = [token for token, _p, _o in rows]
     participants = {p.id: p for _t, p, _o in rows if p is not None}
     owners = {
         t.character_id: o for t, _p, o in rows if t.character_id is not None and o is not None
@@ -805,10 +838,7 @@ async def _open_token(
     opened = await open_for(session, user, campaign_id, scene_id, action)
     b = await board(session, opened)
     # The board holds every token of the scene: no statement of its own for this one.
-    token = next((t for t in b.tokens if t.id == token_id), None)
-    if token is None:
-        raise NotFound(_("Token not found."))
-    return opened, token, b
+    return opened, held(session, b, token_id), b
 
 
 async def remove_token(
@@ -850,6 +880,7 @@ async def change_token(
     if change.version is not None and change.version != token.version:
         raise Conflict(_("The token was changed meanwhile; reload the scene."))
     b = await board(session, opened)
+    held(session, b, token.id)  # the board shows the token as this change leaves it
     before = b.seen()
     if change.size is not None:
         if not 1 <= change.size <= limits.TOKEN_SIZE_MAX:

@@ -46,7 +46,7 @@ from app.events.payload import EventPayload
 from app.i18n import _
 from app.maps.edit import DoorJSON
 from app.maps.events import MoveReaction, TokenMoved
-from app.maps.models import Scene, Token
+from app.maps.models import MapToken, Scene
 from app.rules import grid as g
 
 DEFAULT_COLOUR = "#3a6ea5"
@@ -255,7 +255,7 @@ class Board:
     """A scene with its tokens, their participants and the linked fight, as loaded."""
 
     scene: Scene
-    tokens: list[Token]
+    tokens: list[MapToken]
     participants: Mapping[int, Participant]
     encounter: Encounter | None
     #: Character id → owner (for tokens of characters outside a fight).
@@ -281,7 +281,7 @@ class Board:
             self._read = (raw, read_state(raw))
         return self._read[1]
 
-    def pid(self, token: Token) -> str | None:
+    def pid(self, token: MapToken) -> str | None:
         return None if token.participant_id is None else str(token.participant_id)
 
     def fog_cells(self) -> set[g.Cell] | None:
@@ -290,7 +290,7 @@ class Board:
             return None
         return {(int(x), int(y)) for x, y in self.scene.revealed}
 
-    def owner(self, token: Token) -> int | None:
+    def owner(self, token: MapToken) -> int | None:
         """The user who plays this token's figure or character (``None``: the GM's)."""
         pid = self.pid(token)
         if pid is not None:
@@ -302,7 +302,7 @@ class Board:
             return self.owners.get(token.character_id)
         return None
 
-    def eyes(self, user_id: int | None) -> list[Token]:
+    def eyes(self, user_id: int | None) -> list[MapToken]:
         """The tokens whose sight ``user_id`` shares: their own figures' (``None``, or a user
         without a token here: every player's — the party's view)."""
         owners = self._played
@@ -311,12 +311,12 @@ class Board:
         return own or played
 
     @functools.cached_property
-    def _played_tokens(self) -> list[Token]:
+    def _played_tokens(self) -> list[MapToken]:
         """The tokens a player plays (as :attr:`_played`; :meth:`remove` forgets them)."""
         owners = self._played
         return [t for t in self.tokens if owners.get(t.id) is not None]
 
-    def remove(self, token: Token) -> None:
+    def remove(self, token: MapToken) -> None:
         """Take a deleted token off the board (its player's view stays among the views)."""
         self.tokens.remove(token)
         self.__dict__.pop("_played_tokens", None)
@@ -448,17 +448,17 @@ class Board:
         tokens = frozenset(t.id for t in self.tokens if self.sees_in(t, cells))
         return View(tokens, cells)
 
-    def hidden(self, token: Token) -> bool:
+    def hidden(self, token: MapToken) -> bool:
         if token.hidden:
             return True
         pid = token.participant_id
         participant = None if pid is None else self.participants.get(pid)
         return participant is not None and participant.hidden
 
-    def player_sees(self, token: Token, user_id: int | None = None) -> bool:
+    def player_sees(self, token: MapToken, user_id: int | None = None) -> bool:
         return self.sees_in(token, self.cells_for(user_id))
 
-    def sees_in(self, token: Token, cells: AbstractSet[g.Cell] | None) -> bool:
+    def sees_in(self, token: MapToken, cells: AbstractSet[g.Cell] | None) -> bool:
         """Whether players see ``token`` when ``cells`` are open (``None``: all)."""
         if self.hidden(token):
             return False
@@ -468,7 +468,7 @@ class Board:
             return (token.x, token.y) in cells
         return any(c in cells for c in g.footprint((token.x, token.y), token.size))
 
-    def side(self, token: Token) -> str | None:
+    def side(self, token: MapToken) -> str | None:
         """The side the token stands for: its participant's, a character's outside a fight
         the Abenteurer; ``None``: a thing of the GM's (a chest)."""
         participant = self.participants.get(token.participant_id or 0)
@@ -476,11 +476,11 @@ class Board:
             return participant.side
         return "abenteurer" if token.character_id is not None else None
 
-    def controls(self, viewer: Viewer, token: Token) -> bool:
+    def controls(self, viewer: Viewer, token: MapToken) -> bool:
         """Whether the viewer plays the figure or character of this token."""
         return self.owner(token) == viewer.user_id
 
-    def token_json(self, token: Token, gm: bool = True) -> TokenJSON:
+    def token_json(self, token: MapToken, gm: bool = True) -> TokenJSON:
         out: TokenJSON = {
             "id": token.id,
             "x": token.x,
@@ -593,7 +593,7 @@ def background_url(scene: Scene) -> str | None:
     )
 
 
-def portrait_url(scene: Scene, token: Token) -> str | None:
+def portrait_url(scene: Scene, token: MapToken) -> str | None:
     if token.portrait_etag is None:
         return None
     return (
@@ -603,7 +603,7 @@ def portrait_url(scene: Scene, token: Token) -> str | None:
 
 
 def player_form(
-    b: Board, token: Token, before: bool, after: bool, kind: str
+    b: Board, token: MapToken, before: bool, after: bool, kind: str
 ) -> tuple[str, dict[str, object] | None]:
     """The visibility of an event about ``token`` and the form players get instead, from
     whether they saw it before and see it after."""
@@ -634,7 +634,7 @@ class Forms:
     party: dict[str, object] | None = None
     users: dict[str, dict[str, object] | None] = field(default_factory=dict)
 
-    def audience(self, token: Token) -> Audience:
+    def audience(self, token: MapToken) -> Audience:
         """The event's audience: these forms, and its scene and token, which are checked
         again when the event is read (``app.events.audience.sight``)."""
         users = {int(k): form for k, form in self.users.items()}
@@ -669,7 +669,7 @@ def sight_diff(
 
 def event_forms(
     b: Board,
-    token: Token,
+    token: MapToken,
     event: EventPayload,
     before: Seen,
     now: Audiences,
@@ -711,7 +711,7 @@ def event_forms(
 
 def sight_changes(
     b: Board, before: Seen, after: Seen, skip: int | None = None
-) -> list[tuple[Token, Forms]]:
+) -> list[tuple[MapToken, Forms]]:
     """The other tokens a change brought into or out of some view (a player's own token
     moved, so what it sees changed; the fog or the walls changed; ``after``:
     ``Board.seen`` now; ``skip``: the token the change's own event is about): for each,
@@ -720,12 +720,12 @@ def sight_changes(
     changed: set[int] = set()
     for key in {*before, *after}:
         changed |= before.get(key, before[None]).tokens ^ after.get(key, after[None]).tokens
-    out: list[tuple[Token, Forms]] = []
+    out: list[tuple[MapToken, Forms]] = []
     for token in b.tokens:
         if token.id == skip or token.id not in changed:
             continue
 
-        def one(key: int | None, token: Token = token) -> dict[str, object] | None:
+        def one(key: int | None, token: MapToken = token) -> dict[str, object] | None:
             was, now_ = _saw(before, key, token.id), _saw(after, key, token.id)
             return None if was == now_ else player_form(b, token, was, now_, "token_sighted")[1]
 

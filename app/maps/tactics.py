@@ -25,7 +25,7 @@ from app.encounters.systems.protocol import RangeNote, Zones, capability
 from app.errors import ValidationFailed
 from app.i18n import _
 from app.maps import service, sight
-from app.maps.models import Scene, Token
+from app.maps.models import MapToken, Scene, Token
 from app.rules import grid as g
 
 #: The sides of an encounter a start area may be given for.
@@ -102,7 +102,7 @@ async def place_participants(
 # --- attacks chosen on the map --------------------------------------------------------------
 
 
-def _snapshot(scene: Scene, cells: frozenset[g.Cell] | None, seen: Sequence[Token]) -> Snapshot:
+def _snapshot(scene: Scene, cells: frozenset[g.Cell] | None, seen: Sequence[MapToken]) -> Snapshot:
     """The board as one viewer knows it (``cells`` ``None``: the GM, the true board): the
     walls they see and the seen figures' tokens."""
     return Snapshot(
@@ -139,7 +139,7 @@ async def fight_board(session: AsyncSession, encounter_id: int) -> Snapshot | No
     return replace(_snapshot(scene, None, tokens), scene_id=scene.id)
 
 
-def _fighter(tokens: Mapping[int, Token], pid: int, field: str) -> Token:
+def _fighter(tokens: Mapping[int, MapToken], pid: int, field: str) -> MapToken:
     token = tokens.get(pid)
     if token is None:
         raise ValidationFailed({field: _("This figure has no token on the map.")})
