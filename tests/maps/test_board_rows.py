@@ -12,12 +12,12 @@ from fastapi import FastAPI
 from sqlalchemy.orm.exc import StaleDataError
 
 from app.maps import service
-from app.maps.models import Scene, Token, TokenRow
+from app.maps.models import TOKEN_ROW_COLUMNS, Scene, Token, TokenRow
 from tests.conftest import ClientFactory, register
 
 
 def test_a_token_row_has_every_column_of_a_token() -> None:
-    assert [f.name for f in fields(TokenRow)] == [c.name for c in service.TOKEN_ROW_COLUMNS]
+    assert [f.name for f in fields(TokenRow)] == [c.name for c in TOKEN_ROW_COLUMNS]
     assert {f.name for f in fields(TokenRow)} == {c.name for c in Token.__table__.columns}
 
 
