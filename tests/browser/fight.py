@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from playwright.sync_api import APIRequestContext, Locator, Page, expect
+from playwright.sync_api import APIRequestContext, Locator, Page, Response, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.browser.world import ok
@@ -90,23 +90,25 @@ def answer_prompts(
             if not pending["reactions"]:
                 button = form.locator("button[value=none]")
         expect(button).to_be_enabled()
-        _respond(page, button)
+        responded = send(page, button, "/respond")
+        assert responded.status == 200, responded.text()
         answered.append((target, kind))
     raise AssertionError(f"Still waiting after {len(answered)} answers: {answered}")
 
 
-def _respond(page: Page, button: Locator) -> None:
-    """Press the answer and wait for its request's answer. A press that sends nothing (it
-    landed while the card above it moved the button, seen once on a busy CI machine) is
-    pressed again, at most twice."""
+def send(page: Page, button: Locator, path_end: str) -> Response:
+    """Press ``button`` and wait for the request it sends (its URL ends with ``path_end``)
+    and its answer. A press that sends nothing within 5 s is made again, at most twice: it
+    landed while a live update moved the button (a card above it came or went, a token's
+    words below the board changed length), as a player taps again. A request that was sent
+    is never sent twice, however long its answer takes."""
     for _attempt in range(3):
         try:
-            with page.expect_response(
-                lambda r: r.url.endswith("/respond"), timeout=10_000
-            ) as responded:
+            with page.expect_request(lambda r: r.url.endswith(path_end), timeout=5_000) as sent:
                 press(page, button)
         except PlaywrightTimeoutError:
             continue
-        assert responded.value.status == 200, responded.value.text()
-        return
-    raise AssertionError("the answer was pressed three times and sent nothing")
+        answer = sent.value.response()
+        assert answer is not None, f"{path_end}: no answer"
+        return answer
+    raise AssertionError(f"{path_end}: pressed three times, nothing sent")

@@ -8,8 +8,8 @@ goblin in reach, which fills the attack's target in the actions sheet, and attac
 sheet's button. A goblin's turn is the GM's on the desktop: the goblin from the token list,
 a click on a hero in reach, the attack button. A defence the server waits for is answered on
 the defender's own device (a goblin's by the GM). In round 2 the first goblin turns place a
-Flächenangriff around the two heroes standing next to each other through the area form, and
-each hero defends on their own device. The dice are real: every attack may miss, and the test
+Flächenangriff around the two heroes through the area form (of radius 1 while they stand
+next to each other, else 2), and each hero defends on their own device. The dice are real: every attack may miss, and the test
 takes either outcome. Every figure ends its turn on its own device («Zug beenden»).
 
 On the phone, with the actions sheet collapsed, the page is at most one and a half screens
@@ -26,7 +26,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.rules.hh.grid import passes
-from tests.browser.fight import Cell, answer_prompts, on_phone, place_area, press
+from tests.browser.fight import Cell, answer_prompts, on_phone, place_area, press, send
 from tests.browser.test_combat_board import Table, _open, set_table
 from tests.browser.test_layout import PHONE
 from tests.browser.test_map import at, token
@@ -126,17 +126,19 @@ def _near(a: Cell, b: Cell) -> bool:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1])) == 1
 
 
-def _plus(origin: Cell) -> set[Cell]:
-    """The cells of a circle of radius 1 around ``origin`` (cell centres within 1 cell)."""
+def _disc(origin: Cell, radius: int) -> set[Cell]:
+    """The cells of a circle of ``radius`` cells around ``origin``: those whose centre lies
+    within it (radius 1: the cell and its four neighbours)."""
     x, y = origin
-    return {(x, y), (x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)}
+    span = range(-radius, radius + 1)
+    return {(x + dx, y + dy) for dx in span for dy in span if dx * dx + dy * dy <= radius**2}
 
 
-def _origin(heroes: list[Cell], goblins: list[Cell]) -> Cell | None:
-    """A cell whose area of radius 1 holds both heroes and none of ``goblins``."""
+def _origin(heroes: list[Cell], goblins: list[Cell], radius: int = 1) -> Cell | None:
+    """A cell whose area of ``radius`` holds both heroes and none of ``goblins``."""
     for x in range(COLS):
         for y in range(ROWS):
-            area = _plus((x, y))
+            area = _disc((x, y), radius)
             if all(h in area for h in heroes) and not any(g in area for g in goblins):
                 return x, y
     return None
@@ -192,9 +194,8 @@ def _end_turn(f: Fight, page: Page) -> None:
     _fresh(page, f.view()["version"])
     button = page.locator("#next-turn")
     expect(button).to_have_text("Zug beenden")
-    with page.expect_response(lambda r: r.url.endswith("/next")) as ended:
-        press(page, button)
-    assert ended.value.status == 200, ended.value.text()
+    ended = send(page, button, "/next")
+    assert ended.status == 200, ended.text()
 
 
 def _attack(f: Fight, page: Page, target: str) -> list[tuple[str, str]]:
@@ -209,9 +210,8 @@ def _attack(f: Fight, page: Page, target: str) -> list[tuple[str, str]]:
     # above it moves it down when it comes).
     expect(page.locator("#map-aim")).to_contain_text("Entfernung 1 Schritt")
     expect(page.locator("#forecast dl.odds")).to_be_visible()
-    with page.expect_response(lambda r: r.url.endswith("/attack")) as attacked:
-        press(page, page.locator("#attack-button"))
-    assert attacked.value.status == 200, attacked.value.text()
+    attacked = send(page, page.locator("#attack-button"), "/attack")
+    assert attacked.status == 200, attacked.text()
     f.attacks[int(view["round"])] += 1
     return f.answer()
 
@@ -241,22 +241,33 @@ def _hero_turn(f: Fight, hero: str, standing: set[str]) -> None:
 
 def _area(f: Fight, goblin: str, standing: set[str]) -> bool:
     """In round 2 the goblin's Flächenangriff around the two heroes (on their feet or not),
-    until one hits; a goblin in it is the acting one at most. Whether it was placed."""
+    until one hits; a goblin in it is the acting one at most. Of radius 1 where it fits,
+    else 2 (real dice: a Wegstossen may have pushed the heroes apart). Whether it was
+    placed."""
     cells = f.cells()
     heroes = [cells[h] for h in HEROES]
     others = [cells[g] for g in GOBLINS if g != goblin]
-    origin = _origin(heroes, [cells[g] for g in GOBLINS]) or _origin(heroes, others)
-    if origin is None or any(a.defended for a in f.areas):
+    found = next(
+        (
+            (origin, radius)
+            for radius in (1, 2)
+            for without in ([cells[g] for g in GOBLINS], others)
+            if (origin := _origin(heroes, without, radius)) is not None
+        ),
+        None,
+    )
+    if found is None or any(a.defended for a in f.areas):
         return False
+    origin, radius = found
     view = f.view()
     heroes_up = sorted(h for h in HEROES if h in standing)
     ready = [h for h in heroes_up if f.can_react(h)]
     _fresh(f.gm, view["version"])
-    place_area(f.gm, origin)
+    place_area(f.gm, origin, radius)
     f.attacks[int(view["round"])] += 1
     answered = f.answer()
     defended = sorted(h for h, kind in answered if kind == "defence")
-    in_it = 2 + (cells[goblin] in _plus(origin))
+    in_it = 2 + (cells[goblin] in _disc(origin, radius))
     f.areas.append(Area(goblin, in_it, heroes_up, defended, ready))
     return True
 
