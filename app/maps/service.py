@@ -829,16 +829,28 @@ async def _token(session: AsyncSession, scene: Scene, token_id: int) -> Token:
     return token
 
 
-async def _open_token(
+async def _on_board(
     session: AsyncSession, user: User, ids: tuple[int, int, int], action: Action
-) -> tuple[Opened, Token, sight.Board]:
-    """The scene (``ids``: campaign, scene, token) opened for ``action``, the token on it, and
-    the board before a change of the token."""
+) -> tuple[Opened, MapToken, sight.Board]:
+    """The scene (``ids``: campaign, scene, token) opened for ``action``, the token on it as
+    the board read it, and the board (404 when the token is not on it)."""
     campaign_id, scene_id, token_id = ids
     opened = await open_for(session, user, campaign_id, scene_id, action)
     b = await board(session, opened)
     # The board holds every token of the scene: no statement of its own for this one.
-    return opened, held(session, b, token_id), b
+    token = next((t for t in b.tokens if t.id == token_id), None)
+    if token is None:
+        raise NotFound(_("Token not found."))
+    return opened, token, b
+
+
+async def _open_token(
+    session: AsyncSession, user: User, ids: tuple[int, int, int], action: Action
+) -> tuple[Opened, Token, sight.Board]:
+    """As :func:`_on_board`, the token held to change or delete (:func:`held`): the board
+    before a change of the token."""
+    opened, token, b = await _on_board(session, user, ids, action)
+    return opened, held(session, b, token.id), b
 
 
 async def remove_token(
@@ -934,7 +946,7 @@ async def portrait(
 ) -> TokenPortrait:
     """A token's portrait, for a viewer who sees the token (else 404, as the token)."""
     ids = (campaign_id, scene_id, token_id)
-    opened, token, b = await _open_token(session, user, ids, Action.view)
+    opened, token, b = await _on_board(session, user, ids, Action.view)
     if not (opened.viewer.is_gm or b.player_sees(token, opened.viewer.user_id)):
         raise NotFound(_("Token not found."))
     row = await session.get(TokenPortrait, token_id)
@@ -946,7 +958,9 @@ async def portrait(
 # --- moves ----------------------------------------------------------------------------------
 
 
-def _path(token: Token, to: Cell, raw: list[list[int]] | None, scene: Scene) -> list[Cell] | None:
+def _path(
+    token: MapToken, to: Cell, raw: list[list[int]] | None, scene: Scene
+) -> list[Cell] | None:
     """The path as given (start cell prepended, ``to`` appended where missing)."""
     if raw is None:
         return None
@@ -961,7 +975,7 @@ def _path(token: Token, to: Cell, raw: list[list[int]] | None, scene: Scene) -> 
 
 
 def _route(
-    token: Token, to: Cell, raw: list[list[int]], scene: Scene, rule: g.Diagonal
+    token: MapToken, to: Cell, raw: list[list[int]], scene: Scene, rule: g.Diagonal
 ) -> list[Cell]:
     """A path through the waypoints ``raw`` to ``to``: a cheapest leg from each point to the
     next (walls and closed doors respected), joined."""
@@ -982,7 +996,7 @@ def _route(
     return path
 
 
-def _may_move(opened: Opened, b: sight.Board, token: Token, override: bool) -> None:
+def _may_move(opened: Opened, b: sight.Board, token: MapToken, override: bool) -> None:
     """GMs move any token at any time and may override; a player only their own figure's
     token, on its turn while the scene's fight runs, and never past the rules."""
     viewer = opened.viewer
@@ -1005,7 +1019,7 @@ async def token_reach(
     """Where the caller may move the token now (the cells and the movement left), for the
     caller who may move it: its player on its turn, a GM."""
     ids = (campaign_id, scene_id, token_id)
-    opened, token, b = await _open_token(session, user, ids, Action.view)
+    opened, token, b = await _on_board(session, user, ids, Action.view)
     _may_move(opened, b, token, False)
     return moves.reach(b, opened.rules, settings_of(opened.campaign.settings), opened.viewer, token)
 
