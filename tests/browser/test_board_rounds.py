@@ -9,8 +9,9 @@ sheet's button. A goblin's turn is the GM's on the desktop: the goblin from the 
 a click on a hero in reach, the attack button. A defence the server waits for is answered on
 the defender's own device (a goblin's by the GM). In round 2 the first goblin turns place a
 Flächenangriff around the two heroes through the area form (of radius 1 while they stand
-next to each other, else 2), and each hero defends on their own device. The dice are real: every attack may miss, and the test
-takes either outcome. Every figure ends its turn on its own device («Zug beenden»).
+next to each other, else 2), and each hero defends on their own device. The dice are real:
+every attack may miss, and the test takes either outcome. Every figure ends its turn on its
+own device («Zug beenden»).
 
 On the phone, with the actions sheet collapsed, the page is at most one and a half screens
 high and does not scroll sideways; the tokens are told apart by side and number."""
