@@ -91,7 +91,7 @@ class Token(Versioned, Base):
     light: Mapped[int] = mapped_column(Integer, default=0)
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class TokenRow:
     """A token as a board reads it: the row's columns, without the ORM's bookkeeping.
 
@@ -99,8 +99,9 @@ class TokenRow:
     (a move, a combat step on the map, the scene page): as :class:`Token` objects, building
     them and reading their attributes cost a move about a quarter of its CPU. The one token
     a request changes or deletes is taken as a :class:`Token` of the session
-    (``app.maps.service.held``), which writes it and checks its ``version``. Compared by
-    identity, as the ORM's objects are.
+    (``app.maps.service.held``), which writes it and checks its ``version``; a row cannot
+    be changed, so no change is lost unwritten. Compared by identity, as the ORM's objects
+    are.
     """
 
     id: int
