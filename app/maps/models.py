@@ -8,8 +8,7 @@ the background image is a row of its own, read only by the image route.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import JSON, Boolean, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
@@ -91,8 +90,7 @@ class Token(Versioned, Base):
     light: Mapped[int] = mapped_column(Integer, default=0)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class TokenRow:
+class TokenRow(NamedTuple):
     """A token as a board reads it: the row's columns, without the ORM's bookkeeping.
 
     A board holds every token of its scene, read for each request that looks at the map
@@ -100,8 +98,8 @@ class TokenRow:
     them and reading their attributes cost a move about a quarter of its CPU. The one token
     a request changes or deletes is taken as a :class:`Token` of the session
     (``app.maps.service.held``), which writes it and checks its ``version``; a row cannot
-    be changed, so no change is lost unwritten. Compared by identity, as the ORM's objects
-    are.
+    be changed, so no change is lost unwritten (a tuple: built in C, unlike a frozen
+    dataclass, which costs a board of 100 tokens a tenth of a millisecond more).
     """
 
     id: int
@@ -124,7 +122,7 @@ class TokenRow:
 MapToken = Token | TokenRow
 
 #: The columns of :class:`TokenRow`, in its fields' order.
-TOKEN_ROW_COLUMNS = tuple(Token.__table__.c[f.name] for f in fields(TokenRow))
+TOKEN_ROW_COLUMNS = tuple(Token.__table__.c[name] for name in TokenRow._fields)
 
 
 class TokenPortrait(StoredImage, Base):

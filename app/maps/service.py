@@ -681,7 +681,7 @@ async def board_rows(session: AsyncSession, scene_id: int) -> BoardRows:
     if known is None:
         rows = await session.execute(_BOARD_TOKENS, {"scene_id": scene_id})
         n = _TOKEN_FIELDS
-        known = [(TokenRow(*row[:n]), row[n], row[n + 1]) for row in rows]
+        known = [(TokenRow._make(row[:n]), row[n], row[n + 1]) for row in rows]
         memo[key] = known
     return known
 
@@ -699,7 +699,7 @@ def held(session: AsyncSession, b: sight.Board, token_id: int) -> Token:
         return found
     token = session.identity_map.get(identity_key(Token, found.id))
     if not isinstance(token, Token):
-        token = Token(**{c.name: getattr(found, c.name) for c in TOKEN_ROW_COLUMNS})
+        token = Token(**found._asdict())
         make_transient_to_detached(token)
         session.add(token)
     b.tokens[index] = token
