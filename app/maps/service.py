@@ -822,13 +822,6 @@ async def _token_state(
     return token
 
 
-async def _token(session: AsyncSession, scene: Scene, token_id: int) -> Token:
-    token = await session.get(Token, token_id)
-    if token is None or token.scene_id != scene.id:
-        raise NotFound(_("Token not found."))
-    return token
-
-
 async def _on_board(
     session: AsyncSession, user: User, ids: tuple[int, int, int], action: Action
 ) -> tuple[Opened, MapToken, sight.Board]:
@@ -887,12 +880,10 @@ async def change_token(
     token_id: int,
     change: TokenChange,
 ) -> Token:
-    opened = await open_for(session, user, campaign_id, scene_id, Action.manage_maps)
-    token = await _token(session, opened.scene, token_id)
+    ids = (campaign_id, scene_id, token_id)
+    opened, token, b = await _open_token(session, user, ids, Action.manage_maps)
     if change.version is not None and change.version != token.version:
         raise Conflict(_("The token was changed meanwhile; reload the scene."))
-    b = await board(session, opened)
-    held(session, b, token.id)  # the board shows the token as this change leaves it
     before = b.seen()
     if change.size is not None:
         if not 1 <= change.size <= limits.TOKEN_SIZE_MAX:
