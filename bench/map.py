@@ -8,8 +8,10 @@
    against the same template rendered from memory with the same context (goal ≤ 2 ×), and
    the page's bytes.
 
-The app runs in this process (``httpx.ASGITransport``, no network, no uvicorn), so the
-numbers are server work only. ``python -m bench.map [--db URL] [--moves 100] [--sight]``
+The app runs in this process (``httpx.ASGITransport``, no network, no uvicorn) under its
+lifespan, as it is served (until 2026-12-05 without it: the collector ran at CPython's
+defaults, and a move's mean CPU came out 15–30 % higher), so the numbers are server work
+only. ``python -m bench.map [--db URL] [--moves 100] [--sight]``
 prints one JSON object; without ``--db`` it uses a fresh SQLite file. ``--sight`` turns the
 scene's per-player line of sight on and gives each of the seven players a token of their
 own character (the moving token is one of them: its move changes what its player sees;
@@ -151,7 +153,12 @@ async def measure(
     ctx = application.state.ctx
     sessions = ctx.sessionmaker
     transport = httpx.ASGITransport(app=application)
-    async with httpx.AsyncClient(transport=transport, base_url="http://bench") as c:
+    # Under the app's lifespan, as it is served: the collector's passes spaced out and what
+    # the start loaded frozen (app.main), the live transport listening.
+    async with (
+        application.router.lifespan_context(application),
+        httpx.AsyncClient(transport=transport, base_url="http://bench") as c,
+    ):
         gm, cid, viewers = await gm_and_players(c, "map")
         api = f"/api/v1/campaigns/{cid}/scenes"
         sid = (
