@@ -77,7 +77,7 @@ async def move_displaced(
         map_moved(state, moving.id, (moving.x, moving.y))
         loaded.encounter.state = dump_state(state)
         moving.x, moving.y = end
-        await session.flush()
+        await service.flush_token(session)
         payload = map_events.TokenMoved(
             actor_name=user.username, scene_id=scene.id, token_id=moving.id, x=end[0],
             y=end[1], pushed=d.reason,
@@ -109,7 +109,7 @@ async def move_back(
         moving = service.held(session, b, token.id)
         before = b.seen()
         moving.x, moving.y = cell
-        await session.flush()
+        await service.flush_token(session)
         payload = map_events.TokenMoved(
             actor_name=user.username, scene_id=scene.id, token_id=moving.id, x=cell[0],
             y=cell[1], undo=True,

@@ -853,7 +853,7 @@ async def remove_token(
     opened, token, b = await _open_token(session, user, ids, Action.manage_maps)
     before = b.seen()
     await session.delete(token)
-    await session.flush()
+    await flush_token(session)
     b.remove(token)
     payload = map_events.TokenRemoved(
         actor_name=user.username, scene_id=scene_id, token_id=token_id
@@ -900,7 +900,7 @@ async def change_token(
         token.hidden = change.hidden
     if change.light is not None:
         token.light = light_radius(change.light, "light", low=0)
-    await session.flush()
+    await flush_token(session)
     return await _token_state(session, opened, user, b, token, before, map_events.TokenChanged)
 
 
@@ -928,7 +928,7 @@ async def set_portrait(
             session.add(row)
         _store(row, image)
         token.portrait_etag = image.etag
-    await _flush_token(session)
+    await flush_token(session)
     return await _token_state(session, opened, user, b, token, before, map_events.TokenChanged)
 
 
@@ -1047,7 +1047,7 @@ async def move_token(
     actions = await _in_fight(session, user, opened, b, token, plan)
     before = b.seen()
     token.x, token.y = plan.end
-    await _flush_token(session)
+    await flush_token(session)
     payload = map_events.TokenMoved(
         actor_name=user.username, scene_id=opened.scene.id, token_id=token.id, x=token.x,
         y=token.y, cost=plan.cost, override=plan.override, reactions=plan.reactions or None,
@@ -1108,12 +1108,14 @@ class BoardNow:
         return token is not None and self.board.sees_in(token, cells)
 
 
-async def _flush_token(session: AsyncSession) -> None:
-    """Write a moved token; a move of it that another request wrote first is a 409."""
+async def flush_token(session: AsyncSession) -> None:
+    """Write a changed, moved or removed token (its ``version`` checked): one that another
+    request changed, moved or removed first, after this one read it, is a 409 — nothing of
+    this request kept — not a 500."""
     try:
         await session.flush()
     except StaleDataError:
-        raise Conflict(_("The token was moved meanwhile; reload the scene.")) from None
+        raise Conflict(_("The token was changed meanwhile; reload the scene.")) from None
 
 
 async def distance(
