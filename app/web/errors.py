@@ -11,6 +11,7 @@ from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm.exc import StaleDataError
 
 from app.db import is_database_unavailable, is_storage_full
 from app.errors import AppError, LoginFailed, TooManyRequests, Unauthenticated, ValidationFailed
@@ -120,13 +121,16 @@ async def handle_request_validation(request: Request, exc: Exception) -> Respons
     )
 
 
-async def handle_integrity_error(request: Request, exc: Exception) -> Response:
-    """A unique or foreign key violation: a concurrent request got there first → 409.
+async def handle_race(request: Request, exc: Exception) -> Response:
+    """A concurrent request got there first → 409: a unique or foreign key violation, or
+    the write of a version-guarded row (``app.campaigns.columns.Versioned``) that another
+    request changed or deleted after this one read it.
 
-    The services check what they can before writing (and lock where a race is likely);
-    this is the answer for the race that slips past a check, instead of a 500.
+    The services check what they can before writing (and lock where a race is likely), and
+    name the row where they expect the race (``app.maps.service.flush_token``); this is the
+    answer for the race that slips past them, instead of a 500. Nothing of it is kept.
     """
-    log.info("integrity error answered 409: %s", exc)
+    log.info("%s answered 409: %s", type(exc).__name__, exc)
     _use_request_locale(request)
     return _plain_error(
         request,
@@ -158,6 +162,7 @@ async def handle_database_error(request: Request, exc: Exception) -> Response:
 
 def install(app: FastAPI) -> None:
     app.add_exception_handler(AppError, handle_app_error)
-    app.add_exception_handler(IntegrityError, handle_integrity_error)
+    app.add_exception_handler(IntegrityError, handle_race)
+    app.add_exception_handler(StaleDataError, handle_race)
     app.add_exception_handler(DBAPIError, handle_database_error)
     app.add_exception_handler(RequestValidationError, handle_request_validation)

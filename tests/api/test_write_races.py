@@ -1,6 +1,7 @@
-"""Two GMs at one token at the same moment: the request that reads the token first and
+"""Two GMs at one token or scene at the same moment: the request that reads it first and
 writes it second gets 409 with a message, and keeps nothing — not a 500 (architecture
-rule 6).
+rule 6). Where a service expects the race it names the row (a token); elsewhere the
+answer to any version-guarded row written over is the app's own (``app.web.errors``).
 
 The other request is made to land exactly between the first one's read and its write: a
 ``before_flush`` hook runs it while the first waits to write. Only PostgreSQL lets two
@@ -22,7 +23,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.util import await_
 
 from app.events.models import CampaignEvent
-from app.maps.models import Token
+from app.maps.models import Scene, Token
 from tests.api.helpers import make_table
 from tests.conftest import ClientFactory
 
@@ -30,14 +31,17 @@ Meanwhile = Callable[[], Awaitable[httpx.Response]]
 
 
 @contextmanager
-def landing_first(meanwhile: Meanwhile) -> Iterator[list[httpx.Response]]:
-    """While in the block, the first flush that writes a token runs ``meanwhile`` (another
-    client's request, to its end) before it writes; its answer is in the list yielded."""
+def landing_first(
+    meanwhile: Meanwhile, written: type[object] = Token
+) -> Iterator[list[httpx.Response]]:
+    """While in the block, the first flush that writes a ``written`` row runs ``meanwhile``
+    (another client's request, to its end) before it writes; its answer is in the list
+    yielded."""
     answers: list[httpx.Response] = []
 
     def before_flush(session: Session, _context: Any, _instances: Any) -> None:
         touched = [*session.dirty, *session.deleted]
-        if answers or not any(isinstance(o, Token) for o in touched):
+        if answers or not any(isinstance(o, written) for o in touched):
             return
         answers.append(httpx.Response(0))  # taken: the other request's own flush passes
         answers[0] = await_(meanwhile())
@@ -118,3 +122,17 @@ async def test_a_removal_that_a_move_overtook_is_a_409_and_the_token_stays(
     assert "Die Spielfigur wurde inzwischen geändert; lade die Szene neu." in r.text
     assert [(t["x"], t["y"]) for t in (await gm.get(url)).json()["tokens"]] == [(4, 4)]
     assert await _token_types(app, url) == ["token_added", "token_moved"]
+
+
+async def test_a_scene_edit_that_another_overtook_is_a_409_and_the_other_stays(
+    app: FastAPI, make_client: ClientFactory
+) -> None:
+    """No version sent, so the service cannot refuse it before writing: the write itself is
+    refused, and the answer is the app's for any such race."""
+    gm, co, url, _tid = await _table(app, make_client)
+    with landing_first(lambda: co.patch(url, json={"name": "Krypta"}), Scene) as other:
+        r = await gm.patch(url, json={"name": "Gewölbe"})
+    assert other[0].status_code == 200, other[0].text
+    assert r.status_code == 409, r.text
+    assert "Jemand anderes hat im selben Moment dasselbe geändert." in r.text
+    assert (await gm.get(url)).json()["name"] == "Krypta"
