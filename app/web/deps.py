@@ -49,63 +49,85 @@ async def get_ctx(request: Request) -> AppContext:
 Ctx = Annotated[AppContext, Depends(get_ctx)]
 
 
-#: Set on the request's scope by :class:`TransactionalRoute` when the route answered >= 400.
-FAILED_RESPONSE = "tafelrunde.failed_response"
+#: The request's session on its scope: made by :func:`get_session` when a dependency first
+#: asks for it, committed or rolled back by :class:`TransactionalRoute`.
+_SESSION = "tafelrunde.session"
+#: Set on the scope by :class:`TransactionalRoute`: the route will finish a session made.
+_FINISHED_BY_ROUTE = "tafelrunde.transactional"
 
 
 class TransactionalRoute(APIRoute):
-    """A route whose request transaction follows the response: status >= 400 rolls back.
+    """A route whose request transaction follows its answer: status >= 400 rolls back.
 
     A route that catches a service error and answers 4xx with a re-rendered form returns
     normally; without this its session would commit whatever the service wrote before it
-    failed. FastAPI closes the request's function-scoped dependencies (and so
-    :func:`get_session`) right after this handler returns the response, before sending it.
-    Every router uses this class (``tests/web/test_transaction.py`` checks it).
+    failed. The session is committed here, once, after the answer is made and before it
+    is sent — not by a ``yield`` dependency, whose exit stack and cancel scope cost every
+    request about a twentieth of a roll (``bench.roll_request``). Every router uses this
+    class (``tests/web/test_transaction.py`` checks it).
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
+        answer = self.answer_handler()
 
         async def handle(request: Request) -> Response:
-            response = await handler(request)
-            if isinstance(response, OffLoopHTMLResponse):
-                # While the session is open: after a rollback its objects are expired.
-                await response.render_off_loop()
-            if response.status_code >= 400:
-                request.scope[FAILED_RESPONSE] = True
+            request.scope[_FINISHED_BY_ROUTE] = True
+            try:
+                response = await answer(request)
+            except AppError as exc:
+                await _finish(request, commit=exc.commit_anyway)
+                raise
+            except BaseException:
+                await _finish(request, commit=False)
+                raise
+            await _finish(request, commit=response.status_code < 400)
             return response
 
         return handle
 
+    def answer_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        """The route's answer, made while its session is open (a subclass wraps it)."""
+        handler = super().get_route_handler()
 
-async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
-    """One session per request, committed here after the route returns, before the response.
+        async def answer(request: Request) -> Response:
+            response = await handler(request)
+            if isinstance(response, OffLoopHTMLResponse):
+                # While the session is open: after a rollback its objects are expired.
+                await response.render_off_loop()
+            return response
 
-    This is the only commit of a request, and only of a request that succeeded: an error
-    response (status >= 400, see :class:`TransactionalRoute`) or an exception rolls back,
-    unless the error asks for it (a failed login is recorded for throttling).
-    """
+        return answer
+
+
+async def _finish(request: Request, *, commit: bool) -> None:
+    """The only commit of a request, and only of one that succeeded (or whose error asks
+    for it: a failed login is recorded for throttling); else the rollback. Then the
+    session is closed."""
+    session: AsyncSession | None = request.scope.pop(_SESSION, None)
+    if session is None:
+        return
     ctx = app_ctx(request)
-    async with ctx.sessionmaker() as session:
-        try:
-            yield session
-        except AppError as exc:
-            if exc.commit_anyway:
-                await ctx.commit(session)
-            else:
-                await ctx.rollback(session)
-            raise
-        except BaseException:
-            await ctx.rollback(session)
-            raise
+    try:
+        if commit:
+            await ctx.commit(session)
         else:
-            if request.scope.get(FAILED_RESPONSE):
-                await ctx.rollback(session)
-            else:
-                await ctx.commit(session)
+            await ctx.rollback(session)
+    finally:
+        await session.close()
 
 
-Session = Annotated[AsyncSession, Depends(get_session, scope="function")]
+async def get_session(request: Request) -> AsyncSession:
+    """One session per request, made at the first ask and finished by the route
+    (:class:`TransactionalRoute`) after it answered, before the answer is sent."""
+    session: AsyncSession | None = request.scope.get(_SESSION)
+    if session is None:
+        if not request.scope.get(_FINISHED_BY_ROUTE):
+            raise RuntimeError("a session outside a TransactionalRoute would never be saved")
+        session = request.scope[_SESSION] = app_ctx(request).sessionmaker()
+    return session
+
+
+Session = Annotated[AsyncSession, Depends(get_session)]
 
 
 @asynccontextmanager

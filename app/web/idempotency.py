@@ -5,7 +5,7 @@ A creating route declares ``dependencies=[IDEMPOTENT]`` and its router uses
 the form's hidden ``idempotency_key`` field) and claims it in the request's session; a repeat
 raises :class:`Replay`, which the route class answers with the stored response. After the
 route returned, the route class stores a 2xx/3xx answer in the same transaction (committed
-by ``app.web.deps.get_session`` right after) and releases the claim of any other answer.
+by ``app.web.deps.TransactionalRoute`` right after) and releases the claim of any other answer.
 """
 
 from __future__ import annotations
@@ -130,8 +130,8 @@ class IdempotentRoute(TransactionalRoute):
     A :class:`TransactionalRoute` too: an answer >= 400 rolls the request back.
     """
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
+    def answer_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().answer_handler()
 
         async def idempotent_handler(request: Request) -> Response:
             try:
