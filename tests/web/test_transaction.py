@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import httpx
+import pytest
 from fastapi import APIRouter, FastAPI, Response
 from fastapi.routing import APIRoute
 from sqlalchemy import func, select
@@ -83,3 +84,36 @@ async def test_every_route_of_the_app_follows_its_answer(app: FastAPI) -> None:
     assert len(routes) > 50
     plain = [r.path for r in routes if not isinstance(r, TransactionalRoute)]
     assert plain == []
+
+
+async def test_a_session_is_made_only_where_its_route_will_finish_it(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A route of another class asking for the request's session fails loudly instead of
+    writing into a session nobody commits; a transactional route that asks for none makes
+    none (the route finishes only a session made)."""
+    router = APIRouter()  # not a TransactionalRoute
+
+    @router.get("/probe-plain")
+    async def plain(session: Session) -> Response:
+        return Response("never")
+
+    app.include_router(router)
+    with pytest.raises(RuntimeError, match="never be saved"):
+        await make_client().get("/probe-plain")
+
+    made: list[object] = []
+    sessions = app.state.ctx.sessionmaker
+
+    def counted() -> object:
+        made.append(1)
+        return sessions()
+
+    app.state.ctx.sessionmaker = counted
+    try:
+        assert (await make_client().get("/favicon.ico")).status_code == 301
+        assert made == []
+        r = await make_client().get("/api/v1/campaigns")
+        assert r.status_code == 401 and made == [1]
+    finally:
+        app.state.ctx.sessionmaker = sessions
