@@ -33,10 +33,9 @@ from typing import Any
 
 import uvloop
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
 from sqlalchemy import text
 
-from app.web.deps import CurrentUser, Session
+from app.web.deps import CurrentUser, Session, TransactionalRoute
 from bench.roll_request import ROOT, app_for, asgi_channel, post_scope, recreate, sign_up
 
 ASGI = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
@@ -44,7 +43,8 @@ LAYERS = ("empty", "session", "select 1", "sign-in", "roll", "baseline roll")
 
 
 def _probes(app: Any) -> None:
-    """The probe routes, first in the app's routing so nothing else matches them."""
+    """The probe routes, first in the app's routing so nothing else matches them; of the
+    class every route of the app has (it finishes the request's session)."""
 
     async def empty() -> JSONResponse:
         return JSONResponse({"ok": True}, status_code=201)
@@ -66,7 +66,7 @@ def _probes(app: Any) -> None:
         ("/api/v1/campaigns/{campaign_id}/floor", signed_in),
     ]
     for path, endpoint in reversed(routes):
-        app.router.routes.insert(0, APIRoute(path, endpoint, methods=["POST"]))
+        app.router.routes.insert(0, TransactionalRoute(path, endpoint, methods=["POST"]))
 
 
 async def _baseline_campaign(baseline: Any) -> int:
