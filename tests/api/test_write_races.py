@@ -83,15 +83,20 @@ async def _token_types(app: FastAPI, url: str) -> list[str]:
         return list(types)
 
 
+def _overtaken(answer: httpx.Response, other: httpx.Response) -> None:
+    """The other request went through; this one, overtaken by it, is the token's 409."""
+    assert other.status_code == 200, other.text
+    assert answer.status_code == 409, answer.text
+    assert "Die Spielfigur wurde inzwischen geändert; lade die Szene neu." in answer.text
+
+
 async def test_an_edit_that_a_move_overtook_is_a_409_and_the_move_stays(
     app: FastAPI, make_client: ClientFactory
 ) -> None:
     gm, co, url, tid = await _table(app, make_client)
     with landing_first(lambda: co.post(f"{url}/tokens/{tid}/move", json={"to": [4, 4]})) as other:
         r = await gm.patch(f"{url}/tokens/{tid}", json={"label": "Kiste"})
-    assert other[0].status_code == 200, other[0].text
-    assert r.status_code == 409, r.text
-    assert "Die Spielfigur wurde inzwischen geändert; lade die Szene neu." in r.text
+    _overtaken(r, other[0])
     token = (await gm.get(url)).json()["tokens"][0]
     assert (token["x"], token["y"], token["label"]) == (4, 4, "Fass")
     assert await _token_types(app, url) == ["token_added", "token_moved"]
@@ -103,9 +108,7 @@ async def test_a_move_that_an_edit_overtook_is_a_409_and_the_edit_stays(
     gm, co, url, tid = await _table(app, make_client)
     with landing_first(lambda: co.patch(f"{url}/tokens/{tid}", json={"label": "Kiste"})) as other:
         r = await gm.post(f"{url}/tokens/{tid}/move", json={"to": [4, 4]})
-    assert other[0].status_code == 200, other[0].text
-    assert r.status_code == 409, r.text
-    assert "Die Spielfigur wurde inzwischen geändert; lade die Szene neu." in r.text
+    _overtaken(r, other[0])
     token = (await gm.get(url)).json()["tokens"][0]
     assert (token["x"], token["y"], token["label"]) == (1, 1, "Kiste")
     assert await _token_types(app, url) == ["token_added", "token_changed"]
@@ -117,9 +120,7 @@ async def test_a_removal_that_a_move_overtook_is_a_409_and_the_token_stays(
     gm, co, url, tid = await _table(app, make_client)
     with landing_first(lambda: co.post(f"{url}/tokens/{tid}/move", json={"to": [4, 4]})) as other:
         r = await gm.delete(f"{url}/tokens/{tid}")
-    assert other[0].status_code == 200, other[0].text
-    assert r.status_code == 409, r.text
-    assert "Die Spielfigur wurde inzwischen geändert; lade die Szene neu." in r.text
+    _overtaken(r, other[0])
     assert [(t["x"], t["y"]) for t in (await gm.get(url)).json()["tokens"]] == [(4, 4)]
     assert await _token_types(app, url) == ["token_added", "token_moved"]
 
