@@ -125,7 +125,8 @@ def create_engine(url: str) -> AsyncEngine:
         pool_size=20,
         max_overflow=20,
         pool_recycle=1800,
-        json_serializer=json_bytes,
+        # asyncpg takes JSON parameters as text only; psycopg takes bytes (one copy less).
+        json_serializer=json_text if url.startswith("postgresql+asyncpg:") else json_bytes,
         json_deserializer=json_value,
     )
     _ping_when_idle(engine.sync_engine)

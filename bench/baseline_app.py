@@ -49,9 +49,9 @@ INSERT = text(
 NOTIFY = text("SELECT pg_notify(:ch, :msg)")
 
 
-def _url() -> str:
+def database_url() -> str:
     url = os.environ.get("BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1/bench_base")
-    return url.replace("postgresql+psycopg://", "postgresql://")
+    return "postgresql://" + url.partition("://")[2]  # whichever driver the URL names
 
 
 class Hub:
@@ -67,14 +67,15 @@ class Hub:
 
 hub = Hub()
 engine: AsyncEngine = create_async_engine(
-    _url().replace("postgresql://", "postgresql+psycopg://"), pool_size=10, max_overflow=20
+    database_url().replace("postgresql://", "postgresql+psycopg://"), pool_size=10, max_overflow=20
 )
 
 
 async def _listen() -> None:
     while True:
         try:
-            async with await psycopg.AsyncConnection.connect(_url(), autocommit=True) as conn:
+            conninfo = database_url()
+            async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
                 await conn.execute(f"LISTEN {CHANNEL}")
                 async for note in conn.notifies():
                     cid, _, frame = note.payload.partition(":")
@@ -108,11 +109,10 @@ async def create_campaign(_request: Request) -> Response:
     return JSONResponse({"id": cid}, status_code=201)
 
 
-async def roll(request: Request) -> Response:
-    cid = int(request.path_params["cid"])
-    body = await request.json()
+def roll_payload(body: dict[str, Any]) -> dict[str, Any]:
+    """A roll of 1d20+3 with the service's ``roll`` event's fields, dice from the server."""
     faces = [secrets.randbelow(20) + 1]
-    payload: dict[str, Any] = {
+    return {
         "actor_name": "bench-gm",
         "expression": body.get("expression", "1d20+3"),
         "label": body.get("label") or "",
@@ -121,22 +121,23 @@ async def roll(request: Request) -> Response:
         "modifier": 3,
         "total": faces[0] + 3,
     }
-    visibility = body.get("visibility", "public")
-    async with engine.begin() as conn:
-        seq = (await conn.execute(INSERT, {"c": cid, "p": json.dumps(payload)})).scalar_one()
-        data = {
-            **payload,
-            "seq": seq,
-            "type": "roll",
-            "created_at": datetime.now(UTC).isoformat(),
-            "actor": {"id": 1, "username": "bench-gm"},
-            "visibility": visibility,
-            "secret": False,
-        }
-        frame = (
-            f"id: {seq}\r\nevent: roll\r\ndata: {json.dumps(data, separators=(',', ':'))}\r\n\r\n"
-        )
-        await conn.execute(NOTIFY, {"ch": CHANNEL, "msg": f"{cid}:{frame}"})
+
+
+def sse_frame(seq: int, payload: dict[str, Any], visibility: str) -> str:
+    """The SSE frame every viewer of the campaign gets for the roll ``seq``."""
+    data = {
+        **payload,
+        "seq": seq,
+        "type": "roll",
+        "created_at": datetime.now(UTC).isoformat(),
+        "actor": {"id": 1, "username": "bench-gm"},
+        "visibility": visibility,
+        "secret": False,
+    }
+    return f"id: {seq}\r\nevent: roll\r\ndata: {json.dumps(data, separators=(',', ':'))}\r\n\r\n"
+
+
+def roll_answer(seq: int, payload: dict[str, Any], visibility: str) -> JSONResponse:
     return JSONResponse(
         {
             "event_id": seq,
@@ -151,8 +152,20 @@ async def roll(request: Request) -> Response:
     )
 
 
-async def events(request: Request) -> Response:
+async def roll(request: Request) -> Response:
     cid = int(request.path_params["cid"])
+    body = await request.json()
+    payload = roll_payload(body)
+    visibility = body.get("visibility", "public")
+    async with engine.begin() as conn:
+        seq = (await conn.execute(INSERT, {"c": cid, "p": json.dumps(payload)})).scalar_one()
+        frame = sse_frame(seq, payload, visibility)
+        await conn.execute(NOTIFY, {"ch": CHANNEL, "msg": f"{cid}:{frame}"})
+    return roll_answer(seq, payload, visibility)
+
+
+def stream_of(hub: Hub, cid: int) -> StreamingResponse:
+    """The SSE stream of campaign ``cid``: every frame published to it from now on."""
     queue: asyncio.Queue[str] = asyncio.Queue()
     hub.subs[cid].add(queue)
 
@@ -170,6 +183,10 @@ async def events(request: Request) -> Response:
     return StreamingResponse(
         stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
     )
+
+
+async def events(request: Request) -> Response:
+    return stream_of(hub, int(request.path_params["cid"]))
 
 
 app = Starlette(

@@ -1,6 +1,6 @@
 """In-process: a roll and a chat line with the campaign page's live push to 8 viewers.
 
-    PYTHONPATH=$PWD .venv/bin/python -m bench.campaign_push --db postgresql+psycopg://postgres@127.0.0.1/bench_push
+    PYTHONPATH=$PWD .venv/bin/python -m bench.campaign_push --db postgresql+asyncpg://postgres@127.0.0.1/bench_push
 
 What a browser on the campaign page costs the server per action: the request, then the
 page's live push (``CAMPAIGN_PAGE.stream``) rendered for each of 8 viewers (the GM and seven
@@ -85,7 +85,7 @@ async def measure(db: str, rounds: int) -> dict[str, Any]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--db", required=True, help="postgresql+psycopg://… of a scratch database")
+    p.add_argument("--db", required=True, help="postgresql+asyncpg://… of a scratch database")
     p.add_argument("--rounds", type=int, default=200, help="actions per kind and round")
     a = p.parse_args()
     recreate(a.db, ROOT)

@@ -8,7 +8,7 @@ then takes the served app's thresholds; then ``bench.map``'s moves and rolls run
 passes per generation, their time in all, the longest one (the event loop stands still
 meanwhile), the move's CPU (p50 and mean) and the process's CPU for the measurement.
 
-    python -m bench.collector [--pg postgresql+psycopg://postgres@127.0.0.1] [--moves 300]
+    python -m bench.collector [--pg postgresql+asyncpg://postgres@127.0.0.1] [--moves 300]
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def side(db: str, moves: int, served: bool) -> dict[str, Any]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--pg", default="postgresql+psycopg://postgres@127.0.0.1")
+    p.add_argument("--pg", default="postgresql+asyncpg://postgres@127.0.0.1")
     p.add_argument("--moves", type=int, default=300)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--side", choices=("default", "served"), help=argparse.SUPPRESS)

@@ -331,7 +331,7 @@ async def measure(
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TAFELRUNDE_")}
     env.update(
-        TAFELRUNDE_DATABASE_URL=f"{pg.replace('postgresql://', 'postgresql+psycopg://')}/{DB}",
+        TAFELRUNDE_DATABASE_URL=f"{pg.replace('postgresql://', 'postgresql+asyncpg://')}/{DB}",
         TAFELRUNDE_SECRET_KEY="bench-secret",
         TAFELRUNDE_ARGON2_TIME_COST="1",
         TAFELRUNDE_ARGON2_MEMORY_KIB="8192",

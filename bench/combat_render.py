@@ -8,7 +8,7 @@ the fight with every figure placed on it (the view then shows its board beside t
 The ``server_*`` figures are ``bench.render``'s: the page and its templates with no
 instrument.
 
-``python -m bench.combat_render --db postgresql+psycopg://postgres@127.0.0.1/bench_app``
+``python -m bench.combat_render --db postgresql+asyncpg://postgres@127.0.0.1/bench_app``
 prints one JSON object per participant count.
 """
 

@@ -1,7 +1,7 @@
 """CPU of one combat step in process, beside a roll in the same run (issue 29: «a combat step
 ≤ 3× a roll»).
 
-    .venv/bin/python -m bench.combat_step --db postgresql+psycopg://postgres@127.0.0.1/bench_step
+    .venv/bin/python -m bench.combat_step --db postgresql+asyncpg://postgres@127.0.0.1/bench_step
 
 Creates the database afresh, builds the game night's fight (an H&H campaign, four player
 characters and four goblins, started) through the JSON API, then the GM plays ``--steps``
@@ -124,7 +124,7 @@ async def measure(db_url: str, steps: int, rounds: int) -> dict[str, Any]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--db", required=True, help="postgresql+psycopg://… of a scratch database")
+    p.add_argument("--db", required=True, help="postgresql+asyncpg://… of a scratch database")
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--keep", action="store_true", help="reuse the database as it is")

@@ -23,10 +23,11 @@ Figures (the last line of output is one JSON object):
 - **action → every screen**: for each roll and chat line, from its scheduled instant to the
   arrival at each of the group's five streams (p50 / p99 of deliveries) and to the *last* of
   the five (p99 of actions); lost or duplicated deliveries are counted;
-- the **baseline** at the same load, in the same run: the bare Starlette + psycopg app
-  (``bench/baseline_app.py``: INSERT + NOTIFY + SSE fan-out) posting the same rolls per
-  second to as many campaigns with five viewers each; the ratio p99 (service) ÷ p99
-  (baseline) is the issue's «p99 within 2× the baseline's».
+- the **baseline** at the same load, in the same run: the bare Starlette app on raw asyncpg
+  (``bench/baseline_asyncpg.py``: INSERT + NOTIFY + SSE fan-out; ``BENCH_BASELINE=sqlalchemy``
+  for the first one, ``bench/baseline_app.py``, as in figures before 2026-12-06) posting
+  the same rolls per second to as many campaigns with five viewers each; the ratio p99
+  (service) ÷ p99 (baseline) is the issue's «p99 within 2× the baseline's».
 
 ``--hosts N`` (N > 1) plays a second evening, on N app processes that carry the live events
 between them over NATS JetStream (``TAFELRUNDE_NATS_URL``; a ``nats-server -js`` of the

@@ -7,7 +7,7 @@ gained per stream (``tracemalloc``), plus the allocation sites that hold the mos
 baseline is ``bench/baseline_app.py`` (a bare Starlette ``StreamingResponse`` over a queue)
 driven the same way, in the same process, one after the other.
 
-``python -m bench.idle_memory --db postgresql+psycopg://postgres@127.0.0.1/bench_x --streams 500``
+``python -m bench.idle_memory --db postgresql+asyncpg://postgres@127.0.0.1/bench_x --streams 500``
 prints one JSON object. RSS (``bench/run.py``'s figure) also holds what the server's
 sockets and uvicorn's protocol objects cost; this figure is the app's part of it.
 """

@@ -33,7 +33,7 @@ def _env(pg: str, db: str, app_root: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         PYTHONPATH=str(app_root),
-        TAFELRUNDE_DATABASE_URL=f"{pg.replace('postgresql://', 'postgresql+psycopg://')}/{db}_svc",
+        TAFELRUNDE_DATABASE_URL=f"{pg.replace('postgresql://', 'postgresql+asyncpg://')}/{db}_svc",
         TAFELRUNDE_SECRET_KEY="bench-secret",
         TAFELRUNDE_ARGON2_TIME_COST="1",
         TAFELRUNDE_ARGON2_MEMORY_KIB="8192",

@@ -7,7 +7,8 @@ Node + socket.io stand-in», «≤ 1.5× the bare baseline»).
 Set-up (its own): ``npm ci`` in ``bench/node_standin`` (socket.io, socket.io-client and
 node-postgres from the npm registry, versions locked in its ``package-lock.json``), then
 three servers on fresh databases — the service (``tafelrunde serve``), the bare baseline
-(``bench/baseline_app.py``: Starlette, INSERT + NOTIFY, SSE) and the stand-in
+(``bench/baseline_asyncpg.py``: Starlette on raw asyncpg, INSERT + NOTIFY, SSE;
+``BENCH_BASELINE=sqlalchemy`` for ``bench/baseline_app.py``) and the stand-in
 (``bench/node_standin/server.js``: sign-in per connection, membership check per roll,
 server dice, one INSERT with the campaign's gap-free seq, a room broadcast). Each round
 puts ``--campaigns`` × ``--viewers`` watchers on each server and ``--rate`` rolls/s for

@@ -12,7 +12,7 @@ page's ASGI app called directly (no test client, as ``bench.roll_request`` calls
 client's work is not the server's), no statement listener, no template spy on either
 side. The other figures include the test client and the instruments, as they always did.
 
-``python -m bench.render --db postgresql+psycopg://postgres@127.0.0.1/bench_app``
+``python -m bench.render --db postgresql+asyncpg://postgres@127.0.0.1/bench_app``
 prints one JSON object.
 """
 

@@ -1,6 +1,6 @@
 """Where a roll request's CPU goes, layer by layer, against the baseline's roll in process.
 
-    .venv/bin/python -m bench.request_floor --db postgresql+psycopg://postgres@127.0.0.1/bench_floor
+    .venv/bin/python -m bench.request_floor --db postgresql+asyncpg://postgres@127.0.0.1/bench_floor
 
 Creates the database afresh, migrates it, signs up one player with a campaign and calls, as
 ASGI callables in this process (no uvicorn, no network, no streams), POSTs that each add one
@@ -12,12 +12,14 @@ layer of the real roll request to the one before:
 - ``sign-in``: the route of a campaign with the signed-in user (``CurrentUser``): the one
   statement of sign-in, role and campaign row, and the ORM objects it loads;
 - ``roll``: the real ``POST /api/v1/campaigns/{id}/rolls``;
-- ``baseline roll``: ``bench/baseline_app.py``'s roll (one INSERT, one NOTIFY, commit), the
-  denominator of the CPU-per-roll target, called the same way.
+- ``baseline roll``: ``bench/baseline_app.py``'s roll (one INSERT, one NOTIFY, commit through
+  SQLAlchemy Core on psycopg), called the same way;
+- ``asyncpg baseline roll``: ``bench/baseline_asyncpg.py``'s: the same on raw asyncpg, the
+  issue's bare baseline and the denominator of its CPU-per-roll target.
 
 The probe routes are added to the app object here, never to the app's code. Rounds
 alternate the layers, and the medians of the rounds are printed as JSON: milliseconds of
-this process's CPU per request, and each as a ratio to the baseline's roll.
+this process's CPU per request, and each as a ratio to either baseline's roll.
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ from app.web.deps import CurrentUser, Session, TransactionalRoute
 from bench.roll_request import ROOT, app_for, asgi_channel, post_scope, recreate, sign_up
 
 ASGI = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
-LAYERS = ("empty", "session", "select 1", "sign-in", "roll", "baseline roll")
+LAYERS = (
+    "empty", "session", "select 1", "sign-in", "roll", "baseline roll", "asyncpg baseline roll"
+)  # fmt: skip
 
 
 def _probes(app: Any) -> None:
@@ -92,6 +96,7 @@ async def _cpu_per_request(app: ASGI, scope: dict[str, Any], body: bytes, n: int
 async def measure(db_url: str, requests: int, rounds: int) -> dict[str, Any]:
     os.environ["BENCH_DATABASE_URL"] = db_url
     import bench.baseline_app as baseline
+    import bench.baseline_asyncpg as bare
 
     app = app_for(db_url)
     _probes(app)
@@ -105,6 +110,7 @@ async def measure(db_url: str, requests: int, rounds: int) -> dict[str, Any]:
         "sign-in": (app, f"/api/v1/campaigns/{cid}/floor"),
         "roll": (app, f"/api/v1/campaigns/{cid}/rolls"),
         "baseline roll": (baseline.app, f"/campaigns/{base_cid}/rolls"),
+        "asyncpg baseline roll": (bare.app, f"/campaigns/{base_cid}/rolls"),
     }
     gc.collect()
     gc.freeze()  # as the server's lifespan does
@@ -118,20 +124,22 @@ async def measure(db_url: str, requests: int, rounds: int) -> dict[str, Any]:
             )
     await app.state.ctx.engine.dispose()
     await baseline.engine.dispose()
+    await bare.close()
     ms = {name: statistics.median(values) for name, values in runs.items()}
-    base = ms["baseline roll"]
+    base, bare_base = ms["baseline roll"], ms["asyncpg baseline roll"]
     return {
         "requests_per_round": requests,
         "rounds": rounds,
         "cpu_ms_per_request": {k: round(v, 3) for k, v in ms.items()},
         "ratio_to_baseline_roll": {k: round(v / base, 2) for k, v in ms.items()},
+        "ratio_to_asyncpg_baseline_roll": {k: round(v / bare_base, 2) for k, v in ms.items()},
         "runs": {k: [round(v, 3) for v in values] for k, values in runs.items()},
     }
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--db", required=True, help="postgresql+psycopg://… of a scratch database")
+    p.add_argument("--db", required=True, help="postgresql+asyncpg://… of a scratch database")
     p.add_argument("--requests", type=int, default=800, help="requests per layer and round")
     p.add_argument("--rounds", type=int, default=4)
     a = p.parse_args()

@@ -1,6 +1,6 @@
 """CPU of one roll (or chat line) request in process: the app called as an ASGI callable.
 
-    .venv/bin/python -m bench.roll_request --db postgresql+psycopg://postgres@127.0.0.1/bench_roll
+    .venv/bin/python -m bench.roll_request --db postgresql+asyncpg://postgres@127.0.0.1/bench_roll
 
 Creates the database afresh (``--keep`` reuses it), migrates it, signs up one player with a
 campaign, then posts ``--requests`` rolls straight into the ASGI app (no uvicorn, no HTTP
@@ -35,7 +35,7 @@ PASSWORD = "bench-password-4711"
 
 
 def recreate(db_url: str, app_root: Path) -> None:
-    base, _, name = db_url.replace("postgresql+psycopg://", "postgresql://").rpartition("/")
+    base, _, name = ("postgresql://" + db_url.partition("://")[2]).rpartition("/")
     with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -179,7 +179,7 @@ async def measure(
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--db", required=True, help="postgresql+psycopg://… of a scratch database")
+    p.add_argument("--db", required=True, help="postgresql+asyncpg://… of a scratch database")
     p.add_argument("--requests", type=int, default=2000)
     p.add_argument("--app-root", type=Path, default=ROOT)
     p.add_argument("--keep", action="store_true", help="reuse the database as it is")

@@ -127,7 +127,7 @@ def service_env(pg: str, app_db: str, base_db: str) -> dict[str, str]:
     """The environment of the service (on ``app_db``) and the baseline (on ``base_db``)."""
     env = dict(os.environ)
     env.update(
-        TAFELRUNDE_DATABASE_URL=f"{pg.replace('postgresql://', 'postgresql+psycopg://')}/{app_db}",
+        TAFELRUNDE_DATABASE_URL=f"{pg.replace('postgresql://', 'postgresql+asyncpg://')}/{app_db}",
         TAFELRUNDE_SECRET_KEY="bench-secret",
         TAFELRUNDE_ARGON2_TIME_COST="1",
         TAFELRUNDE_ARGON2_MEMORY_KIB="8192",
@@ -149,6 +149,19 @@ def service_server(name: str, env: dict[str, str]) -> Server:
     return Server(name, [str(VENV_BIN / "tafelrunde"), "serve", "--port", str(port)], env, port)
 
 
+#: The bare baselines: issue 29's is Starlette on raw asyncpg; the first one (kept for the
+#: figures measured against it) runs the same SQL through SQLAlchemy Core on psycopg.
+#: ``BENCH_BASELINE`` chooses which one the live benchmarks serve.
+BASELINES = {"asyncpg": "bench.baseline_asyncpg", "sqlalchemy": "bench.baseline_app"}
+
+
+def baseline_module() -> str:
+    choice = os.environ.get("BENCH_BASELINE", "asyncpg")
+    if choice not in BASELINES:
+        raise SystemExit(f"BENCH_BASELINE must be one of {', '.join(BASELINES)}, not {choice!r}")
+    return BASELINES[choice]
+
+
 def start_servers(pg: str, suffix: str) -> tuple[Server, Server]:
     app_db, base_db = f"bench_perf_app{suffix}", f"bench_perf_base{suffix}"
     recreate_db(pg, app_db)
@@ -162,7 +175,7 @@ def start_servers(pg: str, suffix: str) -> tuple[Server, Server]:
             str(VENV_BIN / "python"),
             "-m",
             "uvicorn",
-            "bench.baseline_app:app",
+            f"{baseline_module()}:app",
             "--port",
             str(bp),
             "--proxy-headers",
@@ -326,7 +339,7 @@ def _short(r: dict[str, Any]) -> str:
 
 
 def run_render(pg: str, suffix: str, smoke: bool) -> list[dict[str, Any]]:
-    db = f"{pg.replace('postgresql://', 'postgresql+psycopg://')}/bench_perf_app{suffix}"
+    db = f"{pg.replace('postgresql://', 'postgresql+asyncpg://')}/bench_perf_app{suffix}"
     out = []
     for entries in (10, 30) if smoke else (20, 200):
         cmd = [
@@ -376,7 +389,7 @@ def run_combat(pg: str, smoke: bool) -> dict[str, Any]:
 
 def run_combat_render(pg: str, suffix: str, smoke: bool) -> dict[str, Any]:
     """The combat view of 20 participants (``bench/combat_render.py``)."""
-    db = f"{pg.replace('postgresql://', 'postgresql+psycopg://')}/bench_perf_app{suffix}"
+    db = f"{pg.replace('postgresql://', 'postgresql+asyncpg://')}/bench_perf_app{suffix}"
     cmd = [sys.executable, "-m", "bench.combat_render", "--db", db, "--participants", "20"]
     res = subprocess.run(
         [*cmd, "--renders", "5" if smoke else "100"], cwd=ROOT, capture_output=True, text=True,
@@ -649,8 +662,9 @@ def write_results(path: Path, res: dict[str, Any], argv: list[str]) -> list[Verd
         "- One uvicorn process per server (uvloop, httptools, access log on). Load generator "
         "(aiohttp, open loop, latency from the *scheduled* send time) in one more process on "
         "the same 2 cores, so every figure includes that contention, equally for both.",
-        "- Baseline (`bench/baseline_app.py`): Starlette, one `INSERT` (gap-free seq in the "
-        "same statement) + `pg_notify` per POST, a `LISTEN` connection fanning the "
+        f"- Baseline (`{res.get('baseline', 'bench/baseline_app.py')}`): Starlette, one `INSERT` "
+        "(gap-free seq in the same statement) + `pg_notify` per POST, a `LISTEN` connection "
+        "fanning the "
         "same-shape payload out to `StreamingResponse` SSE streams. No auth, rules, "
         "templates, visibility filtering or resume.",
         "",
@@ -838,6 +852,7 @@ def main() -> int:
     for db in (f"bench_perf_app{suffix}", f"bench_perf_base{suffix}"):
         drop_db(a.pg, db)
     res["machine"] = machine()
+    res["baseline"] = baseline_module().replace(".", "/") + ".py"
     res["date"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     res["wall_s"] = time.monotonic() - t0
     res["speed"] = (speed_before, cpu_speed())

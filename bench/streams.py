@@ -32,7 +32,7 @@ def start_service(pg: str, db: str, app_root: Path) -> Server:
     env = dict(os.environ)
     env.update(
         PYTHONPATH=str(app_root),
-        TAFELRUNDE_DATABASE_URL=f"{pg.replace('postgresql://', 'postgresql+psycopg://')}/{db}",
+        TAFELRUNDE_DATABASE_URL=f"{pg.replace('postgresql://', 'postgresql+asyncpg://')}/{db}",
         TAFELRUNDE_SECRET_KEY="bench-secret",
         TAFELRUNDE_ARGON2_TIME_COST="1",
         TAFELRUNDE_ARGON2_MEMORY_KIB="8192",

@@ -3,7 +3,7 @@
 Usage (from the repository root, with the test extra installed):
 
     .venv/bin/python scripts/schemathesis_run.py                    # SQLite in a temp dir
-    .venv/bin/python scripts/schemathesis_run.py --postgres postgresql+psycopg://postgres@127.0.0.1/tafelrunde_st
+    .venv/bin/python scripts/schemathesis_run.py --postgres postgresql+asyncpg://postgres@127.0.0.1/tafelrunde_st
 
 ``--postgres`` names a database that is dropped and created afresh. The script migrates the
 database, starts uvicorn on it, creates the fixtures over the API (a GM and a player, an H&H
@@ -59,7 +59,7 @@ def _free_port() -> int:
 def fresh_postgres(url: str) -> None:
     """Drop and create the database ``url`` names (on the same server)."""
     base, _, name = url.rpartition("/")
-    server = base.replace("postgresql+psycopg://", "postgresql://") + "/postgres"
+    server = "postgresql://" + base.partition("://")[2] + "/postgres"
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')

@@ -1,7 +1,7 @@
 """Test fixtures: a real database built by the migrations, the app, clients, a live server.
 
 SQLite by default; PostgreSQL when ``TAFELRUNDE_TEST_DATABASE_URL`` is set, e.g.
-``postgresql+psycopg://postgres@127.0.0.1/test``. Every test starts from empty tables.
+``postgresql+asyncpg://postgres@127.0.0.1/test``. Every test starts from empty tables.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import text
 
-from app.config import Environment, Settings
+from app.config import ASYNCPG, Environment, Settings
 from app.main import create_app
 from app.migrate import upgrade
 from app.models import Base
@@ -68,7 +68,7 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     url = os.environ.get("TAFELRUNDE_TEST_DATABASE_URL", "")
     if url:
         if url.startswith("postgresql://"):
-            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+            url = ASYNCPG + url.removeprefix("postgresql://")
         _reset_postgres(url)
     else:
         url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('db') / 'test.db'}"

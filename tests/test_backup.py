@@ -165,7 +165,7 @@ async def postgres_target(database_url: str) -> AsyncIterator[str | None]:
     with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{target}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{target}"')
-    yield f"postgresql+psycopg://{server.partition('://')[2]}/{target}"
+    yield f"postgresql+asyncpg://{server.partition('://')[2]}/{target}"
     with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{target}" WITH (FORCE)')
 

@@ -85,7 +85,7 @@ def test_app_environment(compose: dict[str, Any]) -> None:
     db_env = {k: interpolate(v) for k, v in env_of(compose["services"]["db"]).items()}
     url = interpolate(env["TAFELRUNDE_DATABASE_URL"])
     parts = urlsplit(url)
-    assert parts.scheme == "postgresql+psycopg"
+    assert parts.scheme == "postgresql+asyncpg"
     assert parts.hostname == "db"
     assert parts.username == db_env["POSTGRES_USER"]
     assert parts.password == db_env["POSTGRES_PASSWORD"]

@@ -20,6 +20,7 @@ from app.config import Settings
 from app.db import create_engine, utcnow
 from app.migrate import alembic_config, upgrade
 from app.models import MODEL_MODULES, Base
+from tests.blocking import blocking_url
 
 APP = Path(__file__).resolve().parents[1] / "app"
 
@@ -89,7 +90,7 @@ OLD_EVENTS = [
 def test_event_subject_is_backfilled_from_payloads(database_url: str, tmp_path: Path) -> None:
     with _scratch_database(database_url, tmp_path) as url:
         upgrade(url, "0003")
-        sync_url = url.replace("+aiosqlite", "")
+        sync_url = blocking_url(url)
         engine = sa_create_engine(sync_url)
         with engine.begin() as conn:
             conn.execute(
@@ -154,7 +155,7 @@ def _old_encounters(conn: Connection) -> None:
 def test_undo_histories_move_into_rows_and_back(database_url: str, tmp_path: Path) -> None:
     with _scratch_database(database_url, tmp_path) as url:
         upgrade(url, "0010_sight")
-        engine = sa_create_engine(url.replace("+aiosqlite", ""))
+        engine = sa_create_engine(blocking_url(url))
         with engine.begin() as conn:
             _old_encounters(conn)
         upgrade(url, "0011")
@@ -212,7 +213,7 @@ def test_a_scene_keeps_its_tokens_and_background_through_line_of_sight(
     tokens and background with it (their foreign keys cascade)."""
     with _scratch_database(database_url, tmp_path) as url:
         upgrade(url, "0009")
-        engine = sa_create_engine(url.replace("+aiosqlite", ""))
+        engine = sa_create_engine(blocking_url(url))
         with engine.begin() as conn:
             _campaign_with_scene(conn)
             conn.execute(
@@ -273,7 +274,7 @@ def test_a_campaign_keeps_its_rows_up_to_the_newest_revision_and_back(
     """Batch mode on SQLite rebuilds tables; none may take a campaign's rows with it."""
     with _scratch_database(database_url, tmp_path) as url:
         upgrade(url, "0003")
-        engine = sa_create_engine(url.replace("+aiosqlite", ""))
+        engine = sa_create_engine(blocking_url(url))
         with engine.begin() as conn:
             for table, values in _ROWS_AT_0003.items():
                 conn.execute(text(f'INSERT INTO "{table}" {values}'), {"now": utcnow()})
@@ -330,7 +331,7 @@ def test_the_five_places_of_an_audience_move_into_one_and_back(
 ) -> None:
     with _scratch_database(database_url, tmp_path) as url:
         upgrade(url, "0011")
-        engine = sa_create_engine(url.replace("+aiosqlite", ""))
+        engine = sa_create_engine(blocking_url(url))
         now = {"now": utcnow()}
         with engine.begin() as conn:
             for uid in (1, 2, 3):
@@ -387,7 +388,7 @@ def test_movement_spent_moves_from_the_tokens_into_the_fight(
     the fight's state (an earlier turn's count goes); the downgrade writes it back."""
     with _scratch_database(database_url, tmp_path) as url:
         upgrade(url, "0016_tokenslook")
-        engine = sa_create_engine(url.replace("+aiosqlite", ""))
+        engine = sa_create_engine(blocking_url(url))
         now = {"now": utcnow()}
         state = {"round": 2, "turn": 1, "figures": {"7": {"lp": 9}, "8": {"lp": 5}}}
         with engine.begin() as conn:

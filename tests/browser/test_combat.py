@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.characters.models import Character
+from tests.blocking import blocking_url
 from tests.browser.flows import create_campaign, invite_link, join, register, wait_live
 
 PHONE = {"width": 390, "height": 844}
@@ -26,12 +27,8 @@ STATS = {"lp": 20, "rs": 1, "initiative": 10, "angriff": 12, "verteidigung": 11,
          "unbeugsamkeit": 10, "willenskraft": 9, "schaden_w": 6, "schaden_bonus": 0}  # fmt: skip
 
 
-def _sync_url(url: str) -> str:
-    return url.replace("+aiosqlite", "").replace("+psycopg", "+psycopg")
-
-
 def _add_character(database_url: str, campaign_id: int, username: str, name: str, ini: int) -> None:
-    engine = create_engine(_sync_url(database_url))
+    engine = create_engine(blocking_url(database_url))
     with Session(engine) as session:
         owner = session.scalar(select(User.id).where(User.username == username))
         session.add(

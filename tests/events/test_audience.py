@@ -25,6 +25,7 @@ from app.core.viewer import Role, Viewer
 from app.events import audience as a
 from app.events.models import CampaignEvent
 from app.events.service import project, visible_to
+from tests.blocking import blocking_url
 
 USERS = st.integers(1, 5)
 WHEN = datetime(2026, 12, 3, 6, 0, tzinfo=UTC)
@@ -97,7 +98,7 @@ VIEWERS = st.builds(Viewer, USERS, st.just("v"), st.sampled_from(list(Role)))
 @pytest.fixture(scope="module")
 def log(database_url: str) -> Iterator[tuple[Connection, int]]:
     """A connection to the test database with a campaign, all rolled back at the end."""
-    url = database_url.replace("+aiosqlite", "")
+    url = blocking_url(database_url)
     engine = create_engine(url)
     with engine.connect() as conn:
         outer = conn.begin()

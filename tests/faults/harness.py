@@ -108,7 +108,7 @@ class PgCluster:
         name = unique("f")
         with psycopg.connect(f"{self.conninfo}/postgres", autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{name}"
+        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}/{name}"
 
     def execute(self, url: str, sql: str) -> list[tuple[object, ...]]:
         with psycopg.connect("postgresql://" + url.partition("://")[2], autocommit=True) as conn:
