@@ -180,11 +180,21 @@ def _serialize_sqlite_writes(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+#: SQLSTATE classes of a database that is away or cannot take the write: connection (08),
+#: insufficient resources (53: disk full, out of memory, too many connections), operator
+#: intervention (57: shut down, starting up) and system errors (58). psycopg raises them as
+#: ``OperationalError``; asyncpg's reach SQLAlchemy as its generic ``Error``.
+_AWAY = ("08", "53", "57", "58")
+
+
 def is_database_unavailable(exc: BaseException) -> bool:
     """The database cannot be reached or cannot take the write (down, restarting, full)."""
     if isinstance(exc, OperationalError | InterfaceError):
         return True
-    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+    if not isinstance(exc, DBAPIError):
+        return False
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    return exc.connection_invalidated or (isinstance(sqlstate, str) and sqlstate[:2] in _AWAY)
 
 
 def is_storage_full(exc: BaseException) -> bool:

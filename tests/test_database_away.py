@@ -1,0 +1,71 @@
+"""When is the database away (503 with ``Retry-After``) and when is an error ours (500)?
+
+``app.db.is_database_unavailable`` decides it for the answers, the streams and the warden.
+psycopg raises a database that is away as ``OperationalError``; asyncpg's errors reach
+SQLAlchemy as one generic ``Error`` that carries their SQLSTATE, so the decision reads that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+from sqlalchemy import text
+from sqlalchemy.dialects.postgresql.asyncpg import AsyncAdapt_asyncpg_dbapi
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.db import create_engine, is_database_unavailable
+
+_DBAPI = AsyncAdapt_asyncpg_dbapi(asyncpg)  # type: ignore[no-untyped-call]
+
+
+def _as_sqlalchemy_raises(error: asyncpg.PostgresError) -> DBAPIError:
+    """``error`` as a statement on asyncpg hands it to the app."""
+    translate = _DBAPI._asyncpg_error_translate
+    adapted = next(translate[c] for c in type(error).__mro__ if c in translate)
+    raised = DBAPIError.instance("SELECT 1", {}, adapted(error.args[0], error), _DBAPI.Error)
+    assert isinstance(raised, DBAPIError)
+    return raised
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        asyncpg.exceptions.CannotConnectNowError("the database system is starting up"),
+        asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator"),
+        asyncpg.exceptions.DiskFullError("could not extend file: No space left on device"),
+        asyncpg.exceptions.TooManyConnectionsError("sorry, too many clients already"),
+    ],
+)
+def test_a_database_starting_stopping_or_full_is_away(error: asyncpg.PostgresError) -> None:
+    assert is_database_unavailable(_as_sqlalchemy_raises(error))
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        asyncpg.exceptions.UniqueViolationError("duplicate key value"),
+        asyncpg.exceptions.UndefinedColumnError("column does not exist"),
+        asyncpg.exceptions.DataError("invalid input for query argument"),
+    ],
+)
+def test_a_mistake_of_ours_is_not_the_database_being_away(error: asyncpg.PostgresError) -> None:
+    assert not is_database_unavailable(_as_sqlalchemy_raises(error))
+
+
+@pytest.fixture
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("a server that ends the connection is PostgreSQL's")
+    engine = create_engine(database_url)
+    yield engine
+    await engine.dispose()
+
+
+async def test_a_connection_the_server_ends_mid_statement_is_away(engine: AsyncEngine) -> None:
+    async with engine.connect() as conn:
+        with pytest.raises(DBAPIError) as raised:
+            await conn.execute(text("SELECT pg_terminate_backend(pg_backend_pid())"))
+    assert is_database_unavailable(raised.value)
