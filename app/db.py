@@ -130,6 +130,7 @@ def create_engine(url: str) -> AsyncEngine:
         json_deserializer=json_value,
     )
     _ping_when_idle(engine.sync_engine)
+    _refused_connection_is_operational(engine.sync_engine)
     return engine
 
 
@@ -162,6 +163,21 @@ def _ping_when_idle(engine: Engine) -> None:
             engine.dialect.do_ping(dbapi_connection)
         except Exception as exc:  # any failure of the ping: connect afresh
             raise DisconnectionError("pooled connection failed its ping") from exc
+
+
+def _refused_connection_is_operational(engine: Engine) -> None:
+    """A server that refuses the connection (down, restarting) is the driver's
+    ``OperationalError``, which SQLAlchemy hands on as its own: a 503 like every database
+    that is away. psycopg raises it so; asyncpg lets the socket's ``OSError`` through, which
+    SQLAlchemy does not wrap (a 500 and a broken connection to the browser before)."""
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(dialect: Dialect, _rec: Any, cargs: Any, cparams: Any) -> Any:
+        dbapi = dialect.loaded_dbapi
+        try:
+            return dbapi.connect(*cargs, **cparams)
+        except OSError as exc:
+            raise dbapi.OperationalError(f"cannot connect: {exc}") from exc
 
 
 def _serialize_sqlite_writes(engine: Engine) -> None:

@@ -7,6 +7,7 @@ SQLAlchemy as one generic ``Error`` that carries their SQLSTATE, so the decision
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 
 import asyncpg
@@ -68,4 +69,22 @@ async def test_a_connection_the_server_ends_mid_statement_is_away(engine: AsyncE
     async with engine.connect() as conn:
         with pytest.raises(DBAPIError) as raised:
             await conn.execute(text("SELECT pg_terminate_backend(pg_backend_pid())"))
+    assert is_database_unavailable(raised.value)
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("driver", ["asyncpg", "psycopg"])
+async def test_a_server_that_refuses_the_connection_is_away(driver: str) -> None:
+    engine = create_engine(f"postgresql+{driver}://postgres@127.0.0.1:{_closed_port()}/x")
+    try:
+        with pytest.raises(DBAPIError) as raised:
+            async with engine.connect():
+                pass
+    finally:
+        await engine.dispose()
     assert is_database_unavailable(raised.value)
