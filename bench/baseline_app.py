@@ -17,7 +17,7 @@ import json
 import os
 import secrets
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -87,18 +87,25 @@ async def _listen() -> None:
 
 
 @asynccontextmanager
-async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-    async with engine.begin() as conn:
-        for stmt in DDL:
-            await conn.execute(text(stmt))
-    task = asyncio.create_task(_listen())
+async def listening(listen: Callable[[], Coroutine[Any, Any, None]]) -> AsyncIterator[None]:
+    """``listen`` running in a task of its own until the block ends."""
+    task = asyncio.create_task(listen())
     try:
         yield
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-        await engine.dispose()
+
+
+@asynccontextmanager
+async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+    async with engine.begin() as conn:
+        for stmt in DDL:
+            await conn.execute(text(stmt))
+    async with listening(_listen):
+        yield
+    await engine.dispose()
 
 
 async def create_campaign(_request: Request) -> Response:
@@ -185,15 +192,25 @@ def stream_of(hub: Hub, cid: int) -> StreamingResponse:
     )
 
 
-async def events(request: Request) -> Response:
-    return stream_of(hub, int(request.path_params["cid"]))
+Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-app = Starlette(
-    routes=[
-        Route("/campaigns", create_campaign, methods=["POST"]),
-        Route("/campaigns/{cid:int}/rolls", roll, methods=["POST"]),
-        Route("/campaigns/{cid:int}/events", events, methods=["GET"]),
-    ],
-    lifespan=lifespan,
-)
+def baseline_app(
+    create: Endpoint, post_roll: Endpoint, fan_out: Hub, life: Callable[[Starlette], Any]
+) -> Starlette:
+    """A baseline's routes: a new campaign, a roll, a campaign's stream from ``fan_out``."""
+
+    async def events(request: Request) -> Response:
+        return stream_of(fan_out, int(request.path_params["cid"]))
+
+    return Starlette(
+        routes=[
+            Route("/campaigns", create, methods=["POST"]),
+            Route("/campaigns/{cid:int}/rolls", post_roll, methods=["POST"]),
+            Route("/campaigns/{cid:int}/events", events, methods=["GET"]),
+        ],
+        lifespan=life,
+    )
+
+
+app = baseline_app(create_campaign, roll, hub, lifespan)

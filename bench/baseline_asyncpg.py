@@ -14,7 +14,6 @@ Run: ``BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1/bench_base \\
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,17 +23,17 @@ import asyncpg
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from bench.baseline_app import (
     CHANNEL,
     DDL,
     Hub,
+    baseline_app,
     database_url,
+    listening,
     roll_answer,
     roll_payload,
     sse_frame,
-    stream_of,
 )
 
 INSERT = (
@@ -95,14 +94,9 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     async with (await pool()).acquire() as conn:
         for stmt in DDL:
             await conn.execute(stmt)
-    task = asyncio.create_task(_listen())
-    try:
+    async with listening(_listen):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        await close()
+    await close()
 
 
 async def create_campaign(_request: Request) -> Response:
@@ -123,15 +117,4 @@ async def roll(request: Request) -> Response:
     return roll_answer(seq, payload, visibility)
 
 
-async def events(request: Request) -> Response:
-    return stream_of(hub, int(request.path_params["cid"]))
-
-
-app = Starlette(
-    routes=[
-        Route("/campaigns", create_campaign, methods=["POST"]),
-        Route("/campaigns/{cid:int}/rolls", roll, methods=["POST"]),
-        Route("/campaigns/{cid:int}/events", events, methods=["GET"]),
-    ],
-    lifespan=lifespan,
-)
+app = baseline_app(create_campaign, roll, hub, lifespan)

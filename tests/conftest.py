@@ -20,8 +20,10 @@ import psycopg
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.config import ASYNCPG, Environment, Settings
+from app.db import create_engine
 from app.main import create_app
 from app.migrate import upgrade
 from app.models import Base
@@ -121,6 +123,17 @@ async def app(settings: Settings) -> AsyncIterator[FastAPI]:
     application = create_app(settings)
     async with application.router.lifespan_context(application):
         yield application
+
+
+@pytest.fixture
+async def postgres_engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    """The app's engine on the test database, for tests of what only a server does (drop a
+    connection, end one); skipped on SQLite."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("a database server's doing (SQLite has no server)")
+    engine = create_engine(database_url)
+    yield engine
+    await engine.dispose()
 
 
 ClientFactory = Callable[[], httpx.AsyncClient]

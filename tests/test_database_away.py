@@ -8,7 +8,6 @@ SQLAlchemy as one generic ``Error`` that carries their SQLSTATE, so the decision
 from __future__ import annotations
 
 import socket
-from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
@@ -56,17 +55,10 @@ def test_a_mistake_of_ours_is_not_the_database_being_away(error: asyncpg.Postgre
     assert not is_database_unavailable(_as_sqlalchemy_raises(error))
 
 
-@pytest.fixture
-async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    if not database_url.startswith("postgresql"):
-        pytest.skip("a server that ends the connection is PostgreSQL's")
-    engine = create_engine(database_url)
-    yield engine
-    await engine.dispose()
-
-
-async def test_a_connection_the_server_ends_mid_statement_is_away(engine: AsyncEngine) -> None:
-    async with engine.connect() as conn:
+async def test_a_connection_the_server_ends_mid_statement_is_away(
+    postgres_engine: AsyncEngine,
+) -> None:
+    async with postgres_engine.connect() as conn:
         with pytest.raises(DBAPIError) as raised:
             await conn.execute(text("SELECT pg_terminate_backend(pg_backend_pid())"))
     assert is_database_unavailable(raised.value)

@@ -7,7 +7,6 @@ pool a moment ago is taken without one.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import psycopg
@@ -16,16 +15,6 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import app.db
-from app.db import create_engine
-
-
-@pytest.fixture
-async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    if not database_url.startswith("postgresql"):
-        pytest.skip("the ping is PostgreSQL's (SQLite has no server to lose)")
-    engine = create_engine(database_url)
-    yield engine
-    await engine.dispose()
 
 
 async def _backend_pid(engine: AsyncEngine) -> int:
@@ -52,24 +41,26 @@ def _count_pings(engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch) -> list[i
 
 
 async def test_a_connection_closed_while_idle_is_replaced_before_the_request_uses_it(
-    engine: AsyncEngine, database_url: str, monkeypatch: pytest.MonkeyPatch
+    postgres_engine: AsyncEngine, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pings = _count_pings(engine, monkeypatch)
-    first = await _backend_pid(engine)
+    pings = _count_pings(postgres_engine, monkeypatch)
+    first = await _backend_pid(postgres_engine)
     _terminate(database_url, first)
     monkeypatch.setattr(app.db, "PING_AFTER_IDLE_SECONDS", 0.0)  # it has lain idle long enough
 
-    second = await _backend_pid(engine)  # no error: the ping failed, the pool connected anew
+    second = await _backend_pid(
+        postgres_engine
+    )  # no error: the ping failed, the pool connected anew
 
     assert second != first
     assert pings == [1]
 
 
 async def test_a_connection_back_in_the_pool_a_moment_ago_is_not_pinged(
-    engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    postgres_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pings = _count_pings(engine, monkeypatch)
-    pids = {await _backend_pid(engine) for _ in range(20)}
+    pings = _count_pings(postgres_engine, monkeypatch)
+    pids = {await _backend_pid(postgres_engine) for _ in range(20)}
 
     assert len(pids) == 1, "the same pooled connection every time"
     assert pings == []
