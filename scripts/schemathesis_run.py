@@ -58,8 +58,10 @@ def _free_port() -> int:
 
 def fresh_postgres(url: str) -> None:
     """Drop and create the database ``url`` names (on the same server)."""
+    from app.events.broker import libpq_conninfo
+
     base, _, name = url.rpartition("/")
-    server = "postgresql://" + base.partition("://")[2] + "/postgres"
+    server = libpq_conninfo(base) + "/postgres"
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')

@@ -441,6 +441,7 @@ class PostgresListener:
 
 
 def libpq_conninfo(sqlalchemy_url: str) -> str:
-    """``postgresql+psycopg://u@h/db`` → ``postgresql://u@h/db`` for a raw psycopg connection."""
+    """``postgresql+asyncpg://u@h/db`` (any driver) → ``postgresql://u@h/db`` for a raw
+    connection (psycopg's, asyncpg's)."""
     _scheme, sep, rest = sqlalchemy_url.partition("://")
     return "postgresql://" + rest if sep else sqlalchemy_url
