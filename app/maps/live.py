@@ -188,12 +188,19 @@ async def scene_live_context(
     session: AsyncSession, viewer: Viewer, key: ScenePage, parts: frozenset[str]
 ) -> dict[str, object] | None:
     """The scene page's context (the same builder as the page); ``None``: it is gone."""
-    read = await shared_load(
-        ("scene read", key.campaign_id, key.scene_id),
-        lambda: views.read_scene(session, key.campaign_id, key.scene_id),
-    )
+    read = await _scene_read(session, key.campaign_id, key.scene_id)
     context = await views.context_of(session, viewer, read)
     return None if context is None else {"map": context}
+
+
+async def _scene_read(
+    session: AsyncSession, campaign_id: int, scene_id: int
+) -> views.SceneRead | None:
+    """The scene as every viewer's page reads it alike, once per live step for all of them."""
+    return await shared_load(
+        ("scene read", campaign_id, scene_id),
+        lambda: views.read_scene(session, campaign_id, scene_id),
+    )
 
 
 SCENE_PAGE: Page[ScenePage] = Page("scene", load=scene_live_context, gone="gone")
@@ -256,10 +263,35 @@ def pointer_html(event: VisibleEvent) -> str:
 
 def _scene_board_reacts(key: ScenePage, event: VisibleEvent) -> bool:
     """A map event that redraws this scene's board, or an event that may change what its
-    tokens tell (:func:`retold` decides, with the board loaded)."""
+    tokens tell (:func:`_scene_board_concerned` checks against the scene as read)."""
     if scene_of(event) == key.scene_id:
         return redraws(event)
     return fight_marks(event) is not None or sheet_health(event) is not None
+
+
+async def _scene_board_concerned(
+    session: AsyncSession, key: ScenePage, events: Sequence[VisibleEvent]
+) -> bool:
+    """Whether a batch the board reacts to is about this scene: an event of its own, a step
+    of the fight linked to it, a sheet of a character with a token on it. Read once for every
+    viewer of the step (and again by nobody: the page's context takes the same read); a fight
+    or a sheet elsewhere builds no viewer's board. :func:`retold` still decides per viewer."""
+    if any(scene_of(e) == key.scene_id for e in events):
+        return True
+    read = await _scene_read(session, key.campaign_id, key.scene_id)
+    return read is None or _tells_of(read, events)  # gone: the page's context says so
+
+
+def _tells_of(read: views.SceneRead, events: Sequence[VisibleEvent]) -> bool:
+    """Whether one of ``events`` may change what the tokens of the scene as ``read`` tell: a
+    step of the fight linked to it, a sheet change of a character with a token on it."""
+    _campaign, scene, board = read
+    characters = board.character_ids()
+    fight = scene.encounter_id
+    return any(
+        (fight is not None and fight_marks(e) == fight) or sheet_health(e) in characters
+        for e in events
+    )
 
 
 async def _push_board(batch: Batch[ScenePage]) -> list[Outgoing]:
@@ -296,17 +328,37 @@ async def _load_combat_map(
 async def _combat_map(session: AsyncSession, viewer: Viewer, key: CombatPage) -> MapContext | None:
     """The board of the scene linked to the fight as ``viewer`` may see it; the scene and
     its board read once per push for all viewers."""
-    scene_id = await shared_load(
+    scene_id = await _fight_scene(session, key)
+    if scene_id is None:
+        return None
+    return await views.context_of(
+        session, viewer, await _scene_read(session, key.campaign_id, scene_id)
+    )
+
+
+async def _fight_scene(session: AsyncSession, key: CombatPage) -> int | None:
+    """The scene linked to the fight, read once per live step for every viewer."""
+    return await shared_load(
         ("fight scene", key),
         lambda: views.scene_for_encounter(session, key.campaign_id, key.encounter_id),
     )
+
+
+async def _combat_map_concerned(
+    session: AsyncSession, key: CombatPage, events: Sequence[VisibleEvent]
+) -> bool:
+    """Whether a batch the fight's board reacts to is about its scene (:func:`_tells_of`,
+    an event on that scene): a move or an edit on another scene, a sheet of a character
+    elsewhere builds no viewer's combat page for the board."""
+    if any(fight_marks(e) == key.encounter_id for e in events):
+        return True
+    scene_id = await _fight_scene(session, key)
     if scene_id is None:
-        return None
-    read = await shared_load(
-        ("scene read", key.campaign_id, scene_id),
-        lambda: views.read_scene(session, key.campaign_id, scene_id),
-    )
-    return await views.context_of(session, viewer, read)
+        return False  # a fight without a board: its board region has nothing to show
+    if any(scene_of(e) == scene_id for e in events):
+        return True
+    read = await _scene_read(session, key.campaign_id, scene_id)
+    return read is not None and _tells_of(read, events)
 
 
 def _combat_map_html(context: Mapping[str, Any]) -> str:
@@ -351,6 +403,7 @@ def register_regions() -> None:
             _scene_board_reacts,
             _push_board,
             parts=MAP,
+            confirm=_scene_board_concerned,
         )
     )
     SCENE_PAGE.register(
@@ -370,6 +423,7 @@ def register_regions() -> None:
             _combat_reacts,
             _push_combat_map,
             parts=STATE,
+            confirm=_combat_map_concerned,
             load=_load_combat_map,
             slot="board",
             html=_combat_map_html,

@@ -284,6 +284,15 @@ class Board:
     def pid(self, token: MapToken) -> str | None:
         return None if token.participant_id is None else str(token.participant_id)
 
+    def character_of(self, token: MapToken) -> int | None:
+        """The character a token stands for: its own, or its fight participant's."""
+        figure = self.participants.get(token.participant_id or 0)
+        return token.character_id or (figure.character_id if figure is not None else None)
+
+    def character_ids(self) -> frozenset[int]:
+        """Every character a token of the scene stands for."""
+        return frozenset(c for t in self.tokens if (c := self.character_of(t)) is not None)
+
     def fog_cells(self) -> set[g.Cell] | None:
         """The cells the GM's fog leaves open; ``None``: all of them (no fog)."""
         if not self.scene.fog:

@@ -235,9 +235,9 @@ async def context_of(
 def _characters(view: sight.BoardView, board: sight.Board) -> dict[int, list[int]]:
     """The tokens of ``view`` by the character they stand for (:attr:`MapContext.characters`)."""
     out: dict[int, list[int]] = {}
+    tokens = {t.id: t for t in board.tokens}
     for t in view["tokens"]:
-        figure = board.participants.get(t["participant_id"] or 0)
-        character = t["character_id"] or (figure.character_id if figure is not None else None)
+        character = board.character_of(tokens[t["id"]])
         if character is not None:
             out.setdefault(character, []).append(t["id"])
     return out

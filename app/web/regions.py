@@ -153,6 +153,11 @@ class Region(Generic[K]):
     slot: str | None = None
     #: The region as the full page shows it (regions with a ``slot``).
     html: Callable[[Mapping[str, Any]], str] | None = None
+    #: Whether the events it reacts to still concern it once what every viewer's page reads
+    #: alike is known (a :func:`shared_load`); asked before anyone's context is built. For a
+    #: region whose ``reacts`` can only say «maybe» (a fight step, for the board of a scene
+    #: that may not be the fight's): when it says no, no viewer's context is built for it.
+    confirm: Callable[[AsyncSession, K, Sequence[VisibleEvent]], Awaitable[bool]] | None = None
 
     def __post_init__(self) -> None:
         if (self.slot is None) != (self.html is None):
@@ -167,8 +172,8 @@ class Region(Generic[K]):
     def reads(self) -> bool:
         """Whether its pushes get a session: to render from the page's context, or, with a
         ``load`` of its own, to read what their events are about (the chat's changed
-        lines, the sessions panel)."""
-        return self.needs_context or self.load is not None
+        lines, the sessions panel), or to ``confirm`` them."""
+        return self.needs_context or self.load is not None or self.confirm is not None
 
 
 @dataclass(eq=False)
@@ -282,6 +287,9 @@ class Page(Generic[K]):
         pushing = _PUSHING.set(final.event)
         try:
             async with sessions() as session:
+                active = await _confirmed(session, key, active)
+                if not active:
+                    return []
                 if not any(r.needs_context for r, _mine in active):
                     # A chat line: the page's own context (its row, its parts) is not read.
                     return await self._push(active, key, viewer, last, {}, session)
@@ -346,6 +354,17 @@ async def _load_regions(
 
 def _reacting(region: Region[K], key: K, events: Sequence[VisibleEvent]) -> list[VisibleEvent]:
     return [e for e in events if region.reacts(key, e)]
+
+
+async def _confirmed(
+    session: AsyncSession, key: K, active: list[tuple[Region[K], list[VisibleEvent]]]
+) -> list[tuple[Region[K], list[VisibleEvent]]]:
+    """The reacting regions whose ``confirm`` (if any) says the events still concern them."""
+    return [
+        (region, mine)
+        for region, mine in active
+        if region.confirm is None or await region.confirm(session, key, mine)
+    ]
 
 
 #: Every page with a live stream, by name.

@@ -1,13 +1,17 @@
 """The battle map's live regions: a push is the page's own board and token list, for the GM
 and a player (who never receives a hidden or fogged token); a move alone is that token's
 place in the list, the same as the page shows; rulers and pings; the map on the combat page
-joins its bundled push."""
+joins its bundled push; a step, a sheet or a move elsewhere builds no viewer's board."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from fastapi import FastAPI
 
 from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.maps import views
 from app.maps.live import SCENE_PAGE, ScenePage
 from tests.api.helpers import make_table
 from tests.api.regions import element, last_seq, pushed, viewer
@@ -165,3 +169,84 @@ async def test_map_on_the_combat_page_joins_its_bundled_push(
             same(joined, html, "map-board")
             same(joined, html, f"map-at-{tid}")
             assert 'data-x="3" data-y="2"' in element(joined, f"map-at-{tid}")
+
+
+async def test_steps_sheets_and_moves_elsewhere_build_no_board(
+    make_client: ClientFactory, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scene page follows the fight linked to its scene and the sheets of its tokens'
+    characters, a fight's page the scene linked to it: a step of another fight, the sheet of
+    a character elsewhere or a move on another scene builds no viewer's board (the scene as
+    read says so before anyone's context is built)."""
+    fight = await make_fight(make_client, app, "hh", players=1, prefix="elsewhere")
+    cid, player = fight.campaign_id, fight.players[0]
+    base = f"/api/v1/campaigns/{cid}"
+    r = await player.post(f"{base}/characters", json={"name": "Brida"})
+    brida = r.json()["id"]
+    r = await fight.gm.post(f"{base}/encounters", json={"name": "Furt"})
+    fight.encounter_id = r.json()["id"]
+    goblin = next(
+        e for e in (await fight.gm.post(f"{base}/bestiary/samples")).json() if e["name"] == "Goblin"
+    )
+    await fight.gm.post(f"{fight.base}/participants", json={"character_id": brida})
+    await fight.gm.post(f"{fight.base}/participants", json={"entry_id": goblin["id"], "count": 1})
+    await fight.act(fight.gm, "start")
+    api = f"{base}/scenes"
+    linked = {"name": "Furt", "cols": 6, "rows": 4, "encounter_id": fight.encounter_id}
+    scenes = {
+        "fight": (await fight.gm.post(api, json={**linked, "shown": True, "place": True})).json(),
+        "hers": (await fight.gm.post(api, json={"name": "Lager", "cols": 3, "rows": 3})).json(),
+        "else": (await fight.gm.post(api, json={"name": "Wald", "cols": 3, "rows": 3})).json(),
+    }
+    hers = {"x": 0, "y": 0, "character_id": brida}
+    assert (await fight.gm.post(f"{api}/{scenes['hers']['id']}/tokens", json=hers)).is_success
+    barrel = {"x": 1, "y": 1, "label": "Fass"}
+    barrel_id = (await fight.gm.post(f"{api}/{scenes['else']['id']}/tokens", json=barrel)).json()[
+        "id"
+    ]
+    built: list[int] = []
+    real = views.context_of
+
+    async def counted(session: Any, seen_by: Any, read: Any) -> Any:
+        built.append(read[1].id)
+        return await real(session, seen_by, read)
+
+    monkeypatch.setattr(views, "context_of", counted)
+    gm = viewer(fight.ids["gm"], "elsewheregmhh", "gm")
+
+    async def boards_built(after: int) -> dict[str, bool]:
+        """Per scene: whether its page's push built the GM's board (only then can it push:
+        whether the tokens tell anything new is decided on the board)."""
+        found = {}
+        for name, scene in scenes.items():
+            built.clear()
+            out = await pushed(app, SCENE_PAGE, ScenePage(cid, scene["id"]), gm, cid, after)
+            assert built or not out, name
+            found[name] = bool(built)
+        return found
+
+    before = await last_seq(app, cid)
+    joins = {"entry_id": goblin["id"], "count": 1}  # who takes part: the tokens tell it
+    assert (await fight.gm.post(f"{fight.base}/participants", json=joins)).is_success
+    assert await boards_built(before) == {"fight": True, "hers": False, "else": False}
+
+    before = await last_seq(app, cid)
+    version = (await player.get(f"{base}/characters/{brida}")).json()["version"]
+    changes = {"version": version, "changes": {"name": "Brida Furtlauf"}}
+    assert (await player.patch(f"{base}/characters/{brida}", json=changes)).is_success
+    found = await boards_built(before)
+    assert found == {"fight": True, "hers": True, "else": False}
+
+    # The fight's own page: a move on another scene builds no board there, one on its own does.
+    page = CombatPage(cid, fight.encounter_id)
+    for scene, token, to in (("else", barrel_id, [2, 2]), ("fight", None, [5, 3])):
+        if token is None:
+            tokens = (await fight.gm.get(f"{api}/{scenes['fight']['id']}")).json()["tokens"]
+            token = next(t["id"] for t in tokens if t["participant_id"] is not None)
+        before = await last_seq(app, cid)
+        move = {"to": to, "override": True}
+        path = f"{api}/{scenes[scene]['id']}/tokens/{token}/move"
+        assert (await fight.gm.post(path, json=move)).is_success
+        built.clear()
+        out = await pushed(app, COMBAT_PAGE, page, gm, cid, before)
+        assert bool(built) is bool(out) is (scene == "fight"), scene
