@@ -28,9 +28,11 @@
   }, true);
 
   // The fields a request carries: its element's form (HTMX sends the whole enclosing form),
-  // or the element alone.
+  // or the element alone. A lookup (data-lookup: the attack's odds) changes nothing on the
+  // server: what it carried stays the user's.
   document.addEventListener("htmx:configRequest", function (evt) {
     var el = evt.detail.elt;
+    if (el.hasAttribute && el.hasAttribute("data-lookup")) return;
     var form = el.form || (el.closest ? el.closest("form") : null);
     var now = ++clock;
     var fields = form ? form.elements : [el];
@@ -112,6 +114,61 @@
     }
   }
 
+  // A part swapped whole keeps what the user had in it (docs/ui.md, «What a whole swap
+  // keeps»): its scroll position (the actions sheet on a phone scrolls in the part itself),
+  // what the user typed or chose in its fields since their last request, and the content the
+  // page loaded into it (data-keep-content: the odds, which the server sends empty and the
+  // new part loads again). So the buttons stay where the thumb is and nothing typed is lost.
+  function fieldKey(field) {
+    if (field.id) return "#" + field.id;
+    var form = field.form;
+    return form && field.name ? (form.getAttribute("action") || "") + " " + field.name : null;
+  }
+
+  function stateOf(part) {
+    var typed = [];
+    var fields = part.querySelectorAll("input, select, textarea");
+    for (var i = 0; i < fields.length; i++) {
+      var key = theUsers(fields[i]) ? fieldKey(fields[i]) : null;
+      if (key) typed.push({ key: key, value: fields[i].value, checked: fields[i].checked });
+    }
+    var kept = [];
+    var loaded = part.querySelectorAll("[data-keep-content][id]");
+    for (var j = 0; j < loaded.length; j++) kept.push({ id: loaded[j].id, html: loaded[j].innerHTML });
+    return { id: part.id, scroll: part.scrollTop, typed: typed, kept: kept };
+  }
+
+  function fieldIn(part, key) {
+    var fields = part.querySelectorAll("input, select, textarea");
+    for (var i = 0; i < fields.length; i++) if (fieldKey(fields[i]) === key) return fields[i];
+    return null;
+  }
+
+  function hasOption(select, value) {
+    for (var i = 0; i < select.options.length; i++) if (select.options[i].value === value) return true;
+    return false;
+  }
+
+  function restore(state) {
+    var part = document.getElementById(state.id);
+    if (!part) return;
+    state.kept.forEach(function (k) {
+      var box = document.getElementById(k.id);
+      if (box && part.contains(box) && !box.firstElementChild) box.innerHTML = k.html;
+    });
+    state.typed.forEach(function (t) {
+      var field = fieldIn(part, t.key);
+      if (!field || field.type === "hidden") return;
+      if (field instanceof HTMLSelectElement && !hasOption(field, t.value)) return; // gone
+      if (field.type === "checkbox" || field.type === "radio") field.checked = t.checked;
+      else field.value = t.value;
+      edited.set(field, ++clock);
+    });
+    part.scrollTop = state.scroll;
+  }
+
+  var swapping = {}; // element id -> its state while htmx swaps it whole
+
   function release() {
     pressed = null;
     if (holdTimer) clearTimeout(holdTimer);
@@ -122,7 +179,10 @@
       held = {};
       Object.keys(waiting).forEach(function (id) {
         var target = document.getElementById(id);
-        if (target) htmx.swap(target, waiting[id], { swapStyle: "outerHTML" });
+        if (!target) return;
+        var state = stateOf(target);
+        htmx.swap(target, waiting[id], { swapStyle: "outerHTML" });
+        restore(state);
       });
     }, 0);
   }
@@ -139,10 +199,21 @@
     var detail = evt.detail;
     var part = detail.fragment.firstElementChild;
     var whole = detail.fragment.children.length === 1 && part && part.id === detail.target.id;
-    if (!pressed || !detail.shouldSwap || !whole || !detail.target.contains(pressed)) return;
-    takeVersions(detail.target, detail.fragment);
-    held[part.id] = part.outerHTML;
-    detail.shouldSwap = false;
+    if (!detail.shouldSwap || !whole) return;
+    if (pressed && detail.target.contains(pressed)) {
+      takeVersions(detail.target, detail.fragment);
+      held[part.id] = part.outerHTML;
+      detail.shouldSwap = false;
+      return;
+    }
+    swapping[part.id] = stateOf(detail.target);
+  });
+  document.addEventListener("htmx:oobAfterSwap", function (evt) {
+    var id = evt.detail.target && evt.detail.target.id;
+    var state = id ? swapping[id] : null;
+    if (!state) return;
+    delete swapping[id];
+    restore(state);
   });
 
   htmx.defineExtension("keep-state", {

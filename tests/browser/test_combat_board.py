@@ -242,6 +242,49 @@ def test_tap_your_figure_then_an_enemy_opens_the_attack(table: Table) -> None:
     at(bob, t.tokens["Brida"], *where)
 
 
+def test_the_end_turn_button_stays_under_the_thumb_while_the_table_plays(table: Table) -> None:
+    """Bob on the phone has typed a modifier and has «Zug beenden» in view in the open
+    actions, at the top of the page and scrolled to its end. Meanwhile the GM moves a goblin,
+    puts a barrel on the board and sends another goblin into the fight (the actions and the
+    board drawn anew): the button stays where it was and his modifier stays typed, so his tap
+    ends his turn and nothing else."""
+    t = table
+    bob = _open(t.bob, t.url)
+    bob.locator("#action-sheet > summary").tap()
+    modifier = bob.locator("#attack-mod")
+    modifier.fill("2")
+    end_turn = bob.locator("#next-turn")
+    end_turn.scroll_into_view_if_needed()
+    base = t.encounter_api.split("/encounters/")[0]
+    goblin = next(e for e in ok(t.gm.request.get(f"{base}/bestiary")) if e["name"] == "Goblin")
+    moves = iter(range(5, 9))
+
+    def stays(scroll: str) -> None:
+        bob.evaluate(f"window.scrollTo(0, {scroll})")
+        where = end_turn.bounding_box()
+        assert where is not None and 0 <= where["y"] <= SCREEN - where["height"], where
+        column = next(moves)
+        move = {"to": [column, t.row], "override": True}
+        ok(t.gm.request.post(f"{t.scene_api}/tokens/{t.tokens['Goblin 2']}/move", data=move))
+        at(bob, t.tokens["Goblin 2"], column, t.row)
+        listed = bob.locator("#map-list li").count()
+        barrel = {"x": column - 4, "y": t.row, "label": f"Fass {column}"}
+        ok(t.gm.request.post(f"{t.scene_api}/tokens", data=barrel))
+        expect(bob.locator("#map-list li")).to_have_count(listed + 1)
+        joins = {"entry_id": goblin["id"], "count": 1}
+        ok(t.gm.request.post(f"{t.encounter_api}/participants", data=joins))
+        expect(bob.locator("#roster > li")).to_have_count(len(t.pids) + column - 4)
+        expect(bob.locator("#attack-target option")).to_have_count(column - 1)
+        assert end_turn.bounding_box() == where, scroll
+        expect(modifier).to_have_value("2")
+
+    stays("0")
+    stays("document.documentElement.scrollHeight")
+    end_turn.tap()
+    expect(end_turn).to_have_count(0)  # her turn is over: no more actions for Bob
+    assert ok(t.gm.request.get(t.encounter_api))["turn"]["name"] != "Brida"
+
+
 def _cell(page: Page, token_id: int) -> tuple[int, int]:
     found = token(page, token_id)
     return int(found.get_attribute("data-x") or -1), int(found.get_attribute("data-y") or -1)
