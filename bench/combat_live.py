@@ -18,7 +18,11 @@ target is healed (so nobody drops out) and the turn passes on. Figures per viewe
 ``--app-root DIR`` runs the server from another checkout (e.g. ``git archive`` of an older
 commit), to measure a change before and after on the same machine in one sitting. Prints
 one JSON object (the last line of output); ``--smoke`` makes it tiny; ``--map`` puts the
-fight on a linked scene, so that every viewer's combat page shows its board too.
+fight on a linked scene, so that every viewer's combat page shows its board too;
+``--elsewhere N`` gives the first N viewers (the GM, the players, then observers) a second
+page each: the scene page of another shown scene with a few tokens (the GM preparing the
+next scene, a player looking at the world map), whose streams the fight's steps wake and
+which should cost them (almost) nothing.
 """
 
 from __future__ import annotations
@@ -70,6 +74,8 @@ class Fight:
     gm: str
     players: list[str]
     observers: list[str]
+    #: A second, unlinked scene (``--elsewhere``), else ``None``.
+    other_scene: int | None = None
 
     @property
     def api(self) -> str:
@@ -149,6 +155,16 @@ async def build(
         scene = {"name": "Furt", "cols": 20, "rows": 12, "encounter_id": eid, "shown": True}
         await _post(http, f"{camp}/scenes", gm, **scene, place=True)
     return fight
+
+
+async def add_other_scene(http: aiohttp.ClientSession, fight: Fight) -> None:
+    """A shown 20 × 12 scene not linked to the fight, with six tokens (``--elsewhere``)."""
+    camp = f"{fight.base}/api/v1/campaigns/{fight.cid}"
+    made = await _post(http, f"{camp}/scenes", fight.gm, name="Lager", cols=20, rows=12, shown=True)
+    for i in range(6):
+        token = {"x": 2 * i, "y": i, "label": f"Zelt {i}"}
+        await _post(http, f"{camp}/scenes/{made['id']}/tokens", fight.gm, **token)
+    fight.other_scene = int(made["id"])
 
 
 async def watch(http: aiohttp.ClientSession, url: str, w: Watcher) -> None:
@@ -262,14 +278,24 @@ async def _last_step(pg: str, cid: int) -> int:
 
 
 async def run_viewers(
-    http: aiohttp.ClientSession, fight: Fight, server: Server, pg: str, n: int, steps: int
+    http: aiohttp.ClientSession,
+    fight: Fight,
+    server: Server,
+    pg: str,
+    n: int,
+    steps: int,
+    elsewhere: int = 0,
 ) -> dict[str, Any]:
     tokens = [fight.gm, *fight.players, *fight.observers][:n]
     watchers = [Watcher(t) for t in tokens]
     url = f"{fight.base}/campaigns/{fight.cid}/encounters/{fight.eid}/live"
     start = await _last_seq(pg, fight.cid)
     tasks = [asyncio.create_task(watch(http, f"{url}?after={start}", w)) for w in watchers]
-    await asyncio.gather(*(w.connected.wait() for w in watchers))
+    # The second pages (``--elsewhere``): watched, never waited for.
+    others = [Watcher(t) for t in tokens[:elsewhere]]
+    scene = f"{fight.base}/campaigns/{fight.cid}/scenes/{fight.other_scene}/live?after={start}"
+    tasks += [asyncio.create_task(watch(http, scene, w)) for w in others]
+    await asyncio.gather(*(w.connected.wait() for w in [*watchers, *others]))
     await asyncio.sleep(1.0)
     await quiesce(server, limit=10)
     runner = Runner(http, fight, random.Random(4711), await _view(http, fight))
@@ -297,9 +323,10 @@ async def run_viewers(
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    errors = [w.error for w in watchers if w.error]
+    errors = [w.error for w in [*watchers, *others] if w.error]
     return {
         "viewers": n,
+        "scene_pages_elsewhere": len(others),
         "observers": max(0, n - 1 - len(fight.players)),
         "steps": steps,
         "step_kinds": kinds,
@@ -326,6 +353,7 @@ async def measure(
     steps: int,
     profile: Path | None = None,
     board: bool = False,
+    elsewhere: int = 0,
 ) -> dict[str, Any]:
     recreate_db(pg, DB)
     port = free_port()
@@ -346,15 +374,17 @@ async def measure(
         base = f"http://127.0.0.1:{port}"
         async with aiohttp.ClientSession() as http:
             fight = await build(http, base, pg, 4, 16, max(counts) - 5, board=board)
+            if elsewhere:
+                await add_other_scene(http, fight)
             spy = _profile(server.pid, profile)
-            out = [await run_viewers(http, fight, server, pg, n, steps) for n in counts]
+            out = [await run_viewers(http, fight, server, pg, n, steps, elsewhere) for n in counts]
             if spy is not None:
                 spy.send_signal(signal.SIGINT)
                 spy.wait(30)
     finally:
         server.stop()
         drop_db(pg, DB)
-    return {"app_root": str(app_root), "map": board, "runs": out}
+    return {"app_root": str(app_root), "map": board, "elsewhere": elsewhere, "runs": out}
 
 
 def _profile(pid: int, out: Path | None) -> subprocess.Popen[bytes] | None:
@@ -381,12 +411,17 @@ def main() -> None:
     p.add_argument("--profile", type=Path, default=None, help="py-spy raw profile to this file")
     p.add_argument("--db", default=DB, help="the database to create (one per parallel run)")
     p.add_argument("--map", action="store_true", help="the fight on a linked scene (a board)")
+    p.add_argument(
+        "--elsewhere", type=int, default=0, help="viewers with another scene's page open too"
+    )
     a = p.parse_args()
     _use_db(a.db)
     raise_nofile()
     counts = [8, 10] if a.smoke else [int(n) for n in a.viewers.split(",")]
     steps = 8 if a.smoke else a.steps
-    res = asyncio.run(measure(a.pg, a.app_root.resolve(), counts, steps, a.profile, a.map))
+    res = asyncio.run(
+        measure(a.pg, a.app_root.resolve(), counts, steps, a.profile, a.map, a.elsewhere)
+    )
     for r in res["runs"]:
         print(
             f"[combat {r['viewers']} viewers] delivery p50 {r['delivery_p50']:.1f} "
