@@ -243,26 +243,38 @@ def test_tap_your_figure_then_an_enemy_opens_the_attack(table: Table) -> None:
 
 
 def test_the_end_turn_button_stays_under_the_thumb_while_the_table_plays(table: Table) -> None:
-    """Bob on the phone has typed a modifier and has «Zug beenden» in view in the open
-    actions, at the top of the page and scrolled to its end. Meanwhile the GM moves a goblin,
-    puts a barrel on the board and sends another goblin into the fight (the actions and the
-    board drawn anew): the button stays where it was and his modifier stays typed, so his tap
-    ends his turn and nothing else."""
+    """Bob on the phone opens the actions: «Zug beenden» stands at their lower edge. He types
+    a modifier and scrolls the actions to «Angreifen», at the top of the page and scrolled to
+    its end. Meanwhile the GM moves a goblin, puts a barrel on the board and sends another
+    goblin into the fight (the actions and the board drawn anew): both buttons stay where
+    they were and his modifier stays typed, so his tap ends his turn and nothing else."""
     t = table
     bob = _open(t.bob, t.url)
     bob.locator("#action-sheet > summary").tap()
     modifier = bob.locator("#attack-mod")
     modifier.fill("2")
+    bob.evaluate("window.scrollTo(0, 0)")
+    # At the sheet's lower edge from the start, however long its actions are.
     end_turn = bob.locator("#next-turn")
-    end_turn.scroll_into_view_if_needed()
+    box = end_turn.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= SCREEN, box
+    sheet = bob.locator("#controls").bounding_box()
+    assert sheet is not None and box["y"] >= sheet["y"], (box, sheet)
+    attack = bob.locator("#attack-button")
+    attack.scroll_into_view_if_needed()  # the sheet scrolled to its attack, not under the row
+    attack_box = attack.bounding_box()
+    box = end_turn.bounding_box()
+    assert attack_box is not None and box is not None
+    assert attack_box["y"] + attack_box["height"] <= box["y"], (attack_box, box)
     base = t.encounter_api.split("/encounters/")[0]
     goblin = next(e for e in ok(t.gm.request.get(f"{base}/bestiary")) if e["name"] == "Goblin")
     moves = iter(range(5, 9))
 
     def stays(scroll: str) -> None:
         bob.evaluate(f"window.scrollTo(0, {scroll})")
-        where = end_turn.bounding_box()
-        assert where is not None and 0 <= where["y"] <= SCREEN - where["height"], where
+        where = [end_turn.bounding_box(), attack.bounding_box()]
+        for box in where:
+            assert box is not None and 0 <= box["y"] <= SCREEN - box["height"], where
         column = next(moves)
         move = {"to": [column, t.row], "override": True}
         ok(t.gm.request.post(f"{t.scene_api}/tokens/{t.tokens['Goblin 2']}/move", data=move))
@@ -275,7 +287,7 @@ def test_the_end_turn_button_stays_under_the_thumb_while_the_table_plays(table: 
         ok(t.gm.request.post(f"{t.encounter_api}/participants", data=joins))
         expect(bob.locator("#roster > li")).to_have_count(len(t.pids) + column - 4)
         expect(bob.locator("#attack-target option")).to_have_count(column - 1)
-        assert end_turn.bounding_box() == where, scroll
+        assert [end_turn.bounding_box(), attack.bounding_box()] == where, scroll
         expect(modifier).to_have_value("2")
 
     stays("0")
