@@ -125,16 +125,33 @@
     return form && field.name ? (form.getAttribute("action") || "") + " " + field.name : null;
   }
 
+  // What a form is about: its hidden fields but the version and the idempotency key (the
+  // attack form's attacker). A value typed for one figure is not carried to the next one's.
+  function aboutOf(form) {
+    if (!form) return "";
+    var hidden = form.querySelectorAll("input[type=hidden]");
+    var about = [];
+    for (var i = 0; i < hidden.length; i++) {
+      var name = hidden[i].name;
+      if (name !== "version" && name !== "idempotency_key") about.push(name + "=" + hidden[i].value);
+    }
+    return about.join("&");
+  }
+
   function stateOf(part) {
     var typed = [];
     var fields = part.querySelectorAll("input, select, textarea");
     for (var i = 0; i < fields.length; i++) {
-      var key = theUsers(fields[i]) ? fieldKey(fields[i]) : null;
-      if (key) typed.push({ key: key, value: fields[i].value, checked: fields[i].checked });
+      var field = fields[i];
+      var key = theUsers(field) ? fieldKey(field) : null;
+      if (key) typed.push({ key: key, about: aboutOf(field.form), value: field.value, checked: field.checked });
     }
     var kept = [];
     var loaded = part.querySelectorAll("[data-keep-content][id]");
-    for (var j = 0; j < loaded.length; j++) kept.push({ id: loaded[j].id, html: loaded[j].innerHTML });
+    for (var j = 0; j < loaded.length; j++) {
+      var box = loaded[j];
+      kept.push({ id: box.id, about: aboutOf(box.closest("form")), html: box.innerHTML });
+    }
     return { id: part.id, scroll: part.scrollTop, typed: typed, kept: kept };
   }
 
@@ -154,11 +171,12 @@
     if (!part) return;
     state.kept.forEach(function (k) {
       var box = document.getElementById(k.id);
-      if (box && part.contains(box) && !box.firstElementChild) box.innerHTML = k.html;
+      if (!box || !part.contains(box) || box.firstElementChild) return;
+      if (aboutOf(box.closest("form")) === k.about) box.innerHTML = k.html;
     });
     state.typed.forEach(function (t) {
       var field = fieldIn(part, t.key);
-      if (!field || field.type === "hidden") return;
+      if (!field || field.type === "hidden" || aboutOf(field.form) !== t.about) return;
       if (field instanceof HTMLSelectElement && !hasOption(field, t.value)) return; // gone
       if (field.type === "checkbox" || field.type === "radio") field.checked = t.checked;
       else field.value = t.value;

@@ -247,7 +247,8 @@ def test_the_end_turn_button_stays_under_the_thumb_while_the_table_plays(table: 
     a modifier and scrolls the actions to «Angreifen», at the top of the page and scrolled to
     its end. Meanwhile the GM moves a goblin, puts a barrel on the board and sends another
     goblin into the fight (the actions and the board drawn anew): both buttons stay where
-    they were and his modifier stays typed, so his tap ends his turn and nothing else."""
+    they were and his modifier stays typed, so his tap ends his turn and nothing else. A
+    modifier the GM typed for Brida is not carried over to the figure on turn next."""
     t = table
     bob = _open(t.bob, t.url)
     bob.locator("#action-sheet > summary").tap()
@@ -292,9 +293,16 @@ def test_the_end_turn_button_stays_under_the_thumb_while_the_table_plays(table: 
 
     stays("0")
     stays("document.documentElement.scrollHeight")
+    # The GM has a modifier typed for Brida's attack too; it is not carried over to the
+    # figure whose turn comes next.
+    gm = _open(t.gm, t.url)
+    gm.locator("#attack-mod").fill("3")
     end_turn.tap()
     expect(end_turn).to_have_count(0)  # her turn is over: no more actions for Bob
-    assert ok(t.gm.request.get(t.encounter_api))["turn"]["name"] != "Brida"
+    turn = ok(t.gm.request.get(t.encounter_api))["turn"]["name"]
+    assert turn != "Brida"
+    expect(gm.locator("#controls")).to_contain_text(turn)
+    expect(gm.locator("#attack-mod")).to_have_value("0")
 
 
 def _cell(page: Page, token_id: int) -> tuple[int, int]:
