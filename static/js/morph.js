@@ -152,7 +152,24 @@
       var box = loaded[j];
       kept.push({ id: box.id, about: aboutOf(box.closest("form")), html: box.innerHTML });
     }
-    return { id: part.id, scroll: part.scrollTop, typed: typed, kept: kept };
+    var opened = [];
+    var panels = part.querySelectorAll("details");
+    for (var k = 0; k < panels.length; k++) {
+      // A panel is the user's once toggled: the request its opening may make (the roster
+      // row's forms) does not tell the server whether it is open.
+      if (edited.has(panels[k])) opened.push({ key: panelKey(panels[k]), open: panels[k].open });
+    }
+    return { id: part.id, scroll: part.scrollTop, typed: typed, kept: kept, opened: opened };
+  }
+
+  // A panel by its id, else by the nearest element with an id around it and its place among
+  // that element's panels (a roster row's «Verwalten»).
+  function panelKey(panel) {
+    if (panel.id) return "#" + panel.id;
+    var around = panel.parentElement ? panel.parentElement.closest("[id]") : null;
+    if (!around) return null;
+    var all = around.querySelectorAll("details");
+    return "#" + around.id + " " + Array.prototype.indexOf.call(all, panel);
   }
 
   function fieldIn(part, key) {
@@ -181,6 +198,19 @@
       if (field.type === "checkbox" || field.type === "radio") field.checked = t.checked;
       else field.value = t.value;
       edited.set(field, ++clock);
+    });
+    state.opened.forEach(function (o) {
+      var panels = part.querySelectorAll("details");
+      for (var i = 0; i < panels.length; i++) {
+        if (o.key === null || panelKey(panels[i]) !== o.key) continue;
+        if (panels[i].open !== o.open) {
+          panels[i].open = o.open;
+          // Its «toggle» comes after this task: a panel that loads its content on opening
+          // (hx-trigger «toggle») must hear it, so HTMX takes it in now, not when it settles.
+          htmx.process(panels[i]);
+        }
+        edited.set(panels[i], ++clock);
+      }
     });
     part.scrollTop = state.scroll;
   }

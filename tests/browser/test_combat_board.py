@@ -305,6 +305,33 @@ def test_the_end_turn_button_stays_under_the_thumb_while_the_table_plays(table: 
     expect(gm.locator("#attack-mod")).to_have_value("0")
 
 
+def test_open_panels_stay_open_while_the_table_plays(table: Table) -> None:
+    """The GM opens «Verwalten» on Goblin 1's roster row (its forms load on opening), Bob
+    on the phone opens «Kampfmanöver» in his actions. The GM sends another goblin into the
+    fight (Bob's actions drawn anew) and Bob's turn passes (the GM's roster drawn anew): both
+    panels stay open, the GM's with its forms loaded again, not only the link without
+    scripts."""
+    t = table
+    gm, bob = _open(t.gm, t.url), _open(t.bob, t.url)
+    manage = gm.locator(f"#p-{t.pids['Goblin 1']} details.gm-row")
+    manage.locator("summary").click()
+    expect(manage.locator(".gm-forms form").first).to_be_attached()
+    bob.locator("#action-sheet > summary").tap()
+    manoeuvres = bob.locator("#controls details", has_text="Kampfmanöver")
+    manoeuvres.locator("summary").tap()
+    expect(manoeuvres).to_have_attribute("open", "")
+    base = t.encounter_api.split("/encounters/")[0]
+    goblin = next(e for e in ok(t.gm.request.get(f"{base}/bestiary")) if e["name"] == "Goblin")
+    joins = {"entry_id": goblin["id"], "count": 1}
+    ok(t.gm.request.post(f"{t.encounter_api}/participants", data=joins))
+    expect(bob.locator("#attack-target option")).to_have_count(len(t.pids))
+    expect(manoeuvres).to_have_attribute("open", "")
+    ok(t.bob.request.post(f"{t.encounter_api}/actions/next", data={}))
+    expect(gm.locator(f"#p-{t.pids['Brida']}")).not_to_have_class(re.compile(r"\bcurrent\b"))
+    expect(manage).to_have_attribute("open", "")
+    expect(manage.locator(".gm-forms form").first).to_be_attached()
+
+
 def _cell(page: Page, token_id: int) -> tuple[int, int]:
     found = token(page, token_id)
     return int(found.get_attribute("data-x") or -1), int(found.get_attribute("data-y") or -1)
