@@ -186,33 +186,40 @@
   function restore(state) {
     var part = document.getElementById(state.id);
     if (!part) return;
-    state.kept.forEach(function (k) {
-      var box = document.getElementById(k.id);
-      if (!box || !part.contains(box) || box.firstElementChild) return;
-      if (aboutOf(box.closest("form")) === k.about) box.innerHTML = k.html;
-    });
-    state.typed.forEach(function (t) {
-      var field = fieldIn(part, t.key);
-      if (!field || field.type === "hidden" || aboutOf(field.form) !== t.about) return;
-      if (field instanceof HTMLSelectElement && !hasOption(field, t.value)) return; // gone
-      if (field.type === "checkbox" || field.type === "radio") field.checked = t.checked;
-      else field.value = t.value;
-      edited.set(field, ++clock);
-    });
-    state.opened.forEach(function (o) {
-      var panels = part.querySelectorAll("details");
-      for (var i = 0; i < panels.length; i++) {
-        if (o.key === null || panelKey(panels[i]) !== o.key) continue;
-        if (panels[i].open !== o.open) {
-          panels[i].open = o.open;
-          // Its «toggle» comes after this task: a panel that loads its content on opening
-          // (hx-trigger «toggle») must hear it, so HTMX takes it in now, not when it settles.
-          htmx.process(panels[i]);
-        }
-        edited.set(panels[i], ++clock);
-      }
-    });
+    state.kept.forEach(function (k) { keepLoaded(part, k); });
+    state.typed.forEach(function (t) { keepTyped(part, t); });
+    state.opened.forEach(function (o) { keepOpened(part, o); });
     part.scrollTop = state.scroll;
+  }
+
+  function keepLoaded(part, k) {
+    var box = document.getElementById(k.id);
+    if (!box || !part.contains(box) || box.firstElementChild) return;
+    if (aboutOf(box.closest("form")) === k.about) box.innerHTML = k.html;
+  }
+
+  function keepTyped(part, t) {
+    var field = fieldIn(part, t.key);
+    if (!field || field.type === "hidden" || aboutOf(field.form) !== t.about) return;
+    if (field instanceof HTMLSelectElement && !hasOption(field, t.value)) return; // gone
+    if (field.type === "checkbox" || field.type === "radio") field.checked = t.checked;
+    else field.value = t.value;
+    edited.set(field, ++clock);
+  }
+
+  function keepOpened(part, o) {
+    if (o.key === null) return;
+    var panels = part.querySelectorAll("details");
+    for (var i = 0; i < panels.length; i++) {
+      if (panelKey(panels[i]) !== o.key) continue;
+      if (panels[i].open !== o.open) {
+        panels[i].open = o.open;
+        // Its «toggle» comes after this task: a panel that loads its content on opening
+        // (hx-trigger «toggle») must hear it, so HTMX takes it in now, not when it settles.
+        htmx.process(panels[i]);
+      }
+      edited.set(panels[i], ++clock);
+    }
   }
 
   var swapping = {}; // element id -> its state while htmx swaps it whole
