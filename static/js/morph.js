@@ -157,19 +157,37 @@
     for (var k = 0; k < panels.length; k++) {
       // A panel is the user's once toggled: the request its opening may make (the roster
       // row's forms) does not tell the server whether it is open.
-      if (edited.has(panels[k])) opened.push({ key: panelKey(panels[k]), open: panels[k].open });
+      if (edited.has(panels[k])) opened.push({ key: placeKey(panels[k]), open: panels[k].open });
     }
-    return { id: part.id, scroll: part.scrollTop, typed: typed, kept: kept, opened: opened };
+    return {
+      id: part.id, scroll: part.scrollTop, typed: typed, kept: kept, opened: opened,
+      focus: focusedIn(part),
+    };
   }
 
-  // A panel by its id, else by the nearest element with an id around it and its place among
-  // that element's panels (a roster row's «Verwalten»).
-  function panelKey(panel) {
-    if (panel.id) return "#" + panel.id;
-    var around = panel.parentElement ? panel.parentElement.closest("[id]") : null;
+  // An element by its id, else by the nearest element with an id around it and its place
+  // among that element's elements of its kind (a roster row's «Verwalten», «Abwarten»).
+  function placeKey(el) {
+    if (el.id) return "#" + el.id;
+    var around = el.parentElement ? el.parentElement.closest("[id]") : null;
     if (!around) return null;
-    var all = around.querySelectorAll("details");
-    return "#" + around.id + " " + Array.prototype.indexOf.call(all, panel);
+    var all = around.querySelectorAll(el.tagName);
+    return "#" + around.id + " " + el.tagName + " " + Array.prototype.indexOf.call(all, el);
+  }
+
+  function placed(part, tag, key) {
+    var all = part.querySelectorAll(tag);
+    for (var i = 0; i < all.length; i++) if (placeKey(all[i]) === key) return all[i];
+    return null;
+  }
+
+  // Where a keyboard user is: the focused element without an id (HTMX finds one with an id
+  // again itself), so that the swap does not drop them at the top of the page.
+  function focusedIn(part) {
+    var el = document.activeElement;
+    if (!el || el === document.body || el.id || !part.contains(el)) return null;
+    var key = placeKey(el);
+    return key ? { key: key, tag: el.tagName } : null;
   }
 
   function fieldIn(part, key) {
@@ -190,6 +208,14 @@
     state.typed.forEach(function (t) { keepTyped(part, t); });
     state.opened.forEach(function (o) { keepOpened(part, o); });
     part.scrollTop = state.scroll;
+    keepFocus(part, state.focus);
+  }
+
+  function keepFocus(part, focus) {
+    var now = document.activeElement;
+    if (!focus || (now && now !== document.body)) return;
+    var el = placed(part, focus.tag, focus.key);
+    if (el) el.focus({ preventScroll: true });
   }
 
   function keepLoaded(part, k) {
@@ -208,18 +234,15 @@
   }
 
   function keepOpened(part, o) {
-    if (o.key === null) return;
-    var panels = part.querySelectorAll("details");
-    for (var i = 0; i < panels.length; i++) {
-      if (panelKey(panels[i]) !== o.key) continue;
-      if (panels[i].open !== o.open) {
-        panels[i].open = o.open;
-        // Its «toggle» comes after this task: a panel that loads its content on opening
-        // (hx-trigger «toggle») must hear it, so HTMX takes it in now, not when it settles.
-        htmx.process(panels[i]);
-      }
-      edited.set(panels[i], ++clock);
+    var panel = o.key === null ? null : placed(part, "details", o.key);
+    if (!panel) return;
+    if (panel.open !== o.open) {
+      panel.open = o.open;
+      // Its «toggle» comes after this task: a panel that loads its content on opening
+      // (hx-trigger «toggle») must hear it, so HTMX takes it in now, not when it settles.
+      htmx.process(panel);
     }
+    edited.set(panel, ++clock);
   }
 
   var swapping = {}; // element id -> its state while htmx swaps it whole

@@ -332,6 +332,24 @@ def test_open_panels_stay_open_while_the_table_plays(table: Table) -> None:
     expect(manage.locator(".gm-forms form").first).to_be_attached()
 
 
+def test_the_keyboard_focus_stays_on_its_button_through_a_push(table: Table) -> None:
+    """The GM, by keyboard, is on «Abwarten» (a button without an id) when another goblin
+    joins the fight and the actions are drawn anew: the focus is on «Abwarten» still, not
+    dropped to the top of the page, and Enter delays Brida's turn."""
+    t = table
+    gm = _open(t.gm, t.url)
+    delay = gm.locator("#controls button", has_text="Abwarten")
+    delay.focus()
+    base = t.encounter_api.split("/encounters/")[0]
+    goblin = next(e for e in ok(t.gm.request.get(f"{base}/bestiary")) if e["name"] == "Goblin")
+    joins = {"entry_id": goblin["id"], "count": 1}
+    ok(t.gm.request.post(f"{t.encounter_api}/participants", data=joins))
+    expect(gm.locator("#attack-target option")).to_have_count(len(t.pids))
+    expect(delay).to_be_focused()
+    gm.keyboard.press("Enter")
+    expect(gm.locator("#controls")).not_to_contain_text("Brida ist am Zug")
+
+
 def _cell(page: Page, token_id: int) -> tuple[int, int]:
     found = token(page, token_id)
     return int(found.get_attribute("data-x") or -1), int(found.get_attribute("data-y") or -1)
