@@ -175,9 +175,10 @@
     return "#" + around.id + " " + el.tagName + " " + Array.prototype.indexOf.call(all, el);
   }
 
-  function placed(part, tag, key) {
-    var all = part.querySelectorAll(tag);
-    for (var i = 0; i < all.length; i++) if (placeKey(all[i]) === key) return all[i];
+  // The element of part matching selector whose keyOf is key.
+  function found(part, selector, keyOf, key) {
+    var all = part.querySelectorAll(selector);
+    for (var i = 0; i < all.length; i++) if (keyOf(all[i]) === key) return all[i];
     return null;
   }
 
@@ -188,12 +189,6 @@
     if (!el || el === document.body || el.id || !part.contains(el)) return null;
     var key = placeKey(el);
     return key ? { key: key, tag: el.tagName } : null;
-  }
-
-  function fieldIn(part, key) {
-    var fields = part.querySelectorAll("input, select, textarea");
-    for (var i = 0; i < fields.length; i++) if (fieldKey(fields[i]) === key) return fields[i];
-    return null;
   }
 
   function hasOption(select, value) {
@@ -214,7 +209,7 @@
   function keepFocus(part, focus) {
     var now = document.activeElement;
     if (!focus || (now && now !== document.body)) return;
-    var el = placed(part, focus.tag, focus.key);
+    var el = found(part, focus.tag, placeKey, focus.key);
     if (el) el.focus({ preventScroll: true });
   }
 
@@ -225,7 +220,7 @@
   }
 
   function keepTyped(part, t) {
-    var field = fieldIn(part, t.key);
+    var field = found(part, "input, select, textarea", fieldKey, t.key);
     if (!field || field.type === "hidden" || aboutOf(field.form) !== t.about) return;
     if (field instanceof HTMLSelectElement && !hasOption(field, t.value)) return; // gone
     if (field.type === "checkbox" || field.type === "radio") field.checked = t.checked;
@@ -234,7 +229,7 @@
   }
 
   function keepOpened(part, o) {
-    var panel = o.key === null ? null : placed(part, "details", o.key);
+    var panel = o.key === null ? null : found(part, "details", placeKey, o.key);
     if (!panel) return;
     if (panel.open !== o.open) {
       panel.open = o.open;

@@ -267,8 +267,6 @@ def test_the_end_turn_button_stays_under_the_thumb_while_the_table_plays(table: 
     box = end_turn.bounding_box()
     assert attack_box is not None and box is not None
     assert attack_box["y"] + attack_box["height"] <= box["y"], (attack_box, box)
-    base = t.encounter_api.split("/encounters/")[0]
-    goblin = next(e for e in ok(t.gm.request.get(f"{base}/bestiary")) if e["name"] == "Goblin")
     moves = iter(range(5, 9))
 
     def stays(scroll: str) -> None:
@@ -284,8 +282,7 @@ def test_the_end_turn_button_stays_under_the_thumb_while_the_table_plays(table: 
         barrel = {"x": column - 4, "y": t.row, "label": f"Fass {column}"}
         ok(t.gm.request.post(f"{t.scene_api}/tokens", data=barrel))
         expect(bob.locator("#map-list li")).to_have_count(listed + 1)
-        joins = {"entry_id": goblin["id"], "count": 1}
-        ok(t.gm.request.post(f"{t.encounter_api}/participants", data=joins))
+        _another_goblin_joins(t)
         expect(bob.locator("#roster > li")).to_have_count(len(t.pids) + column - 4)
         expect(bob.locator("#attack-target option")).to_have_count(column - 1)
         assert [end_turn.bounding_box(), attack.bounding_box()] == where, scroll
@@ -320,10 +317,7 @@ def test_open_panels_stay_open_while_the_table_plays(table: Table) -> None:
     manoeuvres = bob.locator("#controls details", has_text="Kampfmanöver")
     manoeuvres.locator("summary").tap()
     expect(manoeuvres).to_have_attribute("open", "")
-    base = t.encounter_api.split("/encounters/")[0]
-    goblin = next(e for e in ok(t.gm.request.get(f"{base}/bestiary")) if e["name"] == "Goblin")
-    joins = {"entry_id": goblin["id"], "count": 1}
-    ok(t.gm.request.post(f"{t.encounter_api}/participants", data=joins))
+    _another_goblin_joins(t)
     expect(bob.locator("#attack-target option")).to_have_count(len(t.pids))
     expect(manoeuvres).to_have_attribute("open", "")
     ok(t.bob.request.post(f"{t.encounter_api}/actions/next", data={}))
@@ -340,14 +334,19 @@ def test_the_keyboard_focus_stays_on_its_button_through_a_push(table: Table) -> 
     gm = _open(t.gm, t.url)
     delay = gm.locator("#controls button", has_text="Abwarten")
     delay.focus()
-    base = t.encounter_api.split("/encounters/")[0]
-    goblin = next(e for e in ok(t.gm.request.get(f"{base}/bestiary")) if e["name"] == "Goblin")
-    joins = {"entry_id": goblin["id"], "count": 1}
-    ok(t.gm.request.post(f"{t.encounter_api}/participants", data=joins))
+    _another_goblin_joins(t)
     expect(gm.locator("#attack-target option")).to_have_count(len(t.pids))
     expect(delay).to_be_focused()
     gm.keyboard.press("Enter")
     expect(gm.locator("#controls")).not_to_contain_text("Brida ist am Zug")
+
+
+def _another_goblin_joins(t: Table) -> None:
+    """The GM sends one more goblin of the campaign's bestiary into the fight."""
+    base = t.encounter_api.split("/encounters/")[0]
+    goblin = next(e for e in ok(t.gm.request.get(f"{base}/bestiary")) if e["name"] == "Goblin")
+    joins = {"entry_id": goblin["id"], "count": 1}
+    ok(t.gm.request.post(f"{t.encounter_api}/participants", data=joins))
 
 
 def _cell(page: Page, token_id: int) -> tuple[int, int]:
