@@ -180,11 +180,18 @@ def _refused_connection_is_operational(engine: Engine) -> None:
             raise dbapi.OperationalError(f"cannot connect: {exc}") from exc
 
 
+#: Execution option of the engine behind :func:`create_read_sessionmaker` on SQLite: its
+#: transactions begin DEFERRED, not IMMEDIATE.
+_READ_ONLY = "tafelrunde_read_only"
+
+
 def _serialize_sqlite_writes(engine: Engine) -> None:
     """Begin SQLite transactions IMMEDIATE so concurrent writers queue instead of failing.
 
     pysqlite's deferred BEGIN lets two transactions read, then fail to upgrade their locks
-    ("database is locked"). Taking the write lock at BEGIN makes them wait in turn.
+    ("database is locked"). Taking the write lock at BEGIN makes them wait in turn. A
+    session that only reads (:func:`create_read_sessionmaker`) begins DEFERRED: in WAL mode
+    it takes no lock that a writer or another reader waits for.
     """
 
     @event.listens_for(engine, "connect")
@@ -193,7 +200,8 @@ def _serialize_sqlite_writes(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin_immediate(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        read_only = conn.get_execution_options().get(_READ_ONLY, False)
+        conn.exec_driver_sql("BEGIN DEFERRED" if read_only else "BEGIN IMMEDIATE")
 
 
 #: SQLSTATE classes of a database that is away or cannot take the write: connection (08),
@@ -235,6 +243,36 @@ def create_sessionmaker(
     """``info``: what every session's ``info`` starts with (the app's settings for the layers
     below it, such as ``app.events.service.NOTIFY_OFF_KEY``)."""
     return async_sessionmaker(engine, expire_on_commit=False, info=info)
+
+
+def create_read_sessionmaker(
+    engine: AsyncEngine, info: dict[str, Any] | None = None
+) -> async_sessionmaker[AsyncSession]:
+    """Sessions that only read: what a live stream reads and renders with.
+
+    On SQLite they begin DEFERRED and refuse to write. A push that held the write lock while
+    it waited for a load another push shares (``app.web.regions.shared_load``), whose
+    session waited for that very lock, stalled both for the whole busy timeout, and every
+    request's write behind them. On PostgreSQL they are the app's usual sessions: nothing
+    there locks a reader.
+    """
+    if engine.dialect.name != "sqlite":
+        return create_sessionmaker(engine, info)
+    reading = engine.execution_options(**{_READ_ONLY: True})
+    event.listen(reading.sync_engine, "before_cursor_execute", _refuse_writes)
+    return create_sessionmaker(reading, info)
+
+
+class ReadOnlySessionWrites(RuntimeError):
+    """A session of :func:`create_read_sessionmaker` was asked to write: a bug."""
+
+
+_READS = ("SELECT", "WITH", "BEGIN", "PRAGMA")
+
+
+def _refuse_writes(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+    if not statement.lstrip()[:6].upper().startswith(_READS):
+        raise ReadOnlySessionWrites(f"a session that only reads was asked: {statement[:80]}")
 
 
 #: Key of the read memo in ``Session.info``.

@@ -20,7 +20,7 @@ from app.campaigns import routes as campaigns_routes
 from app.characters import api as characters_api
 from app.characters import routes as characters_routes
 from app.config import Settings
-from app.db import create_engine, create_sessionmaker
+from app.db import create_engine, create_read_sessionmaker, create_sessionmaker
 from app.encounters import api as encounters_api
 from app.encounters import routes as encounters_routes
 from app.events.broker import Broker, PostgresListener, StreamQuota, libpq_conninfo
@@ -167,12 +167,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     transfer_api.describe_import_body()  # the campaign document's schema: its parts are wired
     settings = settings or Settings()
     engine = create_engine(settings.resolved_database_url)
+    session_info = {NOTIFY_OFF_KEY: True} if settings.nats_url else None
     ctx = AppContext(
         settings=settings,
         engine=engine,
-        sessionmaker=create_sessionmaker(
-            engine, {NOTIFY_OFF_KEY: True} if settings.nats_url else None
-        ),
+        sessionmaker=create_sessionmaker(engine, session_info),
+        read_sessions=create_read_sessionmaker(engine, session_info),
         broker=Broker(
             StreamQuota(
                 settings.streams_per_user,

@@ -114,7 +114,7 @@ async def projected(
     scenes = frozenset() if viewer.is_gm or look is None else scenes_of(events)
     if not scenes or look is None:
         return project(events, viewer)
-    present = await look(ctx.sessionmaker, campaign_id, viewer, scenes, events[-1])
+    present = await look(ctx.read_sessions, campaign_id, viewer, scenes, events[-1])
     return project(events, viewer, present)
 
 
@@ -131,7 +131,9 @@ class StreamContext(Protocol):
     def settings(self) -> Settings: ...
 
     @property
-    def sessionmaker(self) -> async_sessionmaker[AsyncSession]: ...
+    def read_sessions(self) -> async_sessionmaker[AsyncSession]:
+        """Sessions that only read (``app.db.create_read_sessionmaker``): a stream writes
+        nothing."""
 
     @property
     def broker(self) -> Broker: ...
@@ -159,7 +161,7 @@ async def read_after(
         tail = recent.after(after, BATCH)
         return tail, bool(tail) and tail[-1].seq < recent.last
     if recent.started and not recent.covers(after):
-        async with ctx.sessionmaker() as session:
+        async with ctx.read_sessions() as session:
             events = await events_after(session, campaign_id, after, BATCH)
         return events, len(events) == BATCH
     async with recent.lock:
@@ -167,7 +169,7 @@ async def read_after(
             recent.start(after)
         if recent.fresh != recent.generation or after > recent.last:
             generation = recent.generation
-            async with ctx.sessionmaker() as session:
+            async with ctx.read_sessions() as session:
                 read = await events_after(session, campaign_id, recent.last, BATCH)
             recent.extend(read)
             if len(read) < BATCH:
@@ -228,14 +230,14 @@ async def follow(
             events, more = await _read_waiting_for_database(ctx, campaign_id, after)
             if events:
                 if any(e.type in MEMBERSHIP_EVENTS for e in events):
-                    async with ctx.sessionmaker() as session:
+                    async with ctx.read_sessions() as session:
                         current = await recheck(session, subscription.viewer or viewer)
                     if current is None:
                         return
                     subscription.viewer = current
                 viewer = subscription.viewer or viewer
                 shown = await projected(ctx, campaign_id, viewer, events, look)
-                outgoing = await render(ctx.sessionmaker, viewer, shown)
+                outgoing = await render(ctx.read_sessions, viewer, shown)
                 for item in outgoing:
                     if subscription.ended:
                         break

@@ -26,6 +26,8 @@ class AppContext:
     settings: Settings
     engine: AsyncEngine
     sessionmaker: async_sessionmaker[AsyncSession]
+    #: Sessions that only read, for the live streams (``app.db.create_read_sessionmaker``).
+    read_sessions: async_sessionmaker[AsyncSession]
     broker: Broker
     hasher: Hasher
     roller: Roller
@@ -49,7 +51,7 @@ class AppContext:
         )
         self.warden = StreamWarden(
             self.broker,
-            self.sessionmaker,
+            self.read_sessions,
             stream_audit(self.members.roles),
             self.settings.stream_poll_seconds,
         )

@@ -122,7 +122,7 @@ async def pushed(
     render = page.stream(key)
     # As the stream projects them: map events against the scenes as they are.
     shown = await projected(app.state.ctx, campaign_id, viewer, events, scenes_now)
-    return await render(app.state.ctx.sessionmaker, viewer, shown)
+    return await render(app.state.ctx.read_sessions, viewer, shown)
 
 
 def counted_renders(

@@ -84,7 +84,7 @@ async def test_viewers_woken_by_one_line_read_it_once_and_share_its_render(
     people = [viewer(t.ids[name], f"{name}_user", name) for name in names]
     made = counted_renders(monkeypatch, talk_live, "render_macro")
     render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
-    sessions = app.state.ctx.sessionmaker
+    sessions = app.state.ctx.read_sessions
     with statements(app, mine=True) as seen:
         # As streams woken by one notification: the same event objects, at once.
         out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
@@ -114,7 +114,7 @@ async def test_a_whisper_is_pushed_to_its_readers_with_their_names_read_once(
     names = ("gm", "player", "observer")
     people = [viewer(t.ids[name], f"{name}_user", name) for name in names]
     render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
-    sessions = app.state.ctx.sessionmaker
+    sessions = app.state.ctx.read_sessions
     with statements(app, mine=True) as seen:
         out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
     selects = [s for s in seen if s.startswith("SELECT")]
@@ -169,7 +169,7 @@ async def test_pages_and_pushes_share_a_lines_render_per_set_of_controls(
     # chat page reuse it; the observer (who may do neither) gets a render of their own.
     gm = viewer(t.ids["gm"], "gm_user", "gm")
     render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
-    (pushed_line,) = await render(app.state.ctx.sessionmaker, gm, project(events, gm))
+    (pushed_line,) = await render(app.state.ctx.read_sessions, gm, project(events, gm))
     campaign_page = (await t.gm.get(f"/campaigns/{cid}")).text
     chat_page = (await t.gm.get(f"/campaigns/{cid}/chat")).text
     assert len(made) == 1, made

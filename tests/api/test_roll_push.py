@@ -37,7 +37,7 @@ async def test_one_render_per_form_of_a_roll(
     people = [viewer(t.ids[n], f"{n}_user", n) for n in names]
     made = counted_renders(monkeypatch, rolls_live, "render_macro")
     render = CAMPAIGN_PAGE.stream(CampaignPage(cid))
-    sessions = app.state.ctx.sessionmaker
+    sessions = app.state.ctx.read_sessions
     # As streams woken by one notification: the same event objects, at once.
     out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
     # A public roll: one form for all three; for the GMs only: the whole roll (the GM, and

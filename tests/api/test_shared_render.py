@@ -94,7 +94,7 @@ async def _push_to_all(
     and how many SQL statements that took."""
     events = await events_after(app, cid, after)
     render = COMBAT_PAGE.stream(key)
-    sessions = app.state.ctx.sessionmaker
+    sessions = app.state.ctx.read_sessions
     await asyncio.sleep(2.5)  # no render of an earlier call is kept any more
     with statements(app, mine=True) as seen:
         out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
