@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import httpx
@@ -108,9 +108,17 @@ async def send_test(
     hook_id: int,
     *,
     allow_private: bool,
+    end_transaction: Callable[[], Awaitable[None]],
 ) -> Outcome:
-    """Post a test message now and note its outcome on the hook (its cursor stays)."""
+    """Post a test message now and note its outcome on the hook (its cursor stays).
+
+    The receiver may take seconds to answer. ``end_transaction`` (the route's commit) ends
+    the transaction the check ran in before the post, so nothing waits for the receiver:
+    on SQLite that transaction holds the one write lock, and every roll of the table would
+    wait behind it. The outcome is noted in a transaction of its own, on the hook as it is
+    then (unless it was removed meanwhile)."""
     hook = await _hook(session, user, campaign_id, hook_id)
+    await end_transaction()
     message = Message(
         seq=0,
         category="test",
@@ -120,10 +128,12 @@ async def send_test(
     )
     async with httpx.AsyncClient(timeout=5.0, follow_redirects=False, trust_env=False) as client:
         outcome = await post(client, hook, message, allow_private=allow_private)
-    failures = hook.failures
-    record(hook, outcome, utcnow())
-    hook.failures = failures  # a test does not delay the real messages
-    hook.next_attempt_at = min(hook.next_attempt_at, utcnow())
+    now = await session.get(Webhook, hook_id, populate_existing=True)
+    if now is not None:
+        failures = now.failures
+        record(now, outcome, utcnow())
+        now.failures = failures  # a test does not delay the real messages
+        now.next_attempt_at = min(now.next_attempt_at, utcnow())
     return outcome
 
 

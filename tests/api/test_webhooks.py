@@ -367,6 +367,31 @@ async def test_only_gms_manage_webhooks(
     assert (await t.gm.get(base)).json() == []
 
 
+async def test_a_slow_receivers_test_message_holds_up_no_roll_of_the_table(
+    make_client: ClientFactory, app: FastAPI, receiver: Receiver
+) -> None:
+    """The GM tests a hook whose receiver takes its time: meanwhile the player rolls and
+    is answered at once (on SQLite the test's transaction held the one write lock until the
+    receiver answered); then the GM sees the outcome, noted on the hook."""
+    t = await make_table(make_client, app)
+    hook = await add_hook(t, receiver.url, ["rolls"])
+    receiver.gate.clear()
+    page = f"/campaigns/{t.campaign_id}/webhooks/{hook['id']}/test"
+    testing = asyncio.create_task(t.gm.post(page))
+    while not receiver.arrived:
+        await asyncio.sleep(0.01)
+    await asyncio.wait_for(roll(t, "player", "Schleichen"), 3)
+    assert not testing.done()
+    receiver.gate.set()
+    answer = await testing
+    assert answer.status_code == 200 and "Schleichen" not in answer.text
+    listed = (await t.gm.get(f"/api/v1/campaigns/{t.campaign_id}/webhooks")).json()
+    assert [h["last_status"] for h in listed] == [204]
+    await deliver(app, receiver, 1)  # the roll, after the test message: the cursor stayed
+    test_message, rolled = receiver.delivered()
+    assert "Testnachricht" in test_message["text"] and "Schleichen" in rolled["text"]
+
+
 @pytest.mark.parametrize(
     "url",
     [
