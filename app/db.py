@@ -248,7 +248,8 @@ def create_sessionmaker(
 def create_read_sessionmaker(
     engine: AsyncEngine, info: dict[str, Any] | None = None
 ) -> async_sessionmaker[AsyncSession]:
-    """Sessions that only read: what a live stream reads and renders with.
+    """Sessions that only read: what a live stream and a request of a safe method (GET,
+    HEAD) read with.
 
     On SQLite they begin DEFERRED and refuse to write. A push that held the write lock while
     it waited for a load another push shares (``app.web.regions.shared_load``), whose

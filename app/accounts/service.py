@@ -251,14 +251,27 @@ USER_FOR_TOKEN = (
 )
 
 
-async def user_for_token(session: AsyncSession, settings: Settings, token: str) -> User | None:
-    """The active user behind a session token, or ``None`` if it is unknown or expired."""
+@dataclass(frozen=True, slots=True)
+class Upkeep:
+    """What a sign-in leaves to do to its login session, in a transaction of its own
+    (:func:`keep_up`): touch it now and then, end it once idle too long. The sign-in
+    itself only reads, so a page load writes nothing (on SQLite: takes no write lock)."""
+
+    session_id: int
+    end: bool
+
+
+async def user_for_token(
+    session: AsyncSession, settings: Settings, token: str
+) -> tuple[User | None, Upkeep | None]:
+    """The active user behind a session token (``None`` if it is unknown or expired), and
+    what its login session needs done."""
     row = (await session.execute(USER_FOR_TOKEN, {"token_hash": token_hash(token)})).first()
     if row is None:
-        return None
+        return None, None
     user, session_id, last_seen_at = row
-    in_use = await _session_in_use(session, settings, user, session_id, last_seen_at)
-    return user if in_use else None
+    in_use, upkeep = _session_in_use(settings, user, session_id, last_seen_at)
+    return (user if in_use else None), upkeep
 
 
 async def user_and_more_for_token(
@@ -267,7 +280,7 @@ async def user_and_more_for_token(
     token: str,
     statement: Select[Any],
     params: Mapping[str, object],
-) -> tuple[User, Sequence[Any]] | None:
+) -> tuple[tuple[User, Sequence[Any]] | None, Upkeep | None]:
     """:func:`user_for_token`, and more columns read in the same statement.
 
     ``statement`` is :data:`USER_FOR_TOKEN` with columns added by a package above accounts
@@ -277,29 +290,38 @@ async def user_and_more_for_token(
     """
     row = (await session.execute(statement, {**params, "token_hash": token_hash(token)})).first()
     if row is None:
-        return None
+        return None, None
     user, session_id, last_seen_at, *more = row
-    if not await _session_in_use(session, settings, user, session_id, last_seen_at):
-        return None
-    return user, more
+    in_use, upkeep = _session_in_use(settings, user, session_id, last_seen_at)
+    return ((user, more) if in_use else None), upkeep
 
 
-async def _session_in_use(
-    session: AsyncSession, settings: Settings, user: User, session_id: int, last_seen_at: datetime
-) -> bool:
-    """Whether a found session still counts: ends it when idle too long, touches it now and
-    then (not on every request: a write per request would cost more than the lookup)."""
+def _session_in_use(
+    settings: Settings, user: User, session_id: int, last_seen_at: datetime
+) -> tuple[bool, Upkeep | None]:
+    """Whether a found session still counts, and its upkeep: ended when idle too long,
+    touched now and then (not on every request: a write per request would cost more than
+    the lookup)."""
     now = utcnow()
     if now - last_seen_at > timedelta(days=settings.session_idle_days):
-        await _end_sessions(session, UserSession.id == session_id)
-        return False
+        return False, Upkeep(session_id, end=True)
     if not user.is_active:
-        return False
+        return False, None
     if now - last_seen_at > TOUCH_INTERVAL:
+        return True, Upkeep(session_id, end=False)
+    return True, None
+
+
+async def keep_up(session: AsyncSession, upkeep: Upkeep) -> None:
+    """Do a sign-in's :class:`Upkeep` (commit, then, to end the session's live streams)."""
+    if upkeep.end:
+        await _end_sessions(session, UserSession.id == upkeep.session_id)
+    else:
         await session.execute(
-            update(UserSession).where(UserSession.id == session_id).values(last_seen_at=now)
+            update(UserSession)
+            .where(UserSession.id == upkeep.session_id)
+            .values(last_seen_at=utcnow())
         )
-    return True
 
 
 async def session_active(session: AsyncSession, token_hash_: str) -> bool:

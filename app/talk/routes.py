@@ -27,7 +27,7 @@ from app.talk import handouts, journal, lore, service, views
 from app.talk.live import CHAT_PAGE, ChatPage, chat_page_context
 from app.web.calls import CampaignAt, CampaignCall
 from app.web.confirm import ConfirmText, confirmed
-from app.web.deps import Ctx, attempt
+from app.web.deps import Ctx, afterwards, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.media import image_response
@@ -143,11 +143,13 @@ async def chat(
     call: CampaignAt, before: int | None = Query(default=None, ge=1, le=MAX_ROW_ID)
 ) -> Response:
     """The chat page; opening its newest page marks the chat read."""
-    _request, session, user, campaign_id = call.parts()
+    request, session, user, campaign_id = call.parts()
     response = await _chat_page(*call.parts(), before=before)
     if before is None:
+        # Read up to the newest line the page shows, marked once the page was read.
         _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
-        await service.mark_read(session, viewer, campaign_id)
+        shown = await service.newest_line(session, campaign_id)
+        afterwards(request, lambda own: service.mark_read(own, viewer, campaign_id, shown))
     return response
 
 

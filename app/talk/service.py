@@ -628,15 +628,20 @@ async def unread(session: AsyncSession, viewer: Viewer, campaign_id: int) -> int
     return count or 0
 
 
+async def newest_line(session: AsyncSession, campaign_id: int) -> int | None:
+    """The ``seq`` of the campaign's newest chat line, if any."""
+    return await session.scalar(
+        select(func.max(ChatMessage.seq)).where(ChatMessage.campaign_id == campaign_id)
+    )
+
+
 async def mark_read(
     session: AsyncSession, viewer: Viewer, campaign_id: int, upto: int | None = None
 ) -> None:
     """Move the viewer's last-read mark forward to ``upto`` (default: the newest message).
     A private marker, not shared state: no event."""
     if upto is None:
-        upto = await session.scalar(
-            select(func.max(ChatMessage.seq)).where(ChatMessage.campaign_id == campaign_id)
-        )
+        upto = await newest_line(session, campaign_id)
     if not upto:
         return
     mark = await session.get(ChatRead, (campaign_id, viewer.user_id))

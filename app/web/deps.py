@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -114,6 +114,28 @@ async def _finish(request: Request, *, commit: bool) -> None:
             await ctx.rollback(session)
     finally:
         await session.close()
+    upkeep: accounts.Upkeep | None = request.scope.pop(_UPKEEP, None)
+    if upkeep is not None:
+        await _keep_up(ctx, upkeep)
+    writes: list[Write] = request.scope.pop(_AFTERWARDS, [])
+    if commit and writes:
+        async with ctx.sessionmaker() as own:
+            for write in writes:
+                await write(own)
+            await ctx.commit(own)
+
+
+#: A write a request of a safe method leaves to make once its transaction ended.
+Write = Callable[[AsyncSession], Awaitable[None]]
+#: Where the request keeps them.
+_AFTERWARDS = "tafelrunde.afterwards"
+
+
+def afterwards(request: Request, write: Write) -> None:
+    """Make ``write`` once the request's own transaction committed, in one of its own,
+    before the answer is sent: for a page (a safe method, which only reads) that changes a
+    private mark of its viewer, such as the chat's read mark."""
+    request.scope.setdefault(_AFTERWARDS, []).append(write)
 
 
 async def get_session(request: Request) -> AsyncSession:
@@ -123,7 +145,12 @@ async def get_session(request: Request) -> AsyncSession:
     if session is None:
         if not request.scope.get(_FINISHED_BY_ROUTE):
             raise RuntimeError("a session outside a TransactionalRoute would never be saved")
-        session = request.scope[_SESSION] = app_ctx(request).sessionmaker()
+        ctx = app_ctx(request)
+        # A safe method only reads: on SQLite its transaction takes no write lock, so a
+        # page, an export or a print being made holds up no one's roll.
+        reading = request.method in SAFE_METHODS
+        session = ctx.read_sessions() if reading else ctx.sessionmaker()
+        request.scope[_SESSION] = session
     return session
 
 
@@ -176,12 +203,15 @@ async def _user_for(
 ) -> User | None:
     """The user behind ``token``. On a request under ``/campaigns/{campaign_id}/…`` their role
     there is read in the same statement and remembered for this request's authorization
-    (:class:`app.web.members.Members`, from the campaigns package)."""
+    (:class:`app.web.members.Members`, from the campaigns package). The login session's
+    upkeep (touch it, or end it when idle) is done once the request's transaction ended,
+    in one of its own (:func:`_finish`): the sign-in only reads."""
     campaign_id = _campaign_in_path(request)
     if campaign_id is None:
-        return await accounts.user_for_token(session, ctx.settings, token)
+        user, request.scope[_UPKEEP] = await accounts.user_for_token(session, ctx.settings, token)
+        return user
     members = ctx.members
-    found = await accounts.user_and_more_for_token(
+    found, request.scope[_UPKEEP] = await accounts.user_and_more_for_token(
         session, ctx.settings, token, members.lookup, {"role_campaign_id": campaign_id}
     )
     if found is None:
@@ -189,6 +219,16 @@ async def _user_for(
     user, more = found
     members.remember(session, campaign_id, user.id, more)
     return user
+
+
+#: Where the request keeps its sign-in's upkeep of the login session (``accounts.Upkeep``).
+_UPKEEP = "tafelrunde.upkeep"
+
+
+async def _keep_up(ctx: AppContext, upkeep: accounts.Upkeep) -> None:
+    async with ctx.sessionmaker() as own:
+        await accounts.keep_up(own, upkeep)
+        await ctx.commit(own)
 
 
 async def _user_for_api_token(

@@ -103,17 +103,17 @@ async def test_a_session_is_made_only_where_its_route_will_finish_it(
         await make_client().get("/probe-plain")
 
     made: list[object] = []
-    sessions = app.state.ctx.sessionmaker
+    sessions = app.state.ctx.read_sessions  # a GET's: it only reads
 
     def counted() -> object:
         made.append(1)
         return sessions()
 
-    app.state.ctx.sessionmaker = counted
+    app.state.ctx.read_sessions = counted
     try:
         assert (await make_client().get("/favicon.ico")).status_code == 301
         assert made == []
         r = await make_client().get("/api/v1/campaigns")
         assert r.status_code == 401 and made == [1]
     finally:
-        app.state.ctx.sessionmaker = sessions
+        app.state.ctx.read_sessions = sessions
