@@ -16,7 +16,7 @@ from app.characters.systems.registry import inventory
 from app.events.models import CampaignEvent
 from app.limits import Int32, Name, RowId, Text, Version
 from app.web.answers import no_content
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.deps import LOOKUP, Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.routers import Router
@@ -559,7 +559,7 @@ async def move(item: SheetItem, body: MoveIn) -> ItemOut:
     return _item(await service.move_item(*item, body.to_character_id, body.quantity))
 
 
-@router.post("/characters/{character_id}/odds", response_model=OddsOut)
+@router.post("/characters/{character_id}/odds", response_model=OddsOut, dependencies=[LOOKUP])
 async def odds(sheet: Sheet, body: RollIn) -> OddsOut:
     """The success chance of a roll from the sheet, before rolling."""
     result = await service.roll_odds(*sheet, body.request())

@@ -16,7 +16,7 @@ from app.accounts.models import User
 from app.encounters import actions, foresight, service, views
 from app.encounters.models import BestiaryEntry
 from app.limits import Int32, Name, RowId, Text, Version
-from app.web.deps import Ctx, CurrentUser, Session
+from app.web.deps import LOOKUP, Ctx, CurrentUser, Session
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.routers import Router
@@ -301,7 +301,7 @@ class ForecastIn(BaseModel):
     assume: Literal["defends", "no_reaction"] | None = None
 
 
-@router.post("/encounters/{encounter_id}/forecast")
+@router.post("/encounters/{encounter_id}/forecast", dependencies=[LOOKUP])
 async def forecast(
     campaign_id: PathId, encounter_id: PathId, body: ForecastIn, session: Session, user: CurrentUser
 ) -> dict[str, object]:
@@ -316,7 +316,7 @@ class RiskIn(BaseModel):
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
 
 
-@router.post("/encounters/{encounter_id}/risk")
+@router.post("/encounters/{encounter_id}/risk", dependencies=[LOOKUP])
 async def risk(
     campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser,
     body: RiskIn | None = None,

@@ -39,7 +39,7 @@ from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import N_, _
 from app.web.calls import CampaignAt, CampaignCall
 from app.web.confirm import confirm_page, confirmed
-from app.web.deps import Ctx, CurrentUser, Session, attempt
+from app.web.deps import LOOKUP, Ctx, CurrentUser, Session, attempt
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.pages import FormPage, page_route
@@ -391,7 +391,9 @@ async def live(
 
 
 @router.post(
-    "/campaigns/{campaign_id}/encounters/{encounter_id}/forecast", response_class=HTMLResponse
+    "/campaigns/{campaign_id}/encounters/{encounter_id}/forecast",
+    response_class=HTMLResponse,
+    dependencies=[LOOKUP],
 )
 async def forecast(
     request: Request, campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
@@ -408,7 +410,11 @@ async def forecast(
     return page(request, "encounters/forecast.html", context, block="forecast", status_code=status)
 
 
-@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/risk", response_class=HTMLResponse)
+@router.post(
+    "/campaigns/{campaign_id}/encounters/{encounter_id}/risk",
+    response_class=HTMLResponse,
+    dependencies=[LOOKUP],
+)
 async def risk(
     request: Request, campaign_id: PathId, encounter_id: PathId, session: Session, user: CurrentUser
 ) -> Response:

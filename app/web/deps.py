@@ -146,15 +146,29 @@ async def get_session(request: Request) -> AsyncSession:
         if not request.scope.get(_FINISHED_BY_ROUTE):
             raise RuntimeError("a session outside a TransactionalRoute would never be saved")
         ctx = app_ctx(request)
-        # A safe method only reads: on SQLite its transaction takes no write lock, so a
-        # page, an export or a print being made holds up no one's roll.
-        reading = request.method in SAFE_METHODS
+        # A safe method or a lookup only reads: on SQLite its transaction takes no write
+        # lock, so a page, a print or the GM's risk simulation holds up no one's roll.
+        reading = request.method in SAFE_METHODS or request.scope.get(_LOOKUP, False)
         session = ctx.read_sessions() if reading else ctx.sessionmaker()
         request.scope[_SESSION] = session
     return session
 
 
 Session = Annotated[AsyncSession, Depends(get_session)]
+
+#: Set on a request whose route is a lookup (:data:`LOOKUP`).
+_LOOKUP = "tafelrunde.lookup"
+
+
+async def _lookup(request: Request) -> None:
+    request.scope[_LOOKUP] = True
+
+
+#: A route's ``dependencies=[LOOKUP]``: a POST that only reads (the odds, the forecast, the
+#: risk simulation: a body too large or too structured for a query string). Its session is
+#: one that only reads, like a GET's; a route's own dependencies are solved before its
+#: parameters', so the session it gets is made after this.
+LOOKUP = Depends(_lookup)
 
 
 @asynccontextmanager
