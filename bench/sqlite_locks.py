@@ -26,15 +26,7 @@ import httpx
 from app.config import Settings
 from app.main import create_app
 from app.migrate import upgrade
-
-PASSWORD = "bench-password-4711"
-
-
-async def _account(c: httpx.AsyncClient, name: str) -> dict[str, str]:
-    body = {"username": name, "password": PASSWORD}
-    assert (await c.post("/api/v1/auth/register", json=body)).status_code == 201
-    token = (await c.post("/api/v1/auth/login", json=body)).json()["token"]
-    return {"Authorization": f"Bearer {token}"}
+from bench.combat_step import _account
 
 
 async def _table(c: httpx.AsyncClient) -> tuple[str, str, dict[str, str], dict[str, str]]:

@@ -99,11 +99,6 @@ async def test(
     campaign_id: PathId, hook_id: PathId, session: Session, user: CurrentUser, ctx: Ctx
 ) -> TestOut:
     outcome = await service.send_test(
-        session,
-        user,
-        campaign_id,
-        hook_id,
-        allow_private=ctx.settings.webhooks_allow_private,
-        end_transaction=lambda: ctx.commit(session),
+        session, user, campaign_id, hook_id, ctx.settings, lambda: ctx.commit(session)
     )
     return TestOut(ok=outcome.ok, status=outcome.status, error=outcome.error)

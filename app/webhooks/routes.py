@@ -84,12 +84,7 @@ async def test(
     ctx: Ctx,
 ) -> Response:
     outcome: Outcome = await service.send_test(
-        session,
-        user,
-        campaign_id,
-        hook_id,
-        allow_private=ctx.settings.webhooks_allow_private,
-        end_transaction=lambda: ctx.commit(session),
+        session, user, campaign_id, hook_id, ctx.settings, lambda: ctx.commit(session)
     )
     tested = {"id": hook_id, "outcome": outcome}
     context = await _context(session, user, campaign_id, tested=tested)

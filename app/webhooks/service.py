@@ -14,6 +14,7 @@ from app import limits
 from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.campaigns.permissions import Action
+from app.config import Settings
 from app.db import utcnow
 from app.errors import NotFound, ValidationFailed
 from app.i18n import _, get_locale
@@ -106,8 +107,7 @@ async def send_test(
     user: User,
     campaign_id: int,
     hook_id: int,
-    *,
-    allow_private: bool,
+    settings: Settings,
     end_transaction: Callable[[], Awaitable[None]],
 ) -> Outcome:
     """Post a test message now and note its outcome on the hook (its cursor stays).
@@ -127,7 +127,7 @@ async def send_test(
         event={},
     )
     async with httpx.AsyncClient(timeout=5.0, follow_redirects=False, trust_env=False) as client:
-        outcome = await post(client, hook, message, allow_private=allow_private)
+        outcome = await post(client, hook, message, allow_private=settings.webhooks_allow_private)
     now = await session.get(Webhook, hook_id, populate_existing=True)
     if now is not None:
         failures = now.failures
