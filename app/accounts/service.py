@@ -312,8 +312,9 @@ def _session_in_use(
     return True, None
 
 
-async def keep_up(session: AsyncSession, upkeep: Upkeep) -> None:
-    """Do a sign-in's :class:`Upkeep` (commit, then, to end the session's live streams)."""
+async def keep_up(session: AsyncSession, *, upkeep: Upkeep) -> None:
+    """Do a sign-in's :class:`Upkeep`. Commit with the app's commit: an ended session's
+    live streams end with it."""
     if upkeep.end:
         await _end_sessions(session, UserSession.id == upkeep.session_id)
     else:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import BackgroundTasks, Depends, Request, Response
 from fastapi.routing import APIRoute
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts import service as accounts
@@ -25,6 +28,8 @@ from app.web.templating import OffLoopHTMLResponse
 COOKIE_NAME = "tafelrunde_session"
 SECURE_COOKIE_NAME = "__Host-tafelrunde_session"
 LANG_COOKIE = "tafelrunde_lang"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,15 +119,26 @@ async def _finish(request: Request, *, commit: bool) -> None:
             await ctx.rollback(session)
     finally:
         await session.close()
+    await _after_the_transaction(request, ctx, commit=commit)
+
+
+async def _after_the_transaction(request: Request, ctx: AppContext, *, commit: bool) -> None:
+    """The sign-in's upkeep of the login session, whatever the answer, and the writes left
+    with :func:`afterwards` by a request that succeeded; each in a transaction of its own.
+    The request's answer stands if they fail (it is committed): they are logged."""
     upkeep: accounts.Upkeep | None = request.scope.pop(_UPKEEP, None)
+    writes: list[Write] = request.scope.pop(_AFTERWARDS, []) if commit else []
     if upkeep is not None:
-        await _keep_up(ctx, upkeep)
-    writes: list[Write] = request.scope.pop(_AFTERWARDS, [])
-    if commit and writes:
+        writes.insert(0, partial(accounts.keep_up, upkeep=upkeep))
+    if not writes:
+        return
+    try:
         async with ctx.sessionmaker() as own:
             for write in writes:
                 await write(own)
             await ctx.commit(own)
+    except DBAPIError as exc:
+        log.warning("left after the request, not written: %s", exc)
 
 
 #: A write a request of a safe method leaves to make once its transaction ended.
@@ -237,12 +253,6 @@ async def _user_for(
 
 #: Where the request keeps its sign-in's upkeep of the login session (``accounts.Upkeep``).
 _UPKEEP = "tafelrunde.upkeep"
-
-
-async def _keep_up(ctx: AppContext, upkeep: accounts.Upkeep) -> None:
-    async with ctx.sessionmaker() as own:
-        await accounts.keep_up(own, upkeep)
-        await ctx.commit(own)
 
 
 async def _user_for_api_token(
