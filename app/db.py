@@ -199,7 +199,7 @@ def _serialize_sqlite_writes(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
 
     @event.listens_for(engine, "begin")
-    def _begin_immediate(conn: Any) -> None:
+    def _begin(conn: Any) -> None:
         read_only = conn.get_execution_options().get(_READ_ONLY, False)
         conn.exec_driver_sql("BEGIN DEFERRED" if read_only else "BEGIN IMMEDIATE")
 

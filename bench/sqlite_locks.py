@@ -23,10 +23,9 @@ from typing import Any
 
 import httpx
 
-from app.config import Settings
-from app.main import create_app
 from app.migrate import upgrade
 from bench.combat_step import _account
+from bench.roll_request import app_for
 
 
 async def _table(c: httpx.AsyncClient) -> tuple[str, str, dict[str, str], dict[str, str]]:
@@ -101,11 +100,7 @@ def _figures(times: list[float], alone: list[float], phase: str) -> dict[str, fl
 
 
 async def measure(db: str, rolls: int) -> dict[str, Any]:
-    settings = Settings(
-        database_url=db, secret_key="x", argon2_time_cost=1, argon2_memory_kib=8192,
-        write_rate_per_minute=10**6, write_burst=10**5,
-    )  # fmt: skip
-    application = create_app(settings)
+    application = app_for(db)
     transport = httpx.ASGITransport(app=application)
     async with (
         application.router.lifespan_context(application),
