@@ -2,12 +2,13 @@
 //
 // Over HTTP/1.1 a browser opens at most six connections per server; a page's stream and the
 // notices' in every tab hung the fourth tab. So no tab holds its page's streams itself: one tab
-// per campaign, the leader (chosen over a BroadcastChannel), holds the campaign's feed
-// (/campaigns/<id>/feed: up to which seq something happened) and tells the other tabs. Every tab
-// then catches each of its streams (sse-connect) up with a short request, <stream>?after=<last
-// seq>&once=1, which answers what the stream would have sent and ends with a "caught-up" message
-// naming how far it read. The htmx SSE extension gets those messages from an object that looks
-// like an EventSource, so regions, swaps and notices work as before.
+// per campaign, the leader (the holder of a Web Lock, else chosen over a BroadcastChannel),
+// holds the campaign's feed (/campaigns/<id>/feed: up to which seq something happened) and tells
+// the other tabs. Every tab then catches each of its streams (sse-connect) up with a short
+// request, <stream>?after=<last seq>&once=1, which answers what the stream would have sent and
+// ends with a "caught-up" message naming how far it read. The htmx SSE extension gets those
+// messages from an object that looks like an EventSource, so regions, swaps and notices work as
+// before.
 (function () {
   "use strict";
   if (!window.htmx) return;
@@ -141,6 +142,8 @@
     this.heard = false;
     this.source = null;
     this.online = false;
+    this.waiting = false;
+    this.release = null;
     this.channel = window.BroadcastChannel ? new BroadcastChannel("tafelrunde-" + campaign) : null;
     if (this.channel) this.channel.onmessage = this.hear.bind(this);
   }
@@ -172,8 +175,13 @@
 
   Feed.prototype.lead = function () {
     if (this.leading) return;
-    var self = this;
     this.leading = true;
+    this.connect();
+    this.announce();
+  };
+
+  Feed.prototype.connect = function () {
+    var self = this;
     setStatus("connecting");
     var url = "/campaigns/" + this.campaign + "/feed?after=" + this.seq;
     var source = this.source = new EventSource(url, { withCredentials: true });
@@ -187,11 +195,11 @@
       self.status(false);
       self.post({ type: "status", online: false });
       if (source.readyState !== EventSource.CLOSED) return;
-      // Refused (signed out, not a member): lead again later from where the feed was.
-      self.stepDown();
-      setTimeout(function () { self.elect(); }, CHECK);
+      // Refused (signed out, not a member): still the leader, try again later from where the
+      // feed was.
+      self.source = null;
+      setTimeout(function () { if (self.leading && !self.source) self.connect(); }, CHECK);
     };
-    this.announce();
   };
 
   Feed.prototype.announce = function () {
@@ -202,6 +210,24 @@
     this.leading = false;
     if (this.source) this.source.close();
     this.source = null;
+    if (this.release) this.release();
+    this.release = null;
+  };
+
+  // Where the browser has Web Locks, the lock names the leader: one tab holds it, and when
+  // that tab closes or crashes the next one waiting gets it at once. No two tabs ever lead.
+  Feed.prototype.queue = function () {
+    var self = this;
+    if (this.leading || this.waiting) return;
+    this.waiting = true;
+    this.post({ type: "hello" });
+    navigator.locks.request("tafelrunde-feed-" + this.campaign, function () {
+      self.waiting = false;
+      return new Promise(function (release) {
+        self.release = release;
+        self.lead();
+      });
+    });
   };
 
   Feed.prototype.hear = function (evt) {
@@ -220,18 +246,21 @@
     if (typeof msg.seq === "number") this.advance(msg.seq);
   };
 
-  // A follower asks now and then whether its leader is still there (a crashed tab says no
-  // goodbye); a leader that closes says goodbye, and the next tab takes over at once.
+  // Without Web Locks, a follower asks now and then whether its leader is still there (a
+  // crashed tab says no goodbye); a leader that closes says goodbye, and the next tab takes
+  // over at once.
   Feed.prototype.start = function () {
     var self = this;
-    this.elect();
-    setInterval(function () { if (!self.leading) self.elect(); }, CHECK);
+    var locks = Boolean(navigator.locks && this.channel);
+    var join = locks ? this.queue.bind(this) : this.elect.bind(this);
+    join();
+    if (!locks) setInterval(function () { if (!self.leading) self.elect(); }, CHECK);
     window.addEventListener("pagehide", function () {
       if (!self.leading) return;
       self.stepDown();
-      self.post({ type: "bye" });
+      if (!locks) self.post({ type: "bye" });
     });
-    window.addEventListener("pageshow", function (evt) { if (evt.persisted) self.elect(); });
+    window.addEventListener("pageshow", function (evt) { if (evt.persisted) join(); });
   };
 
   htmx.createEventSource = function (url) {

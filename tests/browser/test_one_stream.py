@@ -95,6 +95,34 @@ def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: st
     player.close()
 
 
+def test_without_web_locks_the_tabs_choose_their_leader_over_the_channel(
+    browser: Browser, base_url: str
+) -> None:
+    """Plain HTTP on a LAN address has no Web Locks: the tabs elect a leader by messages."""
+    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
+    player.add_init_script("Object.defineProperty(navigator, 'locks', {value: undefined});")
+    campaign_id = _campaign(gm.request, player.request, "hh")
+    base = f"/api/v1/campaigns/{campaign_id}"
+    requests: list[Request] = []
+    player.on("request", lambda request: requests.append(request))
+    tabs: list[Page] = []
+    for _tab in range(3):
+        tab = player.new_page()
+        tab.goto(f"/campaigns/{campaign_id}")
+        expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+        tabs.append(tab)
+    assert tabs[0].evaluate("navigator.locks") is None
+    assert len(_held_streams(requests)) == 1
+
+    tabs[0].close()
+    ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+2", "label": "Ohne Sperre"}))
+    for tab in tabs[1:]:
+        expect(tab.locator("#dice-log > li.roll").filter(has_text="Ohne Sperre")).to_have_count(1)
+    assert len(_held_streams(requests)) >= 2
+    gm.close()
+    player.close()
+
+
 def test_a_click_made_while_a_push_lands_is_not_lost(browser: Browser, base_url: str) -> None:
     """The player presses «Zug beenden»; the GM's change re-renders the actions before the
     button is released: the same button is still there, so the click counts."""
