@@ -142,7 +142,7 @@
     this.heard = false;
     this.source = null;
     this.online = false;
-    this.waiting = false;
+    this.waiting = null;
     this.release = null;
     this.channel = window.BroadcastChannel ? new BroadcastChannel("tafelrunde-" + campaign) : null;
     if (this.channel) this.channel.onmessage = this.hear.bind(this);
@@ -219,15 +219,23 @@
   Feed.prototype.queue = function () {
     var self = this;
     if (this.leading || this.waiting) return;
-    this.waiting = true;
+    var waiting = this.waiting = new AbortController();
     this.post({ type: "hello" });
-    navigator.locks.request("tafelrunde-feed-" + this.campaign, function () {
-      self.waiting = false;
+    var name = "tafelrunde-feed-" + this.campaign;
+    navigator.locks.request(name, { signal: waiting.signal }, function () {
+      self.waiting = null;
       return new Promise(function (release) {
         self.release = release;
         self.lead();
       });
-    });
+    }).catch(function () { if (self.waiting === waiting) self.waiting = null; });
+  };
+
+  // A page put away (back/forward cache, closed) leaves the queue: a frozen tab must not
+  // hold up the lock for the others.
+  Feed.prototype.leave = function () {
+    if (this.waiting) this.waiting.abort();
+    this.waiting = null;
   };
 
   Feed.prototype.hear = function (evt) {
@@ -256,6 +264,7 @@
     join();
     if (!locks) setInterval(function () { if (!self.leading) self.elect(); }, CHECK);
     window.addEventListener("pagehide", function () {
+      if (locks) self.leave();
       if (!self.leading) return;
       self.stepDown();
       if (!locks) self.post({ type: "bye" });

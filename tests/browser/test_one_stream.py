@@ -174,3 +174,30 @@ def test_the_header_and_the_list_follow_the_fight(browser: Browser, base_url: st
     expect(listing.locator("#encounter-list")).to_contain_text("Am Pass Beendet")
     gm.close()
     player.close()
+
+
+def test_tabs_that_went_back_and_forth_follow_again(browser: Browser, base_url: str) -> None:
+    """A tab that left the campaign and came back (the back button) queues for the feed
+    again; when the leading tab closes, the others still follow."""
+    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
+    campaign_id = _campaign(gm.request, player.request, "hh")
+    base = f"/api/v1/campaigns/{campaign_id}"
+    tabs: list[Page] = []
+    for _tab in range(3):
+        tab = player.new_page()
+        tab.goto(f"/campaigns/{campaign_id}")
+        expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+        tabs.append(tab)
+    for tab in tabs[:2]:  # the leader and a follower leave and come back
+        tab.goto("/campaigns")
+        tab.go_back()
+        expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+    ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+3", "label": "Zurück"}))
+    for tab in tabs:
+        expect(tab.locator("#dice-log > li.roll").filter(has_text="Zurück")).to_have_count(1)
+    tabs[2].close()
+    tabs[0].close()
+    ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+4", "label": "Allein"}))
+    expect(tabs[1].locator("#dice-log > li.roll").filter(has_text="Allein")).to_have_count(1)
+    gm.close()
+    player.close()
