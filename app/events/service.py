@@ -645,6 +645,11 @@ def visible_to(viewer: Viewer, *, stubs: bool = False) -> ColumnElement[bool]:
     return visible_sql(CampaignEvent.audience, viewer, stubs=stubs)
 
 
+def form_name(kind: Form, user_id: int) -> str:
+    """The name of a form: its kind, and for an own form whose it is."""
+    return f"own:{user_id}" if kind is Form.own else kind.value
+
+
 @dataclass(frozen=True, slots=True)
 class VisibleEvent:
     """An event as one viewer receives it, in the form its audience gives them."""
@@ -667,7 +672,7 @@ class VisibleEvent:
     @property
     def form(self) -> str:
         """Which form this is; viewers who get the same form get the same data."""
-        return f"own:{self.user_id}" if self.kind is Form.own else self.kind.value
+        return form_name(self.kind, self.user_id)
 
     def _replacement(self) -> FormData | None:
         return form_data(self.heard_by, self.kind, self.user_id)

@@ -4,7 +4,7 @@ page of it, and every roll the viewer may see is pushed to its top (``app.web.re
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +16,7 @@ from app.campaigns.views import CampaignPage
 from app.core.remembered import remembered
 from app.core.viewer import Viewer
 from app.events import events as log_events
+from app.events.places import Place, events_by_id
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
 from app.i18n import get_locale
@@ -43,26 +44,48 @@ _RENDERED: OrderedDict[tuple[int, int, int, datetime, str, str], Markup] = Order
 RENDERED_KEPT = 2048
 
 
+def _entry_key(place: Place, form: str) -> tuple[int, int, int, datetime, str, str]:
+    return (place.campaign_id, place.seq, place.event_id, place.created_at, form, get_locale())
+
+
 def _entry_html(event: VisibleEvent) -> Markup:
     e = event.event
-    key = (e.campaign_id, e.seq, e.id, e.created_at, event.form, get_locale())
+    place = Place(e.id, e.campaign_id, e.seq, e.type, e.created_at, event.heard_by)
     return remembered(
         _RENDERED,
-        key,
+        _entry_key(place, event.form),
         lambda: render_macro(ENTRY, "entry", event.data()),
         RENDERED_KEPT,
     )
 
 
-def entries_html(events: Sequence[VisibleEvent]) -> Markup:
-    """The dice log's entries, newest first, as the viewer's page shows them."""
-    return Markup("").join(_entry_html(e) for e in events)
+async def _entries_html(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, entries: list[tuple[Place, str]]
+) -> Markup:
+    """The dice log's entries, newest first, as the viewer's page shows them: those rendered
+    before as they were, the others read whole (``app.events.places``) and rendered."""
+    shown: dict[int, Markup] = {}
+    for place, form in entries:
+        key = _entry_key(place, form)
+        if (html := _RENDERED.get(key)) is not None:
+            _RENDERED.move_to_end(key)
+            shown[place.event_id] = html
+    missing = [place.event_id for place, _form in entries if place.event_id not in shown]
+    for event_id, event in (await events_by_id(session, viewer, campaign_id, missing)).items():
+        shown[event_id] = _entry_html(event)
+    return Markup("").join(shown[p.event_id] for p, _form in entries if p.event_id in shown)
 
 
-def with_entries(context: Mapping[str, Any]) -> dict[str, Any]:
+async def log_context(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, before: int | None = None
+) -> dict[str, object]:
     """The log's context (``views.log_context``) with its entries rendered, for the page's
     slot and the older entries' block alike."""
-    return {**context, "entries_html": entries_html(context["entries"])}
+    context = await views.log_context(session, viewer, campaign_id, before)
+    entries = context["entries"]
+    assert isinstance(entries, list)
+    html = await _entries_html(session, viewer, campaign_id, entries)
+    return {**context, "entries_html": html}
 
 
 async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
@@ -70,11 +93,11 @@ async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
 
 
 async def _load(session: AsyncSession, viewer: Viewer, key: CampaignPage) -> dict[str, object]:
-    return await views.log_context(session, viewer, key.campaign_id, key.log_before)
+    return await log_context(session, viewer, key.campaign_id, key.log_before)
 
 
 def _html(context: Mapping[str, Any]) -> str:
-    return render(TEMPLATE, **{**views.FORM_DEFAULTS, **with_entries(context)})
+    return render(TEMPLATE, **{**views.FORM_DEFAULTS, **context})
 
 
 def _never(_key: CampaignPage, _event: VisibleEvent) -> bool:

@@ -36,7 +36,7 @@ async def older_entries(
     _campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
     if not is_htmx(request):
         return redirect(request, f"/campaigns/{campaign_id}?before={before}")
-    context = live.with_entries(await views.log_context(session, viewer, campaign_id, before))
+    context = await live.log_context(session, viewer, campaign_id, before)
     return page(request, live.TEMPLATE, {"viewer": viewer, **context}, block="log_page")
 
 

@@ -16,6 +16,7 @@ from app.errors import ValidationFailed
 from app.events.audience import chosen
 from app.events.events import Roll
 from app.events.models import CampaignEvent
+from app.events.places import Place, places_before
 from app.events.service import (
     FairPlayOpened,
     VisibleEvent,
@@ -117,3 +118,23 @@ async def log_page(
     more = len(events) > PAGE_SIZE
     page = project(events[:PAGE_SIZE], viewer)
     return page, (events[PAGE_SIZE - 1].seq if more else None)
+
+
+@dataclass(frozen=True, slots=True)
+class LogPlaces:
+    """One page of the dice log as places (``app.events.places``): each entry with the form
+    the viewer gets it in, newest first, and the ``before`` cursor of the next page."""
+
+    entries: list[tuple[Place, str]]
+    next_before: int | None
+
+
+async def log_places(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, before: int | None
+) -> LogPlaces:
+    """:func:`log_page` without the payloads: for a page whose entries were mostly rendered
+    before."""
+    places = await places_before(session, campaign_id, before, PAGE_SIZE + 1, (Roll.TYPE,))
+    more = len(places) > PAGE_SIZE
+    shown = [(p, form) for p in places[:PAGE_SIZE] if (form := p.form(viewer)) is not None]
+    return LogPlaces(shown, places[PAGE_SIZE - 1].seq if more else None)

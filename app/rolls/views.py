@@ -16,12 +16,13 @@ FORM_DEFAULTS: dict[str, object] = {"roll_errors": {}, "roll_values": {"visibili
 async def log_context(
     session: AsyncSession, viewer: Viewer, campaign_id: int, before: int | None = None
 ) -> dict[str, object]:
-    """One page of the dice log for ``viewer`` (``before`` pages it back, its entries in the
-    viewer's forms: ``app.rolls.live.with_entries`` renders them), and whether they may roll."""
-    entries, next_before = await service.log_page(session, viewer, campaign_id, before)
+    """One page of the dice log for ``viewer`` (``before`` pages it back), and whether they
+    may roll. Its entries are places (``service.log_places``): ``app.rolls.live.with_entries``
+    renders them, reading whole only those not rendered before."""
+    log = await service.log_places(session, viewer, campaign_id, before)
     return {
         "campaign_id": campaign_id,
-        "entries": entries,
-        "next_before": next_before,
+        "entries": log.entries,
+        "next_before": log.next_before,
         "can_roll": allowed(viewer.role, Action.roll),
     }

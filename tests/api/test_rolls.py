@@ -178,3 +178,41 @@ async def test_the_answer_to_a_roll_is_what_the_dice_log_shows_the_roller(
     r = await table.player.post(url, json={"expression": "1d20", "visibility": "self"})
     assert r.status_code == 201, r.text
     assert r.json()["secret"] is False and 1 <= r.json()["total"] <= 20
+
+
+async def test_the_page_log_shows_each_viewer_their_form_rendered_before_or_not(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """The page's entries rendered for one viewer are reused only for viewers who get the
+    same form; a new entry among them is read whole and takes its place, newest first."""
+    table = await make_table(make_client, app)
+    cid = table.campaign_id
+    url = f"/api/v1/campaigns/{cid}/rolls"
+    rolls = [
+        (table.gm, "Geheim-KANARIE", "gm"),
+        (table.player, "Eigen-Wurf", "self"),
+        (table.gm, "Offen-Eins", "public"),
+    ]
+    for client, label, visibility in rolls:
+        r = await client.post(
+            url, json={"expression": "1d20", "label": label, "visibility": visibility}
+        )
+        assert r.status_code == 201, r.text
+    gm_page = (await table.gm.get(f"/campaigns/{cid}")).text
+    assert all(label in gm_page for _c, label, _v in rolls)
+
+    player_page = (await table.player.get(f"/campaigns/{cid}")).text
+    assert "Eigen-Wurf" in player_page and "Offen-Eins" in player_page
+    assert "Geheim-KANARIE" not in player_page
+    observer_page = (await table.observer.get(f"/campaigns/{cid}")).text
+    assert "Offen-Eins" in observer_page
+    assert "Eigen-Wurf" not in observer_page and "Geheim-KANARIE" not in observer_page
+    stubs = observer_page.count('class="roll secret')
+    assert stubs == 2, stubs
+
+    r = await table.gm.post(url, json={"expression": "1d20", "label": "Offen-Zwei"})
+    assert r.status_code == 201, r.text
+    player_page = (await table.player.get(f"/campaigns/{cid}")).text
+    shown = [player_page.index(label) for label in ("Offen-Zwei", "Offen-Eins", "Eigen-Wurf")]
+    assert shown == sorted(shown)
+    assert "Geheim-KANARIE" not in player_page
