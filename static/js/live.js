@@ -146,6 +146,8 @@
     this.release = null;
     this.channel = window.BroadcastChannel ? new BroadcastChannel("tafelrunde-" + campaign) : null;
     if (this.channel) this.channel.onmessage = this.hear.bind(this);
+    // Whether a Web Lock names the leader (else the tabs elect one over the channel).
+    this.locks = Boolean(navigator.locks && this.channel);
   }
 
   Feed.prototype.post = function (message) {
@@ -190,7 +192,9 @@
       self.post({ type: "seq", seq: seq });
       self.advance(seq);
     });
-    source.onopen = function () { self.announce(); self.status(true); };
+    // Online first, then tell the others: a tab that asked before the feed was open hears
+    // that it is now.
+    source.onopen = function () { self.status(true); self.announce(); };
     source.onerror = function () {
       self.status(false);
       self.post({ type: "status", online: false });
@@ -244,8 +248,9 @@
     if (msg.type === "bye") setTimeout(this.elect.bind(this), Math.random() * LISTEN);
     if (msg.type === "lead") {
       this.heard = true;
-      // Two leaders (they started together): the lower id stays.
-      if (this.leading && msg.id < this.id) this.stepDown();
+      // Two elected leaders (they started together): the lower id stays. With a lock there
+      // are never two: a message from a leader that has just closed changes nothing.
+      if (this.leading && !this.locks && msg.id < this.id) this.stepDown();
       else if (this.leading) this.announce();
     }
     if (msg.type === "lead" || msg.type === "status") {
@@ -259,7 +264,7 @@
   // over at once.
   Feed.prototype.start = function () {
     var self = this;
-    var locks = Boolean(navigator.locks && this.channel);
+    var locks = this.locks;
     var join = locks ? this.queue.bind(this) : this.elect.bind(this);
     join();
     if (!locks) setInterval(function () { if (!self.leading) self.elect(); }, CHECK);

@@ -176,28 +176,68 @@ def test_the_header_and_the_list_follow_the_fight(browser: Browser, base_url: st
     player.close()
 
 
+def _leaders(tab: Page, campaign_id: int) -> int:
+    """How many tabs of the browser hold the campaign's feed lock."""
+    held = tab.evaluate("navigator.locks.query().then(q => q.held.map(l => l.name))")
+    return sum(1 for name in held if name == f"tafelrunde-feed-{campaign_id}")
+
+
 def test_tabs_that_went_back_and_forth_follow_again(browser: Browser, base_url: str) -> None:
     """A tab that left the campaign and came back (the back button) queues for the feed
-    again; when the leading tab closes, the others still follow."""
+    again; when the leading tabs close one after the other, the last one leads."""
     gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
     campaign_id = _campaign(gm.request, player.request, "hh")
     base = f"/api/v1/campaigns/{campaign_id}"
-    tabs: list[Page] = []
-    for _tab in range(3):
-        tab = player.new_page()
-        tab.goto(f"/campaigns/{campaign_id}")
-        expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
-        tabs.append(tab)
-    for tab in tabs[:2]:  # the leader and a follower leave and come back
-        tab.goto("/campaigns")
-        tab.go_back()
-        expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
-    ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+3", "label": "Zurück"}))
-    for tab in tabs:
-        expect(tab.locator("#dice-log > li.roll").filter(has_text="Zurück")).to_have_count(1)
-    tabs[2].close()
-    tabs[0].close()
-    ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+4", "label": "Allein"}))
-    expect(tabs[1].locator("#dice-log > li.roll").filter(has_text="Allein")).to_have_count(1)
+    for round_ in range(3):
+        tabs: list[Page] = []
+        for _tab in range(3):
+            tab = player.new_page()
+            tab.goto(f"/campaigns/{campaign_id}")
+            expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+            tabs.append(tab)
+        for tab in tabs[:2]:  # the leader and a follower leave and come back
+            tab.goto("/campaigns")
+            tab.go_back()
+            expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+        label = f"Zurück {round_}"
+        ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+3", "label": label}))
+        for tab in tabs:
+            expect(tab.locator("#dice-log > li.roll").filter(has_text=label)).to_have_count(1)
+        tabs[2].close()
+        tabs[0].close()
+        label = f"Allein {round_}"
+        ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+4", "label": label}))
+        expect(tabs[1].locator("#dice-log > li.roll").filter(has_text=label)).to_have_count(1)
+        expect(tabs[1].locator("#live-status")).to_have_attribute("data-state", "online")
+        assert _leaders(tabs[1], campaign_id) == 1
+        tabs[1].close()
+    gm.close()
+    player.close()
+
+
+def test_a_leader_holding_the_lock_does_not_step_down_for_another_leaders_message(
+    browser: Browser, base_url: str
+) -> None:
+    """A leader that closes may have said «I lead» a moment before; the tab that got the lock
+    after it must not step down on hearing that (then no tab would hold the feed)."""
+    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
+    campaign_id = _campaign(gm.request, player.request, "hh")
+    leader = player.new_page()
+    leader.goto(f"/campaigns/{campaign_id}")
+    expect(leader.locator("#live-status")).to_have_attribute("data-state", "online")
+    other = player.new_page()
+    other.goto("/campaigns")
+    other.evaluate(
+        """campaign => new BroadcastChannel("tafelrunde-" + campaign)
+            .postMessage({type: "lead", id: -1, seq: 0, online: true})""",
+        campaign_id,
+    )
+    ok(
+        gm.request.post(
+            f"/api/v1/campaigns/{campaign_id}/rolls", data={"expression": "1d6", "label": "Noch da"}
+        )
+    )
+    expect(leader.locator("#dice-log > li.roll").filter(has_text="Noch da")).to_have_count(1)
+    assert _leaders(leader, campaign_id) == 1
     gm.close()
     player.close()
