@@ -12,6 +12,7 @@ from markupsafe import Markup
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns.live import CAMPAIGN_PAGE
+from app.campaigns.permissions import Action, allowed
 from app.campaigns.views import CampaignPage
 from app.core.remembered import remembered
 from app.core.viewer import Viewer
@@ -20,7 +21,7 @@ from app.events.places import Place, events_by_id
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing
 from app.i18n import get_locale
-from app.rolls import views
+from app.rolls import service, views
 from app.web.regions import Batch, Region
 from app.web.templating import render, render_macro
 
@@ -79,13 +80,18 @@ async def _entries_html(
 async def log_context(
     session: AsyncSession, viewer: Viewer, campaign_id: int, before: int | None = None
 ) -> dict[str, object]:
-    """The log's context (``views.log_context``) with its entries rendered, for the page's
-    slot and the older entries' block alike."""
-    context = await views.log_context(session, viewer, campaign_id, before)
-    entries = context["entries"]
-    assert isinstance(entries, list)
-    html = await _entries_html(session, viewer, campaign_id, entries)
-    return {**context, "entries_html": html}
+    """One page of the dice log for ``viewer`` (``before`` pages it back) with its entries
+    rendered, and whether they may roll: for the page's slot and the older entries' block
+    alike. The entries are read as places (``service.log_places``), whole only where they
+    were not rendered before."""
+    log = await service.log_places(session, viewer, campaign_id, before)
+    return {
+        "campaign_id": campaign_id,
+        "entries": log.entries,
+        "entries_html": await _entries_html(session, viewer, campaign_id, log.entries),
+        "next_before": log.next_before,
+        "can_roll": allowed(viewer.role, Action.roll),
+    }
 
 
 async def _push_rolls(batch: Batch[CampaignPage]) -> list[Outgoing]:
