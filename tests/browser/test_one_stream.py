@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Request, expect
 
 from tests.browser.world import _campaign, _character, _running_fight, account, ok
 
@@ -21,6 +21,17 @@ def _held_streams(requests: list[Request]) -> list[str]:
         for r in requests
         if re.search(r"/feed\?|/live(\?|$)", r.url) and "once=1" not in r.url
     ]
+
+
+def _campaign_tabs(context: BrowserContext, campaign_id: int, count: int) -> list[Page]:
+    """``count`` tabs on the campaign page, opened one after the other, each live."""
+    tabs = []
+    for _tab in range(count):
+        tab = context.new_page()
+        tab.goto(f"/campaigns/{campaign_id}")
+        expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+        tabs.append(tab)
+    return tabs
 
 
 def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: str) -> None:
@@ -105,12 +116,7 @@ def test_without_web_locks_the_tabs_choose_their_leader_over_the_channel(
     base = f"/api/v1/campaigns/{campaign_id}"
     requests: list[Request] = []
     player.on("request", lambda request: requests.append(request))
-    tabs: list[Page] = []
-    for _tab in range(3):
-        tab = player.new_page()
-        tab.goto(f"/campaigns/{campaign_id}")
-        expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
-        tabs.append(tab)
+    tabs = _campaign_tabs(player, campaign_id, 3)
     assert tabs[0].evaluate("navigator.locks") is None
     assert len(_held_streams(requests)) == 1
 
@@ -189,12 +195,7 @@ def test_tabs_that_went_back_and_forth_follow_again(browser: Browser, base_url: 
     campaign_id = _campaign(gm.request, player.request, "hh")
     base = f"/api/v1/campaigns/{campaign_id}"
     for round_ in range(3):
-        tabs: list[Page] = []
-        for _tab in range(3):
-            tab = player.new_page()
-            tab.goto(f"/campaigns/{campaign_id}")
-            expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
-            tabs.append(tab)
+        tabs = _campaign_tabs(player, campaign_id, 3)
         for tab in tabs[:2]:  # the leader and a follower leave and come back
             tab.goto("/campaigns")
             tab.go_back()
