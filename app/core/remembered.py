@@ -22,3 +22,12 @@ def remembered(cache: OrderedDict[K, V], key: K, make: Callable[[], V], limit: i
     else:
         cache.move_to_end(key)
     return found
+
+
+def recalled(cache: OrderedDict[K, V], key: K) -> V | None:
+    """``cache[key]`` if it is kept (and now the most recently used), else ``None``: for a
+    caller that makes the missing values together (one read for all of them)."""
+    found = cache.get(key)
+    if found is not None:
+        cache.move_to_end(key)
+    return found

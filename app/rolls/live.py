@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.campaigns.live import CAMPAIGN_PAGE
 from app.campaigns.permissions import Action, allowed
 from app.campaigns.views import CampaignPage
-from app.core.remembered import remembered
+from app.core.remembered import recalled, remembered
 from app.core.viewer import Viewer
 from app.events import events as log_events
 from app.events.places import Place, events_by_id
@@ -45,16 +45,17 @@ _RENDERED: OrderedDict[tuple[int, int, int, datetime, str, str], Markup] = Order
 RENDERED_KEPT = 2048
 
 
-def _entry_key(place: Place, form: str) -> tuple[int, int, int, datetime, str, str]:
-    return (place.campaign_id, place.seq, place.event_id, place.created_at, form, get_locale())
+def _entry_key(
+    campaign_id: int, seq: int, event_id: int, created_at: datetime, form: str
+) -> tuple[int, int, int, datetime, str, str]:
+    return (campaign_id, seq, event_id, created_at, form, get_locale())
 
 
 def _entry_html(event: VisibleEvent) -> Markup:
     e = event.event
-    place = Place(e.id, e.campaign_id, e.seq, e.type, e.created_at, event.heard_by)
     return remembered(
         _RENDERED,
-        _entry_key(place, event.form),
+        _entry_key(e.campaign_id, e.seq, e.id, e.created_at, event.form),
         lambda: render_macro(ENTRY, "entry", event.data()),
         RENDERED_KEPT,
     )
@@ -66,11 +67,10 @@ async def _entries_html(
     """The dice log's entries, newest first, as the viewer's page shows them: those rendered
     before as they were, the others read whole (``app.events.places``) and rendered."""
     shown: dict[int, Markup] = {}
-    for place, form in entries:
-        key = _entry_key(place, form)
-        if (html := _RENDERED.get(key)) is not None:
-            _RENDERED.move_to_end(key)
-            shown[place.event_id] = html
+    for p, form in entries:
+        key = _entry_key(p.campaign_id, p.seq, p.event_id, p.created_at, form)
+        if (html := recalled(_RENDERED, key)) is not None:
+            shown[p.event_id] = html
     missing = [place.event_id for place, _form in entries if place.event_id not in shown]
     for event_id, event in (await events_by_id(session, viewer, campaign_id, missing)).items():
         shown[event_id] = _entry_html(event)
