@@ -2,13 +2,12 @@
 //
 // Over HTTP/1.1 a browser opens at most six connections per server; a page's stream and the
 // notices' in every tab hung the fourth tab. So no tab holds its page's streams itself: one tab
-// per campaign, the leader (the holder of a Web Lock, else chosen over a BroadcastChannel),
-// holds the campaign's feed (/campaigns/<id>/feed: up to which seq something happened) and tells
-// the other tabs. Every tab then catches each of its streams (sse-connect) up with a short
-// request, <stream>?after=<last seq>&once=1, which answers what the stream would have sent and
-// ends with a "caught-up" message naming how far it read. The htmx SSE extension gets those
-// messages from an object that looks like an EventSource, so regions, swaps and notices work as
-// before.
+// per campaign, the leader (chosen over a BroadcastChannel), holds the campaign's feed
+// (/campaigns/<id>/feed: up to which seq something happened) and tells the other tabs. Every tab
+// then catches each of its streams (sse-connect) up with a short request, <stream>?after=<last
+// seq>&once=1, which answers what the stream would have sent and ends with a "caught-up" message
+// naming how far it read. The htmx SSE extension gets those messages from an object that looks
+// like an EventSource, so regions, swaps and notices work as before.
 (function () {
   "use strict";
   if (!window.htmx) return;
@@ -142,12 +141,8 @@
     this.heard = false;
     this.source = null;
     this.online = false;
-    this.waiting = null;
-    this.release = null;
     this.channel = window.BroadcastChannel ? new BroadcastChannel("tafelrunde-" + campaign) : null;
     if (this.channel) this.channel.onmessage = this.hear.bind(this);
-    // Whether a Web Lock names the leader (else the tabs elect one over the channel).
-    this.locks = Boolean(navigator.locks && this.channel);
   }
 
   Feed.prototype.post = function (message) {
@@ -177,13 +172,8 @@
 
   Feed.prototype.lead = function () {
     if (this.leading) return;
-    this.leading = true;
-    this.connect();
-    this.announce();
-  };
-
-  Feed.prototype.connect = function () {
     var self = this;
+    this.leading = true;
     setStatus("connecting");
     var url = "/campaigns/" + this.campaign + "/feed?after=" + this.seq;
     var source = this.source = new EventSource(url, { withCredentials: true });
@@ -192,18 +182,16 @@
       self.post({ type: "seq", seq: seq });
       self.advance(seq);
     });
-    // Online first, then tell the others: a tab that asked before the feed was open hears
-    // that it is now.
-    source.onopen = function () { self.status(true); self.announce(); };
+    source.onopen = function () { self.announce(); self.status(true); };
     source.onerror = function () {
       self.status(false);
       self.post({ type: "status", online: false });
       if (source.readyState !== EventSource.CLOSED) return;
-      // Refused (signed out, not a member): still the leader, try again later from where the
-      // feed was.
-      self.source = null;
-      setTimeout(function () { if (self.leading && !self.source) self.connect(); }, CHECK);
+      // Refused (signed out, not a member): lead again later from where the feed was.
+      self.stepDown();
+      setTimeout(function () { self.elect(); }, CHECK);
     };
+    this.announce();
   };
 
   Feed.prototype.announce = function () {
@@ -214,32 +202,6 @@
     this.leading = false;
     if (this.source) this.source.close();
     this.source = null;
-    if (this.release) this.release();
-    this.release = null;
-  };
-
-  // Where the browser has Web Locks, the lock names the leader: one tab holds it, and when
-  // that tab closes or crashes the next one waiting gets it at once. No two tabs ever lead.
-  Feed.prototype.queue = function () {
-    var self = this;
-    if (this.leading || this.waiting) return;
-    var waiting = this.waiting = new AbortController();
-    this.post({ type: "hello" });
-    var name = "tafelrunde-feed-" + this.campaign;
-    navigator.locks.request(name, { signal: waiting.signal }, function () {
-      self.waiting = null;
-      return new Promise(function (release) {
-        self.release = release;
-        self.lead();
-      });
-    }).catch(function () { if (self.waiting === waiting) self.waiting = null; });
-  };
-
-  // A page put away (back/forward cache, closed) leaves the queue: a frozen tab must not
-  // hold up the lock for the others.
-  Feed.prototype.leave = function () {
-    if (this.waiting) this.waiting.abort();
-    this.waiting = null;
   };
 
   Feed.prototype.hear = function (evt) {
@@ -248,9 +210,8 @@
     if (msg.type === "bye") setTimeout(this.elect.bind(this), Math.random() * LISTEN);
     if (msg.type === "lead") {
       this.heard = true;
-      // Two elected leaders (they started together): the lower id stays. With a lock there
-      // are never two: a message from a leader that has just closed changes nothing.
-      if (this.leading && !this.locks && msg.id < this.id) this.stepDown();
+      // Two leaders (they started together): the lower id stays.
+      if (this.leading && msg.id < this.id) this.stepDown();
       else if (this.leading) this.announce();
     }
     if (msg.type === "lead" || msg.type === "status") {
@@ -259,22 +220,18 @@
     if (typeof msg.seq === "number") this.advance(msg.seq);
   };
 
-  // Without Web Locks, a follower asks now and then whether its leader is still there (a
-  // crashed tab says no goodbye); a leader that closes says goodbye, and the next tab takes
-  // over at once.
+  // A follower asks now and then whether its leader is still there (a crashed tab says no
+  // goodbye); a leader that closes says goodbye, and the next tab takes over at once.
   Feed.prototype.start = function () {
     var self = this;
-    var locks = this.locks;
-    var join = locks ? this.queue.bind(this) : this.elect.bind(this);
-    join();
-    if (!locks) setInterval(function () { if (!self.leading) self.elect(); }, CHECK);
+    this.elect();
+    setInterval(function () { if (!self.leading) self.elect(); }, CHECK);
     window.addEventListener("pagehide", function () {
-      if (locks) self.leave();
       if (!self.leading) return;
       self.stepDown();
-      if (!locks) self.post({ type: "bye" });
+      self.post({ type: "bye" });
     });
-    window.addEventListener("pageshow", function (evt) { if (evt.persisted) join(); });
+    window.addEventListener("pageshow", function (evt) { if (evt.persisted) self.elect(); });
   };
 
   htmx.createEventSource = function (url) {

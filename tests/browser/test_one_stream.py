@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Request, expect
+from playwright.sync_api import Browser, Page, Request, expect
 
 from tests.browser.world import _campaign, _character, _running_fight, account, ok
 
@@ -21,17 +21,6 @@ def _held_streams(requests: list[Request]) -> list[str]:
         for r in requests
         if re.search(r"/feed\?|/live(\?|$)", r.url) and "once=1" not in r.url
     ]
-
-
-def _campaign_tabs(context: BrowserContext, campaign_id: int, count: int) -> list[Page]:
-    """``count`` tabs on the campaign page, opened one after the other, each live."""
-    tabs = []
-    for _tab in range(count):
-        tab = context.new_page()
-        tab.goto(f"/campaigns/{campaign_id}")
-        expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
-        tabs.append(tab)
-    return tabs
 
 
 def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: str) -> None:
@@ -106,29 +95,6 @@ def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: st
     player.close()
 
 
-def test_without_web_locks_the_tabs_choose_their_leader_over_the_channel(
-    browser: Browser, base_url: str
-) -> None:
-    """Plain HTTP on a LAN address has no Web Locks: the tabs elect a leader by messages."""
-    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
-    player.add_init_script("Object.defineProperty(navigator, 'locks', {value: undefined});")
-    campaign_id = _campaign(gm.request, player.request, "hh")
-    base = f"/api/v1/campaigns/{campaign_id}"
-    requests: list[Request] = []
-    player.on("request", lambda request: requests.append(request))
-    tabs = _campaign_tabs(player, campaign_id, 3)
-    assert tabs[0].evaluate("navigator.locks") is None
-    assert len(_held_streams(requests)) == 1
-
-    tabs[0].close()
-    ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+2", "label": "Ohne Sperre"}))
-    for tab in tabs[1:]:
-        expect(tab.locator("#dice-log > li.roll").filter(has_text="Ohne Sperre")).to_have_count(1)
-    assert len(_held_streams(requests)) >= 2
-    gm.close()
-    player.close()
-
-
 def test_a_click_made_while_a_push_lands_is_not_lost(browser: Browser, base_url: str) -> None:
     """The player presses «Zug beenden»; the GM's change re-renders the actions before the
     button is released: the same button is still there, so the click counts."""
@@ -178,67 +144,5 @@ def test_the_header_and_the_list_follow_the_fight(browser: Browser, base_url: st
     ok(gm.request.post(f"{fight_api}/actions/end", data={}))
     expect(tab.locator("#encounter-status")).to_have_text("Helden & Halunken · Beendet")
     expect(listing.locator("#encounter-list")).to_contain_text("Am Pass Beendet")
-    gm.close()
-    player.close()
-
-
-def _leaders(tab: Page, campaign_id: int) -> int:
-    """How many tabs of the browser hold the campaign's feed lock."""
-    held = tab.evaluate("navigator.locks.query().then(q => q.held.map(l => l.name))")
-    return sum(1 for name in held if name == f"tafelrunde-feed-{campaign_id}")
-
-
-def test_tabs_that_went_back_and_forth_follow_again(browser: Browser, base_url: str) -> None:
-    """A tab that left the campaign and came back (the back button) queues for the feed
-    again; when the leading tabs close one after the other, the last one leads."""
-    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
-    campaign_id = _campaign(gm.request, player.request, "hh")
-    base = f"/api/v1/campaigns/{campaign_id}"
-    for round_ in range(3):
-        tabs = _campaign_tabs(player, campaign_id, 3)
-        for tab in tabs[:2]:  # the leader and a follower leave and come back
-            tab.goto("/campaigns")
-            tab.go_back()
-            expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
-        label = f"Zurück {round_}"
-        ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+3", "label": label}))
-        for tab in tabs:
-            expect(tab.locator("#dice-log > li.roll").filter(has_text=label)).to_have_count(1)
-        tabs[2].close()
-        tabs[0].close()
-        label = f"Allein {round_}"
-        ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+4", "label": label}))
-        expect(tabs[1].locator("#dice-log > li.roll").filter(has_text=label)).to_have_count(1)
-        expect(tabs[1].locator("#live-status")).to_have_attribute("data-state", "online")
-        assert _leaders(tabs[1], campaign_id) == 1
-        tabs[1].close()
-    gm.close()
-    player.close()
-
-
-def test_a_leader_holding_the_lock_does_not_step_down_for_another_leaders_message(
-    browser: Browser, base_url: str
-) -> None:
-    """A leader that closes may have said «I lead» a moment before; the tab that got the lock
-    after it must not step down on hearing that (then no tab would hold the feed)."""
-    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "held")
-    campaign_id = _campaign(gm.request, player.request, "hh")
-    leader = player.new_page()
-    leader.goto(f"/campaigns/{campaign_id}")
-    expect(leader.locator("#live-status")).to_have_attribute("data-state", "online")
-    other = player.new_page()
-    other.goto("/campaigns")
-    other.evaluate(
-        """campaign => new BroadcastChannel("tafelrunde-" + campaign)
-            .postMessage({type: "lead", id: -1, seq: 0, online: true})""",
-        campaign_id,
-    )
-    ok(
-        gm.request.post(
-            f"/api/v1/campaigns/{campaign_id}/rolls", data={"expression": "1d6", "label": "Noch da"}
-        )
-    )
-    expect(leader.locator("#dice-log > li.roll").filter(has_text="Noch da")).to_have_count(1)
-    assert _leaders(leader, campaign_id) == 1
     gm.close()
     player.close()
