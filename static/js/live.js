@@ -141,6 +141,9 @@
     this.heard = false;
     this.source = null;
     this.online = false;
+    // While leading: the followers heard from (id -> when), so a closing leader can name its
+    // successor and no two followers race to take over.
+    this.followers = {};
     this.channel = window.BroadcastChannel ? new BroadcastChannel("tafelrunde-" + campaign) : null;
     if (this.channel) this.channel.onmessage = this.hear.bind(this);
   }
@@ -182,7 +185,8 @@
       self.post({ type: "seq", seq: seq });
       self.advance(seq);
     });
-    source.onopen = function () { self.announce(); self.status(true); };
+    // Online first, then tell the others: they take the leader's state from its announcement.
+    source.onopen = function () { self.status(true); self.announce(); };
     source.onerror = function () {
       self.status(false);
       self.post({ type: "status", online: false });
@@ -200,14 +204,42 @@
 
   Feed.prototype.stepDown = function () {
     this.leading = false;
+    this.followers = {};
     if (this.source) this.source.close();
     this.source = null;
   };
 
+  // The follower heard from last (a closing leader's successor), or null.
+  Feed.prototype.successor = function () {
+    var best = null;
+    for (var id in this.followers) {
+      if (best === null || this.followers[id] > this.followers[best]) best = id;
+    }
+    return best === null ? null : Number(best);
+  };
+
+  // The leader said goodbye. The successor it named leads at once; the others only elect if
+  // no one announced a lead meanwhile (the successor closed too), after a random pause.
+  Feed.prototype.succeed = function (msg) {
+    if (msg.next === this.id) {
+      this.lead();
+      return;
+    }
+    var self = this;
+    this.heard = false;
+    var pause = (msg.next === null ? 0 : LISTEN) + Math.random() * LISTEN;
+    setTimeout(function () { if (!self.heard) self.elect(); }, pause);
+  };
+
   Feed.prototype.hear = function (evt) {
     var msg = evt.data;
-    if (msg.type === "hello" && this.leading) this.announce();
-    if (msg.type === "bye") setTimeout(this.elect.bind(this), Math.random() * LISTEN);
+    if (typeof msg.seq === "number") this.advance(msg.seq);
+    if (msg.type === "hello" && this.leading) {
+      this.followers[msg.id] = Date.now();
+      this.announce();
+    }
+    if (msg.type === "gone") delete this.followers[msg.id];
+    if (msg.type === "bye") this.succeed(msg);
     if (msg.type === "lead") {
       this.heard = true;
       // Two leaders (they started together): the lower id stays.
@@ -217,19 +249,23 @@
     if (msg.type === "lead" || msg.type === "status") {
       if (!this.leading && msg.online !== this.online) this.status(msg.online);
     }
-    if (typeof msg.seq === "number") this.advance(msg.seq);
   };
 
   // A follower asks now and then whether its leader is still there (a crashed tab says no
-  // goodbye); a leader that closes says goodbye, and the next tab takes over at once.
+  // goodbye); a leader that closes says goodbye and names the follower that takes over at
+  // once; a follower that closes says so, so it is not named.
   Feed.prototype.start = function () {
     var self = this;
     this.elect();
     setInterval(function () { if (!self.leading) self.elect(); }, CHECK);
     window.addEventListener("pagehide", function () {
-      if (!self.leading) return;
+      if (!self.leading) {
+        self.post({ type: "gone" });
+        return;
+      }
+      var next = self.successor();
       self.stepDown();
-      self.post({ type: "bye" });
+      self.post({ type: "bye", next: next, seq: self.seq });
     });
     window.addEventListener("pageshow", function (evt) { if (evt.persisted) self.elect(); });
   };
