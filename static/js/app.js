@@ -55,6 +55,27 @@
     if (next) focusable(next);
   }
 
+  // htmx takes up a form a swap brought in when the swap settles, 20 ms later. A keyboard
+  // user who sends such a form first (a defence prompt a live push has just shown) would
+  // send it as a plain form: a whole page load, the focus lost. So a submit of an htmx form
+  // that htmx did not stop is stopped here and made again, by the same button, once htmx
+  // has taken the form up; a second one goes as a plain form (htmx would not have it).
+  var resent = new WeakSet();
+  document.addEventListener("submit", function (evt) {
+    var form = evt.target;
+    if (evt.defaultPrevented || resent.has(form)) return;
+    if (!form.matches || !form.matches("form[hx-post], form[hx-put], form[hx-patch]")) return;
+    evt.preventDefault();
+    resent.add(form);
+    htmx.process(form);
+    var button = evt.submitter;
+    // Not from within this submit: a form does not submit again while it is submitting.
+    setTimeout(function () {
+      if (button && button.isConnected) button.click();
+      else if (form.isConnected) form.requestSubmit();
+    }, 0);
+  });
+
   // The sheet's roll dialog: the roll link that opened it gets the focus back on close.
   var opener = null;
   document.addEventListener("click", function (evt) {

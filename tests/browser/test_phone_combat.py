@@ -200,3 +200,27 @@ def test_ten_rounds_on_a_phone(world: World) -> None:
         respond(player, "#pending form button.secondary")
     expect(player.locator("#pending form")).to_have_count(0)
     expect(player.locator("#controls-heading")).to_be_focused()
+
+
+def test_a_prompt_answered_as_it_arrives_is_answered_in_place(world: World) -> None:
+    """A defence prompt a live push brings is taken up by htmx when its swap settles. A
+    keyboard answer sent before that still goes through htmx: no page load, the focus kept.
+    (After the test above on its seeded server: the same faces every run.)"""
+    fight = Fight(world.gm.request, world.encounter_api)
+    player = world.player.new_page()
+    player.set_viewport_size(PHONE)
+    player.goto(world.encounter)
+    expect(player.locator("#live-status")).to_have_attribute("data-state", "online")
+    # The window between a swap and its settling, wide enough to answer within.
+    player.evaluate("htmx.config.defaultSettleDelay = 5000; window.notReloaded = true")
+
+    asked = fight.attack_hero_until_asked()
+    assert asked["pending"]["target"] == HERO
+    answer = "#pending form button[value=defend]"
+    player.locator(answer).focus()
+    with player.expect_request(lambda r: r.url.endswith("/respond")) as sent:
+        player.keyboard.press("Enter")
+    assert sent.value.headers.get("hx-request") == "true"
+    expect(player.locator(answer)).to_have_count(0)
+    assert player.evaluate("window.notReloaded === true")
+    assert player.evaluate("document.activeElement !== document.body")
