@@ -59,7 +59,8 @@
   // user who sends such a form first (a defence prompt a live push has just shown) would
   // send it as a plain form: a whole page load, the focus lost. So a submit of an htmx form
   // that htmx did not stop is stopped here and made again, by the same button, once htmx
-  // has taken the form up; a second one goes as a plain form (htmx would not have it).
+  // has taken the form up; if htmx stops that one neither, it goes as a plain form. A form
+  // Idiomorph keeps through later pushes may need this again, so the mark lasts one resend.
   var resent = new WeakSet();
   document.addEventListener("submit", function (evt) {
     var form = evt.target;
@@ -73,6 +74,7 @@
     setTimeout(function () {
       if (button && button.isConnected) button.click();
       else if (form.isConnected) form.requestSubmit();
+      resent.delete(form);
     }, 0);
   });
 
