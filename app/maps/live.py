@@ -240,20 +240,29 @@ def _moved_html(token_id: int, x: int, y: int, offered: str, cells: str, locale:
     return out
 
 
-def sight_html(event: VisibleEvent) -> str:
-    """A token that came into or went out of the viewer's sight (:func:`sighted`), from the
-    event alone: the token as the board and the list draw it, or its id to take off."""
-    p = event.payload
-    token = p.get("token") if event.type == ADDED else None
-    data = json.dumps(token if token is not None else p["token_id"], sort_keys=True)
-    return _sight_html(data, i18n.get_locale())
+def sight_html(events: Sequence[VisibleEvent]) -> str:
+    """The tokens that came into or went out of the viewer's sight (:func:`sighted`) with a
+    batch, from its events alone, in one box (a move can bring twenty; one message, one
+    change of the page): each token that came into sight as the board and the list draw it,
+    the id of each that went out of it. A token's last event in the batch decides."""
+    last: dict[int, object] = {}
+    for event in events:
+        p = event.payload
+        token = p.get("token") if event.type == ADDED else None
+        token_id = int(token["id"]) if isinstance(token, dict) else int(p["token_id"])
+        last.pop(token_id, None)
+        last[token_id] = token if token is not None else token_id
+    return _sight_html(json.dumps(list(last.values()), sort_keys=True), i18n.get_locale())
 
 
 @functools.lru_cache(maxsize=1024)
 def _sight_html(data: str, locale: str) -> str:
-    """Rendered once per token, form and language, whoever watches."""
-    token = json.loads(data)
-    change = {"token": token} if isinstance(token, dict) else {"removed_token": token}
+    """Rendered once per change, form and language, whoever watches."""
+    changes = json.loads(data)
+    change = {
+        "tokens": [c for c in changes if isinstance(c, dict)],
+        "removed_tokens": [c for c in changes if not isinstance(c, dict)],
+    }
     return render("maps/_sight.html", change=change, oob=True)
 
 
@@ -309,7 +318,7 @@ async def _push_moves(batch: Batch[Any]) -> list[Outgoing]:
 
 
 async def _push_sighted(batch: Batch[Any]) -> list[Outgoing]:
-    return [Outgoing(e.seq, "map", sight_html(e)) for e in batch.events]
+    return [Outgoing(batch.events[-1].seq, "map", sight_html(batch.events))]
 
 
 async def _push_pointer(batch: Batch[Any]) -> list[Outgoing]:
@@ -384,7 +393,9 @@ async def _push_combat_map(batch: Batch[CombatPage]) -> list[Outgoing]:
     mine: Sequence[VisibleEvent] = [e for e in batch.events if scene_of(e) == scene_id]
     out = [Outgoing(e.seq, "map", pointer_html(e)) for e in mine if e.type == POINTER]
     out += [Outgoing(e.seq, "map", moved_html(e)) for e in mine if e.type == MOVED]
-    out += [Outgoing(e.seq, "map", sight_html(e)) for e in mine if sighted(e)]
+    came_or_went = [e for e in mine if sighted(e)]
+    if came_or_went:
+        out.append(Outgoing(came_or_went[-1].seq, "map", sight_html(came_or_went)))
     boards = [e for e in mine if redraws(e)]
     told = retold(batch.events, shown) if shown is not None else Retold()
     if boards and shown is not None:

@@ -505,18 +505,24 @@
     if (selected) { showReach(selected, true); }
   }
 
-  // A change of the viewer's sight pushed from one event (templates/maps/_sight.html, in
+  // A change of the viewer's sight pushed from events alone (templates/maps/_sight.html, in
   // #map-sight): the cells that came into sight lose their dimming, those that went out of
-  // it get it (the map of both is known: the server draws the board anew otherwise); a token
-  // that came into sight goes on the board and into the list (in the server's order, by id),
-  // one that went out of it comes off. Applied once, then emptied.
+  // it get it (the map of both is known: the server draws the board anew otherwise); the
+  // tokens that came into sight go on the board and into the list (in the server's order, by
+  // id), those that went out of it come off. Applied once, then emptied.
   var SVG_NS = "http://www.w3.org/2000/svg";
   function cellsOf(box, name) {
     var v = box.getAttribute(name);
     return v ? v.split(" ").map(function (c) { return c.split(","); }) : [];
   }
-  function cellRect(layer, c) {
-    return layer.querySelector('rect[x="' + c[0] + '"][y="' + c[1] + '"]');
+  // The explored layer's rects by cell, read once per change (a lookup per cell would
+  // search the whole layer each time: hundreds of cells, a thousand rects).
+  function rectsByCell(layer) {
+    var out = {}, rects = layer.querySelectorAll("rect");
+    for (var i = 0; i < rects.length; i++) {
+      out[rects[i].getAttribute("x") + "," + rects[i].getAttribute("y")] = rects[i];
+    }
+    return out;
   }
   function putInOrder(parent, el, items, before) {
     var id = num(el, "token"), next = before || null;
@@ -525,37 +531,46 @@
     }
     parent.insertBefore(el, next);
   }
+  // Every token of the box: those that went out of sight come off, those that came into it
+  // go on (in place of any they had), one list pass for all of them.
   function sightTokens(box) {
-    var gone = box.getAttribute("data-token-removed");
-    var mark = box.querySelector(".map-token");
-    var id = gone || (mark && mark.getAttribute("data-token"));
-    if (!id) { return; }
-    var old = token(id), oldItem = document.querySelector("#map-list #map-item-" + id);
-    if (old) { old.remove(); }
-    if (oldItem) { oldItem.remove(); }
+    var gone = (box.getAttribute("data-token-removed") || "").split(" ").filter(Boolean);
+    var marks = box.querySelectorAll(".map-token"), fresh = box.querySelectorAll("li");
+    var ids = gone.concat(Array.prototype.map.call(marks, function (m) {
+      return m.getAttribute("data-token");
+    }));
+    if (!ids.length) { return; }
+    ids.forEach(function (id) {
+      var old = token(id), oldItem = document.querySelector("#map-list #map-item-" + id);
+      if (old) { old.remove(); }
+      if (oldItem) { oldItem.remove(); }
+    });
     var s = svg(), list = document.querySelector("#map-list ul");
-    if (mark && s) {
-      putInOrder(s, mark, s.querySelectorAll(".map-token"), document.getElementById("map-zones"));
+    if (s) {
+      var zones = document.getElementById("map-zones");
+      for (var m = 0; m < marks.length; m++) {
+        putInOrder(s, marks[m], s.querySelectorAll(".map-token"), zones);
+      }
     }
-    var item = box.querySelector("li");
-    if (item && list) {
-      item.setAttribute("data-token", id);
+    if (!list) { return; }
+    if (fresh.length) {
       var items = list.querySelectorAll("li[id^='map-item-']");
       for (var i = 0; i < items.length; i++) { items[i].setAttribute("data-token", items[i].id.slice(9)); }
-      putInOrder(list, item, items, null);
-      item.removeAttribute("data-token");
-      for (var j = 0; j < items.length; j++) { items[j].removeAttribute("data-token"); }
-    }
-    if (list) {
-      var empty = list.querySelector("li.empty");
-      if (list.querySelector("li[id^='map-item-']")) {
-        if (empty) { empty.remove(); }
-      } else if (!empty) {
-        empty = document.createElement("li");
-        empty.className = "empty";
-        empty.textContent = document.getElementById("map-list").getAttribute("data-empty");
-        list.appendChild(empty);
+      for (var f = 0; f < fresh.length; f++) {
+        fresh[f].setAttribute("data-token", fresh[f].id.slice(9));
+        putInOrder(list, fresh[f], list.querySelectorAll("li[id^='map-item-']"), null);
       }
+      var tagged = list.querySelectorAll("li[data-token]");
+      for (var j = 0; j < tagged.length; j++) { tagged[j].removeAttribute("data-token"); }
+    }
+    var empty = list.querySelector("li.empty");
+    if (list.querySelector("li[id^='map-item-']")) {
+      if (empty) { empty.remove(); }
+    } else if (!empty) {
+      empty = document.createElement("li");
+      empty.className = "empty";
+      empty.textContent = document.getElementById("map-list").getAttribute("data-empty");
+      list.appendChild(empty);
     }
   }
   function applySight() {
@@ -565,12 +580,13 @@
     var layer = document.getElementById("map-explored");
     var dim = "map-explored" + (b.getAttribute("data-dark") === "1" ? " map-dark" : "");
     if (layer) {
+      var rects = rectsByCell(layer);
       cellsOf(box, "data-visible-added").forEach(function (c) {
-        var r = cellRect(layer, c);
-        if (r) { r.remove(); }
+        var r = rects[c[0] + "," + c[1]];
+        if (r) { r.remove(); delete rects[c[0] + "," + c[1]]; }
       });
       cellsOf(box, "data-visible-removed").forEach(function (c) {
-        if (cellRect(layer, c)) { return; }
+        if (rects[c[0] + "," + c[1]]) { return; }
         var r = document.createElementNS(SVG_NS, "rect");
         r.setAttribute("class", dim);
         r.setAttribute("x", c[0]); r.setAttribute("y", c[1]);

@@ -138,6 +138,14 @@
     return about.join("&");
   }
 
+  // The elements the user (or the page) scrolled: only their scroll is read before a swap.
+  // Reading an element's scrollTop lays the page out first, and a push's parts are mostly
+  // small ones nobody scrolls (a token's place, a hidden box of data for map.js).
+  var scrolled = new WeakSet();
+  document.addEventListener("scroll", function (evt) {
+    if (evt.target instanceof Element) scrolled.add(evt.target);
+  }, true);
+
   function stateOf(part) {
     var typed = [];
     var fields = part.querySelectorAll("input, select, textarea");
@@ -160,7 +168,7 @@
       if (edited.has(panels[k])) opened.push({ key: placeKey(panels[k]), open: panels[k].open });
     }
     return {
-      id: part.id, scroll: part.scrollTop, typed: typed, kept: kept, opened: opened,
+      id: part.id, scroll: scrolled.has(part) ? part.scrollTop : 0, typed: typed, kept: kept, opened: opened,
       focus: focusedIn(part),
     };
   }
@@ -202,7 +210,10 @@
     state.kept.forEach(function (k) { keepLoaded(part, k); });
     state.typed.forEach(function (t) { keepTyped(part, t); });
     state.opened.forEach(function (o) { keepOpened(part, o); });
-    part.scrollTop = state.scroll;
+    if (state.scroll) {
+      part.scrollTop = state.scroll;
+      scrolled.add(part);
+    }
     keepFocus(part, state.focus);
   }
 

@@ -172,6 +172,50 @@ async def test_each_player_gets_what_their_own_tokens_see(
     assert labels(await get(anna, h.url)) == {"Anna", "Bert"}
 
 
+async def test_what_one_move_brings_into_and_out_of_sight_is_pushed_in_one_message(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A move that changes what its player sees of many tokens reaches their page as two
+    messages — the move with its cells, then every token that came into or went out of
+    sight in one box — not one per token (a phone applied each: issue 29); the log keeps
+    a ``token_sighted`` per token, and the API its form per token."""
+    h = await hall(make_client, app)
+    t, cid = h.t, h.t.campaign_id
+    for label, cell in (("Ork", (8, 3)), ("Wolf", (9, 4)), ("Fass", (0, 0)), ("Kiste", (2, 0))):
+        r = await t.gm.post(f"{h.url}/tokens", json={"x": cell[0], "y": cell[1], "label": label})
+        h.ids[label] = r.json()["id"]
+    ids = {v: k for k, v in h.ids.items() if k[0].isupper()}
+    before = {tk["id"] for tk in (await get(t.player, h.url))["tokens"]}
+    seq = await _last_seq(app, cid)
+    r = await t.player.post(f"{h.url}/tokens/{h.ids['Anna']}/move", json={"to": [6, 4]})
+    assert r.status_code == 200, r.text
+    after = {tk["id"] for tk in (await get(t.player, h.url))["tokens"]}
+    came, went = after - before, before - after
+    assert {ids[i] for i in came} == {"Goblin", "Ork", "Wolf"}
+    assert {ids[i] for i in went} == {"Fass", "Kiste"}
+    got = await events_for(app, cid, h.viewer("anna"), seq)
+    assert sorted(e["type"] for e in got[1:]) == ["token_added"] * 3 + ["token_removed"] * 2
+    sid = int(h.url.rsplit("/", 1)[1])
+    out = await pushed(app, SCENE_PAGE, ScenePage(cid, sid), h.viewer("anna"), cid, seq)
+    moved, sighted = out
+    assert f'id="map-at-{h.ids["Anna"]}"' in moved.data and "data-visible-added" in moved.data
+    assert sighted.seq == await _last_seq(app, cid) and sighted.seq > moved.seq
+    marks = set(re.findall(r'class="map-token[^"]*"[^>]* data-token="(\d+)"', sighted.data))
+    assert {int(i) for i in marks} == came
+    assert {int(i) for i in re.findall(r'id="map-item-(\d+)"', sighted.data)} == came
+    removed = re.search(r'data-token-removed="([^"]*)"', sighted.data)
+    assert removed and {int(i) for i in removed.group(1).split(" ")} == went
+    page_html = (await t.player.get(f"/campaigns/{cid}/scenes/{sid}")).text
+    for token_id in came:
+        mark = f'data-token="{token_id}"'
+        assert element(sighted.data, str(token_id), "data-token") == element(
+            page_html, str(token_id), "data-token"
+        ), mark
+    # Bert's view did not change: his page gets the move alone.
+    (bert_out,) = await pushed(app, SCENE_PAGE, ScenePage(cid, sid), h.viewer("bert"), cid, seq)
+    assert 'id="map-sight"' not in bert_out.data
+
+
 async def test_sight_radius_fog_and_switching_it_off(
     make_client: ClientFactory, app: FastAPI
 ) -> None:

@@ -45,8 +45,11 @@ def hall(browser: Browser, base_url: str) -> Iterator[Hall]:
         char = ok(player.request.post(f"{base}/characters", data={"name": name}))["id"]
         body = {"x": cell[0], "y": cell[1], "character_id": char}
         tokens[name] = ok(gm.request.post(f"{api}/tokens", data=body))["id"]
-    body = {"x": 8, "y": 1, "label": "Goblin"}
-    tokens["Goblin"] = ok(gm.request.post(f"{api}/tokens", data=body))["id"]
+    # The goblin and two more behind the wall; a barrel and a chest in Anna's corner.
+    for label, cell in (("Goblin", (8, 1)), ("Ork", (8, 3)), ("Wolf", (9, 4)),
+                        ("Fass", (0, 0)), ("Kiste", (2, 0))):  # fmt: skip
+        body = {"x": cell[0], "y": cell[1], "label": label}
+        tokens[label] = ok(gm.request.post(f"{api}/tokens", data=body))["id"]
     yield Hall(gm, anna, bert, f"/campaigns/{created['id']}/scenes/{scene['id']}", tokens)
     for context in (gm, anna, bert):
         context.close()
@@ -105,9 +108,10 @@ def _sight(page: Page) -> tuple[list[str], list[str], list[str], list[str]]:
 
 
 def test_her_fog_of_sight_moves_with_her_without_a_new_board(hall: Hall) -> None:
-    """Issue 29: Anna's own move changes her fog of sight live — the cells and the goblin
-    from the move's events alone, her board not drawn anew (a mark on it survives) — to
-    exactly what a reload shows."""
+    """Issue 29: Anna's own move changes her fog of sight live — the cells, the three tokens
+    that come into her sight and the two that leave it, from the move's events alone, in
+    two messages (the move, then every token at once), her board not drawn anew (a mark on
+    it survives) — to exactly what a reload shows."""
     h = hall
     anna, bert = h.anna.new_page(), h.bert.new_page()
     for page in (anna, bert):
@@ -117,7 +121,13 @@ def test_her_fog_of_sight_moves_with_her_without_a_new_board(hall: Hall) -> None
     anna_token = f'#map-board .map-token[data-token="{h.tokens["Anna"]}"]'
     expect(anna.locator('#map-board rect.map-explored[x="8"][y="1"]')).to_have_count(1)
     anna.evaluate("() => { document.getElementById('map-board').dataset.mark = 'kept'; }")
+    anna.evaluate(
+        """() => { window.mapMessages = 0; document.addEventListener('htmx:sseMessage',
+             e => { if (e.detail.type === 'map') window.mapMessages++; }); }"""
+    )
     bert_before = _sight(bert)
+    behind = [h.tokens[n] for n in ("Goblin", "Ork", "Wolf")]
+    corner = [h.tokens[n] for n in ("Fass", "Kiste")]
     for cell, seen in (((6, 4), 1), ((1, 1), 0)):
         r = h.anna.request.post(
             f"/api/v1/{h.url.removeprefix('/')}/tokens/{h.tokens['Anna']}/move",
@@ -126,7 +136,15 @@ def test_her_fog_of_sight_moves_with_her_without_a_new_board(hall: Hall) -> None
         assert r.ok, r.text()
         expect(anna.locator(anna_token)).to_have_attribute("data-x", str(cell[0]))
         expect(anna.locator(goblin)).to_have_count(seen)
+        for token_id in behind + corner:
+            there = seen if token_id in behind else 1 - seen
+            expect(anna.locator(f'#map-board .map-token[data-token="{token_id}"]')).to_have_count(
+                there
+            )
+            expect(anna.locator(f"#map-list #map-item-{token_id}")).to_have_count(there)
         expect(anna.locator('#map-board rect.map-explored[x="8"][y="1"]')).to_have_count(1 - seen)
+        assert anna.evaluate("() => window.mapMessages") == 2
+        anna.evaluate("() => { window.mapMessages = 0; }")
         assert anna.evaluate("() => document.getElementById('map-board').dataset.mark") == "kept"
         live = _sight(anna)
         fresh = h.anna.new_page()
