@@ -6,7 +6,10 @@
    push of it to the same 8 viewers. Goal: a move ≤ 1.5 × a roll.
 2. **Render of a 40 × 40 scene with 100 tokens and 200 walls**: ``GET`` of the scene page
    against the same template rendered from memory with the same context (goal ≤ 2 ×), and
-   the page's bytes.
+   the page's bytes; ``page_over_memory`` through the test client (its wall time, as
+   before), ``server_cpu_ratio`` the page as served — the app called as an ASGI app, the
+   server's CPU alone, interleaved with the template — as ``bench.render`` measures the
+   campaign page (the figure the goal is read from since 2026-12-06).
 
 The app runs in this process (``httpx.ASGITransport``, no network, no uvicorn) under its
 lifespan, as it is served (until 2026-12-05 without it: the collector ran at CPython's
@@ -43,6 +46,7 @@ from app.events.stream import projected, read_after
 from app.main import create_app
 from app.maps.live import SCENE_PAGE, ScenePage
 from app.maps.present import scenes_now
+from bench.roll_request import asgi_channel, get_scope
 
 PASSWORD = "bench-password-4711"
 VIEWERS = 8
@@ -142,6 +146,32 @@ async def _since(application: Any, cid: int, after: int) -> Sequence[CampaignEve
     return events
 
 
+async def _served(
+    application: Any, path: str, gm: dict[str, str], memory: Callable[[], Awaitable[None]],
+    renders: int,
+) -> dict[str, float]:  # fmt: skip
+    """The page as served — the app called as an ASGI app, no test client, the server's CPU
+    alone — interleaved with its template from memory, as ``bench.render`` measures the
+    campaign page (since 2026-12-05): the medians and their ratio."""
+    receive, send, statuses = asgi_channel(b"")
+    scope = get_scope(path, gm["Authorization"].removeprefix("Bearer "))
+    served: list[float] = []
+    bare: list[float] = []
+    for _ in range(renders):
+        for run, into in ((lambda: application(dict(scope, state={}), receive, send), served),
+                          (memory, bare)):  # fmt: skip
+            t = time.process_time()
+            await run()
+            into.append((time.process_time() - t) * 1000)
+    assert statuses == {200}, statuses
+    server, template = statistics.median(served), statistics.median(bare)
+    return {
+        "server_cpu_p50_ms": round(server, 2),
+        "server_template_cpu_p50_ms": round(template, 2),
+        "server_cpu_ratio": round(server / template, 2),
+    }
+
+
 async def measure(
     db: str, moves: int, with_sight: bool = False, gm_token: bool = False
 ) -> dict[str, Any]:
@@ -234,6 +264,7 @@ async def measure(
             real(locale, template, block, dict(context))
 
         from_memory = await _timed(memory, max(10, moves // 5))
+        served = await _served(application, page_url, gm, memory, max(10, moves // 5))
     await application.state.ctx.engine.dispose()
     return {
         "viewers": VIEWERS,
@@ -246,6 +277,7 @@ async def measure(
             "page": rendered,
             "template_from_memory": from_memory,
             "page_over_memory": round(rendered["p50_ms"] / from_memory["p50_ms"], 2),
+            **served,
             "bytes": size,
         },
     }
