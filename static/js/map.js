@@ -491,10 +491,19 @@
       }).catch(function () {});
   }
 
+  // The board's tokens by id, read in one pass (a selector per token would search the board
+  // once for each: a hundred searches of a hundred tokens on every live message).
+  function tokensById() {
+    var s = svg(), out = {};
+    var marks = s ? s.querySelectorAll(".map-token") : [];
+    for (var i = 0; i < marks.length; i++) { out[marks[i].getAttribute("data-token")] = marks[i]; }
+    return out;
+  }
+
   function follow() {
-    var places = document.querySelectorAll("#map-list .map-at");
+    var places = document.querySelectorAll("#map-list .map-at"), marks = tokensById();
     for (var i = 0; i < places.length; i++) {
-      var t = token(places[i].getAttribute("data-token"));
+      var t = marks[places[i].getAttribute("data-token")];
       var x = num(places[i], "x"), y = num(places[i], "y");
       if (t && (num(t, "x") !== x || num(t, "y") !== y)) { place(t, x, y); }
     }
