@@ -202,11 +202,15 @@
     this.post({ type: "lead", seq: this.seq, online: this.online });
   };
 
+  // A tab that stops leading shows what it knew before it led (a lead it gave up at once, two
+  // tabs having led together, left its status at «connecting» for good: the winner's
+  // announcements only change a status that differs from what the tab knows).
   Feed.prototype.stepDown = function () {
     this.leading = false;
     this.followers = {};
     if (this.source) this.source.close();
     this.source = null;
+    setStatus(this.online ? "online" : "offline");
   };
 
   // The follower heard from last (a closing leader's successor), or null.

@@ -100,6 +100,34 @@ def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: st
     player.close()
 
 
+def test_a_tab_that_gives_up_its_lead_shows_the_status_it_knew(
+    browser: Browser, base_url: str
+) -> None:
+    """Two tabs can lead for a moment (one did not hear the other in time, under load); the
+    one that steps down must not keep showing «Verbinde…» from its short lead. Here the
+    second tab takes over from the first, its feed held back, and then hears a leader with a
+    lower id (a third tab's channel): it follows that one and shows «Live» again at once."""
+    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "zwei")
+    campaign_id = _campaign(gm.request, player.request, "hh")
+    url = f"/campaigns/{campaign_id}"
+    first, second = player.new_page(), player.new_page()
+    for tab in (first, second):
+        tab.goto(url)
+        expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+    second.route(re.compile(r"/feed\?"), lambda route: None)  # its feed never answers
+    first.close()  # «bye», naming the second tab, which leads and connects
+    status = second.locator("#live-status")
+    expect(status).to_have_attribute("data-state", "connecting")
+    helper = player.new_page()
+    helper.goto("/")
+    helper.evaluate(
+        """(campaign) => new BroadcastChannel('tafelrunde-' + campaign)
+             .postMessage({type: 'lead', id: -1, online: true, seq: 0})""",
+        str(campaign_id),
+    )
+    expect(status).to_have_attribute("data-state", "online", timeout=2000)
+
+
 def test_a_click_made_while_a_push_lands_is_not_lost(browser: Browser, base_url: str) -> None:
     """The player presses «Zug beenden»; the GM's change re-renders the actions before the
     button is released: the same button is still there, so the click counts."""
