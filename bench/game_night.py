@@ -5,7 +5,9 @@
 Each group is a campaign with a GM and four players in a running H&H fight (four heroes, four
 goblins), and every one of the five follows the campaign's live stream (the JSON event
 stream, ``/api/v1/campaigns/{id}/events``: every event as that person may see it; with
-``--screens page`` the campaign page's HTML stream, as a browser on it). For
+``--screens page`` the campaign page's HTML stream held open; with ``--screens tab`` as a
+browser tab on that page really does it: the campaign's feed held, and on every ``seq`` it
+reports the page's stream and its notices caught up with ``?after=…&once=1`` requests). For
 ``--minutes`` the load generator plays, open loop (each action at its scheduled instant, a
 slow server cannot slow the offered load), with a random phase per person:
 
@@ -130,6 +132,76 @@ async def _follow(http: aiohttp.ClientSession, url: str, s: Stream) -> None:
                     ev_id = None
                 elif line.startswith(b"id:"):
                     ev_id = line[3:].strip().decode()
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # reported as an error of the run
+        s.error = repr(exc)
+        s.connected.set()
+
+
+def _messages(text: str) -> list[tuple[int, str]]:
+    """The ``(id, event)`` of each message of an event-stream body (pings skipped)."""
+    out = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
+        if "id" in fields and "data" in fields:
+            out.append((int(fields["id"]), fields.get("event", "message")))
+    return out
+
+
+@dataclass
+class CatchingUp:
+    """One stream of a browser tab's page, caught up as ``static/js/live.js`` does: one
+    ``?after=…&once=1`` request at a time, each from where the last one ended, until it has
+    read as far as the feed said; ``screen``: the stream whose messages are the screen's."""
+
+    url: str
+    s: Stream
+    screen: bool
+    after: int = 0
+    wanted: int = 0
+    running: bool = False
+
+    def want(self, http: aiohttp.ClientSession, seq: int) -> None:
+        self.wanted = max(self.wanted, seq)
+        if not self.running and self.wanted > self.after:
+            self.running = True
+            asyncio.get_running_loop().create_task(self._run(http))
+
+    async def _run(self, http: aiohttp.ClientSession) -> None:
+        try:
+            while self.wanted > self.after:
+                url = f"{self.url}?after={self.after}&once=1"
+                async with http.get(url, headers=_h(self.s.token)) as resp:
+                    assert resp.status == 200, resp.status
+                    text = await resp.text()
+                for seq, event in _messages(text):
+                    if self.screen and event != "caught-up":
+                        if seq in self.s.arrived:
+                            self.s.duplicates += 1
+                        self.s.arrived.setdefault(seq, time.monotonic())
+                    self.after = max(self.after, seq)
+        except Exception as exc:  # reported as an error of the run
+            self.s.error = repr(exc)
+        finally:
+            self.running = False
+
+
+async def _follow_tab(http: aiohttp.ClientSession, base: str, cid: int, s: Stream) -> None:
+    """As a browser tab alone on the campaign page: the campaign's feed held, and on each
+    ``seq`` it reports, the page's two streams (its own and the notices') caught up."""
+    streams = [CatchingUp(f"{base}/campaigns/{cid}/live", s, True),
+               CatchingUp(f"{base}/campaigns/{cid}/notices/live", s, False)]  # fmt: skip
+    try:
+        url = f"{base}/campaigns/{cid}/feed?after=0"
+        async with http.get(url, headers=_h(s.token), timeout=loadgen.NO_TIMEOUT) as resp:
+            s.connected.set()
+            assert resp.status == 200, resp.status
+            async for raw in resp.content:
+                line = raw.rstrip(b"\r\n")
+                if line.startswith(b"id:"):
+                    for stream in streams:
+                        stream.want(http, int(line[3:].strip()))
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # reported as an error of the run
@@ -268,9 +340,11 @@ def _cpu(servers: list[Server]) -> float:
 #: What each person's screen follows (``--screens``): the JSON event stream (an API client),
 #: or the campaign page's HTML live stream, as a browser on that page holds it (its dice log
 #: and chat: every roll and chat line the person may see, each under its ``seq``).
+#: ``tab``: as a browser tab alone on the campaign page does (:func:`_follow_tab`).
 SCREENS = {
     "json": "/api/v1/campaigns/{cid}/events?after=0",
     "page": "/campaigns/{cid}/live?after=0",
+    "tab": "/campaigns/{cid}/feed?after=0",
 }
 
 
@@ -284,6 +358,9 @@ async def _evening(
         tasks = []
         for g in groups:  # from the start: the set-up's events come first, untimed
             for s, base in zip(g.streams, g.bases, strict=True):
+                if screens == "tab":
+                    tasks.append(asyncio.create_task(_follow_tab(http, base, g.fight.cid, s)))
+                    continue
                 url = base + SCREENS[screens].format(cid=g.fight.cid)
                 tasks.append(asyncio.create_task(_follow(http, url, s)))
         await asyncio.gather(*(s.connected.wait() for g in groups for s in g.streams))
