@@ -549,8 +549,9 @@
       return m.getAttribute("data-token");
     }));
     if (!ids.length) { return; }
+    var onBoard = tokensById();
     ids.forEach(function (id) {
-      var old = token(id), oldItem = document.querySelector("#map-list #map-item-" + id);
+      var old = onBoard[id], oldItem = document.querySelector("#map-list #map-item-" + id);
       if (old) { old.remove(); }
       if (oldItem) { oldItem.remove(); }
     });
