@@ -144,6 +144,11 @@ HISTORY_API_PAGE = 200
 STREAM_RETRY_SECONDS = 60
 #: Events a (re)connecting stream reads from the database at a time.
 REPLAY_BATCH = 200
+#: Page streams one campaign feed carries for the tabs of a browser (``app.web.feed``); a
+#: tab whose stream finds no room catches it up with its own short requests.
+FEED_STREAMS = 16
+#: Characters of one page stream's address given to the feed.
+FEED_STREAM_URL = 300
 #: Entries per page of an encounter's combat log (page and API).
 COMBAT_LOG_ENTRIES = 200
 #: Undo steps kept per encounter.

@@ -10,6 +10,7 @@ from fastapi import Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.accounts.models import User
 from app.campaigns import service, views
 from app.campaigns import settings as rule_settings
@@ -23,11 +24,12 @@ from app.i18n import N_, _
 from app.web.calls import CampaignAt, CampaignCall
 from app.web.confirm import ConfirmText, confirmed
 from app.web.deps import CurrentUser, OptionalUser, Session
+from app.web.feed import carrying, checked_urls, claim, feed_render, opening_frame
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.routers import Router
 from app.web.sse import LiveStream
-from app.web.streams import MemberStream, feed_render
+from app.web.streams import MemberStream
 from app.web.templating import is_htmx, page, redirect
 
 router = Router(include_in_schema=False, route_class=IdempotentRoute)
@@ -136,10 +138,24 @@ async def live(stream: MemberStream) -> LiveStream:
 
 
 @router.get("/campaigns/{campaign_id}/feed")
-async def feed(stream: MemberStream) -> LiveStream:
-    """The campaign's feed: one ``seq`` message per batch of events the viewer may see. One
-    tab per campaign holds it and tells the others, which catch their pages up themselves."""
-    return stream(feed_render)
+async def feed(
+    request: Request,
+    stream: MemberStream,
+    s: Annotated[list[str], Query(max_length=limits.FEED_STREAMS)] = [],  # noqa: B006
+) -> LiveStream:
+    """The campaign's feed (``app.web.feed``): one ``seq`` message per batch of events the
+    viewer may see; given the page streams of a browser's tabs (``s``), it carries them, one
+    ``batch`` message per batch. One tab per campaign holds it and tells the others."""
+    urls = checked_urls(stream.campaign_id, s)
+    if not urls:
+        return stream(feed_render)
+    renders = []
+    for index, url in enumerate(urls):
+        source = await claim(request, stream.campaign_id, url)
+        if source is not None and source.viewer == stream.viewer:
+            renders.append((index, source.render))
+    opening = opening_frame([index for index, _render in renders])
+    return stream(carrying(renders, stream.opener.after), opening)
 
 
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])

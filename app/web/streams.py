@@ -3,26 +3,26 @@
 Every page's stream (campaign, sheet, combat) and the JSON event stream go through here; what
 they send is their ``render`` (``app.events.stream.Render``).
 
-In a browser one tab per campaign holds the campaign's feed (:func:`feed_render`: one message
-per batch, naming its last ``seq``); every tab of that campaign then catches its own page up
-with ``?once=1`` (the page's stream, ended when caught up). So a browser holds one live
-connection per campaign however many tabs are open (docs/ui.md, "One live connection").
+In a browser one tab per campaign holds the campaign's feed (``app.web.feed``), which carries
+the page streams of every tab of that campaign; a tab whose stream it does not carry (yet)
+catches it up with ``?once=1`` (the page's stream, ended when caught up). So a browser holds
+one live connection per campaign however many tabs are open (docs/ui.md, "One live
+connection").
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Header, Query, Request
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.accounts.service import session_active, token_hash
 from app.accounts.tokens import is_api_token
 from app.core.viewer import Viewer
-from app.events.service import VisibleEvent
-from app.events.stream import Outgoing, Recheck, Render, follow
+from app.events.stream import Recheck, Render, follow
 from app.web.context import AppContext
 from app.web.deps import Ctx, CurrentUser, Session, session_token
 from app.web.ids import MAX_ROW_ID, PathId
@@ -56,6 +56,24 @@ def recheck_for(
     return recheck
 
 
+@dataclass(frozen=True, slots=True)
+class StreamSource:
+    """What a campaign's live stream follows: whose it is and what it sends of each batch."""
+
+    campaign_id: int
+    viewer: Viewer
+    render: Render
+
+
+class CampaignLiveStream(LiveStream):
+    """A live stream of one campaign that names what it follows (``source``): the feed
+    (``app.web.feed``) asks a page's stream route for it and carries that render itself."""
+
+    def __init__(self, frames: AsyncGenerator[bytes, None], source: StreamSource) -> None:
+        super().__init__(frames, ping=PING_SECONDS, send_timeout=0.0)
+        self.source = source
+
+
 def event_stream(
     request: Request,
     ctx: AppContext,
@@ -63,7 +81,10 @@ def event_stream(
     viewer: Viewer,
     after: int,
     render: Render,
+    opening: bytes = b"",
 ) -> LiveStream:
+    """The stream of ``render``'s messages from ``after`` on (``opening``: a frame sent first,
+    before any event)."""
     once = request.query_params.get("once") == "1"
     token = session_token(request)
     session_hash = token_hash(token) if token else None
@@ -72,17 +93,16 @@ def event_stream(
     recheck = recheck_for(ctx.members.current_viewer, campaign_id, session_hash)
 
     async def frames() -> AsyncGenerator[bytes, None]:
+        if opening:
+            yield opening
         async for item in follow(
             ctx, campaign_id, viewer, after, render, recheck, session_hash, ctx.look, once
         ):
             yield item.frame()
 
-    return LiveStream(
-        frames(),
-        ping=PING_SECONDS,
-        send_timeout=ctx.settings.stream_send_timeout_seconds,
-        headers={"Cache-Control": "no-store"},
-    )
+    stream = CampaignLiveStream(frames(), StreamSource(campaign_id, viewer, render))
+    stream.send_timeout = ctx.settings.stream_send_timeout_seconds
+    return stream
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +114,12 @@ class StreamOpener:
     ctx: AppContext
     after: int
 
-    def __call__(self, campaign_id: int, viewer: Viewer, render: Render) -> LiveStream:
-        return event_stream(self.request, self.ctx, campaign_id, viewer, self.after, render)
+    def __call__(
+        self, campaign_id: int, viewer: Viewer, render: Render, opening: bytes = b""
+    ) -> LiveStream:
+        return event_stream(
+            self.request, self.ctx, campaign_id, viewer, self.after, render, opening
+        )
 
 
 def stream_opener(
@@ -121,8 +145,8 @@ class CampaignStream:
     viewer: Viewer
     opener: StreamOpener
 
-    def __call__(self, render: Render) -> LiveStream:
-        return self.opener(self.campaign_id, self.viewer, render)
+    def __call__(self, render: Render, opening: bytes = b"") -> LiveStream:
+        return self.opener(self.campaign_id, self.viewer, render, opening)
 
 
 async def member_stream(
@@ -136,14 +160,3 @@ async def member_stream(
 
 #: A campaign-wide live stream route's parameter: the member, the campaign, where to resume.
 MemberStream = Annotated[CampaignStream, Depends(member_stream)]
-
-
-async def feed_render(
-    _sessions: async_sessionmaker[AsyncSession], _viewer: Viewer, events: Sequence[VisibleEvent]
-) -> list[Outgoing]:
-    """The campaign's feed: that something the viewer may see happened, up to which ``seq``
-    (what changed each tab asks its own page's stream)."""
-    if not events:
-        return []
-    last = events[-1].seq
-    return [Outgoing(last, "seq", str(last))]

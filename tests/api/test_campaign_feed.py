@@ -4,7 +4,7 @@ connection use (docs/ui.md, "One live connection per campaign"); against a real 
 from __future__ import annotations
 
 from tests.conftest import LiveServer
-from tests.stream.sse import account, messages, take, unique
+from tests.stream.sse import account, gm_and_player, messages, take, unique
 
 
 async def test_feed_names_the_seq_and_a_catch_up_ends_where_it_read(
@@ -35,4 +35,56 @@ async def test_feed_names_the_seq_and_a_catch_up_ends_where_it_read(
     # Not a member: no feed.
     assert (await stranger.get(f"/campaigns/{cid}/feed")).status_code == 404
     for client in (gm, stranger):
+        await client.aclose()
+
+
+async def test_the_feed_carries_the_tabs_streams_as_each_would_have_sent_them(
+    live_server: LiveServer,
+) -> None:
+    gm, player, cid = await gm_and_player(live_server.url, "Getragen")
+    page = await player.get(f"/campaigns/{cid}")
+    last = int(page.text.split('data-last-seq="')[1].split('"')[0])
+    campaign, notices = f"/campaigns/{cid}/live", f"/campaigns/{cid}/notices/live"
+    # A fight that does not exist: its route answers 404, so the feed does not carry it.
+    missing = f"/campaigns/{cid}/encounters/999999/live"
+    query = {"after": last, "s": [campaign, notices, missing, campaign]}
+    async with player.stream("GET", f"/campaigns/{cid}/feed", params=query) as response:
+        feed = messages(response)
+        (opening,) = await take(feed, 1)
+        assert (opening.event, opening.json()) == ("streams", {"served": [0, 1]})
+        rolled = await gm.post(f"/api/v1/campaigns/{cid}/rolls", json={"expression": "1d6+40"})
+        assert rolled.is_success, rolled.text
+        (told,) = await take(feed, 1)
+    batch = told.json()
+    assert told.event == "batch" and told.id == batch["seq"] > batch["prev"] == last
+    # The campaign page's parts are what its own stream sends the player for the same events
+    # (SSE joins a message's lines: no line break at its end).
+    caught = await player.get(f"{campaign}?after={last}&once=1")
+    own = [(m.id, m.event, m.data) async for m in messages(caught) if m.event != "caught-up"]
+    carried = [(seq, event, "\n".join(data.splitlines())) for i, seq, event, data in batch["parts"]]
+    assert own and [part for part, (i, *_) in zip(carried, batch["parts"]) if i == 0] == own
+    assert {part[0] for part in batch["parts"]} <= {0, 1}
+    for client in (gm, player):
+        await client.aclose()
+
+
+async def test_the_feed_refuses_streams_of_another_campaign_and_too_many(
+    live_server: LiveServer,
+) -> None:
+    gm, player, cid = await gm_and_player(live_server.url, "Eigen")
+    other = (await gm.post("/api/v1/campaigns", json={"name": "Fremd", "system": "hh"})).json()
+    for streams in (
+        [f"/campaigns/{other['id']}/live"],
+        [f"/campaigns/{cid}/feed"],
+        ["https://example.org/campaigns/{cid}/live"],
+        [f"/campaigns/{cid}/live"] * 17,
+    ):
+        r = await player.get(f"/campaigns/{cid}/feed", params={"s": streams})
+        assert r.status_code == 422, (streams, r.text)
+        assert "s" in r.text
+    # The other campaign's own feed: the player is no member there.
+    other_feed = f"/campaigns/{other['id']}/feed"
+    r = await player.get(other_feed, params={"s": [f"/campaigns/{other['id']}/live"]})
+    assert r.status_code == 404
+    for client in (gm, player):
         await client.aclose()
