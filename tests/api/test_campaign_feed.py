@@ -47,7 +47,7 @@ async def test_the_feed_carries_the_tabs_streams_as_each_would_have_sent_them(
     campaign, notices = f"/campaigns/{cid}/live", f"/campaigns/{cid}/notices/live"
     # A fight that does not exist: its route answers 404, so the feed does not carry it.
     missing = f"/campaigns/{cid}/encounters/999999/live"
-    query = {"after": last, "s": [campaign, notices, missing, campaign]}
+    query: dict[str, int | list[str]] = {"after": last, "s": [campaign, notices, missing, campaign]}
     async with player.stream("GET", f"/campaigns/{cid}/feed", params=query) as response:
         feed = messages(response)
         (opening,) = await take(feed, 1)
