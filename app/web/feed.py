@@ -96,9 +96,11 @@ def opening_frame(served: Sequence[int]) -> bytes:
 
 def carrying(renders: Sequence[tuple[int, Render]], after: int) -> Render:
     """The feed's render when it carries streams: per batch of visible events one ``batch``
-    message, ``{"seq", "prev", "parts": [[stream index, seq, event, data], …]}``, ``prev``
-    being the ``seq`` of the feed's previous batch (or where it started). A tab takes a batch
-    only if it had everything up to ``prev``: otherwise it catches that stream up itself."""
+    message, ``{"seq", "first", "prev", "parts": [[stream index, seq, event, data], …]}``:
+    its last and first visible ``seq``, and ``prev``, the last of the feed's previous batch
+    (or where it started). A tab's stream that has read up to ``after`` takes the batch only
+    if ``prev <= after < first`` (nothing missed, nothing twice); otherwise it catches up
+    with its own short request."""
     prev = after
 
     async def render(
@@ -112,7 +114,7 @@ def carrying(renders: Sequence[tuple[int, Render]], after: int) -> Render:
             for item in await stream_render(sessions, viewer, events):
                 parts.append((index, item.seq, item.event, item.data))
         last = events[-1].seq
-        batch = {"seq": last, "prev": prev, "parts": parts}
+        batch = {"seq": last, "first": events[0].seq, "prev": prev, "parts": parts}
         prev = last
         return [Outgoing(last, "batch", json.dumps(batch, ensure_ascii=False))]
 

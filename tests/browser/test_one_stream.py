@@ -5,9 +5,10 @@ connection per campaign")."""
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Request, expect
 
 from tests.browser.world import _campaign, _character, _running_fight, account, ok
 
@@ -19,6 +20,39 @@ def _held_streams(requests: list[Request]) -> list[Request]:
     return [
         r for r in requests if re.search(r"/feed\?|/live(\?|$)", r.url) and "once=1" not in r.url
     ]
+
+
+class Held:
+    """The streams a browser context holds open now: asked for, neither finished nor failed
+    (a feed the leader replaces is aborted), in a page still open."""
+
+    def __init__(self, context: BrowserContext) -> None:
+        self.requests: list[Request] = []
+        context.on("request", lambda request: self.requests.append(request))
+        context.on("requestfinished", self._ended)
+        context.on("requestfailed", self._ended)
+
+    def _ended(self, request: Request) -> None:
+        if request in self.requests:
+            self.requests.remove(request)
+
+    def now(self) -> list[Request]:
+        return [r for r in _held_streams(self.requests) if not r.frame.page.is_closed()]
+
+    def carrying(self, page: Page, streams: set[str]) -> Request:
+        """The one held stream, once it is a feed carrying ``streams`` (each tab tells the
+        leader its streams; the leader opens its feed again): up to 10 s."""
+        for _attempt in range(100):
+            now = self.now()
+            if len(now) == 1 and _carried(now[0]) == streams:
+                return now[0]
+            page.wait_for_timeout(100)
+        raise AssertionError([(r.url, _carried(r)) for r in self.now()])
+
+
+def _carried(feed: Request) -> set[str]:
+    """The page streams a feed request asked to carry, by path."""
+    return {urlsplit(url).path for url in parse_qs(urlsplit(feed.url).query).get("s", [])}
 
 
 def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: str) -> None:
@@ -37,8 +71,7 @@ def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: st
     if ok(gm.request.get(fight_api))["turn"]["name"] == "Alrik":
         ok(gm.request.post(f"{fight_api}/actions/next", data={}))
 
-    requests: list[Request] = []
-    player.on("request", lambda request: requests.append(request))
+    held = Held(player)
     campaign = f"/campaigns/{campaign_id}"
     sheet = f"{campaign}/characters/{character_id}"
     fight = f"{campaign}/encounters/{encounter['id']}"
@@ -49,6 +82,11 @@ def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: st
         tab.goto(url)
         expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
         tabs.append(tab)
+    # The leader's feed comes to carry the streams of every tab, each once.
+    streams = {f"{p}/live" for p in (campaign, sheet, fight)} | {f"{campaign}/notices/live"}
+    held.carrying(tabs[0], streams)
+    asked: list[Request] = []
+    player.on("request", lambda request: asked.append(request))
 
     # A public roll: every campaign page shows it.
     ok(gm.request.post(f"{base}/rolls", data={"expression": "1d6+40", "label": "Zehn Tabs"}))
@@ -73,15 +111,17 @@ def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: st
     for tab in tabs[4:7]:
         expect(tab.locator("#sheet-region")).to_contain_text("Alrik der Kühne")
 
-    # Ten tabs, one connection held open: the first tab's feed.
-    held = _held_streams(requests)
-    assert len(held) == 1 and held[0].url.startswith(f"{base_url}{campaign}/feed?after="), held
-    assert held[0].frame.page is tabs[0]
+    # Ten tabs, one connection held open: the first tab's feed. It brought every change to
+    # every tab: no tab asked for anything itself.
+    assert [r.frame.page for r in held.now()] == [tabs[0]]
+    assert [r.url for r in asked if "once=1" in r.url or "/feed?" in r.url] == []
 
     # The leading tab closes, three times over: each time exactly one other tab takes over
-    # from where the feed was, every tab says it is live, nothing is missed or shown twice.
+    # from where the feed was, carrying the streams of the tabs left, every tab says it is
+    # live, nothing is missed or shown twice.
     for handover in range(1, 4):
-        leader = held[-1].frame.page
+        (feed,) = held.now()
+        leader = feed.frame.page
         tabs.remove(leader)
         leader.close()
         label = f"Nach dem Wechsel {handover}"
@@ -92,10 +132,10 @@ def test_ten_tabs_of_one_campaign_all_follow_live(browser: Browser, base_url: st
                 expect(tab.locator("#dice-log > li.roll").filter(has_text=label)).to_have_count(1)
                 roll = tab.locator("#dice-log > li.roll").filter(has_text="Zehn Tabs")
                 expect(roll).to_have_count(1)
-        held = _held_streams(requests)
-        assert len(held) == 1 + handover, [r.url for r in held]
-        assert int(held[-1].url.rsplit("=", 1)[1]) > 0
-        assert held[-1].frame.page in tabs
+        left = {f"{urlsplit(t.url).path}/live" for t in tabs} | {f"{campaign}/notices/live"}
+        feed = held.carrying(tabs[0], left)
+        assert int(parse_qs(urlsplit(feed.url).query)["after"][0]) > 0
+        assert feed.frame.page in tabs
     gm.close()
     player.close()
 
