@@ -148,7 +148,7 @@ REPLAY_BATCH = 200
 #: tab whose stream finds no room catches it up with its own short requests.
 FEED_STREAMS = 16
 #: Characters of one page stream's address given to the feed.
-FEED_STREAM_URL = 300
+FEED_STREAM_URL = 120
 #: Entries per page of an encounter's combat log (page and API).
 COMBAT_LOG_ENTRIES = 200
 #: Undo steps kept per encounter.

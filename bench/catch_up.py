@@ -12,8 +12,10 @@ memory, as on a served process), then ``--rolls`` times: a roll request, a pause
 notification, and the catch-ups a campaign page makes after it — its page stream
 (``/campaigns/{id}/live``) and its notices (``/campaigns/{id}/notices/live``) — and, for
 comparison, the same roll pushed to that viewer by a held stream of the campaign page (the
-render function the page's stream runs, as ``bench.map`` measures pushes). Prints one JSON
-object: medians of CPU ms, and the ratios.
+render function the page's stream runs, as ``bench.map`` measures pushes), and what the tab
+costs since the feed carries its streams (2026-12-07): the feed's render of the batch for
+that tab's two streams (``app.web.feed.carrying``: both streams' renders and the batch
+message). Prints one JSON object: medians of CPU ms, and the ratios.
 """
 
 from __future__ import annotations
@@ -61,8 +63,10 @@ async def measure(db: str, rolls: int) -> dict[str, Any]:
     from app.campaigns.live import CAMPAIGN_PAGE
     from app.campaigns.views import CampaignPage
     from app.core.viewer import Role, Viewer
+    from app.encounters.live import NOTICES, NoticePage
     from app.events.stream import projected, read_after
     from app.maps.present import scenes_now
+    from app.web.feed import carrying
 
     recreate(db, ROOT)
     app = app_for(db)
@@ -114,14 +118,32 @@ async def measure(db: str, rolls: int) -> dict[str, Any]:
             events, _more = await read_after(ctx, cid, last[0] - 1)
             await render(ctx.read_sessions, me, await projected(ctx, cid, me, events, scenes_now))
 
-        timed: dict[str, list[float]] = {"roll": [], "page": [], "notices": [], "push": []}
+        tab_streams = [(0, render), (1, NOTICES.stream(NoticePage(cid)))]
+
+        async def carried() -> None:
+            events, _more = await read_after(ctx, cid, last[0] - 1)
+            shown = await projected(ctx, cid, me, events, scenes_now)
+            (batch,) = await carrying(tab_streams, last[0] - 1)(ctx.read_sessions, me, shown)
+            assert batch.encoded
+
+        timed: dict[str, list[float]] = {
+            n: [] for n in ("roll", "page", "notices", "push", "carried")
+        }
+        runs = (
+            ("roll", roll),
+            ("page", page),
+            ("notices", notices),
+            ("push", push),
+            ("carried", carried),
+        )
         for i in range(rolls + 20):  # the first 20 warm up
-            for name, run in (("roll", roll), ("page", page), ("notices", notices), ("push", push)):
+            for name, run in runs:
                 if name == "page":
                     await settle()
-                # Neither reuses the other's render of the batch (viewers of one audience
-                # share it, a stream's push and a tab's catch-up alike): each pays its own.
+                # None reuses another's render of the batch (viewers of one audience share
+                # it, a stream's push and a tab's catch-up alike): each pays its own.
                 CAMPAIGN_PAGE._shared.clear()
+                NOTICES._shared.clear()
                 t = time.process_time()
                 await run()
                 if i >= 20:
@@ -138,6 +160,9 @@ async def measure(db: str, rolls: int) -> dict[str, Any]:
         "one_tab_catch_up_ms": round(tab, 3),
         "one_tab_catch_up_over_roll": round(tab / med["roll"], 2),
         "page_catch_up_over_held_push": round(med["page"] / med["push"], 2),
+        "one_tab_carried_ms": med["carried"],
+        "one_tab_carried_over_roll": round(med["carried"] / med["roll"], 3),
+        "one_tab_catch_up_over_carried": round(tab / med["carried"], 1),
     }
 
 

@@ -6,8 +6,10 @@ Each group is a campaign with a GM and four players in a running H&H fight (four
 goblins), and every one of the five follows the campaign's live stream (the JSON event
 stream, ``/api/v1/campaigns/{id}/events``: every event as that person may see it; with
 ``--screens page`` the campaign page's HTML stream held open; with ``--screens tab`` as a
-browser tab on that page really does it: the campaign's feed held, and on every ``seq`` it
-reports the page's stream and its notices caught up with ``?after=…&once=1`` requests). For
+browser tab on that page really does it: the campaign's feed held, carrying the page's stream
+and its notices; with ``--screens catchup`` as a tab did before 2026-12-07: the feed held, and
+on every ``seq`` it reports the page's stream and its notices caught up with
+``?after=…&once=1`` requests). For
 ``--minutes`` the load generator plays, open loop (each action at its scheduled instant, a
 slow server cannot slow the offered load), with a random phase per person:
 
@@ -187,9 +189,10 @@ class CatchingUp:
             self.running = False
 
 
-async def _follow_tab(http: aiohttp.ClientSession, base: str, cid: int, s: Stream) -> None:
-    """As a browser tab alone on the campaign page: the campaign's feed held, and on each
-    ``seq`` it reports, the page's two streams (its own and the notices') caught up."""
+async def _follow_catching_up(http: aiohttp.ClientSession, base: str, cid: int, s: Stream) -> None:
+    """As a browser tab alone on the campaign page did before the feed carried its streams:
+    the campaign's feed held, and on each ``seq`` it reports, the page's two streams (its own
+    and the notices') caught up."""
     streams = [CatchingUp(f"{base}/campaigns/{cid}/live", s, True),
                CatchingUp(f"{base}/campaigns/{cid}/notices/live", s, False)]  # fmt: skip
     try:
@@ -207,6 +210,38 @@ async def _follow_tab(http: aiohttp.ClientSession, base: str, cid: int, s: Strea
     except Exception as exc:  # reported as an error of the run
         s.error = repr(exc)
         s.connected.set()
+
+
+async def _follow_tab(http: aiohttp.ClientSession, base: str, cid: int, s: Stream) -> None:
+    """As a browser tab alone on the campaign page (``static/js/live.js``): the campaign's
+    feed held, carrying the page's two streams (its own and the notices'); the parts of the
+    page's own stream are the screen's."""
+    page, notices = f"/campaigns/{cid}/live", f"/campaigns/{cid}/notices/live"
+    try:
+        url = f"{base}/campaigns/{cid}/feed"
+        query = [("after", "0"), ("s", page), ("s", notices)]
+        async with http.get(
+            url, params=query, headers=_h(s.token), timeout=loadgen.NO_TIMEOUT
+        ) as resp:
+            s.connected.set()
+            assert resp.status == 200, resp.status
+            async for raw in resp.content:
+                if not raw.startswith(b'data: {"seq"'):
+                    continue
+                for index, seq, _event, _data in json.loads(raw[6:])["parts"]:
+                    if index == 0:
+                        if seq in s.arrived:
+                            s.duplicates += 1
+                        s.arrived.setdefault(seq, time.monotonic())
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # reported as an error of the run
+        s.error = repr(exc)
+        s.connected.set()
+
+
+#: How a browser tab follows its page (``--screens tab`` and ``catchup``).
+TAB_FOLLOWERS = {"tab": _follow_tab, "catchup": _follow_catching_up}
 
 
 async def _groups(http: aiohttp.ClientSession, bases: list[str], pg: str, n: int) -> list[Group]:
@@ -340,11 +375,13 @@ def _cpu(servers: list[Server]) -> float:
 #: What each person's screen follows (``--screens``): the JSON event stream (an API client),
 #: or the campaign page's HTML live stream, as a browser on that page holds it (its dice log
 #: and chat: every roll and chat line the person may see, each under its ``seq``).
-#: ``tab``: as a browser tab alone on the campaign page does (:func:`_follow_tab`).
+#: ``tab``: as a browser tab alone on the campaign page does (:func:`_follow_tab`); ``catchup``:
+#: as it did before (:func:`_follow_catching_up`).
 SCREENS = {
     "json": "/api/v1/campaigns/{cid}/events?after=0",
     "page": "/campaigns/{cid}/live?after=0",
     "tab": "/campaigns/{cid}/feed?after=0",
+    "catchup": "/campaigns/{cid}/feed?after=0",
 }
 
 
@@ -358,8 +395,9 @@ async def _evening(
         tasks = []
         for g in groups:  # from the start: the set-up's events come first, untimed
             for s, base in zip(g.streams, g.bases, strict=True):
-                if screens == "tab":
-                    tasks.append(asyncio.create_task(_follow_tab(http, base, g.fight.cid, s)))
+                if screens in TAB_FOLLOWERS:
+                    follower = TAB_FOLLOWERS[screens](http, base, g.fight.cid, s)
+                    tasks.append(asyncio.create_task(follower))
                     continue
                 url = base + SCREENS[screens].format(cid=g.fight.cid)
                 tasks.append(asyncio.create_task(_follow(http, url, s)))

@@ -155,7 +155,7 @@ async def feed(
         if source is not None and source.viewer == stream.viewer:
             renders.append((index, source.render))
     opening = opening_frame([index for index, _render in renders])
-    return stream(carrying(renders, stream.opener.after), opening)
+    return stream(carrying(renders, stream.opener.after, stream.viewer), opening)
 
 
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])

@@ -94,13 +94,17 @@ def opening_frame(served: Sequence[int]) -> bytes:
     return f"event: streams\r\ndata: {json.dumps({'served': list(served)})}\r\n\r\n".encode()
 
 
-def carrying(renders: Sequence[tuple[int, Render]], after: int) -> Render:
+def carrying(renders: Sequence[tuple[int, Render]], after: int, claimed: Viewer) -> Render:
     """The feed's render when it carries streams: per batch of visible events one ``batch``
     message, ``{"seq", "first", "prev", "parts": [[stream index, seq, event, data], …]}``:
     its last and first visible ``seq``, and ``prev``, the last of the feed's previous batch
     (or where it started). A tab's stream that has read up to ``after`` takes the batch only
     if ``prev <= after < first`` (nothing missed, nothing twice); otherwise it catches up
-    with its own short request."""
+    with its own short request.
+
+    The streams were claimed for the viewer as they were (``claimed``); once the viewer's role
+    changed, their routes must decide again what they may follow: the feed then sends only
+    ``reclaim`` (id ``prev``: nothing read) and the leader opens it anew."""
     prev = after
 
     async def render(
@@ -109,6 +113,8 @@ def carrying(renders: Sequence[tuple[int, Render]], after: int) -> Render:
         nonlocal prev
         if not events:
             return []
+        if viewer != claimed:
+            return [Outgoing(prev, "reclaim", "")]
         parts: list[tuple[int, int, str, str]] = []
         for index, stream_render in renders:
             for item in await stream_render(sessions, viewer, events):

@@ -89,3 +89,22 @@ async def test_the_feed_refuses_streams_of_another_campaign_and_too_many(
     assert r.status_code == 404
     for client in (gm, player):
         await client.aclose()
+
+
+async def test_the_feed_asks_its_streams_again_once_the_viewers_role_changed(
+    live_server: LiveServer,
+) -> None:
+    gm, player, cid = await gm_and_player(live_server.url, "Umbesetzt")
+    members = (await gm.get(f"/api/v1/campaigns/{cid}")).json()["members"]
+    player_id = next(m["user_id"] for m in members if m["role"] == "player")
+    query: dict[str, int | list[str]] = {"after": 0, "s": [f"/campaigns/{cid}/live"]}
+    async with player.stream("GET", f"/campaigns/{cid}/feed", params=query) as response:
+        feed = messages(response)
+        (_opening, setup) = await take(feed, 2)
+        r = await gm.post(f"/campaigns/{cid}/members/{player_id}/role", data={"role": "observer"})
+        assert r.status_code == 303, r.text
+        (told,) = await take(feed, 1)
+    # Nothing of the change is rendered for the role the streams were claimed for.
+    assert (told.event, told.data, told.id) == ("reclaim", "", setup.id)
+    for client in (gm, player):
+        await client.aclose()
