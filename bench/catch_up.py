@@ -123,7 +123,7 @@ async def measure(db: str, rolls: int) -> dict[str, Any]:
         async def carried() -> None:
             events, _more = await read_after(ctx, cid, last[0] - 1)
             shown = await projected(ctx, cid, me, events, scenes_now)
-            (batch,) = await carrying(tab_streams, last[0] - 1)(ctx.read_sessions, me, shown)
+            (batch,) = await carrying(tab_streams, last[0] - 1, me)(ctx.read_sessions, me, shown)
             assert batch.encoded
 
         timed: dict[str, list[float]] = {
