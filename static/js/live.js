@@ -292,6 +292,10 @@
       self.post({ type: "batch", batch: batch });
       self.take(batch);
     });
+    // The viewer's role changed: the streams' routes decide again what this viewer may follow.
+    source.addEventListener("reclaim", function () {
+      if (source === self.source) self.connect(self.asked);
+    });
     // A feed that carries no stream names only the seq (a tab whose streams all closed).
     source.addEventListener("seq", function (evt) {
       var seq = parseInt(evt.data, 10);
