@@ -23,7 +23,7 @@ from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import N_, _
 from app.web.calls import CampaignAt, CampaignCall
 from app.web.confirm import ConfirmText, confirmed
-from app.web.deps import CurrentUser, OptionalUser, Session
+from app.web.deps import CurrentUser, OptionalUser, Session, finish_now
 from app.web.feed import carrying, checked_urls, claim, feed_render, opening_frame
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
@@ -149,6 +149,7 @@ async def feed(
     urls = checked_urls(stream.campaign_id, s)
     if not urls:
         return stream(feed_render)
+    await finish_now(request)
     renders = []
     for index, url in enumerate(urls):
         source = await claim(request, stream.campaign_id, url)

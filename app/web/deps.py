@@ -122,6 +122,14 @@ async def _finish(request: Request, *, commit: bool) -> None:
     await _after_the_transaction(request, ctx, commit=commit)
 
 
+async def finish_now(request: Request) -> None:
+    """Finish the request's session now, as if the route had answered: for a route that goes
+    on to ask other routes of the app (the feed asking its streams', ``app.web.feed``), each
+    with a session of its own, which would otherwise wait for a second connection of the pool
+    while holding the first (a burst of such requests takes every connection)."""
+    await _finish(request, commit=True)
+
+
 async def _after_the_transaction(request: Request, ctx: AppContext, *, commit: bool) -> None:
     """The sign-in's upkeep of the login session, whatever the answer, and the writes left
     with :func:`afterwards` by a request that succeeded; each in a transaction of its own.

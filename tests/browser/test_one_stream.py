@@ -168,6 +168,41 @@ def test_a_tab_that_gives_up_its_lead_shows_the_status_it_knew(
     expect(status).to_have_attribute("data-state", "online", timeout=2000)
 
 
+def test_a_tab_follows_on_when_its_viewer_becomes_an_observer(
+    browser: Browser, base_url: str
+) -> None:
+    """The GM makes the player an observer while their campaign page is open: the feed says
+    its streams must be asked for again, the tab opens it anew, and the page goes on."""
+    gm, player = account(browser, base_url, "sl"), account(browser, base_url, "zuschauer")
+    campaign_id = _campaign(gm.request, player.request, "hh")
+    held = Held(player)
+    tab = player.new_page()
+    tab.goto(f"/campaigns/{campaign_id}")
+    expect(tab.locator("#live-status")).to_have_attribute("data-state", "online")
+    feed = held.carrying(
+        tab, {f"/campaigns/{campaign_id}/live", f"/campaigns/{campaign_id}/notices/live"}
+    )
+    members = ok(gm.request.get(f"/api/v1/campaigns/{campaign_id}"))["members"]
+    player_id = next(m["user_id"] for m in members if m["role"] == "player")
+    role = gm.request.post(
+        f"/campaigns/{campaign_id}/members/{player_id}/role",
+        form={"role": "observer"},
+        max_redirects=0,
+    )
+    assert role.status == 303, role.text()
+    ok(
+        gm.request.post(
+            f"/api/v1/campaigns/{campaign_id}/rolls",
+            data={"expression": "1d6+9", "label": "Für Zuschauer"},
+        )
+    )
+    expect(tab.locator("#dice-log > li.roll").filter(has_text="Für Zuschauer")).to_have_count(1)
+    again = held.carrying(tab, _carried(feed))
+    assert again is not feed
+    gm.close()
+    player.close()
+
+
 def test_a_click_made_while_a_push_lands_is_not_lost(browser: Browser, base_url: str) -> None:
     """The player presses «Zug beenden»; the GM's change re-renders the actions before the
     button is released: the same button is still there, so the click counts."""
