@@ -40,12 +40,23 @@ class CombatPage:
     encounter_id: int
 
 
+def shared_rows(session: AsyncSession, campaign_id: int) -> notices.RowsOf:
+    """A fight's rows, read once per step for every viewer it wakes, on any page (the combat
+    page and every page's notices share them)."""
+
+    async def rows(encounter_id: int) -> service.LiveRows | None:
+        key = CombatPage(campaign_id, encounter_id)
+        return await shared_load(
+            ("combat rows", key), lambda: service.live_rows(session, campaign_id, encounter_id)
+        )
+
+    return rows
+
+
 async def live_context(
     session: AsyncSession, viewer: Viewer, key: CombatPage, _parts: frozenset[str]
 ) -> dict[str, object] | None:
-    rows = await shared_load(
-        ("combat rows", key), lambda: service.live_rows(session, key.campaign_id, key.encounter_id)
-    )
+    rows = await shared_rows(session, key.campaign_id)(key.encounter_id)
     loaded = service.as_viewer(rows, viewer)
     return None if loaded is None else views.page_context(loaded, service.LogWindow([], None))
 
@@ -197,7 +208,9 @@ async def _push_notice(batch: Batch[NoticePage]) -> list[Outgoing]:
     """The viewer's notice after the batch's last step that may have changed it."""
     assert batch.session is not None  # the region has parts, so the stream opened one
     last = batch.events[-1]
-    notice = await notices.after_event(batch.session, batch.viewer, batch.key.campaign_id, last)
+    cid = batch.key.campaign_id
+    rows = shared_rows(batch.session, cid)
+    notice = await notices.after_event(batch.session, batch.viewer, cid, last, rows)
     html = render(NOTICE_TEMPLATE, "notice", notice=notice, campaign_id=batch.key.campaign_id)
     return [Outgoing(last.seq, "notice", html)]
 

@@ -14,6 +14,7 @@ GM acts for every NSC, and an observer has no turn.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -74,8 +75,25 @@ def _standing(loaded: service.Loaded) -> Notice | None:
     return None
 
 
-async def standing(session: AsyncSession, viewer: Viewer, campaign_id: int) -> Notice | None:
+#: A fight's rows as :func:`app.encounters.service.live_rows` reads them, by its id: the
+#: notices stream shares them with every viewer a step wakes (``app/encounters/live.py``).
+RowsOf = Callable[[int], Awaitable[service.LiveRows | None]]
+
+
+def rows_read_by(session: AsyncSession, campaign_id: int) -> RowsOf:
+    """Each fight's rows read with ``session`` (a page's notice: one viewer)."""
+
+    async def rows(encounter_id: int) -> service.LiveRows | None:
+        return await service.live_rows(session, campaign_id, encounter_id)
+
+    return rows
+
+
+async def standing(
+    session: AsyncSession, viewer: Viewer, campaign_id: int, rows: RowsOf | None = None
+) -> Notice | None:
     """The notice that holds now in any running fight of the campaign (newest fight first)."""
+    rows = rows or rows_read_by(session, campaign_id)
     running = (
         await session.scalars(
             select(Encounter.id)
@@ -84,7 +102,7 @@ async def standing(session: AsyncSession, viewer: Viewer, campaign_id: int) -> N
         )
     ).all()
     for encounter_id in running:
-        loaded = await service.load_as(session, viewer, campaign_id, encounter_id)
+        loaded = service.as_viewer(await rows(encounter_id), viewer)
         notice = _standing(loaded) if loaded is not None else None
         if notice is not None:
             return notice
@@ -100,13 +118,13 @@ def worth_a_look(event: VisibleEvent) -> bool:
 
 
 async def after_event(
-    session: AsyncSession, viewer: Viewer, campaign_id: int, event: VisibleEvent
+    session: AsyncSession, viewer: Viewer, campaign_id: int, event: VisibleEvent, rows: RowsOf
 ) -> Notice | None:
     """The viewer's notice after a combat step (``None``: nothing to tell any more)."""
     encounter_id = event.event.payload.get("encounter_id")
     if not isinstance(encounter_id, int):
         return None
-    loaded = await service.load_as(session, viewer, campaign_id, encounter_id)
+    loaded = service.as_viewer(await rows(encounter_id), viewer)
     if loaded is not None:
         notice = _standing(loaded)
         if notice is not None:
@@ -116,4 +134,4 @@ async def after_event(
         if started and event.event.actor_id != viewer.user_id:
             return Notice("started", f"started:{enc.id}:{event.seq}", enc.id, enc.name,
                           TITLES["started"])  # fmt: skip
-    return await standing(session, viewer, campaign_id)
+    return await standing(session, viewer, campaign_id, rows)

@@ -19,7 +19,7 @@ from fastapi import FastAPI
 from sqlalchemy import event
 
 from app.encounters import views
-from app.encounters.live import COMBAT_PAGE, CombatPage
+from app.encounters.live import COMBAT_PAGE, NOTICES, CombatPage, NoticePage
 from app.encounters.state import FigureData
 from app.encounters.systems import system
 from app.encounters.systems.protocol import FigureView
@@ -276,3 +276,27 @@ async def test_healing_on_the_sheet_redraws_the_heros_token_on_the_fights_map(
     assert re.findall(r'<g class="map-token[^>]*>', marks) == [_mark(page, arjun)]
     item = element(marks, f"map-item-{arjun}")
     assert item == element(page, f"map-item-{arjun}") and "14/21" in item
+
+
+async def test_the_notices_of_every_viewer_of_a_step_read_the_fight_once(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Every page's notices ask, for each step that changes the turn, whether it is now this
+    viewer's turn: the fight's rows are read once for all the viewers it wakes."""
+    fight, _pids = await _fight(make_client, app)
+    cid = fight.campaign_id
+    watchers = await _observers(make_client, app, cid, fight.gm, 3)
+    gm = viewer(fight.ids["gm"], "regionsgmhh", "gm")
+    player = viewer(fight.ids["p0"], "regionsp0hh", "player")
+    observers = [viewer(uid, f"zuschauer{i}", "observer") for i, (_c, uid) in enumerate(watchers)]
+    before = await last_seq(app, cid)
+    await fight.act(fight.gm, "next")
+    events = await events_after(app, cid, before)
+    render = NOTICES.stream(NoticePage(cid))
+    sessions = app.state.ctx.read_sessions
+    people = [gm, player, *observers]
+    with statements(app, mine=True) as seen:
+        out = await asyncio.gather(*(render(sessions, v, project(events, v)) for v in people))
+    assert all(m.event == "notice" for messages in out for m in messages) and all(out)
+    fights = [s for s in seen if re.search(r"\bFROM encounter_participant\b", s)]
+    assert len(fights) == 1, seen
