@@ -74,8 +74,10 @@
   };
 
   PageStream.prototype.close = function () {
+    var at = this.feed.streams.indexOf(this);
     this.readyState = 2;
-    this.feed.streams.splice(this.feed.streams.indexOf(this), 1);
+    if (at < 0) return;  // closed before
+    this.feed.streams.splice(at, 1);
     this.feed.register();
   };
 
