@@ -23,8 +23,8 @@ from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import N_, _
 from app.web.calls import CampaignAt, CampaignCall
 from app.web.confirm import ConfirmText, confirmed
-from app.web.deps import CurrentUser, OptionalUser, Session, finish_now
-from app.web.feed import carrying, checked_urls, claim, feed_render, opening_frame
+from app.web.deps import CurrentUser, OptionalUser, Session
+from app.web.feed import carrying_feed, checked_urls, feed_render
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from app.web.ids import MAX_ROW_ID, PathId
 from app.web.routers import Router
@@ -147,16 +147,7 @@ async def feed(
     viewer may see; given the page streams of a browser's tabs (``s``), it carries them, one
     ``batch`` message per batch. One tab per campaign holds it and tells the others."""
     urls = checked_urls(stream.campaign_id, s)
-    if not urls:
-        return stream(feed_render)
-    await finish_now(request)
-    renders = []
-    for index, url in enumerate(urls):
-        source = await claim(request, stream.campaign_id, url)
-        if source is not None and source.viewer == stream.viewer:
-            renders.append((index, source.render))
-    opening = opening_frame([index for index, _render in renders])
-    return stream(carrying(renders, stream.opener.after, stream.viewer), opening)
+    return await carrying_feed(request, stream, urls) if urls else stream(feed_render)
 
 
 @router.post("/campaigns/{campaign_id}/invites", dependencies=[IDEMPOTENT])

@@ -29,8 +29,9 @@ from app.errors import ValidationFailed
 from app.events.service import VisibleEvent
 from app.events.stream import Outgoing, Render
 from app.i18n import _
-from app.web.sse import DEFERRED
-from app.web.streams import CampaignLiveStream, StreamSource
+from app.web.deps import finish_now
+from app.web.sse import DEFERRED, LiveStream
+from app.web.streams import CampaignLiveStream, CampaignStream, StreamSource
 
 log = logging.getLogger(__name__)
 
@@ -125,3 +126,19 @@ def carrying(renders: Sequence[tuple[int, Render]], after: int, claimed: Viewer)
         return [Outgoing(last, "batch", json.dumps(batch, ensure_ascii=False))]
 
     return render
+
+
+async def carrying_feed(
+    request: Request, stream: CampaignStream, urls: Sequence[str]
+) -> LiveStream:
+    """The feed of ``stream``'s viewer carrying the page streams at ``urls`` (checked by
+    :func:`checked_urls`) that their routes grant that viewer. The request's own session is
+    finished first: each route asked takes a connection of its own."""
+    await finish_now(request)
+    renders = []
+    for index, url in enumerate(urls):
+        source = await claim(request, stream.campaign_id, url)
+        if source is not None and source.viewer == stream.viewer:
+            renders.append((index, source.render))
+    opening = opening_frame([index for index, _render in renders])
+    return stream(carrying(renders, stream.opener.after, stream.viewer), opening)

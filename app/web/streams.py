@@ -69,8 +69,10 @@ class CampaignLiveStream(LiveStream):
     """A live stream of one campaign that names what it follows (``source``): the feed
     (``app.web.feed``) asks a page's stream route for it and carries that render itself."""
 
-    def __init__(self, frames: AsyncGenerator[bytes, None], source: StreamSource) -> None:
-        super().__init__(frames, ping=PING_SECONDS, send_timeout=0.0)
+    def __init__(
+        self, frames: AsyncGenerator[bytes, None], source: StreamSource, send_timeout: float
+    ) -> None:
+        super().__init__(frames, ping=PING_SECONDS, send_timeout=send_timeout)
         self.source = source
 
 
@@ -100,9 +102,8 @@ def event_stream(
         ):
             yield item.frame()
 
-    stream = CampaignLiveStream(frames(), StreamSource(campaign_id, viewer, render))
-    stream.send_timeout = ctx.settings.stream_send_timeout_seconds
-    return stream
+    source = StreamSource(campaign_id, viewer, render)
+    return CampaignLiveStream(frames(), source, ctx.settings.stream_send_timeout_seconds)
 
 
 @dataclass(frozen=True, slots=True)
