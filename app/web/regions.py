@@ -34,6 +34,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from markupsafe import Markup
@@ -73,8 +74,12 @@ def shared_by(*roles: Role) -> Audience:
 
 #: The last event of the batch a live push is rendered for (``None``: not in a push).
 _PUSHING: ContextVar[object | None] = ContextVar("pushing", default=None)
-#: Shared loads by key: the last event of the batch whose push started it, and the load.
-_LOADS: dict[Hashable, tuple[object, asyncio.Task[Any]]] = {}
+#: Shared loads by key: the last event of the batch whose push started it, and its result.
+_LOADS: dict[Hashable, tuple[object, asyncio.Future[Any]]] = {}
+
+
+class _Abandoned(Exception):
+    """The push that started a shared load ended (its stream closed) before the load did."""
 
 
 async def shared_load(key: Hashable, load: Callable[[], Awaitable[T]]) -> T:
@@ -86,6 +91,12 @@ async def shared_load(key: Hashable, load: Callable[[], Awaitable[T]]) -> T:
     very same event (the same object: streams of a campaign share its tail in the broker),
     so it started after everything they show was committed. Outside a live push (the full
     page, HTMX answers) it is just ``load()``.
+
+    The load runs in the push that started it, with that push's session: a push that ends
+    meanwhile (its stream closed) ends its load with it, and the pushes waiting for that
+    load then load for themselves. (It used to run in a task of its own, which went on
+    reading with the ended push's session after that was closed: the session then took a
+    connection that it never gave back, left in a transaction.)
     """
     last = _PUSHING.get()
     if last is None:
@@ -95,21 +106,29 @@ async def shared_load(key: Hashable, load: Callable[[], Awaitable[T]]) -> T:
         with contextlib.suppress(Exception):  # its push failed or ended: load here
             result: T = await asyncio.shield(known[1])
             return result
-    task: asyncio.Task[T] = asyncio.ensure_future(load())
-    _LOADS[key] = (last, task)
+    loaded: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+    _LOADS[key] = (last, loaded)
+    loaded.add_done_callback(partial(_forget_later, key))
+    try:
+        result = await load()
+    except BaseException as exc:
+        loaded.set_exception(exc if isinstance(exc, Exception) else _Abandoned())
+        raise
+    loaded.set_result(result)
+    return result
 
-    def forget(done: asyncio.Task[T]) -> None:
-        asyncio.get_running_loop().call_later(SHARED_SECONDS, _forget, key, done)
 
-    task.add_done_callback(forget)
-    # Shielded: a push that ends meanwhile (its stream closed) fails the load, it does not
-    # cancel it under the others, who then load for themselves.
-    return await asyncio.shield(task)
+def _forget_later(key: Hashable, done: asyncio.Future[Any]) -> None:
+    """Keep a finished load for :data:`SHARED_SECONDS`; its failure counts as seen (the push
+    that started it raised it), not as an exception nobody retrieved."""
+    if not done.cancelled():
+        done.exception()
+    asyncio.get_running_loop().call_later(SHARED_SECONDS, _forget, key, done)
 
 
-def _forget(key: Hashable, task: asyncio.Task[Any]) -> None:
+def _forget(key: Hashable, done: asyncio.Future[Any]) -> None:
     known = _LOADS.get(key)
-    if known is not None and known[1] is task:
+    if known is not None and known[1] is done:
         del _LOADS[key]
 
 
