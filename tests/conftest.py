@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import hypothesis
@@ -20,7 +21,8 @@ import psycopg
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.config import ASYNCPG, Environment, Settings
 from app.db import create_engine
@@ -110,11 +112,40 @@ async def _truncate(app_settings: Settings) -> None:
     tables = [t.name for t in reversed(Base.metadata.sorted_tables)]
     async with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
-            await conn.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
+            await _truncate_postgres(conn, tables, app_settings.resolved_database_url)
         else:
             for table in tables:
                 await conn.execute(text(f"DELETE FROM {table}"))
     await engine.dispose()
+
+
+#: How long the next test's TRUNCATE waits for a lock another connection holds: a connection
+#: the app left in a transaction fails that test with the culprit named, not the whole run
+#: with a hang (CI's own limit is 90 minutes).
+TRUNCATE_LOCK_WAIT = "60s"
+
+
+async def _truncate_postgres(conn: AsyncConnection, tables: list[str], url: str) -> None:
+    await conn.execute(text(f"SET LOCAL lock_timeout = '{TRUNCATE_LOCK_WAIT}'"))
+    try:
+        await conn.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
+    except DBAPIError as exc:
+        raise RuntimeError(f"TRUNCATE waited in vain; holding: {await _holders(url)}") from exc
+
+
+async def _holders(url: str) -> list[tuple[Any, ...]]:
+    """The other connections to the test database that are in a transaction, with their
+    last statement."""
+    engine = create_engine(url)
+    query = text(
+        "SELECT pid, state, xact_start, left(query, 200) FROM pg_stat_activity"
+        " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        " AND xact_start IS NOT NULL"
+    )
+    async with engine.connect() as conn:
+        rows = [tuple(row) for row in await conn.execute(query)]
+    await engine.dispose()
+    return rows
 
 
 @pytest.fixture
