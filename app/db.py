@@ -122,6 +122,7 @@ def create_engine(url: str) -> AsyncEngine:
         return engine
     engine = create_async_engine(
         url,
+        connect_args=_server_settings(url),
         pool_size=20,
         max_overflow=20,
         pool_recycle=1800,
@@ -132,6 +133,23 @@ def create_engine(url: str) -> AsyncEngine:
     _ping_when_idle(engine.sync_engine)
     _refused_connection_is_operational(engine.sync_engine)
     return engine
+
+
+#: Seconds PostgreSQL lets a connection of the app sit idle inside a transaction before it
+#: ends it (``idle_in_transaction_session_timeout``): a transaction a bug leaves open would
+#: otherwise hold its locks for good, and every migration and ``TRUNCATE`` waits behind it.
+#: No request or stream of the app keeps a transaction idle for more than a moment.
+#: (In ``app.limits`` with every other limit.)
+IDLE_IN_TRANSACTION_SECONDS = 300
+
+
+def _server_settings(url: str) -> dict[str, Any]:
+    """What every PostgreSQL connection of the app sets on the server, in each driver's way:
+    a transaction left idle is ended after :data:`IDLE_IN_TRANSACTION_SECONDS`."""
+    idle_ms = str(IDLE_IN_TRANSACTION_SECONDS * 1000)
+    if url.startswith("postgresql+asyncpg:"):
+        return {"server_settings": {"idle_in_transaction_session_timeout": idle_ms}}
+    return {"options": f"-c idle_in_transaction_session_timeout={idle_ms}"}
 
 
 #: A pooled connection that lay unused this long is pinged before a request takes it.

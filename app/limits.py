@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StringConstraints
 
+from app.db import IDLE_IN_TRANSACTION_SECONDS as IDLE_IN_TRANSACTION_SECONDS
 from app.errors import TooManyRequests, ValidationFailed
 from app.i18n import _
 
