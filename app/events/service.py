@@ -345,15 +345,8 @@ async def _append_many(
 ) -> list[tuple[int, int]] | None:
     """:func:`append_events` elsewhere (SQLite): one UPDATE takes the lock and the seqs, one
     INSERT writes the rows (no NOTIFY). ``None`` as :func:`_append_many_postgres`."""
-    c = _CAMPAIGN_SEQ.c
-    last = (
-        await session.execute(
-            update(_CAMPAIGN_SEQ)
-            .where(c.id == campaign_id, c.fairplay_session_id.is_(None))
-            .values(last_seq=c.last_seq + len(prepared))
-            .returning(c.last_seq)
-        )
-    ).scalar_one_or_none()
+    taken = await session.execute(_TAKE_SEQS, {"of_campaign": campaign_id, "n": len(prepared)})
+    last = taken.scalar_one_or_none()
     if last is None:
         return None
     first = int(last) - len(prepared) + 1
@@ -385,12 +378,32 @@ async def _one_by_one(
     ]
 
 
+#: The appends' statements where the one-statement path does not run (SQLite, a fair-play
+#: session), built once: building one per append (its ``values`` carrying the row's JSON)
+#: cost more CPU than SQLite's work on it.
+_SEQ = _CAMPAIGN_SEQ.c
+_OF_CAMPAIGN = _SEQ.id == bindparam("of_campaign")
+_NEXT_SEQ = (
+    update(_CAMPAIGN_SEQ)
+    .where(_OF_CAMPAIGN)
+    .values(last_seq=_SEQ.last_seq + 1)
+    .returning(_SEQ.last_seq, _SEQ.fairplay_session_id, _SEQ.fairplay_chain)
+)
+_NEXT_SEQ_OUTSIDE_FAIRPLAY = _NEXT_SEQ.where(_SEQ.fairplay_session_id.is_(None))
+_TAKE_SEQS = (
+    update(_CAMPAIGN_SEQ)
+    .where(_OF_CAMPAIGN, _SEQ.fairplay_session_id.is_(None))
+    .values(last_seq=_SEQ.last_seq + bindparam("n"))
+    .returning(_SEQ.last_seq)
+)
+_MOVE_CHAIN = update(_CAMPAIGN_SEQ).where(_OF_CAMPAIGN).values(fairplay_chain=bindparam("chain"))
+_INSERT_ONE = insert(_EVENTS).returning(_EVENTS.c.id)
 #: :func:`lock_log`'s statement: every combat action runs it, so it is built once.
 _LOCK_LOG = (
     update(_CAMPAIGN_SEQ)
-    .where(_CAMPAIGN_SEQ.c.id == bindparam("of_campaign"))
-    .values(last_seq=_CAMPAIGN_SEQ.c.last_seq)
-    .returning(_CAMPAIGN_SEQ.c.last_seq, _CAMPAIGN_SEQ.c.fairplay_session_id)
+    .where(_OF_CAMPAIGN)
+    .values(last_seq=_SEQ.last_seq)
+    .returning(_SEQ.last_seq, _SEQ.fairplay_session_id)
 )
 
 
@@ -408,17 +421,8 @@ async def _append_locked(
     """The next ``seq`` (the UPDATE holds the campaign's lock until commit), then the row;
     in a fair-play session with its ``fairplay`` record and the chain moved on."""
     campaign_id = row["campaign_id"]
-    c = _CAMPAIGN_SEQ.c
-    next_seq = update(_CAMPAIGN_SEQ).where(c.id == campaign_id)
-    if outside_fairplay:
-        next_seq = next_seq.where(c.fairplay_session_id.is_(None))
-    taken = (
-        await session.execute(
-            next_seq.values(last_seq=c.last_seq + 1).returning(
-                c.last_seq, c.fairplay_session_id, c.fairplay_chain
-            )
-        )
-    ).one_or_none()
+    next_seq = _NEXT_SEQ_OUTSIDE_FAIRPLAY if outside_fairplay else _NEXT_SEQ
+    taken = (await session.execute(next_seq, {"of_campaign": campaign_id})).one_or_none()
     if taken is None:
         raise FairPlayOpened(campaign_id)
     seq, session_id, chain = taken
@@ -427,15 +431,9 @@ async def _append_locked(
             session, campaign_id, session_id, seq, row["actor_id"], row["payload"], chain
         )
         await session.execute(
-            update(_CAMPAIGN_SEQ)
-            .where(c.id == campaign_id)
-            .values(fairplay_chain=row["fairplay"]["chain"])
+            _MOVE_CHAIN, {"of_campaign": campaign_id, "chain": row["fairplay"]["chain"]}
         )
-    event_id = (
-        await session.execute(
-            insert(CampaignEvent).values(seq=seq, **row).returning(CampaignEvent.id)
-        )
-    ).scalar_one()
+    event_id = (await session.execute(_INSERT_ONE, {"seq": seq, **row})).scalar_one()
     bind = session.bind
     postgres = bind is not None and bind.dialect.name == "postgresql"
     if session_id is not None and postgres and _notify_channel(session):
