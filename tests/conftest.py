@@ -229,6 +229,10 @@ class LiveServer:
             "TAFELRUNDE_STREAM_POLL_SECONDS": "5",
             "TAFELRUNDE_WRITE_RATE_PER_MINUTE": "1000000",
             "TAFELRUNDE_WRITE_BURST": "1000000",
+            # Like the in-process apps (see ``settings``): the server lives for the whole
+            # session on the test database, and its own delivery loop must not claim a hook
+            # that tests/api/test_webhooks.py delivers when it says.
+            "TAFELRUNDE_WEBHOOKS_POLL_SECONDS": "3600",
             **(extra_env or {}),
         }
         self.process = subprocess.Popen(
