@@ -321,6 +321,15 @@
     };
   };
 
+  // Whether the campaign's events flow: through the leader's feed, as it last said, for a
+  // follower; through its own feed for a leader (which keeps what it knew as a follower while
+  // it connects, and shows «Verbinde…»: a stream that starts meanwhile, as the page loads a
+  // region, must not say «Live»).
+  Feed.prototype.open = function () {
+    if (!this.leading) return this.online;
+    return this.source !== null && this.source.readyState === EventSource.OPEN;
+  };
+
   Feed.prototype.announce = function () {
     this.post({ type: "lead", seq: this.seq, online: this.online });
   };
@@ -440,7 +449,7 @@
     var stream = new PageStream(url, feed);
     feed.streams.push(stream);
     if (stream.after > feed.seq && !feed.leading) feed.seq = stream.after;
-    if (feed.online) setTimeout(function () { stream.state(true); }, 0);
+    setTimeout(function () { if (feed.open()) stream.state(true); }, 0);
     stream.catchUp(feed.seq);
     feed.register();
     return stream;
