@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -30,6 +30,21 @@ MAX_KEY_LENGTH = 100
 FIELD = "idempotency_key"
 #: Response headers never replayed: recomputed by the server, or not the caller's to repeat.
 _UNREPLAYED_HEADERS = frozenset({"content-length", "set-cookie", "date", "server"})
+
+# The statements, built once: every creating request with a key runs three of them, and
+# building one anew costs more than running it (parameters named apart from the columns,
+# which an UPDATE reserves for the values it sets).
+_REQUESTS: Table = IdempotentRequest.__table__  # type: ignore[assignment]
+_THIS_KEY = (_REQUESTS.c.user_id == bindparam("of_user")) & (_REQUESTS.c.key == bindparam("of_key"))
+_PURGE = delete(_REQUESTS).where(
+    _REQUESTS.c.user_id == bindparam("of_user"), _REQUESTS.c.created_at < bindparam("before")
+)
+_CLAIM_POSTGRES = pg_insert(_REQUESTS).on_conflict_do_nothing().returning(_REQUESTS.c.key)
+_CLAIM_SQLITE = sqlite_insert(_REQUESTS).on_conflict_do_nothing().returning(_REQUESTS.c.key)
+_FIRST = select(IdempotentRequest).where(_THIS_KEY)
+#: The columns it sets are those of the parameters besides the key's.
+_REMEMBER = update(_REQUESTS).where(_THIS_KEY)
+_RELEASE = delete(_REQUESTS).where(_THIS_KEY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,27 +75,15 @@ async def claim(
 
     Same key with another request → 422; the first request still running → 409.
     """
-    await session.execute(
-        delete(IdempotentRequest).where(
-            IdempotentRequest.user_id == user_id, IdempotentRequest.created_at < now - KEY_TTL
-        )
-    )
-    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    await session.execute(_PURGE, {"of_user": user_id, "before": now - KEY_TTL})
+    postgres = session.get_bind().dialect.name == "postgresql"
     claimed = await session.execute(
-        insert(IdempotentRequest)
-        .values(user_id=user_id, key=key, fingerprint=print_, created_at=now)
-        .on_conflict_do_nothing()
-        .returning(IdempotentRequest.key)
+        _CLAIM_POSTGRES if postgres else _CLAIM_SQLITE,
+        {"user_id": user_id, "key": key, "fingerprint": print_, "created_at": now},
     )
     if claimed.first() is not None:
         return None
-    first = (
-        await session.execute(
-            select(IdempotentRequest).where(
-                IdempotentRequest.user_id == user_id, IdempotentRequest.key == key
-            )
-        )
-    ).scalar_one()
+    first = (await session.execute(_FIRST, {"of_user": user_id, "of_key": key})).scalar_one()
     if first.fingerprint != print_:
         raise ValidationFailed(
             {FIELD: _("This idempotency key was already used for a different request.")}
@@ -102,16 +105,17 @@ async def remember(
     """Store the answer of the request that claimed ``key``, in its transaction."""
     kept = [(k, v) for k, v in headers if k.lower() not in _UNREPLAYED_HEADERS]
     await session.execute(
-        update(IdempotentRequest)
-        .where(IdempotentRequest.user_id == user_id, IdempotentRequest.key == key)
-        .values(status=status, headers=json.dumps(kept), body=body)
+        _REMEMBER,
+        {
+            "of_user": user_id,
+            "of_key": key,
+            "status": status,
+            "headers": json.dumps(kept),
+            "body": body,
+        },
     )
 
 
 async def release(session: AsyncSession, user_id: int, key: str) -> None:
     """Forget a claim whose request failed, so the caller may retry with the same key."""
-    await session.execute(
-        delete(IdempotentRequest).where(
-            IdempotentRequest.user_id == user_id, IdempotentRequest.key == key
-        )
-    )
+    await session.execute(_RELEASE, {"of_user": user_id, "of_key": key})
