@@ -315,8 +315,14 @@ def _drop_memo(session: Session, *_args: Any) -> None:
     session.info.pop(_MEMO, None)
 
 
+#: Execution option of a write to rows no read of the memo comes from (the idempotency keys,
+#: claimed by a form's request before its use case reads what the sign-in read already): it
+#: keeps the memo.
+KEEPS_READS = "tafelrunde.keeps_reads"
+
+
 def _drop_memo_on_write(state: ORMExecuteState) -> None:
-    if not state.is_select:
+    if not state.is_select and not state.execution_options.get(KEEPS_READS, False):
         _drop_memo(state.session)
 
 

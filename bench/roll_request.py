@@ -10,6 +10,8 @@ change to the request's code moves. ``--what chat`` posts chat lines instead (th
 per-member rate limit lifted, its check still run), as the game night's players do; the
 statements each request sends are counted too. ``--app-root DIR`` imports the app from another
 checkout (``git archive`` of an older commit), for a before/after on the same machine.
+``--keyed`` gives each request an ``Idempotency-Key`` of its own, as every form of the app
+carries one (the key is claimed, and the answer stored, in the request's transaction).
 ``--profile FILE`` writes a cProfile of the timed requests (its figures then include the
 profiler's own cost; read them as shares, not as times).
 """
@@ -19,12 +21,13 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import itertools
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -136,8 +139,23 @@ def count_statements(app: Any) -> list[int]:
     return sent
 
 
+def scopes(scope: dict[str, Any], keyed: bool) -> Iterator[dict[str, Any]]:
+    """The scope of each request: ``scope`` anew, with a key of its own if ``keyed``."""
+    for n in itertools.count():
+        if keyed:
+            yield dict(
+                scope, state={}, headers=[*scope["headers"], (b"idempotency-key", b"k%d" % n)]
+            )
+        else:
+            yield dict(scope, state={})
+
+
 async def measure(
-    db_url: str, requests: int, profile: Path | None = None, what: str = "roll"
+    db_url: str,
+    requests: int,
+    profile: Path | None = None,
+    what: str = "roll",
+    keyed: bool = False,
 ) -> dict[str, Any]:
     app = app_for(db_url)
     if what == "chat":
@@ -149,19 +167,20 @@ async def measure(
     payload = json.dumps(body).encode()
     scope = post_scope(f"/api/v1/campaigns/{cid}/{path}", token, payload)
     receive, send, statuses = asgi_channel(payload)
+    each = scopes(scope, keyed)
     gc.collect()
     gc.freeze()  # as the server's lifespan does
     for _ in range(100):  # warm: statement caches, the pool
-        await app(dict(scope, state={}), receive, send)
+        await app(next(each), receive, send)
     sent = count_statements(app)
-    await app(dict(scope, state={}), receive, send)
+    await app(next(each), receive, send)
     statements = sent[0]
     profiler = cProfile.Profile() if profile else None
     cpu, wall = time.process_time(), time.perf_counter()
     if profiler:
         profiler.enable()
     for _ in range(requests):
-        await app(dict(scope, state={}), receive, send)
+        await app(next(each), receive, send)
     if profiler:
         profiler.disable()
         profiler.dump_stats(str(profile))
@@ -170,6 +189,7 @@ async def measure(
     assert statuses == {201}, statuses
     return {
         "what": what,
+        "keyed": keyed,
         "statements_per_request": statements,
         "requests": requests,
         "cpu_ms_per_request": cpu * 1000 / requests,
@@ -185,13 +205,14 @@ def main() -> None:
     p.add_argument("--keep", action="store_true", help="reuse the database as it is")
     p.add_argument("--profile", type=Path, default=None, help="cProfile stats to this file")
     p.add_argument("--what", choices=sorted(REQUESTS), default="roll")
+    p.add_argument("--keyed", action="store_true", help="an Idempotency-Key on each request")
     a = p.parse_args()
     sys.path.insert(0, str(a.app_root))
     if not a.keep:
         recreate(a.db, a.app_root)
     import uvloop
 
-    result = uvloop.run(measure(a.db, a.requests, a.profile, a.what))
+    result = uvloop.run(measure(a.db, a.requests, a.profile, a.what, a.keyed))
     print(json.dumps({"app_root": str(a.app_root), **result}))
 
 

@@ -20,6 +20,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db import KEEPS_READS
 from app.errors import Conflict, ValidationFailed
 from app.i18n import _
 from app.idempotency.models import IdempotentRequest
@@ -33,18 +34,34 @@ _UNREPLAYED_HEADERS = frozenset({"content-length", "set-cookie", "date", "server
 
 # The statements, built once: every creating request with a key runs three of them, and
 # building one anew costs more than running it (parameters named apart from the columns,
-# which an UPDATE reserves for the values it sets).
+# which an UPDATE reserves for the values it sets). The writes keep the reads the request
+# made so far (the sign-in's campaign and role, app.db.read_memo): no row of theirs changes.
 _REQUESTS: Table = IdempotentRequest.__table__  # type: ignore[assignment]
+_KEEPS_READS = {KEEPS_READS: True}
 _THIS_KEY = (_REQUESTS.c.user_id == bindparam("of_user")) & (_REQUESTS.c.key == bindparam("of_key"))
-_PURGE = delete(_REQUESTS).where(
-    _REQUESTS.c.user_id == bindparam("of_user"), _REQUESTS.c.created_at < bindparam("before")
+_PURGE = (
+    delete(_REQUESTS)
+    .where(
+        _REQUESTS.c.user_id == bindparam("of_user"), _REQUESTS.c.created_at < bindparam("before")
+    )
+    .execution_options(**_KEEPS_READS)
 )
-_CLAIM_POSTGRES = pg_insert(_REQUESTS).on_conflict_do_nothing().returning(_REQUESTS.c.key)
-_CLAIM_SQLITE = sqlite_insert(_REQUESTS).on_conflict_do_nothing().returning(_REQUESTS.c.key)
+_CLAIM_POSTGRES = (
+    pg_insert(_REQUESTS)
+    .on_conflict_do_nothing()
+    .returning(_REQUESTS.c.key)
+    .execution_options(**_KEEPS_READS)
+)
+_CLAIM_SQLITE = (
+    sqlite_insert(_REQUESTS)
+    .on_conflict_do_nothing()
+    .returning(_REQUESTS.c.key)
+    .execution_options(**_KEEPS_READS)
+)
 _FIRST = select(IdempotentRequest).where(_THIS_KEY)
 #: The columns it sets are those of the parameters besides the key's.
-_REMEMBER = update(_REQUESTS).where(_THIS_KEY)
-_RELEASE = delete(_REQUESTS).where(_THIS_KEY)
+_REMEMBER = update(_REQUESTS).where(_THIS_KEY).execution_options(**_KEEPS_READS)
+_RELEASE = delete(_REQUESTS).where(_THIS_KEY).execution_options(**_KEEPS_READS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import event
 
@@ -39,18 +40,27 @@ def _session_lookups(statements: list[str]) -> list[str]:
     return [s for s in statements if "from user_account" in s and "user_session" in s]
 
 
+@pytest.mark.parametrize("headers", [{}, {"Idempotency-Key": "wurf-1"}], ids=["plain", "keyed"])
 async def test_a_roll_reads_the_role_with_the_session_and_never_again(
-    make_client: ClientFactory, app: FastAPI
+    make_client: ClientFactory, app: FastAPI, headers: dict[str, str]
 ) -> None:
+    """Neither the role nor the campaign row is read again, also when the request claims an
+    idempotency key first (as every form does): that write keeps the reads of the sign-in."""
     t = await make_table(make_client, app)
     with _statements(app) as seen:
         r = await t.player.post(
-            f"/api/v1/campaigns/{t.campaign_id}/rolls", json={"expression": "2d6"}
+            f"/api/v1/campaigns/{t.campaign_id}/rolls", json={"expression": "2d6"}, headers=headers
         )
     assert r.status_code == 201, r.text
     lookups = _session_lookups(seen)
     assert len(lookups) == 1 and "select membership.role" in lookups[0], seen
-    assert [s for s in seen if "membership" in s and s not in lookups] == [], seen
+    reads_again = [
+        s
+        for s in seen
+        if s not in lookups and ("membership" in s or s.startswith("select campaign"))
+    ]
+    assert reads_again == [], seen
+    assert len([s for s in seen if "idempotent_request" in s]) == (3 if headers else 0), seen
 
 
 async def test_outside_a_campaign_the_lookup_reads_no_role(
