@@ -27,6 +27,7 @@ from app.events.broker import Broker, PostgresListener, StreamQuota, libpq_conni
 from app.events.jetstream import JetStream
 from app.events.service import NOTIFY_OFF_KEY
 from app.events.transport import Transport
+from app.idempotency.sweeper import KeySweeper
 from app.login import api as login_api
 from app.login import routes as login_routes
 from app.maps import api as maps_api
@@ -203,9 +204,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             interval=settings.webhooks_poll_seconds,
         )
         courier.start()
+        sweeper = KeySweeper(ctx.sessionmaker)
+        sweeper.start()
         try:
             yield
         finally:
+            await sweeper.stop()
             await courier.stop()
             await ctx.warden.stop()
             for transport in ctx.transports:

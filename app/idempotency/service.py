@@ -25,8 +25,11 @@ from app.errors import Conflict, ValidationFailed
 from app.i18n import _
 from app.idempotency.models import IdempotentRequest
 
-#: How long a key is remembered. Expired keys are purged lazily, when their user claims one.
+#: How long a key is remembered. Expired keys are swept out by each process every
+#: ``SWEEP_EVERY`` (:class:`app.idempotency.sweeper.KeySweeper`); one claimed again before
+#: that is forgotten by the claim.
 KEY_TTL = timedelta(hours=24)
+SWEEP_EVERY = timedelta(minutes=10)
 MAX_KEY_LENGTH = 100
 FIELD = "idempotency_key"
 #: Response headers never replayed: recomputed by the server, or not the caller's to repeat.
@@ -39,11 +42,10 @@ _UNREPLAYED_HEADERS = frozenset({"content-length", "set-cookie", "date", "server
 _REQUESTS: Table = IdempotentRequest.__table__  # type: ignore[assignment]
 _KEEPS_READS = {KEEPS_READS: True}
 _THIS_KEY = (_REQUESTS.c.user_id == bindparam("of_user")) & (_REQUESTS.c.key == bindparam("of_key"))
-_PURGE = (
+_SWEEP = delete(_REQUESTS).where(_REQUESTS.c.created_at < bindparam("before"))
+_FORGET_EXPIRED = (
     delete(_REQUESTS)
-    .where(
-        _REQUESTS.c.user_id == bindparam("of_user"), _REQUESTS.c.created_at < bindparam("before")
-    )
+    .where(_THIS_KEY, _REQUESTS.c.created_at < bindparam("before"))
     .execution_options(**_KEEPS_READS)
 )
 _CLAIM_POSTGRES = (
@@ -58,7 +60,7 @@ _CLAIM_SQLITE = (
     .returning(_REQUESTS.c.key)
     .execution_options(**_KEEPS_READS)
 )
-_FIRST = select(IdempotentRequest).where(_THIS_KEY)
+_FIRST = select(IdempotentRequest).where(_THIS_KEY).execution_options(populate_existing=True)
 #: The columns it sets are those of the parameters besides the key's.
 _REMEMBER = update(_REQUESTS).where(_THIS_KEY).execution_options(**_KEEPS_READS)
 _RELEASE = delete(_REQUESTS).where(_THIS_KEY).execution_options(**_KEEPS_READS)
@@ -90,17 +92,28 @@ async def claim(
 ) -> StoredAnswer | None:
     """Claim ``key`` for this request (None), or the stored answer of its first request.
 
-    Same key with another request → 422; the first request still running → 409.
+    Same key with another request → 422; the first request still running → 409. A first
+    request older than ``KEY_TTL`` that the sweep has not removed yet is forgotten here,
+    and the key claimed again (once: a claim that loses twice is told to wait).
     """
-    await session.execute(_PURGE, {"of_user": user_id, "before": now - KEY_TTL})
     postgres = session.get_bind().dialect.name == "postgresql"
-    claimed = await session.execute(
-        _CLAIM_POSTGRES if postgres else _CLAIM_SQLITE,
-        {"user_id": user_id, "key": key, "fingerprint": print_, "created_at": now},
-    )
-    if claimed.first() is not None:
-        return None
-    first = (await session.execute(_FIRST, {"of_user": user_id, "of_key": key})).scalar_one()
+    this_key = {"of_user": user_id, "of_key": key}
+    for _attempt in range(2):
+        claimed = await session.execute(
+            _CLAIM_POSTGRES if postgres else _CLAIM_SQLITE,
+            {"user_id": user_id, "key": key, "fingerprint": print_, "created_at": now},
+        )
+        if claimed.first() is not None:
+            return None
+        first = (await session.execute(_FIRST, this_key)).scalar_one_or_none()
+        if first is not None and first.created_at >= now - KEY_TTL:
+            return _answer_of(first, print_)
+        await session.execute(_FORGET_EXPIRED, {**this_key, "before": now - KEY_TTL})
+    raise Conflict(_("The first request with this idempotency key is still running."))
+
+
+def _answer_of(first: IdempotentRequest, print_: str) -> StoredAnswer:
+    """The stored answer of the key's first request, if this request is the same."""
     if first.fingerprint != print_:
         raise ValidationFailed(
             {FIELD: _("This idempotency key was already used for a different request.")}
@@ -109,6 +122,12 @@ async def claim(
         raise Conflict(_("The first request with this idempotency key is still running."))
     headers = [(str(k), str(v)) for k, v in json.loads(first.headers)]
     return StoredAnswer(first.status, headers, first.body)
+
+
+async def sweep(session: AsyncSession, now: datetime) -> int:
+    """Remove every key older than ``KEY_TTL``, of all users; returns how many."""
+    done = await session.execute(_SWEEP, {"before": now - KEY_TTL})
+    return int(getattr(done, "rowcount", 0))
 
 
 async def remember(

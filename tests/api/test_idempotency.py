@@ -14,6 +14,7 @@ from app.campaigns.models import Campaign
 from app.db import utcnow
 from app.events.models import CampaignEvent
 from app.idempotency.models import IdempotentRequest
+from app.idempotency.sweeper import KeySweeper
 from app.web.idempotency import IDEMPOTENT, IdempotentRoute
 from tests.api.helpers import api_routes, make_table
 from tests.conftest import ClientFactory, register
@@ -110,6 +111,37 @@ async def test_a_key_expires_after_a_day(make_client: ClientFactory, app: FastAP
     again = await gm.post("/api/v1/campaigns", json=body, headers=headers)
     assert again.status_code == 201 and "idempotent-replayed" not in again.headers
     assert await _count(app, Campaign) == 2
+
+
+async def test_each_process_sweeps_out_the_keys_of_a_day_ago(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A claim reads only its own key; the expired keys of every user leave the database with
+    the process's sweep (every ten minutes), the others stay and still replay."""
+    gm, player = make_client(), make_client()
+    await register(gm, "gm_user")
+    await register(player, "player_user")
+    for client, key in ((gm, "alt"), (player, "alt"), (gm, "neu")):
+        body = {"name": f"Nordmark {key}", "system": "hh"}
+        r = await client.post("/api/v1/campaigns", json=body, headers={"Idempotency-Key": key})
+        assert r.status_code == 201, r.text
+    async with app.state.ctx.sessionmaker() as session:
+        await session.execute(
+            update(IdempotentRequest)
+            .where(IdempotentRequest.key == "alt")
+            .values(created_at=utcnow() - timedelta(hours=25))
+        )
+        await session.commit()
+    assert await KeySweeper(app.state.ctx.sessionmaker).tick() == 2
+    async with app.state.ctx.sessionmaker() as session:
+        assert list(await session.scalars(select(IdempotentRequest.key))) == ["neu"]
+    again = await gm.post(
+        "/api/v1/campaigns",
+        json={"name": "Nordmark neu", "system": "hh"},
+        headers={"Idempotency-Key": "neu"},
+    )
+    assert again.headers["idempotent-replayed"] == "true"
+    assert await _count(app, Campaign) == 3
 
 
 async def test_bad_keys_are_refused(make_client: ClientFactory, app: FastAPI) -> None:

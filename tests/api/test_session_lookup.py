@@ -60,7 +60,7 @@ async def test_a_roll_reads_the_role_with_the_session_and_never_again(
         if s not in lookups and ("membership" in s or s.startswith("select campaign"))
     ]
     assert reads_again == [], seen
-    assert len([s for s in seen if "idempotent_request" in s]) == (3 if headers else 0), seen
+    assert len([s for s in seen if "idempotent_request" in s]) == (2 if headers else 0), seen
 
 
 async def test_outside_a_campaign_the_lookup_reads_no_role(
