@@ -35,7 +35,7 @@ FIELD = "idempotency_key"
 #: Response headers never replayed: recomputed by the server, or not the caller's to repeat.
 _UNREPLAYED_HEADERS = frozenset({"content-length", "set-cookie", "date", "server"})
 
-# The statements, built once: every creating request with a key runs three of them, and
+# The statements, built once: every creating request with a key runs two of them, and
 # building one anew costs more than running it (parameters named apart from the columns,
 # which an UPDATE reserves for the values it sets). The writes keep the reads the request
 # made so far (the sign-in's campaign and role, app.db.read_memo): no row of theirs changes.
@@ -94,7 +94,8 @@ async def claim(
 
     Same key with another request → 422; the first request still running → 409. A first
     request older than ``KEY_TTL`` that the sweep has not removed yet is forgotten here,
-    and the key claimed again (once: a claim that loses twice is told to wait).
+    and the key claimed again, as when the first request failed between this insert and
+    the read (once: a claim that loses twice is told to wait).
     """
     postgres = session.get_bind().dialect.name == "postgresql"
     this_key = {"of_user": user_id, "of_key": key}
@@ -106,7 +107,9 @@ async def claim(
         if claimed.first() is not None:
             return None
         first = (await session.execute(_FIRST, this_key)).scalar_one_or_none()
-        if first is not None and first.created_at >= now - KEY_TTL:
+        if first is None:
+            continue  # its request failed meanwhile and released the key
+        if first.created_at >= now - KEY_TTL:
             return _answer_of(first, print_)
         await session.execute(_FORGET_EXPIRED, {**this_key, "before": now - KEY_TTL})
     raise Conflict(_("The first request with this idempotency key is still running."))
