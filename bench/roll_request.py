@@ -11,7 +11,9 @@ per-member rate limit lifted, its check still run), as the game night's players 
 statements each request sends are counted too. ``--app-root DIR`` imports the app from another
 checkout (``git archive`` of an older commit), for a before/after on the same machine.
 ``--keyed`` gives each request an ``Idempotency-Key`` of its own, as every form of the app
-carries one (the key is claimed, and the answer stored, in the request's transaction).
+carries one (the key is claimed, and the answer stored, in the request's transaction);
+``--what form --keyed`` posts the roll as the campaign page's roll dialog does (HTMX, the
+dialog rendered again in the answer), a browser's roll.
 ``--profile FILE`` writes a cProfile of the timed requests (its figures then include the
 profiler's own cost; read them as shares, not as times).
 """
@@ -30,6 +32,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import psycopg
 
@@ -119,11 +122,25 @@ def asgi_channel(body: bytes) -> tuple[Receive, Send, set[int]]:
     return receive, send, statuses
 
 
-#: What ``--what`` posts: the path under the campaign and the JSON body.
+#: What ``--what`` posts to the API: the path under the campaign and the JSON body.
 REQUESTS = {
     "roll": ("rolls", {"expression": "2d20+3", "label": "Probe"}),
     "chat": ("messages", {"text": "Weiter so!"}),
 }
+#: ``--what form``: the roll as the campaign page's roll dialog posts it (HTMX), answered
+#: with the dialog rendered again.
+FORM_ROLL = {"expression": "2d20+3", "label": "Probe", "visibility": "public"}
+
+
+def form_scope(cid: int, token: str, body: bytes) -> dict[str, Any]:
+    """The scope of the roll dialog's HTMX post of ``body`` (form-encoded)."""
+    scope = post_scope(f"/campaigns/{cid}/rolls", token, body)
+    scope["headers"] = [
+        (b"content-type", b"application/x-www-form-urlencoded") if name == b"content-type"
+        else (name, value)
+        for name, value in scope["headers"]
+    ] + [(b"hx-request", b"true")]  # fmt: skip
+    return scope
 
 
 def count_statements(app: Any) -> list[int]:
@@ -163,9 +180,13 @@ async def measure(
 
         talk.RATE_LIMIT = 10**9
     token, cid = await sign_up(app, "roller")
-    path, body = REQUESTS[what]
-    payload = json.dumps(body).encode()
-    scope = post_scope(f"/api/v1/campaigns/{cid}/{path}", token, payload)
+    if what == "form":
+        payload, answer = urlencode(FORM_ROLL).encode(), 200
+        scope = form_scope(cid, token, payload)
+    else:
+        path, body = REQUESTS[what]
+        payload, answer = json.dumps(body).encode(), 201
+        scope = post_scope(f"/api/v1/campaigns/{cid}/{path}", token, payload)
     receive, send, statuses = asgi_channel(payload)
     each = scopes(scope, keyed)
     gc.collect()
@@ -186,7 +207,7 @@ async def measure(
         profiler.dump_stats(str(profile))
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     await app.state.ctx.engine.dispose()
-    assert statuses == {201}, statuses
+    assert statuses == {answer}, statuses
     return {
         "what": what,
         "keyed": keyed,
@@ -204,7 +225,7 @@ def main() -> None:
     p.add_argument("--app-root", type=Path, default=ROOT)
     p.add_argument("--keep", action="store_true", help="reuse the database as it is")
     p.add_argument("--profile", type=Path, default=None, help="cProfile stats to this file")
-    p.add_argument("--what", choices=sorted(REQUESTS), default="roll")
+    p.add_argument("--what", choices=[*sorted(REQUESTS), "form"], default="roll")
     p.add_argument("--keyed", action="store_true", help="an Idempotency-Key on each request")
     a = p.parse_args()
     sys.path.insert(0, str(a.app_root))
