@@ -14,6 +14,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
 from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -39,7 +40,7 @@ _UNREPLAYED_HEADERS = frozenset({"content-length", "set-cookie", "date", "server
 # building one anew costs more than running it (parameters named apart from the columns,
 # which an UPDATE reserves for the values it sets). The writes keep the reads the request
 # made so far (the sign-in's campaign and role, app.db.read_memo): no row of theirs changes.
-_REQUESTS: Table = IdempotentRequest.__table__  # type: ignore[assignment]
+_REQUESTS = cast(Table, IdempotentRequest.__table__)
 _KEEPS_READS = {KEEPS_READS: True}
 _THIS_KEY = (_REQUESTS.c.user_id == bindparam("of_user")) & (_REQUESTS.c.key == bindparam("of_key"))
 _SWEEP = delete(_REQUESTS).where(_REQUESTS.c.created_at < bindparam("before"))
