@@ -20,6 +20,16 @@ slow server cannot slow the offered load), with a random phase per person:
 - per person a chat line every 30 s;
 - per person a page load every 60 s (the combat view, ``GET …/encounters/{id}``).
 
+``--posts form`` sends the rolls, chat lines and page loads as a browser on the campaign
+page does, instead of as an API client: the roll dialog's and the chat form's HTMX posts
+(form-encoded, each with an ``idempotency_key`` of its own, answered with the form rendered
+again) and the combat page itself (``GET /campaigns/{cid}/encounters/{eid}``, the whole HTML
+page). Their answers name no ``seq``: each roll's label and chat line's text carries a mark
+of its own, and after the evening the bench reads the ``seq`` of each mark from the log
+(one statement per group, not on the server's clock). The combat steps stay the API's (the
+GM's four requests per step, as ``bench/combat_live.py`` plays them). Sign-in is the bearer
+token in both modes (a browser's session cookie costs the server the same one statement).
+
 Figures (the last line of output is one JSON object):
 
 - **groups per core** = 1 ÷ (server CPU seconds per group-second), the load generator's CPU
@@ -48,6 +58,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import random
 import shutil
@@ -56,6 +67,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,6 +119,9 @@ class Group:
     sent: dict[int, float] = field(default_factory=dict)
     #: ``seq`` of each roll or chat line → its kind («roll», «chat»).
     kinds: dict[int, str] = field(default_factory=dict)
+    #: ``--posts form``: the mark of each roll or chat line → its scheduled instant and kind,
+    #: until its ``seq`` is read from the log (:func:`_resolve_marks`).
+    marked: dict[str, tuple[float, str]] = field(default_factory=dict)
     errors: int = 0
     steps: int = 0
     pages: int = 0
@@ -283,10 +298,13 @@ def _schedule(
 
 
 async def _act(
-    http: aiohttp.ClientSession, group: Group, kind: str, person: int, when: float
+    http: aiohttp.ClientSession,
+    group: Group,
+    kind: str,
+    person: int,
+    when: float,
+    posts: str = "api",
 ) -> None:
-    fight, token, base = group.fight, group.people[person], group.bases[person]
-    camp = f"{base}/api/v1/campaigns/{fight.cid}"
     try:
         if kind == "step":
             async with group.step_lock:  # a fight is played one step after another
@@ -294,27 +312,100 @@ async def _act(
             group.steps += 1
             return
         if kind == "page":
-            async with http.get(fight.api.replace(fight.base, base, 1), headers=_h(token)) as r:
-                await r.read()
-                group.pages += r.status == 200
-                group.errors += r.status != 200
+            await _load_page(http, group, person, posts)
             return
-        url, body = (
-            (f"{camp}/rolls", {"expression": "1d20+3", "label": "Probe", "visibility": "public"})
-            if kind == "roll"
-            else (f"{camp}/messages", {"text": f"Weiter so! {person}"})
-        )
-        async with http.post(url, json=body, headers=_h(token)) as r:
-            if r.status != 201:
-                group.errors += 1
-                return
-            seq = int((await r.json())["event_id"])
-            group.sent[seq], group.kinds[seq] = when, kind
+        if posts == "form":
+            await _post_form(http, group, kind, person, when)
+            return
+        await _post_api(http, group, kind, person, when)
     except Exception:
         group.errors += 1
 
 
-async def _play(http: aiohttp.ClientSession, groups: list[Group], minutes: float) -> float:
+async def _load_page(http: aiohttp.ClientSession, group: Group, person: int, posts: str) -> None:
+    """The combat view: as an API client reads it, or the combat page a browser loads."""
+    fight, token, base = group.fight, group.people[person], group.bases[person]
+    url = (
+        f"{base}/campaigns/{fight.cid}/encounters/{fight.eid}"
+        if posts == "form"
+        else fight.api.replace(fight.base, base, 1)
+    )
+    async with http.get(url, headers=_h(token)) as r:
+        await r.read()
+        group.pages += r.status == 200
+        group.errors += r.status != 200
+
+
+async def _post_api(
+    http: aiohttp.ClientSession, group: Group, kind: str, person: int, when: float
+) -> None:
+    """A roll or chat line as an API client posts it; its answer names its ``seq``."""
+    token, base = group.people[person], group.bases[person]
+    camp = f"{base}/api/v1/campaigns/{group.fight.cid}"
+    url, body = (
+        (f"{camp}/rolls", {"expression": "1d20+3", "label": "Probe", "visibility": "public"})
+        if kind == "roll"
+        else (f"{camp}/messages", {"text": f"Weiter so! {person}"})
+    )
+    async with http.post(url, json=body, headers=_h(token)) as r:
+        if r.status != 201:
+            group.errors += 1
+            return
+        seq = int((await r.json())["event_id"])
+        group.sent[seq], group.kinds[seq] = when, kind
+
+
+_MARKS = itertools.count()
+
+
+async def _post_form(
+    http: aiohttp.ClientSession, group: Group, kind: str, person: int, when: float
+) -> None:
+    """A roll or chat line as the campaign page's roll dialog or chat form posts it
+    (HTMX, a key of its own, answered with the form); its mark stands for its ``seq``."""
+    token, base, cid = group.people[person], group.bases[person], group.fight.cid
+    mark = f"m{next(_MARKS)}"
+    form: dict[str, str] = {"idempotency_key": str(uuid.uuid4())}
+    if kind == "roll":
+        url = f"{base}/campaigns/{cid}/rolls"
+        form.update(expression="1d20+3", label=f"Probe {mark}", visibility="public")
+    else:
+        url = f"{base}/campaigns/{cid}/chat"
+        form.update(text=f"Weiter so! {mark}", kind="ooc", back=f"/campaigns/{cid}")
+    headers = {**_h(token), "HX-Request": "true"}
+    async with http.post(url, data=form, headers=headers) as r:
+        await r.read()
+        if r.status != 200:
+            group.errors += 1
+            return
+    group.marked[mark] = (when, kind)
+
+
+_MARKED = """
+    SELECT seq, coalesce(payload->>'label', payload->>'text') FROM campaign_event
+    WHERE campaign_id = %s AND type IN ('roll', 'chat_message')
+"""
+
+
+async def _resolve_marks(pg: str, groups: list[Group]) -> None:
+    """``--posts form``: each marked roll's and chat line's ``seq``, read from the log."""
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(f"{pg}/{combat_live.DB}") as conn:
+        for g in groups:
+            if not g.marked:
+                continue
+            cur = await conn.execute(_MARKED, (g.fight.cid,))
+            for seq, words in await cur.fetchall():
+                mark = str(words or "").rsplit(" ", 1)[-1]
+                if mark in g.marked:
+                    g.sent[int(seq)], g.kinds[int(seq)] = g.marked.pop(mark)
+            g.errors += len(g.marked)  # answered 200, but not in the log
+
+
+async def _play(
+    http: aiohttp.ClientSession, groups: list[Group], minutes: float, posts: str = "api"
+) -> float:
     """Plays the evening; answers the wall time from the first action to the last answer."""
     plan = _schedule(groups, minutes, random.Random(4711))
     t0 = time.monotonic() + 0.1
@@ -323,7 +414,8 @@ async def _play(http: aiohttp.ClientSession, groups: list[Group], minutes: float
         delay = t0 + offset - time.monotonic()
         if delay > 0:
             await asyncio.sleep(delay)
-        tasks.append(asyncio.create_task(_act(http, groups[g], kind, person, t0 + offset)))
+        action = _act(http, groups[g], kind, person, t0 + offset, posts)
+        tasks.append(asyncio.create_task(action))
     await asyncio.wait(tasks, timeout=120)
     return time.monotonic() - t0
 
@@ -386,7 +478,12 @@ SCREENS = {
 
 
 async def _evening(
-    servers: list[Server], pg: str, n: int, minutes: float, screens: str = "json"
+    servers: list[Server],
+    pg: str,
+    n: int,
+    minutes: float,
+    screens: str = "json",
+    posts: str = "api",
 ) -> dict[str, Any]:
     bases = [f"http://127.0.0.1:{s.port}" for s in servers]
     conn = aiohttp.TCPConnector(limit=0)
@@ -404,7 +501,8 @@ async def _evening(
         await asyncio.gather(*(s.connected.wait() for g in groups for s in g.streams))
         await asyncio.sleep(1.0)
         cpu0 = _cpu(servers)
-        wall = await _play(http, groups, minutes)
+        wall = await _play(http, groups, minutes, posts)
+        await _resolve_marks(pg, groups)
         await _drain(groups)
         cpu = _cpu(servers) - cpu0
         await loadgen.close_viewers(tasks)
@@ -413,6 +511,7 @@ async def _evening(
     actions = out["actions_timed"] + out["combat_steps"] + out["page_loads"]
     out.update(
         screens=screens,
+        posts=posts,
         hosts=len(servers),
         groups=n,
         minutes=minutes,
@@ -448,7 +547,7 @@ def _nats_server() -> Iterator[str]:
 
 
 async def _on_hosts(
-    pg: str, suffix: str, hosts: int, groups: int, minutes: float, screens: str
+    pg: str, suffix: str, hosts: int, groups: int, minutes: float, screens: str, posts: str
 ) -> dict[str, Any]:
     """The evening on ``hosts`` app processes over a NATS of the bench's own."""
     with _nats_server() as nats_url:
@@ -459,21 +558,27 @@ async def _on_hosts(
             for s in servers:
                 s.start()
             await quiesce(*servers, limit=20)
-            return await _evening(servers, pg, groups, minutes, screens)
+            return await _evening(servers, pg, groups, minutes, screens, posts)
         finally:
             for s in servers:
                 s.stop()
 
 
 async def main_async(
-    pg: str, groups: int, minutes: float, suffix: str, hosts: int = 1, screens: str = "json"
+    pg: str,
+    groups: int,
+    minutes: float,
+    suffix: str,
+    hosts: int = 1,
+    screens: str = "json",
+    posts: str = "api",
 ) -> dict[str, Any]:
     raise_nofile()
     service, baseline = start_servers(pg, suffix)
     combat_live.DB = f"bench_perf_app{suffix}"  # where ``build`` reads the observers' code
     try:
         await quiesce(service, baseline, limit=20)
-        evening = await _evening([service], pg, groups, minutes, screens)
+        evening = await _evening([service], pg, groups, minutes, screens, posts)
         await quiesce(service, baseline, limit=20)
         rolls_per_s = groups * (PEOPLE - 1) / ROLL_EVERY
         target = loadgen.BaselineTarget(f"http://127.0.0.1:{baseline.port}", baseline.pid)
@@ -488,7 +593,7 @@ async def main_async(
         "p99_ratio_to_baseline": evening["delivery_p99_ms"] / base_p99 if base_p99 else None,
     }
     if hosts > 1:
-        spread = await _on_hosts(pg, suffix, hosts, groups, minutes, screens)
+        spread = await _on_hosts(pg, suffix, hosts, groups, minutes, screens, posts)
         out[f"{hosts}_hosts_nats"] = spread
         out["cpu_per_action_hosts_over_one"] = (
             spread["cpu_ms_per_action"] / evening["cpu_ms_per_action"]
@@ -506,9 +611,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--screens", choices=sorted(SCREENS), default="json", help="what each screen follows"
     )
+    parser.add_argument(
+        "--posts",
+        choices=("api", "form"),
+        default="api",
+        help="how rolls, chat lines and page loads are sent: as an API client or a browser",
+    )
     args = parser.parse_args(argv)
     groups, minutes = (2, 1 / 3) if args.smoke else (args.groups, args.minutes)
-    night = main_async(args.pg, groups, minutes, "_night", args.hosts, args.screens)
+    night = main_async(args.pg, groups, minutes, "_night", args.hosts, args.screens, args.posts)
     result = asyncio.run(night)
     print(json.dumps(result))
 
