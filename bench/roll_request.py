@@ -13,7 +13,8 @@ checkout (``git archive`` of an older commit), for a before/after on the same ma
 ``--keyed`` gives each request an ``Idempotency-Key`` of its own, as every form of the app
 carries one (the key is claimed, and the answer stored, in the request's transaction);
 ``--what form --keyed`` posts the roll as the campaign page's roll dialog does (HTMX, the
-dialog rendered again in the answer), a browser's roll.
+dialog rendered again in the answer), a browser's roll; ``--what chat-form --keyed`` a
+chat line as the campaign page's chat form posts it (HTMX, the form rendered again).
 ``--profile FILE`` writes a cProfile of the timed requests (its figures then include the
 profiler's own cost; read them as shares, not as times).
 """
@@ -130,11 +131,17 @@ REQUESTS = {
 #: ``--what form``: the roll as the campaign page's roll dialog posts it (HTMX), answered
 #: with the dialog rendered again.
 FORM_ROLL = {"expression": "2d20+3", "label": "Probe", "visibility": "public"}
+#: The HTML forms ``--what`` may post: the path under the campaign and the form's fields
+#: (``{cid}`` the campaign's id), as the campaign page sends them.
+FORMS = {
+    "form": ("rolls", FORM_ROLL),
+    "chat-form": ("chat", {"text": "Weiter so!", "kind": "ooc", "back": "/campaigns/{cid}"}),
+}
 
 
-def form_scope(cid: int, token: str, body: bytes) -> dict[str, Any]:
-    """The scope of the roll dialog's HTMX post of ``body`` (form-encoded)."""
-    scope = post_scope(f"/campaigns/{cid}/rolls", token, body)
+def form_scope(cid: int, token: str, body: bytes, path: str = "rolls") -> dict[str, Any]:
+    """The scope of an HTMX post of ``body`` (form-encoded) to the campaign's ``path``."""
+    scope = post_scope(f"/campaigns/{cid}/{path}", token, body)
     scope["headers"] = [
         (b"content-type", b"application/x-www-form-urlencoded") if name == b"content-type"
         else (name, value)
@@ -175,14 +182,16 @@ async def measure(
     keyed: bool = False,
 ) -> dict[str, Any]:
     app = app_for(db_url)
-    if what == "chat":
+    if what in ("chat", "chat-form"):
         import app.talk.service as talk
 
         talk.RATE_LIMIT = 10**9
     token, cid = await sign_up(app, "roller")
-    if what == "form":
-        payload, answer = urlencode(FORM_ROLL).encode(), 200
-        scope = form_scope(cid, token, payload)
+    if what in FORMS:
+        path, fields = FORMS[what]
+        payload = urlencode({k: v.format(cid=cid) for k, v in fields.items()}).encode()
+        answer = 200
+        scope = form_scope(cid, token, payload, path)
     else:
         path, body = REQUESTS[what]
         payload, answer = json.dumps(body).encode(), 201
@@ -225,7 +234,7 @@ def main() -> None:
     p.add_argument("--app-root", type=Path, default=ROOT)
     p.add_argument("--keep", action="store_true", help="reuse the database as it is")
     p.add_argument("--profile", type=Path, default=None, help="cProfile stats to this file")
-    p.add_argument("--what", choices=[*sorted(REQUESTS), "form"], default="roll")
+    p.add_argument("--what", choices=[*sorted(REQUESTS), *sorted(FORMS)], default="roll")
     p.add_argument("--keyed", action="store_true", help="an Idempotency-Key on each request")
     a = p.parse_args()
     sys.path.insert(0, str(a.app_root))

@@ -87,7 +87,7 @@ class NewCampaignForm:
         return asdict(self)
 
 
-def _new_campaign_form(
+async def _new_campaign_form(
     name: Annotated[str, Form()] = "", system: Annotated[str, Form()] = ""
 ) -> NewCampaignForm:
     return NewCampaignForm(name, system)

@@ -67,7 +67,7 @@ class NoteForm:
         }  # fmt: skip
 
 
-def _note_form(
+async def _note_form(
     title: Annotated[str, Form()] = "",
     body: Annotated[str, Form()] = "",
     sharing: Annotated[str, Form()] = "private",
@@ -107,7 +107,7 @@ class ChatForm:
         return asdict(self)
 
 
-def _chat_form(
+async def _chat_form(
     text: Annotated[str, Form()] = "",
     kind: Annotated[str, Form()] = "",
     as_character_id: Annotated[str, Form()] = "",
@@ -134,7 +134,11 @@ async def _chat_page(
 
 #: The chat form alone (HTMX) or, without JS after bad input, the chat page with it.
 _CHAT_FORM = FormPage(
-    "talk/chat.html", campaigns.open_campaign, chat_page_context, fragment="talk/_form.html"
+    "talk/chat.html",
+    campaigns.open_campaign,
+    chat_page_context,
+    fragment="talk/_form.html",
+    fragment_view=views.chat_form_context,
 )
 
 

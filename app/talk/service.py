@@ -27,6 +27,10 @@ from sqlalchemy import (
     or_,
     select,
 )
+from sqlalchemy.dialects.postgresql import Insert as PgInsert
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
@@ -644,12 +648,25 @@ async def mark_read(
         upto = await newest_line(session, campaign_id)
     if not upto:
         return
-    mark = await session.get(ChatRead, (campaign_id, viewer.user_id))
-    if mark is None:
-        session.add(ChatRead(campaign_id=campaign_id, user_id=viewer.user_id, last_seq=upto))
-    elif upto > mark.last_seq:
-        mark.last_seq = upto
-    await session.flush()
+    postgres = session.get_bind().dialect.name == "postgresql"
+    values = {"campaign_id": campaign_id, "user_id": viewer.user_id, "last_seq": upto}
+    await session.execute(_MARK_READ_POSTGRES if postgres else _MARK_READ_SQLITE, values)
+
+
+_READS = cast(Table, ChatRead.__table__)
+
+
+def _mark_read(new: PgInsert | SqliteInsert) -> PgInsert | SqliteInsert:
+    """``mark_read``'s one statement: the mark written, or moved forward, never back."""
+    return new.on_conflict_do_update(
+        index_elements=[_READS.c.campaign_id, _READS.c.user_id],
+        set_={"last_seq": new.excluded.last_seq},
+        where=_READS.c.last_seq < new.excluded.last_seq,
+    )
+
+
+_MARK_READ_POSTGRES = _mark_read(pg_insert(_READS))
+_MARK_READ_SQLITE = _mark_read(sqlite_insert(_READS))
 
 
 @dataclass(frozen=True, slots=True)

@@ -195,27 +195,37 @@ async def chat_context(
     size: int = service.PAGE_SIZE,
 ) -> dict[str, object]:
     """The chat page for ``viewer``: a page of messages, the form's choices, the handouts."""
-    members = await campaigns.members(session, campaign.id)
-    names = {m.user_id: m.username for m in members}
+    form = await chat_form_context(session, viewer, campaign)
     page = await service.page(session, viewer, campaign.id, before, size)
+    return {
+        **form,
+        # The lines as rows with their recipients; ``app.talk.live.with_lines`` renders them.
+        "lines": [(m, page.recipients.get(m.id, [])) for m in page.messages],
+        "next_before": page.next_before,
+        "before": before,
+        "edit_minutes": service.EDIT_MINUTES,
+        **await handouts_context(session, viewer, campaign.id),
+    }
+
+
+async def chat_form_context(
+    session: AsyncSession, viewer: Viewer, campaign: Campaign
+) -> dict[str, object]:
+    """The chat form's choices for ``viewer`` (whom to whisper to, whom to speak as): what
+    the form alone needs when HTMX gets it back after a line was sent."""
+    members = await campaigns.members(session, campaign.id)
     return {
         "campaign": campaign,
         "campaign_id": campaign.id,
         "viewer": viewer,
-        # The lines as rows with their recipients; ``app.talk.live.with_lines`` renders them.
-        "lines": [(m, page.recipients.get(m.id, [])) for m in page.messages],
-        "names": names,
-        "next_before": page.next_before,
-        "before": before,
+        "names": {m.user_id: m.username for m in members},
         "recipients": [m for m in members if m.user_id != viewer.user_id],
         "speakers": await service.speakers(session, viewer, campaign.id),
         "can_chat": allowed(viewer.role, Action.chat),
         "can_roll": allowed(viewer.role, Action.roll),
         "text_max": service.TEXT_MAX,
-        "edit_minutes": service.EDIT_MINUTES,
         "errors": {},
         "values": {},
-        **await handouts_context(session, viewer, campaign.id),
     }
 
 

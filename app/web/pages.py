@@ -42,13 +42,16 @@ Refusal = Callable[[ValidationFailed], Mapping[str, object]]
 class FormPage(Generic[C]):
     """A campaign's page: ``template`` with what ``view`` shows the viewer ``open`` makes;
     ``blank``: what its forms show when nothing was refused (no messages, no typed values);
-    ``fragment``: the template of its form alone, which HTMX gets instead of the page."""
+    ``fragment``: the template of its form alone, which HTMX gets instead of the page, with
+    what ``fragment_view`` shows (default ``view``): the form's choices, not the page's
+    content around it."""
 
     template: str
     open: Opener[C]
     view: PageView[C]
     blank: Mapping[str, object] = field(default_factory=dict)
     fragment: str | None = None
+    fragment_view: PageView[C] | None = None
 
     async def render(
         self,
@@ -58,12 +61,14 @@ class FormPage(Generic[C]):
     ) -> HTMLResponse:
         """The page; ``extra``: what a refused form adds (its messages, what was typed)."""
         campaign, viewer = await self.open(call.session, call.user, call.campaign_id)
+        alone = self.fragment is not None and is_htmx(call.request)
+        view = (self.fragment_view or self.view) if alone else self.view
         context = {
-            **await self.view(call.session, viewer, campaign),
+            **await view(call.session, viewer, campaign),
             **self.blank,
             **(extra or {}),
         }
-        template = self.fragment if self.fragment and is_htmx(call.request) else self.template
+        template = self.fragment if alone and self.fragment else self.template
         return page(call.request, template, context, status_code=status_code)
 
     async def answer(

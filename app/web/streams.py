@@ -123,7 +123,7 @@ class StreamOpener:
         )
 
 
-def stream_opener(
+async def stream_opener(
     request: Request,
     ctx: Ctx,
     after: int | None = Query(default=None, ge=0, le=MAX_ROW_ID),

@@ -25,6 +25,8 @@ from tests.api.regions import counted_renders, element, events_after, last_seq, 
 from tests.api.test_shared_render import statements
 from tests.conftest import ClientFactory
 
+HTMX = {"HX-Request": "true"}
+
 
 async def test_a_chat_line_is_pushed_without_reading_the_chat_panel(
     make_client: ClientFactory, app: FastAPI
@@ -184,3 +186,36 @@ async def test_pages_and_pushes_share_a_lines_render_per_set_of_controls(
     assert r.status_code == 200, r.text
     assert "Wer ist da?" in element((await t.observer.get(f"/campaigns/{cid}")).text, line)
     assert len(made) == 3
+
+
+async def test_the_chat_form_answers_itself_without_the_chat_panel(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """Sent from the campaign page (HTMX), the chat form comes back alone with its choices
+    (whom to speak as, whom to whisper to) and the kind kept; the line itself arrives live,
+    so the chat's lines and the handouts around the form are not read for it."""
+    t = await make_table(make_client, app)
+    cid = t.campaign_id
+    r = await t.player.post(f"/api/v1/campaigns/{cid}/characters", json={"name": "Alrik"})
+    assert r.status_code == 201, r.text
+    alrik = str(r.json()["id"])
+    for i in range(3):  # a chat with lines the page would show
+        r = await t.gm.post(f"/api/v1/campaigns/{cid}/messages", json={"text": f"Zeile {i}"})
+        assert r.status_code == 201, r.text
+    form = {"text": "Ich öffne die Tür.", "kind": "ic", "as_character_id": alrik,
+            "back": f"/campaigns/{cid}"}  # fmt: skip
+    with statements(app, own_task=True) as seen:
+        r = await t.player.post(f"/campaigns/{cid}/chat", data=form, headers=HTMX)
+    assert r.status_code == 200, r.text
+    assert r.text.lstrip().startswith('<form id="chat-form"')
+    assert 'name="idempotency_key"' in r.text  # a fresh key for the next line
+    assert f'<option value="{alrik}" selected>Alrik</option>' in r.text
+    assert ">gm_user</option>" in r.text
+    assert ">player_user</option>" not in r.text  # nobody whispers to themselves
+    assert '<option value="ic" selected>' in r.text
+    assert f'name="back" value="/campaigns/{cid}"' in r.text
+    assert "Zeile" not in r.text and "Ich öffne" not in r.text
+    reads = [s for s in seen if s.startswith("SELECT")]
+    assert not [s for s in reads if s.startswith(("SELECT chat_message.", "SELECT handout."))]
+    page = (await t.player.get(f"/campaigns/{cid}")).text
+    assert "Ich öffne die Tür." in page

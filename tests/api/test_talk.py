@@ -379,6 +379,9 @@ async def test_unread_counts_per_member(table: TalkTable) -> None:
     assert (await t.player.get(unread)).json() == {"unread": 0}
     r = await t.player2.post(url(t, "/read"), json={})
     assert r.json() == {"unread": 0}
+    first = (await t.player2.get(url(t, ""))).json()["messages"][0]
+    r = await t.player2.post(url(t, "/read"), json={"seq": first["seq"]})
+    assert r.json() == {"unread": 0}  # a mark moves forward, never back
     await say(t.player, t, text="drei")
     assert (await t.player2.get(unread)).json() == {"unread": 1}
     assert (await t.player.get(unread)).json() == {"unread": 0}
