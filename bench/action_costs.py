@@ -15,6 +15,11 @@ one request at a time, each kind of ``bench/game_night.py``'s actions in both of
   page a browser loads (a player's, the GM's);
 - ``step``: one of the GM's combat steps (``GmSteps``: attack, answer, heal, next turn).
 
+With ``--tabs`` the five people each hold a browser tab's feed on the campaign page while
+it runs (``bench.game_night``'s ``--screens tab``: the feed carrying the page's stream and
+its notices), so each figure includes what the action's events cost on five screens; the
+difference to a run without is that fan-out.
+
 The server's CPU per request is read from ``/proc/<pid>/task/*/schedstat`` (nanoseconds,
 every thread: a page's render runs in a worker thread) around ``--requests`` requests of a
 kind (the chat lines: ``CHATS`` each), after two untimed; the rounds alternate the order.
@@ -37,8 +42,9 @@ from typing import Any
 
 import aiohttp
 
-from bench import combat_live
+from bench import combat_live, loadgen
 from bench.combat_live import Fight, Runner, _h, _view, build
+from bench.game_night import Stream, _follow_tab
 from bench.run import quiesce, start_servers
 
 PG = "postgresql://postgres@127.0.0.1"
@@ -138,7 +144,17 @@ async def _cpu_ms_per_request(pid: int, act: Action, n: int) -> float:
     return (cpu_ns(pid) - before) / 1e6 / n
 
 
-async def measure(pg: str, requests: int, rounds: int) -> dict[str, Any]:
+async def _hold_tabs(http: aiohttp.ClientSession, fight: Fight) -> list[asyncio.Task[None]]:
+    """The five people's browser tabs on the campaign page, connected."""
+    streams = [Stream(token) for token in (fight.gm, *fight.players)]
+    tasks = [asyncio.create_task(_follow_tab(http, fight.base, fight.cid, s)) for s in streams]
+    await asyncio.gather(*(s.connected.wait() for s in streams))
+    await asyncio.sleep(1.0)
+    assert not [s.error for s in streams if s.error]
+    return tasks
+
+
+async def measure(pg: str, requests: int, rounds: int, tabs: bool = False) -> dict[str, Any]:
     service, baseline = start_servers(pg, "_costs")
     combat_live.DB = "bench_perf_app_costs"
     try:
@@ -148,18 +164,21 @@ async def measure(pg: str, requests: int, rounds: int) -> dict[str, Any]:
             fight = await build(http, base, pg, 4, 4, 0, tag=f"{int(time.time()) % 10**6}c")
             runner = Runner(http, fight, random.Random(1), await _view(http, fight))
             kinds = actions(http, fight, runner)
+            held = await _hold_tabs(http, fight) if tabs else []
             runs: dict[str, list[float]] = {name: [] for name in kinds}
             for rnd in range(rounds):
                 order = list(kinds) if rnd % 2 == 0 else list(kinds)[::-1]
                 for name in order:
                     n = CHATS if name.startswith("chat") else requests
                     runs[name].append(await _cpu_ms_per_request(service.pid, kinds[name], n))
+            await loadgen.close_viewers(held)
     finally:
         service.stop()
         baseline.stop()
     return {
         "requests": requests,
         "rounds": rounds,
+        "tabs": 5 if tabs else 0,
         "cpu_ms_per_request": {k: round(statistics.median(v), 2) for k, v in runs.items()},
         "runs": {k: [round(x, 2) for x in v] for k, v in runs.items()},
     }
@@ -170,8 +189,9 @@ def main() -> None:
     p.add_argument("--pg", default=PG)
     p.add_argument("--requests", type=int, default=60, help="requests per kind and round")
     p.add_argument("--rounds", type=int, default=4)
+    p.add_argument("--tabs", action="store_true", help="five browser tabs follow meanwhile")
     a = p.parse_args()
-    print(json.dumps(asyncio.run(measure(a.pg, a.requests, a.rounds))))
+    print(json.dumps(asyncio.run(measure(a.pg, a.requests, a.rounds, a.tabs))))
 
 
 if __name__ == "__main__":
