@@ -8,11 +8,14 @@ from typing import Annotated
 
 from fastapi import Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.campaigns import service as campaigns
 from app.campaigns import views as campaign_views
 from app.campaigns.live import CAMPAIGN_PAGE
+from app.campaigns.models import Campaign
 from app.campaigns.views import CampaignPage
+from app.core.viewer import Viewer
 from app.errors import ValidationFailed
 from app.rolls import live, service, views
 from app.web.deps import Ctx, CurrentUser, Session
@@ -70,19 +73,18 @@ RollFields = Annotated[RollForm, Depends(_roll_fields)]
 
 async def _roll_form(
     request: Request,
-    session: Session,
-    user: CurrentUser,
-    campaign_id: int,
+    session: AsyncSession,
+    opened: tuple[Campaign, Viewer],
     form: Mapping[str, object],
     status_code: int = 200,
 ) -> Response:
     """The roll form with ``form`` (its errors and values): alone for HTMX, else the page."""
-    campaign, viewer = await campaigns.open_campaign(session, user, campaign_id)
+    campaign, viewer = opened
     context = await campaign_views.page_context(session, campaign, viewer, parts=())
     context.update({**views.FORM_DEFAULTS, **form})
     if is_htmx(request):
         return page(request, live.TEMPLATE, context, block="roll_form", status_code=status_code)
-    await CAMPAIGN_PAGE.contribute(session, viewer, CampaignPage(campaign_id), context)
+    await CAMPAIGN_PAGE.contribute(session, viewer, CampaignPage(campaign.id), context)
     return page(request, "campaigns/detail.html", context, status_code=status_code)
 
 
@@ -95,14 +97,17 @@ async def roll(
     ctx: Ctx,
     typed: RollFields,
 ) -> Response:
+    # Read with the sign-in: no statement now, and none after the roll's write, which drops
+    # the transaction's reads (the campaign row and the role are the same objects then).
+    opened = await campaigns.open_campaign(session, user, campaign_id)
     try:
         await service.roll(
             session, ctx.roller, user, campaign_id, typed.expression, typed.label, typed.visibility
         )
     except ValidationFailed as exc:
         form = {"roll_errors": exc.fields, "roll_values": typed.values()}
-        return await _roll_form(request, session, user, campaign_id, form, 422)
+        return await _roll_form(request, session, opened, form, 422)
     if is_htmx(request):
         form = {"roll_values": typed.kept()}
-        return await _roll_form(request, session, user, campaign_id, form)
+        return await _roll_form(request, session, opened, form)
     return redirect(request, f"/campaigns/{campaign_id}")

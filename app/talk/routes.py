@@ -173,6 +173,7 @@ async def send(
     request, session, user, campaign_id = call.parts()
     back = back if _returns_within(back, campaign_id) else ""
     extra = {"on_campaign_page": bool(back), "back": back}
+    opened = await campaigns.open_campaign(session, user, campaign_id)  # read with the sign-in
     try:
         async with attempt(session):
             sent = await service.send(session, ctx.roller, user, campaign_id, form.draft())
@@ -183,7 +184,7 @@ async def send(
     if is_htmx(request):
         # The message itself arrives over the live stream, like everyone else's.
         values = {"kind": form.kind, "as_character_id": form.as_character_id}
-        return await _CHAT_FORM.render(call, {**extra, "values": values})
+        return await _CHAT_FORM.render(call, {**extra, "values": values}, opened=opened)
     return redirect(request, back or f"/campaigns/{campaign_id}/chat")
 
 

@@ -58,9 +58,12 @@ class FormPage(Generic[C]):
         call: CampaignCall,
         extra: Mapping[str, object] | None = None,
         status_code: int = 200,
+        opened: tuple[C, Viewer] | None = None,
     ) -> HTMLResponse:
-        """The page; ``extra``: what a refused form adds (its messages, what was typed)."""
-        campaign, viewer = await self.open(call.session, call.user, call.campaign_id)
+        """The page; ``extra``: what a refused form adds (its messages, what was typed);
+        ``opened``: the campaign and viewer as the route opened them before its change (a
+        write drops the transaction's reads, so opening it again would read it again)."""
+        campaign, viewer = opened or await self.open(call.session, call.user, call.campaign_id)
         alone = self.fragment is not None and is_htmx(call.request)
         view = (self.fragment_view or self.view) if alone else self.view
         context = {

@@ -63,6 +63,34 @@ async def test_a_roll_reads_the_role_with_the_session_and_never_again(
     assert len([s for s in seen if "idempotent_request" in s]) == (2 if headers else 0), seen
 
 
+@pytest.mark.parametrize(
+    ("path", "form", "shown"),
+    [
+        ("rolls", {"expression": "2d6", "label": "Wache"}, 'id="roll-form"'),
+        ("chat", {"text": "Leise!", "back": "/campaigns/{cid}"}, 'id="chat-form"'),
+    ],
+    ids=["roll dialog", "chat form"],
+)
+async def test_a_form_sent_from_the_campaign_page_reads_the_campaign_once(
+    make_client: ClientFactory, app: FastAPI, path: str, form: dict[str, str], shown: str
+) -> None:
+    """The roll dialog and the chat form answer with themselves (HTMX) after their write,
+    from the campaign row and role the sign-in read: not read again after the write."""
+    t = await make_table(make_client, app)
+    cid = t.campaign_id
+    fields = {k: v.format(cid=cid) for k, v in form.items()}
+    with _statements(app) as seen:
+        r = await t.player.post(
+            f"/campaigns/{cid}/{path}", data=fields, headers={"HX-Request": "true"}
+        )
+    assert r.status_code == 200, r.text
+    assert shown in r.text
+    lookups = _session_lookups(seen)
+    assert len(lookups) == 1 and "select membership.role" in lookups[0], seen
+    assert [s for s in seen if s.startswith("select campaign")] == [], seen
+    assert [s for s in seen if "from membership" in s and "user_account" not in s] == [], seen
+
+
 async def test_outside_a_campaign_the_lookup_reads_no_role(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
