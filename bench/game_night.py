@@ -132,6 +132,17 @@ class Group:
         return [self.fight.gm, *self.fight.players]
 
 
+@dataclass(frozen=True)
+class Night:
+    """What is played: ``groups`` for ``minutes``; what each screen follows (``--screens``)
+    and how the actions are sent (``--posts``)."""
+
+    groups: int
+    minutes: float
+    screens: str = "json"
+    posts: str = "api"
+
+
 async def _follow(http: aiohttp.ClientSession, url: str, s: Stream) -> None:
     try:
         async with http.get(url, headers=_h(s.token), timeout=loadgen.NO_TIMEOUT) as resp:
@@ -477,14 +488,8 @@ SCREENS = {
 }
 
 
-async def _evening(
-    servers: list[Server],
-    pg: str,
-    n: int,
-    minutes: float,
-    screens: str = "json",
-    posts: str = "api",
-) -> dict[str, Any]:
+async def _evening(servers: list[Server], pg: str, night: Night) -> dict[str, Any]:
+    n, minutes, screens = night.groups, night.minutes, night.screens
     bases = [f"http://127.0.0.1:{s.port}" for s in servers]
     conn = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=conn, timeout=loadgen.NO_TIMEOUT) as http:
@@ -501,7 +506,7 @@ async def _evening(
         await asyncio.gather(*(s.connected.wait() for g in groups for s in g.streams))
         await asyncio.sleep(1.0)
         cpu0 = _cpu(servers)
-        wall = await _play(http, groups, minutes, posts)
+        wall = await _play(http, groups, minutes, night.posts)
         await _resolve_marks(pg, groups)
         await _drain(groups)
         cpu = _cpu(servers) - cpu0
@@ -511,7 +516,7 @@ async def _evening(
     actions = out["actions_timed"] + out["combat_steps"] + out["page_loads"]
     out.update(
         screens=screens,
-        posts=posts,
+        posts=night.posts,
         hosts=len(servers),
         groups=n,
         minutes=minutes,
@@ -546,9 +551,7 @@ def _nats_server() -> Iterator[str]:
             proc.wait(10)
 
 
-async def _on_hosts(
-    pg: str, suffix: str, hosts: int, groups: int, minutes: float, screens: str, posts: str
-) -> dict[str, Any]:
+async def _on_hosts(pg: str, suffix: str, hosts: int, night: Night) -> dict[str, Any]:
     """The evening on ``hosts`` app processes over a NATS of the bench's own."""
     with _nats_server() as nats_url:
         env = service_env(pg, f"bench_perf_app{suffix}", f"bench_perf_base{suffix}")
@@ -558,31 +561,24 @@ async def _on_hosts(
             for s in servers:
                 s.start()
             await quiesce(*servers, limit=20)
-            return await _evening(servers, pg, groups, minutes, screens, posts)
+            return await _evening(servers, pg, night)
         finally:
             for s in servers:
                 s.stop()
 
 
-async def main_async(
-    pg: str,
-    groups: int,
-    minutes: float,
-    suffix: str,
-    hosts: int = 1,
-    screens: str = "json",
-    posts: str = "api",
-) -> dict[str, Any]:
+async def main_async(pg: str, night: Night, suffix: str, hosts: int = 1) -> dict[str, Any]:
     raise_nofile()
     service, baseline = start_servers(pg, suffix)
     combat_live.DB = f"bench_perf_app{suffix}"  # where ``build`` reads the observers' code
     try:
         await quiesce(service, baseline, limit=20)
-        evening = await _evening([service], pg, groups, minutes, screens, posts)
+        evening = await _evening([service], pg, night)
         await quiesce(service, baseline, limit=20)
-        rolls_per_s = groups * (PEOPLE - 1) / ROLL_EVERY
+        rolls_per_s = night.groups * (PEOPLE - 1) / ROLL_EVERY
         target = loadgen.BaselineTarget(f"http://127.0.0.1:{baseline.port}", baseline.pid)
-        base = await loadgen.delivery(target, groups, PEOPLE, rolls_per_s, minutes * 60)
+        seconds = night.minutes * 60
+        base = await loadgen.delivery(target, night.groups, PEOPLE, rolls_per_s, seconds)
     finally:
         service.stop()
         baseline.stop()
@@ -593,7 +589,7 @@ async def main_async(
         "p99_ratio_to_baseline": evening["delivery_p99_ms"] / base_p99 if base_p99 else None,
     }
     if hosts > 1:
-        spread = await _on_hosts(pg, suffix, hosts, groups, minutes, screens, posts)
+        spread = await _on_hosts(pg, suffix, hosts, night)
         out[f"{hosts}_hosts_nats"] = spread
         out["cpu_per_action_hosts_over_one"] = (
             spread["cpu_ms_per_action"] / evening["cpu_ms_per_action"]
@@ -619,8 +615,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     groups, minutes = (2, 1 / 3) if args.smoke else (args.groups, args.minutes)
-    night = main_async(args.pg, groups, minutes, "_night", args.hosts, args.screens, args.posts)
-    result = asyncio.run(night)
+    night = Night(groups, minutes, args.screens, args.posts)
+    result = asyncio.run(main_async(args.pg, night, "_night", args.hosts))
     print(json.dumps(result))
 
 
