@@ -15,6 +15,10 @@ carries one (the key is claimed, and the answer stored, in the request's transac
 ``--what form --keyed`` posts the roll as the campaign page's roll dialog does (HTMX, the
 dialog rendered again in the answer), a browser's roll; ``--what chat-form --keyed`` a
 chat line as the campaign page's chat form posts it (HTMX, the form rendered again).
+``--autocommit`` (an API roll or chat line, no key) runs the timed requests on connections
+in PostgreSQL's autocommit mode: no ``BEGIN`` before the first statement and no ``COMMIT``
+after the last, what those two round trips cost a request whose one write is one statement
+(an experiment: the app always runs a request in one transaction).
 ``--profile FILE`` writes a cProfile of the timed requests (its figures then include the
 profiler's own cost; read them as shares, not as times).
 """
@@ -180,6 +184,7 @@ async def measure(
     profile: Path | None = None,
     what: str = "roll",
     keyed: bool = False,
+    autocommit: bool = False,
 ) -> dict[str, Any]:
     app = app_for(db_url)
     if what in ("chat", "chat-form"):
@@ -187,6 +192,9 @@ async def measure(
 
         talk.RATE_LIMIT = 10**9
     token, cid = await sign_up(app, "roller")
+    if autocommit:  # after the sign-up, whose registration takes a savepoint
+        await app.state.ctx.engine.dispose()
+        app.state.ctx.engine.sync_engine.update_execution_options(isolation_level="AUTOCOMMIT")
     if what in FORMS:
         path, fields = FORMS[what]
         payload = urlencode({k: v.format(cid=cid) for k, v in fields.items()}).encode()
@@ -220,6 +228,7 @@ async def measure(
     return {
         "what": what,
         "keyed": keyed,
+        "autocommit": autocommit,
         "statements_per_request": statements,
         "requests": requests,
         "cpu_ms_per_request": cpu * 1000 / requests,
@@ -236,13 +245,16 @@ def main() -> None:
     p.add_argument("--profile", type=Path, default=None, help="cProfile stats to this file")
     p.add_argument("--what", choices=[*sorted(REQUESTS), *sorted(FORMS)], default="roll")
     p.add_argument("--keyed", action="store_true", help="an Idempotency-Key on each request")
+    p.add_argument("--autocommit", action="store_true", help="no BEGIN/COMMIT (an experiment)")
     a = p.parse_args()
+    if a.autocommit and (a.keyed or a.what not in REQUESTS or "postgresql" not in a.db):
+        p.error("--autocommit: an API roll or chat line without a key, on PostgreSQL")
     sys.path.insert(0, str(a.app_root))
     if not a.keep:
         recreate(a.db, a.app_root)
     import uvloop
 
-    result = uvloop.run(measure(a.db, a.requests, a.profile, a.what, a.keyed))
+    result = uvloop.run(measure(a.db, a.requests, a.profile, a.what, a.keyed, a.autocommit))
     print(json.dumps({"app_root": str(a.app_root), **result}))
 
 

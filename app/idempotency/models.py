@@ -11,8 +11,9 @@ from app.db import Base, UTCDateTime, owned_by, utcnow
 class IdempotentRequest(Base):
     """The answer to one creating request, remembered under the caller's idempotency key.
 
-    Written in the same transaction as what the request created, so a rollback forgets
-    both. ``status`` is NULL only while the first request is still running.
+    Written in the same transaction as what the request created, once it answered, so a
+    rollback forgets both. ``status`` is NULL only in the row of a request that claimed its
+    key before it answered, as requests did until 2026-12-07, while it still runs.
     """
 
     __tablename__ = "idempotent_request"

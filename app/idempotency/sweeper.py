@@ -1,7 +1,7 @@
 """The process's sweep of expired idempotency keys (started with the app, stopped with it).
 
-A claim no longer purges its user's expired keys first, one statement less on every form's
-request; instead each process removes all expired keys every ``SWEEP_EVERY``. Several
+A request with a key does not purge its user's expired keys (one statement less on every
+form's request); instead each process removes all expired keys every ``SWEEP_EVERY``. Several
 processes sweeping the same rows is harmless: a key is removed once, the others find none.
 """
 

@@ -1,11 +1,12 @@
-"""Idempotent creating routes: one dependency claims the key, one route class stores the answer.
+"""Idempotent creating routes: one dependency reads the key, one route class stores the answer.
 
 A creating route declares ``dependencies=[IDEMPOTENT]`` and its router uses
 ``route_class=IdempotentRoute``. The dependency reads the key (``Idempotency-Key`` header or
-the form's hidden ``idempotency_key`` field) and claims it in the request's session; a repeat
-raises :class:`Replay`, which the route class answers with the stored response. After the
-route returned, the route class stores a 2xx/3xx answer in the same transaction (committed
-by ``app.web.deps.TransactionalRoute`` right after) and releases the claim of any other answer.
+the form's hidden ``idempotency_key`` field) and the request's fingerprint; no statement.
+After the route answered, the route class stores a 2xx/3xx answer under the key in the same
+transaction (committed by ``app.web.deps.TransactionalRoute`` right after), or — when the
+key's first request answered already — rolls this request's work back and replays that
+answer; a failed request replays it too, when there is one (``app.idempotency.service``).
 """
 
 from __future__ import annotations
@@ -23,25 +24,20 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db import utcnow
 from app.errors import AppError
 from app.idempotency import service
-from app.web.deps import Session, TransactionalRoute, signed_in
+from app.web.deps import Session, TransactionalRoute, app_ctx, signed_in
 
 HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replayed"
 
 
 @dataclass(frozen=True, slots=True)
-class _Claim:
+class _Key:
+    """A request's idempotency key, and what it asks (its fingerprint)."""
+
     session: AsyncSession
     user_id: int
     key: str
-
-
-class Replay(Exception):
-    """Raised by the dependency when the key's first request already answered."""
-
-    def __init__(self, answer: service.StoredAnswer) -> None:
-        super().__init__("idempotent replay")
-        self.answer = answer
+    print_: str
 
 
 async def _form_digest(request: Request) -> tuple[str | None, str]:
@@ -69,7 +65,7 @@ async def _key_and_digest(request: Request, header_key: str | None) -> tuple[str
     return header_key, hashlib.sha256(await request.body()).hexdigest()
 
 
-async def claim_idempotency_key(
+async def read_idempotency_key(
     request: Request,
     session: Session,
     later: BackgroundTasks,
@@ -91,13 +87,10 @@ async def claim_idempotency_key(
     key = service.check_key(key)
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     print_ = service.fingerprint(request.method, target, digest)
-    answer = await service.claim(session, user.id, key, print_, utcnow())
-    if answer is not None:
-        raise Replay(answer)
-    request.state.idempotency = _Claim(session, user.id, key)
+    request.state.idempotency = _Key(session, user.id, key, print_)
 
 
-IDEMPOTENT = Depends(claim_idempotency_key)
+IDEMPOTENT = Depends(read_idempotency_key)
 
 
 def _replayed(answer: service.StoredAnswer) -> Response:
@@ -110,22 +103,47 @@ def _replayed(answer: service.StoredAnswer) -> Response:
     return response
 
 
-async def _settle(claim: _Claim, response: Response) -> None:
+def _answer(response: Response) -> service.Answer | None:
+    """What to remember of an answer that succeeded: ``None`` if its body is not at hand."""
     body = getattr(response, "body", None)
-    if response.status_code < 400 and isinstance(body, bytes):
-        headers = [
-            (name.decode("latin-1"), value.decode("latin-1"))
-            for name, value in response.raw_headers
-        ]
-        await service.remember(
-            claim.session, claim.user_id, claim.key, response.status_code, headers, body
-        )
-    else:
-        await service.release(claim.session, claim.user_id, claim.key)
+    if not isinstance(body, bytes):
+        return None
+    headers = [
+        (name.decode("latin-1"), value.decode("latin-1")) for name, value in response.raw_headers
+    ]
+    return service.Answer(response.status_code, headers, body)
+
+
+async def _settle(request: Request, key: _Key, response: Response) -> Response:
+    """``response`` remembered under the key, or the key's first answer instead: then this
+    request's work is rolled back (what it created, its events)."""
+    if response.status_code >= 400:
+        return await _replay_instead(request, key) or response
+    answer = _answer(response)
+    if answer is None:
+        return response
+    first = await service.remember(key.session, key.user_id, key.key, key.print_, utcnow(), answer)
+    if first is None:
+        return response
+    await app_ctx(request).rollback(key.session)
+    return _replayed(first)
+
+
+async def _replay_instead(request: Request, key: _Key) -> Response | None:
+    """For a request that failed: the key's first answer, if it has one (a repeat may fail
+    where its first request succeeded: the turn has passed). Read apart from the request's
+    transaction, which is rolled back when the answer is replayed."""
+    ctx = app_ctx(request)
+    async with ctx.read_sessions() as own:
+        first = await service.stored_answer(own, key.user_id, key.key, key.print_, utcnow())
+    if first is None:
+        return None
+    await ctx.rollback(key.session)
+    return _replayed(first)
 
 
 class IdempotentRoute(TransactionalRoute):
-    """Answers a replay from the store; stores the answer of a request that claimed a key.
+    """Stores the answer of a request with a key, or replays the key's first answer.
 
     A :class:`TransactionalRoute` too: an answer >= 400 rolls the request back.
     """
@@ -136,16 +154,15 @@ class IdempotentRoute(TransactionalRoute):
         async def idempotent_handler(request: Request) -> Response:
             try:
                 response = await handler(request)
-            except Replay as replay:
-                return _replayed(replay.answer)
             except AppError as exc:
-                claim = getattr(request.state, "idempotency", None)
-                if claim is not None and exc.commit_anyway:
-                    await service.release(claim.session, claim.user_id, claim.key)
-                raise
-            claim = getattr(request.state, "idempotency", None)
-            if claim is not None:
-                await _settle(claim, response)
-            return response
+                key = getattr(request.state, "idempotency", None)
+                replay = None
+                if key is not None and not exc.commit_anyway:
+                    replay = await _replay_instead(request, key)
+                if replay is None:
+                    raise
+                return replay
+            key = getattr(request.state, "idempotency", None)
+            return response if key is None else await _settle(request, key, response)
 
         return idempotent_handler

@@ -56,6 +56,38 @@ async def test_a_repeated_roll_appends_no_event(make_client: ClientFactory, app:
     assert await _count(app, CampaignEvent) == events
 
 
+async def test_a_repeat_leaves_no_gap_in_the_log(make_client: ClientFactory, app: FastAPI) -> None:
+    """The repeat rolls again before it meets the key, then rolls that back: the campaign's
+    next event takes the very next place after the first roll's."""
+    table = await make_table(make_client, app)
+    url = f"/api/v1/campaigns/{table.campaign_id}/rolls"
+    first = await table.player.post(
+        url, json={"expression": "2W10"}, headers={"Idempotency-Key": "k"}
+    )
+    again = await table.player.post(
+        url, json={"expression": "2W10"}, headers={"Idempotency-Key": "k"}
+    )
+    assert again.headers["idempotent-replayed"] == "true" and again.json() == first.json()
+    after = await table.player.post(url, json={"expression": "2W10"})
+    assert after.json()["event_id"] == first.json()["event_id"] + 1
+
+
+async def test_a_repeat_that_fails_itself_replays_the_first_answer(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A repeat runs into what its first request did (here: the session it started runs),
+    yet answers like the first; a new request with another key gets the error."""
+    table = await make_table(make_client, app)
+    url = f"/api/v1/campaigns/{table.campaign_id}/sessions"
+    first = await table.gm.post(url, headers={"Idempotency-Key": "start-1"})
+    assert first.status_code == 201, first.text
+    again = await table.gm.post(url, headers={"Idempotency-Key": "start-1"})
+    assert (again.status_code, again.json()) == (201, first.json())
+    assert again.headers["idempotent-replayed"] == "true"
+    other = await table.gm.post(url, headers={"Idempotency-Key": "start-2"})
+    assert other.status_code == 409 and "idempotent-replayed" not in other.headers
+
+
 async def test_the_same_key_for_another_request_is_refused_at_the_field(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
@@ -116,7 +148,7 @@ async def test_a_key_expires_after_a_day(make_client: ClientFactory, app: FastAP
 async def test_each_process_sweeps_out_the_keys_of_a_day_ago(
     make_client: ClientFactory, app: FastAPI
 ) -> None:
-    """A claim reads only its own key; the expired keys of every user leave the database with
+    """A request reads only its own key; the expired keys of every user leave the database with
     the process's sweep (every ten minutes), the others stay and still replay."""
     gm, player = make_client(), make_client()
     await register(gm, "gm_user")
@@ -167,9 +199,9 @@ async def test_concurrent_duplicates_create_once(make_client: ClientFactory, app
             for _ in range(6)
         )
     )
-    assert {r.status_code for r in answers} <= {201, 409}, [r.text for r in answers]
-    created = {r.json()["event_id"] for r in answers if r.status_code == 201}
-    assert len(created) == 1
+    assert {r.status_code for r in answers} == {201}, [r.text for r in answers]
+    assert len({r.json()["event_id"] for r in answers}) == 1
+    assert [r.headers.get("idempotent-replayed") for r in answers].count(None) == 1
     assert await _count(app, CampaignEvent) == events + 1
 
 
