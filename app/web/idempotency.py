@@ -131,15 +131,12 @@ async def _settle(request: Request, key: _Key, response: Response) -> Response:
 
 async def _replay_instead(request: Request, key: _Key) -> Response | None:
     """For a request that failed: the key's first answer, if it has one (a repeat may fail
-    where its first request succeeded: the turn has passed). Read apart from the request's
-    transaction, which is rolled back when the answer is replayed."""
-    ctx = app_ctx(request)
-    async with ctx.read_sessions() as own:
-        first = await service.stored_answer(own, key.user_id, key.key, key.print_, utcnow())
-    if first is None:
-        return None
-    await ctx.rollback(key.session)
-    return _replayed(first)
+    where its first request succeeded: the turn has passed). Read once the request's own
+    transaction is rolled back, as a failed request's is anyway, on its own connection: a
+    second connection per failing request would let a burst of them take the whole pool."""
+    await app_ctx(request).rollback(key.session)
+    first = await service.stored_answer(key.session, key.user_id, key.key, key.print_, utcnow())
+    return None if first is None else _replayed(first)
 
 
 class IdempotentRoute(TransactionalRoute):

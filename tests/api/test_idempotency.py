@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from fastapi import FastAPI
 from fastapi.params import Depends
-from sqlalchemy import func, select, update
+from sqlalchemy import event, func, select, update
 
 from app.campaigns.models import Campaign
 from app.db import utcnow
@@ -86,6 +86,35 @@ async def test_a_repeat_that_fails_itself_replays_the_first_answer(
     assert again.headers["idempotent-replayed"] == "true"
     other = await table.gm.post(url, headers={"Idempotency-Key": "start-2"})
     assert other.status_code == 409 and "idempotent-replayed" not in other.headers
+
+
+async def test_a_failed_request_looks_its_key_up_on_its_own_connection(
+    make_client: ClientFactory, app: FastAPI
+) -> None:
+    """A burst of failing requests must not each wait for a second connection of the pool
+    while holding their first."""
+    table = await make_table(make_client, app)
+    url = f"/api/v1/campaigns/{table.campaign_id}/sessions"
+    assert (await table.gm.post(url, headers={"Idempotency-Key": "a"})).status_code == 201
+    held, most = [0], [0]
+
+    def checkout(*_args: object) -> None:
+        held[0] += 1
+        most[0] = max(most[0], held[0])
+
+    def checkin(*_args: object) -> None:
+        held[0] -= 1
+
+    pool = app.state.ctx.engine.sync_engine.pool
+    event.listen(pool, "checkout", checkout)
+    event.listen(pool, "checkin", checkin)
+    try:
+        refused = await table.gm.post(url, headers={"Idempotency-Key": "b"})
+    finally:
+        event.remove(pool, "checkout", checkout)
+        event.remove(pool, "checkin", checkin)
+    assert refused.status_code == 409
+    assert most == [1]
 
 
 async def test_the_same_key_for_another_request_is_refused_at_the_field(
