@@ -12,6 +12,10 @@ layer of the real roll request to the one before:
 - ``sign-in``: the route of a campaign with the signed-in user (``CurrentUser``): the one
   statement of sign-in, role and campaign row, and the ORM objects it loads;
 - ``roll``: the real ``POST /api/v1/campaigns/{id}/rolls``;
+- ``core roll``: the raw baseline's roll (its body read, its payload, its INSERT and NOTIFY
+  in one transaction, its answer) as a route of the app on the app's engine, through
+  SQLAlchemy Core (no ORM session, no sign-in, no rules): the least this stack — FastAPI and
+  SQLAlchemy on asyncpg — can do for a roll, a floor under any roll route of the app;
 - ``baseline roll``: ``bench/baseline_app.py``'s roll (one INSERT, one NOTIFY, commit through
   SQLAlchemy Core on psycopg), called the same way;
 - ``asyncpg baseline roll``: ``bench/baseline_asyncpg.py``'s: the same on raw asyncpg, the
@@ -34,6 +38,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import uvloop
+from fastapi import Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
@@ -42,13 +47,18 @@ from bench.roll_request import ROOT, app_for, asgi_channel, post_scope, recreate
 
 ASGI = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
 LAYERS = (
-    "empty", "session", "select 1", "sign-in", "roll", "baseline roll", "asyncpg baseline roll"
+    "empty", "session", "select 1", "sign-in", "roll", "core roll", "baseline roll",
+    "asyncpg baseline roll",
 )  # fmt: skip
 
 
-def _probes(app: Any) -> None:
+def _probes(app: Any, bare: Any) -> None:
     """The probe routes, first in the app's routing so nothing else matches them; of the
-    class every route of the app has (it finishes the request's session)."""
+    class every route of the app has (it finishes the request's session). ``bare``: the
+    module of the raw baseline (imported once the database's URL is set)."""
+    # Its two statements in SQLAlchemy's parameter style, for ``core roll``.
+    core_insert = text(bare.INSERT.replace("$1", ":cid").replace("$2", ":p"))
+    core_notify = text(bare.NOTIFY.replace("$1", ":c").replace("$2", ":m"))
 
     async def empty() -> JSONResponse:
         return JSONResponse({"ok": True}, status_code=201)
@@ -63,11 +73,25 @@ def _probes(app: Any) -> None:
     async def signed_in(user: CurrentUser) -> JSONResponse:
         return JSONResponse({"ok": user.id}, status_code=201)
 
+    async def core_roll(request: Request, cid: int) -> JSONResponse:
+        body = await request.json()
+        payload = bare.roll_payload(body)
+        visibility = body.get("visibility", "public")
+        async with app.state.ctx.engine.begin() as conn:
+            seq = (
+                await conn.execute(core_insert, {"cid": cid, "p": json.dumps(payload)})
+            ).scalar_one()
+            frame = bare.sse_frame(seq, payload, visibility)
+            await conn.execute(core_notify, {"c": bare.CHANNEL, "m": f"{cid}:{frame}"})
+        answer: JSONResponse = bare.roll_answer(seq, payload, visibility)
+        return answer
+
     routes: list[tuple[str, Callable[..., Awaitable[JSONResponse]]]] = [
         ("/api/v1/floor/empty", empty),
         ("/api/v1/floor/session", session_only),
         ("/api/v1/floor/select", select_one),
         ("/api/v1/campaigns/{campaign_id}/floor", signed_in),
+        ("/api/v1/floor/core/{cid}", core_roll),
     ]
     for path, endpoint in reversed(routes):
         app.router.routes.insert(0, TransactionalRoute(path, endpoint, methods=["POST"]))
@@ -99,7 +123,7 @@ async def measure(db_url: str, requests: int, rounds: int) -> dict[str, Any]:
     import bench.baseline_asyncpg as bare
 
     app = app_for(db_url)
-    _probes(app)
+    _probes(app, bare)
     token, cid = await sign_up(app, "floor")
     base_cid = await _baseline_campaign(baseline)
     body = json.dumps({"expression": "2d20+3", "label": "Probe"}).encode()
@@ -109,6 +133,7 @@ async def measure(db_url: str, requests: int, rounds: int) -> dict[str, Any]:
         "select 1": (app, "/api/v1/floor/select"),
         "sign-in": (app, f"/api/v1/campaigns/{cid}/floor"),
         "roll": (app, f"/api/v1/campaigns/{cid}/rolls"),
+        "core roll": (app, f"/api/v1/floor/core/{base_cid}"),
         "baseline roll": (baseline.app, f"/campaigns/{base_cid}/rolls"),
         "asyncpg baseline roll": (bare.app, f"/campaigns/{base_cid}/rolls"),
     }
