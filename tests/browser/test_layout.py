@@ -1,6 +1,7 @@
 """Every main page fits a 390 × 844 phone and a 1280 × 800 desktop (issue 14): no sideways
-scrolling, touch targets of at least 44 px, inputs that do not make iPhones zoom, a compact
-header whose menu works without JavaScript."""
+scrolling, touch targets of at least 44 px, inputs that do not make iPhones zoom, checkboxes
+and radio buttons on the line of their words, a compact header whose menu works without
+JavaScript."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ SIZES = {"phone": PHONE, "desktop": DESKTOP}
 # as buttons. Inline text links in running prose are exempt (WCAG 2.5.8 "inline").
 TARGETS = (
     "button, select, input:not([type=hidden]):not([type=checkbox]):not([type=radio]),"
-    " summary, a.roll-link, header.top a, header.top summary"
+    " summary, a.roll-link, header.top a, header.top summary,"
+    " label:has(> input[type=checkbox]), label:has(> input[type=radio])"
 )
 
 MEASURE = """(targets) => {
@@ -35,6 +37,18 @@ MEASURE = """(targets) => {
   const els = [...document.querySelectorAll(targets)].filter(visible);
   const clipped = [...document.querySelectorAll("button, select, input")].filter(visible)
     .filter((el) => el.scrollWidth > el.clientWidth + 1 && el.tagName === "BUTTON").map(name);
+  // A checkbox or radio button in its label sits on the line of its words, before them:
+  // its middle within their height, its right edge left of where they begin.
+  const offLine = [...document.querySelectorAll("label")].filter(visible).filter((label) => {
+    const box = label.querySelector(":scope > input[type=checkbox], :scope > input[type=radio]");
+    if (!box || !visible(box) || !label.lastChild || box === label.lastChild) return false;
+    const words = document.createRange();
+    words.setStartAfter(box);
+    words.setEndAfter(label.lastChild);
+    const b = box.getBoundingClientRect(), w = words.getBoundingClientRect();
+    const middle = b.top + b.height / 2;
+    return middle < w.top || middle > w.bottom || b.right > w.left + 1;
+  }).map(name);
   return {
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth,
@@ -42,6 +56,7 @@ MEASURE = """(targets) => {
     tinyFont: [...document.querySelectorAll("input, select, textarea")].filter(visible)
       .filter((el) => parseFloat(getComputedStyle(el).fontSize) < 16).map(name),
     clipped,
+    offLine,
   };
 }"""
 
@@ -93,6 +108,8 @@ def _problems(page: Page, where: str) -> list[str]:
         found.append(f"{where}: inputs under 16 px make iPhones zoom: {m['tinyFont']}")
     if m["clipped"]:
         found.append(f"{where}: buttons cut off: {m['clipped']}")
+    if m["offLine"]:
+        found.append(f"{where}: checkboxes off their words' line: {m['offLine']}")
     return found
 
 
