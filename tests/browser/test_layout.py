@@ -49,6 +49,10 @@ MEASURE = """(targets) => {
     const middle = b.top + b.height / 2;
     return middle < w.top || middle > w.bottom || b.right > w.left + 1;
   }).map(name);
+  // A label's words run past its box: they are cut off, or hidden under the field beside it
+  // (a label for screen readers only, one pixel wide, is hidden on purpose).
+  const cutLabels = [...document.querySelectorAll("label")].filter(visible)
+    .filter((el) => el.clientWidth > 1 && el.scrollWidth > el.clientWidth + 1).map(name);
   return {
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth,
@@ -57,6 +61,7 @@ MEASURE = """(targets) => {
       .filter((el) => parseFloat(getComputedStyle(el).fontSize) < 16).map(name),
     clipped,
     offLine,
+    cutLabels,
   };
 }"""
 
@@ -108,6 +113,8 @@ def _problems(page: Page, where: str) -> list[str]:
         found.append(f"{where}: inputs under 16 px make iPhones zoom: {m['tinyFont']}")
     if m["clipped"]:
         found.append(f"{where}: buttons cut off: {m['clipped']}")
+    if m["cutLabels"]:
+        found.append(f"{where}: labels cut off: {m['cutLabels']}")
     if m["offLine"]:
         found.append(f"{where}: checkboxes off their words' line: {m['offLine']}")
     return found
