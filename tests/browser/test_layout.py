@@ -53,6 +53,15 @@ MEASURE = """(targets) => {
   // (a label for screen readers only, one pixel wide, is hidden on purpose).
   const cutLabels = [...document.querySelectorAll("label")].filter(visible)
     .filter((el) => el.clientWidth > 1 && el.scrollWidth > el.clientWidth + 1).map(name);
+  // A label that ends a line while its field begins the next one: read as the label of
+  // whatever stands after it. (A label above its field starts where the field does; one for
+  // screen readers only, one pixel wide, is not shown.)
+  const torn = [...document.querySelectorAll("label[for]")].filter(visible).filter((label) => {
+    const field = document.getElementById(label.htmlFor);
+    if (!field || !visible(field) || label.contains(field)) return false;
+    const l = label.getBoundingClientRect(), f = field.getBoundingClientRect();
+    return l.width > 1 && f.top >= l.bottom - 1 && l.left > f.left + 4;
+  }).map(name);
   return {
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth,
@@ -62,6 +71,7 @@ MEASURE = """(targets) => {
     clipped,
     offLine,
     cutLabels,
+    torn,
   };
 }"""
 
@@ -115,6 +125,8 @@ def _problems(page: Page, where: str) -> list[str]:
         found.append(f"{where}: buttons cut off: {m['clipped']}")
     if m["cutLabels"]:
         found.append(f"{where}: labels cut off: {m['cutLabels']}")
+    if m["torn"]:
+        found.append(f"{where}: labels torn from their fields: {m['torn']}")
     if m["offLine"]:
         found.append(f"{where}: checkboxes off their words' line: {m['offLine']}")
     return found
