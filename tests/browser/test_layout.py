@@ -167,3 +167,22 @@ def test_phone_header_is_compact_and_its_menu_works_without_javascript(
         expect(page).to_have_url(f"{base_url}/campaigns")
     finally:
         context.close()
+
+
+def test_on_a_phone_a_scene_shows_its_board_in_the_first_screen(
+    world: World, browser: Browser, base_url: str
+) -> None:
+    """The player's scene page: the board begins in the upper half of a phone's screen, and
+    the map's help waits in its fold until asked for («So geht der Plan»)."""
+    page = world.player.new_page()
+    try:
+        page.set_viewport_size(PHONE)
+        page.goto(world.scene)
+        help_text = page.locator("#map-help")
+        expect(help_text).to_be_hidden()
+        box = page.locator("#map-region .map-viewport").bounding_box()
+        assert box and box["y"] < PHONE["height"] / 2, box
+        page.locator("#map-region .map-help-fold > summary").click()
+        expect(help_text).to_be_visible()
+    finally:
+        page.close()
