@@ -62,6 +62,10 @@ MEASURE = """(targets) => {
     const l = label.getBoundingClientRect(), f = field.getBoundingClientRect();
     return l.width > 1 && f.top >= l.bottom - 1 && l.left > f.left + 4;
   }).map(name);
+  // A button that looks like a link has no background of its own (a «Revoke» in a white
+  // chip on the page's cream).
+  const chips = [...document.querySelectorAll("button.link")].filter(visible)
+    .filter((el) => getComputedStyle(el).backgroundColor !== "rgba(0, 0, 0, 0)").map(name);
   return {
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth,
@@ -72,6 +76,7 @@ MEASURE = """(targets) => {
     offLine,
     cutLabels,
     torn,
+    chips,
   };
 }"""
 
@@ -127,6 +132,8 @@ def _problems(page: Page, where: str) -> list[str]:
         found.append(f"{where}: labels cut off: {m['cutLabels']}")
     if m["torn"]:
         found.append(f"{where}: labels torn from their fields: {m['torn']}")
+    if m["chips"]:
+        found.append(f"{where}: link buttons with a background: {m['chips']}")
     if m["offLine"]:
         found.append(f"{where}: checkboxes off their words' line: {m['offLine']}")
     return found
