@@ -24,6 +24,12 @@ def test_kurze_rast_from_the_sheet(browser: Browser, base_url: str) -> None:
     page.set_viewport_size(PHONE)  # type: ignore[arg-type]
     page.goto(f"/campaigns/{campaign['id']}/characters/{hero['id']}")
     rests = page.locator(".rests")
+    # Each rest's fields stand in a group named after it (both rests ask for the hours).
+    short = rests.get_by_role("group", name="Kurze Rast")
+    expect(short.get_by_label("Stunden nach dem Ende der letzten Rast")).to_be_visible()
+    expect(
+        rests.get_by_role("group", name="Lange Rast").get_by_label("Geeigneter Lagerplatz")
+    ).to_be_visible()
     for hours, shown in (("", "Tag 1, 08:00 – Tag 1, 08:30"), ("", "Tag 1, 10:30 – Tag 1, 11:00")):
         rests.locator("#rest-kurz-hours").fill(hours)
         rests.get_by_role("button", name="Kurze Rast").click()
