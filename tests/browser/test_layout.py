@@ -66,6 +66,9 @@ MEASURE = """(targets) => {
   // chip on the page's cream).
   const chips = [...document.querySelectorAll("button.link")].filter(visible)
     .filter((el) => getComputedStyle(el).backgroundColor !== "rgba(0, 0, 0, 0)").map(name);
+  // A button stretched to the height of what stands beside it (more than two lines).
+  const tall = [...document.querySelectorAll("button")].filter(visible)
+    .filter((el) => el.getBoundingClientRect().height > 72).map(name);
   return {
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth,
@@ -77,6 +80,7 @@ MEASURE = """(targets) => {
     cutLabels,
     torn,
     chips,
+    tall,
   };
 }"""
 
@@ -132,6 +136,8 @@ def _problems(page: Page, where: str) -> list[str]:
         found.append(f"{where}: labels cut off: {m['cutLabels']}")
     if m["torn"]:
         found.append(f"{where}: labels torn from their fields: {m['torn']}")
+    if m["tall"]:
+        found.append(f"{where}: buttons stretched tall: {m['tall']}")
     if m["chips"]:
         found.append(f"{where}: link buttons with a background: {m['chips']}")
     if m["offLine"]:
