@@ -120,28 +120,25 @@ def all_pages(
         page.close()
 
 
+#: What each list of elements the page's measure returns is, when it is not empty.
+LISTED = {
+    "small": "touch targets under 44 px",
+    "tinyFont": "inputs under 16 px make iPhones zoom",
+    "clipped": "buttons cut off",
+    "cutLabels": "labels cut off",
+    "torn": "labels torn from their fields",
+    "tall": "buttons stretched tall",
+    "chips": "link buttons with a background",
+    "offLine": "checkboxes off their words' line",
+}
+
+
 def _problems(page: Page, where: str) -> list[str]:
     """What is wrong with the page as shown: empty when it fits."""
     m = page.evaluate(MEASURE, TARGETS)
-    found = []
+    found = [f"{where}: {what}: {m[key]}" for key, what in LISTED.items() if m[key]]
     if m["scrollWidth"] > m["innerWidth"]:
         found.append(f"{where}: {m['scrollWidth']} px wide in {m['innerWidth']} px")
-    if m["small"]:
-        found.append(f"{where}: touch targets under 44 px: {m['small']}")
-    if m["tinyFont"]:
-        found.append(f"{where}: inputs under 16 px make iPhones zoom: {m['tinyFont']}")
-    if m["clipped"]:
-        found.append(f"{where}: buttons cut off: {m['clipped']}")
-    if m["cutLabels"]:
-        found.append(f"{where}: labels cut off: {m['cutLabels']}")
-    if m["torn"]:
-        found.append(f"{where}: labels torn from their fields: {m['torn']}")
-    if m["tall"]:
-        found.append(f"{where}: buttons stretched tall: {m['tall']}")
-    if m["chips"]:
-        found.append(f"{where}: link buttons with a background: {m['chips']}")
-    if m["offLine"]:
-        found.append(f"{where}: checkboxes off their words' line: {m['offLine']}")
     return found
 
 
